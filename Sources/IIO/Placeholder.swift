@@ -1,0 +1,1 @@
+// IIO module

@@ -1,0 +1,9 @@
+import ArgumentParser
+
+@main
+struct LockstepCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lockstep",
+        abstract: "Frame-perfect multi-source video compositor with gyroscope sensor fusion.",
+        subcommands: [CompositeCommand.self, ProbeCommand.self, IMUCommand.self])
+}
