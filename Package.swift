@@ -19,6 +19,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -26,7 +27,7 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]),
         .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
 
-        .target(name: "Compositor"),
+        .target(name: "Compositor", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
         .target(name: "Motion"),
         .target(name: "Media", dependencies: ["CFFmpeg", "Compositor"]),
         .target(name: "TraceStore", dependencies: ["Motion", .product(name: "GRDB", package: "GRDB.swift")]),
