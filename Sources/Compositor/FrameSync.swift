@@ -1,0 +1,149 @@
+/// How output tick k (at t = k / fps, from 0) picks one frame from each input.
+///
+///   .index  the k-th frame of every input, in presentation order, whatever its timestamp
+///           (one frame from each reader per writer tick).
+///   .time   from each input, the last frame whose time (pts minus that input's first pts)
+///           is <= t. A frame may serve several ticks; frames between ticks are skipped.
+///
+/// Before its first frame an input has nothing to give, so nothing is emitted until every
+/// input has delivered one (no black start). After its end an input is never repeated
+/// (no frozen layer): the output ends at the first tick some input cannot serve.
+///   .index  an input with no k-th frame ends the output;
+///   .time   an input ends at its last frame's time plus that frame's duration.
+public enum SyncMode: String, CaseIterable, Sendable {
+    case index, time
+}
+
+/// What the sync knows of a decoded frame. Timestamps are rescaled once, here, on the way in.
+public struct SourceFrame: Equatable, Sendable {
+    /// 0-based position in presentation order.
+    public var index: Int
+    public var pts: Timestamp
+    /// Duration as the container or decoder gave it, if any.
+    public var duration: Rational?
+    public init(index: Int, pts: Timestamp, duration: Rational? = nil) {
+        self.index = index; self.pts = pts; self.duration = duration
+    }
+}
+
+/// The sync policy as a small state machine over timestamps. It owns no frames: it holds the
+/// caller's payloads (frame handles) in a window of at most two per input, tells the caller
+/// which input to read next, which payloads it may recycle, and when a tick is complete.
+public struct FrameSync<Payload> {
+    public enum Step {
+        /// Read the next frame of this input and `push` it, or call `finish` at its end.
+        case need(input: Int)
+        /// This payload is no longer needed: recycle it.
+        case release(Payload)
+        /// Every input has its frame for `tick`: read them with `chosen(_:)`; the next
+        /// `step()` moves on to the following tick.
+        case emit(tick: Int64)
+        /// The output ends before `tick`: this input has no frame for it.
+        case end(input: Int, tick: Int64)
+    }
+
+    public let mode: SyncMode
+    public let frameRate: Rational
+    public private(set) var tick: Int64 = 0
+
+    private struct Entry { var frame: SourceFrame; var time: Rational; var payload: Payload }
+    private struct Lane {
+        var window: [Entry] = []
+        var origin: Timestamp?
+        var ended = false
+        var lastStep: Rational?
+    }
+    private var lanes: [Lane]
+    private var emitted = false
+    private var finished = false
+
+    public init(mode: SyncMode, inputs: Int, frameRate: Rational) {
+        precondition(inputs > 0 && frameRate.num > 0)
+        self.mode = mode
+        self.frameRate = frameRate
+        var lane = Lane(); lane.window.reserveCapacity(3)
+        lanes = Array(repeating: lane, count: inputs)
+    }
+
+    public var inputCount: Int { lanes.count }
+
+    /// Time of output tick k: k / fps, exact.
+    public func time(ofTick k: Int64) -> Rational { frameRate.inverse * k }
+
+    public mutating func push(_ frame: SourceFrame, payload: Payload, input: Int) {
+        precondition(!lanes[input].ended, "frame pushed after the input's end")
+        let origin = lanes[input].origin ?? frame.pts
+        lanes[input].origin = origin
+        let time = frame.pts.rational - origin.rational
+        if let last = lanes[input].window.last { lanes[input].lastStep = time - last.time }
+        lanes[input].window.append(Entry(frame: frame, time: time, payload: payload))
+    }
+
+    public mutating func finish(input: Int) { lanes[input].ended = true }
+
+    /// The frame input `i` gives to the tick just emitted.
+    public func chosen(_ i: Int) -> Payload { lanes[i].window[0].payload }
+    public func chosenFrame(_ i: Int) -> SourceFrame { lanes[i].window[0].frame }
+    /// The chosen frame's time relative to its input's first frame.
+    public func chosenTime(_ i: Int) -> Rational { lanes[i].window[0].time }
+
+    public mutating func step() -> Step {
+        if emitted {
+            emitted = false
+            tick += 1
+            if mode == .index {
+                // Every chosen frame has served its one tick.
+                for i in lanes.indices { pendingRelease.append(i) }
+            }
+        }
+        if let i = pendingRelease.popLast() {
+            return .release(lanes[i].window.removeFirst().payload)
+        }
+        if let end = ended { return end }
+        let t = time(ofTick: tick)
+        for i in lanes.indices {
+            switch decide(i, at: t) {
+            case .ready: continue
+            case .need: return .need(input: i)
+            case .release: return .release(lanes[i].window.removeFirst().payload)
+            case .ended:
+                let step = Step.end(input: i, tick: tick)
+                ended = step
+                return step
+            }
+        }
+        emitted = true
+        return .emit(tick: tick)
+    }
+
+    /// After the end, hands back every payload still held (call until nil).
+    public mutating func drain() -> Payload? {
+        for i in lanes.indices where !lanes[i].window.isEmpty {
+            return lanes[i].window.removeFirst().payload
+        }
+        return nil
+    }
+
+    private var pendingRelease: [Int] = []
+    private var ended: Step?
+
+    private enum Decision { case ready, need, release, ended }
+
+    private func decide(_ i: Int, at t: Rational) -> Decision {
+        let lane = lanes[i]
+        guard let head = lane.window.first else { return lane.ended ? .ended : .need }
+        switch mode {
+        case .index:
+            return .ready
+        case .time:
+            if lane.window.count >= 2 {
+                // A later frame is already due: the head is history.
+                return lane.window[1].time <= t ? .release : .ready
+            }
+            if !lane.ended { return .need }  // one frame past t must be seen before choosing
+            // The head is the input's last frame: it covers [time, time + duration).
+            let duration = head.frame.duration ?? lane.lastStep ?? frameRate.inverse
+            return t < head.time + duration ? .ready : .ended
+        }
+    }
+}

@@ -1,0 +1,63 @@
+/// Copies, fills and weighted mixes of whole pictures. Loops run over rows of raw pointers:
+/// nothing here allocates.
+public enum PlaneKernels {
+    /// Copies `src` into `dst` (same size).
+    public static func copy(_ src: YUVImage, into dst: YUVImage) {
+        precondition(src.width == dst.width && src.height == dst.height)
+        copyPlane(src.y, dst.y); copyPlane(src.u, dst.u); copyPlane(src.v, dst.v)
+    }
+
+    static func copyPlane(_ s: Plane, _ d: Plane) {
+        for r in 0..<s.height { d.row(r).update(from: s.row(r), count: s.width) }
+    }
+
+    /// Paints `rect` of `image` (all of it by default) in one colour.
+    public static func fill(_ image: YUVImage, _ color: YUVColor, in rect: Rect? = nil) {
+        let t = rect.map { image.cropped(to: $0) } ?? image
+        fillPlane(t.y, color.y); fillPlane(t.u, color.u); fillPlane(t.v, color.v)
+    }
+
+    static func fillPlane(_ p: Plane, _ value: UInt8) {
+        for r in 0..<p.height { p.row(r).update(repeating: value, count: p.width) }
+    }
+
+    /// out = sum of weights[i] * inputs[i] for 1 to 4 inputs. Weights are fixed point in
+    /// 1/256ths summing to 256 (see `fixedPointWeights`).
+    public static func mix(_ inputs: [YUVImage], weights: [Int], into out: YUVImage) {
+        precondition(inputs.count == weights.count && (1...4).contains(inputs.count))
+        for i in inputs.indices { precondition(inputs[i].width == out.width && inputs[i].height == out.height) }
+        mixPlane(inputs, weights, \.y, out.y)
+        mixPlane(inputs, weights, \.u, out.u)
+        mixPlane(inputs, weights, \.v, out.v)
+    }
+
+    static func mixPlane(_ inputs: [YUVImage], _ weights: [Int], _ plane: KeyPath<YUVImage, Plane>, _ o: Plane) {
+        // Missing inputs read the first one with weight 0, so one loop serves 1 to 4 inputs.
+        let p0 = inputs[0][keyPath: plane]
+        let p1 = inputs.count > 1 ? inputs[1][keyPath: plane] : p0
+        let p2 = inputs.count > 2 ? inputs[2][keyPath: plane] : p0
+        let p3 = inputs.count > 3 ? inputs[3][keyPath: plane] : p0
+        let w0 = weights[0], w1 = weights.count > 1 ? weights[1] : 0
+        let w2 = weights.count > 2 ? weights[2] : 0, w3 = weights.count > 3 ? weights[3] : 0
+        for r in 0..<o.height {
+            let a = p0.row(r), b = p1.row(r), c = p2.row(r), d = p3.row(r), out = o.row(r)
+            for x in 0..<o.width {
+                let s = Int(a[x]) * w0 + Int(b[x]) * w1 + Int(c[x]) * w2 + Int(d[x]) * w3 + 128
+                out[x] = UInt8(truncatingIfNeeded: min(255, s >> 8))
+            }
+        }
+    }
+
+    /// Turns user weights (non-negative, not all zero) into 1/256ths summing to exactly 256.
+    public static func fixedPointWeights(_ weights: [Double]) -> [Int] {
+        let total = weights.reduce(0, +)
+        precondition(total > 0 && weights.allSatisfy { $0 >= 0 })
+        var fixed = weights.map { Int(($0 / total * 256).rounded(.down)) }
+        // The rounding remainder goes to the largest weights, first come first served.
+        var rest = 256 - fixed.reduce(0, +)
+        for i in weights.indices.sorted(by: { weights[$0] > weights[$1] || (weights[$0] == weights[$1] && $0 < $1) }) where rest > 0 {
+            fixed[i] += 1; rest -= 1
+        }
+        return fixed
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Media
+
+/// One input's audio between its reader thread and the writer's mixer, on the input's own clock
+/// (48 kHz units of its pts). The mixer reads it on the output clock: output sample 0 is the
+/// input's first video frame (`origin`), so each input keeps its own A/V sync.
+final class AudioLane {
+    private let condition = NSCondition()
+    private var left: [Float] = []
+    private var right: [Float] = []
+    /// Input-clock position of left[0].
+    private var base: Int64?
+    private var ended = false
+    /// Input-clock position of the output's sample 0, set from the first video frame.
+    private(set) var origin: Int64?
+
+    init() { left.reserveCapacity(1 << 16); right.reserveCapacity(1 << 16) }
+
+    // MARK: reader side
+
+    func append(_ s: AudioSamples) {
+        condition.lock(); defer { condition.unlock() }
+        if base == nil { base = s.start }
+        let end = base! + Int64(left.count)
+        if s.start > end {
+            // A gap in the input's audio stays a gap: silence, never a shift of what follows.
+            let gap = Int(s.start - end)
+            left.append(contentsOf: repeatElement(0, count: gap)); right.append(contentsOf: repeatElement(0, count: gap))
+        }
+        let skip = max(0, Int(end - s.start))  // overlap: keep what we have
+        if skip < s.count {
+            left.append(contentsOf: UnsafeBufferPointer(start: s.left + skip, count: s.count - skip))
+            right.append(contentsOf: UnsafeBufferPointer(start: s.right + skip, count: s.count - skip))
+        }
+        condition.broadcast()
+    }
+
+    func setOrigin(_ position: Int64) {
+        condition.lock(); if origin == nil { origin = position }; condition.broadcast(); condition.unlock()
+    }
+
+    func finish() { condition.lock(); ended = true; condition.broadcast(); condition.unlock() }
+
+    // MARK: mixer side
+
+    /// Output-clock position up to which this lane can answer (Int64.max once it has ended).
+    var readyUntil: Int64 {
+        condition.lock(); defer { condition.unlock() }
+        return readyUntilLocked
+    }
+
+    private var readyUntilLocked: Int64 {
+        guard let origin else { return ended ? .max : .min }
+        if ended { return .max }
+        guard let base else { return .min }
+        return base + Int64(left.count) - origin
+    }
+
+    /// Blocks until the lane can answer up to `position` or has ended.
+    func wait(until position: Int64) {
+        condition.lock(); defer { condition.unlock() }
+        while readyUntilLocked < position { condition.wait() }
+    }
+
+    /// Copies output samples [from, from + count) into l and r, silence where the input has
+    /// none, and forgets everything before `from + count`.
+    func read(from: Int64, count: Int, left l: UnsafeMutablePointer<Float>, right r: UnsafeMutablePointer<Float>) {
+        condition.lock(); defer { condition.unlock() }
+        l.update(repeating: 0, count: count); r.update(repeating: 0, count: count)
+        guard let origin, let base else { return }
+        let start = from + origin - base  // index into the buffers
+        let lo = max(0, start), hi = min(Int64(left.count), start + Int64(count))
+        if lo < hi {
+            let n = Int(hi - lo), dst = Int(lo - start)
+            left.withUnsafeBufferPointer { (l + dst).update(from: $0.baseAddress! + Int(lo), count: n) }
+            right.withUnsafeBufferPointer { (r + dst).update(from: $0.baseAddress! + Int(lo), count: n) }
+        }
+        // Drop consumed samples in large steps so the buffers do not shift on every read.
+        let consumed = Int(min(Int64(left.count), max(0, start + Int64(count))))
+        if consumed > 1 << 15 {
+            left.removeFirst(consumed); right.removeFirst(consumed)
+            self.base = base + Int64(consumed)
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// A blocking FIFO with a fixed capacity, for handing frames between threads. `close()` wakes
+/// everyone: pushes then fail and pops drain what is left, then return nil.
+final class BoundedQueue<Element> {
+    private var items: [Element?]
+    private var head = 0
+    private var count = 0
+    private let condition = NSCondition()
+    private(set) var isClosed = false
+
+    init(capacity: Int) { items = Array(repeating: nil, count: capacity) }
+
+    /// False if the queue was closed (the element was not taken).
+    @discardableResult
+    func push(_ element: Element) -> Bool {
+        condition.lock(); defer { condition.unlock() }
+        while count == items.count && !isClosed { condition.wait() }
+        guard !isClosed else { return false }
+        items[(head + count) % items.count] = element
+        count += 1
+        condition.broadcast()
+        return true
+    }
+
+    /// Nil once the queue is closed and empty.
+    func pop() -> Element? {
+        condition.lock(); defer { condition.unlock() }
+        while count == 0 && !isClosed { condition.wait() }
+        guard count > 0 else { return nil }
+        let e = items[head]
+        items[head] = nil
+        head = (head + 1) % items.count
+        count -= 1
+        condition.broadcast()
+        return e
+    }
+
+    func close() {
+        condition.lock(); isClosed = true; condition.broadcast(); condition.unlock()
+    }
+}
+
+/// The first failure of any stage, kept for the caller; later ones are consequences.
+final class FailureBox {
+    private let lock = NSLock()
+    private var stored: Error?
+    var error: Error? { lock.lock(); defer { lock.unlock() }; return stored }
+    /// True if this was the first failure.
+    @discardableResult
+    func record(_ error: Error) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        guard stored == nil else { return false }
+        stored = error
+        return true
+    }
+}

@@ -1,0 +1,160 @@
+import Compositor
+import Foundation
+import Media
+
+/// Everything `lockstep composite` needs to know.
+public struct CompositeOptions: Sendable {
+    public var inputs: [String]
+    public var output: String
+    public var blend: BlendMode
+    public var sync: SyncMode = .index
+    public var size: Size?
+    public var frameRate: Rational?
+    public var keyColor = RGB(r: 0, g: 255, b: 0)
+    public var similarity = 0.4
+    public var smoothness = 0.1
+    public var weights: [Double]?
+    public var gains: [Double]?
+    public var audio = true
+    public var encode = EncodeSettings()
+
+    public init(inputs: [String], output: String, blend: BlendMode) {
+        self.inputs = inputs; self.output = output; self.blend = blend
+    }
+}
+
+public struct CompositeResult: Sendable {
+    public var frames: Int64
+    public var audioSamples: Int64?
+    public var canvas: Size
+    public var frameRate: Rational
+    /// Which input ended the output.
+    public var endedBy: Int?
+}
+
+/// A failure of the job that is not FFmpeg's: bad input combinations, cancellation.
+public struct JobError: Error, CustomStringConvertible, Equatable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+    public static let cancelled = JobError("cancelled")
+}
+
+/// Opens every input, runs readers, compositor and writer as overlapping stages with bounded
+/// queues, writes to a temporary file beside the output and renames it only on success.
+public final class CompositeJob {
+    public let options: CompositeOptions
+    private let failure = FailureBox()
+    private var lanes: [InputLane] = []
+    private var writerStage: WriterStage?
+    private let lock = NSLock()
+    private var cancelled = false
+    /// Called on the compositor thread after each output frame: (frames done, frames expected).
+    public var progress: ((Int64, Int64?) -> Void)?
+
+    public init(options: CompositeOptions) { self.options = options }
+
+    /// Stops a running job from another thread (a signal handler): it ends with `JobError.cancelled`.
+    public func cancel() {
+        lock.lock(); cancelled = true; let lanes = self.lanes; let w = writerStage; lock.unlock()
+        failure.record(JobError.cancelled)
+        for l in lanes { l.cancel() }
+        w?.queue.close(); w?.pool.close()
+    }
+
+    public func run() throws -> CompositeResult {
+        let readers = try options.inputs.map { try MovieReader(path: $0, audio: options.audio) }
+        for r in readers where r.video.rotation != 0 {
+            throw MediaError("rotated video (display matrix \(r.video.rotation) degrees) is not supported yet; remux it without rotation first", path: r.path)
+        }
+        let first = readers[0]
+        let canvas = options.size ?? Size(width: first.video.displaySize.width & ~1, height: first.video.displaySize.height & ~1)
+        guard canvas.width >= 2 && canvas.height >= 2 else { throw MediaError("picture too small to be a canvas", path: first.path) }
+        guard let frameRate = options.frameRate ?? first.video.frameRate else {
+            throw MediaError("no frame rate in the file; give one with --fps", path: first.path)
+        }
+        let layout = Layout(blend: options.blend, canvas: canvas, inputs: readers.map(\.video.displaySize))
+        let key = ChromaKey(keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness)
+        var blender = Blender(mode: options.blend, layout: layout, key: key,
+                              weights: options.weights ?? Array(repeating: 1, count: readers.count))
+        for (i, r) in readers.enumerated() {
+            let place = layout.places[i], pic = layout.pictures[i]
+            r.setTarget(place: Size(width: place.width, height: place.height),
+                        picture: Rect(x: pic.x - place.x, y: pic.y - place.y, width: pic.width, height: pic.height),
+                        fill: blender.marginColor(ofInput: i))
+        }
+
+        let lanes = try readers.enumerated().map { try InputLane(index: $0.offset, reader: $0.element, poolSize: 4, failure: failure) }
+        let withAudio = lanes.contains { $0.audio != nil }
+        let container = OutputPath.container(for: options.output)
+        let temporary = OutputPath.temporary(beside: options.output)
+        var committed = false
+        defer { if !committed { unlink(temporary) } }
+        let writer = try MovieWriter(path: temporary, container: container, canvas: canvas, frameRate: frameRate,
+                                     settings: options.encode, withAudio: withAudio)
+        let gains = (options.gains ?? Array(repeating: 1, count: readers.count)).map(Float.init)
+        let stage = try WriterStage(writer: writer, lanes: lanes, gains: gains, frameRate: frameRate, canvas: canvas,
+                                    poolSize: 3, failure: failure)
+        lock.lock()
+        self.lanes = lanes; writerStage = stage
+        let wasCancelled = cancelled
+        lock.unlock()
+        if wasCancelled { throw JobError.cancelled }
+
+        for l in lanes { l.start() }
+        stage.start(withAudio: withAudio)
+        let expected = Self.expectedFrames(readers, sync: options.sync, frameRate: frameRate)
+
+        var sync = FrameSync<Frame>(mode: options.sync, inputs: lanes.count, frameRate: frameRate)
+        var endedBy: Int?
+        var emitted: Int64 = 0
+        loop: while failure.error == nil {
+            switch sync.step() {
+            case .need(let i):
+                guard let item = lanes[i].frames.pop() else { break loop }  // closed: a failure
+                if let frame = item { sync.push(frame.source!, payload: frame, input: i) } else { sync.finish(input: i) }
+            case .release(let frame):
+                lanes[frame.tag].pool.push(frame)
+            case .emit:
+                guard let out = stage.pool.pop() else { break loop }
+                try out.makeWritable()
+                blender.blend({ sync.chosen($0) }, into: out)
+                guard stage.queue.push(out) else { break loop }
+                emitted += 1
+                progress?(emitted, expected)
+            case .end(let input, _):
+                endedBy = input
+                break loop
+            }
+        }
+        // No more pictures are needed: readers deliver only the audio that the video covers.
+        let audioEnd = stage.samples(emitted)
+        for l in lanes { l.stopVideo(audioUntil: withAudio ? audioEnd : .min) }
+        stage.queue.close()
+        stage.join()
+        for l in lanes { l.join() }
+        while sync.drain() != nil {}
+        if let error = failure.error { throw error }
+        guard emitted > 0 else {
+            throw MediaError("has no video frame to composite", path: options.inputs[endedBy ?? 0])
+        }
+        try OutputPath.commit(temporary, to: options.output)
+        committed = true
+        return CompositeResult(frames: emitted, audioSamples: withAudio ? audioEnd : nil, canvas: canvas,
+                               frameRate: frameRate, endedBy: endedBy)
+    }
+
+    static func expectedFrames(_ readers: [MovieReader], sync: SyncMode, frameRate: Rational) -> Int64? {
+        let counts: [Int64] = readers.compactMap { r in
+            switch sync {
+            case .index:
+                if let n = r.video.indexedFrames { return n }
+                guard let d = r.video.duration ?? r.containerDuration, let fps = r.video.frameRate else { return nil }
+                return Rational.rescale(1, from: d * fps, to: Rational(1, 1))
+            case .time:
+                guard let d = r.video.duration ?? r.containerDuration else { return nil }
+                return Rational.rescale(1, from: d * frameRate, to: Rational(1, 1))
+            }
+        }
+        return counts.count == readers.count ? counts.min() : nil
+    }
+}

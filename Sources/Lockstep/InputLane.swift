@@ -1,0 +1,112 @@
+import Compositor
+import Foundation
+import Media
+
+/// One input: a reader thread that decodes ahead into a small pool of frames (so memory does not
+/// grow with the input's length), the queue those frames travel in, and the input's audio.
+final class InputLane {
+    let index: Int
+    let reader: MovieReader
+    let audio: AudioLane?
+    /// Decoded frames on their way to the compositor. `nil` marks the end of the video.
+    let frames: BoundedQueue<Frame?>
+    /// Frames free for the reader to fill; the compositor gives them back.
+    let pool: BoundedQueue<Frame>
+    private let failure: FailureBox
+    private var thread: Thread?
+    private let done = DispatchSemaphore(value: 0)
+
+    private let stateLock = NSLock()
+    private var _audioNeededUntil: Int64 = .max
+    private var _progressStamp = DispatchTime.now().uptimeNanoseconds
+    private var _stage = "opening"
+
+    init(index: Int, reader: MovieReader, poolSize: Int, failure: FailureBox) throws {
+        self.index = index
+        self.reader = reader
+        self.audio = reader.audio != nil ? AudioLane() : nil
+        self.failure = failure
+        frames = BoundedQueue(capacity: poolSize + 1)
+        pool = BoundedQueue(capacity: poolSize)
+        for _ in 0..<poolSize { let f = Frame(); f.tag = index; pool.push(f) }
+    }
+
+    func start() {
+        let t = Thread { [self] in
+            defer { done.signal() }
+            do { try run() } catch {
+                failure.record(error)
+            }
+            frames.close()
+            audio?.finish()
+        }
+        t.name = "lockstep.reader.\(index)"
+        t.stackSize = 1 << 20
+        thread = t
+        t.start()
+    }
+
+    func join() { done.wait() }
+
+    /// The output needs no more pictures; keep reading audio up to output sample `position`.
+    func stopVideo(audioUntil position: Int64) {
+        stateLock.lock(); _audioNeededUntil = position; stateLock.unlock()
+        frames.close()
+        pool.close()
+    }
+
+    /// Stops everything (failure or cancellation elsewhere).
+    func cancel() {
+        stopVideo(audioUntil: .min)
+        audio?.finish()
+    }
+
+    private var audioNeededUntil: Int64 { stateLock.lock(); defer { stateLock.unlock() }; return _audioNeededUntil }
+
+    /// What the reader is doing and when it last made progress, for the stall watchdog.
+    var status: (stage: String, lastProgress: UInt64) {
+        stateLock.lock(); defer { stateLock.unlock() }
+        return (_stage, _progressStamp)
+    }
+
+    private func mark(_ stage: String) {
+        stateLock.lock(); _stage = stage; _progressStamp = DispatchTime.now().uptimeNanoseconds; stateLock.unlock()
+    }
+
+    private func run() throws {
+        var held: Frame?
+        let spare = Frame()
+        let sink: (AudioSamples) -> Void = { [audio] in audio?.append($0) }
+        var originSet = false
+        while true {
+            if reader.decodesVideo && held == nil {
+                mark("waiting for a free frame")
+                held = pool.pop()
+                if held == nil { reader.decodesVideo = false }
+            }
+            if !reader.decodesVideo {
+                // Audio-only from here: stop once the output's audio is covered.
+                guard let audio, audio.readyUntil < audioNeededUntil else { return }
+            }
+            mark("decoding")
+            let event = try reader.next(into: held ?? spare, audioSink: sink)
+            switch event {
+            case .video:
+                let frame = held!
+                held = nil
+                if !originSet, let src = frame.source {
+                    originSet = true
+                    audio?.setOrigin(Rational.rescale(src.pts.value, from: src.pts.timeBase, to: Rational(1, Int64(AudioFormat.sampleRate))))
+                }
+                mark("waiting for the compositor")
+                if !frames.push(frame) { reader.decodesVideo = false }
+            case .audio:
+                continue
+            case .end:
+                if !originSet { audio?.setOrigin(0) }
+                frames.push(nil)
+                return
+            }
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// Lockstep module

@@ -1,0 +1,121 @@
+import Compositor
+import Foundation
+import Media
+
+/// The writer thread: encodes composited frames in order, and after each one mixes every
+/// input's audio as far as all of them have it, never past the video written so far. At the
+/// end it cuts the audio to exactly the video's length, to the sample.
+final class WriterStage {
+    /// Composited frames in output order; `nil` never travels here: closing ends the stream.
+    let queue: BoundedQueue<Frame>
+    /// Output frames free for the compositor.
+    let pool: BoundedQueue<Frame>
+    private let writer: MovieWriter
+    private let lanes: [InputLane]
+    private let mixer: AudioMixer
+    private let frameRate: Rational
+    private let failure: FailureBox
+    private let done = DispatchSemaphore(value: 0)
+    private(set) var framesWritten: Int64 = 0
+    private var mixedUntil: Int64 = 0
+    private let chunk = 4096
+    private let scratch: UnsafeMutablePointer<Float>
+    private var progressLock = NSLock()
+    private var _lastProgress = DispatchTime.now().uptimeNanoseconds
+    private var _stage = "waiting for frames"
+
+    init(writer: MovieWriter, lanes: [InputLane], gains: [Float], frameRate: Rational, canvas: Size,
+         poolSize: Int, failure: FailureBox) throws {
+        self.writer = writer
+        self.lanes = lanes
+        self.mixer = AudioMixer(gains: gains)
+        self.frameRate = frameRate
+        self.failure = failure
+        queue = BoundedQueue(capacity: poolSize)
+        pool = BoundedQueue(capacity: poolSize)
+        for _ in 0..<poolSize { pool.push(try Frame(width: canvas.width, height: canvas.height)) }
+        // Per input: left and right; then the mix: left and right.
+        scratch = .allocate(capacity: chunk * 2 * (lanes.count + 1))
+    }
+    deinit { scratch.deallocate() }
+
+    private var audioLanes: [(Int, AudioLane)] { lanes.compactMap { l in l.audio.map { (l.index, $0) } } }
+    var hasAudio: Bool { !audioLanes.isEmpty }
+
+    var status: (stage: String, lastProgress: UInt64) {
+        progressLock.lock(); defer { progressLock.unlock() }
+        return (_stage, _lastProgress)
+    }
+    private func mark(_ stage: String) {
+        progressLock.lock(); _stage = stage; _lastProgress = DispatchTime.now().uptimeNanoseconds; progressLock.unlock()
+    }
+
+    func start(withAudio: Bool) {
+        let t = Thread { [self] in
+            defer { done.signal() }
+            do { try run(withAudio: withAudio) } catch {
+                failure.record(error)
+                queue.close(); pool.close()
+            }
+        }
+        t.name = "lockstep.writer"
+        t.stackSize = 1 << 20
+        t.start()
+    }
+
+    func join() { done.wait() }
+
+    private func run(withAudio: Bool) throws {
+        while let frame = queue.pop() {
+            mark("encoding frame \(framesWritten)")
+            try writer.writeVideo(frame, index: framesWritten)
+            framesWritten += 1
+            pool.push(frame)
+            if withAudio { try mixAvailable(until: samples(framesWritten)) }
+            mark("waiting for frames")
+        }
+        guard failure.error == nil else { return }
+        if withAudio {
+            // The video is complete (the compositor has told the readers to deliver only
+            // audio up to its end): wait for each input's audio to get there or to end.
+            let end = samples(framesWritten)
+            for (i, audio) in audioLanes {
+                mark("waiting for the audio of input \(i + 1)")
+                audio.wait(until: end)
+            }
+            try mix(until: end)
+        }
+        mark("finishing the file")
+        try writer.finish()
+    }
+
+    func samples(_ frames: Int64) -> Int64 {
+        AudioTimeline.samples(coveringFrames: frames, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
+    }
+
+    /// Mixes as far as every input has audio, up to `limit`.
+    private func mixAvailable(until limit: Int64) throws {
+        var ready = limit
+        for (_, a) in audioLanes { ready = min(ready, a.readyUntil) }
+        if ready > mixedUntil { try mix(until: ready) }
+    }
+
+    private func mix(until end: Int64) throws {
+        let inputs = audioLanes
+        let mixL = scratch + chunk * 2 * lanes.count, mixR = mixL + chunk
+        var lPtrs = [UnsafePointer<Float>?](repeating: nil, count: lanes.count)
+        var rPtrs = lPtrs
+        while mixedUntil < end {
+            let n = Int(min(Int64(chunk), end - mixedUntil))
+            for (i, audio) in inputs {
+                let l = scratch + chunk * 2 * i, r = l + chunk
+                audio.read(from: mixedUntil, count: n, left: l, right: r)
+                lPtrs[i] = UnsafePointer(l); rPtrs[i] = UnsafePointer(r)
+            }
+            mixer.mix(lPtrs, count: n, into: mixL)
+            mixer.mix(rPtrs, count: n, into: mixR)
+            try writer.writeAudio(left: mixL, right: mixR, count: n)
+            mixedUntil += Int64(n)
+        }
+    }
+}

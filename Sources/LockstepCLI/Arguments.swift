@@ -1,0 +1,43 @@
+import ArgumentParser
+import Compositor
+
+extension BlendMode: ExpressibleByArgument {}
+extension SyncMode: ExpressibleByArgument {}
+
+extension Size: ExpressibleByArgument {
+    /// "1920x1080"
+    public init?(argument: String) {
+        let parts = argument.lowercased().split(separator: "x")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else { return nil }
+        self.init(width: w, height: h)
+    }
+}
+
+extension Rational: ExpressibleByArgument {
+    /// "30", "30000/1001", "29.97"
+    public init?(argument: String) { self.init(parsing: argument) }
+}
+
+extension RGB: ExpressibleByArgument {
+    /// "00FF00"
+    public init?(argument: String) { self.init(hex: argument) }
+}
+
+/// A comma-separated list of numbers: "1,0.5,2".
+struct NumberList: ExpressibleByArgument {
+    var values: [Double]
+    init?(argument: String) {
+        let parsed = argument.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard !parsed.isEmpty, parsed.allSatisfy({ $0 != nil && $0!.isFinite }) else { return nil }
+        values = parsed.map { $0! }
+    }
+}
+
+enum AudioChoice: String, CaseIterable, ExpressibleByArgument {
+    /// Every input's default audio stream, mixed.
+    case mix
+    /// No audio stream in the output.
+    case none
+}
+
+import Foundation

@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import Media
+
+struct ProbeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "probe",
+        abstract: "Describe a movie: container, streams, frame rates (declared and measured), frame counts.")
+
+    @Argument(help: "The movie.") var file: String
+    @Flag(help: "A JSON document instead of text.") var json = false
+
+    func run() throws {
+        let r = try MovieProbe.probe(file)
+        if json {
+            let enc = JSONEncoder()
+            enc.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try enc.encode(r), as: UTF8.self))
+            return
+        }
+        print("\(r.path): \(r.container), \(r.duration.map { String(format: "%.3f s", $0) } ?? "duration unknown")")
+        for s in r.streams {
+            var parts = ["#\(s.index) \(s.type) \(s.codec)"]
+            if let w = s.width, let h = s.height {
+                parts.append("\(w)x\(h)")
+                if let dw = s.displayWidth, let dh = s.displayHeight, dw != w || dh != h { parts.append("display \(dw)x\(dh)") }
+                if let rot = s.rotation, rot != 0 { parts.append("rotation \(rot)") }
+                if let pf = s.pixelFormat { parts.append(pf) }
+                if let avg = s.averageFrameRate { parts.append("avg \(avg) fps") }
+                if let m = s.measuredFrameRate { parts.append(String(format: "measured %.3f fps", m)) }
+                if let f = s.frames { parts.append("\(f) frames") }
+            }
+            if let sr = s.sampleRate { parts.append("\(sr) Hz") }
+            if let l = s.layout { parts.append(l) }
+            if let d = s.duration { parts.append(String(format: "%.3f s", d)) }
+            if let st = s.startTime, st != 0 { parts.append(String(format: "starts %.3f s", st)) }
+            print("  " + parts.joined(separator: ", "))
+        }
+    }
+}

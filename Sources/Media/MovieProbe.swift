@@ -1,0 +1,99 @@
+import CFFmpeg
+import Compositor
+
+/// What `lockstep probe` reports of a file: the container's claims beside what its packets show.
+public struct ProbeReport: Codable, Equatable {
+    public struct Stream: Codable, Equatable {
+        public var index: Int
+        public var type: String
+        public var codec: String
+        public var duration: Double?
+        public var startTime: Double?
+        public var packets: Int
+        // video
+        public var width: Int?
+        public var height: Int?
+        public var displayWidth: Int?
+        public var displayHeight: Int?
+        public var rotation: Int?
+        public var pixelFormat: String?
+        public var averageFrameRate: String?
+        /// Frames per second measured from the timestamps: (frames - 1) / (last pts - first pts).
+        public var measuredFrameRate: Double?
+        public var frames: Int?
+        // audio
+        public var sampleRate: Int?
+        public var channels: Int?
+        public var layout: String?
+    }
+    public var path: String
+    public var container: String
+    public var duration: Double?
+    public var streams: [Stream]
+}
+
+public enum MovieProbe {
+    /// Reads every packet (no decoding) to count frames and measure timing.
+    public static func probe(_ path: String) throws -> ProbeReport {
+        FFmpegLog.configured
+        let reader = try MovieReader(path: path, audio: true)  // validates like composite does
+        _ = reader
+        var ctx: UnsafeMutablePointer<AVFormatContext>?
+        try check(avformat_open_input(&ctx, path, nil, nil), "avformat_open_input", path: path)
+        defer { avformat_close_input(&ctx) }
+        try check(avformat_find_stream_info(ctx, nil), "avformat_find_stream_info", path: path)
+        let n = Int(ctx!.pointee.nb_streams)
+        var packets = [Int](repeating: 0, count: n)
+        var minPts = [Int64?](repeating: nil, count: n), maxPts = [Int64?](repeating: nil, count: n)
+        var endPts = [Int64?](repeating: nil, count: n)
+        let packet = Packet()
+        while true {
+            let r = av_read_frame(ctx, packet.pointer)
+            if r == AVERROR_EOF_CODE { break }
+            try check(r, "av_read_frame", path: path)
+            let p = packet.pointer.pointee
+            let i = Int(p.stream_index)
+            packets[i] += 1
+            if p.pts != NOPTS {
+                minPts[i] = min(minPts[i] ?? p.pts, p.pts)
+                maxPts[i] = max(maxPts[i] ?? p.pts, p.pts)
+                endPts[i] = max(endPts[i] ?? p.pts, p.pts + p.duration)
+            }
+            packet.unref()
+        }
+        var streams: [ProbeReport.Stream] = []
+        for i in 0..<n {
+            let st = ctx!.pointee.streams[i]!
+            let par = st.pointee.codecpar.pointee
+            let tb = st.pointee.time_base.rational
+            var s = ProbeReport.Stream(index: i, type: av_get_media_type_string(par.codec_type).map { String(cString: $0) } ?? "unknown",
+                                       codec: String(cString: avcodec_get_name(par.codec_id)), packets: packets[i])
+            if st.pointee.duration > 0 && st.pointee.duration != NOPTS { s.duration = (tb * st.pointee.duration).seconds }
+            else if let lo = minPts[i], let hi = endPts[i] { s.duration = (tb * (hi - lo)).seconds }
+            if st.pointee.start_time != NOPTS { s.startTime = (tb * st.pointee.start_time).seconds }
+            if par.codec_type == AVMEDIA_TYPE_VIDEO {
+                let v = (i == Int(av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0))) ? reader.video : nil
+                s.width = Int(par.width); s.height = Int(par.height)
+                s.displayWidth = v?.displaySize.width; s.displayHeight = v?.displaySize.height
+                s.rotation = v?.rotation
+                s.pixelFormat = av_get_pix_fmt_name(AVPixelFormat(rawValue: par.format)).map { String(cString: $0) }
+                let avg = st.pointee.avg_frame_rate
+                if avg.num > 0 && avg.den > 0 { s.averageFrameRate = avg.rational.description }
+                s.frames = packets[i]
+                if let lo = minPts[i], let hi = maxPts[i], hi > lo, packets[i] > 1 {
+                    s.measuredFrameRate = Double(packets[i] - 1) / (tb * (hi - lo)).seconds
+                }
+            } else if par.codec_type == AVMEDIA_TYPE_AUDIO {
+                s.sampleRate = Int(par.sample_rate); s.channels = Int(par.ch_layout.nb_channels)
+                var layout = [CChar](repeating: 0, count: 64)
+                var l = par.ch_layout
+                av_channel_layout_describe(&l, &layout, layout.count)
+                s.layout = String(cString: layout)
+            }
+            streams.append(s)
+        }
+        let d = ctx!.pointee.duration
+        return ProbeReport(path: path, container: String(cString: ctx!.pointee.iformat.pointee.name),
+                           duration: d > 0 && d != NOPTS ? Double(d) / Double(AV_TIME_BASE) : nil, streams: streams)
+    }
+}

@@ -1,0 +1,82 @@
+import CFFmpeg
+
+/// Decoded audio on Lockstep's audio clock: 48 kHz stereo, planar float. The pointers are
+/// lent for the duration of the callback only.
+public struct AudioSamples {
+    /// Position of the first sample, in 1/48000 s, on the input's own clock (its pts).
+    public var start: Int64
+    public var count: Int
+    public var left: UnsafePointer<Float>
+    public var right: UnsafePointer<Float>
+}
+
+public enum AudioFormat {
+    public static let sampleRate = 48_000
+    public static let channels = 2
+}
+
+/// Owns one SwrContext converting whatever the decoder gives into 48 kHz stereo float planar,
+/// with libswresample's standard downmix (5.1: centre and surrounds at -3 dB) and upmix.
+final class Resampler {
+    private var context: OpaquePointer?
+    private var inputKey: (Int32, Int32, UInt64, Int32) = (0, 0, 0, 0)
+    private var left: UnsafeMutablePointer<Float>
+    private var right: UnsafeMutablePointer<Float>
+    private var capacity = 8192
+    let path: String
+
+    init(path: String) {
+        self.path = path
+        left = .allocate(capacity: capacity); right = .allocate(capacity: capacity)
+    }
+    deinit {
+        var c = context; swr_free(&c)
+        left.deallocate(); right.deallocate()
+    }
+
+    /// Converts `frame` (nil: flush what the resampler still holds) and hands the result to `sink`.
+    func convert(_ frame: UnsafeMutablePointer<AVFrame>?, start: Int64, sink: (AudioSamples) -> Void) throws -> Int {
+        if let frame { try configure(for: frame) }
+        guard let context else { return 0 }
+        let inCount = frame.map { Int32($0.pointee.nb_samples) } ?? 0
+        let needed = Int(swr_get_out_samples(context, inCount)) + 16
+        if needed > capacity {
+            left.deallocate(); right.deallocate()
+            capacity = needed * 2
+            left = .allocate(capacity: capacity); right = .allocate(capacity: capacity)
+        }
+        let out = try withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<UInt8>?.self, capacity: 2) { planes -> Int32 in
+            planes[0] = UnsafeMutableRawPointer(left).assumingMemoryBound(to: UInt8.self)
+            planes[1] = UnsafeMutableRawPointer(right).assumingMemoryBound(to: UInt8.self)
+            let input: UnsafeMutablePointer<UnsafePointer<UInt8>?>? = frame.map {
+                UnsafeMutableRawPointer($0.pointee.extended_data).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+            }
+            return try check(swr_convert(context, planes.baseAddress, Int32(capacity), input, inCount), "swr_convert", path: path)
+        }
+        if out > 0 { sink(AudioSamples(start: start, count: Int(out), left: left, right: right)) }
+        return Int(out)
+    }
+
+    private func configure(for frame: UnsafeMutablePointer<AVFrame>) throws {
+        let f = frame.pointee
+        var inLayout = AVChannelLayout()
+        if f.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC || f.ch_layout.nb_channels == 0 {
+            av_channel_layout_default(&inLayout, max(1, f.ch_layout.nb_channels))
+        } else {
+            try check(av_channel_layout_copy(&inLayout, [f.ch_layout]), "av_channel_layout_copy", path: path)
+        }
+        defer { av_channel_layout_uninit(&inLayout) }
+        let key = (f.format, f.sample_rate, inLayout.u.mask, inLayout.nb_channels)
+        if context != nil && key == inputKey { return }
+        // A format change mid-stream: start a new resampler (rare; keeps the mapping exact).
+        var c = context; swr_free(&c); context = nil
+        var outLayout = swift_AV_CHANNEL_LAYOUT_STEREO()
+        var ctx: OpaquePointer?
+        try check(swr_alloc_set_opts2(&ctx, &outLayout, AV_SAMPLE_FMT_FLTP, Int32(AudioFormat.sampleRate),
+                                      &inLayout, AVSampleFormat(rawValue: f.format), f.sample_rate, 0, nil),
+                  "swr_alloc_set_opts2", path: path)
+        try check(swr_init(ctx), "swr_init", path: path)
+        context = ctx
+        inputKey = key
+    }
+}
