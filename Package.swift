@@ -3,7 +3,8 @@ import PackageDescription
 
 // Architecture, bottom up:
 //   CFFmpeg, CIIO          system libraries (pkg-config) with the few shims Swift cannot import
-//   Compositor, Motion     the pure core: timestamps, sync policy, layout, blend kernels,
+//   Compositor, Motion,    the pure core
+//   Verify: timestamps, sync policy, layout, blend kernels,
 //                          audio mix math, IMU math. No C imports, tested without I/O.
 //   Media                  the only module that touches FFmpeg
 //   TraceStore, IIO        SQLite (GRDB) and libiio adapters for the motion layer
@@ -32,7 +33,8 @@ let package = Package(
         .target(name: "Media", dependencies: ["CFFmpeg", "Compositor"]),
         .target(name: "TraceStore", dependencies: ["Motion", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "IIO", dependencies: ["CIIO", "Motion"]),
-        .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "TraceStore", "IIO"]),
+        .target(name: "Verify", dependencies: ["Compositor"]),
+        .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "TraceStore", "IIO", "Verify"]),
         .executableTarget(
             name: "LockstepCLI",
             dependencies: ["Lockstep", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
@@ -42,6 +44,7 @@ let package = Package(
         .testTarget(name: "MediaTests", dependencies: ["Media"]),
         .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore"]),
         .testTarget(name: "IIOTests", dependencies: ["IIO", "TraceStore"]),
+        .testTarget(name: "VerifyTests", dependencies: ["Verify"]),
         .testTarget(name: "LockstepTests", dependencies: ["Lockstep"]),
         .testTarget(name: "LockstepCLITests", dependencies: ["LockstepCLI"]),
     ],

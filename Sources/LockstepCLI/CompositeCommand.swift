@@ -101,7 +101,9 @@ struct CompositeCommand: ParsableCommand {
             throw ValidationError("--preset \(preset) is not an x264 preset; use one of \(Self.presets.joined(separator: ", ")).")
         }
         for input in inputs {
-            guard FileManager.default.fileExists(atPath: input) else { throw ValidationError("\(input): no such file.") }
+            var folder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: input, isDirectory: &folder) else { throw ValidationError("\(input): no such file.") }
+            guard !folder.boolValue else { throw ValidationError("\(input): is a folder, not a movie.") }
             guard FileManager.default.isReadableFile(atPath: input) else { throw ValidationError("\(input): permission denied.") }
         }
         let outDir = (URL(fileURLWithPath: output).deletingLastPathComponent().path)
@@ -130,7 +132,14 @@ struct CompositeCommand: ParsableCommand {
         let job = CompositeJob(options: options)
         let meter = ProgressMeter(enabled: !quiet && isatty(STDERR_FILENO) == 1)
         job.progress = { meter.update(done: $0, total: $1) }
-        let result = try withCancellation(job.cancel) { try job.run() }
+        let result: CompositeResult
+        do {
+            result = try withCancellation(job.cancel) { try job.run() }
+        } catch let error as JobError where error == .cancelled {
+            meter.finish()
+            FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
+            throw ExitCode(130)  // 128 + SIGINT, as shells report an interrupted command
+        }
         meter.finish()
         let seconds = (result.frameRate.inverse * result.frames).seconds
         let audioNote = result.audioSamples.map { String(format: ", audio %.3f s", Double($0) / 48_000) } ?? ", no audio"

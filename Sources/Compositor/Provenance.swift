@@ -1,0 +1,70 @@
+/// Which source frames an output frame was made of, carried inside the output movie.
+///
+/// Carrier: one H.264 SEI "user data unregistered" message per frame (libx264 writes the
+/// frame's AV_FRAME_DATA_SEI_UNREGISTERED side data when its `udu_sei` option is on; FFmpeg's
+/// h264 decoder hands it back on the decoded frame; a `-c copy` remux keeps it).
+/// Payload: the 16-byte UUID below (the ASCII bytes of "LOCKSTEP-PROV-v1"), then UTF-8 JSON:
+///
+///     every frame:   {"k":12,"src":[[12,6144],[12,1080]]}
+///                     k = output frame index; src[i] = [source frame index, source pts] of input i,
+///                     pts exact in that input's time base
+///     frame 0 also:  "sync":"index", "blend":"chromakey", "fps":"30/1",
+///                    "inputs":[{"name":"fg.mp4","timeBase":"1/15360","audio":true}, ...]
+public struct Provenance: Codable, Equatable, Sendable {
+    public static let uuid: [UInt8] = Array("LOCKSTEP-PROV-v1".utf8)
+
+    public struct Input: Codable, Equatable, Sendable {
+        public var name: String
+        public var timeBase: String
+        public var audio: Bool
+        public init(name: String, timeBase: String, audio: Bool) { self.name = name; self.timeBase = timeBase; self.audio = audio }
+    }
+
+    public var k: Int64
+    public var src: [[Int64]]
+    public var sync: String?
+    public var blend: String?
+    public var fps: String?
+    public var inputs: [Input]?
+
+    public init(k: Int64, src: [[Int64]], sync: String? = nil, blend: String? = nil, fps: String? = nil, inputs: [Input]? = nil) {
+        self.k = k; self.src = src; self.sync = sync; self.blend = blend; self.fps = fps; self.inputs = inputs
+    }
+
+    /// UUID + JSON, as it goes into the SEI message.
+    public func payload() -> [UInt8] {
+        var json = "{\"k\":\(k),\"src\":[" + src.map { "[\($0.map(String.init).joined(separator: ","))]" }.joined(separator: ",") + "]"
+        if let sync { json += ",\"sync\":\(Provenance.quote(sync))" }
+        if let blend { json += ",\"blend\":\(Provenance.quote(blend))" }
+        if let fps { json += ",\"fps\":\(Provenance.quote(fps))" }
+        if let inputs {
+            json += ",\"inputs\":[" + inputs.map {
+                "{\"name\":\(Provenance.quote($0.name)),\"timeBase\":\(Provenance.quote($0.timeBase)),\"audio\":\($0.audio)}"
+            }.joined(separator: ",") + "]"
+        }
+        json += "}"
+        return Provenance.uuid + Array(json.utf8)
+    }
+
+    /// JSON string literal with the escapes JSON requires.
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if u.value < 0x20 { out += "\\u" + String(format4(u.value)) } else { out.unicodeScalars.append(u) }
+            }
+        }
+        return out + "\""
+    }
+
+    private static func format4(_ v: UInt32) -> String {
+        let h = String(v, radix: 16)
+        return String(repeating: "0", count: max(0, 4 - h.count)) + h
+    }
+}

@@ -1,0 +1,1 @@
+// Verify module: pure checks of a scanned movie (see Provenance.swift)

@@ -1,0 +1,109 @@
+import Foundation
+import XCTest
+
+/// The built `lockstep` binary, run as a person would: exit codes, one-line errors naming the
+/// file, and nothing left under the output's name after a failure.
+final class CommandLineTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    func fixture(_ name: String) -> String { Self.root.appendingPathComponent("Fixtures/\(name)").path }
+
+    static var binary: URL {
+        let xctest = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }
+        let dir = xctest?.bundleURL.deletingLastPathComponent() ?? Bundle.main.bundleURL
+        return dir.appendingPathComponent("lockstep")
+    }
+
+    var scratch: URL!
+    override func setUpWithError() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: scratch) }
+
+    func lockstep(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let p = Process()
+        p.executableURL = Self.binary
+        p.arguments = args
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out; p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    }
+
+    /// Files in the scratch folder, temporaries included.
+    func leftovers() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: scratch.path).sorted() }
+
+    func assertFails(_ inputs: [String], says expected: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let out = scratch.appendingPathComponent("out.mp4").path
+        let r = try lockstep(["composite", "--blend", "chromakey", "-o", out] + inputs)
+        XCTAssertEqual(r.status, 1, file: file, line: line)
+        XCTAssertEqual(r.stderr, "Error: \(expected)\n", file: file, line: line)
+        XCTAssertEqual(try leftovers(), [], "nothing may be left behind", file: file, line: line)
+    }
+
+    func testNotAMovie() throws {
+        try assertFails([fixture("notmovie.mp4"), fixture("bg.mp4")],
+                        says: "\(fixture("notmovie.mp4")): not a movie FFmpeg can read (Invalid data found when processing input)")
+    }
+
+    func testNoVideoStream() throws {
+        try assertFails([fixture("fg.mp4"), fixture("audioonly.m4a")], says: "\(fixture("audioonly.m4a")): no video stream")
+    }
+
+    func testTruncatedFile() throws {
+        let out = scratch.appendingPathComponent("out.mp4").path
+        let r = try lockstep(["composite", "--blend", "chromakey", "-o", out, fixture("fg.mp4"), fixture("truncated.mp4")])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.hasPrefix("Error: \(fixture("truncated.mp4")): truncated file: its index lists 90 video frames, only "), r.stderr)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, "one line")
+        XCTAssertEqual(try leftovers(), [])
+    }
+
+    func testAFailureLeavesTheUsersExistingFileUntouched() throws {
+        let out = scratch.appendingPathComponent("out.mp4")
+        try Data("precious".utf8).write(to: out)
+        let r = try lockstep(["composite", "--blend", "chromakey", "-o", out.path, fixture("fg.mp4"), fixture("truncated.mp4")])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(try String(contentsOf: out, encoding: .utf8), "precious")
+        XCTAssertEqual(try leftovers(), ["out.mp4"])
+    }
+
+    func testBadOptionsExitWithAUsageError() throws {
+        let r = try lockstep(["composite", "--blend", "quad", "-o", scratch.appendingPathComponent("o.mp4").path, fixture("fg.mp4")])
+        XCTAssertEqual(r.status, 64)
+        XCTAssertTrue(r.stderr.hasPrefix("Error: --blend quad takes 2 to 4 inputs; got 1.\n"), r.stderr)
+        XCTAssertEqual(try leftovers(), [])
+    }
+
+    func testSuccessSaysWhatWasWrittenAndLeavesOnlyTheOutput() throws {
+        let out = scratch.appendingPathComponent("o.mov").path
+        let r = try lockstep(["composite", "--blend", "chromakey", "-o", out, fixture("fg.mp4"), fixture("bg.mp4")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "wrote \(out): 60 frames, 320x240 at 30 fps, 2.000 s, audio 2.000 s\n")
+        XCTAssertEqual(r.stderr, "", "no progress when stderr is not a terminal")
+        XCTAssertEqual(try leftovers(), ["o.mov"])
+    }
+
+    func testCtrlCRemovesTheTemporaryFileAndExitsNonZero() throws {
+        let out = scratch.appendingPathComponent("o.mp4").path
+        let p = Process()
+        p.executableURL = Self.binary
+        // A long job: four inputs upscaled to 1080p.
+        p.arguments = ["composite", "--blend", "quad", "--size", "1920x1080", "--preset", "medium", "-o", out,
+                       fixture("q0.mp4"), fixture("q1.mp4"), fixture("q2.mp4"), fixture("q3.mp4")]
+        let err = Pipe(); p.standardError = err; p.standardOutput = Pipe()
+        try p.run()
+        // Wait until the temporary file exists, then interrupt.
+        let deadline = Date().addingTimeInterval(20)
+        while (try leftovers()).isEmpty && Date() < deadline { usleep(20_000) }
+        XCTAssertFalse(try leftovers().isEmpty, "the job should have started writing")
+        kill(p.processIdentifier, SIGINT)
+        p.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(p.terminationStatus, 130)
+        XCTAssertEqual(stderr, "Error: cancelled\n")
+        XCTAssertEqual(try leftovers(), [])
+    }
+}
