@@ -104,6 +104,10 @@ public final class CompositeJob {
         stage.start(withAudio: withAudio)
         let expected = Self.expectedFrames(readers, sync: options.sync, frameRate: frameRate)
 
+        let header = Provenance(k: 0, src: [], sync: options.sync.rawValue, blend: options.blend.rawValue,
+                                fps: "\(frameRate.num)/\(frameRate.den)",
+                                inputs: readers.map { Provenance.Input(name: ($0.path as NSString).lastPathComponent,
+                                                                       timeBase: "\($0.video.timeBase.num)/\($0.video.timeBase.den)", audio: $0.audio != nil) })
         var sync = FrameSync<Frame>(mode: options.sync, inputs: lanes.count, frameRate: frameRate)
         var endedBy: Int?
         var emitted: Int64 = 0
@@ -118,6 +122,7 @@ public final class CompositeJob {
                 guard let out = stage.pool.pop() else { break loop }
                 try out.makeWritable()
                 blender.blend({ sync.chosen($0) }, into: out)
+                try out.setUserDataSEI(provenance(of: sync, header: emitted == 0 ? header : nil).payload())
                 guard stage.queue.push(out) else { break loop }
                 emitted += 1
                 progress?(emitted, expected)
@@ -141,6 +146,15 @@ public final class CompositeJob {
         committed = true
         return CompositeResult(frames: emitted, audioSamples: withAudio ? audioEnd : nil, canvas: canvas,
                                frameRate: frameRate, endedBy: endedBy)
+    }
+
+    /// The record of the tick just emitted: source index and pts per input (plus, on frame 0,
+    /// the file's header fields).
+    private func provenance(of sync: FrameSync<Frame>, header: Provenance?) -> Provenance {
+        var p = header ?? Provenance(k: 0, src: [])
+        p.k = sync.tick
+        p.src = (0..<sync.inputCount).map { let f = sync.chosenFrame($0); return [Int64(f.index), f.pts.value] }
+        return p
     }
 
     static func expectedFrames(_ readers: [MovieReader], sync: SyncMode, frameRate: Rational) -> Int64? {

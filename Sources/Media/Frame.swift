@@ -51,6 +51,16 @@ public final class Frame {
     public func makeWritable() throws { try check(av_frame_make_writable(pointer), "av_frame_make_writable") }
 
     func unref() { av_frame_unref(pointer); source = nil }
+
+    /// Replaces the frame's user-data-unregistered SEI payload (16-byte UUID, then data), which
+    /// libx264 writes into the stream with its `udu_sei` option.
+    public func setUserDataSEI(_ payload: [UInt8]) throws {
+        av_frame_remove_side_data(pointer, AV_FRAME_DATA_SEI_UNREGISTERED)
+        guard let sd = av_frame_new_side_data(pointer, AV_FRAME_DATA_SEI_UNREGISTERED, payload.count) else {
+            throw MediaError("av_frame_new_side_data: out of memory")
+        }
+        payload.withUnsafeBytes { sd.pointee.data.update(from: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: payload.count) }
+    }
 }
 
 /// Owns one AVPacket.

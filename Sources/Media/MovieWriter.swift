@@ -44,7 +44,9 @@ public final class MovieWriter {
                 c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
                 c.pointee.thread_count = 0
                 if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-            }, options: ["crf": String(settings.crf), "preset": settings.preset])
+            }, options: ["crf": String(settings.crf), "preset": settings.preset,
+                          // Frame side data SEI (Lockstep's provenance) goes into the stream.
+                          "udu_sei": "1"])
             guard let vs = avformat_new_stream(ctx, nil) else { fatalError("avformat_new_stream: out of memory") }
             videoStream = vs
             try check(avcodec_parameters_from_context(vs.pointee.codecpar, video.context), "avcodec_parameters_from_context")
