@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
     ],
     targets: [
         .systemLibrary(
@@ -30,7 +31,7 @@ let package = Package(
 
         .target(name: "Compositor", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
         .target(name: "Motion"),
-        .target(name: "Media", dependencies: ["CFFmpeg", "Compositor"]),
+        .target(name: "Media", dependencies: ["CFFmpeg", "Compositor", .product(name: "Atomics", package: "swift-atomics")]),
         .target(name: "TraceStore", dependencies: ["Motion", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "IIO", dependencies: ["CIIO", "Motion"]),
         .target(name: "Verify", dependencies: ["Compositor"]),

@@ -16,6 +16,8 @@ public struct CompositeOptions: Sendable {
     public var weights: [Double]?
     public var gains: [Double]?
     public var audio = true
+    /// Seconds a stage may be stuck before the job stops with an error naming it.
+    public var stallTimeout = 30.0
     public var encode = EncodeSettings()
 
     public init(inputs: [String], output: String, blend: BlendMode) {
@@ -54,9 +56,11 @@ public final class CompositeJob {
     public init(options: CompositeOptions) { self.options = options }
 
     /// Stops a running job from another thread (a signal handler): it ends with `JobError.cancelled`.
-    public func cancel() {
+    public func cancel() { stop(because: JobError.cancelled) }
+
+    private func stop(because error: Error) {
         lock.lock(); cancelled = true; let lanes = self.lanes; let w = writerStage; lock.unlock()
-        failure.record(JobError.cancelled)
+        failure.record(error)
         for l in lanes { l.cancel() }
         w?.queue.close(); w?.pool.close()
     }
@@ -100,8 +104,14 @@ public final class CompositeJob {
         lock.unlock()
         if wasCancelled { throw JobError.cancelled }
 
+        let compositorClock = StageClock(name: "the compositor")
+        let watchdog = Watchdog(clocks: lanes.map(\.clock) + [compositorClock, stage.clock], timeout: options.stallTimeout) {
+            [weak self] in self?.stop(because: JobError($0))
+        }
         for l in lanes { l.start() }
         stage.start(withAudio: withAudio)
+        watchdog.start()
+        defer { watchdog.stop() }
         let expected = Self.expectedFrames(readers, sync: options.sync, frameRate: frameRate)
 
         let header = Provenance(k: 0, src: [], sync: options.sync.rawValue, blend: options.blend.rawValue,
@@ -114,12 +124,15 @@ public final class CompositeJob {
         loop: while failure.error == nil {
             switch sync.step() {
             case .need(let i):
+                compositorClock.set("waiting for input \(i + 1)", busy: false)
                 guard let item = lanes[i].frames.pop() else { break loop }  // closed: a failure
                 if let frame = item { sync.push(frame.source!, payload: frame, input: i) } else { sync.finish(input: i) }
             case .release(let frame):
                 lanes[frame.tag].pool.push(frame)
             case .emit:
+                compositorClock.set("waiting for the writer", busy: false)
                 guard let out = stage.pool.pop() else { break loop }
+                compositorClock.set("blending frame \(emitted)", busy: true)
                 try out.makeWritable()
                 blender.blend({ sync.chosen($0) }, into: out)
                 try out.setUserDataSEI(provenance(of: sync, header: emitted == 0 ? header : nil).payload())
@@ -136,7 +149,11 @@ public final class CompositeJob {
         for l in lanes { l.stopVideo(audioUntil: withAudio ? audioEnd : .min) }
         stage.queue.close()
         stage.join()
-        for l in lanes { l.join() }
+        if failure.error == nil {
+            for l in lanes { l.join() }
+        } else {
+            for l in lanes { _ = l.join(timeout: 1) }
+        }
         while sync.drain() != nil {}
         if let error = failure.error { throw error }
         guard emitted > 0 else {

@@ -18,14 +18,15 @@ final class InputLane {
 
     private let stateLock = NSLock()
     private var _audioNeededUntil: Int64 = .max
-    private var _progressStamp = DispatchTime.now().uptimeNanoseconds
-    private var _stage = "opening"
+    /// For the watchdog.
+    let clock: StageClock
 
     init(index: Int, reader: MovieReader, poolSize: Int, failure: FailureBox) throws {
         self.index = index
         self.reader = reader
         self.audio = reader.audio != nil ? AudioLane() : nil
         self.failure = failure
+        clock = StageClock(name: "input \(index + 1) (\(reader.path))")
         frames = BoundedQueue(capacity: poolSize + 1)
         pool = BoundedQueue(capacity: poolSize)
         for _ in 0..<poolSize { let f = Frame(); f.tag = index; pool.push(f) }
@@ -48,6 +49,11 @@ final class InputLane {
 
     func join() { done.wait() }
 
+    /// Waits at most `seconds`; false if the thread is still stuck (a read blocked in the
+    /// kernel on a pipe does not see FFmpeg's interrupt). Such a thread keeps what it uses
+    /// alive and ends when its read returns; the job does not wait for it.
+    func join(timeout seconds: Double) -> Bool { done.wait(timeout: .now() + seconds) == .success }
+
     /// The output needs no more pictures; keep reading audio up to output sample `position`.
     func stopVideo(audioUntil position: Int64) {
         stateLock.lock(); _audioNeededUntil = position; stateLock.unlock()
@@ -55,23 +61,14 @@ final class InputLane {
         pool.close()
     }
 
-    /// Stops everything (failure or cancellation elsewhere).
+    /// Stops everything (failure or cancellation elsewhere), even a read blocked in FFmpeg.
     func cancel() {
         stopVideo(audioUntil: .min)
+        reader.interrupt()
         audio?.finish()
     }
 
     private var audioNeededUntil: Int64 { stateLock.lock(); defer { stateLock.unlock() }; return _audioNeededUntil }
-
-    /// What the reader is doing and when it last made progress, for the stall watchdog.
-    var status: (stage: String, lastProgress: UInt64) {
-        stateLock.lock(); defer { stateLock.unlock() }
-        return (_stage, _progressStamp)
-    }
-
-    private func mark(_ stage: String) {
-        stateLock.lock(); _stage = stage; _progressStamp = DispatchTime.now().uptimeNanoseconds; stateLock.unlock()
-    }
 
     private func run() throws {
         var held: Frame?
@@ -80,7 +77,7 @@ final class InputLane {
         var originSet = false
         while true {
             if reader.decodesVideo && held == nil {
-                mark("waiting for a free frame")
+                clock.set("waiting for a free frame", busy: false)
                 held = pool.pop()
                 if held == nil { reader.decodesVideo = false }
             }
@@ -88,7 +85,7 @@ final class InputLane {
                 // Audio-only from here: stop once the output's audio is covered.
                 guard let audio, audio.readyUntil < audioNeededUntil else { return }
             }
-            mark("decoding")
+            clock.set("reading and decoding", busy: true)
             let event = try reader.next(into: held ?? spare, audioSink: sink)
             switch event {
             case .video:
@@ -98,7 +95,7 @@ final class InputLane {
                     originSet = true
                     audio?.setOrigin(Rational.rescale(src.pts.value, from: src.pts.timeBase, to: Rational(1, Int64(AudioFormat.sampleRate))))
                 }
-                mark("waiting for the compositor")
+                clock.set("waiting for the compositor", busy: false)
                 if !frames.push(frame) { reader.decodesVideo = false }
             case .audio:
                 continue

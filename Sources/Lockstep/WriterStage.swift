@@ -20,9 +20,7 @@ final class WriterStage {
     private var mixedUntil: Int64 = 0
     private let chunk = 4096
     private let scratch: UnsafeMutablePointer<Float>
-    private var progressLock = NSLock()
-    private var _lastProgress = DispatchTime.now().uptimeNanoseconds
-    private var _stage = "waiting for frames"
+    let clock = StageClock(name: "the writer")
 
     init(writer: MovieWriter, lanes: [InputLane], gains: [Float], frameRate: Rational, canvas: Size,
          poolSize: Int, failure: FailureBox) throws {
@@ -42,14 +40,6 @@ final class WriterStage {
     private var audioLanes: [(Int, AudioLane)] { lanes.compactMap { l in l.audio.map { (l.index, $0) } } }
     var hasAudio: Bool { !audioLanes.isEmpty }
 
-    var status: (stage: String, lastProgress: UInt64) {
-        progressLock.lock(); defer { progressLock.unlock() }
-        return (_stage, _lastProgress)
-    }
-    private func mark(_ stage: String) {
-        progressLock.lock(); _stage = stage; _lastProgress = DispatchTime.now().uptimeNanoseconds; progressLock.unlock()
-    }
-
     func start(withAudio: Bool) {
         let t = Thread { [self] in
             defer { done.signal() }
@@ -67,12 +57,12 @@ final class WriterStage {
 
     private func run(withAudio: Bool) throws {
         while let frame = queue.pop() {
-            mark("encoding frame \(framesWritten)")
+            clock.set("encoding frame \(framesWritten)", busy: true)
             try writer.writeVideo(frame, index: framesWritten)
             framesWritten += 1
             pool.push(frame)
             if withAudio { try mixAvailable(until: samples(framesWritten)) }
-            mark("waiting for frames")
+            clock.set("waiting for frames", busy: false)
         }
         guard failure.error == nil else { return }
         if withAudio {
@@ -80,12 +70,12 @@ final class WriterStage {
             // audio up to its end): wait for each input's audio to get there or to end.
             let end = samples(framesWritten)
             for (i, audio) in audioLanes {
-                mark("waiting for the audio of input \(i + 1)")
+                clock.set("waiting for the audio of input \(i + 1)", busy: false)
                 audio.wait(until: end)
             }
             try mix(until: end)
         }
-        mark("finishing the file")
+        clock.set("finishing the file", busy: true)
         try writer.finish()
     }
 

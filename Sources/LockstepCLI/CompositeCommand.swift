@@ -53,6 +53,9 @@ struct CompositeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("x264 preset.", valueName: "ultrafast...veryslow"))
     var preset: String = "veryfast"
 
+    @Option(name: .customLong("stall-timeout"), help: ArgumentHelp("Stop with an error when a stage makes no progress for this long.", valueName: "seconds"))
+    var stallTimeout: Double = 30
+
     @Flag(help: "No progress on stderr.")
     var quiet = false
 
@@ -96,6 +99,7 @@ struct CompositeCommand: ParsableCommand {
             }
             guard gain.values.allSatisfy({ (0...16).contains($0) }) else { throw ValidationError("--gain values must be between 0 and 16.") }
         }
+        guard stallTimeout > 0 && stallTimeout.isFinite else { throw ValidationError("--stall-timeout must be a positive number of seconds.") }
         guard (0...51).contains(crf) else { throw ValidationError("--crf must be between 0 and 51; got \(crf).") }
         guard Self.presets.contains(preset) else {
             throw ValidationError("--preset \(preset) is not an x264 preset; use one of \(Self.presets.joined(separator: ", ")).")
@@ -129,6 +133,7 @@ struct CompositeCommand: ParsableCommand {
         options.gains = gain?.values
         options.audio = audio == .mix
         options.encode = EncodeSettings(crf: crf, preset: preset)
+        options.stallTimeout = stallTimeout
         let job = CompositeJob(options: options)
         let meter = ProgressMeter(enabled: !quiet && isatty(STDERR_FILENO) == 1)
         job.progress = { meter.update(done: $0, total: $1) }

@@ -1,5 +1,15 @@
+import Atomics
 import CFFmpeg
 import Compositor
+
+/// Set from another thread to make FFmpeg give up a blocking read (AVERROR_EXIT).
+final class InterruptFlag {
+    let raised = ManagedAtomic(false)
+    static let callback: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { opaque in
+        guard let opaque else { return 0 }
+        return Unmanaged<InterruptFlag>.fromOpaque(opaque).takeUnretainedValue().raised.load(ordering: .relaxed) ? 1 : 0
+    }
+}
 
 public struct VideoInfo: Equatable {
     public var codec: String
@@ -47,6 +57,7 @@ public final class MovieReader {
     private let packet = Packet()
     private let decoded = Frame()
     private let decodedAudio = Frame()
+    private let interruption = InterruptFlag()
 
     /// Where pictures go: a `place`-sized frame, the picture inside `picture`, the rest `fill`.
     public private(set) var place: Size
@@ -67,7 +78,10 @@ public final class MovieReader {
     public init(path: String, audio wantAudio: Bool = true) throws {
         FFmpegLog.configured
         self.path = path
-        var ctx: UnsafeMutablePointer<AVFormatContext>?
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
+        guard ctx != nil else { fatalError("avformat_alloc_context: out of memory") }
+        ctx!.pointee.interrupt_callback = AVIOInterruptCB(callback: InterruptFlag.callback,
+                                                          opaque: Unmanaged.passUnretained(interruption).toOpaque())
         let opened = avformat_open_input(&ctx, path, nil, nil)
         if opened < 0 { throw MovieReader.openError(opened, path: path) }
         format = ctx
@@ -110,6 +124,9 @@ public final class MovieReader {
     }
 
     deinit { avformat_close_input(&format) }
+
+    /// Makes a read blocked in FFmpeg (a pipe, a stalled network source) give up; thread-safe.
+    public func interrupt() { interruption.raised.store(true, ordering: .relaxed) }
 
     public func setTarget(place: Size, picture: Rect, fill: YUVColor) {
         self.place = place; self.picture = picture; self.fill = fill

@@ -107,3 +107,39 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try leftovers(), [])
     }
 }
+
+/// GPUImage #744, VidClips' frozen writer: an input that stops delivering must end the job with
+/// an error naming it, not hang it.
+final class StallTests: XCTestCase {
+    func testAnInputThatStopsDeliveringEndsTheJobWithAnErrorNamingIt() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-stall-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fifo = dir.appendingPathComponent("camera.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        // Half of a Matroska clip, then the writer keeps the pipe open and says nothing.
+        let source = CommandLineTests.root.appendingPathComponent("Fixtures/late.mkv").path
+        let size = try FileManager.default.attributesOfItem(atPath: source)[.size] as! Int
+        let feeder = Process()
+        feeder.executableURL = URL(fileURLWithPath: "/bin/sh")
+        feeder.arguments = ["-c", "{ head -c \(size / 2) '\(source)'; sleep 30; } > '\(fifo)'"]
+        try feeder.run()
+        defer { feeder.terminate() }
+
+        let out = dir.appendingPathComponent("out.mp4").path
+        let p = Process()
+        p.executableURL = CommandLineTests.binary
+        p.arguments = ["composite", "--blend", "mix", "--stall-timeout", "2", "-o", out,
+                       CommandLineTests.root.appendingPathComponent("Fixtures/q0.mp4").path, fifo]
+        let err = Pipe(); p.standardError = err; p.standardOutput = Pipe()
+        let started = Date()
+        try p.run()
+        p.waitUntilExit()
+        let elapsed = Date().timeIntervalSince(started)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(p.terminationStatus, 1)
+        XCTAssertEqual(stderr, "Error: input 2 (\(fifo)) made no progress for 2 s while reading and decoding; stopped\n")
+        XCTAssertLessThan(elapsed, 15, "stopped by the watchdog, not by the feeder going away")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["camera.fifo"])
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// What one stage is doing and since when. A stage is `busy` when it is working on its own
+/// (decoding, encoding); waiting for another stage is not busy, so a stall is blamed on the
+/// stage that is stuck, not on the ones queued behind it.
+final class StageClock {
+    let name: String
+    private let lock = NSLock()
+    private var activity = "starting"
+    private var busy = false
+    private var since = DispatchTime.now().uptimeNanoseconds
+
+    init(name: String) { self.name = name }
+
+    func set(_ activity: String, busy: Bool) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        lock.lock(); self.activity = activity; self.busy = busy; since = now; lock.unlock()
+    }
+
+    var state: (activity: String, busy: Bool, since: UInt64) {
+        lock.lock(); defer { lock.unlock() }
+        return (activity, busy, since)
+    }
+}
+
+/// Never a hang (GPUImage #744, VidClips' frozen writer): a thread that looks at every stage
+/// four times a second and, when one has been busy with the same thing for longer than the
+/// timeout, or nothing at all has moved for that long, stops the job with a sentence naming
+/// the stage.
+final class Watchdog {
+    private let clocks: [StageClock]
+    private let timeout: Double
+    private let onStall: (String) -> Void
+    private let stopped = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(clocks: [StageClock], timeout: Double, onStall: @escaping (String) -> Void) {
+        self.clocks = clocks; self.timeout = timeout; self.onStall = onStall
+    }
+
+    func start() {
+        let t = Thread { [self] in
+            defer { finished.signal() }
+            while stopped.wait(timeout: .now() + 0.25) == .timedOut {
+                if let message = Watchdog.stall(in: clocks.map { ($0.name, $0.state) }, timeout: timeout,
+                                                now: DispatchTime.now().uptimeNanoseconds) {
+                    onStall(message)
+                    return
+                }
+            }
+        }
+        t.name = "lockstep.watchdog"
+        t.start()
+    }
+
+    func stop() { stopped.signal(); finished.wait() }
+
+    /// The stall to report, if any: a busy stage past the timeout first; else, if no stage has
+    /// changed state for that long, the pipeline as a whole.
+    static func stall(in states: [(name: String, state: (activity: String, busy: Bool, since: UInt64))],
+                      timeout: Double, now: UInt64) -> String? {
+        let limit = UInt64(timeout * 1e9)
+        let seconds = timeout == timeout.rounded() ? String(Int(timeout)) : String(timeout)
+        for (name, s) in states where s.busy && now - s.since > limit {
+            return "\(name) made no progress for \(seconds) s while \(s.activity); stopped"
+        }
+        if let latest = states.map(\.state.since).max(), now - latest > limit {
+            let what = states.map { "\($0.name) \($0.state.activity)" }.joined(separator: ", ")
+            return "nothing moved for \(seconds) s (\(what)); stopped"
+        }
+        return nil
+    }
+}
