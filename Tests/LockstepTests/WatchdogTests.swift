@@ -15,14 +15,14 @@ final class WatchdogTests: XCTestCase {
     }
 
     func testWaitingStagesAreNotBlamedWhileSomethingMoves() {
-        let states = [(name: "input 1 (a.mp4)", state: (activity: "waiting for a free frame", busy: false, since: 0)),
+        let states = [(name: "input 1 (a.mp4)", state: (activity: "waiting for a free frame", busy: false, since: UInt64(0))),
                       (name: "the writer", state: (activity: "encoding frame 7", busy: true, since: 40 * s))]
         XCTAssertNil(Watchdog.stall(in: states, timeout: 30, now: 45 * s))
     }
 
     func testNothingMovingAtAllIsAStallOfThePipeline() {
-        let states = [(name: "the compositor", state: (activity: "waiting for input 1", busy: false, since: 0)),
-                      (name: "input 1 (a.mp4)", state: (activity: "waiting for a free frame", busy: false, since: 0))]
+        let states = [(name: "the compositor", state: (activity: "waiting for input 1", busy: false, since: UInt64(0))),
+                      (name: "input 1 (a.mp4)", state: (activity: "waiting for a free frame", busy: false, since: UInt64(0)))]
         XCTAssertEqual(Watchdog.stall(in: states, timeout: 2.5, now: 3 * s),
                        "nothing moved for 2.5 s (the compositor waiting for input 1, input 1 (a.mp4) waiting for a free frame); stopped")
     }
