@@ -1,3 +1,4 @@
+import Atomics
 import CFFmpeg
 import Compositor
 
@@ -13,8 +14,27 @@ public final class Frame {
     public init() {
         guard let f = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }
         pointer = f
+        let n = Frame.liveCount.wrappingIncrementThenLoad(ordering: .relaxed)
+        var peak = Frame.peakCount.load(ordering: .relaxed)
+        while n > peak {
+            let (exchanged, original) = Frame.peakCount.compareExchange(expected: peak, desired: n, ordering: .relaxed)
+            if exchanged { break }
+            peak = original
+        }
     }
-    deinit { var f: UnsafeMutablePointer<AVFrame>? = pointer; av_frame_free(&f) }
+    deinit {
+        var f: UnsafeMutablePointer<AVFrame>? = pointer
+        av_frame_free(&f)
+        Frame.liveCount.wrappingDecrement(ordering: .relaxed)
+    }
+
+    /// Frames alive now, and the most alive at once since `resetPeak()`: how the tests see that
+    /// memory is bounded by the pools, whatever the input's length.
+    public static var live: Int { liveCount.load(ordering: .relaxed) }
+    public static var peak: Int { peakCount.load(ordering: .relaxed) }
+    public static func resetPeak() { peakCount.store(liveCount.load(ordering: .relaxed), ordering: .relaxed) }
+    private static let liveCount = ManagedAtomic(0)
+    private static let peakCount = ManagedAtomic(0)
 
     /// A frame with its own yuv420p buffers of this size, painted `color`.
     public convenience init(width: Int, height: Int, color: YUVColor = .black) throws {
