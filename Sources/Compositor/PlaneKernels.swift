@@ -61,3 +61,38 @@ public enum PlaneKernels {
         return fixed
     }
 }
+
+extension PlaneKernels {
+    /// Turns `src` clockwise by 90, 180 or 270 degrees into `dst` (whose size is src's turned).
+    /// Phone footage is stored sideways with a display matrix saying how to turn it.
+    public static func rotate(_ src: YUVImage, clockwise degrees: Int, into dst: YUVImage) {
+        rotatePlane(src.y, degrees, dst.y); rotatePlane(src.u, degrees, dst.u); rotatePlane(src.v, degrees, dst.v)
+    }
+
+    static func rotatePlane(_ s: Plane, _ degrees: Int, _ d: Plane) {
+        switch degrees {
+        case 90:
+            precondition(d.width == s.height && d.height == s.width)
+            // dst(x, y) = src(y, H-1-x)
+            for y in 0..<d.height {
+                let out = d.row(y)
+                for x in 0..<d.width { out[x] = s.row(s.height - 1 - x)[y] }
+            }
+        case 180:
+            precondition(d.width == s.width && d.height == s.height)
+            for y in 0..<d.height {
+                let out = d.row(y), inp = s.row(s.height - 1 - y)
+                for x in 0..<d.width { out[x] = inp[s.width - 1 - x] }
+            }
+        case 270:
+            precondition(d.width == s.height && d.height == s.width)
+            // dst(x, y) = src(W-1-y, x)
+            for y in 0..<d.height {
+                let out = d.row(y)
+                for x in 0..<d.width { out[x] = s.row(x)[s.width - 1 - y] }
+            }
+        default:
+            preconditionFailure("rotation must be 90, 180 or 270 degrees")
+        }
+    }
+}

@@ -67,9 +67,6 @@ public final class CompositeJob {
 
     public func run() throws -> CompositeResult {
         let readers = try options.inputs.map { try MovieReader(path: $0, audio: options.audio) }
-        for r in readers where r.video.rotation != 0 {
-            throw MediaError("rotated video (display matrix \(r.video.rotation) degrees) is not supported yet; remux it without rotation first", path: r.path)
-        }
         let first = readers[0]
         let canvas = options.size ?? Size(width: first.video.displaySize.width & ~1, height: first.video.displaySize.height & ~1)
         guard canvas.width >= 2 && canvas.height >= 2 else { throw MediaError("picture too small to be a canvas", path: first.path) }

@@ -24,7 +24,9 @@ struct ProbeCommand: ParsableCommand {
             if let w = s.width, let h = s.height {
                 parts.append("\(w)x\(h)")
                 if let dw = s.displayWidth, let dh = s.displayHeight, dw != w || dh != h { parts.append("display \(dw)x\(dh)") }
-                if let rot = s.rotation, rot != 0 { parts.append("rotation \(rot)") }
+                if let rot = s.rotation, rot != 0 {
+                    parts.append("rotation \((360 - rot) % 360) (display matrix, as ffprobe says: turned \(rot) degrees clockwise to show)")
+                }
                 if let pf = s.pixelFormat { parts.append(pf) }
                 if let avg = s.averageFrameRate { parts.append("avg \(avg) fps") }
                 if let m = s.measuredFrameRate { parts.append(String(format: "measured %.3f fps", m)) }

@@ -15,6 +15,7 @@ public struct ProbeReport: Codable, Equatable {
         public var height: Int?
         public var displayWidth: Int?
         public var displayHeight: Int?
+        /// Degrees a player turns the picture clockwise to show it (ffprobe prints 360 minus this).
         public var rotation: Int?
         public var pixelFormat: String?
         public var averageFrameRate: String?

@@ -14,7 +14,7 @@ final class InterruptFlag {
 public struct VideoInfo: Equatable {
     public var codec: String
     public var size: Size
-    /// Size with the sample aspect ratio applied (square pixels).
+    /// Size as shown: sample aspect ratio applied (square pixels), turned by `rotation`.
     public var displaySize: Size
     /// Clockwise degrees a player turns the picture (display matrix), 0 if none.
     public var rotation: Int
@@ -58,6 +58,7 @@ public final class MovieReader {
     private let decoded = Frame()
     private let decodedAudio = Frame()
     private let interruption = InterruptFlag()
+    private var rotationScratch: YUVBuffer?
 
     /// Where pictures go: a `place`-sized frame, the picture inside `picture`, the rest `fill`.
     public private(set) var place: Size
@@ -227,7 +228,7 @@ public final class MovieReader {
         }
         lastPts = pts
         let duration = d.pkt_duration > 0 ? tb * d.pkt_duration : nil
-        let passthrough = d.format == AV_PIX_FMT_YUV420P.rawValue && d.color_range != AVCOL_RANGE_JPEG
+        let passthrough = video.rotation == 0 && d.format == AV_PIX_FMT_YUV420P.rawValue && d.color_range != AVCOL_RANGE_JPEG
             && Int(d.width) == place.width && Int(d.height) == place.height
             && picture == Rect(x: 0, y: 0, width: place.width, height: place.height)
         if passthrough {
@@ -238,7 +239,19 @@ public final class MovieReader {
                 try frame.allocate(width: place.width, height: place.height)
                 PlaneKernels.fill(frame.image, fill)
             }
-            try scaler.scale(decoded.pointer, into: frame, rect: picture)
+            let target = frame.image.cropped(to: picture)
+            if video.rotation == 0 {
+                try scaler.scale(decoded.pointer, into: target)
+            } else {
+                // Scale in the stored orientation, then turn into place.
+                let stored = video.rotation == 180 ? Size(width: picture.width, height: picture.height)
+                                                   : Size(width: picture.height, height: picture.width)
+                if rotationScratch?.width != stored.width || rotationScratch?.height != stored.height {
+                    rotationScratch = YUVBuffer(width: stored.width, height: stored.height)
+                }
+                try scaler.scale(decoded.pointer, into: rotationScratch!.image)
+                PlaneKernels.rotate(rotationScratch!.image, clockwise: video.rotation, into: target)
+            }
             av_frame_unref(decoded.pointer)
         }
         frame.source = SourceFrame(index: framesOut, pts: Timestamp(pts, tb), duration: duration)
@@ -262,10 +275,13 @@ public final class MovieReader {
             dw = Int((Double(w) * Double(sar.num) / Double(sar.den)).rounded())
         }
         var rotation = 0
+        // Players turn the picture by the display matrix; only right angles are honoured.
         if let matrix = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, nil) {
             let theta = av_display_rotation_get(UnsafeRawPointer(matrix).assumingMemoryBound(to: Int32.self))
             if theta.isFinite { rotation = ((-Int(theta.rounded())) % 360 + 360) % 360 }
+            rotation = (rotation + 45) / 90 * 90 % 360
         }
+        let displayed = rotation == 90 || rotation == 270 ? Size(width: h, height: dw) : Size(width: dw, height: h)
         let rate = st.pointee.avg_frame_rate.num > 0 ? st.pointee.avg_frame_rate.rational
             : (st.pointee.r_frame_rate.num > 0 ? st.pointee.r_frame_rate.rational : nil)
         let nb = st.pointee.nb_frames
@@ -273,7 +289,7 @@ public final class MovieReader {
         let start = st.pointee.start_time
         return VideoInfo(
             codec: String(cString: avcodec_get_name(par.codec_id)),
-            size: Size(width: w, height: h), displaySize: Size(width: dw, height: h), rotation: rotation,
+            size: Size(width: w, height: h), displaySize: displayed, rotation: rotation,
             pixelFormat: Scaler.formatName(par.format), timeBase: tb, frameRate: rate,
             indexedFrames: nb > 0 ? nb : nil,
             duration: dur > 0 && dur != NOPTS ? tb * dur : nil,

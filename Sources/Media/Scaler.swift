@@ -14,10 +14,11 @@ final class Scaler {
 
     deinit { sws_freeContext(context) }
 
-    func scale(_ src: UnsafeMutablePointer<AVFrame>, into dst: Frame, rect: Rect) throws {
+    /// Converts and scales the whole of `src` into `dst` (a view, often a rectangle of a frame).
+    func scale(_ src: UnsafeMutablePointer<AVFrame>, into dst: YUVImage) throws {
         let s = src.pointee
         context = sws_getCachedContext(context, s.width, s.height, AVPixelFormat(rawValue: s.format),
-                                       Int32(rect.width), Int32(rect.height), AV_PIX_FMT_YUV420P,
+                                       Int32(dst.width), Int32(dst.height), AV_PIX_FMT_YUV420P,
                                        SWS_BICUBIC, nil, nil, nil)
         guard let context else { throw MediaError("cannot convert \(Scaler.formatName(s.format)) \(s.width)x\(s.height) to yuv420p") }
         let srcFull: Int32 = s.color_range == AVCOL_RANGE_JPEG ? 1 : 0
@@ -27,11 +28,8 @@ final class Scaler {
             sws_setColorspaceDetails(context, coefficients, srcFull, coefficients, 0, 0, 1 << 16, 1 << 16)
             fullRange = srcFull
         }
-        let d = dst.pointer.pointee
-        dstPlanes[0] = d.data.0! + rect.y * Int(d.linesize.0) + rect.x
-        dstPlanes[1] = d.data.1! + (rect.y / 2) * Int(d.linesize.1) + rect.x / 2
-        dstPlanes[2] = d.data.2! + (rect.y / 2) * Int(d.linesize.2) + rect.x / 2
-        dstStrides[0] = d.linesize.0; dstStrides[1] = d.linesize.1; dstStrides[2] = d.linesize.2
+        dstPlanes[0] = dst.y.base; dstPlanes[1] = dst.u.base; dstPlanes[2] = dst.v.base
+        dstStrides[0] = Int32(dst.y.stride); dstStrides[1] = Int32(dst.u.stride); dstStrides[2] = Int32(dst.v.stride)
         srcPlanes[0] = UnsafePointer(s.data.0); srcPlanes[1] = UnsafePointer(s.data.1)
         srcPlanes[2] = UnsafePointer(s.data.2); srcPlanes[3] = UnsafePointer(s.data.3)
         srcStrides[0] = s.linesize.0; srcStrides[1] = s.linesize.1; srcStrides[2] = s.linesize.2; srcStrides[3] = s.linesize.3

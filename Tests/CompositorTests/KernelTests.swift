@@ -143,3 +143,30 @@ final class AudioMixerTests: XCTestCase {
         for i in 0...400 { let v = m.limit(Float(i) / 100); XCTAssertGreaterThanOrEqual(v, last); last = v }
     }
 }
+
+final class RotateTests: XCTestCase {
+    /// A 4x2 picture whose luma counts 1...8 row by row.
+    func numbered() -> YUVBuffer {
+        let b = YUVBuffer(width: 4, height: 2)
+        for y in 0..<2 { for x in 0..<4 { b.image.y[x, y] = UInt8(1 + y * 4 + x) } }
+        b.image.u[0, 0] = 10; b.image.u[1, 0] = 20
+        return b
+    }
+    func rows(_ p: Plane) -> [[UInt8]] { (0..<p.height).map { y in (0..<p.width).map { p[$0, y] } } }
+
+    func testClockwiseQuarterTurn() {
+        let src = numbered(), out = YUVBuffer(width: 2, height: 4)
+        withExtendedLifetime(src) { PlaneKernels.rotate(src.image, clockwise: 90, into: out.image) }
+        XCTAssertEqual(rows(out.image.y), [[5, 1], [6, 2], [7, 3], [8, 4]])
+        XCTAssertEqual(rows(out.image.u), [[10], [20]])
+    }
+
+    func testHalfTurnAndThreeQuarterTurn() {
+        let src = numbered(), half = YUVBuffer(width: 4, height: 2)
+        withExtendedLifetime(src) { PlaneKernels.rotate(src.image, clockwise: 180, into: half.image) }
+        XCTAssertEqual(rows(half.image.y), [[8, 7, 6, 5], [4, 3, 2, 1]])
+        let three = YUVBuffer(width: 2, height: 4)
+        withExtendedLifetime(src) { PlaneKernels.rotate(src.image, clockwise: 270, into: three.image) }
+        XCTAssertEqual(rows(three.image.y), [[4, 8], [3, 7], [2, 6], [1, 5]])
+    }
+}
