@@ -30,7 +30,7 @@ let package = Package(
         .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
 
         .target(name: "Compositor", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
-        .target(name: "Motion"),
+        .target(name: "Motion", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
         .target(name: "Media", dependencies: ["CFFmpeg", "Compositor", .product(name: "Atomics", package: "swift-atomics")]),
         .target(name: "TraceStore", dependencies: ["Motion", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "IIO", dependencies: ["CIIO", "Motion"]),

@@ -1,0 +1,114 @@
+import Foundation
+
+/// A device profile: how to turn an IMU's readings into the camera's motion on the video's clock.
+/// Stored as JSON in Calibration/ (see Calibration/README.md for what each field means).
+public struct Calibration: Codable, Equatable, Sendable {
+    public var name: String
+    /// IMU axes to camera axes: camera = matrix * imu.
+    public var axisMapping: AxisMapping
+    /// Gyro bias in rad/s, in IMU axes: subtracted before mapping.
+    public var gyroBias: [Double]
+    /// Added to IMU timestamps to put them on the video's clock.
+    public var timeOffsetMs: Double
+    /// Focal length in pixels of the video as stored; or derived from `horizontalFOVDeg`.
+    public var focalLengthPx: Double?
+    public var horizontalFOVDeg: Double?
+    /// Rolling shutter: time from the first row to the last.
+    public var frameReadoutMs: Double?
+
+    public init(name: String, axisMapping: AxisMapping = .identity, gyroBias: [Double] = [0, 0, 0], timeOffsetMs: Double = 0,
+                focalLengthPx: Double? = nil, horizontalFOVDeg: Double? = nil, frameReadoutMs: Double? = nil) {
+        self.name = name; self.axisMapping = axisMapping; self.gyroBias = gyroBias; self.timeOffsetMs = timeOffsetMs
+        self.focalLengthPx = focalLengthPx; self.horizontalFOVDeg = horizontalFOVDeg; self.frameReadoutMs = frameReadoutMs
+    }
+
+    /// Focal length in pixels for a picture `width` pixels wide.
+    public func focalLength(forWidth width: Int) -> Double? {
+        if let f = focalLengthPx { return f }
+        guard let fov = horizontalFOVDeg, fov > 0, fov < 180 else { return nil }
+        return Double(width) / 2 / tan(fov * .pi / 360)
+    }
+
+    public static func load(_ url: URL) throws -> Calibration {
+        let data = try Data(contentsOf: url)
+        do {
+            let c = try JSONDecoder().decode(Calibration.self, from: data)
+            guard c.gyroBias.count == 3 else { throw CalibrationError("\(url.path): gyroBias needs 3 numbers (x, y, z)") }
+            return c
+        } catch let e as CalibrationError { throw e } catch {
+            throw CalibrationError("\(url.path): not a calibration profile (\(error))")
+        }
+    }
+
+    public func save(_ url: URL) throws {
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try enc.encode(self).write(to: url, options: .atomic)
+    }
+}
+
+public struct CalibrationError: Error, CustomStringConvertible, Equatable {
+    public var description: String
+    public init(_ d: String) { description = d }
+}
+
+/// IMU-to-camera axes: a 3x3 matrix, or an orientation string as Gyroflow writes it: the letter
+/// at position i names the IMU axis that becomes camera axis i; lowercase means inverted
+/// ("XYZ" is identity, "xzY" is camera x = -imu x, camera y = -imu z, camera z = imu y).
+public enum AxisMapping: Equatable, Sendable {
+    case orientation(String)
+    case matrix([[Double]])
+
+    public static let identity = AxisMapping.orientation("XYZ")
+
+    public var rows: [[Double]] {
+        switch self {
+        case .matrix(let m): return m
+        case .orientation(let s):
+            return s.map { c -> [Double] in
+                let sign: Double = c.isUppercase ? 1 : -1
+                switch c.lowercased() {
+                case "x": return [sign, 0, 0]
+                case "y": return [0, sign, 0]
+                default: return [0, 0, sign]
+                }
+            }
+        }
+    }
+
+    public func apply(_ v: (Double, Double, Double)) -> (Double, Double, Double) {
+        let m = rows
+        return (m[0][0] * v.0 + m[0][1] * v.1 + m[0][2] * v.2,
+                m[1][0] * v.0 + m[1][1] * v.1 + m[1][2] * v.2,
+                m[2][0] * v.0 + m[2][1] * v.1 + m[2][2] * v.2)
+    }
+
+    public static func isValidOrientation(_ s: String) -> Bool {
+        s.count == 3 && Set(s.lowercased()) == ["x", "y", "z"]
+    }
+}
+
+extension AxisMapping: Codable {
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let s = try? c.decode(String.self) {
+            guard AxisMapping.isValidOrientation(s) else {
+                throw DecodingError.dataCorruptedError(in: c, debugDescription: "axisMapping \"\(s)\" is not an orientation like XYZ or xzY")
+            }
+            self = .orientation(s)
+        } else {
+            let m = try c.decode([[Double]].self)
+            guard m.count == 3, m.allSatisfy({ $0.count == 3 }) else {
+                throw DecodingError.dataCorruptedError(in: c, debugDescription: "axisMapping matrix must be 3x3")
+            }
+            self = .matrix(m)
+        }
+    }
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .orientation(let s): try c.encode(s)
+        case .matrix(let m): try c.encode(m)
+        }
+    }
+}

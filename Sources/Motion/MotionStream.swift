@@ -1,0 +1,123 @@
+/// Raw IMU readings turned into the motion stream the video needs: one sample per interval
+/// (VideoSnake runs motion at twice the frame rate), each the *mean* angular rate over its
+/// interval (the exact integral of the piecewise-linear signal between readings, divided by the
+/// interval; not the nearest reading), bias removed, turned into camera axes, stamped on the
+/// video's clock (IMU time + calibrated offset) at the interval's middle.
+public struct MotionSample: Equatable, Sendable {
+    /// Video clock, nanoseconds: the middle of the interval.
+    public var time: Int64
+    /// Mean angular rate over the interval, camera axes, rad/s.
+    public var rotationRate: (x: Double, y: Double, z: Double)
+    /// Where the trace has an accelerometer: attitude (unit quaternion w, x, y, z), gravity and
+    /// user acceleration in g, camera axes, as CoreMotion's device motion gives them.
+    public var attitude: (w: Double, x: Double, y: Double, z: Double)?
+    public var gravity: (x: Double, y: Double, z: Double)?
+    public var userAcceleration: (x: Double, y: Double, z: Double)?
+
+    public static func == (a: MotionSample, b: MotionSample) -> Bool {
+        a.time == b.time && a.rotationRate == b.rotationRate
+    }
+}
+
+/// One raw reading, IMU axes and clock.
+public struct IMUReading: Equatable, Sendable {
+    public var t: Int64
+    public var gyro: (x: Double, y: Double, z: Double)
+    public var accel: (x: Double, y: Double, z: Double)?
+    public init(t: Int64, gyro: (Double, Double, Double), accel: (Double, Double, Double)? = nil) {
+        self.t = t; self.gyro = (gyro.0, gyro.1, gyro.2); self.accel = accel.map { ($0.0, $0.1, $0.2) }
+    }
+    public static func == (a: IMUReading, b: IMUReading) -> Bool { a.t == b.t && a.gyro == b.gyro }
+}
+
+public struct MotionStreamReport: Equatable, Sendable {
+    /// Intervals with no sample: outside the trace or across a gap.
+    public var missingIntervals: [Int] = []
+    public var warnings: [String] = []
+}
+
+public enum MotionStream {
+    /// Motion samples for intervals [start + j*interval, start + (j+1)*interval), j in 0..<count,
+    /// on the video clock. A gap in the trace longer than `maxGap` leaves the intervals it
+    /// touches without a sample, as does time outside the trace: they are reported, not made up.
+    public static func make(_ readings: [IMUReading], calibration: Calibration, start: Int64, interval: Int64, count: Int,
+                            maxGap: Int64? = nil) -> (samples: [MotionSample], report: MotionStreamReport) {
+        var report = MotionStreamReport()
+        guard readings.count >= 2, interval > 0 else {
+            report.missingIntervals = Array(0..<count)
+            report.warnings.append("the trace has fewer than two readings")
+            return ([], report)
+        }
+        let offset = Int64((calibration.timeOffsetMs * 1e6).rounded())
+        let bias = calibration.gyroBias
+        let mapping = calibration.axisMapping
+        // Video-clock times and bias-free rates, IMU axes.
+        let times = readings.map { $0.t + offset }
+        let rates = readings.map { ($0.gyro.x - bias[0], $0.gyro.y - bias[1], $0.gyro.z - bias[2]) }
+        let gapLimit = maxGap ?? 2 * medianStep(times)
+        let fused = readings.contains { $0.accel != nil } ? AttitudeFilter.run(readings, times: times, rates: rates) : nil
+
+        // Cumulative integral of each axis at every reading (trapezoids are exact for linear pieces).
+        var cum = [(Double, Double, Double)](repeating: (0, 0, 0), count: times.count)
+        for i in 1..<times.count {
+            let h = Double(times[i] - times[i - 1]) / 1e9
+            cum[i] = (cum[i - 1].0 + (rates[i - 1].0 + rates[i].0) * h / 2,
+                      cum[i - 1].1 + (rates[i - 1].1 + rates[i].1) * h / 2,
+                      cum[i - 1].2 + (rates[i - 1].2 + rates[i].2) * h / 2)
+        }
+        /// The integral from the first reading to time t (t within the trace), exact.
+        var cursor = 0
+        func integral(at t: Int64) -> (Double, Double, Double) {
+            while cursor + 1 < times.count - 1 && times[cursor + 1] <= t { cursor += 1 }
+            while cursor > 0 && times[cursor] > t { cursor -= 1 }
+            let i = cursor
+            let h = Double(times[i + 1] - times[i]) / 1e9, s = Double(t - times[i]) / 1e9
+            func axis(_ c: Double, _ g0: Double, _ g1: Double) -> Double { c + g0 * s + (g1 - g0) * s * s / (2 * h) }
+            return (axis(cum[i].0, rates[i].0, rates[i + 1].0), axis(cum[i].1, rates[i].1, rates[i + 1].1), axis(cum[i].2, rates[i].2, rates[i + 1].2))
+        }
+        func hasGap(_ a: Int64, _ b: Int64) -> Bool {
+            // Any step between readings that overlaps [a, b) and is longer than the limit.
+            var lo = 0, hi = times.count - 1
+            while lo < hi { let m = (lo + hi) / 2; if times[m] <= a { lo = m + 1 } else { hi = m } }
+            var i = max(1, lo)
+            while i < times.count && times[i - 1] < b {
+                if times[i] - times[i - 1] > gapLimit { return true }
+                i += 1
+            }
+            return false
+        }
+
+        var samples: [MotionSample] = []
+        samples.reserveCapacity(count)
+        for j in 0..<count {
+            let a = start + Int64(j) * interval, b = a + interval
+            guard a >= times.first!, b <= times.last!, !hasGap(a, b) else { report.missingIntervals.append(j); continue }
+            let ia = integral(at: a), ib = integral(at: b)
+            let dt = Double(interval) / 1e9
+            let mean = mapping.apply(((ib.0 - ia.0) / dt, (ib.1 - ia.1) / dt, (ib.2 - ia.2) / dt))
+            var sample = MotionSample(time: a + interval / 2, rotationRate: (mean.0, mean.1, mean.2))
+            if let fused {
+                let k = fused.index(at: a + interval / 2, times: times)
+                let q = fused.attitude[k], g = fused.gravity[k], u = fused.userAcceleration[k]
+                sample.attitude = q
+                let gm = mapping.apply((g.0, g.1, g.2)), um = mapping.apply((u.0, u.1, u.2))
+                sample.gravity = (gm.0, gm.1, gm.2)
+                sample.userAcceleration = (um.0, um.1, um.2)
+            }
+            samples.append(sample)
+        }
+        if let first = report.missingIntervals.first, first == 0, times.first! > start {
+            report.warnings.append(String(format: "the trace starts %.3f s after the video", Double(times.first! - start) / 1e9))
+        }
+        let end = start + Int64(count) * interval
+        if times.last! < end {
+            report.warnings.append(String(format: "the trace ends %.3f s before the video", Double(end - times.last!) / 1e9))
+        }
+        return (samples, report)
+    }
+
+    static func medianStep(_ times: [Int64]) -> Int64 {
+        let steps = zip(times.dropFirst(), times).map { $0 - $1 }.sorted()
+        return steps.isEmpty ? 0 : steps[steps.count / 2]
+    }
+}
