@@ -1,0 +1,107 @@
+import RealModule
+
+/// The global shift between two pictures by phase correlation: the normalised cross-power
+/// spectrum of the two, back to space, peaks at the shift. Pictures are luma, downscaled to a
+/// power-of-two square first (motion of the whole frame is what calibration needs), with a Hann
+/// window so the edges do not dominate.
+public struct PhaseCorrelator {
+    public let size: Int
+    private let window: [Double]
+    private var re: [Double], im: [Double], reB: [Double], imB: [Double]
+    private var previous: (re: [Double], im: [Double])?
+
+    public init(size: Int = 64) {
+        precondition(size >= 8 && size & (size - 1) == 0, "size must be a power of two")
+        self.size = size
+        var w = [Double](repeating: 0, count: size)
+        for i in 0..<size { w[i] = 0.5 - 0.5 * Double.cos(2 * .pi * Double(i) / Double(size)) }
+        window = w
+        re = Array(repeating: 0, count: size * size); im = re; reB = re; imB = re
+    }
+
+    /// Box-downscales the centre square of a luma picture into size x size samples; returns the
+    /// scale (source pixels per sample) to turn shifts back into source pixels.
+    public static func downscale(_ luma: [UInt8], width: Int, height: Int, size: Int) -> (samples: [Double], scale: Int) {
+        let side = min(width, height)
+        let k = max(1, side / size)
+        let x0 = (width - k * size) / 2, y0 = (height - k * size) / 2
+        var out = [Double](repeating: 0, count: size * size)
+        for y in 0..<size {
+            for x in 0..<size {
+                var s = 0
+                for dy in 0..<k { let row = (y0 + y * k + dy) * width + x0 + x * k; for dx in 0..<k { s += Int(luma[row + dx]) } }
+                out[y * size + x] = Double(s) / Double(k * k)
+            }
+        }
+        return (out, k)
+    }
+
+    /// Feeds the next picture (size x size samples); returns its shift relative to the previous
+    /// one in samples (content moving right and down is positive), or nil for the first.
+    public mutating func next(_ samples: [Double]) -> (dx: Double, dy: Double, peak: Double)? {
+        precondition(samples.count == size * size)
+        let mean = samples.reduce(0, +) / Double(samples.count)
+        for y in 0..<size { for x in 0..<size { re[y * size + x] = (samples[y * size + x] - mean) * window[x] * window[y]; im[y * size + x] = 0 } }
+        FFT.transform2D(&re, &im, size: size, inverse: false)
+        defer { previous = (re, im) }
+        guard let prev = previous else { return nil }
+        // R = conj(prev) * current / |...|: its inverse peaks at the current picture's shift.
+        for i in 0..<(size * size) {
+            let a = prev.re[i], b = -prev.im[i], c = re[i], d = im[i]
+            let pr = a * c - b * d, pi = a * d + b * c
+            let m = (pr * pr + pi * pi).squareRoot()
+            reB[i] = m > 1e-12 ? pr / m : 0; imB[i] = m > 1e-12 ? pi / m : 0
+        }
+        FFT.transform2D(&reB, &imB, size: size, inverse: true)
+        var best = 0
+        for i in 1..<(size * size) where reB[i] > reB[best] { best = i }
+        let bx = best % size, by = best / size
+        func at(_ x: Int, _ y: Int) -> Double { reB[((y + size) % size) * size + (x + size) % size] }
+        // Sub-sample peak by a parabola through the neighbours.
+        func refine(_ l: Double, _ c: Double, _ r: Double) -> Double { let d = l - 2 * c + r; return abs(d) > 1e-12 ? 0.5 * (l - r) / d : 0 }
+        var dx = Double(bx) + refine(at(bx - 1, by), at(bx, by), at(bx + 1, by))
+        var dy = Double(by) + refine(at(bx, by - 1), at(bx, by), at(bx, by + 1))
+        if dx > Double(size) / 2 { dx -= Double(size) }
+        if dy > Double(size) / 2 { dy -= Double(size) }
+        return (dx, dy, reB[best])
+    }
+}
+
+/// A small radix-2 complex FFT, in place.
+enum FFT {
+    static func transform(_ re: inout [Double], _ im: inout [Double], offset: Int, stride: Int, count n: Int, inverse: Bool) {
+        var j = 0
+        for i in 0..<(n - 1) {
+            if i < j {
+                re.swapAt(offset + i * stride, offset + j * stride); im.swapAt(offset + i * stride, offset + j * stride)
+            }
+            var m = n >> 1
+            while m >= 1 && j & m != 0 { j ^= m; m >>= 1 }
+            j |= m
+        }
+        var len = 2
+        while len <= n {
+            let angle = (inverse ? 2 : -2) * Double.pi / Double(len)
+            let wr = Double.cos(angle), wi = Double.sin(angle)
+            var start = 0
+            while start < n {
+                var cr = 1.0, ci = 0.0
+                for k in 0..<(len / 2) {
+                    let a = offset + (start + k) * stride, b = offset + (start + k + len / 2) * stride
+                    let tr = re[b] * cr - im[b] * ci, ti = re[b] * ci + im[b] * cr
+                    re[b] = re[a] - tr; im[b] = im[a] - ti
+                    re[a] += tr; im[a] += ti
+                    (cr, ci) = (cr * wr - ci * wi, cr * wi + ci * wr)
+                }
+                start += len
+            }
+            len <<= 1
+        }
+        if inverse { for i in 0..<n { re[offset + i * stride] /= Double(n); im[offset + i * stride] /= Double(n) } }
+    }
+
+    static func transform2D(_ re: inout [Double], _ im: inout [Double], size: Int, inverse: Bool) {
+        for row in 0..<size { transform(&re, &im, offset: row * size, stride: 1, count: size, inverse: inverse) }
+        for col in 0..<size { transform(&re, &im, offset: col, stride: size, count: size, inverse: inverse) }
+    }
+}
