@@ -1,0 +1,141 @@
+import RealModule
+
+/// Finds the IMU-to-video time offset by matching the gyro against the video's own motion.
+///
+/// The video gives, for each pair of consecutive frames, the global shift of the picture in
+/// pixels (phase correlation). A camera turning at rate w moves the picture by f * w per second
+/// (f: focal length in pixels): content moves left when the camera yaws right (+y) and down when
+/// it pitches up (+x), so the predicted shift over [a, b] is (-f * integral of w_y, f * integral
+/// of w_x). The offset is the one whose prediction correlates best with what the video shows:
+/// searched over +-`searchMs` in 1 ms steps, then refined to 0.01 ms around the best.
+public struct VideoShift: Equatable, Sendable {
+    /// Video clock, ns: the two frames' times.
+    public var from: Int64, to: Int64
+    public var dx: Double, dy: Double
+    public init(from: Int64, to: Int64, dx: Double, dy: Double) { self.from = from; self.to = to; self.dx = dx; self.dy = dy }
+}
+
+public struct OffsetEstimate: Equatable, Sendable {
+    public var offsetMs: Double
+    /// Normalised correlation at the best offset (1: the gyro explains the video's motion exactly).
+    public var correlation: Double
+    /// The next best peak of the correlation, relative to the winner's: near 1 means the answer
+    /// is ambiguous (periodic motion), near 0 that it is clear.
+    public var ambiguity: Double
+    public var pairsUsed: Int
+}
+
+public enum OffsetEstimator {
+    /// Minimum RMS picture shift per frame pair (px) to call a clip "moving".
+    public static let minimumMotion = 0.2
+
+    public static func estimate(shifts: [VideoShift], readings: [IMUReading], calibration: Calibration, focalLength f: Double,
+                                searchMs: Double = 2000) throws -> OffsetEstimate {
+        let rms = (shifts.reduce(0) { $0 + $1.dx * $1.dx + $1.dy * $1.dy } / Double(max(1, shifts.count))).squareRoot()
+        guard rms >= minimumMotion else {
+            throw CalibrationError(String(format: "the video barely moves (%.2f px per frame; at least %.1f needed): there is no motion to sync the gyro against. Film a few seconds of panning, or set timeOffsetMs in a profile by hand.", rms, minimumMotion))
+        }
+        guard readings.count >= 2 else { throw CalibrationError("the trace has fewer than two readings") }
+        let integrals = RateIntegral(readings, calibration: Calibration(name: "", axisMapping: calibration.axisMapping, gyroBias: calibration.gyroBias))
+
+        func score(_ offsetNs: Int64) -> (Double, Int) {
+            var dot = 0.0, pp = 0.0, oo = 0.0, n = 0
+            for s in shifts {
+                let a = s.from - offsetNs, b = s.to - offsetNs
+                guard let ia = integrals.at(a), let ib = integrals.at(b) else { continue }
+                let px = -f * (ib.y - ia.y), py = f * (ib.x - ia.x)
+                dot += px * s.dx + py * s.dy; pp += px * px + py * py; oo += s.dx * s.dx + s.dy * s.dy
+                n += 1
+            }
+            guard n >= max(3, shifts.count / 4), pp > 0, oo > 0 else { return (-1, n) }
+            return (dot / (pp * oo).squareRoot(), n)
+        }
+
+        let range = Int(searchMs)
+        var coarse = [Double](repeating: -1, count: 2 * range + 1)
+        for i in 0...(2 * range) { coarse[i] = score(Int64(i - range) * 1_000_000).0 }
+        let bestIndex = coarse.indices.max { coarse[$0] < coarse[$1] }!
+        var best = (ms: Double(bestIndex - range), value: coarse[bestIndex])
+        // Refine in 0.01 ms steps within one step of the coarse peak.
+        var step = -100
+        while step <= 100 {
+            let ms = Double(bestIndex - range) + Double(step) / 100
+            let v = score(Int64((ms * 1e6).rounded())).0
+            if v > best.value { best = (ms, v) }
+            step += 1
+        }
+        // The highest other peak (a local maximum outside the winner's own lobe).
+        var runnerUp = -1.0
+        var i = bestIndex
+        while i > 0 && coarse[i - 1] <= coarse[i] { i -= 1 }
+        let lobeStart = i
+        i = bestIndex
+        while i < coarse.count - 1 && coarse[i + 1] <= coarse[i] { i += 1 }
+        let lobeEnd = i
+        for j in 1..<(coarse.count - 1) where (j < lobeStart || j > lobeEnd) && coarse[j] >= coarse[j - 1] && coarse[j] >= coarse[j + 1] {
+            runnerUp = max(runnerUp, coarse[j])
+        }
+        let used = score(Int64((best.ms * 1e6).rounded())).1
+        return OffsetEstimate(offsetMs: best.ms, correlation: best.value,
+                              ambiguity: best.value > 0 ? max(0, runnerUp) / best.value : 1, pairsUsed: used)
+    }
+
+    /// Gyro bias from the stillest `window` of the trace (least total variance), in IMU axes.
+    public static func bias(_ readings: [IMUReading], windowNs: Int64 = 1_000_000_000) -> [Double]? {
+        guard let first = readings.first, let last = readings.last, last.t - first.t >= windowNs else { return nil }
+        var best: (variance: Double, mean: [Double])?
+        var start = 0
+        // Windows start every 100 ms: plenty to find a still second.
+        var t0 = first.t
+        while t0 + windowNs <= last.t {
+            while readings[start].t < t0 { start += 1 }
+            var sum = [0.0, 0.0, 0.0], sq = [0.0, 0.0, 0.0], n = 0.0
+            var i = start
+            while i < readings.count && readings[i].t < t0 + windowNs {
+                let g = readings[i].gyro
+                sum[0] += g.x; sum[1] += g.y; sum[2] += g.z
+                sq[0] += g.x * g.x; sq[1] += g.y * g.y; sq[2] += g.z * g.z
+                n += 1; i += 1
+            }
+            if n > 1 {
+                let mean = sum.map { $0 / n }
+                let variance = (0..<3).reduce(0.0) { $0 + sq[$1] / n - mean[$1] * mean[$1] }
+                if best == nil || variance < best!.variance { best = (variance, mean) }
+            }
+            t0 += windowNs / 10
+        }
+        return best?.mean
+    }
+}
+
+/// The exact integral of the piecewise-linear angular rate, camera axes, bias removed.
+struct RateIntegral {
+    let times: [Int64]
+    let rates: [(x: Double, y: Double, z: Double)]
+    let cum: [(x: Double, y: Double, z: Double)]
+
+    init(_ readings: [IMUReading], calibration: Calibration) {
+        times = readings.map(\.t)
+        let b = calibration.gyroBias
+        rates = readings.map { r in
+            let m = calibration.axisMapping.apply((r.gyro.x - b[0], r.gyro.y - b[1], r.gyro.z - b[2]))
+            return (m.0, m.1, m.2)
+        }
+        var c = [(x: Double, y: Double, z: Double)](repeating: (0, 0, 0), count: times.count)
+        for i in 1..<times.count {
+            let h = Double(times[i] - times[i - 1]) / 1e9
+            c[i] = (c[i - 1].x + (rates[i - 1].x + rates[i].x) * h / 2, c[i - 1].y + (rates[i - 1].y + rates[i].y) * h / 2,
+                    c[i - 1].z + (rates[i - 1].z + rates[i].z) * h / 2)
+        }
+        cum = c
+    }
+
+    func at(_ t: Int64) -> (x: Double, y: Double, z: Double)? {
+        guard let first = times.first, let last = times.last, t >= first, t <= last else { return nil }
+        var lo = 0, hi = times.count - 1
+        while hi - lo > 1 { let m = (lo + hi) / 2; if times[m] <= t { lo = m } else { hi = m } }
+        let h = Double(times[hi] - times[lo]) / 1e9, s = Double(t - times[lo]) / 1e9
+        func axis(_ c: Double, _ g0: Double, _ g1: Double) -> Double { h > 0 ? c + g0 * s + (g1 - g0) * s * s / (2 * h) : c }
+        return (axis(cum[lo].x, rates[lo].x, rates[hi].x), axis(cum[lo].y, rates[lo].y, rates[hi].y), axis(cum[lo].z, rates[lo].z, rates[hi].z))
+    }
+}
