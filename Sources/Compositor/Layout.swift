@@ -21,8 +21,19 @@ public enum BlendMode: String, CaseIterable, Sendable {
     case stack
     /// 2 to 4 inputs, weighted average.
     case mix
+    /// One input, as it is (`lockstep snake`: the effect is the only stage).
+    case single
 
-    public var inputRange: ClosedRange<Int> { self == .chromakey ? 2...2 : 2...4 }
+    public var inputRange: ClosedRange<Int> {
+        switch self {
+        case .chromakey: return 2...2
+        case .single: return 1...1
+        case .quad, .stack, .mix: return 2...4
+        }
+    }
+
+    /// The blends `composite --blend` offers.
+    public static let compositing: [BlendMode] = [.chromakey, .quad, .stack, .mix]
 }
 
 /// Where each input goes on the canvas: its place (the whole canvas, or its quad cell), and
@@ -45,7 +56,7 @@ public struct Layout: Equatable, Sendable {
                          Rect(x: 0, y: th, width: lw, height: canvas.height - th),
                          Rect(x: lw, y: th, width: canvas.width - lw, height: canvas.height - th)]
             places = Array(cells.prefix(inputs.count))
-        case .chromakey, .stack, .mix:
+        case .chromakey, .stack, .mix, .single:
             places = inputs.map { _ in Rect(x: 0, y: 0, width: canvas.width, height: canvas.height) }
         }
         self.places = places

@@ -22,13 +22,15 @@ struct Blender {
         switch mode {
         case .chromakey: return i == 0 ? YUVColor(rgb: key.keyColor) : .black
         case .stack: return i == 0 ? .black : YUVColor(rgb: key.keyColor)
-        case .quad, .mix: return .black
+        case .quad, .mix, .single: return .black
         }
     }
 
     mutating func blend(_ inputs: (Int) -> Frame, into out: Frame) {
         let o = out.image
         switch mode {
+        case .single:
+            PlaneKernels.copy(inputs(0).image, into: o)
         case .chromakey:
             key.apply(foreground: inputs(0).image, background: inputs(1).image, into: o)
         case .stack:

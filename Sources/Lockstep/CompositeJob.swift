@@ -18,6 +18,8 @@ public struct CompositeOptions: Sendable {
     public var audio = true
     /// Seconds a stage may be stuck before the job stops with an error naming it.
     public var stallTimeout = 30.0
+    /// The video-snake effect as a last stage, driven by an IMU trace.
+    public var snake: SnakeOptions?
     public var encode = EncodeSettings()
 
     public init(inputs: [String], output: String, blend: BlendMode) {
@@ -32,6 +34,7 @@ public struct CompositeResult: Sendable {
     public var frameRate: Rational
     /// Which input ended the output.
     public var endedBy: Int?
+    public var snake: SnakeSummary?
 }
 
 /// A failure of the job that is not FFmpeg's: bad input combinations, cancellation.
@@ -118,6 +121,7 @@ public final class CompositeJob {
         var sync = FrameSync<Frame>(mode: options.sync, inputs: lanes.count, frameRate: frameRate)
         var endedBy: Int?
         var emitted: Int64 = 0
+        let snake = options.snake.map { SnakeStage(options: $0, canvas: canvas, frameRate: frameRate) }
         loop: while failure.error == nil {
             switch sync.step() {
             case .need(let i):
@@ -132,6 +136,11 @@ public final class CompositeJob {
                 compositorClock.set("blending frame \(emitted)", busy: true)
                 try out.makeWritable()
                 blender.blend({ sync.chosen($0) }, into: out)
+                if let snake {
+                    // The video's clock is the first input's: its chosen frame's pts.
+                    let pts = sync.chosenFrame(0).pts
+                    snake.apply(to: out, index: emitted, time: Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, 1_000_000_000)))
+                }
                 try out.setUserDataSEI(provenance(of: sync, header: emitted == 0 ? header : nil).payload())
                 guard stage.queue.push(out) else { break loop }
                 emitted += 1
@@ -156,10 +165,11 @@ public final class CompositeJob {
         guard emitted > 0 else {
             throw MediaError("has no video frame to composite", path: options.inputs[endedBy ?? 0])
         }
+        let snakeSummary = try snake?.finish()
         try OutputPath.commit(temporary, to: options.output)
         committed = true
         return CompositeResult(frames: emitted, audioSamples: withAudio ? audioEnd : nil, canvas: canvas,
-                               frameRate: frameRate, endedBy: endedBy)
+                               frameRate: frameRate, endedBy: endedBy, snake: snakeSummary)
     }
 
     /// The record of the tick just emitted: source index and pts per input (plus, on frame 0,

@@ -1,7 +1,13 @@
 import ArgumentParser
 import Compositor
 
-extension BlendMode: ExpressibleByArgument {}
+extension BlendMode: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let b = BlendMode(rawValue: argument), BlendMode.compositing.contains(b) else { return nil }
+        self = b
+    }
+    public static var allValueStrings: [String] { compositing.map(\.rawValue) }
+}
 extension SyncMode: ExpressibleByArgument {}
 
 extension Size: ExpressibleByArgument {

@@ -12,7 +12,7 @@ final class CalibrateJobTests: XCTestCase {
     struct Truth: Decodable { var timeOffsetMs: Double; var gyroBias: [Double]; var focalLengthPx: Double }
 
     /// The fixture's CSV (t_ns,gx,gy,gz,ax,ay,az), read plainly: this test is about calibration.
-    func readings() throws -> [IMUReading] {
+    static func readings() throws -> [IMUReading] {
         let text = try String(contentsOf: Self.dir.appendingPathComponent("pan-imu.csv"), encoding: .utf8)
         return text.split(separator: "\n").dropFirst().map { line in
             let v = line.split(separator: ",").map { Double($0)! }
@@ -22,7 +22,7 @@ final class CalibrateJobTests: XCTestCase {
 
     func testRecoversTheSyntheticCamerasOffsetAndBias() throws {
         let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: Self.dir.appendingPathComponent("truth.json")))
-        let r = try CalibrateJob.run(video: Self.dir.appendingPathComponent("pan.mp4").path, readings: readings(),
+        let r = try CalibrateJob.run(video: Self.dir.appendingPathComponent("pan.mp4").path, readings: Self.readings(),
                                      base: Calibration(name: "synthetic", focalLengthPx: truth.focalLengthPx))
         XCTAssertEqual(r.frames, 180)
         XCTAssertEqual(r.profile.timeOffsetMs, truth.timeOffsetMs, accuracy: 2, "offset within 2 ms")
@@ -42,7 +42,7 @@ final class CalibrateJobTests: XCTestCase {
         p.arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=3,trim=end_frame=1,loop=89:1", "-c:v", "libx264", still]
         try p.run(); p.waitUntilExit()
         XCTAssertEqual(p.terminationStatus, 0)
-        XCTAssertThrowsError(try CalibrateJob.run(video: still, readings: readings(), base: Calibration(name: "x", focalLengthPx: 300))) {
+        XCTAssertThrowsError(try CalibrateJob.run(video: still, readings: Self.readings(), base: Calibration(name: "x", focalLengthPx: 300))) {
             XCTAssertTrue("\($0)".hasPrefix("\(still): the video barely moves"), "\($0)")
         }
     }
