@@ -4,6 +4,9 @@
 ///           (one frame from each reader per writer tick).
 ///   .time   from each input, the last frame whose time (pts minus that input's first pts)
 ///           is <= t. A frame may serve several ticks; frames between ticks are skipped.
+///           A stored pts is the true time rounded to the time base (Matroska: 1 ms, so a
+///           30 fps frame at 66.67 ms is stored as 67 ms): a frame counts as due when its time
+///           is within half a time-base unit (at most 1 ms) of t. Still exact arithmetic.
 ///
 /// Before its first frame an input has nothing to give, so nothing is emitted until every
 /// input has delivered one (no black start). After its end an input is never repeated
@@ -50,8 +53,9 @@ public struct FrameSync<Payload> {
     private struct Lane {
         var window: [Entry] = []
         var origin: Timestamp?
+        /// Half a time-base unit, at most 1 ms: how far a stored time may be from the true one.
+        var rounding = Rational(0, 1)
         var ended = false
-        var lastStep: Rational?
     }
     private var lanes: [Lane]
     private var emitted = false
@@ -72,10 +76,12 @@ public struct FrameSync<Payload> {
 
     public mutating func push(_ frame: SourceFrame, payload: Payload, input: Int) {
         precondition(!lanes[input].ended, "frame pushed after the input's end")
-        let origin = lanes[input].origin ?? frame.pts
-        lanes[input].origin = origin
+        if lanes[input].origin == nil {
+            lanes[input].origin = frame.pts
+            lanes[input].rounding = min(frame.pts.timeBase * Rational(1, 2), Rational(1, 1000))
+        }
+        let origin = lanes[input].origin!
         let time = frame.pts.rational - origin.rational
-        if let last = lanes[input].window.last { lanes[input].lastStep = time - last.time }
         lanes[input].window.append(Entry(frame: frame, time: time, payload: payload))
     }
 
@@ -138,12 +144,14 @@ public struct FrameSync<Payload> {
         case .time:
             if lane.window.count >= 2 {
                 // A later frame is already due: the head is history.
-                return lane.window[1].time <= t ? .release : .ready
+                return lane.window[1].time <= t + lane.rounding ? .release : .ready
             }
             if !lane.ended { return .need }  // one frame past t must be seen before choosing
-            // The head is the input's last frame: it covers [time, time + duration).
-            let duration = head.frame.duration ?? lane.lastStep ?? frameRate.inverse
-            return t < head.time + duration ? .ready : .ended
+            // The head is the input's last frame: it covers [time, time + duration). Without a
+            // duration, the input's mean step (rounded timestamps make the last step unreliable).
+            let duration = head.frame.duration
+                ?? (head.frame.index > 0 ? head.time * Rational(1, Int64(head.frame.index)) : frameRate.inverse)
+            return t + lane.rounding < head.time + duration ? .ready : .ended
         }
     }
 }

@@ -13,7 +13,6 @@ final class InputLane {
     /// Frames free for the reader to fill; the compositor gives them back.
     let pool: BoundedQueue<Frame>
     private let failure: FailureBox
-    private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
 
     private let stateLock = NSLock()
@@ -43,8 +42,7 @@ final class InputLane {
         }
         t.name = "lockstep.reader.\(index)"
         t.stackSize = 1 << 20
-        thread = t
-        t.start()
+        t.start()   // not kept: the thread keeps the lane alive while it runs, no longer
     }
 
     func join() { done.wait() }

@@ -89,4 +89,16 @@ final class FrameSyncTests: XCTestCase {
         XCTAssertEqual(r.ticks.map { $0[0] }, [0, 2, 4, 6])
         XCTAssertEqual(r.released, 8)
     }
+
+    func testMillisecondRoundedTimestampsAreDueAtTheirTick() {
+        // Matroska stores 30 fps at 1 ms: 0, 33, 67, 100, 133, 167 (67 is 66.67 rounded up).
+        let r = run(.time, fps: Rational(30, 1), inputs: [(pts: [500, 533, 567, 600, 633, 667], tb: Rational(1, 1000), durations: nil)])
+        XCTAssertEqual(r.ticks.map { $0[0] }, [0, 1, 2, 3, 4, 5])
+    }
+
+    func testTheRoundingAllowanceNeverReachesTheNextFrameOfACoarseTimeBase() {
+        // 25 fps in a 1/25 time base: frame 1 (40 ms) is not due at tick 1 of 30 fps (33.3 ms).
+        let r = run(.time, fps: Rational(30, 1), inputs: [(pts: [0, 1, 2], tb: Rational(1, 25), durations: nil)])
+        XCTAssertEqual(r.ticks.map { $0[0] }, [0, 0, 1, 2])
+    }
 }

@@ -27,7 +27,7 @@ final class CompositeValidationTests: XCTestCase {
 
     func testUnknownBlendAndSyncNameTheChoices() {
         XCTAssertEqual(message(["--blend", "overlay", "-o", "/tmp/o.mp4", fg, bg]),
-                       "The value 'overlay' is invalid for '--blend <blend>'. Please provide one of 'chromakey', 'quad', 'stack' and 'mix'.")
+                       "The value 'overlay' is invalid for '--blend <blend>'. Please provide one of 'chromakey', 'quad', 'stack' or 'mix'.")
         XCTAssertEqual(message(["--blend", "mix", "--sync", "nearest", "-o", "/tmp/o.mp4", fg, bg]),
                        "The value 'nearest' is invalid for '--sync <index|time>'. Please provide one of 'index' and 'time'.")
     }

@@ -1,0 +1,228 @@
+import Compositor
+import Foundation
+import Media
+import XCTest
+@testable import Lockstep
+
+/// Frame-perfect, proved from the outside: every output is decoded back with the ffmpeg CLI, and
+/// every frame's barcodes must name the right source frame of every input; ffprobe must see
+/// first pts 0, a constant step, the right frame count, and audio as long as video to 1 ms.
+final class CompositeEndToEndTests: XCTestCase {
+    var scratch: URL!
+    override func setUpWithError() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: scratch) }
+
+    func compose(_ blend: BlendMode, _ names: [String], _ configure: (inout CompositeOptions) -> Void = { _ in }) throws -> (URL, CompositeResult) {
+        let out = scratch.appendingPathComponent("\(blend.rawValue)-\(UUID().uuidString.prefix(6)).mp4")
+        var options = CompositeOptions(inputs: names.map { Fixtures.url($0).path }, output: out.path, blend: blend)
+        configure(&options)
+        let result = try CompositeJob(options: options).run()
+        return (out, result)
+    }
+
+    /// A quad cell's copy of band `s`: the 320x240 fixture scaled by 1/2 into cell i.
+    func quadBand(_ s: Int, cell i: Int) -> BarcodeRegion {
+        BarcodeRegion.band(s).scaled(by: 0.5, offsetX: Double(i % 2) * 160, offsetY: Double(i / 2) * 120)
+    }
+
+    /// For every output frame k, every (region, source) must read (source, expected(k)).
+    func assertIdentities(_ url: URL, frames: Int, _ expectations: [(BarcodeRegion, Int, (Int) -> Int)],
+                          file: StaticString = #filePath, line: UInt = #line) throws {
+        let video = try LumaVideo.decode(url)
+        XCTAssertEqual(video.frames.count, frames, "decoded frame count", file: file, line: line)
+        var wrong: [String] = []
+        for (k, picture) in video.frames.enumerated() {
+            for (region, source, index) in expectations {
+                let got = Barcode.read(picture, width: video.width, region: region)
+                if got?.source != source || got?.index != index(k) {
+                    wrong.append("output \(k): source \(source) should show frame \(index(k)), reads \(got.map { "(\($0.source), \($0.index))" } ?? "nothing")")
+                }
+            }
+        }
+        XCTAssertEqual(wrong.prefix(8).joined(separator: "\n"), "", file: file, line: line)
+    }
+
+    /// First pts 0, step exactly 1/fps, count as expected; audio (if any) as long as video to 1 ms.
+    func assertTiming(_ url: URL, frames: Int, fps: Double = 30, audio expectAudio: Bool,
+                      file: StaticString = #filePath, line: UInt = #line) throws {
+        let pts = try VideoTimestamps.pts(url)
+        XCTAssertEqual(pts.count, frames, "frames with timestamps", file: file, line: line)
+        for (k, t) in pts.enumerated() where abs(t - Double(k) / fps) > 1e-4 {
+            XCTFail("frame \(k) has pts \(t), expected \(Double(k) / fps)", file: file, line: line); break
+        }
+        let streams = try Probe.streams(url)
+        let v = streams.first { $0.codecType == "video" }
+        let a = streams.first { $0.codecType == "audio" }
+        XCTAssertEqual(v?.nbReadFrames, frames, file: file, line: line)
+        XCTAssertEqual(v?.duration ?? 0, Double(frames) / fps, accuracy: 1e-3, file: file, line: line)
+        if expectAudio {
+            XCTAssertNotNil(a, "an audio stream", file: file, line: line)
+            XCTAssertEqual(a?.duration ?? -1, v?.duration ?? 0, accuracy: 0.001, "audio as long as video", file: file, line: line)
+            XCTAssertEqual(a?.sampleRate, 48000, file: file, line: line)
+            XCTAssertEqual(a?.channels, 2, file: file, line: line)
+        } else {
+            XCTAssertNil(a, "no audio stream", file: file, line: line)
+        }
+    }
+
+    /// Each frequency's level relative to the loudest, in dB; all given ones must be audible.
+    func assertTones(_ url: URL, present: [Double], absent: [Double] = [], file: StaticString = #filePath, line: UInt = #line) throws {
+        let levels = try AudioAnalysis.toneLevels(url, frequencies: present + absent)
+        let loudest = levels.values.max() ?? 0
+        for f in present {
+            XCTAssertGreaterThan(levels[f] ?? 0, loudest / 1000, "the \(f) Hz input is audible (> -30 dB)", file: file, line: line)
+        }
+        for f in absent {
+            XCTAssertLessThan(levels[f] ?? 0, loudest / 10_000, "\(f) Hz must not be there", file: file, line: line)
+        }
+    }
+
+    // MARK: the cases
+
+    func testChromaKeyOfAShorterForegroundOverALongerBackground() throws {
+        let (out, r) = try compose(.chromakey, ["fg.mp4", "bg.mp4"])
+        XCTAssertEqual(r.frames, 60); XCTAssertEqual(r.endedBy, 0)
+        try assertIdentities(out, frames: 60, [(.band(1), 1, { $0 }), (.band(0), 0, { $0 })])
+        try assertTiming(out, frames: 60, audio: true)
+        try assertTones(out, present: [660, 440])
+    }
+
+    func testQuadOfFourInputsOfFourLengthsRatesAndLayouts() throws {
+        let (out, r) = try compose(.quad, ["q0.mp4", "q1.mp4", "q2.mp4", "q3.mp4"])
+        XCTAssertEqual(r.frames, 48); XCTAssertEqual(r.endedBy, 3)
+        try assertIdentities(out, frames: 48, (0..<4).map { (quadBand($0, cell: $0), $0, { $0 }) })
+        try assertTiming(out, frames: 48, audio: true)
+        try assertTones(out, present: [440, 660, 880, 1100])
+    }
+
+    func testStackOfKeyedLayers() throws {
+        let (out, r) = try compose(.stack, ["q0.mp4", "l1.mp4", "l2.mp4", "l3.mp4"])
+        XCTAssertEqual(r.frames, 45)
+        try assertIdentities(out, frames: 45, (0..<4).map { (.band($0), $0, { $0 }) })
+        try assertTiming(out, frames: 45, audio: true)
+        try assertTones(out, present: [440], absent: [660, 880, 1100])
+    }
+
+    func testTimeSyncOfA25fpsInputUnderA30fpsOutput() throws {
+        let (out, r) = try compose(.quad, ["q0.mp4", "r25.mp4"]) { $0.sync = .time }
+        // r25 lasts 50/25 = 2 s: ticks k/30 < 2 → 60 frames; tick k shows its frame floor(k*25/30).
+        XCTAssertEqual(r.frames, 60); XCTAssertEqual(r.endedBy, 1)
+        try assertIdentities(out, frames: 60, [(quadBand(0, cell: 0), 0, { $0 }), (quadBand(1, cell: 1), 1, { $0 * 25 / 30 })])
+        try assertTiming(out, frames: 60, audio: true)
+    }
+
+    func testIndexSyncOfA25fpsInputTakesOneFrameEachTick() throws {
+        let (out, r) = try compose(.quad, ["q0.mp4", "r25.mp4"])
+        XCTAssertEqual(r.frames, 50)
+        try assertIdentities(out, frames: 50, [(quadBand(0, cell: 0), 0, { $0 }), (quadBand(1, cell: 1), 1, { $0 })])
+    }
+
+    func testAnInputWhoseTimestampsStartAtHalfASecond() throws {
+        for sync in SyncMode.allCases {
+            let (out, r) = try compose(.quad, ["q0.mp4", "late.mkv"]) { $0.sync = sync }
+            XCTAssertEqual(r.frames, 45, "\(sync)")
+            try assertIdentities(out, frames: 45, [(quadBand(0, cell: 0), 0, { $0 }), (quadBand(1, cell: 1), 1, { $0 })])
+            try assertTiming(out, frames: 45, audio: true)
+        }
+    }
+
+    func testTheLateInputsAudioKeepsItsSyncWithItsVideo() throws {
+        // late.mkv's audio starts with its video at 0.5 s: in the output it must start at 0.
+        let (out, _) = try compose(.quad, ["noaudio.mp4", "late.mkv"])
+        let samples = try AudioAnalysis.decodeMono(out)
+        let head = samples.prefix(4800)   // the first 100 ms
+        XCTAssertGreaterThan(AudioAnalysis.goertzelPower(head, frequency: 660, rate: 48000), 0.001)
+    }
+
+    func testInputsWithoutAudioAndAnOddSizedInput() throws {
+        let (out, r) = try compose(.quad, ["noaudio.mp4", "odd.mkv"])
+        XCTAssertEqual(r.frames, 40); XCTAssertNil(r.audioSamples)
+        // odd.mkv is 321x241: it fits its 160x120 cell at 160/321 across, 120/241 down.
+        let oddBand = BarcodeRegion.band(3).scaled(by: 120.0 / 241.0, offsetX: 160, offsetY: 0)
+        try assertIdentities(out, frames: 40, [(quadBand(2, cell: 0), 2, { $0 }), (oddBand, 3, { $0 })])
+        try assertTiming(out, frames: 40, audio: false)
+    }
+
+    func testAnOddSizedFirstInputMakesAnEvenCanvas() throws {
+        let (out, r) = try compose(.mix, ["odd.mkv", "noaudio.mp4"]) { $0.weights = [1, 0] }
+        XCTAssertEqual(r.canvas, Size(width: 320, height: 240))
+        try assertIdentities(out, frames: 40, [(BarcodeRegion.band(3).scaled(by: 240.0 / 241.0, offsetX: 0, offsetY: 0), 3, { $0 })])
+    }
+
+    func testMixWeightsDecideWhatIsSeen() throws {
+        let (out, r) = try compose(.mix, ["q0.mp4", "q1.mp4"]) { $0.weights = [1, 0] }
+        XCTAssertEqual(r.frames, 66)
+        try assertIdentities(out, frames: 66, [(.band(0), 0, { $0 })])
+        // With q1 weighted out, its barcode is not in the picture.
+        let video = try LumaVideo.decode(out)
+        XCTAssertNil(Barcode.read(video.frames[10], width: video.width, region: .band(1)))
+    }
+
+    func testEqualMixIsTheAverageOfTheSameFrameIndexOfEachInput() throws {
+        let (out, _) = try compose(.mix, ["q0.mp4", "q1.mp4"])
+        let mixed = try LumaVideo.decode(out), a = try LumaVideo.decode(Fixtures.url("q0.mp4")), b = try LumaVideo.decode(Fixtures.url("q1.mp4"))
+        XCTAssertEqual(mixed.frames.count, 66)
+        func mean(_ f: [UInt8]) -> Double { Double(f.reduce(0) { $0 + Int($1) }) / Double(f.count) }
+        for k in [0, 17, 33, 65] {
+            XCTAssertEqual(mean(mixed.frames[k]), (mean(a.frames[k]) + mean(b.frames[k])) / 2, accuracy: 2.0, "frame \(k)")
+        }
+    }
+
+    func testAShortInputUnderHalfASecondKeepsItsLastFrameAndExactAudio() throws {
+        let (out, r) = try compose(.chromakey, ["short.mp4", "bg.mp4"])
+        XCTAssertEqual(r.frames, 12)
+        try assertIdentities(out, frames: 12, [(.band(1), 1, { $0 }), (.band(0), 0, { $0 })])
+        try assertTiming(out, frames: 12, audio: true)
+        XCTAssertEqual(r.audioSamples, 19200)   // 12 / 30 * 48000
+    }
+
+    func testAudioNoneWritesNoAudioStream() throws {
+        let (out, r) = try compose(.chromakey, ["fg.mp4", "bg.mp4"]) { $0.audio = false }
+        XCTAssertNil(r.audioSamples)
+        try assertTiming(out, frames: 60, audio: false)
+    }
+
+    func testFramesComeFromBoundedPoolsWhateverTheInputsLength() throws {
+        // Reader threads let go of their frames just after they signal the end: wait for that.
+        func settled(at baseline: Int) -> Int {
+            let deadline = Date().addingTimeInterval(3)
+            while Frame.live > baseline && Date() < deadline { usleep(10_000) }
+            return Frame.live
+        }
+        let baseline = settled(at: 0)
+        Frame.resetPeak()
+        _ = try compose(.chromakey, ["short.mp4", "bg.mp4"])
+        let shortPeak = Frame.peak - baseline
+        XCTAssertEqual(settled(at: baseline), baseline, "every frame is freed when the job ends")
+        Frame.resetPeak()
+        _ = try compose(.chromakey, ["bg.mp4", "bg.mp4"])
+        let longPeak = Frame.peak - baseline
+        XCTAssertEqual(settled(at: baseline), baseline)
+        XCTAssertEqual(shortPeak, longPeak, "the same frames serve 12 or 90 output frames")
+        // Per input: a pool of 4, a spare, the decoder's two; the writer's 3 and its audio frame.
+        XCTAssertEqual(longPeak, 2 * 7 + 4)
+    }
+
+    func testARotatedInputIsTurnedAsFFmpegTurnsIt() throws {
+        // bg.mp4 with a display matrix: ffmpeg's decoder output (autorotate) is the reference.
+        let rotated = scratch.appendingPathComponent("rotated.mp4")
+        let made = try Shell.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", Fixtures.url("bg.mp4").path, "-c", "copy",
+                                                     "-metadata:s:v:0", "rotate=90", rotated.path])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let reference = try LumaVideo.decode(rotated)
+        XCTAssertEqual(reference.width, 240, "ffmpeg shows it 240 wide")
+        var options = CompositeOptions(inputs: [rotated.path, rotated.path], output: scratch.appendingPathComponent("r.mp4").path, blend: .mix)
+        options.weights = [1, 0]
+        let result = try CompositeJob(options: options).run()
+        XCTAssertEqual(result.canvas, Size(width: 240, height: 320), "the canvas is the display size")
+        let ours = try LumaVideo.decode(URL(fileURLWithPath: options.output))
+        XCTAssertEqual(ours.frames.count, reference.frames.count)
+        for k in [0, 45, 89] {
+            let diff = zip(ours.frames[k], reference.frames[k]).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+            XCTAssertLessThan(Double(diff) / Double(ours.frames[k].count), 3, "frame \(k) matches ffmpeg's turned picture")
+        }
+    }
+}
