@@ -70,7 +70,11 @@ final class SnakeStage {
         let count = max(0, Int((end - (t0 - interval / 2)) / interval))
         let made = MotionStream.make(options.readings, calibration: options.calibration, start: t0 - interval / 2, interval: interval, count: count)
         samples = made.samples
-        summary.warnings = made.report.warnings
+        // Whether the trace covers the video is about frames, not about the grid's first half interval.
+        summary.warnings = made.report.warnings.filter { !$0.hasPrefix("the trace starts") }
+        if let first = options.readings.first, first.t + offset > t0 {
+            summary.warnings.append(String(format: "the trace starts %.3f s after the video", Double(first.t + offset - t0) / 1e9))
+        }
         started = true
     }
 

@@ -59,6 +59,12 @@ struct CompositeCommand: ParsableCommand {
     @Flag(help: "No progress on stderr.")
     var quiet = false
 
+    @Flag(name: .customLong("snake"), help: "Apply the video-snake effect last, driven by --imu.")
+    var snakeEffect = false
+
+    @OptionGroup(title: "Snake effect (with --snake)")
+    var snake: SnakeArguments
+
     @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v or .mov).", valueName: "OUT"))
     var output: String
 
@@ -99,6 +105,7 @@ struct CompositeCommand: ParsableCommand {
             }
             guard gain.values.allSatisfy({ (0...16).contains($0) }) else { throw ValidationError("--gain values must be between 0 and 16.") }
         }
+        if snakeEffect && snake.imu == nil { throw ValidationError("--snake needs --imu TRACE.") }
         guard stallTimeout > 0 && stallTimeout.isFinite else { throw ValidationError("--stall-timeout must be a positive number of seconds.") }
         guard (0...51).contains(crf) else { throw ValidationError("--crf must be between 0 and 51; got \(crf).") }
         guard Self.presets.contains(preset) else {
@@ -134,20 +141,7 @@ struct CompositeCommand: ParsableCommand {
         options.audio = audio == .mix
         options.encode = EncodeSettings(crf: crf, preset: preset)
         options.stallTimeout = stallTimeout
-        let job = CompositeJob(options: options)
-        let meter = ProgressMeter(enabled: !quiet && isatty(STDERR_FILENO) == 1)
-        job.progress = { meter.update(done: $0, total: $1) }
-        let result: CompositeResult
-        do {
-            result = try withCancellation(job.cancel) { try job.run() }
-        } catch let error as JobError where error == .cancelled {
-            meter.finish()
-            FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
-            throw ExitCode(130)  // 128 + SIGINT, as shells report an interrupted command
-        }
-        meter.finish()
-        let seconds = (result.frameRate.inverse * result.frames).seconds
-        let audioNote = result.audioSamples.map { String(format: ", audio %.3f s", Double($0) / 48_000) } ?? ", no audio"
-        print("wrote \(output): \(result.frames) frames, \(result.canvas) at \(result.frameRate) fps, \(String(format: "%.3f", seconds)) s\(audioNote)")
+        if snakeEffect { options.snake = try snake.options() }
+        try runComposite(options, quiet: quiet)
     }
 }

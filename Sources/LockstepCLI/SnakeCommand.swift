@@ -1,0 +1,103 @@
+import ArgumentParser
+import Compositor
+import Foundation
+import Lockstep
+import Media
+import Motion
+
+/// The options of the video-snake effect, shared by `snake` and `composite --snake`.
+struct SnakeArguments: ParsableArguments {
+    @Option(help: ArgumentHelp("IMU trace (.csv: t_ns,gx,gy,gz[,ax,ay,az]).", valueName: "TRACE"))
+    var imu: String?
+
+    @Option(help: ArgumentHelp("Calibration profile (JSON, see Calibration/README.md).", valueName: "FILE"))
+    var calibration: String?
+
+    @Option(name: .customLong("offset-ms"), help: ArgumentHelp("IMU-to-video time offset, overriding the profile's.", valueName: "ms"))
+    var offsetMs: Double?
+
+    @Option(name: .customLong("gyro-gain"), help: "Without an accelerometer: trail acceleration per rad/s of rotation.")
+    var gyroGain: Double = 1
+
+    @Option(name: .customLong("trail-scale"), help: "Scale of the previous output in the trail.") var trailScale = 0.85
+    @Option(name: .customLong("front-scale"), help: "Scale of the current frame, centred.") var frontScale = 0.25
+    @Option(help: "Velocity kept from frame to frame.") var damping = 0.75
+    @Option(name: .customLong("shift-gain"), help: "Trail shift per unit of velocity, times the width.") var shiftGain = 0.01
+    @Flag(help: "Mirror the horizontal motion (front cameras).") var mirror = false
+
+    @Option(help: ArgumentHelp("Write the per-frame motion pairing as CSV.", valueName: "FILE"))
+    var report: String?
+
+    func validate() throws {
+        for (name, v) in [("--trail-scale", trailScale), ("--front-scale", frontScale)] where !(v > 0 && v <= 1) {
+            throw ValidationError("\(name) must be above 0 and at most 1; got \(v).")
+        }
+        guard (0...1).contains(damping) else { throw ValidationError("--damping must be between 0 and 1; got \(damping).") }
+        if let calibration, !FileManager.default.fileExists(atPath: calibration) { throw ValidationError("\(calibration): no such file.") }
+        if let imu, !FileManager.default.fileExists(atPath: imu) { throw ValidationError("\(imu): no such file.") }
+    }
+
+    func options() throws -> SnakeOptions {
+        guard let imu else { throw ValidationError("--imu TRACE is needed for the snake effect.") }
+        var profile = try calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) } ?? Calibration(name: "default")
+        if let offsetMs { profile.timeOffsetMs = offsetMs }
+        var o = SnakeOptions(readings: try TraceLoading.load(imu), calibration: profile)
+        o.gyroGain = gyroGain
+        o.parameters.trailScale = trailScale; o.parameters.frontScale = frontScale
+        o.parameters.damping = damping; o.parameters.shiftGain = shiftGain; o.parameters.mirror = mirror
+        o.reportPath = report
+        return o
+    }
+}
+
+struct SnakeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snake",
+        abstract: "Apple's VideoSnake effect driven by an IMU trace: the previous output shrinks into a trail that moves with the device.")
+
+    @Argument(help: "The movie.") var input: String
+    @OptionGroup var snake: SnakeArguments
+    @Option(help: "x264 constant rate factor.") var crf = 18
+    @Option(help: "x264 preset.") var preset = "veryfast"
+    @Flag(help: "No progress on stderr.") var quiet = false
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v or .mov).", valueName: "OUT")) var output: String
+
+    func validate() throws {
+        guard snake.imu != nil else { throw ValidationError("--imu TRACE is needed: the effect follows the device's motion.") }
+        guard FileManager.default.fileExists(atPath: input) else { throw ValidationError("\(input): no such file.") }
+        guard ["mp4", "m4v", "mov"].contains((output as NSString).pathExtension.lowercased()) else {
+            throw ValidationError("\(output): the output must end in .mp4, .m4v or .mov.")
+        }
+    }
+
+    func run() throws {
+        var options = CompositeOptions(inputs: [input], output: output, blend: .single)
+        options.snake = try snake.options()
+        options.encode = EncodeSettings(crf: crf, preset: preset)
+        try runComposite(options, quiet: quiet)
+    }
+}
+
+/// Runs a composite job with progress, cancellation and the closing summary.
+func runComposite(_ options: CompositeOptions, quiet: Bool) throws {
+    let job = CompositeJob(options: options)
+    let meter = ProgressMeter(enabled: !quiet && isatty(STDERR_FILENO) == 1)
+    job.progress = { meter.update(done: $0, total: $1) }
+    let result: CompositeResult
+    do {
+        result = try withCancellation(job.cancel) { try job.run() }
+    } catch let error as JobError where error == .cancelled {
+        meter.finish()
+        FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
+        throw ExitCode(130)  // 128 + SIGINT, as shells report an interrupted command
+    }
+    meter.finish()
+    let seconds = (result.frameRate.inverse * result.frames).seconds
+    let audioNote = result.audioSamples.map { String(format: ", audio %.3f s", Double($0) / 48_000) } ?? ", no audio"
+    print("wrote \(options.output): \(result.frames) frames, \(result.canvas) at \(result.frameRate) fps, \(String(format: "%.3f", seconds)) s\(audioNote)")
+    if let s = result.snake {
+        print("motion: \(s.framesWithMotion) frames paired, \(s.framesWithoutMotion) without"
+              + (s.measuredOffsetMs.map { String(format: "; the picture's motion says the offset is %.1f ms", $0) } ?? ""))
+        for w in s.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
+    }
+}
