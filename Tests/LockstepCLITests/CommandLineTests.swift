@@ -20,9 +20,11 @@ final class CommandLineTests: XCTestCase {
     }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: scratch) }
 
-    func lockstep(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    func lockstep(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) { try Self.lockstep(args) }
+
+    static func lockstep(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         let p = Process()
-        p.executableURL = Self.binary
+        p.executableURL = binary
         p.arguments = args
         let out = Pipe(), err = Pipe()
         p.standardOutput = out; p.standardError = err

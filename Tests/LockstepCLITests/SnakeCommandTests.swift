@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import XCTest
+@testable import LockstepCLI
+
+final class SnakeCommandTests: XCTestCase {
+    let root = CommandLineTests.root
+    var pan: String { root.appendingPathComponent("Fixtures/synthetic/pan.mp4").path }
+    var trace: String { root.appendingPathComponent("Fixtures/synthetic/pan-imu.csv").path }
+
+    func message<C: ParsableCommand>(_ type: C.Type, _ args: [String]) -> String {
+        do { _ = try type.parse(args); return "accepted" } catch { return type.message(for: error) }
+    }
+
+    func testValidationSaysWhatIsMissingOrWrong() {
+        XCTAssertEqual(message(SnakeCommand.self, [pan, "-o", "/tmp/s.mp4"]), "--imu TRACE is needed: the effect follows the device's motion.")
+        XCTAssertEqual(message(SnakeCommand.self, [pan, "--imu", "/nope.csv", "-o", "/tmp/s.mp4"]), "/nope.csv: no such file.")
+        XCTAssertEqual(message(SnakeCommand.self, [pan, "--imu", trace, "--trail-scale", "1.5", "-o", "/tmp/s.mp4"]),
+                       "--trail-scale must be above 0 and at most 1; got 1.5.")
+        XCTAssertEqual(message(CompositeCommand.self, ["--blend", "mix", "--snake", "-o", "/tmp/o.mp4", pan, pan]), "--snake needs --imu TRACE.")
+        XCTAssertEqual(message(CalibrateCommand.self, [pan, "--imu", trace, "--focal-length=-3", "-o", "/tmp/c.json"]),
+                       "--focal-length must be positive.")
+        XCTAssertEqual(message(SnakeCommand.self, [pan, "--imu", trace, "-o", "/tmp/s.mp4"]), "accepted")
+    }
+
+    func testSnakeAndCalibrateRunEndToEnd() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("snake-cli-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+                let profile = dir.appendingPathComponent("cam.json").path
+        let c = try CommandLineTests.lockstep(["calibrate", pan, "--imu", trace, "--focal-length", "300", "-o", profile])
+        XCTAssertEqual(c.status, 0, c.stderr)
+        XCTAssertTrue(c.stdout.hasPrefix("offset 87."), c.stdout)
+        let out = dir.appendingPathComponent("s.mp4").path, report = dir.appendingPathComponent("r.csv").path
+        let s = try CommandLineTests.lockstep(["snake", pan, "--imu", trace, "--calibration", profile, "--report", report, "-o", out])
+        XCTAssertEqual(s.status, 0, s.stderr)
+        XCTAssertEqual(s.stdout, "wrote \(out): 180 frames, 320x240 at 30 fps, 6.000 s, no audio\nmotion: 180 frames paired, 0 without; the picture's motion says the offset is 87.2 ms\n")
+        XCTAssertEqual(s.stderr, "")
+        XCTAssertEqual(try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n").count, 181)
+    }
+
+    func testAMalformedTraceIsNamedWithItsLine() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("snake-bad-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bad = dir.appendingPathComponent("bad.csv").path
+        try "t_ns,gx,gy,gz\n0,0,0,0\n5000000,0,x,0\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let r = try CommandLineTests.lockstep(["snake", pan, "--imu", bad, "-o", dir.appendingPathComponent("s.mp4").path])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stderr, "Error: \(bad):3: not a number\n")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["bad.csv"])
+    }
+}
