@@ -1,0 +1,35 @@
+import ArgumentParser
+import Compositor
+import Dispatch
+
+/// `lockstep kernels`: milliseconds per frame of each blend kernel and of the snake renderer, on
+/// one core, for scripts/bench (hidden: a measuring tool, not a feature).
+struct KernelsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "kernels", abstract: "Time the per-frame kernels.", shouldDisplay: false)
+
+    @Option(help: ArgumentHelp("Frame size.", valueName: "WxH")) var size = Size(width: 1920, height: 1080)
+    @Option(help: "Frames per kernel.") var frames = 60
+
+    func run() throws {
+        let a = YUVBuffer(width: size.width, height: size.height), b = YUVBuffer(width: size.width, height: size.height)
+        let out = YUVBuffer(width: size.width, height: size.height)
+        // A green-screen foreground with a grey block, and a textured background.
+        PlaneKernels.fill(a.image, YUVColor(rgb: RGB(r: 0, g: 255, b: 0)))
+        PlaneKernels.fill(a.image, YUVColor(y: 120, u: 128, v: 128), in: Rect(x: size.width / 4, y: size.height / 4, width: size.width / 2, height: size.height / 2))
+        for y in 0..<size.height { for x in 0..<size.width { b.image.y[x, y] = UInt8((x * 7 + y * 3) & 255) } }
+        let key = ChromaKey()
+        let weights = PlaneKernels.fixedPointWeights([1, 1])
+        let snake = SnakeRenderer(width: size.width, height: size.height)
+        func time(_ name: String, _ body: (Int) -> Void) {
+            let start = DispatchTime.now().uptimeNanoseconds
+            for i in 0..<frames { body(i) }
+            let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6 / Double(frames)
+            print("\(name) \(String(format: "%.2f", ms)) ms/frame")
+        }
+        withExtendedLifetime((a, b, out)) {
+            time("chromakey") { _ in key.apply(foreground: a.image, background: b.image, into: out.image) }
+            time("mix") { _ in PlaneKernels.mix([a.image, b.image], weights: weights, into: out.image) }
+            time("snake") { i in snake.render(b.image, motion: SnakeMotion(ax: 0.1, ay: -0.05, time: Double(i) / 30), into: out.image) }
+        }
+    }
+}
