@@ -39,6 +39,14 @@ public enum PlaneKernels {
         let p3 = inputs.count > 3 ? inputs[3][keyPath: plane] : p0
         let w0 = weights[0], w1 = weights.count > 1 ? weights[1] : 0
         let w2 = weights.count > 2 ? weights[2] : 0, w3 = weights.count > 3 ? weights[3] : 0
+        if inputs.count == 2 {
+            // The common case, without the two idle terms.
+            for r in 0..<o.height {
+                let a = p0.row(r), b = p1.row(r), out = o.row(r)
+                for x in 0..<o.width { out[x] = UInt8(truncatingIfNeeded: (Int(a[x]) * w0 + Int(b[x]) * w1 + 128) >> 8) }
+            }
+            return
+        }
         for r in 0..<o.height {
             let a = p0.row(r), b = p1.row(r), c = p2.row(r), d = p3.row(r), out = o.row(r)
             for x in 0..<o.width {

@@ -39,8 +39,8 @@ public final class SnakeRenderer {
     private var previous: YUVBuffer
     private var drawing: YUVBuffer
     // Per-row and per-column sampling tables, reused every frame (no allocation per frame).
-    private var colIndex: [Int32], colFrac: [Float], colInside: [UInt8]
-    private var rowIndex: [Int32], rowFrac: [Float], rowInside: [UInt8]
+    private var colIndex: [Int32], colFrac: [Int32], colInside: [UInt8]
+    private var rowIndex: [Int32], rowFrac: [Int32], rowInside: [UInt8]
 
     public init(width: Int, height: Int, parameters: SnakeParameters = SnakeParameters()) {
         self.width = width; self.height = height; self.parameters = parameters
@@ -101,14 +101,15 @@ public final class SnakeRenderer {
         let qw = scale * Double(d.width), qh = scale * Double(d.height)
         let left = cx - qw / 2, top = cy - qh / 2
         func table(_ n: Int, _ origin: Double, _ extent: Double, _ srcSize: Int,
-                   _ index: inout [Int32], _ frac: inout [Float], _ inside: inout [UInt8]) {
+                   _ index: inout [Int32], _ frac: inout [Int32], _ inside: inout [UInt8]) {
             for i in 0..<n {
                 let t = (Double(i) + 0.5 - origin) / extent   // 0...1 across the quad
                 if t < 0 || t >= 1 { inside[i] = 0; continue }
                 inside[i] = (t < parameters.border || t > 1 - parameters.border) ? 1 : 2   // 1: border
                 let x = min(max(t * Double(srcSize) - 0.5, 0), Double(srcSize - 1))
                 let x0 = Int(x)
-                index[i] = Int32(x0); frac[i] = Float(x - Double(x0))
+                // Weights in 1/256ths: the per-pixel work is integer only.
+                index[i] = Int32(x0); frac[i] = Int32(((x - Double(x0)) * 256).rounded())
             }
         }
         table(d.width, left, qw, s.width, &colIndex, &colFrac, &colInside)
@@ -120,16 +121,22 @@ public final class SnakeRenderer {
                 for x in 0..<d.width where colInside[x] != 0 { out[x] = black }
                 continue
             }
-            let y0 = Int(rowIndex[y]), fy = rowFrac[y]
+            let y0 = Int(rowIndex[y]), fy = Int(rowFrac[y])
             let r0 = s.row(y0), r1 = s.row(min(y0 + 1, maxY))
-            for x in 0..<d.width {
-                let inside = colInside[x]
-                if inside == 0 { continue }
-                if inside == 1 { out[x] = black; continue }
-                let x0 = Int(colIndex[x]), x1 = min(x0 + 1, maxX), fx = colFrac[x]
-                let top = Float(r0[x0]) + (Float(r0[x1]) - Float(r0[x0])) * fx
-                let bottom = Float(r1[x0]) + (Float(r1[x1]) - Float(r1[x0])) * fx
-                out[x] = UInt8(min(255, max(0, (top + (bottom - top) * fy).rounded())))
+            colInside.withUnsafeBufferPointer { inside in
+                colIndex.withUnsafeBufferPointer { index in
+                    colFrac.withUnsafeBufferPointer { frac in
+                        for x in 0..<d.width {
+                            let kind = inside[x]
+                            if kind == 0 { continue }
+                            if kind == 1 { out[x] = black; continue }
+                            let x0 = Int(index[x]), x1 = min(x0 + 1, maxX), fx = Int(frac[x])
+                            let top = Int(r0[x0]) * (256 - fx) + Int(r0[x1]) * fx
+                            let bottom = Int(r1[x0]) * (256 - fx) + Int(r1[x1]) * fx
+                            out[x] = UInt8(truncatingIfNeeded: (top * (256 - fy) + bottom * fy + 32768) >> 16)
+                        }
+                    }
+                }
             }
         }
     }
