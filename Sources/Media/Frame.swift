@@ -10,6 +10,9 @@ public final class Frame {
     public var source: SourceFrame?
     /// Which pool the frame belongs to (an input's index), so it finds its way back.
     public var tag = -1
+    /// The payload (after the UUID) of a user-data SEI with the reader's `userDataUUID`, if the
+    /// decoded picture carried one.
+    public var userData: [UInt8]?
 
     public init() {
         guard let f = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }
@@ -70,7 +73,7 @@ public final class Frame {
     /// copies only if someone does.
     public func makeWritable() throws { try check(av_frame_make_writable(pointer), "av_frame_make_writable") }
 
-    func unref() { av_frame_unref(pointer); source = nil }
+    func unref() { av_frame_unref(pointer); source = nil; userData = nil }
 
     /// Replaces the frame's user-data-unregistered SEI payload (16-byte UUID, then data), which
     /// libx264 writes into the stream with its `udu_sei` option.

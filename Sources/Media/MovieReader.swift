@@ -66,6 +66,9 @@ public final class MovieReader {
     public private(set) var fill = YUVColor.black
     /// Off once the output needs no more pictures: packets are then only read for audio.
     public var decodesVideo = true
+    /// When set, each delivered frame's `userData` holds the payload of the user-data SEI that
+    /// starts with these 16 bytes (Lockstep's provenance), if any.
+    public var userDataUUID: [UInt8]?
 
     private var videoPending = false
     private var videoEnded = false
@@ -228,6 +231,7 @@ public final class MovieReader {
         }
         lastPts = pts
         let duration = d.pkt_duration > 0 ? tb * d.pkt_duration : nil
+        let userData = userDataUUID.flatMap { findUserData(decoded.pointer, uuid: $0) }
         let passthrough = video.rotation == 0 && d.format == AV_PIX_FMT_YUV420P.rawValue && d.color_range != AVCOL_RANGE_JPEG
             && Int(d.width) == place.width && Int(d.height) == place.height
             && picture == Rect(x: 0, y: 0, width: place.width, height: place.height)
@@ -255,7 +259,19 @@ public final class MovieReader {
             av_frame_unref(decoded.pointer)
         }
         frame.source = SourceFrame(index: framesOut, pts: Timestamp(pts, tb), duration: duration)
+        frame.userData = userData
         framesOut += 1
+    }
+
+    /// x264 writes a user-data SEI of its own on the first frame: match on the UUID.
+    private func findUserData(_ f: UnsafeMutablePointer<AVFrame>, uuid: [UInt8]) -> [UInt8]? {
+        for i in 0..<Int(f.pointee.nb_side_data) {
+            guard let sd = f.pointee.side_data[i], sd.pointee.type == AV_FRAME_DATA_SEI_UNREGISTERED,
+                  sd.pointee.size >= uuid.count else { continue }
+            let bytes = UnsafeBufferPointer(start: sd.pointee.data, count: Int(sd.pointee.size))
+            if Array(bytes.prefix(uuid.count)) == uuid { return Array(bytes.dropFirst(uuid.count)) }
+        }
+        return nil
     }
 
     private static func openError(_ code: Int32, path: String) -> MediaError {

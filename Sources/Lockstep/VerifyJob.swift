@@ -1,0 +1,81 @@
+import Compositor
+import Foundation
+import Media
+import Verify
+
+/// `lockstep verify`: decodes every frame of a movie once (keeping numbers, not pictures), reads
+/// Lockstep's provenance where the frames carry it, measures the audio, and runs the checks.
+public enum VerifyJob {
+    public static func run(_ path: String) throws -> VerifyReport {
+        Checks.run(try scan(path))
+    }
+
+    public static func scan(_ path: String) throws -> Scan {
+        let probe = try MovieProbe.probe(path)
+        let reader = try MovieReader(path: path, audio: true)
+        reader.userDataUUID = Provenance.uuid
+        let decoder = JSONDecoder()
+        var frames: [ScannedFrame] = []
+        let frame = Frame()
+        // Luma on a 2x2 grid (a quarter of the pixels) is plenty for means and differences.
+        var previous: [UInt8] = [], current: [UInt8] = []
+        var audio = AudioMeter()
+        while true {
+            let event = try reader.next(into: frame) { audio.add($0) }
+            if event == .end { break }
+            guard event == .video, let source = frame.source else { continue }
+            let image = frame.image
+            current.removeAll(keepingCapacity: true)
+            var sum = 0.0, sq = 0.0
+            for y in stride(from: 0, to: image.height, by: 2) {
+                let row = image.y.row(y)
+                for x in stride(from: 0, to: image.width, by: 2) {
+                    let l = row[x]; current.append(l)
+                    let d = Double(l); sum += d; sq += d * d
+                }
+            }
+            let n = Double(current.count)
+            let mean = sum / n
+            var difference: Double?
+            if previous.count == current.count {
+                var total = 0
+                for i in current.indices { total += abs(Int(current[i]) - Int(previous[i])) }
+                difference = Double(total) / n
+            }
+            swap(&previous, &current)
+            let provenance = frame.userData.flatMap { try? decoder.decode(Provenance.self, from: Data($0)) }
+            frames.append(ScannedFrame(pts: source.pts, meanLuma: mean, lumaDeviation: max(0, sq / n - mean * mean).squareRoot(),
+                                       difference: difference, provenance: provenance))
+        }
+        let v = probe.streams.first { $0.type == "video" }
+        var scannedAudio: ScannedAudio?
+        if let a = probe.streams.first(where: { $0.type == "audio" }), reader.audio != nil {
+            let start = a.startTime ?? 0
+            scannedAudio = ScannedAudio(start: start, end: start + (a.duration ?? 0), tailLevel: audio.tailLevel, overallLevel: audio.overallLevel)
+        }
+        return Scan(path: path, frames: frames, videoDuration: v?.duration, audio: scannedAudio)
+    }
+
+    /// RMS of the whole track and of its last 100 ms, mixed to mono.
+    struct AudioMeter {
+        private var total = 0.0, count = 0
+        private var tail = [Float](repeating: 0, count: 4800)
+        private var tailPosition = 0, tailFilled = 0
+
+        mutating func add(_ s: AudioSamples) {
+            for i in 0..<s.count {
+                let m = (s.left[i] + s.right[i]) / 2
+                total += Double(m * m); count += 1
+                tail[tailPosition] = m
+                tailPosition = (tailPosition + 1) % tail.count
+                tailFilled = min(tail.count, tailFilled + 1)
+            }
+        }
+        static func dB(_ meanSquare: Double) -> Double { meanSquare > 0 ? 10 * log10(meanSquare) : -200 }
+        var overallLevel: Double { count > 0 ? Self.dB(total / Double(count)) : -200 }
+        var tailLevel: Double {
+            guard tailFilled > 0 else { return -200 }
+            return Self.dB(tail.prefix(tailFilled).reduce(0.0) { $0 + Double($1 * $1) } / Double(tailFilled))
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// Verify module: pure checks of a scanned movie (see Provenance.swift)
