@@ -7,21 +7,8 @@ import XCTest
 /// Frame-perfect, proved from the outside: every output is decoded back with the ffmpeg CLI, and
 /// every frame's barcodes must name the right source frame of every input; ffprobe must see
 /// first pts 0, a constant step, the right frame count, and audio as long as video to 1 ms.
-final class CompositeEndToEndTests: XCTestCase {
-    var scratch: URL!
-    override func setUpWithError() throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-    }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: scratch) }
+final class CompositeEndToEndTests: ScratchTestCase {
 
-    func compose(_ blend: BlendMode, _ names: [String], _ configure: (inout CompositeOptions) -> Void = { _ in }) throws -> (URL, CompositeResult) {
-        let out = scratch.appendingPathComponent("\(blend.rawValue)-\(UUID().uuidString.prefix(6)).mp4")
-        var options = CompositeOptions(inputs: names.map { Fixtures.url($0).path }, output: out.path, blend: blend)
-        configure(&options)
-        let result = try CompositeJob(options: options).run()
-        return (out, result)
-    }
 
     /// A quad cell's copy of band `s`: the 320x240 fixture scaled by 1/2 into cell i.
     func quadBand(_ s: Int, cell i: Int) -> BarcodeRegion {

@@ -8,20 +8,8 @@ import XCTest
 /// BradLarson/GPUImage's). Each builds the condition, composites it with Lockstep, and checks the
 /// output twice, independently: `verify` (timestamps, provenance, pictures, audio) and the
 /// fixtures' barcodes read back through the ffmpeg CLI.
-final class GPUImageRegressionTests: XCTestCase {
-    var scratch: URL!
-    override func setUpWithError() throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("regress-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-    }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: scratch) }
+final class GPUImageRegressionTests: ScratchTestCase {
 
-    func compose(_ blend: BlendMode, _ inputs: [String], _ configure: (inout CompositeOptions) -> Void = { _ in }) throws -> (URL, CompositeResult) {
-        let out = scratch.appendingPathComponent("\(UUID().uuidString.prefix(8)).mp4")
-        var o = CompositeOptions(inputs: inputs, output: out.path, blend: blend)
-        configure(&o)
-        return (out, try CompositeJob(options: o).run())
-    }
 
     func assertVerifies(_ url: URL, file: StaticString = #filePath, line: UInt = #line) throws -> VerifyReport {
         let r = try VerifyJob.run(url.path)

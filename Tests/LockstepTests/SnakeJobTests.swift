@@ -5,13 +5,7 @@ import XCTest
 @testable import Lockstep
 
 /// The snake on the synthetic camera: pairing accuracy, detection of a wrong offset, warnings.
-final class SnakeJobTests: XCTestCase {
-    var scratch: URL!
-    override func setUpWithError() throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("snake-\(UUID())")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-    }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: scratch) }
+final class SnakeJobTests: ScratchTestCase {
 
     func run(offsetMs: Double, readings: [IMUReading]? = nil) throws -> (CompositeResult, [[String]]) {
         let video = CalibrateJobTests.dir.appendingPathComponent("pan.mp4").path

@@ -8,13 +8,7 @@ import XCTest
 /// The checker is shown to fail: movies broken on purpose with the ffmpeg CLI (from bg.mp4: 90
 /// frames, 3 s, 440 Hz), and one written with provenance that skips a source frame. `verify` must
 /// flag each, with the right frame number.
-final class VerifyCatchesBrokenMoviesTests: XCTestCase {
-    var scratch: URL!
-    override func setUpWithError() throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-    }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: scratch) }
+final class VerifyCatchesBrokenMoviesTests: ScratchTestCase {
 
     /// ffmpeg -i bg.mp4 ARGS out.mp4
     func broken(_ name: String, _ args: [String]) throws -> String {
