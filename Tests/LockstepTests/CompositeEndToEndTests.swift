@@ -172,6 +172,26 @@ final class CompositeEndToEndTests: ScratchTestCase {
         try assertTiming(out, frames: 60, audio: false)
     }
 
+    func testAGainOfZeroSilencesThatInputOnly() throws {
+        let (out, _) = try compose(.chromakey, ["fg.mp4", "bg.mp4"]) { $0.gains = [0, 1] }
+        try assertTones(out, present: [440], absent: [660])
+    }
+
+    func testAnOutputFrameRateOverridesTheFirstInputs() throws {
+        // Index sync at 15 fps: still one frame of each input per tick, now 1/15 s apart.
+        let (out, r) = try compose(.chromakey, ["fg.mp4", "bg.mp4"]) { $0.frameRate = Rational(15, 1) }
+        XCTAssertEqual(r.frames, 60)
+        try assertIdentities(out, frames: 60, [(.band(1), 1, { $0 }), (.band(0), 0, { $0 })])
+        try assertTiming(out, frames: 60, fps: 15, audio: true)
+    }
+
+    func testACanvasSizeScalesEveryInputToFit() throws {
+        let (out, r) = try compose(.chromakey, ["fg.mp4", "bg.mp4"]) { $0.size = Size(width: 640, height: 480) }
+        XCTAssertEqual(r.canvas, Size(width: 640, height: 480))
+        try assertIdentities(out, frames: 60, [(BarcodeRegion.band(1).scaled(by: 2, offsetX: 0, offsetY: 0), 1, { $0 }),
+                                              (BarcodeRegion.band(0).scaled(by: 2, offsetX: 0, offsetY: 0), 0, { $0 })])
+    }
+
     func testFramesComeFromBoundedPoolsWhateverTheInputsLength() throws {
         // Reader threads let go of their frames just after they signal the end: wait for that.
         func settled(at baseline: Int) -> Int {
