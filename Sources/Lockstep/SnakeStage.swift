@@ -48,6 +48,7 @@ final class SnakeStage {
     private var shifts: [VideoShift] = []
     private var lastTime: Int64?
     private var lastFrameTime: Int64 = 0
+    private var firstFrameTime: Int64 = 0
     private var traceEnd: Int64 = 0
 
     init(options: SnakeOptions, canvas: Size, frameRate: Rational) {
@@ -63,6 +64,7 @@ final class SnakeStage {
 
     /// Makes the motion stream from the first frame's time on, over the whole trace.
     private func start(at t0: Int64) {
+        firstFrameTime = t0
         let offset = Int64((options.calibration.timeOffsetMs * 1e6).rounded())
         let end = (options.readings.last?.t ?? 0) + offset
         traceEnd = end
@@ -130,7 +132,12 @@ final class SnakeStage {
 
     /// Writes the report; returns what the run saw.
     func finish() throws -> SnakeSummary {
-        if lastFrameTime > traceEnd {
+        if let first = options.readings.first, summary.framesWithMotion == 0 {
+            // Nothing paired at all: most likely the trace's timestamps are on another clock.
+            let offset = Int64((options.calibration.timeOffsetMs * 1e6).rounded())
+            summary.warnings = [String(format: "the trace does not overlap the video: on the video's clock it runs from %.3f s to %.3f s, the video from %.3f s to %.3f s. Is the trace on another clock? Give its offset with --offset-ms or a calibration profile",
+                                       Double(first.t + offset) / 1e9, Double(traceEnd) / 1e9, Double(firstFrameTime) / 1e9, Double(lastFrameTime) / 1e9)]
+        } else if lastFrameTime > traceEnd {
             summary.warnings.append(String(format: "the trace ends %.3f s before the video", Double(lastFrameTime - traceEnd) / 1e9))
         }
         if summary.framesWithoutMotion > 0 {

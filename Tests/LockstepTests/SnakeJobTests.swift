@@ -47,4 +47,27 @@ final class SnakeJobTests: ScratchTestCase {
         XCTAssertTrue(result.snake!.warnings.contains { $0.hasPrefix("the trace ends") }, "\(result.snake!.warnings)")
         XCTAssertTrue(result.snake!.warnings.contains("\(without) frames had no motion within one motion interval; their trail only decays"))
     }
+
+    func testATraceOnAnotherClockIsDiagnosedNotCrashedOn() throws {
+        // The same trace on a boot-time clock: 1000 s later, no offset given.
+        let shifted = try CalibrateJobTests.readings().map { r -> IMUReading in var r = r; r.t += 1_000_000_000_000; return r }
+        let (result, rows) = try run(offsetMs: 0, readings: shifted)
+        XCTAssertEqual(result.frames, 180)
+        XCTAssertEqual(result.snake?.framesWithoutMotion, 180)
+        XCTAssertEqual(rows.filter { $0[4] == "1" }.count, 0)
+        let w = try XCTUnwrap(result.snake?.warnings.first)
+        XCTAssertTrue(w.hasPrefix("the trace does not overlap the video: on the video's clock it runs from 999.713 s"), w)
+        XCTAssertTrue(w.contains("Is the trace on another clock?"), w)
+    }
+
+    func testAGapInTheTraceLeavesThoseFramesWithoutMotionOnly() throws {
+        // A 400 ms hole from 2.0 s (IMU clock): frames around video 2.09-2.49 s get no motion.
+        let holed = try CalibrateJobTests.readings().filter { $0.t < 2_000_000_000 || $0.t > 2_400_000_000 }
+        let (result, rows) = try run(offsetMs: 87, readings: holed)
+        let without = rows.filter { $0[4] == "0" }.map { Int($0[0])! }
+        XCTAssertFalse(without.isEmpty)
+        XCTAssertTrue(without.allSatisfy { (62...76).contains($0) }, "\(without)")
+        XCTAssertEqual(result.snake?.framesWithoutMotion, without.count)
+        XCTAssertTrue(result.snake!.warnings.contains("\(without.count) frames had no motion within one motion interval; their trail only decays"))
+    }
 }
