@@ -50,4 +50,26 @@ final class SnakeCommandTests: XCTestCase {
         XCTAssertEqual(r.stderr, "Error: \(bad):3: not a number\n")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["bad.csv"])
     }
+
+    func testCompositeWithSnakeAppliesTheEffectLastAndKeepsTheAudio() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("composite-snake-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("o.mp4").path
+        let fg = root.appendingPathComponent("Fixtures/fg.mp4").path, bg = root.appendingPathComponent("Fixtures/bg.mp4").path
+        let r = try CommandLineTests.lockstep(["composite", "--blend", "chromakey", "--snake", "--imu", trace, "--offset-ms", "87", "-o", out, fg, bg])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "wrote \(out): 60 frames, 320x240 at 30 fps, 2.000 s, audio 2.000 s\nmotion: 60 frames paired, 0 without\n")
+        // The picture is the snake's: black around a quarter-size frame in the middle.
+        let corner = try CommandLineTests.lockstep(["probe", out])
+        XCTAssertTrue(corner.stdout.contains("60 frames"))
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        p.arguments = ["-v", "error", "-i", out, "-vf", "select=eq(n\\,30),crop=40:40:0:0", "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "-"]
+        let pipe = Pipe(); p.standardOutput = pipe
+        try p.run()
+        let pixels = [UInt8](pipe.fileHandleForReading.readDataToEndOfFile()); p.waitUntilExit()
+        XCTAssertEqual(pixels.count, 1600)
+        XCTAssertLessThan(pixels.map(Int.init).reduce(0, +) / max(1, pixels.count), 20, "the corner is black")
+    }
 }
