@@ -1,0 +1,123 @@
+import Foundation
+
+/// An SVG picture of the three angular rates over time, with axes, labels, a legend and gaps
+/// shaded. Samples are streamed in; each pixel column keeps its first, lowest, highest and last
+/// value per axis, so a trace of millions of samples makes a picture of bounded size.
+public struct SVGPlot {
+    public var width = 1000.0, height = 500.0
+    private let left = 80.0, right = 20.0, top = 44.0, bottom = 56.0
+    private let start: Int64, end: Int64
+    private let columns: Int
+    /// Per axis, per column: first, min, max, last.
+    private var cells: [[(Double, Double, Double, Double)?]]
+    /// Column after which a gap begins: the line breaks there.
+    private var breaks = Set<Int>()
+    private var gaps: [TraceStatistics.Gap]
+    private var previousT: Int64?
+    private let gapLimit: Int64
+
+    public init(start: Int64, end: Int64, gaps: [TraceStatistics.Gap], medianInterval: Int64?) {
+        self.start = start; self.end = max(end, start + 1); self.gaps = gaps
+        columns = Int(width - left - right)
+        cells = Array(repeating: Array(repeating: nil, count: columns), count: 3)
+        gapLimit = TraceStatistics.gapFactor * max(medianInterval ?? .max / 4, 1)
+    }
+
+    private func column(_ t: Int64) -> Int {
+        min(columns - 1, max(0, Int(Double(t - start) / Double(end - start) * Double(columns))))
+    }
+
+    public mutating func add(_ r: IMUReading) {
+        let c = column(r.t)
+        if let p = previousT, r.t - p > gapLimit { breaks.insert(column(p)) }
+        previousT = r.t
+        for (axis, v) in [r.gyro.x, r.gyro.y, r.gyro.z].enumerated() {
+            if let (f, lo, hi, _) = cells[axis][c] { cells[axis][c] = (f, min(lo, v), max(hi, v), v) } else { cells[axis][c] = (v, v, v, v) }
+        }
+    }
+
+    /// Round steps (1, 2 or 5 times a power of ten) covering lo...hi with about `count` ticks.
+    static func ticks(_ lo: Double, _ hi: Double, count: Double = 6) -> [Double] {
+        let span = max(hi - lo, 1e-12)
+        let raw = span / count, mag = pow(10, floor(log10(raw)))
+        let step = [1.0, 2, 5, 10].map { $0 * mag }.first { $0 >= raw } ?? 10 * mag
+        var t = (lo / step).rounded(.up) * step, out: [Double] = []
+        while t <= hi + step * 1e-9 { out.append(abs(t) < step * 1e-9 ? 0 : t); t += step }
+        return out
+    }
+
+    static func label(_ v: Double) -> String {
+        let s = String(format: "%.6g", v)
+        return s == "-0" ? "0" : s
+    }
+
+    private static func escape(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+
+    public func render(title: String) -> String {
+        var lo = Double.infinity, hi = -Double.infinity
+        for axis in cells { for case let (_, l, h, _)? in axis { lo = min(lo, l); hi = max(hi, h) } }
+        if !lo.isFinite { lo = -1; hi = 1 }
+        if hi - lo < 1e-6 { lo -= 0.05; hi += 0.05 }
+        let pad = (hi - lo) * 0.05
+        lo -= pad; hi += pad
+        let plotW = width - left - right, plotH = height - top - bottom
+        let seconds = Double(end - start) / 1e9
+        func x(_ s: Double) -> Double { left + s / seconds * plotW }
+        func y(_ v: Double) -> Double { top + (hi - v) / (hi - lo) * plotH }
+        func f(_ v: Double) -> String { String(format: "%.1f", v) }
+
+        var svg = """
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" viewBox="0 0 \(Int(width)) \(Int(height))" font-family="sans-serif" font-size="12">
+        <rect width="100%" height="100%" fill="white"/>
+        <text x="\(f(width / 2))" y="24" text-anchor="middle" font-size="15">\(Self.escape(title))</text>
+
+        """
+        for g in gaps {
+            let a = x(Double(g.start - start) / 1e9), b = x(Double(g.start + g.length - start) / 1e9)
+            svg += "<rect class=\"gap\" x=\"\(f(a))\" y=\"\(f(top))\" width=\"\(f(max(b - a, 2)))\" height=\"\(f(plotH))\" fill=\"#f4c430\" fill-opacity=\"0.35\"/>\n"
+            svg += "<text x=\"\(f((a + b) / 2))\" y=\"\(f(top + 14))\" text-anchor=\"middle\" fill=\"#8a6d00\">gap \(Self.label(Double(g.length) / 1e6)) ms</text>\n"
+        }
+        for t in Self.ticks(lo, hi) {
+            svg += "<line x1=\"\(f(left))\" x2=\"\(f(left + plotW))\" y1=\"\(f(y(t)))\" y2=\"\(f(y(t)))\" stroke=\"#ddd\"/>"
+            svg += "<text x=\"\(f(left - 6))\" y=\"\(f(y(t) + 4))\" text-anchor=\"end\">\(Self.label(t))</text>\n"
+        }
+        for t in Self.ticks(0, seconds) {
+            svg += "<line x1=\"\(f(x(t)))\" x2=\"\(f(x(t)))\" y1=\"\(f(top + plotH))\" y2=\"\(f(top + plotH + 5))\" stroke=\"black\"/>"
+            svg += "<text x=\"\(f(x(t)))\" y=\"\(f(top + plotH + 19))\" text-anchor=\"middle\">\(Self.label(t))</text>\n"
+        }
+        svg += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"none\" stroke=\"black\"/>\n"
+        svg += "<text x=\"\(f(left + plotW / 2))\" y=\"\(f(height - 12))\" text-anchor=\"middle\">time (s) from the first sample</text>\n"
+        svg += "<text transform=\"translate(18 \(f(top + plotH / 2))) rotate(-90)\" text-anchor=\"middle\">angular rate (rad/s)</text>\n"
+
+        let colours = ["#d62728", "#2ca02c", "#1f77b4"], names = ["gx", "gy", "gz"]
+        for axis in 0..<3 {
+            var runs: [String] = [], points: [String] = []
+            for c in 0..<columns {
+                guard let (first, l, h, last) = cells[axis][c] else { continue }
+                let px = left + (Double(c) + 0.5)
+                for v in [first, l, h, last] { points.append("\(f(px)),\(f(y(v)))") }
+                if breaks.contains(c) { runs.append(points.joined(separator: " ")); points = [] }
+            }
+            runs.append(points.joined(separator: " "))
+            for run in runs where !run.isEmpty {
+                svg += "<polyline class=\"\(names[axis])\" fill=\"none\" stroke=\"\(colours[axis])\" stroke-width=\"1.2\" points=\"\(run)\"/>\n"
+            }
+        }
+        // Legend, top right inside the plot.
+        let lx = left + plotW - 90, ly = top + 10
+        svg += "<rect x=\"\(f(lx - 8))\" y=\"\(f(ly - 4))\" width=\"90\" height=\"\(gaps.isEmpty ? 62 : 80)\" fill=\"white\" stroke=\"#999\"/>\n"
+        for axis in 0..<3 {
+            let yy = ly + 8 + Double(axis) * 18
+            svg += "<line x1=\"\(f(lx))\" x2=\"\(f(lx + 24))\" y1=\"\(f(yy))\" y2=\"\(f(yy))\" stroke=\"\(colours[axis])\" stroke-width=\"2\"/>"
+            svg += "<text x=\"\(f(lx + 30))\" y=\"\(f(yy + 4))\">\(names[axis])</text>\n"
+        }
+        if !gaps.isEmpty {
+            svg += "<rect x=\"\(f(lx))\" y=\"\(f(ly + 56))\" width=\"24\" height=\"12\" fill=\"#f4c430\" fill-opacity=\"0.35\"/>"
+            svg += "<text x=\"\(f(lx + 30))\" y=\"\(f(ly + 66))\">gap</text>\n"
+        }
+        svg += "</svg>\n"
+        return svg
+    }
+}

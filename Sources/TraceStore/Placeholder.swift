@@ -1,1 +1,0 @@
-// TraceStore module
