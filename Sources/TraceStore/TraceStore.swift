@@ -7,6 +7,7 @@ public struct StoredTrace: Equatable, Sendable {
     public var id: Int64
     public var info: TraceInfo
     public var hasAccel: Bool
+    public init(id: Int64, info: TraceInfo, hasAccel: Bool) { self.id = id; self.info = info; self.hasAccel = hasAccel }
 }
 
 /// One SQLite file holding one or more IMU traces (WAL mode, so a reader never blocks the
@@ -86,6 +87,13 @@ public final class TraceStore {
             }
         } catch let e as DatabaseError {
             throw TraceStoreError(path: path, "storing samples failed (\(e.message ?? "\(e.resultCode)"))")
+        }
+    }
+
+    /// Removes a trace and its samples (an import that failed half-way leaves nothing behind).
+    public func deleteTrace(_ id: Int64) throws {
+        try TraceStoreError.wrap(path, "deleting trace \(id)") {
+            try pool.write { db in try db.execute(sql: "DELETE FROM trace WHERE id = ?", arguments: [id]) }
         }
     }
 

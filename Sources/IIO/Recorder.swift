@@ -1,0 +1,112 @@
+import CIIO
+import Dispatch
+import Foundation
+import Motion
+
+/// Where recorded samples go: one `commit` per buffer refill, so whatever the device delivered
+/// before a crash, a signal or a vanished server is already stored.
+public protocol RecorderSink: AnyObject {
+    func begin(_ info: TraceInfo, hasAccel: Bool) throws
+    func commit(_ samples: [IMUReading]) throws
+}
+
+public struct RecorderOptions: Sendable {
+    public var uri: String
+    /// Gyro device by name or id; nil = the first device with anglvel_x/y/z.
+    public var device: String?
+    public var rateHz: Double?
+    /// Seconds of sample time to record; nil = until stopped.
+    public var duration: Double?
+    public var accel = false
+    public var sampleLimit: Int?
+    /// Samples per buffer refill; nil = a tenth of a second at the device's rate.
+    public var bufferSamples: Int?
+
+    public init(uri: String, device: String? = nil, rateHz: Double? = nil, duration: Double? = nil, accel: Bool = false,
+                sampleLimit: Int? = nil, bufferSamples: Int? = nil) {
+        self.uri = uri; self.device = device; self.rateHz = rateHz; self.duration = duration; self.accel = accel
+        self.sampleLimit = sampleLimit; self.bufferSamples = bufferSamples
+    }
+}
+
+public enum RecorderError: Error, Equatable, CustomStringConvertible {
+    case noGyro(String)
+    case noDevice(String)
+    case noAccel(String)
+    public var description: String {
+        switch self {
+        case .noGyro(let s), .noDevice(let s), .noAccel(let s): s
+        }
+    }
+}
+
+/// Records a gyro (and optionally an accelerometer) through libiio into a sink, driven by
+/// `RecorderStateMachine`. `stop(_:)` may be called from any thread (a signal handler's queue).
+public final class Recorder: @unchecked Sendable {
+    public let options: RecorderOptions
+    private let lock = NSLock()
+    private var pendingStop: RecorderStateMachine.Stop?
+    private var buffers: [IIOBuffer] = []
+    /// Called after each commit with the number of samples stored so far.
+    public var progress: ((Int) -> Void)?
+
+    public init(options: RecorderOptions) { self.options = options }
+
+    /// Asks the recording to end; a refill in progress is cancelled.
+    public func stop(_ reason: RecorderStateMachine.Stop) {
+        lock.lock(); defer { lock.unlock() }
+        if pendingStop == nil { pendingStop = reason }
+        for b in buffers { b.cancel() }
+    }
+
+    private var requestedStop: RecorderStateMachine.Stop? { lock.lock(); defer { lock.unlock() }; return pendingStop }
+
+    /// Runs until stopped, the duration or sample limit is reached, or the device fails.
+    /// Returns why it stopped and how many samples were committed.
+    public func run(into sink: RecorderSink) -> (stop: RecorderStateMachine.Stop, samples: Int) {
+        var machine = RecorderStateMachine(duration: options.duration.map { Int64(($0 * 1e9).rounded()) }, sampleLimit: options.sampleLimit)
+        var action = machine.start()
+        var session: RecordingSession?
+        while true {
+            switch action {
+            case .openDevice:
+                do {
+                    let s = try RecordingSession(options: options)
+                    try sink.begin(s.info, hasAccel: s.accel != nil)
+                    session = s
+                    lock.lock(); buffers = s.buffers; let early = pendingStop; lock.unlock()
+                    action = early.map { machine.stop($0) } ?? machine.deviceOpened()
+                } catch {
+                    action = machine.stop(requestedStop ?? .failed("\(error)"))
+                }
+            case .none:
+                if let reason = requestedStop { action = machine.stop(reason); continue }
+                do {
+                    let batch = try session!.read()
+                    action = machine.received(timestamps: batch.map(\.t))
+                    if case .commit(let keep, _) = action, keep > 0 {
+                        do { try sink.commit(Array(batch.prefix(keep))) } catch {
+                            _ = machine.stop(.failed("\(error)")); action = .closeDevice
+                        }
+                        progress?(machine.committed)
+                    }
+                } catch {
+                    action = machine.stop(requestedStop ?? .failed(Self.failure(error)))
+                }
+            case .commit(_, let thenClose):
+                action = thenClose ? .closeDevice : .none
+            case .closeDevice:
+                lock.lock(); buffers = []; lock.unlock()
+                session = nil      // destroys the buffers, then the context
+                action = machine.deviceClosed()
+            case .finish(let stop, let samples):
+                return (stop, samples)
+            }
+        }
+    }
+
+    private static func failure(_ error: Error) -> String {
+        guard let e = error as? IIOError else { return "\(error)" }
+        return "the device stopped sending (\(e))"
+    }
+}
