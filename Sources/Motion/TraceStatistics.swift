@@ -6,6 +6,7 @@ public struct TraceStatistics: Equatable, Sendable {
         /// The timestamp of the sample before the gap.
         public var start: Int64
         public var length: Int64
+        public init(start: Int64, length: Int64) { self.start = start; self.length = length }
     }
 
     public static let gapFactor: Int64 = 2

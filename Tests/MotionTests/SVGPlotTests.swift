@@ -1,0 +1,43 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+@testable import Motion
+import XCTest
+
+final class SVGPlotTests: XCTestCase {
+    func plot(_ times: [Int64]) -> String {
+        let stats = TraceStatistics(timestamps: times)
+        var p = SVGPlot(start: stats.first!, end: stats.last!, gaps: stats.gaps, medianInterval: stats.medianInterval)
+        for (i, t) in times.enumerated() { p.add(IMUReading(t: t, gyro: (sin(Double(i) / 10), 0.5, -0.25))) }
+        return p.render(title: "test <trace>")
+    }
+
+    func count(_ needle: String, in text: String) -> Int { text.components(separatedBy: needle).count - 1 }
+
+    func testAxesLabelsLegendAndWellFormedXML() throws {
+        let svg = plot((0..<2000).map { Int64($0) * 5_000_000 })
+        XCTAssertTrue(XMLParser(data: Data(svg.utf8)).parse(), "the SVG must be well-formed XML")
+        XCTAssertTrue(svg.contains("time (s) from the first sample")); XCTAssertTrue(svg.contains("angular rate (rad/s)"))
+        XCTAssertTrue(svg.contains("test &lt;trace&gt;"))
+        for axis in ["gx", "gy", "gz"] { XCTAssertEqual(count("class=\"\(axis)\"", in: svg), 1, axis) }
+        XCTAssertEqual(count("class=\"gap\"", in: svg), 0)
+        XCTAssertLessThan(svg.utf8.count, 200_000, "2000 samples are drawn per pixel column, not per sample")
+    }
+
+    func testGapsAreShadedAndBreakTheLines() throws {
+        var t = (0..<400).map { Int64($0) * 5_000_000 }
+        t += (0..<400).map { 3_000_000_000 + Int64($0) * 5_000_000 }
+        let svg = plot(t)
+        XCTAssertTrue(XMLParser(data: Data(svg.utf8)).parse())
+        XCTAssertEqual(count("class=\"gap\"", in: svg), 1)
+        XCTAssertTrue(svg.contains("gap 1005 ms"))
+        for axis in ["gx", "gy", "gz"] { XCTAssertEqual(count("class=\"\(axis)\"", in: svg), 2, "\(axis): one line either side of the gap") }
+    }
+
+    func testTicksAreRound() {
+        XCTAssertEqual(SVGPlot.ticks(0, 2.995), [0, 0.5, 1, 1.5, 2, 2.5])
+        XCTAssertEqual(SVGPlot.ticks(-3.2, 3.2), [-2, 0, 2])
+        XCTAssertEqual(SVGPlot.ticks(0, 0.07), [0, 0.02, 0.04, 0.06])
+    }
+}
