@@ -1,0 +1,105 @@
+import Foundation
+import Glibc
+@testable import IIO
+import Motion
+import TraceStore
+import XCTest
+
+/// Scratch folder, fixtures, the built `lockstep` binary and outside processes for the IIO tests.
+class IIOTestCase: XCTestCase {
+    var scratch: URL!
+    override func setUpWithError() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-iio-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: scratch) }
+
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static func fixture(_ name: String) -> String { root.appendingPathComponent("Fixtures/imu/\(name)").path }
+
+    /// The built `lockstep`, beside the test bundle in the products folder.
+    static var binary: String {
+        let xctest = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }
+        return (xctest?.bundleURL.deletingLastPathComponent() ?? Bundle.main.bundleURL).appendingPathComponent("lockstep").path
+    }
+
+    /// A fixture's samples and header.
+    static func load(_ name: String) throws -> (info: TraceInfo, samples: [IMUReading], hasAccel: Bool) {
+        let path = fixture(name)
+        let r = try TraceFileReader(path: path, format: TraceFormat(path: path)!)
+        var all: [IMUReading] = []
+        while true { let b = try r.next(); if b.isEmpty { break }; all += b }
+        return (r.info, all, r.hasAccel)
+    }
+
+    /// An in-process replay server on a free loopback port, stopped at the end of the test.
+    func serve(_ name: String, speed: Double = 0, loop: Bool = false) throws -> (IIODServer, ReplayDevice, [IMUReading]) {
+        let (info, samples, accel) = try Self.load(name)
+        let device = ReplayDevice(info: info, samples: samples, hasAccel: accel)
+        let server = try IIODServer(device: device, options: .init(port: 0, speed: speed, loop: loop))
+        server.start()
+        addTeardownBlock { server.stop() }
+        return (server, device, samples)
+    }
+
+    /// Runs a program to its end (bounded by `timeout`), returning status and output.
+    @discardableResult
+    static func run(_ args: [String], timeout: Int = 20) throws -> (status: Int32, stdout: Data, stderr: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        p.arguments = [String(timeout)] + args
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out; p.standardError = err
+        try p.run()
+        var o = Data(), e = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async { e = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        o = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        p.waitUntilExit()
+        return (p.terminationStatus, o, String(decoding: e, as: UTF8.self))
+    }
+
+    func lockstep(_ args: [String], timeout: Int = 60) throws -> (status: Int32, stdout: String, stderr: String) {
+        let r = try Self.run([Self.binary] + args, timeout: timeout)
+        return (r.status, String(decoding: r.stdout, as: UTF8.self), r.stderr)
+    }
+
+    /// Records from `uri` into a store in the scratch folder, in-process.
+    func record(_ options: RecorderOptions, into path: String) throws -> (stop: RecorderStateMachine.Stop, samples: Int, trace: Int64?) {
+        let store = try TraceStore(path: path)
+        let sink = TestSink(store)
+        let (stop, n) = Recorder(options: options).run(into: sink)
+        return (stop, n, sink.trace)
+    }
+}
+
+final class TestSink: RecorderSink {
+    let store: TraceStore
+    var trace: Int64?
+    var commits: [Int] = []
+    init(_ store: TraceStore) { self.store = store }
+    func begin(_ info: TraceInfo, hasAccel: Bool) throws { trace = try store.createTrace(info, hasAccel: hasAccel) }
+    func commit(_ samples: [IMUReading]) throws { try store.append(samples, to: trace!); commits.append(samples.count) }
+}
+
+/// Asserts recorded samples equal the originals: timestamps exact, values within half an LSB.
+func assertSameTrace(_ got: [IMUReading], _ want: [IMUReading], gyroScale: Double, accelScale: Double?,
+                     file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertEqual(got.count, want.count, "sample count", file: file, line: line)
+    XCTAssertEqual(got.map(\.t), Array(want.prefix(got.count)).map(\.t), "timestamps", file: file, line: line)
+    var worst = 0.0, worstAccel = 0.0
+    for (g, w) in zip(got, want) {
+        worst = max(worst, abs(g.gyro.x - w.gyro.x), abs(g.gyro.y - w.gyro.y), abs(g.gyro.z - w.gyro.z))
+        if let accelScale, let ga = g.accel, let wa = w.accel {
+            worstAccel = max(worstAccel, abs(ga.x - wa.x), abs(ga.y - wa.y), abs(ga.z - wa.z))
+            _ = accelScale
+        }
+    }
+    XCTAssertLessThanOrEqual(worst, gyroScale / 2 * 1.000001, "gyro within half an LSB", file: file, line: line)
+    if let accelScale {
+        XCTAssertTrue(got.allSatisfy { $0.accel != nil }, "accel recorded", file: file, line: line)
+        XCTAssertLessThanOrEqual(worstAccel, accelScale / 2 * 1.000001, "accel within half an LSB", file: file, line: line)
+    }
+}
