@@ -11,10 +11,12 @@ struct VerifyCommand: ParsableCommand {
         Timing: the first frame at 0, one constant step, no repeated, reordered or missing timestamps, frame \
         count against duration. Provenance (Lockstep outputs): under index sync every input advances one \
         source frame per output frame; under time sync each chosen source frame is the one on screen at the \
-        tick. Pictures: frozen frames (the same picture although a source advanced; without provenance, \
-        any repeated picture), black frames at the start or the end. Audio: start and end against the video \
-        to 1 ms, silence at the end; with provenance, that there is audio when an input had some (the mix \
-        cannot be taken apart, so each input's presence in it is not checked).
+        tick. Pictures: frozen frames (the same picture, mean luma difference under 0.1, although a source \
+        advanced; without provenance, any repeated picture), each run named once by its first frame; black \
+        frames at the start or the end. Audio: start and end against the video to 1 ms (Lockstep cuts audio \
+        to the sample, so more is a fault), silence in the last 100 ms (under -60 dBFS, in a track not \
+        silent throughout); with provenance, that there is audio when an input had some (the mix cannot \
+        be taken apart, so each input's presence in it is not checked).
         Exit status: 0 all holds, 1 violations (listed), 2 the file cannot be read.
         """)
 

@@ -169,19 +169,45 @@ public enum Checks {
                                    trailing == 1 ? "the last frame (\(from)) is black" : "frames \(from)-\(frames.count - 1) at the end are black"))
             }
         }
-        for k in frames.indices.dropFirst() {
-            guard let d = frames[k].difference, d < stillDifference, !black(frames[k]) else { continue }
-            let t = frames[k].pts.seconds
-            if provenance {
-                guard let a = frames[k - 1].provenance?.src, let b = frames[k].provenance?.src, a.count == b.count else { continue }
-                if let i = b.indices.first(where: { b[$0].first != a[$0].first }) {
-                    v.append(Violation(.frozenFrame, frame: k, time: t,
-                                       "output frame \(k) is the same picture as frame \(k - 1) although input \(i + 1) advanced from source frame \(a[i].first!) to \(b[i].first!)"))
-                }
+        // A run of repeats is one violation, named by its first frame: a picture frozen for the
+        // last second is one line, not thirty.
+        var run: (kind: Violation.Kind, first: Int, last: Int, input: Int?)?
+        func close() {
+            guard let r = run else { return }
+            run = nil
+            let atEnd = r.last == frames.count - 1 && r.last > r.first ? " (to the end)" : ""
+            let t = frames[r.first].pts.seconds
+            if r.kind == .repeatedPicture {
+                v.append(Violation(.repeatedPicture, frame: r.first, time: t, r.first == r.last
+                    ? "frame \(r.first) repeats the picture of frame \(r.first - 1)"
+                    : "frames \(r.first)-\(r.last) repeat the picture of frame \(r.first - 1)\(atEnd)"))
             } else {
-                v.append(Violation(.repeatedPicture, frame: k, time: t, "frame \(k) repeats the picture of frame \(k - 1)"))
+                let i = r.input ?? 0
+                func source(_ k: Int) -> Int64 { frames[k].provenance.flatMap { i < $0.src.count ? $0.src[i].first : nil } ?? -1 }
+                let from = source(r.first - 1), to = source(r.last)
+                v.append(Violation(.frozenFrame, frame: r.first, time: t, r.first == r.last
+                    ? "output frame \(r.first) is the same picture as frame \(r.first - 1) although input \(i + 1) advanced from source frame \(from) to \(to)"
+                    : "output frames \(r.first)-\(r.last) are the same picture as frame \(r.first - 1)\(atEnd) although input \(i + 1) advanced from source frame \(from) to \(to)"))
             }
         }
+        for k in frames.indices.dropFirst() {
+            var found: (Violation.Kind, Int?)?
+            if let d = frames[k].difference, d < stillDifference, !black(frames[k]) {
+                if !provenance {
+                    found = (.repeatedPicture, nil)
+                } else if let a = frames[k - 1].provenance?.src, let b = frames[k].provenance?.src, a.count == b.count,
+                          let i = b.indices.first(where: { b[$0].first != a[$0].first }) {
+                    found = (.frozenFrame, i)
+                }
+            }
+            if let kind = found?.0, let r = run, r.kind == kind, r.last == k - 1 {
+                run!.last = k
+            } else {
+                close()
+                if let (kind, input) = found { run = (kind, k, k, input) }
+            }
+        }
+        close()
         return v
     }
 

@@ -43,6 +43,33 @@ final class VerifyCatchesBrokenMoviesTests: ScratchTestCase {
         XCTAssertEqual(v.filter { $0.kind == .repeatedPicture }.map(\.frame), repeats.map { Optional($0) }, "\(v)")
     }
 
+    func testAPictureFrozenToTheEndIsOneRun() throws {
+        // The last picture held for one more second (tpad clones frame 89 thirty times).
+        let path = try broken("frozen.mp4", ["-vf", "tpad=stop=30:stop_mode=clone", "-an"])
+        let v = try violations(path)
+        XCTAssertEqual(v, [Violation(.repeatedPicture, frame: 90, time: 3.0, "frames 90-119 repeat the picture of frame 89 (to the end)")])
+    }
+
+    func testFramesFrozenAlthoughTheirSourceAdvancedAreNamed() throws {
+        // Written like Lockstep writes: the provenance is right, but from output frame 5 on the
+        // picture no longer changes (a stuck blender, say).
+        let path = scratch.appendingPathComponent("frozen-provenance.mp4").path
+        let writer = try MovieWriter(path: path, container: "mp4", canvas: Size(width: 64, height: 48), frameRate: Rational(30, 1),
+                                     settings: EncodeSettings(), withAudio: false)
+        let frame = try Frame(width: 64, height: 48)
+        for k in 0..<8 {
+            PlaneKernels.fill(frame.image, YUVColor(y: UInt8(60 + 20 * min(k, 4)), u: 128, v: 128))
+            var p = Provenance(k: Int64(k), src: [[Int64(k), Int64(k) * 512]])
+            if k == 0 { p.sync = "index"; p.blend = "mix"; p.fps = "30/1"; p.inputs = [.init(name: "a.mp4", timeBase: "1/15360", audio: false)] }
+            try frame.setUserDataSEI(p.payload())
+            try writer.writeVideo(frame, index: Int64(k))
+        }
+        try writer.finish()
+        let report = try VerifyJob.run(path)
+        XCTAssertEqual(report.violations, [Violation(.frozenFrame, frame: 5, time: 5.0 / 30,
+            "output frames 5-7 are the same picture as frame 4 (to the end) although input 1 advanced from source frame 4 to 7")])
+    }
+
     func testTheLastSecondCutIsNamed() throws {
         let path = try broken("cut.mp4", ["-filter_complex", "[0:v]trim=end=2[v]", "-map", "[v]", "-map", "0:a", "-c:a", "copy"])
         let v = try violations(path)
@@ -93,6 +120,12 @@ final class VerifyCatchesBrokenMoviesTests: ScratchTestCase {
         let products = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }?.bundleURL.deletingLastPathComponent() ?? Bundle.main.bundleURL
         let exe = products.appendingPathComponent("lockstep").path
         XCTAssertEqual(try Shell.run(exe, ["verify", Fixtures.url("bg.mp4").path]).status, 0)
+        // A clean Lockstep output, provenance and all.
+        let (composite, _) = try compose(.chromakey, ["fg.mp4", "bg.mp4"])
+        let clean = try Shell.run(exe, ["verify", composite.path])
+        XCTAssertEqual(clean.status, 0, String(decoding: clean.stdout, as: UTF8.self))
+        XCTAssertEqual(String(decoding: clean.stdout, as: UTF8.self),
+                       "\(composite.path): 60 frames, step 33.333 ms, provenance: index sync of fg.mp4, bg.mp4, audio\nok\n")
         let black = try broken("black2.mp4", ["-vf", "tpad=start=2:color=black", "-an"])
         let r = try Shell.run(exe, ["verify", black])
         XCTAssertEqual(r.status, 1)

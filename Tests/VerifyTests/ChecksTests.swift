@@ -84,6 +84,43 @@ final class ChecksTests: XCTestCase {
         XCTAssertEqual(r.violations.filter { $0.kind == .repeatedPicture }.map(\.frame), [20])
     }
 
+    func testARunOfRepeatedPicturesIsOneViolationNamedByItsFirstFrame() {
+        // Without provenance: frames 10-12 repeat frame 9, frame 30 repeats 29, 50-59 frozen to the end.
+        let luma: (Int) -> Double = { k in
+            let shown = (10...12).contains(k) ? 9 : k == 30 ? 29 : k >= 50 ? 49 : k
+            return 100 + Double(shown % 7)
+        }
+        let r = Checks.run(scan(frames(60, luma: luma)))
+        XCTAssertEqual(r.violations, [
+            Violation(.repeatedPicture, frame: 10, time: 10.0 / 30, "frames 10-12 repeat the picture of frame 9"),
+            Violation(.repeatedPicture, frame: 30, time: 30.0 / 30, "frame 30 repeats the picture of frame 29"),
+            Violation(.repeatedPicture, frame: 50, time: 50.0 / 30, "frames 50-59 repeat the picture of frame 49 (to the end)"),
+        ])
+    }
+
+    func testFrozenFramesAreThoseWhoseSourceAdvancedUnderProvenance() {
+        // The picture stops changing at frame 6. Input 2 is a still (its source frame stays 0):
+        // only input 1 advancing makes frames 6-9 frozen.
+        let header = Provenance(k: 0, src: [], sync: "index", blend: "mix", fps: "30/1",
+                                inputs: [.init(name: "a.mp4", timeBase: "1/15360", audio: false), .init(name: "b.mp4", timeBase: "1/15360", audio: false)])
+        func make(advancing: Bool) -> [ScannedFrame] {
+            frames(10, luma: { 100 + Double(min($0, 5)) }, provenance: { k in
+                var p = k == 0 ? header : Provenance(k: 0, src: [])
+                let i = advancing || k < 6 ? Int64(k) : 5
+                p.k = Int64(k); p.src = [[i, i * 512], [Int64(k), Int64(k) * 512]]
+                return p
+            })
+        }
+        XCTAssertEqual(Checks.run(scan(make(advancing: true))).violations, [
+            Violation(.frozenFrame, frame: 6, time: 6.0 / 30,
+                      "output frames 6-9 are the same picture as frame 5 (to the end) although input 1 advanced from source frame 5 to 9"),
+        ])
+        // The same pictures with input 1 showing source frame 5 again (a duplicate, named as such)
+        // and input 2 advancing: frozen names input 2.
+        let kinds = Checks.run(scan(make(advancing: false))).violations.map(\.kind)
+        XCTAssertEqual(kinds, [.duplicatedSource, .duplicatedSource, .duplicatedSource, .duplicatedSource, .frozenFrame])
+    }
+
     func testAudioAgainstVideoToTheMillisecond() {
         let f = frames(60)
         XCTAssertEqual(Checks.run(scan(f, audio: ScannedAudio(start: 0, end: 2.0009, tailLevel: -20, overallLevel: -20))).violations, [])
