@@ -64,6 +64,9 @@ public final class Recorder: @unchecked Sendable {
     /// Runs until stopped, the duration or sample limit is reached, or the device fails.
     /// Returns why it stopped and how many samples were committed.
     public func run(into sink: RecorderSink) -> (stop: RecorderStateMachine.Stop, samples: Int) {
+        // libiio's network backend writes to its socket without MSG_NOSIGNAL: a server that
+        // vanished must be an error from the call, not SIGPIPE killing the process.
+        signal(SIGPIPE, SIG_IGN)
         var machine = RecorderStateMachine(duration: options.duration.map { Int64(($0 * 1e9).rounded()) }, sampleLimit: options.sampleLimit)
         var action = machine.start()
         var session: RecordingSession?
