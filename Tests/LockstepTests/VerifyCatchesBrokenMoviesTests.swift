@@ -70,6 +70,35 @@ final class VerifyCatchesBrokenMoviesTests: ScratchTestCase {
             "output frames 5-7 are the same picture as frame 4 (to the end) although input 1 advanced from source frame 4 to 7")])
     }
 
+    func testSilenceAtTheEndIsNamed() throws {
+        // The tone muted for the last 150 ms (and cut at 3 s: re-encoding the decoded AAC would add
+        // the 8 ms of its last frame's padding); the video runs to 3 s.
+        let path = try broken("muted.mp4", ["-af", "volume=volume=0:enable='gte(t,2.85)',atrim=end=3", "-c:a", "aac"])
+        let v = try violations(path)
+        XCTAssertEqual(v.map(\.kind), [.silentEnd], "\(v)")
+        XCTAssertEqual(v.first?.time, 3.0)
+    }
+
+    func testALockstepOutputStrippedOfItsAudioIsNamed() throws {
+        // A clean composite of two inputs with audio, remuxed without its audio track: the
+        // provenance (kept by -c copy) says there should be some.
+        let (out, _) = try compose(.chromakey, ["fg.mp4", "bg.mp4"])
+        let stripped = scratch.appendingPathComponent("stripped.mp4").path
+        _ = try Shell.check("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", out.path, "-an", "-c", "copy", stripped])
+        let report = try VerifyJob.run(stripped)
+        XCTAssertTrue(report.provenance)
+        XCTAssertEqual(report.violations, [Violation(.audioMissing, "the file has no audio, but fg.mp4, bg.mp4 had audio")])
+    }
+
+    func testATimeSyncCompositeOfMixedRatesVerifies() throws {
+        // 25 fps under a 30 fps clock: some source frames are shown twice, as time sync wants;
+        // neither those nor the ticks between them may be flagged.
+        let (out, _) = try compose(.mix, ["bg.mp4", "r25.mp4"]) { $0.sync = .time }
+        let report = try VerifyJob.run(out.path)
+        XCTAssertEqual(report.sync, "time")
+        XCTAssertEqual(report.violations, [])
+    }
+
     func testTheLastSecondCutIsNamed() throws {
         let path = try broken("cut.mp4", ["-filter_complex", "[0:v]trim=end=2[v]", "-map", "[v]", "-map", "0:a", "-c:a", "copy"])
         let v = try violations(path)
