@@ -22,11 +22,10 @@ struct IMUExportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let source = IMUTraceSource.store(try TraceStore(path: store, mode: .readOnly))
+        let traces = try TraceStore(path: store, mode: .readOnly)
+        let source = IMUTraceSource.store(traces)
         let t = try source.single(trace, path: store)
-        var first: Int64?
-        try source.forEachBatch(t.id) { batch in if first == nil { first = batch.first?.t } }   // the trace's start
-        guard let start = first else { throw IMUFailure("\(store): trace \(t.id) has no samples") }
+        guard let start = try traces.firstTimestamp(t.id) else { throw IMUFailure("\(store): trace \(t.id) has no samples") }
         let lo = from.map { start + Int64(($0 * 1e9).rounded()) }, hi = to.map { start + Int64(($0 * 1e9).rounded()) }
         let writer = try TraceFileWriter(path: output, format: TraceFormat(path: output)!, info: t.info, hasAccel: t.hasAccel)
         do {

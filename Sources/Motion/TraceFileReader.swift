@@ -47,8 +47,8 @@ public final class TraceFileReader {
             if line.utf8.allSatisfy({ $0 == 32 || $0 == 9 }) { continue }
             if columns == nil {
                 // CSV: the first line sets the columns, as a header or as the first row.
-                let fields = line.split(separator: ",", omittingEmptySubsequences: false)
-                if Int64(fields[0].trimmingCharacters(in: .whitespaces)) == nil {
+                let fields = Self.fields(line)
+                if Int64(fields[0]) == nil {
                     try readCSVHeader(fields)
                     continue
                 }
@@ -75,7 +75,7 @@ public final class TraceFileReader {
     }
 
     private func readCSVHeader(_ fields: [Substring]) throws {
-        let names = fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let names = fields.map { $0.lowercased() }
         switch names {
         case ["t_ns", "gx", "gy", "gz"]: setColumns(Columns(count: 4, t: 0, gyro: [1, 2, 3], accel: nil))
         case ["t_ns", "gx", "gy", "gz", "ax", "ay", "az"]: setColumns(Columns(count: 7, t: 0, gyro: [1, 2, 3], accel: [4, 5, 6]))
@@ -125,17 +125,37 @@ public final class TraceFileReader {
         setColumns(Columns(count: names.count, t: t, gyro: [gx, gy, gz], accel: accel))
     }
 
+    /// Comma-separated fields with ASCII blanks trimmed, split on bytes (this is the import's hot loop).
+    static func fields(_ line: Substring) -> [Substring] {
+        var out: [Substring] = []
+        out.reserveCapacity(8)
+        let u = line.utf8
+        var start = u.startIndex
+        func trimmed(_ a: Substring.UTF8View.Index, _ b: Substring.UTF8View.Index) -> Substring {
+            var a = a, b = b
+            while a < b, u[a] == 32 || u[a] == 9 { a = u.index(after: a) }
+            while b > a, u[u.index(before: b)] == 32 || u[u.index(before: b)] == 9 { b = u.index(before: b) }
+            return line[a..<b]
+        }
+        var i = start
+        while i < u.endIndex {
+            if u[i] == UInt8(ascii: ",") { out.append(trimmed(start, i)); start = u.index(after: i) }
+            i = u.index(after: i)
+        }
+        out.append(trimmed(start, u.endIndex))
+        return out
+    }
+
     private func row(_ line: Substring) throws -> IMUReading {
         let c = columns!
-        let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+        let fields = Self.fields(line)
         guard fields.count == c.count else { throw error("expected \(c.count) fields, found \(fields.count)") }
         func number(_ i: Int) throws -> Double {
-            let text = fields[i].trimmingCharacters(in: .whitespaces)
-            guard let v = Double(text), v.isFinite else { throw error("'\(text)' is not a number") }
+            guard let v = Double(fields[i]), v.isFinite else { throw error("'\(fields[i])' is not a number") }
             return v
         }
         let t: Int64
-        let tText = fields[c.t].trimmingCharacters(in: .whitespaces)
+        let tText = fields[c.t]
         switch format {
         case .csv:
             guard let v = Int64(tText) else { throw error("'\(tText)' is not a whole number of nanoseconds") }

@@ -130,6 +130,13 @@ public final class TraceStore {
         }
     }
 
+    /// The first timestamp of a trace (one index lookup), nil when it has no samples.
+    public func firstTimestamp(_ trace: Int64) throws -> Int64? {
+        try TraceStoreError.wrap(path, "reading samples") {
+            try pool.read { db in try Int64.fetchOne(db, sql: "SELECT min(t_ns) FROM sample WHERE trace_id = ?", arguments: [trace]) }
+        }
+    }
+
     /// Streams the samples of a trace with from <= t < to (nanoseconds; nil = unbounded), in time
     /// order, `batchSize` at a time, inside one read transaction (a consistent snapshot).
     public func forEachBatch(of trace: Int64, from: Int64? = nil, to: Int64? = nil, batchSize: Int = 4096,
