@@ -9,7 +9,8 @@ struct CalibrateCommand: ParsableCommand {
         abstract: "Estimate the gyro bias (stillest second) and the IMU-to-video time offset (gyro against the video's own motion).")
 
     @Argument(help: "The movie.") var video: String
-    @Option(help: ArgumentHelp("IMU trace (.csv: t_ns,gx,gy,gz[,ax,ay,az]).", valueName: "TRACE")) var imu: String
+    @Option(help: ArgumentHelp("IMU trace: a trace store, a Gyroflow .gcsv or a .csv.", valueName: "TRACE")) var imu: String
+    @Option(help: ArgumentHelp("Which trace of a store (needed when it holds several).", valueName: "ID")) var trace: Int64?
     @Option(help: ArgumentHelp("Starting profile: axis mapping, focal length.", valueName: "FILE")) var calibration: String?
     @Option(name: .customLong("focal-length"), help: ArgumentHelp("Focal length in pixels, if the profile has none.", valueName: "px"))
     var focalLength: Double?
@@ -27,7 +28,7 @@ struct CalibrateCommand: ParsableCommand {
         var base = try calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) }
             ?? Calibration(name: URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent)
         if calibration != nil { base.name = URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent }
-        let r = try CalibrateJob.run(video: video, readings: try TraceLoading.load(imu), base: base, focalLength: focalLength, searchMs: searchMs)
+        let r = try CalibrateJob.run(video: video, readings: try IMUTraceSource.readings(imu, trace: trace), base: base, focalLength: focalLength, searchMs: searchMs)
         try r.profile.save(URL(fileURLWithPath: output))
         let confidence = r.estimate.correlation * (1 - r.estimate.ambiguity)
         print(String(format: "offset %.2f ms (IMU time + offset = video time); correlation %.3f, next best peak %.0f%% of it; confidence %.2f",

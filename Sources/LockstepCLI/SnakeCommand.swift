@@ -7,8 +7,11 @@ import Motion
 
 /// The options of the video-snake effect, shared by `snake` and `composite --snake`.
 struct SnakeArguments: ParsableArguments {
-    @Option(help: ArgumentHelp("IMU trace (.csv: t_ns,gx,gy,gz[,ax,ay,az]).", valueName: "TRACE"))
+    @Option(help: ArgumentHelp("IMU trace: a trace store, a Gyroflow .gcsv or a .csv (t_ns,gx,gy,gz[,ax,ay,az]).", valueName: "TRACE"))
     var imu: String?
+
+    @Option(help: ArgumentHelp("Which trace of a store (needed when it holds several).", valueName: "ID"))
+    var trace: Int64?
 
     @Option(help: ArgumentHelp("Calibration profile (JSON, see Calibration/README.md).", valueName: "FILE"))
     var calibration: String?
@@ -41,7 +44,7 @@ struct SnakeArguments: ParsableArguments {
         guard let imu else { throw ValidationError("--imu TRACE is needed for the snake effect.") }
         var profile = try calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) } ?? Calibration(name: "default")
         if let offsetMs { profile.timeOffsetMs = offsetMs }
-        var o = SnakeOptions(readings: try TraceLoading.load(imu), calibration: profile)
+        var o = SnakeOptions(readings: try IMUTraceSource.readings(imu, trace: trace), calibration: profile)
         o.gyroGain = gyroGain
         o.parameters.trailScale = trailScale; o.parameters.frontScale = frontScale
         o.parameters.damping = damping; o.parameters.shiftGain = shiftGain; o.parameters.mirror = mirror

@@ -47,7 +47,7 @@ final class SnakeCommandTests: XCTestCase {
         try "t_ns,gx,gy,gz\n0,0,0,0\n5000000,0,x,0\n".write(toFile: bad, atomically: true, encoding: .utf8)
         let r = try CommandLineTests.lockstep(["snake", pan, "--imu", bad, "-o", dir.appendingPathComponent("s.mp4").path])
         XCTAssertEqual(r.status, 1)
-        XCTAssertEqual(r.stderr, "Error: \(bad):3: not a number\n")
+        XCTAssertEqual(r.stderr, "Error: \(bad):3: 'x' is not a number\n")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["bad.csv"])
     }
 
