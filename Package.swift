@@ -3,9 +3,9 @@ import PackageDescription
 
 // Architecture, bottom up:
 //   CFFmpeg, CIIO          system libraries (pkg-config) with the few shims Swift cannot import
-//   Compositor, Motion,    the pure core
-//   Verify: timestamps, sync policy, layout, blend kernels,
-//                          audio mix math, IMU math. No C imports, tested without I/O.
+//   Compositor, Motion,    the pure core: timestamps, sync policy, layout, blend kernels and
+//   Verify                 effects, audio mix math; IMU parsing, fusion, synchronizer,
+//                          calibration math; the checks of `verify`. No C imports, tested without I/O.
 //   Media                  the only module that touches FFmpeg
 //   TraceStore, IIO        SQLite (GRDB) and libiio adapters for the motion layer
 //   Lockstep               the library: jobs that wire adapters to the core
