@@ -119,7 +119,7 @@ final class IIODConnection {
             let bytes = Array(value.utf8)
             return send("\(bytes.count)\n") && send(bytes + [UInt8(ascii: "\n")])
         case .write(let d, let target, let attr, let length):
-            guard length <= Self.maxWrite else { code(-Int(EINVAL)); return false }  // cannot skip the payload safely
+            guard length <= Self.maxWrite else { _ = code(-Int(EINVAL)); return false }  // cannot skip the payload safely
             guard let payload = readBytes(length) else { return false }
             guard known(d) else { return code(-Int(ENODEV)) }
             return code(write(target, attr, payload))

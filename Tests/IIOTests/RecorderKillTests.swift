@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import GRDB
 @testable import IIO
 import Motion
 import TraceStore
@@ -68,8 +69,8 @@ final class RecorderKillTests: IIOTestCase {
         XCTAssertEqual(try reopened.traces().map(\.id), [sink.trace!, again.trace!])
         XCTAssertEqual(try reopened.samples(of: sink.trace!).map(\.t), first.map(\.t))
         XCTAssertEqual(try reopened.sampleCount(again.trace!), 300)
-        let check = try IIOTestCase.run(["sqlite3", path, "PRAGMA integrity_check"])
-        XCTAssertEqual(String(decoding: check.stdout, as: UTF8.self), "ok\n")
+        let check = try DatabaseQueue(path: path).read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
+        XCTAssertEqual(check, ["ok"])
     }
 
     func testTheRecordCommandReportsAKilledServerWithStatus1() throws {
