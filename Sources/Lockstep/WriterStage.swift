@@ -20,6 +20,9 @@ final class WriterStage {
     private var mixedUntil: Int64 = 0
     private let chunk = 4096
     private let scratch: UnsafeMutablePointer<Float>
+    // Per-input pointers into `scratch`, kept so mixing after each frame allocates nothing.
+    private var leftInputs: [UnsafePointer<Float>?]
+    private var rightInputs: [UnsafePointer<Float>?]
     let clock = StageClock(name: "the writer")
 
     init(writer: MovieWriter, lanes: [InputLane], gains: [Float], frameRate: Rational, canvas: Size,
@@ -34,11 +37,12 @@ final class WriterStage {
         for _ in 0..<poolSize { pool.push(try Frame(width: canvas.width, height: canvas.height)) }
         // Per input: left and right; then the mix: left and right.
         scratch = .allocate(capacity: chunk * 2 * (lanes.count + 1))
+        leftInputs = Array(repeating: nil, count: lanes.count)
+        rightInputs = leftInputs
     }
     deinit { scratch.deallocate() }
 
     private var audioLanes: [(Int, AudioLane)] { lanes.compactMap { l in l.audio.map { (l.index, $0) } } }
-    var hasAudio: Bool { !audioLanes.isEmpty }
 
     func start(withAudio: Bool) {
         let t = Thread { [self] in
@@ -86,24 +90,22 @@ final class WriterStage {
     /// Mixes as far as every input has audio, up to `limit`.
     private func mixAvailable(until limit: Int64) throws {
         var ready = limit
-        for (_, a) in audioLanes { ready = min(ready, a.readyUntil) }
+        for lane in lanes { if let a = lane.audio { ready = min(ready, a.readyUntil) } }
         if ready > mixedUntil { try mix(until: ready) }
     }
 
     private func mix(until end: Int64) throws {
-        let inputs = audioLanes
         let mixL = scratch + chunk * 2 * lanes.count, mixR = mixL + chunk
-        var lPtrs = [UnsafePointer<Float>?](repeating: nil, count: lanes.count)
-        var rPtrs = lPtrs
         while mixedUntil < end {
             let n = Int(min(Int64(chunk), end - mixedUntil))
-            for (i, audio) in inputs {
-                let l = scratch + chunk * 2 * i, r = l + chunk
+            for lane in lanes {
+                guard let audio = lane.audio else { continue }
+                let l = scratch + chunk * 2 * lane.index, r = l + chunk
                 audio.read(from: mixedUntil, count: n, left: l, right: r)
-                lPtrs[i] = UnsafePointer(l); rPtrs[i] = UnsafePointer(r)
+                leftInputs[lane.index] = UnsafePointer(l); rightInputs[lane.index] = UnsafePointer(r)
             }
-            mixer.mix(lPtrs, count: n, into: mixL)
-            mixer.mix(rPtrs, count: n, into: mixR)
+            mixer.mix(leftInputs, count: n, into: mixL)
+            mixer.mix(rightInputs, count: n, into: mixR)
             try writer.writeAudio(left: mixL, right: mixR, count: n)
             mixedUntil += Int64(n)
         }
