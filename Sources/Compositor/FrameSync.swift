@@ -90,8 +90,6 @@ public struct FrameSync<Payload> {
     /// The frame input `i` gives to the tick just emitted.
     public func chosen(_ i: Int) -> Payload { lanes[i].window[0].payload }
     public func chosenFrame(_ i: Int) -> SourceFrame { lanes[i].window[0].frame }
-    /// The chosen frame's time relative to its input's first frame.
-    public func chosenTime(_ i: Int) -> Rational { lanes[i].window[0].time }
 
     public mutating func step() -> Step {
         if emitted {

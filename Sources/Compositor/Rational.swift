@@ -73,14 +73,6 @@ extension Rational {
         let half = d / 2
         return Int64(n >= 0 ? (n + half) / d : -((-n + half) / d))
     }
-
-    /// Rounded down rather than to nearest (for "how many whole units fit").
-    public static func rescaleDown(_ value: Int64, from: Rational, to: Rational) -> Int64 {
-        let n = Int128(value) * Int128(from.num) * Int128(to.den)
-        let d = Int128(from.den) * Int128(to.num)
-        let q = n / d
-        return Int64(n % d != 0 && (n < 0) != (d < 0) ? q - 1 : q)
-    }
 }
 
 /// A presentation time: an integer count of a time base, exactly as the container stores it.

@@ -19,7 +19,6 @@ final class RationalTests: XCTestCase {
         // 1 frame at 30000/1001 fps in 1/48000 s: 1601.6 → 1602.
         XCTAssertEqual(Rational.rescale(1, from: Rational(1001, 30000), to: Rational(1, 48000)), 1602)
         XCTAssertEqual(Rational.rescale(-3, from: Rational(1, 2), to: Rational(1, 1)), -2)
-        XCTAssertEqual(Rational.rescaleDown(3, from: Rational(1, 2), to: Rational(1, 1)), 1)
     }
 
     func testComparisonIsExactWhereDoublesAreNot() {
