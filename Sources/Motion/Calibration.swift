@@ -15,6 +15,24 @@ public struct Calibration: Codable, Equatable, Sendable {
     public var horizontalFOVDeg: Double?
     /// Rolling shutter: time from the first row to the last.
     public var frameReadoutMs: Double?
+    /// Clock drift of the IMU against the video, ppm: offset(v) = timeOffsetMs + clockDriftPpm * 1e-6 * v * 1000 ms.
+    public var clockDriftPpm: Double?
+    /// Where the IMU's clock jumped: one line per stretch (see ClockMapping). Overrides the two fields above.
+    public var clockPieces: [ClockMapping.Piece]?
+
+    /// The clock mapping this profile states: its pieces, else its offset and drift.
+    public var clock: ClockMapping {
+        get {
+            if let p = clockPieces, !p.isEmpty { return ClockMapping(pieces: p) }
+            return .constant(offsetMs: timeOffsetMs, driftPpm: clockDriftPpm ?? 0)
+        }
+        set {
+            let first = newValue.pieces[0]
+            timeOffsetMs = first.offsetMs
+            clockDriftPpm = first.driftPpm == 0 ? nil : first.driftPpm
+            clockPieces = newValue.pieces.count > 1 ? newValue.pieces : nil
+        }
+    }
 
     public init(name: String, axisMapping: AxisMapping = .identity, gyroBias: [Double] = [0, 0, 0], timeOffsetMs: Double = 0,
                 focalLengthPx: Double? = nil, horizontalFOVDeg: Double? = nil, frameReadoutMs: Double? = nil) {

@@ -48,11 +48,11 @@ public enum MotionStream {
             report.warnings.append("the trace has fewer than two readings")
             return ([], report)
         }
-        let offset = Int64((calibration.timeOffsetMs * 1e6).rounded())
+        let clock = calibration.clock
         let bias = calibration.gyroBias
         let mapping = calibration.axisMapping
         // Video-clock times and bias-free rates, IMU axes.
-        let times = readings.map { $0.t + offset }
+        let times = readings.map { clock.videoNs(fromIMU: $0.t) }
         let rates = readings.map { ($0.gyro.x - bias[0], $0.gyro.y - bias[1], $0.gyro.z - bias[2]) }
         let gapLimit = maxGap ?? 2 * medianStep(times)
         let fused = readings.contains { $0.accel != nil } ? AttitudeFilter.run(readings, times: times, rates: rates) : nil
