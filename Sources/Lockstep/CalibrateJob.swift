@@ -16,29 +16,13 @@ public struct CalibrationResult: Sendable {
 public enum CalibrateJob {
     public static func run(video path: String, readings: [IMUReading], base: Calibration, focalLength: Double? = nil,
                            searchMs: Double = 2000) throws -> CalibrationResult {
-        let reader = try MovieReader(path: path, audio: false)
-        let size = reader.video.displaySize
+        let motion = try FrameMotionExtractor.extract(path: path)
+        let size = motion.displaySize
         guard let f = focalLength ?? base.focalLength(forWidth: size.width) else {
             throw CalibrationError("\(path): the focal length is unknown: give --focal-length (pixels) or a profile with focalLengthPx or horizontalFOVDeg")
         }
-        var correlator = PhaseCorrelator(size: size.height >= 256 && size.width >= 256 ? 256 : 128)
-        var shifts: [VideoShift] = []
-        var last: Int64?
-        let frame = Frame()
-        var luma = [UInt8](repeating: 0, count: size.width * size.height)
-        var frames = 0
-        while try reader.next(into: frame, audioSink: { _ in }) == .video {
-            let image = frame.image
-            for y in 0..<image.height { luma.withUnsafeMutableBufferPointer { (($0.baseAddress! + y * image.width)).update(from: image.y.row(y), count: image.width) } }
-            let (samples, k) = PhaseCorrelator.downscale(luma, width: image.width, height: image.height, size: correlator.size)
-            let pts = frame.source!.pts
-            let t = Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, 1_000_000_000))
-            if let s = correlator.next(samples), let from = last {
-                shifts.append(VideoShift(from: from, to: t, dx: s.dx * Double(k), dy: s.dy * Double(k)))
-            }
-            last = t
-            frames += 1
-        }
+        let shifts = motion.shifts
+        let frames = motion.frameTimes.count
         var profile = base
         let bias = OffsetEstimator.bias(readings)
         if let bias { profile.gyroBias = bias }
