@@ -31,7 +31,8 @@ let package = Package(
 
         .target(name: "Compositor", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
         .target(name: "Motion", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
-        .target(name: "Media", dependencies: ["CFFmpeg", "Compositor", .product(name: "Atomics", package: "swift-atomics")]),
+        .target(name: "Media", dependencies: ["CFFmpeg", "Compositor", .product(name: "Atomics", package: "swift-atomics")],
+                swiftSettings: [.swiftLanguageMode(.v6)]),
         .target(name: "TraceStore", dependencies: ["Motion", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "IIO", dependencies: ["CIIO", "Motion"]),
         .target(name: "Verify", dependencies: ["Compositor"]),

@@ -19,6 +19,8 @@
 static inline int swift_AVERROR(int e) { return AVERROR(e); }
 /// AVERROR_EOF is built with FFERRTAG, a function-like macro.
 static inline int swift_AVERROR_EOF(void) { return AVERROR_EOF; }
+/// AVERROR_EXIT (what an interrupt callback makes a blocking call return), likewise.
+static inline int swift_AVERROR_EXIT(void) { return AVERROR_EXIT; }
 /// AVERROR_INVALIDDATA, likewise.
 static inline int swift_AVERROR_INVALIDDATA(void) { return AVERROR_INVALIDDATA; }
 /// AV_NOPTS_VALUE is a cast expression Swift does not import.

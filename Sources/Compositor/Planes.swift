@@ -1,12 +1,14 @@
 /// One 8-bit plane of a picture, borrowed: the memory belongs to whoever made the view
-/// (an AVFrame in the media layer, a `YUVBuffer` in tests). Views never outlive their owner's use.
+/// (an AVFrame in the media layer, a `YUVBuffer` in tests). `owner`, when set, is that object:
+/// the view keeps it alive, so a view can never point into freed memory.
 public struct Plane {
     public var base: UnsafeMutablePointer<UInt8>
     public var stride: Int
     public var width: Int
     public var height: Int
-    public init(base: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int) {
-        self.base = base; self.stride = stride; self.width = width; self.height = height
+    public let owner: AnyObject?
+    public init(base: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int, owner: AnyObject? = nil) {
+        self.base = base; self.stride = stride; self.width = width; self.height = height; self.owner = owner
     }
     @inline(__always) public func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { base + y * stride }
     @inline(__always) public subscript(x: Int, y: Int) -> UInt8 {
@@ -29,18 +31,26 @@ public struct YUVImage {
         precondition(rect.x % 2 == 0 && rect.y % 2 == 0, "4:2:0 crops start on even pixels")
         func sub(_ p: Plane, _ shift: Int) -> Plane {
             Plane(base: p.base + (rect.y >> shift) * p.stride + (rect.x >> shift), stride: p.stride,
-                  width: (rect.width + (1 << shift) - 1) >> shift, height: (rect.height + (1 << shift) - 1) >> shift)
+                  width: (rect.width + (1 << shift) - 1) >> shift, height: (rect.height + (1 << shift) - 1) >> shift,
+                  owner: p.owner)
         }
         return YUVImage(y: sub(y, 0), u: sub(u, 1), v: sub(v, 1))
     }
 }
 
 /// A picture that owns its memory: scratch space for effects, and pictures made in tests.
+/// Its `image` views keep the buffer alive (their planes' `owner`).
 public final class YUVBuffer {
     public let width: Int, height: Int
     private let storage: UnsafeMutablePointer<UInt8>
     private let count: Int
-    public let image: YUVImage
+
+    public var image: YUVImage {
+        let cw = (width + 1) / 2, ch = (height + 1) / 2
+        return YUVImage(y: Plane(base: storage, stride: width, width: width, height: height, owner: self),
+                        u: Plane(base: storage + width * height, stride: cw, width: cw, height: ch, owner: self),
+                        v: Plane(base: storage + width * height + cw * ch, stride: cw, width: cw, height: ch, owner: self))
+    }
 
     public init(width: Int, height: Int) {
         precondition(width > 0 && height > 0)
@@ -49,10 +59,6 @@ public final class YUVBuffer {
         count = width * height + 2 * cw * ch
         storage = .allocate(capacity: count)
         storage.initialize(repeating: 0, count: count)
-        let y = Plane(base: storage, stride: width, width: width, height: height)
-        let u = Plane(base: storage + width * height, stride: cw, width: cw, height: ch)
-        let v = Plane(base: storage + width * height + cw * ch, stride: cw, width: cw, height: ch)
-        image = YUVImage(y: y, u: u, v: v)
     }
     deinit { storage.deallocate() }
 }

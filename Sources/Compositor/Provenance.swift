@@ -10,6 +10,8 @@
 ///                     pts exact in that input's time base
 ///     frame 0 also:  "sync":"index", "blend":"chromakey", "fps":"30/1",
 ///                    "inputs":[{"name":"fg.mp4","timeBase":"1/15360","audio":true}, ...]
+///     under --conceal, a frame whose chosen source frames include damaged ones (decoding met
+///     errors it concealed) also: "damaged":[1] (the inputs concerned)
 public struct Provenance: Codable, Equatable, Sendable {
     public static let uuid: [UInt8] = Array("LOCKSTEP-PROV-v1".utf8)
 
@@ -26,6 +28,8 @@ public struct Provenance: Codable, Equatable, Sendable {
     public var blend: String?
     public var fps: String?
     public var inputs: [Input]?
+    /// Under --conceal: the inputs whose chosen source frame had damage the decoder concealed.
+    public var damaged: [Int]?
 
     public init(k: Int64, src: [[Int64]], sync: String? = nil, blend: String? = nil, fps: String? = nil, inputs: [Input]? = nil) {
         self.k = k; self.src = src; self.sync = sync; self.blend = blend; self.fps = fps; self.inputs = inputs
@@ -42,6 +46,7 @@ public struct Provenance: Codable, Equatable, Sendable {
                 "{\"name\":\(Provenance.quote($0.name)),\"timeBase\":\(Provenance.quote($0.timeBase)),\"audio\":\($0.audio)}"
             }.joined(separator: ",") + "]"
         }
+        if let damaged { json += ",\"damaged\":[" + damaged.map(String.init).joined(separator: ",") + "]" }
         json += "}"
         return Provenance.uuid + Array(json.utf8)
     }

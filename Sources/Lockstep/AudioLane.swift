@@ -29,8 +29,10 @@ final class AudioLane {
         }
         let skip = max(0, Int(end - s.start))  // overlap: keep what we have
         if skip < s.count {
-            left.append(contentsOf: UnsafeBufferPointer(start: s.left + skip, count: s.count - skip))
-            right.append(contentsOf: UnsafeBufferPointer(start: s.right + skip, count: s.count - skip))
+            s.withSamples { l, r in
+                left.append(contentsOf: l[skip...])
+                right.append(contentsOf: r[skip...])
+            }
         }
         condition.broadcast()
     }

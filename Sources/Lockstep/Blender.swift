@@ -1,22 +1,25 @@
 import Compositor
 import Media
 
-/// Turns one frame from each input into the output picture. Inputs arrive already placed and
-/// scaled by their readers (see `Layout`), so this is only the blend kernel.
+/// Turns one frame from each input into the output picture. Inputs arrive already fitted to
+/// their places by their lanes' conformers (see `Layout`), so this is only the blend kernel.
 struct Blender {
     let mode: BlendMode
     let layout: Layout
     let key: ChromaKey
     let weights: [Int]
+    // Kept so blending a frame allocates nothing.
+    private var frames: [Frame] = []
     private var images: [YUVImage] = []
 
     init(mode: BlendMode, layout: Layout, key: ChromaKey, weights: [Double]) {
         self.mode = mode; self.layout = layout; self.key = key
         self.weights = PlaneKernels.fixedPointWeights(weights)
+        frames.reserveCapacity(layout.places.count)
         images.reserveCapacity(layout.places.count)
     }
 
-    /// How each input's reader fills the part of its place its picture does not cover: keyed
+    /// How each input's conformer fills the part of its place its picture does not cover: keyed
     /// layers with the key colour (so it keys away), others black.
     func marginColor(ofInput i: Int) -> YUVColor {
         switch mode {
@@ -27,21 +30,27 @@ struct Blender {
     }
 
     mutating func blend(_ inputs: (Int) -> Frame, into out: Frame) {
-        let o = out.image
-        switch mode {
-        case .single:
-            PlaneKernels.copy(inputs(0).image, into: o)
-        case .chromakey:
-            key.apply(foreground: inputs(0).image, background: inputs(1).image, into: o)
-        case .stack:
-            PlaneKernels.copy(inputs(0).image, into: o)
-            for i in 1..<layout.places.count { key.apply(foreground: inputs(i).image, background: o, into: o) }
-        case .quad:
-            for i in layout.places.indices { PlaneKernels.copy(inputs(i).image, into: o.cropped(to: layout.places[i])) }
-        case .mix:
-            images.removeAll(keepingCapacity: true)
-            for i in layout.places.indices { images.append(inputs(i).image) }
-            PlaneKernels.mix(images, weights: weights, into: o)
+        var frames: [Frame] = [], images: [YUVImage] = []
+        swap(&frames, &self.frames); swap(&images, &self.images)  // borrowed scratch, no copy
+        defer { frames.removeAll(keepingCapacity: true); swap(&frames, &self.frames); swap(&images, &self.images) }
+        for i in layout.places.indices { frames.append(inputs(i)) }
+        let (mode, layout, key, weights) = (self.mode, self.layout, self.key, self.weights)
+        out.withImage { o in
+            Frame.withImages(frames, in: &images) { all in
+                switch mode {
+                case .single:
+                    PlaneKernels.copy(all[0], into: o)
+                case .chromakey:
+                    key.apply(foreground: all[0], background: all[1], into: o)
+                case .stack:
+                    PlaneKernels.copy(all[0], into: o)
+                    for i in 1..<layout.places.count { key.apply(foreground: all[i], background: o, into: o) }
+                case .quad:
+                    for i in layout.places.indices { PlaneKernels.copy(all[i], into: o.cropped(to: layout.places[i])) }
+                case .mix:
+                    PlaneKernels.mix(all, weights: weights, into: o)
+                }
+            }
         }
     }
 }

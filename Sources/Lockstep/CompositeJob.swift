@@ -16,6 +16,9 @@ public struct CompositeOptions: Sendable {
     public var weights: [Double]?
     public var gains: [Double]?
     public var audio = true
+    /// Conceal decode errors in the inputs and go on (each damaged frame named in a warning and
+    /// in the output's provenance) instead of stopping at the first.
+    public var conceal = false
     /// Seconds a stage may be stuck before the job stops with an error naming it.
     public var stallTimeout = 30.0
     /// The video-snake effect as a last stage, driven by an IMU trace.
@@ -35,6 +38,8 @@ public struct CompositeResult: Sendable {
     /// Which input ended the output.
     public var endedBy: Int?
     public var snake: SnakeSummary?
+    /// Damage concealed under `conceal`: one line per damaged input frame, naming the input.
+    public var warnings: [String] = []
 }
 
 /// A failure of the job that is not FFmpeg's: bad input combinations, cancellation.
@@ -53,6 +58,8 @@ public final class CompositeJob {
     private var writerStage: WriterStage?
     private let lock = NSLock()
     private var cancelled = false
+    /// Raised on cancellation or failure: every reader's open and reads give up.
+    private let cancellation = CancellationToken()
     /// Called on the compositor thread after each output frame: (frames done, frames expected).
     public var progress: ((Int64, Int64?) -> Void)?
 
@@ -64,30 +71,43 @@ public final class CompositeJob {
     private func stop(because error: Error) {
         lock.lock(); cancelled = true; let lanes = self.lanes; let w = writerStage; lock.unlock()
         failure.record(error)
+        cancellation.cancel()
         for l in lanes { l.cancel() }
         w?.queue.close(); w?.pool.close()
     }
 
     public func run() throws -> CompositeResult {
-        let readers = try options.inputs.map { try MovieReader(path: $0, audio: options.audio) }
+        let readers: [MovieReader]
+        do {
+            readers = try options.inputs.map {
+                try MovieReader(path: $0, audio: options.audio, conceal: options.conceal, cancellation: cancellation)
+            }
+        } catch let e as MediaError where e.kind == .cancelled {
+            throw failure.error ?? JobError.cancelled
+        }
         let first = readers[0]
         let canvas = options.size ?? Size(width: first.video.displaySize.width & ~1, height: first.video.displaySize.height & ~1)
         guard canvas.width >= 2 && canvas.height >= 2 else { throw MediaError("picture too small to be a canvas", path: first.path) }
         guard let frameRate = options.frameRate ?? first.video.frameRate else {
             throw MediaError("no frame rate in the file; give one with --fps", path: first.path)
         }
+        if options.blend == .quad && (canvas.width < 4 || canvas.height < 4) {
+            throw JobError("the canvas \(canvas) is too small for quad: each of its cells needs at least 2x2 pixels")
+        }
         let layout = Layout(blend: options.blend, canvas: canvas, inputs: readers.map(\.video.displaySize))
         let key = ChromaKey(keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness)
         var blender = Blender(mode: options.blend, layout: layout, key: key,
                               weights: options.weights ?? Array(repeating: 1, count: readers.count))
-        for (i, r) in readers.enumerated() {
+        let lanes = try readers.enumerated().map { i, r in
             let place = layout.places[i], pic = layout.pictures[i]
-            r.setTarget(place: Size(width: place.width, height: place.height),
-                        picture: Rect(x: pic.x - place.x, y: pic.y - place.y, width: pic.width, height: pic.height),
-                        fill: blender.marginColor(ofInput: i))
+            let conformer: Conformer
+            do {
+                conformer = try Conformer(place: Size(width: place.width, height: place.height),
+                                          picture: Rect(x: pic.x - place.x, y: pic.y - place.y, width: pic.width, height: pic.height),
+                                          fill: blender.marginColor(ofInput: i), rotation: r.video.rotation)
+            } catch let e as MediaError { throw e.at(r.path) }
+            return InputLane(index: i, reader: r, conformer: conformer, poolSize: 4, failure: failure)
         }
-
-        let lanes = try readers.enumerated().map { try InputLane(index: $0.offset, reader: $0.element, poolSize: 4, failure: failure) }
         let withAudio = lanes.contains { $0.audio != nil }
         let container = OutputPath.container(for: options.output)
         let temporary = OutputPath.temporary(beside: options.output)
@@ -118,7 +138,7 @@ public final class CompositeJob {
                                 fps: "\(frameRate.num)/\(frameRate.den)",
                                 inputs: readers.map { Provenance.Input(name: ($0.path as NSString).lastPathComponent,
                                                                        timeBase: "\($0.video.timeBase.num)/\($0.video.timeBase.den)", audio: $0.audio != nil) })
-        var sync = FrameSync<Frame>(mode: options.sync, inputs: lanes.count, frameRate: frameRate)
+        var sync = FrameSync<LaneFrame>(mode: options.sync, inputs: lanes.count, frameRate: frameRate)
         var endedBy: Int?
         var emitted: Int64 = 0
         let snake = options.snake.map { SnakeStage(options: $0, canvas: canvas, frameRate: frameRate) }
@@ -127,15 +147,15 @@ public final class CompositeJob {
             case .need(let i):
                 compositorClock.set("waiting for input \(i + 1)", busy: false)
                 guard let item = lanes[i].frames.pop() else { break loop }  // closed: a failure
-                if let frame = item { sync.push(frame.source!, payload: frame, input: i) } else { sync.finish(input: i) }
-            case .release(let frame):
-                lanes[frame.tag].pool.push(frame)
+                if let item { sync.push(item.picture.source, payload: item, input: i) } else { sync.finish(input: i) }
+            case .release(let item):
+                lanes[item.lane].recycle(item)
             case .emit:
                 compositorClock.set("waiting for the writer", busy: false)
                 guard let out = stage.pool.pop() else { break loop }
                 compositorClock.set("blending frame \(emitted)", busy: true)
                 try out.makeWritable()
-                blender.blend({ sync.chosen($0) }, into: out)
+                blender.blend({ sync.chosen($0).frame }, into: out)
                 if let snake {
                     // The video's clock is the first input's: its chosen frame's pts.
                     let pts = sync.chosenFrame(0).pts
@@ -169,15 +189,20 @@ public final class CompositeJob {
         try OutputPath.commit(temporary, to: options.output)
         committed = true
         return CompositeResult(frames: emitted, audioSamples: withAudio ? audioEnd : nil, canvas: canvas,
-                               frameRate: frameRate, endedBy: endedBy, snake: snakeSummary)
+                               frameRate: frameRate, endedBy: endedBy, snake: snakeSummary,
+                               warnings: lanes.flatMap { l in
+                                   l.reader.damage.map { "\(l.reader.path): damaged \($0), concealed" }
+                               })
     }
 
     /// The record of the tick just emitted: source index and pts per input (plus, on frame 0,
     /// the file's header fields).
-    private func provenance(of sync: FrameSync<Frame>, header: Provenance?) -> Provenance {
+    private func provenance(of sync: FrameSync<LaneFrame>, header: Provenance?) -> Provenance {
         var p = header ?? Provenance(k: 0, src: [])
         p.k = sync.tick
         p.src = (0..<sync.inputCount).map { let f = sync.chosenFrame($0); return [Int64(f.index), f.pts.value] }
+        let damaged = (0..<sync.inputCount).filter { sync.chosen($0).picture.damaged }
+        p.damaged = damaged.isEmpty ? nil : damaged
         return p
     }
 

@@ -22,13 +22,18 @@ public enum FrameMotionExtractor {
         var shifts: [VideoShift] = []
         var times: [Int64] = []
         var last: Int64?
-        let frame = Frame()
+        let decoded = Frame(), frame = Frame()
+        // Pictures as displayed (rotation applied), in yuv420p at the display size.
+        let conformer = try Conformer(place: size, picture: Rect(x: 0, y: 0, width: size.width, height: size.height),
+                                      fill: .black, rotation: reader.video.rotation)
         var luma = [UInt8](repeating: 0, count: size.width * size.height)
-        while try reader.next(into: frame, audioSink: { _ in }) == .video {
-            let image = frame.image
-            for y in 0..<image.height { luma.withUnsafeMutableBufferPointer { (($0.baseAddress! + y * image.width)).update(from: image.y.row(y), count: image.width) } }
-            let (samples, k) = PhaseCorrelator.downscale(luma, width: image.width, height: image.height, size: correlator.size)
-            let pts = frame.source!.pts
+        while case .video(let picture) = try reader.next(into: decoded, audioSink: { _ in }) {
+            try conformer.fit(decoded, into: frame)
+            frame.withImage { image in
+                for y in 0..<image.height { luma.withUnsafeMutableBufferPointer { (($0.baseAddress! + y * image.width)).update(from: image.y.row(y), count: image.width) } }
+            }
+            let (samples, k) = PhaseCorrelator.downscale(luma, width: size.width, height: size.height, size: correlator.size)
+            let pts = picture.source.pts
             let t = Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, 1_000_000_000))
             if let s = correlator.next(samples), let from = last {
                 shifts.append(VideoShift(from: from, to: t, dx: s.dx * Double(k), dy: s.dy * Double(k)))

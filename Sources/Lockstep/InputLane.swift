@@ -2,15 +2,25 @@ import Compositor
 import Foundation
 import Media
 
-/// One input: a reader thread that decodes ahead into a small pool of frames (so memory does not
-/// grow with the input's length), the queue those frames travel in, and the input's audio.
+/// A decoded picture fitted to its place, on its way from a lane to the compositor. `lane` is
+/// how it finds its way back to its pool once the sync lets it go.
+struct LaneFrame {
+    let lane: Int
+    let frame: Frame
+    let picture: DecodedPicture
+}
+
+/// One input: a reader thread that decodes ahead and fits each picture to its place (its
+/// conformer: scale, rotate, margins) into a small pool of frames (so memory does not grow with
+/// the input's length), the queue those frames travel in, and the input's audio.
 final class InputLane {
     let index: Int
     let reader: MovieReader
+    let conformer: Conformer
     let audio: AudioLane?
-    /// Decoded frames on their way to the compositor. `nil` marks the end of the video.
-    let frames: BoundedQueue<Frame?>
-    /// Frames free for the reader to fill; the compositor gives them back.
+    /// Fitted frames on their way to the compositor. `nil` marks the end of the video.
+    let frames: BoundedQueue<LaneFrame?>
+    /// Frames free for the reader to fill; the compositor gives them back (`recycle`).
     let pool: BoundedQueue<Frame>
     private let failure: FailureBox
     private let done = DispatchSemaphore(value: 0)
@@ -20,15 +30,22 @@ final class InputLane {
     /// For the watchdog.
     let clock: StageClock
 
-    init(index: Int, reader: MovieReader, poolSize: Int, failure: FailureBox) throws {
+    init(index: Int, reader: MovieReader, conformer: Conformer, poolSize: Int, failure: FailureBox) {
         self.index = index
         self.reader = reader
+        self.conformer = conformer
         self.audio = reader.audio != nil ? AudioLane() : nil
         self.failure = failure
         clock = StageClock(name: "input \(index + 1) (\(reader.path))")
         frames = BoundedQueue(capacity: poolSize + 1)
         pool = BoundedQueue(capacity: poolSize)
-        for _ in 0..<poolSize { let f = Frame(); f.tag = index; pool.push(f) }
+        for _ in 0..<poolSize { pool.push(Frame()) }
+    }
+
+    /// Gives a frame the compositor is done with back to this lane's pool.
+    func recycle(_ item: LaneFrame) {
+        precondition(item.lane == index, "a frame of input \(item.lane + 1) returned to input \(index + 1)")
+        pool.push(item.frame)
     }
 
     func start() {
@@ -47,9 +64,7 @@ final class InputLane {
 
     func join() { done.wait() }
 
-    /// Waits at most `seconds`; false if the thread is still stuck (a read blocked in the
-    /// kernel on a pipe does not see FFmpeg's interrupt). Such a thread keeps what it uses
-    /// alive and ends when its read returns; the job does not wait for it.
+    /// Waits at most `seconds`; false if the thread is still stuck.
     func join(timeout seconds: Double) -> Bool { done.wait(timeout: .now() + seconds) == .success }
 
     /// The output needs no more pictures; keep reading audio up to output sample `position`.
@@ -62,7 +77,7 @@ final class InputLane {
     /// Stops everything (failure or cancellation elsewhere), even a read blocked in FFmpeg.
     func cancel() {
         stopVideo(audioUntil: .min)
-        reader.interrupt()
+        reader.cancellation.cancel()
         audio?.finish()
     }
 
@@ -70,7 +85,8 @@ final class InputLane {
 
     private func run() throws {
         var held: Frame?
-        let spare = Frame()
+        // The picture as decoded, before the conformer fits it into a pool frame.
+        let decoded = Frame()
         let sink: (AudioSamples) -> Void = { [audio] in audio?.append($0) }
         var originSet = false
         while true {
@@ -84,17 +100,18 @@ final class InputLane {
                 guard let audio, audio.readyUntil < audioNeededUntil else { return }
             }
             clock.set("reading and decoding", busy: true)
-            let event = try reader.next(into: held ?? spare, audioSink: sink)
-            switch event {
-            case .video:
+            switch try reader.next(into: decoded, audioSink: sink) {
+            case .video(let picture):
                 let frame = held!
                 held = nil
-                if !originSet, let src = frame.source {
+                try conformer.fit(decoded, into: frame)
+                if !originSet {
                     originSet = true
-                    audio?.setOrigin(Rational.rescale(src.pts.value, from: src.pts.timeBase, to: Rational(1, Int64(AudioFormat.sampleRate))))
+                    let pts = picture.source.pts
+                    audio?.setOrigin(Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, Int64(AudioFormat.sampleRate))))
                 }
                 clock.set("waiting for the compositor", busy: false)
-                if !frames.push(frame) { reader.decodesVideo = false }
+                if !frames.push(LaneFrame(lane: index, frame: frame, picture: picture)) { reader.decodesVideo = false }
             case .audio:
                 continue
             case .end:

@@ -103,14 +103,14 @@ final class SnakeStage {
             // Yaw (about camera y) moves the picture across, pitch (about x) up and down.
             return SnakeMotion(ax: s.rotationRate.y * options.gyroGain, ay: s.rotationRate.x * options.gyroGain, time: t)
         }
-        let image = frame.image
-        renderer.render(image, motion: motion, into: image)
+        frame.withImage { image in renderer.render(image, motion: motion, into: image) }
     }
 
     private func record(_ frame: Frame, index: Int64, time: Int64, match: MotionSynchronizer<Int64, Int>.Match?, sample: MotionSample?) {
-        let image = frame.image
-        for y in 0..<image.height { luma.withUnsafeMutableBufferPointer { ($0.baseAddress! + y * image.width).update(from: image.y.row(y), count: image.width) } }
-        let (down, k) = PhaseCorrelator.downscale(luma, width: image.width, height: image.height, size: correlator.size)
+        frame.withImage { image in
+            for y in 0..<image.height { luma.withUnsafeMutableBufferPointer { ($0.baseAddress! + y * image.width).update(from: image.y.row(y), count: image.width) } }
+        }
+        let (down, k) = PhaseCorrelator.downscale(luma, width: frame.width, height: frame.height, size: correlator.size)
         let shift = correlator.next(down).map { (dx: $0.dx * Double(k), dy: $0.dy * Double(k)) }
         var gyro: (dx: Double, dy: Double)?
         if let sample, let focal {

@@ -16,22 +16,28 @@ public enum VerifyJob {
         reader.userDataUUID = Provenance.uuid
         let decoder = JSONDecoder()
         var frames: [ScannedFrame] = []
-        let frame = Frame()
+        let decoded = Frame(), frame = Frame()
+        let size = reader.video.displaySize
+        let conformer = try Conformer(place: size, picture: Rect(x: 0, y: 0, width: size.width, height: size.height),
+                                      fill: .black, rotation: reader.video.rotation)
         // Luma on a 2x2 grid (a quarter of the pixels) is plenty for means and differences.
         var previous: [UInt8] = [], current: [UInt8] = []
         var audio = AudioMeter()
         while true {
-            let event = try reader.next(into: frame) { audio.add($0) }
+            let event = try reader.next(into: decoded) { audio.add($0) }
             if event == .end { break }
-            guard event == .video, let source = frame.source else { continue }
-            let image = frame.image
+            guard case .video(let picture) = event else { continue }
+            let source = picture.source
+            try conformer.fit(decoded, into: frame)
             current.removeAll(keepingCapacity: true)
             var sum = 0.0, sq = 0.0
-            for y in stride(from: 0, to: image.height, by: 2) {
-                let row = image.y.row(y)
-                for x in stride(from: 0, to: image.width, by: 2) {
-                    let l = row[x]; current.append(l)
-                    let d = Double(l); sum += d; sq += d * d
+            frame.withImage { image in
+                for y in stride(from: 0, to: image.height, by: 2) {
+                    let row = image.y.row(y)
+                    for x in stride(from: 0, to: image.width, by: 2) {
+                        let l = row[x]; current.append(l)
+                        let d = Double(l); sum += d; sq += d * d
+                    }
                 }
             }
             let n = Double(current.count)
@@ -43,7 +49,7 @@ public enum VerifyJob {
                 difference = Double(total) / n
             }
             swap(&previous, &current)
-            let provenance = frame.userData.flatMap { try? decoder.decode(Provenance.self, from: Data($0)) }
+            let provenance = picture.userData.flatMap { try? decoder.decode(Provenance.self, from: Data($0)) }
             frames.append(ScannedFrame(pts: source.pts, meanLuma: mean, lumaDeviation: max(0, sq / n - mean * mean).squareRoot(),
                                        difference: difference, provenance: provenance))
         }
@@ -63,12 +69,14 @@ public enum VerifyJob {
         private var tailPosition = 0, tailFilled = 0
 
         mutating func add(_ s: AudioSamples) {
-            for i in 0..<s.count {
-                let m = (s.left[i] + s.right[i]) / 2
-                total += Double(m * m); count += 1
-                tail[tailPosition] = m
-                tailPosition = (tailPosition + 1) % tail.count
-                tailFilled = min(tail.count, tailFilled + 1)
+            s.withSamples { left, right in
+                for i in 0..<s.count {
+                    let m = (left[i] + right[i]) / 2
+                    total += Double(m * m); count += 1
+                    tail[tailPosition] = m
+                    tailPosition = (tailPosition + 1) % tail.count
+                    tailFilled = min(tail.count, tailFilled + 1)
+                }
             }
         }
         static func dB(_ meanSquare: Double) -> Double { meanSquare > 0 ? 10 * log10(meanSquare) : -200 }

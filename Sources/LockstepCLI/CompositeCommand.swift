@@ -59,6 +59,9 @@ struct CompositeCommand: ParsableCommand {
     @Flag(help: "No progress on stderr.")
     var quiet = false
 
+    @Flag(help: "Conceal decode errors in the inputs and go on, naming each damaged frame in a warning and in the output's provenance (by default a damaged input stops the job).")
+    var conceal = false
+
     @Flag(name: .customLong("snake"), help: "Apply the video-snake effect last, driven by --imu.")
     var snakeEffect = false
 
@@ -141,6 +144,7 @@ struct CompositeCommand: ParsableCommand {
         options.audio = audio == .mix
         options.encode = EncodeSettings(crf: crf, preset: preset)
         options.stallTimeout = stallTimeout
+        options.conceal = conceal
         if snakeEffect { options.snake = try snake.options() }
         try runComposite(options, quiet: quiet)
     }

@@ -5,13 +5,20 @@ import Media
 struct ProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "probe",
-        abstract: "Describe a movie: container, streams, frame rates (declared and measured), frame counts.")
+        abstract: "Describe a movie: container, streams, frame rates (declared and measured), frame counts.",
+        discussion: "Exit status: 0 described, 2 the file cannot be read (as verify), 1 any other failure (a file with no video).")
 
     @Argument(help: "The movie.") var file: String
     @Flag(help: "A JSON document instead of text.") var json = false
 
     func run() throws {
-        let r = try MovieProbe.probe(file)
+        let r: ProbeReport
+        do {
+            r = try MovieProbe.probe(file)
+        } catch let e as MediaError {
+            FileHandle.standardError.write(Data("Error: \(e)\n".utf8))
+            throw ExitCode(e.kind == .unreadable ? 2 : 1)
+        }
         if json {
             let enc = JSONEncoder()
             enc.outputFormatting = [.prettyPrinted, .sortedKeys]

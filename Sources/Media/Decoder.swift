@@ -1,11 +1,12 @@
 import CFFmpeg
 
 /// Owns one decoding AVCodecContext. send/receive give results, not errors, for EAGAIN and EOF.
+/// `explode`: damage in the stream is an error (AV_EF_EXPLODE), not concealed silently.
 final class Decoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     let path: String
 
-    init(stream: UnsafeMutablePointer<AVStream>, path: String, threads: Int32 = 0) throws {
+    init(stream: UnsafeMutablePointer<AVStream>, path: String, threads: Int32 = 0, explode: Bool = false) throws {
         self.path = path
         let par = stream.pointee.codecpar!
         guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
@@ -18,6 +19,7 @@ final class Decoder {
         ctx.pointee.pkt_timebase = stream.pointee.time_base
         ctx.pointee.thread_count = threads
         ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+        if explode { ctx.pointee.err_recognition |= AV_EF_EXPLODE }
         try check(avcodec_open2(ctx, codec, nil), "avcodec_open2", path: path)
     }
     deinit { var c: UnsafeMutablePointer<AVCodecContext>? = context; avcodec_free_context(&c) }

@@ -3,16 +3,10 @@ import CFFmpeg
 import Compositor
 
 /// Owns one AVFrame, freed in deinit. A video frame of Lockstep's working format (yuv420p)
-/// lends its planes as a `YUVImage` view.
+/// lends its planes inside `withImage`. It carries pictures only: what a frame is to the sync,
+/// to a pool or to provenance is its user's business (`DecodedPicture`, the lanes).
 public final class Frame {
     let pointer: UnsafeMutablePointer<AVFrame>
-    /// What the sync knows of this frame, set by the reader.
-    public var source: SourceFrame?
-    /// Which pool the frame belongs to (an input's index), so it finds its way back.
-    public var tag = -1
-    /// The payload (after the UUID) of a user-data SEI with the reader's `userDataUUID`, if the
-    /// decoded picture carried one.
-    public var userData: [UInt8]?
 
     public init() {
         guard let f = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }
@@ -48,10 +42,11 @@ public final class Frame {
 
     func allocate(width: Int, height: Int) throws {
         av_frame_unref(pointer)
+        guard width > 0 && height > 0 else { throw MediaError("cannot make a \(width)x\(height) picture") }
         pointer.pointee.format = AV_PIX_FMT_YUV420P.rawValue
         pointer.pointee.width = Int32(width)
         pointer.pointee.height = Int32(height)
-        try check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer")
+        try check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer(\(width)x\(height))")
     }
 
     public var width: Int { Int(pointer.pointee.width) }
@@ -59,21 +54,36 @@ public final class Frame {
     var hasBuffers: Bool { pointer.pointee.buf.0 != nil }
     var isYUV420P: Bool { pointer.pointee.format == AV_PIX_FMT_YUV420P.rawValue }
 
-    /// The planes, borrowed. Valid while the frame holds these buffers.
-    public var image: YUVImage {
-        precondition(isYUV420P, "frame is not yuv420p")
+    /// Lends the planes for the duration of `body`. The view must not escape it: the buffers
+    /// belong to the frame and change when it is refilled.
+    public func withImage<R>(_ body: (YUVImage) throws -> R) rethrows -> R {
+        try withExtendedLifetime(self) { try body(image) }
+    }
+
+    /// Lends the planes of several frames at once (a blend's inputs) in `views`, a caller's
+    /// array kept so the per-frame path allocates nothing; emptied again afterwards.
+    public static func withImages<R>(_ frames: [Frame], in views: inout [YUVImage], _ body: ([YUVImage]) throws -> R) rethrows -> R {
+        views.removeAll(keepingCapacity: true)
+        for f in frames { views.append(f.image) }
+        defer { views.removeAll(keepingCapacity: true) }
+        return try withExtendedLifetime(frames) { try body(views) }
+    }
+
+    /// The planes, borrowed; Media's own code uses them only while it holds the frame.
+    var image: YUVImage {
+        precondition(isYUV420P && hasBuffers, "frame is not a yuv420p picture")
         let f = pointer.pointee
         let w = Int(f.width), h = Int(f.height), cw = (w + 1) / 2, ch = (h + 1) / 2
-        return YUVImage(y: Plane(base: f.data.0!, stride: Int(f.linesize.0), width: w, height: h),
-                        u: Plane(base: f.data.1!, stride: Int(f.linesize.1), width: cw, height: ch),
-                        v: Plane(base: f.data.2!, stride: Int(f.linesize.2), width: cw, height: ch))
+        return YUVImage(y: Plane(base: f.data.0!, stride: Int(f.linesize.0), width: w, height: h, owner: self),
+                        u: Plane(base: f.data.1!, stride: Int(f.linesize.1), width: cw, height: ch, owner: self),
+                        v: Plane(base: f.data.2!, stride: Int(f.linesize.2), width: cw, height: ch, owner: self))
     }
 
     /// Makes sure nobody else holds these buffers (the encoder may still reference them);
     /// copies only if someone does.
     public func makeWritable() throws { try check(av_frame_make_writable(pointer), "av_frame_make_writable") }
 
-    func unref() { av_frame_unref(pointer); source = nil; userData = nil }
+    func unref() { av_frame_unref(pointer) }
 
     /// Replaces the frame's user-data-unregistered SEI payload (16-byte UUID, then data), which
     /// libx264 writes into the stream with its `udu_sei` option.

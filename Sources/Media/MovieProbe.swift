@@ -2,8 +2,8 @@ import CFFmpeg
 import Compositor
 
 /// What `lockstep probe` reports of a file: the container's claims beside what its packets show.
-public struct ProbeReport: Codable, Equatable {
-    public struct Stream: Codable, Equatable {
+public struct ProbeReport: Codable, Equatable, Sendable {
+    public struct Stream: Codable, Equatable, Sendable {
         public var index: Int
         public var type: String
         public var codec: String
@@ -34,24 +34,18 @@ public struct ProbeReport: Codable, Equatable {
 }
 
 public enum MovieProbe {
-    /// Reads every packet (no decoding) to count frames and measure timing.
-    public static func probe(_ path: String) throws -> ProbeReport {
-        FFmpegLog.configured
-        let reader = try MovieReader(path: path, audio: true)  // validates like composite does
-        _ = reader
-        var ctx: UnsafeMutablePointer<AVFormatContext>?
-        try check(avformat_open_input(&ctx, path, nil, nil), "avformat_open_input", path: path)
-        defer { avformat_close_input(&ctx) }
-        try check(avformat_find_stream_info(ctx, nil), "avformat_find_stream_info", path: path)
-        let n = Int(ctx!.pointee.nb_streams)
+    /// Reads every packet (no decoding) to count frames and measure timing. Errors are
+    /// `MediaError`s; kind `.unreadable` when the file cannot be read as a movie.
+    public static func probe(_ path: String, cancellation: CancellationToken = CancellationToken()) throws -> ProbeReport {
+        let reader = try MovieReader(path: path, audio: true, cancellation: cancellation)  // validates like composite does
+        let input = try InputFormat(path: path, cancellation: cancellation)
+        let ctx = input.context
+        let n = Int(ctx.pointee.nb_streams)
         var packets = [Int](repeating: 0, count: n)
         var minPts = [Int64?](repeating: nil, count: n), maxPts = [Int64?](repeating: nil, count: n)
         var endPts = [Int64?](repeating: nil, count: n)
         let packet = Packet()
-        while true {
-            let r = av_read_frame(ctx, packet.pointer)
-            if r == AVERROR_EOF_CODE { break }
-            try check(r, "av_read_frame", path: path)
+        while try input.read(into: packet) {
             let p = packet.pointer.pointee
             let i = Int(p.stream_index)
             packets[i] += 1
@@ -64,7 +58,7 @@ public enum MovieProbe {
         }
         var streams: [ProbeReport.Stream] = []
         for i in 0..<n {
-            let st = ctx!.pointee.streams[i]!
+            let st = ctx.pointee.streams[i]!
             let par = st.pointee.codecpar.pointee
             let tb = st.pointee.time_base.rational
             var s = ProbeReport.Stream(index: i, type: av_get_media_type_string(par.codec_type).map { String(cString: $0) } ?? "unknown",
@@ -89,12 +83,12 @@ public enum MovieProbe {
                 var layout = [CChar](repeating: 0, count: 64)
                 var l = par.ch_layout
                 av_channel_layout_describe(&l, &layout, layout.count)
-                s.layout = String(cString: layout)
+                s.layout = cString(layout)
             }
             streams.append(s)
         }
-        let d = ctx!.pointee.duration
-        return ProbeReport(path: path, container: String(cString: ctx!.pointee.iformat.pointee.name),
+        let d = ctx.pointee.duration
+        return ProbeReport(path: path, container: input.containerName,
                            duration: d > 0 && d != NOPTS ? Double(d) / Double(AV_TIME_BASE) : nil, streams: streams)
     }
 }

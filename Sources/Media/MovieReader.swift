@@ -1,17 +1,7 @@
-import Atomics
 import CFFmpeg
 import Compositor
 
-/// Set from another thread to make FFmpeg give up a blocking read (AVERROR_EXIT).
-final class InterruptFlag {
-    let raised = ManagedAtomic(false)
-    static let callback: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { opaque in
-        guard let opaque else { return 0 }
-        return Unmanaged<InterruptFlag>.fromOpaque(opaque).takeUnretainedValue().raised.load(ordering: .relaxed) ? 1 : 0
-    }
-}
-
-public struct VideoInfo: Equatable {
+public struct VideoInfo: Equatable, Sendable {
     public var codec: String
     public var size: Size
     /// Size as shown: sample aspect ratio applied (square pixels), turned by `rotation`.
@@ -28,7 +18,7 @@ public struct VideoInfo: Equatable {
     public var startTime: Timestamp?
 }
 
-public struct AudioInfo: Equatable {
+public struct AudioInfo: Equatable, Sendable {
     public var codec: String
     public var sampleRate: Int
     public var channels: Int
@@ -37,38 +27,62 @@ public struct AudioInfo: Equatable {
     public var startTime: Timestamp?
 }
 
-/// One movie file: its video stream decoded into Lockstep frames (yuv420p, placed and scaled
-/// as asked) and, optionally, its default audio stream decoded and resampled to 48 kHz stereo.
-/// Not thread-safe: one reader thread owns it.
+/// One decoded picture's facts, as the reader delivers it: what the sync needs, the provenance
+/// payload it carried, and whether decoding it met damage (only ever true under `conceal`).
+public struct DecodedPicture: Equatable, Sendable {
+    public var source: SourceFrame
+    /// The payload (after the UUID) of a user-data SEI with the reader's `userDataUUID`, if any.
+    public var userData: [UInt8]?
+    public var damaged: Bool
+    public init(source: SourceFrame, userData: [UInt8]? = nil, damaged: Bool = false) {
+        self.source = source; self.userData = userData; self.damaged = damaged
+    }
+}
+
+/// A decoded frame the decoder had to conceal (a packet it refused, or damage it flagged).
+public struct Damage: Equatable, Sendable, CustomStringConvertible {
+    /// The delivered frame's index (presentation order, from 0) and pts.
+    public var frame: Int
+    public var pts: Timestamp
+    public var description: String { "frame \(frame) (\(seconds(pts)))" }
+}
+
+func seconds(_ t: Timestamp) -> String {
+    let s = t.seconds
+    return s.isFinite ? "\((s * 1000).rounded() / 1000) s" : "\(t)"
+}
+
+/// One movie file: its video stream decoded as the decoder gives it (any pixel format, stored
+/// orientation: a `Conformer` fits pictures to their place) and, optionally, its default audio
+/// stream decoded and resampled to 48 kHz stereo.
+/// Not thread-safe: one reader thread owns it; only its `CancellationToken` crosses threads.
 public final class MovieReader {
     public let path: String
     public let video: VideoInfo
     public let audio: AudioInfo?
     public let containerName: String
     public let containerDuration: Rational?
+    /// Decode errors are concealed and reported in `damage` instead of thrown.
+    public let conceal: Bool
 
-    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private let input: InputFormat
     private let videoStream: Int32
     private let audioStream: Int32
     private let videoDecoder: Decoder
     private let audioDecoder: Decoder?
     private let resampler: Resampler?
-    private let scaler = Scaler()
     private let packet = Packet()
-    private let decoded = Frame()
     private let decodedAudio = Frame()
-    private let interruption = InterruptFlag()
-    private var rotationScratch: YUVBuffer?
+    /// Where pictures decoded while `decodesVideo` is off go (and are dropped).
+    private let discarded = Frame()
 
-    /// Where pictures go: a `place`-sized frame, the picture inside `picture`, the rest `fill`.
-    public private(set) var place: Size
-    public private(set) var picture: Rect
-    public private(set) var fill = YUVColor.black
     /// Off once the output needs no more pictures: packets are then only read for audio.
     public var decodesVideo = true
-    /// When set, each delivered frame's `userData` holds the payload of the user-data SEI that
+    /// When set, each delivered picture's `userData` holds the payload of the user-data SEI that
     /// starts with these 16 bytes (Lockstep's provenance), if any.
     public var userDataUUID: [UInt8]?
+    /// Every damaged frame so far, in order (only under `conceal`).
+    public private(set) var damage: [Damage] = []
 
     private var videoPending = false
     private var videoEnded = false
@@ -78,67 +92,57 @@ public final class MovieReader {
     private var videoPacketsRead: Int64 = 0
     private var lastPts: Int64?
     private var audioNext: Int64?
+    /// A packet was refused since the last delivered picture: that picture is damaged.
+    private var damagePending = false
 
-    public init(path: String, audio wantAudio: Bool = true) throws {
-        FFmpegLog.configured
+    /// `cancellation`: raised from any thread, it makes the open or a read give up with a
+    /// `MediaError` of kind `.cancelled`.
+    public init(path: String, audio wantAudio: Bool = true, conceal: Bool = false,
+                cancellation: CancellationToken = CancellationToken()) throws {
         self.path = path
-        var ctx: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
-        guard ctx != nil else { fatalError("avformat_alloc_context: out of memory") }
-        ctx!.pointee.interrupt_callback = AVIOInterruptCB(callback: InterruptFlag.callback,
-                                                          opaque: Unmanaged.passUnretained(interruption).toOpaque())
-        let opened = avformat_open_input(&ctx, path, nil, nil)
-        if opened < 0 { throw MovieReader.openError(opened, path: path) }
-        format = ctx
-        do {
-            try check(avformat_find_stream_info(ctx, nil), "avformat_find_stream_info", path: path)
-            let vs = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-            guard vs >= 0 else { throw MediaError("no video stream", path: path) }
-            videoStream = vs
-            let stream = ctx!.pointee.streams[Int(vs)]!
-            videoDecoder = try Decoder(stream: stream, path: path)
-            video = MovieReader.describeVideo(ctx!, stream)
-            var audioIndex: Int32 = -1
-            if wantAudio {
-                let a = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, vs, nil, 0)
-                if a >= 0 && avcodec_find_decoder(ctx!.pointee.streams[Int(a)]!.pointee.codecpar.pointee.codec_id) != nil { audioIndex = a }
-            }
-            audioStream = audioIndex
-            if audioIndex >= 0 {
-                let st = ctx!.pointee.streams[Int(audioIndex)]!
-                audioDecoder = try Decoder(stream: st, path: path, threads: 1)
-                resampler = Resampler(path: path)
-                audio = MovieReader.describeAudio(st)
-                audioEnded = false
-            } else {
-                audioDecoder = nil; resampler = nil; audio = nil
-            }
-            containerName = String(cString: ctx!.pointee.iformat.pointee.name)
-            let d = ctx!.pointee.duration
-            containerDuration = d > 0 && d != NOPTS ? Rational(d, Int64(AV_TIME_BASE)) : nil
-            // Everything else is discarded in the demuxer: no data, subtitle or other tracks decoded.
-            for i in 0..<Int(ctx!.pointee.nb_streams) where Int32(i) != vs && Int32(i) != audioIndex {
-                ctx!.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
-            }
-        } catch {
-            avformat_close_input(&format)
-            throw error
+        self.conceal = conceal
+        let input = try InputFormat(path: path, cancellation: cancellation)
+        self.input = input
+        let ctx = input.context
+        let vs = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        guard vs >= 0 else { throw MediaError("no video stream", path: path) }
+        videoStream = vs
+        let stream = input.stream(vs)
+        // Failing by default, damage must surface: AV_EF_EXPLODE makes the decoder report it.
+        // Concealing, one decoding thread: with frame threads the decoder's concealment flag
+        // (decode_error_flags) is set on another thread's copy of the frame and often lost.
+        videoDecoder = try Decoder(stream: stream, path: path, threads: conceal ? 1 : 0, explode: !conceal)
+        video = MovieReader.describeVideo(ctx, stream)
+        var audioIndex: Int32 = -1
+        if wantAudio {
+            let a = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, vs, nil, 0)
+            if a >= 0 && avcodec_find_decoder(input.stream(a).pointee.codecpar.pointee.codec_id) != nil { audioIndex = a }
         }
-        place = video.displaySize
-        picture = Rect(x: 0, y: 0, width: video.displaySize.width, height: video.displaySize.height)
+        audioStream = audioIndex
+        if audioIndex >= 0 {
+            let st = input.stream(audioIndex)
+            audioDecoder = try Decoder(stream: st, path: path, threads: 1)
+            resampler = Resampler(path: path)
+            self.audio = MovieReader.describeAudio(st)
+            audioEnded = false
+        } else {
+            audioDecoder = nil; resampler = nil; self.audio = nil
+        }
+        containerName = input.containerName
+        let d = ctx.pointee.duration
+        containerDuration = d > 0 && d != NOPTS ? Rational(d, Int64(AV_TIME_BASE)) : nil
+        // Everything else is discarded in the demuxer: no data, subtitle or other tracks decoded.
+        for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != vs && Int32(i) != audioIndex {
+            ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
+        }
     }
 
-    deinit { avformat_close_input(&format) }
+    /// The token this reader's open and reads obey.
+    public var cancellation: CancellationToken { input.cancellation }
 
-    /// Makes a read blocked in FFmpeg (a pipe, a stalled network source) give up; thread-safe.
-    public func interrupt() { interruption.raised.store(true, ordering: .relaxed) }
-
-    public func setTarget(place: Size, picture: Rect, fill: YUVColor) {
-        self.place = place; self.picture = picture; self.fill = fill
-    }
-
-    public enum Event: Equatable {
-        /// A picture is in the frame given to `next`, its `source` set.
-        case video
+    public enum Event: Equatable, Sendable {
+        /// A picture is in the frame given to `next`, as decoded.
+        case video(DecodedPicture)
         /// Audio went to the sink.
         case audio
         /// Nothing more: every stream is drained.
@@ -149,10 +153,11 @@ public final class MovieReader {
     public func next(into frame: Frame, audioSink: (AudioSamples) -> Void) throws -> Event {
         while true {
             if videoPending && !videoEnded {
-                switch try videoDecoder.receive(decoded.pointer) {
+                let target = decodesVideo ? frame : discarded
+                switch try receiveVideo(into: target) {
                 case .produced:
-                    if decodesVideo { try deliver(into: frame); return .video }
-                    av_frame_unref(decoded.pointer)
+                    if decodesVideo { return .video(try stamp(frame)) }
+                    discarded.unref()
                     continue
                 case .needsInput: videoPending = false
                 case .endOfStream: videoEnded = true
@@ -162,21 +167,17 @@ public final class MovieReader {
                 if videoEnded || !decodesVideo { return .end }
                 continue
             }
-            let r = av_read_frame(format, packet.pointer)
-            if r == AVERROR_EOF_CODE {
+            guard try input.read(into: packet) else {
                 readEnded = true
                 try finishReading(audioSink)
                 continue
             }
-            try check(r, "av_read_frame", path: path)
             defer { packet.unref() }
             let index = packet.pointer.pointee.stream_index
             if index == videoStream {
                 videoPacketsRead += 1
                 guard decodesVideo else { continue }
-                if try videoDecoder.send(packet.pointer) == .needsInput {
-                    throw MediaError("video decoder refused a packet", path: path)
-                }
+                try sendVideo()
                 videoPending = true
             } else if index == audioStream, let audioDecoder {
                 _ = try audioDecoder.send(packet.pointer)
@@ -185,9 +186,45 @@ public final class MovieReader {
         }
     }
 
+    /// Sends the current packet; a refused one is damage (an error, or under `conceal` skipped).
+    private func sendVideo() throws {
+        let step: CodecStep
+        do {
+            step = try videoDecoder.send(packet.pointer)
+        } catch let e as MediaError where e.kind != .cancelled {
+            guard conceal else { throw damaged(e, at: "video packet \(videoPacketsRead - 1)", pts: packetTime()) }
+            damagePending = true
+            return
+        }
+        if step == .needsInput { throw MediaError("video decoder refused a packet", path: path) }
+    }
+
+    private func receiveVideo(into frame: Frame) throws -> CodecStep {
+        do {
+            return try videoDecoder.receive(frame.pointer)
+        } catch let e as MediaError where e.kind != .cancelled {
+            guard conceal else { throw damaged(e, at: "frame \(framesOut)", pts: nil) }
+            damagePending = true
+            return .needsInput
+        }
+    }
+
+    private func packetTime() -> Timestamp? {
+        let p = packet.pointer.pointee
+        let t = p.pts != NOPTS ? p.pts : p.dts
+        return t != NOPTS ? Timestamp(t, video.timeBase) : nil
+    }
+
+    /// The error that stops a read at damage: which file, where, and the way past it.
+    private func damaged(_ e: MediaError, at place: String, pts: Timestamp?) -> MediaError {
+        let when = pts.map { " at \(seconds($0))" } ?? ""
+        let what = e.function.isEmpty ? e.message : "\(e.message) (\(e.function))"
+        return MediaError("damaged video: \(place)\(when) cannot be decoded: \(what); --conceal goes on past damage", path: path, kind: .unreadable)
+    }
+
     private func finishReading(_ audioSink: (AudioSamples) -> Void) throws {
         if let expected = video.indexedFrames, videoPacketsRead < expected, containerName.contains("mp4") {
-            throw MediaError("truncated file: its index lists \(expected) video frames, only \(videoPacketsRead) could be read", path: path)
+            throw MediaError("truncated file: its index lists \(expected) video frames, only \(videoPacketsRead) could be read", path: path, kind: .unreadable)
         }
         _ = try videoDecoder.send(nil)
         videoPending = true
@@ -206,22 +243,20 @@ public final class MovieReader {
             let f = decodedAudio.pointer.pointee
             if audioNext == nil {
                 let pts = f.best_effort_timestamp != NOPTS ? f.best_effort_timestamp : 0
-                let tb = formatStream(audioStream).pointee.time_base.rational
+                let tb = input.stream(audioStream).pointee.time_base.rational
                 audioNext = Rational.rescale(pts, from: tb, to: Rational(1, Int64(AudioFormat.sampleRate)))
             }
             let n = try resampler!.convert(decodedAudio.pointer, start: audioNext!) { sink($0) }
             audioNext! += Int64(n)
             delivered = delivered || n > 0
-            av_frame_unref(decodedAudio.pointer)
+            decodedAudio.unref()
         }
         return delivered
     }
 
-    private func formatStream(_ i: Int32) -> UnsafeMutablePointer<AVStream> { format!.pointee.streams[Int(i)]! }
-
-    /// Moves or converts the decoded picture into `frame` and stamps it.
-    private func deliver(into frame: Frame) throws {
-        let d = decoded.pointer.pointee
+    /// What the picture now in `frame` is: its place in the stream, its provenance, its damage.
+    private func stamp(_ frame: Frame) throws -> DecodedPicture {
+        let d = frame.pointer.pointee
         let tb = video.timeBase
         var pts = d.best_effort_timestamp
         if pts == NOPTS {
@@ -231,36 +266,21 @@ public final class MovieReader {
         }
         lastPts = pts
         let duration = d.pkt_duration > 0 ? tb * d.pkt_duration : nil
-        let userData = userDataUUID.flatMap { findUserData(decoded.pointer, uuid: $0) }
-        let passthrough = video.rotation == 0 && d.format == AV_PIX_FMT_YUV420P.rawValue && d.color_range != AVCOL_RANGE_JPEG
-            && Int(d.width) == place.width && Int(d.height) == place.height
-            && picture == Rect(x: 0, y: 0, width: place.width, height: place.height)
-        if passthrough {
-            frame.unref()
-            av_frame_move_ref(frame.pointer, decoded.pointer)
-        } else {
-            if !frame.hasBuffers || !frame.isYUV420P || frame.width != place.width || frame.height != place.height {
-                try frame.allocate(width: place.width, height: place.height)
-                PlaneKernels.fill(frame.image, fill)
-            }
-            let target = frame.image.cropped(to: picture)
-            if video.rotation == 0 {
-                try scaler.scale(decoded.pointer, into: target)
-            } else {
-                // Scale in the stored orientation, then turn into place.
-                let stored = video.rotation == 180 ? Size(width: picture.width, height: picture.height)
-                                                   : Size(width: picture.height, height: picture.width)
-                if rotationScratch?.width != stored.width || rotationScratch?.height != stored.height {
-                    rotationScratch = YUVBuffer(width: stored.width, height: stored.height)
-                }
-                try scaler.scale(decoded.pointer, into: rotationScratch!.image)
-                PlaneKernels.rotate(rotationScratch!.image, clockwise: video.rotation, into: target)
-            }
-            av_frame_unref(decoded.pointer)
+        let time = Timestamp(pts, tb)
+        // The decoder concealed something in this picture itself (a slice it could not read).
+        let flagged = d.decode_error_flags != 0 || (d.flags & AV_FRAME_FLAG_CORRUPT) != 0
+        if flagged && !conceal {
+            throw MediaError("damaged video: frame \(framesOut) at \(seconds(time)) is corrupt (the decoder concealed errors in it); --conceal goes on past damage",
+                             path: path, kind: .unreadable)
         }
-        frame.source = SourceFrame(index: framesOut, pts: Timestamp(pts, tb), duration: duration)
-        frame.userData = userData
+        let isDamaged = flagged || damagePending
+        damagePending = false
+        if isDamaged { damage.append(Damage(frame: framesOut, pts: time)) }
+        let picture = DecodedPicture(source: SourceFrame(index: framesOut, pts: time, duration: duration),
+                                     userData: userDataUUID.flatMap { findUserData(frame.pointer, uuid: $0) },
+                                     damaged: isDamaged)
         framesOut += 1
+        return picture
     }
 
     /// x264 writes a user-data SEI of its own on the first frame: match on the UUID.
@@ -272,13 +292,6 @@ public final class MovieReader {
             if Array(bytes.prefix(uuid.count)) == uuid { return Array(bytes.dropFirst(uuid.count)) }
         }
         return nil
-    }
-
-    private static func openError(_ code: Int32, path: String) -> MediaError {
-        if code == swift_AVERROR_INVALIDDATA() {
-            return MediaError("not a movie FFmpeg can read (\(MediaError.text(for: code)))", path: path)
-        }
-        return MediaError(code: code, function: "avformat_open_input", path: path)
     }
 
     private static func describeVideo(_ ctx: UnsafeMutablePointer<AVFormatContext>, _ st: UnsafeMutablePointer<AVStream>) -> VideoInfo {
@@ -320,7 +333,7 @@ public final class MovieReader {
         let dur = st.pointee.duration, start = st.pointee.start_time
         return AudioInfo(codec: String(cString: avcodec_get_name(par!.pointee.codec_id)),
                          sampleRate: Int(par!.pointee.sample_rate), channels: Int(par!.pointee.ch_layout.nb_channels),
-                         layout: String(cString: layout),
+                         layout: cString(layout),
                          duration: dur > 0 && dur != NOPTS ? tb * dur : nil,
                          startTime: start != NOPTS ? Timestamp(start, tb) : nil)
     }

@@ -13,7 +13,7 @@ public struct EncodeSettings: Equatable, Sendable {
 /// one writer thread owns it. `finish()` flushes both encoders fully and writes the trailer.
 public final class MovieWriter {
     public let path: String
-    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private let output: OutputFormat
     private let video: Encoder
     private let videoStream: UnsafeMutablePointer<AVStream>
     private let audio: Encoder?
@@ -22,73 +22,61 @@ public final class MovieWriter {
     private var audioFill = 0
     private var audioPts: Int64 = 0
     private let packet = Packet()
-    private var headerWritten = false
     private var finished = false
 
-    /// `path` is where bytes go (a temporary file); `container` is "mp4" or "mov".
+    /// `path` is where bytes go (a temporary file); `container` is "mp4" or "mov". The file is
+    /// created first: an unwritable place fails before any encoder is made. After a failure
+    /// (here or later) the file may exist: the caller removes it.
     public init(path: String, container: String, canvas: Size, frameRate: Rational,
                 settings: EncodeSettings, withAudio: Bool) throws {
-        FFmpegLog.configured
         self.path = path
-        var ctx: UnsafeMutablePointer<AVFormatContext>?
-        try check(avformat_alloc_output_context2(&ctx, nil, container, path), "avformat_alloc_output_context2", path: path)
-        format = ctx
-        let globalHeader = (ctx!.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER) != 0
-        do {
-            video = try Encoder(codecName: "libx264", configure: { c in
-                c.pointee.width = Int32(canvas.width)
-                c.pointee.height = Int32(canvas.height)
-                c.pointee.pix_fmt = AV_PIX_FMT_YUV420P
-                c.pointee.time_base = frameRate.inverse.av
-                c.pointee.framerate = frameRate.av
-                c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-                c.pointee.thread_count = 0
-                if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-            }, options: ["crf": String(settings.crf), "preset": settings.preset,
-                          // Frame side data SEI (Lockstep's provenance) goes into the stream.
-                          "udu_sei": "1"])
-            guard let vs = avformat_new_stream(ctx, nil) else { fatalError("avformat_new_stream: out of memory") }
-            videoStream = vs
-            try check(avcodec_parameters_from_context(vs.pointee.codecpar, video.context), "avcodec_parameters_from_context")
-            vs.pointee.time_base = video.context.pointee.time_base
-            vs.pointee.avg_frame_rate = frameRate.av
-
-            if withAudio {
-                let a = try Encoder(codecName: "aac", configure: { c in
-                    c.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
-                    c.pointee.sample_rate = Int32(AudioFormat.sampleRate)
-                    c.pointee.ch_layout = swift_AV_CHANNEL_LAYOUT_STEREO()
-                    c.pointee.bit_rate = Int64(settings.audioBitRate)
-                    c.pointee.time_base = AVRational(num: 1, den: Int32(AudioFormat.sampleRate))
-                    if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-                }, options: [:])
-                guard let st = avformat_new_stream(ctx, nil) else { fatalError("avformat_new_stream: out of memory") }
-                try check(avcodec_parameters_from_context(st.pointee.codecpar, a.context), "avcodec_parameters_from_context")
-                st.pointee.time_base = a.context.pointee.time_base
-                audio = a; audioStream = st
-                let af = audioFrame.pointer
-                af.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
-                af.pointee.ch_layout = swift_AV_CHANNEL_LAYOUT_STEREO()
-                af.pointee.sample_rate = Int32(AudioFormat.sampleRate)
-                af.pointee.nb_samples = a.context.pointee.frame_size
-                try check(av_frame_get_buffer(af, 0), "av_frame_get_buffer")
-            } else {
-                audio = nil; audioStream = nil
-            }
-            try check(avio_open(&ctx!.pointee.pb, path, AVIO_FLAG_WRITE), "avio_open", path: path)
-            try check(avformat_write_header(ctx, nil), "avformat_write_header", path: path)
-            headerWritten = true
-        } catch {
-            if ctx!.pointee.pb != nil { avio_closep(&ctx!.pointee.pb) }
-            avformat_free_context(ctx)
-            throw error
+        guard canvas.width >= 2, canvas.height >= 2, canvas.width % 2 == 0, canvas.height % 2 == 0 else {
+            throw MediaError("cannot encode a \(canvas) picture: yuv420p needs even sizes of at least 2x2", path: path)
         }
-    }
+        let output = try OutputFormat(path: path, container: container)
+        self.output = output
+        let globalHeader = output.needsGlobalHeader
+        video = try Encoder(codecName: "libx264", configure: { c in
+            c.pointee.width = Int32(canvas.width)
+            c.pointee.height = Int32(canvas.height)
+            c.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+            c.pointee.time_base = frameRate.inverse.av
+            c.pointee.framerate = frameRate.av
+            c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+            c.pointee.thread_count = 0
+            if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        }, options: ["crf": String(settings.crf), "preset": settings.preset,
+                      // Frame side data SEI (Lockstep's provenance) goes into the stream.
+                      "udu_sei": "1"])
+        videoStream = try output.addStream(for: video)
+        videoStream.pointee.avg_frame_rate = frameRate.av
 
-    deinit { close() }
+        if withAudio {
+            let a = try Encoder(codecName: "aac", configure: { c in
+                c.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
+                c.pointee.sample_rate = Int32(AudioFormat.sampleRate)
+                c.pointee.ch_layout = swift_AV_CHANNEL_LAYOUT_STEREO()
+                c.pointee.bit_rate = Int64(settings.audioBitRate)
+                c.pointee.time_base = AVRational(num: 1, den: Int32(AudioFormat.sampleRate))
+                if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+            }, options: [:])
+            audioStream = try output.addStream(for: a)
+            audio = a
+            let af = audioFrame.pointer
+            af.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+            af.pointee.ch_layout = swift_AV_CHANNEL_LAYOUT_STEREO()
+            af.pointee.sample_rate = Int32(AudioFormat.sampleRate)
+            af.pointee.nb_samples = a.context.pointee.frame_size
+            try check(av_frame_get_buffer(af, 0), "av_frame_get_buffer")
+        } else {
+            audio = nil; audioStream = nil
+        }
+        try output.writeHeader()
+    }
 
     /// Encodes output frame `index` (its pts). The frame stays the caller's.
     public func writeVideo(_ frame: Frame, index: Int64) throws {
+        guard !finished else { throw MediaError("a frame was written after the file was closed", path: path) }
         frame.pointer.pointee.pts = index
         frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
         try video.send(frame.pointer)
@@ -98,6 +86,7 @@ public final class MovieWriter {
     /// Appends mixed samples (48 kHz stereo); encodes every whole AAC frame they complete.
     public func writeAudio(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) throws {
         guard let audio else { return }
+        guard !finished else { throw MediaError("audio was written after the file was closed", path: path) }
         let frameSize = Int(audio.context.pointee.frame_size)
         var done = 0
         while done < count {
@@ -125,16 +114,23 @@ public final class MovieWriter {
     /// Samples written so far.
     public var audioSamplesWritten: Int64 { audioPts + Int64(audioFill) }
 
-    /// Flushes: the last partial AAC frame, both encoders' delayed output, the trailer.
+    /// Flushes: the last partial AAC frame, both encoders' delayed output, the trailer; then
+    /// closes the file, checked (a failed last flush is an error here, not a success).
     public func finish() throws {
         guard !finished else { return }
         if audio != nil && audioFill > 0 { try sendAudio(samples: audioFill) }
         try video.send(nil)
         try drain(video, videoStream)
         if let audio, let audioStream { try audio.send(nil); try drain(audio, audioStream) }
-        try check(av_write_trailer(format), "av_write_trailer", path: path)
         finished = true
-        close()
+        try output.finish()
+    }
+
+    /// Closes the file without finishing it (after a failure elsewhere); the caller removes it.
+    /// Throws if even closing fails.
+    public func close() throws {
+        finished = true
+        try output.close()
     }
 
     private func drain(_ encoder: Encoder, _ stream: UnsafeMutablePointer<AVStream>) throws {
@@ -143,15 +139,7 @@ public final class MovieWriter {
             if packet.pointer.pointee.duration == 0 && encoder === video { packet.pointer.pointee.duration = 1 }
             av_packet_rescale_ts(packet.pointer, encoder.context.pointee.time_base, stream.pointee.time_base)
             packet.pointer.pointee.stream_index = stream.pointee.index
-            try check(av_interleaved_write_frame(format, packet.pointer), "av_interleaved_write_frame", path: path)
+            try output.write(packet)
         }
-    }
-
-    /// Closes the file without finishing it (after a failure); the caller removes it.
-    private func close() {
-        guard let format else { return }
-        if format.pointee.pb != nil { avio_closep(&format.pointee.pb) }
-        avformat_free_context(format)
-        self.format = nil
     }
 }

@@ -1,13 +1,31 @@
 import CFFmpeg
 
-/// Decoded audio on Lockstep's audio clock: 48 kHz stereo, planar float. The pointers are
-/// lent for the duration of the callback only.
+/// Decoded audio on Lockstep's audio clock: 48 kHz stereo, planar float, handed to a sink. The
+/// samples are lent inside `withSamples`; the value keeps their memory alive (a value kept past
+/// the sink reads memory the resampler has since refilled, never freed memory).
 public struct AudioSamples {
     /// Position of the first sample, in 1/48000 s, on the input's own clock (its pts).
-    public var start: Int64
-    public var count: Int
-    public var left: UnsafePointer<Float>
-    public var right: UnsafePointer<Float>
+    public let start: Int64
+    public let count: Int
+    let storage: SampleStorage
+
+    public func withSamples<R>(_ body: (_ left: UnsafeBufferPointer<Float>, _ right: UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
+        try withExtendedLifetime(storage) {
+            try body(UnsafeBufferPointer(start: storage.left, count: count), UnsafeBufferPointer(start: storage.right, count: count))
+        }
+    }
+}
+
+/// The resampler's output planes; replaced (never resized in place) when more room is needed.
+final class SampleStorage {
+    let left: UnsafeMutablePointer<Float>
+    let right: UnsafeMutablePointer<Float>
+    let capacity: Int
+    init(capacity: Int) {
+        self.capacity = capacity
+        left = .allocate(capacity: capacity); right = .allocate(capacity: capacity)
+    }
+    deinit { left.deallocate(); right.deallocate() }
 }
 
 public enum AudioFormat {
@@ -20,19 +38,11 @@ public enum AudioFormat {
 final class Resampler {
     private var context: OpaquePointer?
     private var inputKey: (Int32, Int32, UInt64, Int32) = (0, 0, 0, 0)
-    private var left: UnsafeMutablePointer<Float>
-    private var right: UnsafeMutablePointer<Float>
-    private var capacity = 8192
+    private var storage = SampleStorage(capacity: 8192)
     let path: String
 
-    init(path: String) {
-        self.path = path
-        left = .allocate(capacity: capacity); right = .allocate(capacity: capacity)
-    }
-    deinit {
-        var c = context; swr_free(&c)
-        left.deallocate(); right.deallocate()
-    }
+    init(path: String) { self.path = path }
+    deinit { var c = context; swr_free(&c) }
 
     /// Converts `frame` (nil: flush what the resampler still holds) and hands the result to `sink`.
     func convert(_ frame: UnsafeMutablePointer<AVFrame>?, start: Int64, sink: (AudioSamples) -> Void) throws -> Int {
@@ -40,20 +50,17 @@ final class Resampler {
         guard let context else { return 0 }
         let inCount = frame.map { Int32($0.pointee.nb_samples) } ?? 0
         let needed = Int(swr_get_out_samples(context, inCount)) + 16
-        if needed > capacity {
-            left.deallocate(); right.deallocate()
-            capacity = needed * 2
-            left = .allocate(capacity: capacity); right = .allocate(capacity: capacity)
-        }
+        if needed > storage.capacity { storage = SampleStorage(capacity: needed * 2) }
+        let storage = self.storage
         let out = try withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<UInt8>?.self, capacity: 2) { planes -> Int32 in
-            planes[0] = UnsafeMutableRawPointer(left).assumingMemoryBound(to: UInt8.self)
-            planes[1] = UnsafeMutableRawPointer(right).assumingMemoryBound(to: UInt8.self)
+            planes[0] = UnsafeMutableRawPointer(storage.left).assumingMemoryBound(to: UInt8.self)
+            planes[1] = UnsafeMutableRawPointer(storage.right).assumingMemoryBound(to: UInt8.self)
             let input: UnsafeMutablePointer<UnsafePointer<UInt8>?>? = frame.map {
                 UnsafeMutableRawPointer($0.pointee.extended_data).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
             }
-            return try check(swr_convert(context, planes.baseAddress, Int32(capacity), input, inCount), "swr_convert", path: path)
+            return try check(swr_convert(context, planes.baseAddress, Int32(storage.capacity), input, inCount), "swr_convert", path: path)
         }
-        if out > 0 { sink(AudioSamples(start: start, count: Int(out), left: left, right: right)) }
+        if out > 0 { sink(AudioSamples(start: start, count: Int(out), storage: storage)) }
         return Int(out)
     }
 

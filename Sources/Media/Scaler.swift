@@ -17,6 +17,9 @@ final class Scaler {
     /// Converts and scales the whole of `src` into `dst` (a view, often a rectangle of a frame).
     func scale(_ src: UnsafeMutablePointer<AVFrame>, into dst: YUVImage) throws {
         let s = src.pointee
+        guard s.width > 0, s.height > 0, s.format >= 0, sws_isSupportedInput(AVPixelFormat(rawValue: s.format)) != 0 else {
+            throw MediaError("cannot convert \(Scaler.formatName(s.format)) \(s.width)x\(s.height) to yuv420p")
+        }
         context = sws_getCachedContext(context, s.width, s.height, AVPixelFormat(rawValue: s.format),
                                        Int32(dst.width), Int32(dst.height), AV_PIX_FMT_YUV420P,
                                        SWS_BICUBIC, nil, nil, nil)

@@ -29,7 +29,23 @@ final class ProbeCommandTests: XCTestCase {
 
     func testANonMovieIsAnErrorNamingTheFile() throws {
         let r = try CommandLineTests.lockstep(["probe", fixture("notmovie.mp4")])
-        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.status, 2, "unreadable: 2, as verify")
         XCTAssertEqual(r.stderr, "Error: \(fixture("notmovie.mp4")): not a movie FFmpeg can read (Invalid data found when processing input)\n")
+    }
+
+    func testAMissingOrTruncatedFileExits2AsVerifyDoes() throws {
+        let missing = try CommandLineTests.lockstep(["probe", "/nonexistent/clip.mp4"])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertEqual(missing.stderr, "Error: /nonexistent/clip.mp4: No such file or directory (avformat_open_input)\n")
+        let verify = try CommandLineTests.lockstep(["verify", "/nonexistent/clip.mp4"])
+        XCTAssertEqual(verify.status, 2)
+        let truncated = try CommandLineTests.lockstep(["probe", fixture("truncated.mp4")])
+        XCTAssertEqual(truncated.status, 2, truncated.stderr)
+    }
+
+    func testAFileWithoutVideoIsAnotherFailureExiting1() throws {
+        let r = try CommandLineTests.lockstep(["probe", fixture("audioonly.m4a")])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stderr, "Error: \(fixture("audioonly.m4a")): no video stream\n")
     }
 }

@@ -58,7 +58,8 @@ final class VerifyCatchesBrokenMoviesTests: ScratchTestCase {
                                      settings: EncodeSettings(), withAudio: false)
         let frame = try Frame(width: 64, height: 48)
         for k in 0..<8 {
-            PlaneKernels.fill(frame.image, YUVColor(y: UInt8(60 + 20 * min(k, 4)), u: 128, v: 128))
+            try frame.makeWritable()  // the encoder may still hold the last picture
+            frame.withImage { PlaneKernels.fill($0, YUVColor(y: UInt8(60 + 20 * min(k, 4)), u: 128, v: 128)) }
             var p = Provenance(k: Int64(k), src: [[Int64(k), Int64(k) * 512]])
             if k == 0 { p.sync = "index"; p.blend = "mix"; p.fps = "30/1"; p.inputs = [.init(name: "a.mp4", timeBase: "1/15360", audio: false)] }
             try frame.setUserDataSEI(p.payload())
@@ -125,7 +126,8 @@ final class VerifyCatchesBrokenMoviesTests: ScratchTestCase {
         let frame = try Frame(width: 64, height: 48)
         let sources: [Int64] = [0, 1, 2, 4, 5, 6]
         for k in 0..<6 {
-            PlaneKernels.fill(frame.image, YUVColor(y: UInt8(60 + 20 * k), u: 128, v: 128))
+            try frame.makeWritable()  // the encoder may still hold the last picture
+            frame.withImage { PlaneKernels.fill($0, YUVColor(y: UInt8(60 + 20 * k), u: 128, v: 128)) }
             var p = Provenance(k: Int64(k), src: [[Int64(k), Int64(k) * 512], [sources[k], sources[k] * 512]])
             if k == 0 {
                 p.sync = "index"; p.blend = "mix"; p.fps = "30/1"
