@@ -86,13 +86,17 @@ public final class CompositeJob {
             throw failure.error ?? JobError.cancelled
         }
         let first = readers[0]
-        let canvas = options.size ?? Size(width: first.video.displaySize.width & ~1, height: first.video.displaySize.height & ~1)
+        // The first input's size, even (4:2:0), and large enough for every place to hold a 2x2
+        // picture (a quad's cells are a quarter of the canvas).
+        let smallest = options.blend == .quad ? 4 : 2
+        let canvas = options.size ?? Size(width: max(smallest, first.video.displaySize.width & ~1),
+                                          height: max(smallest, first.video.displaySize.height & ~1))
         guard canvas.width >= 2 && canvas.height >= 2 else { throw MediaError("picture too small to be a canvas", path: first.path) }
         guard let frameRate = options.frameRate ?? first.video.frameRate else {
             throw MediaError("no frame rate in the file; give one with --fps", path: first.path)
         }
         if options.blend == .quad && (canvas.width < 4 || canvas.height < 4) {
-            throw JobError("the canvas \(canvas) is too small for quad: each of its cells needs at least 2x2 pixels")
+            throw JobError("--size \(canvas) is too small for quad: each of its cells needs at least 2x2 pixels")
         }
         let layout = Layout(blend: options.blend, canvas: canvas, inputs: readers.map(\.video.displaySize))
         let key = ChromaKey(keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness)
