@@ -87,7 +87,7 @@ final class CompositeMediaHardeningTests: ScratchTestCase {
         var data = try Data(contentsOf: source)
         for fraction in [0.55, 0.7, 0.85] {
             let at = Int(Double(data.count) * fraction)
-            for i in at..<(at + 24) { data[i] ^= 0xFF }
+            for i in at..<(at + 200) { data[i] ^= 0xFF }
         }
         let p = scratch.appendingPathComponent(name).path
         try data.write(to: URL(fileURLWithPath: p))

@@ -7,7 +7,7 @@ import XCTest
 /// and where; under `conceal` the read goes on and names every damaged frame.
 final class ConcealTests: MediaTestCase {
     /// A copy of `source` with `count` bytes inverted at each of a few places in its second half.
-    func corrupt(_ source: String, into target: String, count: Int = 24) throws {
+    func corrupt(_ source: String, into target: String, count: Int = 200) throws {
         var data = try Data(contentsOf: URL(fileURLWithPath: source))
         for fraction in [0.55, 0.7, 0.85] {
             let at = Int(Double(data.count) * fraction)
