@@ -94,6 +94,9 @@ public final class MovieReader {
     private var audioNext: Int64?
     /// A packet was refused since the last delivered picture: that picture is damaged.
     private var damagePending = false
+    /// Damage found (not concealing), thrown once the next read shows it is not just the cut
+    /// end of a truncated file (whose last packet is always refused).
+    private var damageError: MediaError?
 
     /// `cancellation`: raised from any thread, it makes the open or a read give up with a
     /// `MediaError` of kind `.cancelled`.
@@ -171,9 +174,12 @@ public final class MovieReader {
             }
             guard try input.read(into: packet) else {
                 readEnded = true
+                try checkLength()
+                if let damageError { throw damageError }
                 try finishReading(audioSink)
                 continue
             }
+            if let damageError { packet.unref(); throw damageError }
             defer { packet.unref() }
             let index = packet.pointer.pointee.stream_index
             if index == videoStream {
@@ -194,7 +200,10 @@ public final class MovieReader {
         do {
             step = try videoDecoder.send(packet.pointer)
         } catch let e as MediaError where e.kind != .cancelled {
-            guard conceal else { throw damaged(e, at: "video packet \(videoPacketsRead - 1)", pts: packetTime()) }
+            guard conceal else {
+                damageError = damageError ?? damaged(e, at: "video packet \(videoPacketsRead - 1)", pts: packetTime())
+                return
+            }
             damagePending = true
             return
         }
@@ -224,10 +233,14 @@ public final class MovieReader {
         return MediaError("damaged video: \(place)\(when) cannot be decoded: \(what); --conceal goes on past damage", path: path, kind: .unreadable)
     }
 
-    private func finishReading(_ audioSink: (AudioSamples) -> Void) throws {
+    /// MP4's index says how many frames there are: fewer packets is a cut file.
+    private func checkLength() throws {
         if let expected = video.indexedFrames, videoPacketsRead < expected, containerName.contains("mp4") {
             throw MediaError("truncated file: its index lists \(expected) video frames, only \(videoPacketsRead) could be read", path: path, kind: .unreadable)
         }
+    }
+
+    private func finishReading(_ audioSink: (AudioSamples) -> Void) throws {
         _ = try videoDecoder.send(nil)
         videoPending = true
         if let audioDecoder {
