@@ -15,11 +15,12 @@ public struct TraceParser: Sendable {
     /// True while a gcsv header is being read (no samples yet).
     public var readsHeader: Bool { stage != .rows }
 
-    /// Timestamps are kept within half of Int64's range, so the step between any two of them
-    /// (statistics, plots, fusion) cannot overflow: about 146 years either side of 0.
-    public static let maxTimestamp = Int64.max / 2
+    /// Timestamps are kept within a quarter of Int64's range (2.3e9 s, 72 years, either side of
+    /// 0), so the step between any two of them, and twice that (the gap limit of statistics and
+    /// plots), cannot overflow.
+    public static let maxTimestamp: Int64 = 2_300_000_000_000_000_000
     /// The largest gcsv `tscale`: one tick of more seconds is past `maxTimestamp` on its own.
-    public static let maxTimeScale = 4.6e9
+    public static let maxTimeScale = 2.3e9
 
     private enum Stage: Sendable { case magic, header, rows }
     private var stage: Stage
@@ -149,7 +150,7 @@ public struct TraceParser: Sendable {
             switch key {
             case "tscale":
                 guard v <= Self.maxTimeScale else {
-                    throw error(number, "tscale \(MessageText.quote(value)) is out of range (at most \(Self.maxTimeScale) seconds per tick)")
+                    throw error(number, "tscale \(MessageText.quote(value)) is out of range (at most 2.3e9 seconds per tick)")
                 }
                 timeScale = Scale(perUnit: v)
             case "gscale": gyroScale = v; scaleText.g = MessageText.quote(value)
@@ -261,7 +262,7 @@ public struct TraceParser: Sendable {
             }
         }
         guard abs(t) <= Self.maxTimestamp else {
-            throw error(number, "timestamp \(MessageText.quote(tText)) is out of range (more than 146 years from 0)")
+            throw error(number, "timestamp \(MessageText.quote(tText)) is out of range (beyond 2.3e9 s from 0)")
         }
         if let p = previous {
             if t == p.t { throw error(number, "timestamp \(t) ns repeats the one on line \(p.line)") }
