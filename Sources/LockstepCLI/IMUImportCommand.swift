@@ -35,7 +35,7 @@ struct IMUImportCommand: ParsableCommand {
 
 /// Runs the import with SIGINT, SIGTERM and SIGHUP turned into `job.cancel()`: the import rolls
 /// back and the process exits 128 + the signal. A read blocked where no batch ends (a FIFO with no
-/// writer) is not waited for beyond two seconds: the job's temporary store is removed and the
+/// writer) is not waited for beyond five seconds: the job's temporary store is removed and the
 /// process exits (SQLite rolls back an open transaction of a process that is gone).
 private func withImportSignals<T>(_ job: IMUImportJob, _ body: () throws -> T) throws -> T {
     let queue = DispatchQueue(label: "lockstep.imu.import.signals")
@@ -46,7 +46,7 @@ private func withImportSignals<T>(_ job: IMUImportJob, _ body: () throws -> T) t
         s.setEventHandler {
             caught.record(sig)
             job.cancel()
-            queue.asyncAfter(deadline: .now() + 2) {
+            queue.asyncAfter(deadline: .now() + 5) {
                 job.abandon()
                 FileHandle.standardError.write(Data("Error: \(IMUImportJob.cancelled)\n".utf8))
                 _exit(128 + sig)

@@ -10,44 +10,47 @@ public struct StoredTrace: Equatable, Sendable {
     public init(id: Int64, info: TraceInfo, hasAccel: Bool) { self.id = id; self.info = info; self.hasAccel = hasAccel }
 }
 
-/// One SQLite file holding one or more IMU traces (WAL mode, so a reader never blocks the
-/// recorder, and a crash loses at most the transaction in flight). Samples go in one transaction
-/// per batch, or one for a whole import; reads stream in batches, so neither side holds a whole trace.
+/// One SQLite file holding one or more IMU traces (WAL mode from birth, so a reader in another
+/// process never blocks the recorder, and a crash loses at most the transaction in flight).
+/// Samples go in one transaction per batch, or one for a whole import; reads stream in batches,
+/// so neither side holds a whole trace.
 ///
-/// A store opened `.readOnly` is only read: one read-only SQLite connection, no WAL switch, no
-/// migration, nothing created. Values that are not finite numbers never go in; a store written
-/// by an older Lockstep that holds some (NULL, NaN stored as NULL, Inf) is reported when read.
+/// One connection (a GRDB `DatabaseQueue`): opening an existing store writes nothing to it (a
+/// `DatabasePool` commits a CREATE/DROP on open to make a WAL file, which changes the file even
+/// when the import that follows is rolled back). A store opened `.readOnly` is only read: a
+/// read-only SQLite connection, no WAL switch, no migration, no store created (SQLite may leave
+/// the empty -wal and -shm files a reader of a WAL file needs, as `sqlite3 -readonly` does; the
+/// store's own bytes never change). Values that are not
+/// finite numbers never go in; a store written by an older Lockstep that holds some (NULL, NaN
+/// stored as NULL, Inf) is reported when read.
 public final class TraceStore {
     public let path: String
-    private let reader: any DatabaseReader
-    /// nil when opened read-only.
-    private let writer: DatabasePool?
+    private let queue: DatabaseQueue
+    private let readOnly: Bool
 
     public enum Mode: Sendable { case readOnly, create }
 
-    /// `.create` makes the file and brings the schema up to date; `.readOnly` opens an existing store.
+    /// `.create` makes the file if needed and brings the schema up to date; `.readOnly` opens an
+    /// existing store as it is.
     public init(path: String, mode: Mode = .create) throws {
         self.path = path
+        readOnly = mode == .readOnly
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         if mode == .readOnly && !exists { throw TraceStoreError(path: path, "no such file") }
         if exists && isDirectory.boolValue { throw TraceStoreError(path: path, "is a folder, not a trace store") }
+        let isNew = !exists || ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) == 0
         var config = Configuration()
         config.foreignKeysEnabled = true
         config.busyMode = .timeout(5)
+        config.readonly = mode == .readOnly
+        // A new store is made in WAL mode; an existing one keeps the mode its file has.
+        config.journalMode = mode == .create && isNew ? .wal : .default
         do {
-            switch mode {
-            case .readOnly:
-                config.readonly = true
-                let queue = try DatabaseQueue(path: path, configuration: config)
-                try queue.read { db in try Self.checkSchema(db, path: path, readOnly: true) }
-                reader = queue; writer = nil
-            case .create:
-                let pool = try DatabasePool(path: path, configuration: config)
-                try pool.read { db in try Self.checkSchema(db, path: path, readOnly: false) }
-                try Schema.migrator.migrate(pool)
-                reader = pool; writer = pool
-            }
+            queue = try DatabaseQueue(path: path, configuration: config)
+            let readOnly = self.readOnly
+            try queue.read { db in try Self.checkSchema(db, path: path, readOnly: readOnly) }
+            if mode == .create { try Schema.migrator.migrate(queue) }
         } catch let e as DatabaseError {
             throw TraceStoreError(path: path, "not a Lockstep trace store (\(e.message ?? "\(e.resultCode)"))")
         }
@@ -68,9 +71,11 @@ public final class TraceStore {
         }
     }
 
-    private func writable() throws -> DatabasePool {
-        guard let writer else { throw TraceStoreError(path: path, "opened read-only") }
-        return writer
+    private var reader: DatabaseQueue { queue }
+
+    private func writable() throws -> DatabaseQueue {
+        guard !readOnly else { throw TraceStoreError(path: path, "opened read-only") }
+        return queue
     }
 
     /// Migration names applied to this file, oldest first.
@@ -252,12 +257,10 @@ public final class TraceStore {
     /// Checkpoints the WAL into the main file and closes; the file is then complete on its own.
     public func close() throws {
         try TraceStoreError.wrap(path, "closing") {
-            if let writer {
-                try writer.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
-                try writer.close()
-            } else if let queue = reader as? DatabaseQueue {
-                try queue.close()
+            if !readOnly, try queue.read({ db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }) == "wal" {
+                try queue.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
             }
+            try queue.close()
         }
     }
 }
