@@ -48,8 +48,12 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
         guard !first.isEmpty else { throw IMUJobError("\(file): no samples") }
         if isCancelled { throw Self.cancelled }
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: store, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { throw TraceStoreError(path: store, "is a folder, not a trace store") }
+        let exists = FileManager.default.fileExists(atPath: store, isDirectory: &isDirectory)
+        if exists && isDirectory.boolValue { throw TraceStoreError(path: store, "is a folder, not a trace store") }
+        // An empty file (`touch store.sqlite`) holds nothing yet: it is replaced like a new store,
+        // so a failure leaves it empty rather than holding a bare schema.
+        let isEmpty = exists && ((try? FileManager.default.attributesOfItem(atPath: store)[.size] as? Int) ?? 0) == 0
+        if exists && !isEmpty {
             let s = try TraceStore(path: store, mode: .create)
             do {
                 let result = try importAll(reader, first, into: s)
@@ -60,10 +64,10 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
                 throw error
             }
         }
-        return try importIntoNewStore(reader, first)
+        return try importIntoNewStore(reader, first, replacingEmptyFile: isEmpty)
     }
 
-    private func importIntoNewStore(_ reader: TraceFileReader, _ first: [IMUReading]) throws -> IMUImportResult {
+    private func importIntoNewStore(_ reader: TraceFileReader, _ first: [IMUReading], replacingEmptyFile: Bool) throws -> IMUImportResult {
         Self.removeStaleTemporaries(beside: store)
         let temp = Self.temporary(beside: store)
         lock.withLock { temporary = temp }
@@ -73,8 +77,9 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
             let result: IMUImportResult
             do { result = try importAll(reader, first, into: s) } catch { try? s.close(); throw error }
             try s.close()     // checkpoints: the file is complete on its own, no -wal beside it
-            // link(2) rather than rename(2): a store made meanwhile under that name is not replaced.
-            guard link(temp, store) == 0 else {
+            // link(2) rather than rename(2): a store made meanwhile under that name is not replaced
+            // (only the empty file found at the start is).
+            guard (replacingEmptyFile ? rename(temp, store) : link(temp, store)) == 0 else {
                 let why = errno == EEXIST ? "appeared while importing; import again to append to it" : String(cString: strerror(errno))
                 throw TraceStoreError(path: store, "cannot be made (\(why))")
             }

@@ -46,10 +46,13 @@ final class IMUCommandLineTests: IIOTestCase {
         text += "\(5999 * 5_000_000),0.1,0.2,0.3\n"      // line 6002 repeats line 6001's time
         let bad = scratch.appendingPathComponent("bad.csv").path
         try text.write(toFile: bad, atomically: true, encoding: .utf8)
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
         let r = try lockstep(["imu", "import", bad, "-o", store])
         XCTAssertEqual(r.status, 1)
         XCTAssertEqual(r.stderr, "Error: \(bad):6002: timestamp 29995000000 ns repeats the one on line 6001\n")
-        XCTAssertEqual(try TraceStore(path: store, mode: .readOnly).traces().map(\.id), [1], "the 6000 good rows were removed again")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before, "rolled back: the store is byte-identical")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store + "-wal"))
+        XCTAssertEqual(try TraceStore(path: store, mode: .readOnly).traces().map(\.id), [1], "the 6000 good rows were never committed")
     }
 
     func testInfoText() throws {
@@ -265,6 +268,18 @@ final class IMUImportHardeningTests: IIOTestCase {
         XCTAssertEqual(r.status, 143, r.stderr)
         XCTAssertEqual(r.stderr, "Error: interrupted: nothing was imported\n")
         XCTAssertEqual(try listing(), before, "no store and no temporary file")
+    }
+
+    func testAnEmptyStoreFileStaysEmptyAfterAFailedImport() throws {
+        FileManager.default.createFile(atPath: store, contents: nil)
+        // The bad line comes after the first batch (4096 rows): the store was being written.
+        let bad = try write("b.csv", (1...5000).map { "\($0 * 1000),1,2,3\n" }.joined() + "9999999,1,nan,3\n")
+        let r = try lockstep(["imu", "import", bad, "-o", store])
+        XCTAssertEqual(r.stderr, "Error: \(bad):5001: 'nan' is not a number\n")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)).count, 0)
+        XCTAssertEqual(try listing(), ["b.csv", "s.sqlite"])
+        XCTAssertEqual(try lockstep(["imu", "import", Self.fixture("pan.csv"), "-o", store]).stdout, "1\n")
+        XCTAssertEqual(try TraceStore(path: store, mode: .readOnly).sampleCount(1), 800)
     }
 
     func testAStaleTemporaryStoreOfADeadImportIsRemoved() throws {
