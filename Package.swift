@@ -7,7 +7,8 @@ import PackageDescription
 //   Verify                 effects, audio mix math; IMU parsing, fusion, synchronizer,
 //                          calibration math; the checks of `verify`. No C imports, tested without I/O.
 //   Media                  the only module that touches FFmpeg
-//   TraceStore, IIO        SQLite (GRDB) and libiio adapters for the motion layer
+//   TraceStore, IIO,       SQLite (GRDB) and libiio adapters for the motion layer; MotionIO
+//   MotionIO               reads and writes Motion's files (trace files, profiles)
 //   Lockstep               the library: jobs that wire adapters to the core
 //   LockstepCLI            the `lockstep` command, thin
 let package = Package(
@@ -30,22 +31,26 @@ let package = Package(
         .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
 
         .target(name: "Compositor", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
-        .target(name: "Motion", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
+        .target(name: "Motion", dependencies: [.product(name: "RealModule", package: "swift-numerics")],
+                swiftSettings: [.swiftLanguageMode(.v6)]),
+        // Motion's file I/O (trace files, profiles): the parsing stays in Motion, pure.
+        .target(name: "MotionIO", dependencies: ["Motion"], swiftSettings: [.swiftLanguageMode(.v6)]),
         .target(name: "Media", dependencies: ["CFFmpeg", "Compositor", .product(name: "Atomics", package: "swift-atomics")],
                 swiftSettings: [.swiftLanguageMode(.v6)]),
-        .target(name: "TraceStore", dependencies: ["Motion", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "TraceStore", dependencies: ["Motion", .product(name: "GRDB", package: "GRDB.swift")],
+                swiftSettings: [.swiftLanguageMode(.v6)]),
         .target(name: "IIO", dependencies: ["CIIO", "Motion"]),
         .target(name: "Verify", dependencies: ["Compositor"]),
-        .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "TraceStore", "IIO", "Verify"]),
+        .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "MotionIO", "TraceStore", "IIO", "Verify"]),
         .executableTarget(
             name: "LockstepCLI",
             dependencies: ["Lockstep", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "CompositorTests", dependencies: ["Compositor"]),
-        .testTarget(name: "MotionTests", dependencies: ["Motion"]),
+        .testTarget(name: "MotionTests", dependencies: ["Motion", "MotionIO"]),
         .testTarget(name: "MediaTests", dependencies: ["Media"]),
         .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore"]),
-        .testTarget(name: "IIOTests", dependencies: ["IIO", "TraceStore"]),
+        .testTarget(name: "IIOTests", dependencies: ["IIO", "TraceStore", "MotionIO"]),
         .testTarget(name: "VerifyTests", dependencies: ["Verify"]),
         .testTarget(name: "LockstepTests", dependencies: ["Lockstep"]),
         .testTarget(name: "LockstepCLITests", dependencies: ["LockstepCLI"]),

@@ -28,7 +28,7 @@ struct CalibrateCommand: ParsableCommand {
         var base = try calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) }
             ?? Calibration(name: URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent)
         if calibration != nil { base.name = URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent }
-        let r = try CalibrateJob.run(video: video, readings: try IMUTraceSource.readings(imu, trace: trace), base: base, focalLength: focalLength, searchMs: searchMs)
+        let r = try CalibrateJob.run(video: video, readings: try TraceSource.readings(imu, trace: trace), base: base, focalLength: focalLength, searchMs: searchMs)
         try r.profile.save(URL(fileURLWithPath: output))
         let confidence = r.estimate.correlation * (1 - r.estimate.ambiguity)
         print(String(format: "offset %.2f ms (IMU time + offset = video time); correlation %.3f, next best peak %.0f%% of it; confidence %.2f",

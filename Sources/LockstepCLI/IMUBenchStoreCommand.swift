@@ -1,8 +1,8 @@
 import ArgumentParser
 import Dispatch
 import Foundation
-import Motion
-import TraceStore
+
+import Lockstep
 
 /// Hidden: times the store alone (scripts/bench-imu runs it).
 struct IMUBenchStoreCommand: ParsableCommand {

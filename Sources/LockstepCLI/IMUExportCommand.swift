@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import Motion
-import TraceStore
+import Lockstep
 
 struct IMUExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,19 +21,7 @@ struct IMUExportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let traces = try TraceStore(path: store, mode: .readOnly)
-        let source = IMUTraceSource.store(traces)
-        let t = try source.single(trace, path: store)
-        guard let start = try traces.firstTimestamp(t.id) else { throw IMUFailure("\(store): trace \(t.id) has no samples") }
-        let lo = from.map { start + Int64(($0 * 1e9).rounded()) }, hi = to.map { start + Int64(($0 * 1e9).rounded()) }
-        let writer = try TraceFileWriter(path: output, format: TraceFormat(path: output)!, info: t.info, hasAccel: t.hasAccel)
-        do {
-            try source.forEachBatch(t.id, from: lo, to: hi) { try writer.write($0) }
-            try writer.finish()
-        } catch {
-            try? FileManager.default.removeItem(atPath: output)
-            throw error
-        }
-        FileHandle.standardError.write("wrote \(writer.count) samples of trace \(t.id) to \(output)\n".data(using: .utf8)!)
+        let r = try IMUExportJob.run(store: store, trace: trace, from: from, to: to, output: output)
+        FileHandle.standardError.write(Data("wrote \(r.count) samples of trace \(r.trace) to \(output)\n".utf8))
     }
 }

@@ -1,12 +1,16 @@
 import ArgumentParser
+import Dispatch
 import Foundation
-import Motion
-import TraceStore
+import Lockstep
 
 struct IMUImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Append a .gcsv or .csv trace to a store as a new trace; prints its id.")
+        abstract: "Append a .gcsv or .csv trace to a store as a new trace; prints its id.",
+        discussion: """
+            The import is one transaction: a bad line, a failure or Ctrl-C/SIGTERM/SIGHUP leave the store as it was \
+            (and make no store when there was none). Exit status 130, 143 or 129 after a signal.
+            """)
 
     @Argument(help: ArgumentHelp("The trace file.", valueName: "file")) var file: String
     @Option(name: .shortAndLong, help: ArgumentHelp("The store (made if absent).", valueName: "store")) var output: String
@@ -22,27 +26,48 @@ struct IMUImportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let reader = try TraceFileReader(path: file, format: format ?? TraceFormat(path: file)!)
-        var batch = try reader.next()
-        guard !batch.isEmpty else { throw IMUFailure("\(file): no samples") }
-        let store = try TraceStore(path: output, mode: .create)
-        let id = try store.createTrace(reader.info, hasAccel: reader.hasAccel)
-        do {
-            while !batch.isEmpty {
-                try store.append(batch, to: id)    // one transaction per batch
-                batch = try reader.next()
-            }
-        } catch {
-            try? store.deleteTrace(id)
-            throw error
-        }
-        let stats = try IMUTraceSource.store(store).statistics(id)
-        try store.close()
-        if stats.gapCount > 0 {
-            var line = "warning: \(file): \(stats.gapCount) gap\(stats.gapCount == 1 ? "" : "s") (steps over twice the median \(seconds(stats.medianInterval ?? 0)))"
-            if let g = stats.gaps.first { line += "; the first at \(seconds(g.start - stats.first!)), \(seconds(g.length)) long" }
-            FileHandle.standardError.write((line + "\n").data(using: .utf8)!)
-        }
-        print(id)
+        let job = try IMUImportJob(file: file, format: format, store: output)
+        let result = try withImportSignals(job) { try job.run() }
+        if let warning = result.warning { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+        print(result.trace)
     }
+}
+
+/// Runs the import with SIGINT, SIGTERM and SIGHUP turned into `job.cancel()`: the import rolls
+/// back and the process exits 128 + the signal. A read blocked where no batch ends (a FIFO with no
+/// writer) is not waited for beyond five seconds: the job's temporary store is removed and the
+/// process exits (SQLite rolls back an open transaction of a process that is gone).
+private func withImportSignals<T>(_ job: IMUImportJob, _ body: () throws -> T) throws -> T {
+    let queue = DispatchQueue(label: "lockstep.imu.import.signals")
+    let caught = FirstSignal()
+    let sources = [SIGINT, SIGTERM, SIGHUP].map { sig -> DispatchSourceSignal in
+        signal(sig, SIG_IGN)
+        let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+        s.setEventHandler {
+            caught.record(sig)
+            job.cancel()
+            queue.asyncAfter(deadline: .now() + 5) {
+                job.abandon()
+                FileHandle.standardError.write(Data("Error: \(IMUImportJob.cancelled)\n".utf8))
+                _exit(128 + sig)
+            }
+        }
+        s.resume()
+        return s
+    }
+    defer { for s in sources { s.cancel() } }
+    do {
+        return try body()
+    } catch let e as IMUJobError where e == IMUImportJob.cancelled {
+        FileHandle.standardError.write(Data("Error: \(e)\n".utf8))
+        throw ExitCode(128 + (caught.number ?? SIGINT))
+    }
+}
+
+/// The first signal that arrived (set on the signal queue, read on the main thread).
+private final class FirstSignal: @unchecked Sendable {   // `lock` guards `first`
+    private let lock = NSLock()
+    private var first: Int32?
+    func record(_ sig: Int32) { lock.withLock { if first == nil { first = sig } } }
+    var number: Int32? { lock.withLock { first } }
 }

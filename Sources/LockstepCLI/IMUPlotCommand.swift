@@ -1,7 +1,5 @@
 import ArgumentParser
-import Foundation
-import Motion
-import TraceStore
+import Lockstep
 
 struct IMUPlotCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,17 +15,6 @@ struct IMUPlotCommand: ParsableCommand {
     }
 
     func run() throws {
-        let source = try IMUTraceSource(path: path)
-        let t = try source.single(trace, path: path)
-        let stats = try source.statistics(t.id)
-        guard let first = stats.first, let last = stats.last else { throw IMUFailure("\(path): trace \(t.id) has no samples") }
-        var plot = SVGPlot(start: first, end: last, gaps: stats.gaps, medianInterval: stats.medianInterval)
-        try source.forEachBatch(t.id) { for s in $0 { plot.add(s) } }
-        let title = "\(t.info.deviceName.isEmpty ? "trace \(t.id)" : t.info.deviceName): \(stats.count) samples, "
-            + String(format: "%.3f s, %.1f Hz", Double(stats.duration) / 1e9, stats.rate ?? 0)
-            + (stats.gapCount > 0 ? ", \(stats.gapCount) gap\(stats.gapCount == 1 ? "" : "s")" : "")
-        do { try plot.render(title: title).write(toFile: output, atomically: true, encoding: .utf8) } catch {
-            throw IMUFailure("\(output): cannot be written (\(error.localizedDescription))")
-        }
+        try IMUPlotJob.run(source: try TraceSource.open(path: path, trace: trace), output: output)
     }
 }

@@ -44,7 +44,7 @@ struct SnakeArguments: ParsableArguments {
         guard let imu else { throw ValidationError("--imu TRACE is needed for the snake effect.") }
         var profile = try calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) } ?? Calibration(name: "default")
         if let offsetMs { profile.timeOffsetMs = offsetMs }
-        var o = SnakeOptions(readings: try IMUTraceSource.readings(imu, trace: trace), calibration: profile)
+        var o = SnakeOptions(readings: try TraceSource.readings(imu, trace: trace), calibration: profile)
         o.gyroGain = gyroGain
         o.parameters.trailScale = trailScale; o.parameters.frontScale = frontScale
         o.parameters.damping = damping; o.parameters.shiftGain = shiftGain; o.parameters.mirror = mirror

@@ -47,25 +47,27 @@ public struct Calibration: Codable, Equatable, Sendable {
         return Double(width) / 2 / tan(fov * .pi / 360)
     }
 
-    public static func load(_ url: URL) throws -> Calibration {
-        let data = try Data(contentsOf: url)
+    /// A profile from its JSON (`source` names it in errors). Reading the file is MotionIO's
+    /// `Calibration.load(_:)`.
+    public static func decode(_ data: Data, source: String) throws -> Calibration {
         do {
             let c = try JSONDecoder().decode(Calibration.self, from: data)
-            guard c.gyroBias.count == 3 else { throw CalibrationError("\(url.path): gyroBias needs 3 numbers (x, y, z)") }
+            guard c.gyroBias.count == 3 else { throw CalibrationError("\(source): gyroBias needs 3 numbers (x, y, z)") }
             return c
         } catch let e as CalibrationError { throw e } catch {
-            throw CalibrationError("\(url.path): not a calibration profile (\(error))")
+            throw CalibrationError("\(source): not a calibration profile (\(error))")
         }
     }
 
-    public func save(_ url: URL) throws {
+    /// The profile as JSON, keys sorted (MotionIO's `save(_:)` writes it).
+    public func encoded() throws -> Data {
         let enc = JSONEncoder()
         enc.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try enc.encode(self).write(to: url, options: .atomic)
+        return try enc.encode(self)
     }
 }
 
-public struct CalibrationError: Error, CustomStringConvertible, Equatable {
+public struct CalibrationError: Error, CustomStringConvertible, Equatable, Sendable {
     public var description: String
     public init(_ d: String) { description = d }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 @testable import IIO
 import Motion
+import MotionIO
 import TraceStore
 import XCTest
 

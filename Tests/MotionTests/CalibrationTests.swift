@@ -1,5 +1,6 @@
 import Foundation
 import Motion
+import MotionIO
 import XCTest
 
 final class CalibrationTests: XCTestCase {

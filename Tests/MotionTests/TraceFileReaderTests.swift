@@ -1,4 +1,5 @@
 import Motion
+import MotionIO
 import XCTest
 
 final class TraceFileReaderTests: TraceFileTestCase {

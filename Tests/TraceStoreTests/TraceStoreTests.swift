@@ -122,4 +122,120 @@ final class TraceStoreTests: XCTestCase {
             XCTAssertEqual("\($0)", "\(self.path): made by a newer Lockstep (unknown schema migrations)")
         }
     }
+
+    // MARK: issue 9
+
+    func bytes(_ p: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: p)) }
+    func listing() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: scratch.path).sorted() }
+
+    func testAFailedImportTransactionLeavesTheFileByteIdentical() throws {
+        do {
+            let store = try TraceStore(path: path)
+            let id = try store.createTrace(TraceInfo(deviceName: "a", sourceURI: "x"), hasAccel: true)
+            try store.append(samples(50), to: id)
+            try store.close()
+        }
+        let before = try bytes(path), names = try listing()
+        struct Stop: Error {}
+        let store = try TraceStore(path: path)
+        // 40,000 samples: more than SQLite's page cache, so the transaction spills into the WAL first.
+        XCTAssertThrowsError(try store.importTrace(TraceInfo(deviceName: "b", sourceURI: "y"), hasAccel: true) { append in
+            for k in 0..<10 { try append(samples(4000, from: Int64(k) * 4000 * 5_000_000)) }
+            throw Stop()
+        }) { XCTAssertTrue($0 is Stop) }
+        XCTAssertEqual(try store.traces().map(\.id), [1])
+        try store.close()
+        XCTAssertEqual(try bytes(path), before, "byte-identical after the rollback")
+        XCTAssertEqual(try listing(), names, "no -wal or -shm left")
+        // And a successful one commits everything at once.
+        let again = try TraceStore(path: path)
+        let id = try again.importTrace(TraceInfo(deviceName: "b", sourceURI: "y"), hasAccel: false) { append in
+            try append(samples(10, accel: false)); try append(samples(10, from: 1_000_000_000, accel: false))
+        }
+        XCTAssertEqual(try again.sampleCount(id), 20)
+    }
+
+    func testValuesThatAreNotFiniteNumbersNeverGoIn() throws {
+        let store = try TraceStore(path: path)
+        let id = try store.createTrace(TraceInfo(deviceName: "a", sourceURI: "x"), hasAccel: true)
+        for bad in [IMUReading(t: 5, gyro: (.nan, 0, 0)), IMUReading(t: 5, gyro: (0, .infinity, 0)),
+                    IMUReading(t: 5, gyro: (0, 0, 0), accel: (0, -.infinity, 0)), IMUReading(t: 5, gyro: (0, 0, 0), accel: (0, 0, .nan))] {
+            XCTAssertThrowsError(try store.append(samples(3) + [bad], to: id)) {
+                XCTAssertEqual("\($0)", "\(self.path): the sample at 5 ns holds a value that is not a finite number")
+            }
+        }
+        XCTAssertEqual(try store.sampleCount(id), 0)
+    }
+
+    func testStoresWithNaNOrNullOrInfFromAnOlderLockstepAreReportedNotACrash() throws {
+        let store = try TraceStore(path: path)
+        let id = try store.createTrace(TraceInfo(deviceName: "a", sourceURI: "x", channelScales: ["accel_x": 1]), hasAccel: true)
+        try store.append(samples(5), to: id)
+        try store.close()
+        // As the old import wrote them: NaN arrives as NULL, +-Inf as is, a scale of Inf.
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "UPDATE sample SET ay = NULL WHERE t_ns = 10000000")
+            try db.execute(sql: "UPDATE trace_channel SET scale = 9e999")
+            try db.execute(sql: "UPDATE trace SET rate_hz = -9e999")
+        }
+        let r = try TraceStore(path: path, mode: .readOnly)
+        XCTAssertEqual(try r.trace(id).info.channelScales, [:], "a scale that is not finite reads as unknown")
+        XCTAssertNil(try r.trace(id).info.rateHz)
+        XCTAssertThrowsError(try r.samples(of: id)) {
+            XCTAssertEqual("\($0)", "\(self.path): trace 1 holds a value that is not a finite number at 10000000 ns (written by an older Lockstep); re-import it from its file")
+        }
+        XCTAssertEqual(try r.samples(of: id, to: 10_000_000).count, 2, "the samples before it still read")
+        try DatabaseQueue(path: path).write { db in try db.execute(sql: "UPDATE sample SET ay = 1, gz = -9e999 WHERE t_ns = 10000000") }
+        XCTAssertThrowsError(try TraceStore(path: path, mode: .readOnly).samples(of: id)) {
+            XCTAssertTrue("\($0)".hasSuffix("trace 1 holds a value that is not a finite number at 10000000 ns (written by an older Lockstep); re-import it from its file"))
+        }
+    }
+
+    func testReadOnlyIsReallyReadOnly() throws {
+        do {
+            let store = try TraceStore(path: path)
+            try store.append(samples(5), to: try store.createTrace(TraceInfo(deviceName: "a", sourceURI: "x"), hasAccel: true))
+            try store.close()
+        }
+        let walBytes = try bytes(path)
+        XCTAssertEqual(try TraceStore(path: path, mode: .readOnly).samples(of: 1).count, 5)
+        XCTAssertEqual(try bytes(path), walBytes)
+        // SQLite makes the -wal and -shm a reader of a WAL file needs, and a read-only connection
+        // cannot remove them (as with `sqlite3 -readonly`): the -wal stays empty.
+        XCTAssertEqual(try bytes(path + "-wal").count, 0)
+        // A store in rollback-journal mode (another tool switched it back) stays so when read.
+        try DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = DELETE") }
+        let before = try bytes(path), names = try listing()
+        let r = try TraceStore(path: path, mode: .readOnly)
+        XCTAssertEqual(try r.samples(of: 1).count, 5)
+        XCTAssertEqual(try r.journalMode(), "delete", "not switched to WAL")
+        XCTAssertThrowsError(try r.createTrace(TraceInfo(deviceName: "b", sourceURI: "y"), hasAccel: false)) {
+            XCTAssertEqual("\($0)", "\(self.path): opened read-only")
+        }
+        XCTAssertThrowsError(try r.append(samples(1, from: 1_000_000_000), to: 1)) { XCTAssertEqual("\($0)", "\(self.path): opened read-only") }
+        try r.close()
+        XCTAssertEqual(try bytes(path), before)
+        XCTAssertEqual(try listing(), names)
+    }
+
+    func testAStoreFromAnOlderSchemaOpenedReadOnlyIsNotMigrated() throws {
+        // The schema's tables without the migration record: what a store from before GRDB's migrator would be.
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "CREATE TABLE trace (id INTEGER PRIMARY KEY, device TEXT NOT NULL)")
+        }
+        let before = try bytes(path)
+        XCTAssertThrowsError(try TraceStore(path: path, mode: .readOnly)) {
+            XCTAssertEqual("\($0)", "\(self.path): not a Lockstep trace store (no schema version)")
+        }
+        // A store whose migrations table lacks a step this version has: an older Lockstep's.
+        let older = scratch.appendingPathComponent("older.sqlite").path
+        _ = try TraceStore(path: older)
+        try DatabaseQueue(path: older).write { try $0.execute(sql: "DELETE FROM grdb_migrations") }
+        let olderBytes = try bytes(older)
+        XCTAssertThrowsError(try TraceStore(path: older, mode: .readOnly)) {
+            XCTAssertEqual("\($0)", "\(older): made by an older Lockstep: its schema needs an upgrade, which opening it read-only does not do (import a trace into it first)")
+        }
+        XCTAssertEqual(try bytes(path), before)
+        XCTAssertEqual(try bytes(older), olderBytes)
+    }
 }

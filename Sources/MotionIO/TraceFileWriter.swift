@@ -1,4 +1,5 @@
 import Foundation
+import Motion
 
 /// Writes samples as `.gcsv` or CSV through a 1 MiB buffer, batch by batch.
 /// gcsv is written with `tscale` 1 ns (timestamps stay exact), `gscale` 1 (rad/s) and `ascale` 1

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Per trace: samples, duration, measured rate, jitter, gaps and clock (`lockstep imu info`).
+public struct IMUTraceReport: Encodable, Equatable, Sendable {
+    public var id: Int64, device: String, source: String, clock: String?
+    public var samples: Int, durationS: Double, rateHz: Double?, declaredRateHz: Double?
+    public var medianIntervalNs: Int64?, jitterUs: Double?, gapCount: Int, gaps: [Gap], accel: Bool
+    public var firstNs: Int64?, lastNs: Int64?, orientation: String?, channelScales: [String: Double]
+    public struct Gap: Encodable, Equatable, Sendable { public var startNs: Int64; public var lengthNs: Int64 }
+
+    public init(_ t: StoredTrace, _ s: TraceStatistics) {
+        id = t.id; device = t.info.deviceName; source = t.info.sourceURI; clock = t.info.clock
+        samples = s.count; durationS = Double(s.duration) / 1e9; rateHz = s.rate; declaredRateHz = t.info.rateHz
+        medianIntervalNs = s.medianInterval; jitterUs = s.jitter.map { $0 / 1000 }; gapCount = s.gapCount
+        gaps = s.gaps.map { Gap(startNs: $0.start, lengthNs: $0.length) }; accel = t.hasAccel
+        firstNs = s.first; lastNs = s.last; orientation = t.info.orientation; channelScales = t.info.channelScales
+    }
+
+    /// The text `imu info` prints for this trace (lines ending in "\n").
+    public var text: String {
+        var out = "trace \(id): \(device.isEmpty ? "(unnamed)" : MessageText.quote(device)), from \(MessageText.quote(source))\n"
+        out += "  samples   \(samples)\(accel ? " (gyro and accelerometer)" : " (gyro)")\n"
+        out += "  duration  " + String(format: "%.3f s", durationS) + "\n"
+        var rate = rateHz.map { String(format: "%.3f Hz measured", $0) } ?? "unknown"
+        if let d = declaredRateHz { rate += String(format: ", %g Hz declared", d) }
+        out += "  rate      \(rate)\n"
+        out += "  jitter    " + (jitterUs.map { String(format: "%.1f us (standard deviation of the steps)", $0) } ?? "unknown") + "\n"
+        if gapCount == 0 {
+            out += "  gaps      none\n"
+        } else {
+            let longest = gaps.map(\.lengthNs).max() ?? 0
+            out += "  gaps      \(gapCount) (steps over twice the median \(secondsText(medianIntervalNs ?? 0)); longest \(secondsText(longest)))\n"
+            for g in gaps.prefix(10) { out += "            at \(secondsText(g.startNs - (firstNs ?? 0))): \(secondsText(g.lengthNs))\n" }
+        }
+        out += "  clock     \(clock.map { MessageText.quote($0) } ?? "unknown")\n"
+        return out
+    }
+}
+
+public enum IMUInfoJob {
+    public static func reports(_ source: TraceSource) throws -> [IMUTraceReport] {
+        try source.traces().map { IMUTraceReport($0, try source.statistics($0.id)) }
+    }
+
+    /// The reports as one JSON document (snake_case keys, sorted).
+    public static func json(_ reports: [IMUTraceReport]) throws -> String {
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        enc.keyEncodingStrategy = .convertToSnakeCase
+        return String(decoding: try enc.encode(reports), as: UTF8.self)
+    }
+}

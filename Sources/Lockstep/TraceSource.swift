@@ -1,0 +1,112 @@
+import Foundation
+
+/// A failure of an IMU job, as one line naming the file (or store) and the cause.
+public struct IMUJobError: Error, CustomStringConvertible, Equatable, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Where a trace's samples come from, read the same way whatever it is: a trace store (one trace
+/// of it, or all), or a single trace in a `.gcsv` or `.csv` file (it is trace 1).
+///
+/// Extension point: a camera file with embedded telemetry (GoPro GPMF, Google CAMM) becomes one
+/// more case, e.g. `case camera(String)`, chosen in `open` by its extension (.mp4/.mov...) or an
+/// explicit format; `traces()` then returns its one trace (id 1) with `info.orientation` set to
+/// the camera's IMU orientation and `hasAccel` from its streams, and `forEachBatch` hands the
+/// decoded `[IMUReading]` (ns, rad/s, m/s^2) in time order. Every job below (info, export, plot,
+/// import, snake and calibrate's `readings`) then works on camera files with no other change.
+public enum TraceSource {
+    case store(TraceStore, trace: Int64?)
+    case gcsv(String)
+    case csv(String)
+
+    /// A `STORE|FILE` path: a `.gcsv` or `.csv` by its extension (or `format`), else a trace store,
+    /// opened read-only. `trace` picks one trace of a store; a file holds only trace 1.
+    public static func open(path: String, trace: Int64? = nil, format: TraceFormat? = nil) throws -> TraceSource {
+        switch format ?? TraceFormat(path: path) {
+        case .gcsv?, .csv?:
+            if let trace, trace != 1 { throw IMUJobError("\(path) holds one trace (1); there is no trace \(trace)") }
+            guard FileManager.default.fileExists(atPath: path) else { throw TraceFileError(path: path, "no such file") }
+            return (format ?? TraceFormat(path: path)) == .gcsv ? .gcsv(path) : .csv(path)
+        case nil:
+            return .store(try TraceStore(path: path, mode: .readOnly), trace: trace)
+        }
+    }
+
+    public var path: String {
+        switch self {
+        case .store(let s, _): s.path
+        case .gcsv(let p), .csv(let p): p
+        }
+    }
+
+    private func fileReader() throws -> TraceFileReader? {
+        switch self {
+        case .store: nil
+        case .gcsv(let p): try TraceFileReader(path: p, format: .gcsv)
+        case .csv(let p): try TraceFileReader(path: p, format: .csv)
+        }
+    }
+
+    /// The traces to look at: the one asked for, or all of a store's; a file holds one (id 1).
+    public func traces() throws -> [StoredTrace] {
+        switch self {
+        case .store(let store, let id):
+            if let id { return [try store.trace(id)] }
+            return try store.traces()
+        case .gcsv, .csv:
+            let reader = try fileReader()!
+            _ = try reader.next(max: 1)   // the columns say whether there is acceleration
+            return [StoredTrace(id: 1, info: reader.info, hasAccel: reader.hasAccel)]
+        }
+    }
+
+    /// Exactly one trace: the one asked for, or the only one there is.
+    public func single() throws -> StoredTrace {
+        let all = try traces()
+        guard all.count == 1 else {
+            if all.isEmpty { throw IMUJobError("\(path) holds no trace") }
+            throw IMUJobError("\(path) holds \(all.count) traces (\(all.map { String($0.id) }.joined(separator: ", "))): pick one with --trace")
+        }
+        return all[0]
+    }
+
+    /// Streams a trace's samples with from <= t < to (absolute nanoseconds), in batches.
+    public func forEachBatch(_ trace: Int64, from: Int64? = nil, to: Int64? = nil, _ body: ([IMUReading]) throws -> Void) throws {
+        switch self {
+        case .store(let store, _): try store.forEachBatch(of: trace, from: from, to: to, body)
+        case .gcsv, .csv:
+            let reader = try fileReader()!
+            while true {
+                let batch = try reader.next()
+                if batch.isEmpty { return }
+                let kept = (from == nil && to == nil) ? batch : batch.filter { $0.t >= (from ?? .min) && $0.t < (to ?? .max) }
+                if !kept.isEmpty { try body(kept) }
+            }
+        }
+    }
+
+    /// Rate, jitter and gaps of a trace (two streaming passes).
+    public func statistics(_ trace: Int64) throws -> TraceStatistics {
+        try TraceStatistics.measure { visit in
+            try forEachBatch(trace) { batch in for s in batch { visit(s.t) } }
+        }
+    }
+
+    /// All samples of the one trace, for fusion (snake, calibrate): at least two.
+    public func readings() throws -> [IMUReading] {
+        let chosen = try single()
+        var all: [IMUReading] = []
+        try forEachBatch(chosen.id) { all += $0 }
+        guard all.count >= 2 else { throw IMUJobError("\(path): fewer than two samples") }
+        return all
+    }
+
+    /// `open(path:trace:).readings()`: the whole-trace loader of snake and calibrate.
+    public static func readings(_ path: String, trace: Int64?) throws -> [IMUReading] {
+        try open(path: path, trace: trace).readings()
+    }
+}
+
+/// Seconds with milliseconds, for people.
+func secondsText(_ ns: Int64) -> String { String(format: "%.3f s", Double(ns) / 1e9) }
