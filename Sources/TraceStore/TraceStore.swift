@@ -150,8 +150,14 @@ public final class TraceStore {
                 var batch: [IMUReading] = []
                 batch.reserveCapacity(batchSize)
                 while let r = try rows.next() {
-                    let accel: (Double, Double, Double)? = r.hasNull(atIndex: 4) ? nil : (r[4], r[5], r[6])
-                    batch.append(IMUReading(t: r[0], gyro: (r[1], r[2], r[3]), accel: accel))
+                    // SQLite stores NaN as NULL: decoding it as Double would trap, so it is an error naming the sample.
+                    let t: Int64 = r[0]
+                    let gx: Double? = r[1], gy: Double? = r[2], gz: Double? = r[3], ax: Double? = r[4], ay: Double? = r[5], az: Double? = r[6]
+                    guard let gx, let gy, let gz, (ax == nil) == (ay == nil), (ay == nil) == (az == nil) else {
+                        throw TraceStoreError(path: path, "trace \(trace): the sample at \(t) ns holds a value that is not a number")
+                    }
+                    let accel = ax.map { ($0, ay!, az!) }
+                    batch.append(IMUReading(t: t, gyro: (gx, gy, gz), accel: accel))
                     if batch.count == batchSize { try body(batch); batch.removeAll(keepingCapacity: true) }
                 }
                 if !batch.isEmpty { try body(batch) }

@@ -35,7 +35,7 @@ class IIOTestCase: XCTestCase {
     /// An in-process replay server on a free loopback port, stopped at the end of the test.
     func serve(_ name: String, speed: Double = 0, loop: Bool = false) throws -> (IIODServer, ReplayDevice, [IMUReading]) {
         let (info, samples, accel) = try Self.load(name)
-        let device = ReplayDevice(info: info, samples: samples, hasAccel: accel)
+        let device = try ReplayDevice(info: info, samples: samples, hasAccel: accel)
         let server = try IIODServer(device: device, options: .init(port: 0, speed: speed, loop: loop))
         server.start()
         addTeardownBlock { server.stop() }

@@ -41,11 +41,10 @@ final class RecorderKillTests: IIOTestCase {
         let recorder = Recorder(options: RecorderOptions(uri: "ip:127.0.0.1:\(port)", accel: true))
         let killed = DispatchSemaphore(value: 0)
         var atKill = 0
-        recorder.progress = { n in
+        let started = Date()
+        let (stop, n) = recorder.run(into: sink) { n in
             if n >= 100 && atKill == 0 { atKill = n; kill(server.processIdentifier, SIGKILL); killed.signal() }
         }
-        let started = Date()
-        let (stop, n) = recorder.run(into: sink)
         XCTAssertEqual(killed.wait(timeout: .now()), .success, "the server was killed mid-recording")
         XCTAssertLessThan(Date().timeIntervalSince(started), 15)
         guard case .failed(let why) = stop else { return XCTFail("expected a failure, got \(stop)") }

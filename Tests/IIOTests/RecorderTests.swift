@@ -71,7 +71,7 @@ final class RecorderTests: IIOTestCase {
 
     func testErrorsCarryLibiiosMessage() throws {
         // A port nobody listens on: libiio's own words for ECONNREFUSED, and the function.
-        let listener = try IIODServer(device: ReplayDevice(info: TraceInfo(deviceName: "x", sourceURI: "x"), samples: [IMUReading(t: 0, gyro: (0, 0, 0))], hasAccel: false),
+        let listener = try IIODServer(device: try ReplayDevice(info: TraceInfo(deviceName: "x", sourceURI: "x"), samples: [IMUReading(t: 0, gyro: (0, 0, 0))], hasAccel: false),
                                       options: .init(port: 0))
         let port = listener.port
         listener.stop()
@@ -93,7 +93,7 @@ final class RecorderTests: IIOTestCase {
         XCTAssertEqual(try TraceStore(path: path).traces().count, 1, "failed starts leave no trace behind")
 
         let (_, samples, _) = try Self.load("pan.csv")
-        let gyroOnly = try IIODServer(device: ReplayDevice(info: TraceInfo(deviceName: "g", sourceURI: "x"), samples: samples, hasAccel: false), options: .init(port: 0))
+        let gyroOnly = try IIODServer(device: try ReplayDevice(info: TraceInfo(deviceName: "g", sourceURI: "x"), samples: samples, hasAccel: false), options: .init(port: 0))
         gyroOnly.start()
         defer { gyroOnly.stop() }
         XCTAssertEqual(try record(RecorderOptions(uri: "ip:127.0.0.1:\(gyroOnly.port)", accel: true), into: path).stop,
