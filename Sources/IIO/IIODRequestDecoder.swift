@@ -1,3 +1,4 @@
+import Glibc
 import NIOCore
 
 /// What a client of the replay server asked for, as framed from its byte stream.
@@ -43,7 +44,7 @@ public struct IIODRequestDecoder: NIOSingleStepByteToMessageDecoder {
         while true {
             switch state {
             case .line:
-                guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
+                guard let newline = Self.newline(in: buffer) else {
                     if buffer.readableBytes > maxLine {
                         buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
                         state = .discarding
@@ -62,7 +63,7 @@ public struct IIODRequestDecoder: NIOSingleStepByteToMessageDecoder {
                 guard n <= maxPayload else { return .payloadTooLarge(command) }
                 state = .payload(command, length: n)
             case .discarding:
-                guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
+                guard let newline = Self.newline(in: buffer) else {
                     buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
                     return nil
                 }
@@ -74,6 +75,14 @@ public struct IIODRequestDecoder: NIOSingleStepByteToMessageDecoder {
                 state = .line
                 return .command(command, payload: bytes)
             }
+        }
+    }
+
+    /// The index of the first `\n` in the readable bytes (memchr: garbage floods are scanned at memory speed).
+    static func newline(in buffer: ByteBuffer) -> Int? {
+        buffer.withUnsafeReadableBytes { bytes -> Int? in
+            guard let base = bytes.baseAddress, let hit = memchr(base, 0x0A, bytes.count) else { return nil }
+            return buffer.readerIndex + (UnsafeRawPointer(hit) - base)
         }
     }
 

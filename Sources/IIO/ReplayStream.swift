@@ -57,6 +57,7 @@ struct ReplayStream {
     func step(remaining: Int, now: UInt64, since: UInt64) -> Step {
         let n = min(remaining, length - next, max(1, Self.maxChunkBytes / sampleSize))
         guard n > 0 else { return .end }
+        if speed == 0 { return .send(n) }
         let last = due(next + n - 1)
         if last <= now { return .send(n) }
         let (flushAt, o) = since.addingReportingOverflow(Self.maxWait)

@@ -51,4 +51,39 @@ final class ReplayDeviceTests: XCTestCase {
         XCTAssertTrue(d.xml.contains("filename=\"in_accel_scale\""))
         XCTAssertEqual(d.deviceAttribute("sampling_frequency"), "200")
     }
+
+    func testValuesThatAreNotFiniteAreRefusedWithTheSampleAndChannel() {
+        var bad = samples
+        bad[4].gyro.y = .infinity
+        XCTAssertThrowsError(try ReplayDevice(info: TraceInfo(deviceName: "g", sourceURI: "x"), samples: bad, hasAccel: true)) {
+            XCTAssertEqual($0 as? ReplayDeviceError, .notFinite(t: 20_001_000, channel: "anglvel_y", value: .infinity))
+            XCTAssertEqual("\($0)", "the sample at 20001000 ns holds anglvel_y = inf; only finite values can be replayed")
+        }
+        bad = samples
+        bad[9].accel = (0, -.infinity, 0)
+        XCTAssertThrowsError(try ReplayDevice(info: TraceInfo(deviceName: "g", sourceURI: "x"), samples: bad, hasAccel: true)) {
+            XCTAssertEqual("\($0)", "the sample at 45001000 ns holds accel_y = -inf; only finite values can be replayed")
+        }
+        XCTAssertNoThrow(try ReplayDevice(info: TraceInfo(deviceName: "g", sourceURI: "x"), samples: bad, hasAccel: false),
+                         "acceleration that is not served is not looked at")
+        bad[0].gyro.z = .nan
+        XCTAssertThrowsError(try ReplayDevice(info: TraceInfo(deviceName: "g", sourceURI: "x"), samples: bad, hasAccel: false)) {
+            XCTAssertEqual("\($0)", "the sample at 1000 ns holds anglvel_z = nan; only finite values can be replayed")
+        }
+        XCTAssertThrowsError(try ReplayDevice(info: TraceInfo(deviceName: "g", sourceURI: "x"), samples: [], hasAccel: false)) {
+            XCTAssertEqual($0 as? ReplayDeviceError, .noSamples)
+        }
+    }
+
+    func testHugeFiniteValuesAndScalesThatAreNotNumbersStillMakeADevice() throws {
+        var big = samples
+        big[2].gyro.x = 1e308; big[3].gyro.x = -1e308
+        let scales = ["anglvel_x": Double.infinity, "accel_x": .nan]
+        let d = try ReplayDevice(info: TraceInfo(deviceName: "g", sourceURI: "x", rateHz: .infinity, channelScales: scales), samples: big, hasAccel: true)
+        XCTAssertEqual(d.channels[0].scale, 1e308 / 32000)
+        XCTAssertEqual(d.channels[3].scale, ReplayDevice.defaultAccelScale, "a NaN scale is not the trace's own")
+        XCTAssertEqual(d.rateHz, 200, "an infinite declared rate gives way to the measured one")
+        XCTAssertEqual(d.sample(2).raws.first, 32000)
+        XCTAssertEqual(d.sample(3).raws.first, -32000)
+    }
 }
