@@ -113,4 +113,20 @@ final class RecorderTests: IIOTestCase {
         XCTAssertEqual(try device?.readAttribute("current_timestamp_clock"), "monotonic")
         XCTAssertThrowsError(try device!.readAttribute("nothing")) { XCTAssertEqual(($0 as! IIOError).function, "iio_device_attr_read(nothing)") }
     }
+
+    func testARecordingOutlastsTheServersIdleTimeout() throws {
+        // The context's own connection goes quiet while the buffer's streams: the server may
+        // close it for idling (after 0.5 s here) without the recording noticing.
+        let (info, samples, _) = try Self.load("still.gcsv")
+        let server = try IIODServer(device: try ReplayDevice(info: info, samples: samples, hasAccel: false),
+                                    options: .init(port: 0, speed: 1, idleTimeout: 0.5))
+        server.start()
+        defer { server.stop() }
+        let path = scratch.appendingPathComponent("r.sqlite").path
+        let r = try record(RecorderOptions(uri: "ip:127.0.0.1:\(server.port)", duration: 1.5), into: path)
+        XCTAssertEqual(r.stop, .durationReached)
+        XCTAssertEqual(r.samples, 300)
+        XCTAssertEqual(server.statistics.idleClosed, 1, "the context's connection was closed mid-recording")
+        XCTAssertEqual(try TraceStore(path: path).sampleCount(r.trace!), 300)
+    }
 }
