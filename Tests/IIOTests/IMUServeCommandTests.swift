@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Motion
 import TraceStore
 import XCTest
@@ -70,5 +71,27 @@ final class IMUServeCommandTests: IIOTestCase {
         XCTAssertEqual(r.stderr, "Error: cannot listen on 127.0.0.1:\(server.port) (Address already in use)\n")
         let v6 = try lockstep(["imu", "serve", Self.fixture("still.gcsv"), "--host", "example.com"])
         XCTAssertEqual(v6.stderr, "Error: example.com is not an IPv4 or IPv6 address\n")
+    }
+
+    func testSIGINTAndSIGHUPStopTheServerCleanlyAndItSaysWhatItSaw() throws {
+        for sig in [SIGINT, SIGHUP] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: Self.binary)
+            p.arguments = ["imu", "serve", Self.fixture("still.gcsv"), "--port", "0", "--max-connections", "1"]
+            let err = Pipe()
+            p.standardError = err
+            try p.run()
+            let first = String(decoding: err.fileHandleForReading.availableData, as: UTF8.self)
+            guard let port = UInt16(first.split(separator: ":").last?.prefix { $0.isNumber } ?? "") else { return XCTFail(first) }
+            let held = try RawClient(port: port)
+            XCTAssertEqual(held.ask("VERSION\r\n", lines: 1), ["0.24.v0.24  "])
+            XCTAssertEqual(try RawClient(port: port).readAll(), "-16\n")
+            kill(p.processIdentifier, sig)
+            let rest = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus, 0, "signal \(sig)")
+            XCTAssertEqual(rest, "stopped: connections served 1, refused over --max-connections 1, closed idle 0; lines too long 0; accept errors 0\n")
+            XCTAssertTrue(held.readToEnd().closed, "its connections were closed")
+        }
     }
 }
