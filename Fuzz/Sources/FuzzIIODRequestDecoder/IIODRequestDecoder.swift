@@ -12,7 +12,7 @@ func fuzzOne(_ bytes: UnsafeBufferPointer<UInt8>) {
     var buffer = ByteBuffer()
     var i = 2
     while i < bytes.count {
-        buffer.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[i..<min(bytes.count, i + chunk)]))
+        buffer.writeBytes(UnsafeBufferPointer(rebasing: bytes[i..<min(bytes.count, i + chunk)]))
         i += chunk
         while let request = decoder.decode(buffer: &buffer) {
             switch request {
