@@ -12,7 +12,7 @@ public struct IIODServerError: Error, Equatable, Sendable, CustomStringConvertib
 /// iio_info, iio_readdev and `lockstep imu record` can read a stored trace as if it were a gyro on
 /// the network. One event loop serves every connection (no thread per client); connections over
 /// `maxConnections` are answered -EBUSY and closed; a connection silent for `idleTimeout` is
-/// closed; accept() failing for lack of descriptors (EMFILE, ENFILE) backs off and resumes.
+/// closed; accept() failing for lack of descriptors (EMFILE, ENFILE) pauses accepting for 100 ms.
 public final class IIODServer: Sendable {
     public struct Options: Sendable {
         public var host = "127.0.0.1"
@@ -104,11 +104,7 @@ public final class IIODServer: Sendable {
             .serverChannelOption(.autoRead, value: false)
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    // EMFILE and its kin do not close the listener (NIO keeps it open); this stops
-                    // accept() being retried in a busy loop and counts them.
-                    try channel.pipeline.syncOperations.addHandlers(
-                        AcceptBackoffHandler(backoffProvider: { _ in .milliseconds(100) }),
-                        AcceptErrorCounter(stats))
+                    try channel.pipeline.syncOperations.addHandler(AcceptPause(stats))
                 }
             }
             // The connection handler asks for input when it is ready for it.
@@ -168,16 +164,29 @@ public final class IIODServer: Sendable {
     }
 }
 
-/// Counts accept() failures on the listening channel (`AcceptBackoffHandler` before it has
-/// already delayed the next accept).
-private final class AcceptErrorCounter: ChannelInboundHandler {
+/// accept() failing for lack of descriptors or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM) leaves the
+/// listener open (NIO's ServerSocketChannel), but the pending connection keeps the socket readable,
+/// so accept() would be retried in a busy loop until a descriptor frees up. This pauses accepting
+/// for 100 ms instead (autoRead off, then on), and counts the failures. NIO's AcceptBackoffHandler
+/// only delays `read()` calls, which a failed accept never makes.
+private final class AcceptPause: ChannelInboundHandler {
     typealias InboundIn = Channel
+    typealias InboundOut = Channel
     private let stats: NIOLockedValueBox<IIODServer.Statistics>
+    private var paused = false
     init(_ stats: NIOLockedValueBox<IIODServer.Statistics>) { self.stats = stats }
 
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) { context.fireChannelRead(data) }
+
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        if error is IOError { stats.withLockedValue { $0.acceptErrors += 1 } }
-        context.fireErrorCaught(error)
+        guard error is IOError, let options = context.channel.syncOptions else { return context.fireErrorCaught(error) }
+        stats.withLockedValue { $0.acceptErrors += 1 }
+        guard !paused, (try? options.setOption(.autoRead, value: false)) != nil else { return }
+        paused = true
+        context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(100)) { [self] in
+            paused = false
+            if context.channel.isActive { try? context.channel.syncOptions?.setOption(.autoRead, value: true) }
+        }
     }
 }
 

@@ -10,6 +10,14 @@ final class ServeSoakTests: IIOTestCase {
     struct Server {
         let process: Process
         let port: UInt16
+        let stderr: FileHandle
+        /// SIGINT, then what the server said on its way out.
+        func stop() -> String {
+            kill(pid, SIGINT)
+            let text = String(decoding: stderr.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return text
+        }
         var pid: Int32 { process.processIdentifier }
         func status(_ field: String) -> Int? {
             guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
@@ -55,7 +63,7 @@ final class ServeSoakTests: IIOTestCase {
             XCTFail("the server did not start: \(text)")
             throw CocoaError(.featureUnsupported)
         }
-        return Server(process: p, port: port)
+        return Server(process: p, port: port, stderr: err.fileHandleForReading)
     }
 
     /// iio_info succeeds, at once or (after descriptors were freed) within `seconds`.
@@ -80,12 +88,21 @@ final class ServeSoakTests: IIOTestCase {
             var clients = try (0..<100).map { _ in try RawClient(port: server.port, timeout: 2) }
             XCTAssertEqual(clients[0].ask("VERSION\r\n", lines: 1), ["0.24.v0.24  "], "wave \(wave): early clients are served")
             XCTAssertTrue(server.process.isRunning)
+            let deadline = Date() + 10
+            while server.openFiles < 64 && Date() < deadline { usleep(20_000) }
+            XCTAssertEqual(server.openFiles, 64, "wave \(wave): the server used every descriptor it may have")
+            usleep(300_000)   // accept() fails with EMFILE meanwhile
             clients.removeAll()   // closes them: the descriptors come back
             try assertIioInfo(server, within: 10, "after wave \(wave) of 100 connections under a 64-descriptor limit")
         }
         let deadline = Date() + 15
         while server.openSockets > sockets && Date() < deadline { usleep(50_000) }
         XCTAssertEqual(server.openSockets, sockets, "every connection's socket was closed")
+        // Its own count of accept() failures: EMFILE did happen, and did not stop it.
+        let said = server.stop()
+        let errors = said.split(separator: " ").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        XCTAssertGreaterThan(errors ?? 0, 0, said)
+        XCTAssertEqual(server.process.terminationStatus, 0, said)
     }
 
     func testAThousandConnectionsOpenedAndDropped() throws {
