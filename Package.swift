@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
+        .package(url: "https://github.com/apple/swift-nio", .upToNextMinor(from: "2.101.0")),
     ],
     targets: [
         .systemLibrary(
@@ -39,7 +40,11 @@ let package = Package(
                 swiftSettings: [.swiftLanguageMode(.v6)]),
         .target(name: "TraceStore", dependencies: ["Motion", .product(name: "GRDB", package: "GRDB.swift")],
                 swiftSettings: [.swiftLanguageMode(.v6)]),
-        .target(name: "IIO", dependencies: ["CIIO", "Motion"]),
+        .target(
+            name: "IIO",
+            dependencies: ["CIIO", "Motion", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            swiftSettings: [.swiftLanguageMode(.v6)]),
         .target(name: "Verify", dependencies: ["Compositor"]),
         .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "MotionIO", "TraceStore", "IIO", "Verify"]),
         .executableTarget(
@@ -50,7 +55,7 @@ let package = Package(
         .testTarget(name: "MotionTests", dependencies: ["Motion", "MotionIO"]),
         .testTarget(name: "MediaTests", dependencies: ["Media"]),
         .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore"]),
-        .testTarget(name: "IIOTests", dependencies: ["IIO", "TraceStore", "MotionIO"]),
+        .testTarget(name: "IIOTests", dependencies: ["IIO", "TraceStore", "MotionIO", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "VerifyTests", dependencies: ["Verify"]),
         .testTarget(name: "LockstepTests", dependencies: ["Lockstep"]),
         .testTarget(name: "LockstepCLITests", dependencies: ["LockstepCLI"]),

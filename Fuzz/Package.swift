@@ -16,5 +16,7 @@ let package = Package(
     targets: [
         .executableTarget(name: "FuzzRational", dependencies: [lockstep]),
         .executableTarget(name: "FuzzTraceText", dependencies: [lockstep]),
+        .executableTarget(name: "FuzzIIODCommand", dependencies: [lockstep]),
+        .executableTarget(name: "FuzzIIODRequestDecoder", dependencies: [lockstep]),
     ]
 )

@@ -46,7 +46,7 @@ public struct IIODevice {
     public func readAttribute(_ attr: String) throws -> String {
         var text = [CChar](repeating: 0, count: 1024)
         try iioCheck("iio_device_attr_read(\(attr))", iio_device_attr_read(pointer, attr, &text, text.count))
-        return String(cString: text)
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     public func writeAttribute(_ attr: String, _ value: Double) throws {
@@ -125,4 +125,13 @@ public final class IIOBuffer {
         let end = iio_buffer_end(pointer)!
         while p < end { body(UnsafeRawPointer(p)); p += step }
     }
+}
+
+/// The one thing another thread may do to a buffer: cancel it (libiio documents
+/// iio_buffer_cancel as safe to call from another thread while a refill blocks). Holding only
+/// this, a signal handler cannot refill, read or free the buffer.
+struct IIOBufferCanceller: @unchecked Sendable {
+    private let buffer: IIOBuffer
+    init(_ buffer: IIOBuffer) { self.buffer = buffer }
+    func cancel() { buffer.cancel() }
 }

@@ -1,7 +1,8 @@
 /// One line of libiio 0.24's iiod text protocol, parsed (iiod/parser.y's grammar, the subset a
-/// 0.24 client sends). Anything else is `.unknown`, answered with -EINVAL.
-enum IIODCommand: Equatable {
-    enum Target: Equatable {
+/// 0.24 client sends). Anything else is `.unknown`, answered with -EINVAL. Pure: it never traps,
+/// whatever the line holds (Fuzz/Sources/FuzzIIODCommand runs it on random bytes).
+public enum IIODCommand: Equatable, Sendable {
+    public enum Target: Equatable, Sendable {
         case device
         case buffer
         case debug
@@ -21,7 +22,7 @@ enum IIODCommand: Equatable {
     case empty
     case unknown
 
-    init(line: Substring) {
+    public init(line: Substring) {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
         guard let verb = words.first?.uppercased() else { self = .empty; return }
         let args = Array(words.dropFirst())

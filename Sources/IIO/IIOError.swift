@@ -12,7 +12,7 @@ public struct IIOError: Error, Equatable, CustomStringConvertible, Sendable {
         self.function = function; self.code = code
         var text = [CChar](repeating: 0, count: 256)
         iio_strerror(code, &text, text.count)
-        message = String(cString: text)
+        message = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     public var description: String { "\(function): \(message)" }

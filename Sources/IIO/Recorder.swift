@@ -2,6 +2,7 @@ import CIIO
 import Dispatch
 import Foundation
 import Motion
+import NIOConcurrencyHelpers
 
 /// Where recorded samples go: one `commit` per buffer refill, so whatever the device delivered
 /// before a crash, a signal or a vanished server is already stored.
@@ -29,7 +30,7 @@ public struct RecorderOptions: Sendable {
     }
 }
 
-public enum RecorderError: Error, Equatable, CustomStringConvertible {
+public enum RecorderError: Error, Equatable, Sendable, CustomStringConvertible {
     case noGyro(String)
     case noDevice(String)
     case noAccel(String)
@@ -42,34 +43,41 @@ public enum RecorderError: Error, Equatable, CustomStringConvertible {
 
 /// Records a gyro (and optionally an accelerometer) through libiio into a sink, driven by
 /// `RecorderStateMachine`. `stop(_:)` may be called from any thread (a signal handler's queue).
-public final class Recorder: @unchecked Sendable {
+public final class Recorder: Sendable {
     public let options: RecorderOptions
-    private let lock = NSLock()
-    private var pendingStop: RecorderStateMachine.Stop?
-    private var buffers: [IIOBuffer] = []
-    /// Called after each commit with the number of samples stored so far.
-    public var progress: ((Int) -> Void)?
+    /// What another thread may touch: the stop asked for, and the open buffers to cancel.
+    private struct Control: Sendable {
+        var pendingStop: RecorderStateMachine.Stop?
+        var buffers: [IIOBufferCanceller] = []
+    }
+    private let control = NIOLockedValueBox(Control())
 
     public init(options: RecorderOptions) { self.options = options }
 
     /// Asks the recording to end; a refill in progress is cancelled.
     public func stop(_ reason: RecorderStateMachine.Stop) {
-        lock.lock(); defer { lock.unlock() }
-        if pendingStop == nil { pendingStop = reason }
-        for b in buffers { b.cancel() }
+        control.withLockedValue { c in
+            if c.pendingStop == nil { c.pendingStop = reason }
+            for b in c.buffers { b.cancel() }
+        }
     }
 
-    private var requestedStop: RecorderStateMachine.Stop? { lock.lock(); defer { lock.unlock() }; return pendingStop }
+    private var requestedStop: RecorderStateMachine.Stop? { control.withLockedValue { $0.pendingStop } }
 
-    /// Runs until stopped, the duration or sample limit is reached, or the device fails.
-    /// Returns why it stopped and how many samples were committed.
-    public func run(into sink: RecorderSink) -> (stop: RecorderStateMachine.Stop, samples: Int) {
+    /// Runs until stopped, the duration or sample limit is reached, or the device or the sink
+    /// fails. Returns why it stopped and how many samples the sink stored: a batch the sink
+    /// refused (a full disk) is not counted, and makes the stop a failure even if it was the last.
+    /// `progress` is called after each commit with the number of samples stored so far.
+    public func run(into sink: RecorderSink, progress: (Int) -> Void = { _ in }) -> (stop: RecorderStateMachine.Stop, samples: Int) {
         // libiio's network backend writes to its socket without MSG_NOSIGNAL: a server that
         // vanished must be an error from the call, not SIGPIPE killing the process.
         signal(SIGPIPE, SIG_IGN)
         var machine = RecorderStateMachine(duration: options.duration.map { Int64(($0 * 1e9).rounded()) }, sampleLimit: options.sampleLimit)
         var action = machine.start()
         var session: RecordingSession?
+        // The machine counts what it asked to be committed; these are what the sink really took.
+        var stored = 0
+        var sinkFailure: RecorderStateMachine.Stop?
         while true {
             switch action {
             case .openDevice:
@@ -77,7 +85,10 @@ public final class Recorder: @unchecked Sendable {
                     let s = try RecordingSession(options: options)
                     try sink.begin(s.info, hasAccel: s.accel != nil)
                     session = s
-                    lock.lock(); buffers = s.buffers; let early = pendingStop; lock.unlock()
+                    let early = control.withLockedValue { c in
+                        c.buffers = s.buffers.map(IIOBufferCanceller.init)
+                        return c.pendingStop
+                    }
                     action = early.map { machine.stop($0) } ?? machine.deviceOpened()
                 } catch {
                     action = machine.stop(requestedStop ?? .failed("\(error)"))
@@ -88,10 +99,15 @@ public final class Recorder: @unchecked Sendable {
                     let batch = try session!.read()
                     action = machine.received(timestamps: batch.map(\.t))
                     if case .commit(let keep, _) = action, keep > 0 {
-                        do { try sink.commit(Array(batch.prefix(keep))) } catch {
-                            _ = machine.stop(.failed("\(error)")); action = .closeDevice
+                        do {
+                            try sink.commit(Array(batch.prefix(keep)))
+                            stored += keep
+                            progress(stored)
+                        } catch {
+                            sinkFailure = .failed("\(error)")
+                            _ = machine.stop(sinkFailure!)
+                            action = .closeDevice
                         }
-                        progress?(machine.committed)
                     }
                 } catch {
                     action = machine.stop(requestedStop ?? .failed(Self.failure(error)))
@@ -99,11 +115,11 @@ public final class Recorder: @unchecked Sendable {
             case .commit(_, let thenClose):
                 action = thenClose ? .closeDevice : .none
             case .closeDevice:
-                lock.lock(); buffers = []; lock.unlock()
+                control.withLockedValue { $0.buffers = [] }
                 session = nil      // destroys the buffers, then the context
                 action = machine.deviceClosed()
-            case .finish(let stop, let samples):
-                return (stop, samples)
+            case .finish(let stop, _):
+                return (sinkFailure ?? stop, stored)
             }
         }
     }

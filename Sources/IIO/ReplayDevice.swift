@@ -1,5 +1,20 @@
 import Foundation
 import Motion
+import NIOCore
+
+/// Why a trace cannot be dressed as a device.
+public enum ReplayDeviceError: Error, Equatable, Sendable, CustomStringConvertible {
+    case noSamples
+    /// A value that is infinite or not a number: it has no s16 quantisation.
+    case notFinite(t: Int64, channel: String, value: Double)
+
+    public var description: String {
+        switch self {
+        case .noSamples: "it has no samples"
+        case .notFinite(let t, let channel, let value): "the sample at \(t) ns holds \(channel) = \(value); only finite values can be replayed"
+        }
+    }
+}
 
 /// A trace dressed as an IIO device for the replay server: channels in scan order (anglvel
 /// x/y/z, accel x/y/z where the trace has them, timestamp last), each value quantised to s16 with
@@ -22,15 +37,28 @@ public struct ReplayDevice: Sendable {
     let times: [Int64]
     let raws: [Int16]
     let valuesPerSample: Int
-    /// Added to the timestamps on each pass of a looping replay: the span plus one median step.
-    let loopPeriod: Int64
+    /// Added to the timestamps on each pass of a looping replay: the span plus one median step;
+    /// nil when the span itself does not fit in 64 bits (such a trace plays once).
+    let loopPeriod: Int64?
+    /// Samples in one pass.
     public var sampleCount: Int { times.count }
+    /// Samples a looping replay can send before its timestamps would outgrow 64 bits: the
+    /// stream ends there, as a non-looping one ends after its last sample.
+    public let loopLength: Int
 
     /// Gyros are commonly +-2000 deg/s over s16; accelerometers +-8 g.
     public static let defaultGyroScale = 2000.0 * Double.pi / 180 / 32768
     public static let defaultAccelScale = 8 * standardGravity / 32768
 
-    public init(info: TraceInfo, samples: [IMUReading], hasAccel: Bool) {
+    /// Fails on an empty trace and on values that are not finite (a store written before imports
+    /// refused them can hold +-inf): they have no place on an s16 scale.
+    public init(info: TraceInfo, samples: [IMUReading], hasAccel: Bool) throws(ReplayDeviceError) {
+        guard !samples.isEmpty else { throw .noSamples }
+        for r in samples {
+            let values = [("anglvel_x", r.gyro.x), ("anglvel_y", r.gyro.y), ("anglvel_z", r.gyro.z)]
+                + (hasAccel ? r.accel.map { [("accel_x", $0.x), ("accel_y", $0.y), ("accel_z", $0.z)] } ?? [] : [])
+            if let bad = values.first(where: { !$0.1.isFinite }) { throw .notFinite(t: r.t, channel: bad.0, value: bad.1) }
+        }
         name = info.deviceName.isEmpty ? "lockstep-gyro" : info.deviceName
         let gMax = samples.lazy.map { max(abs($0.gyro.x), abs($0.gyro.y), abs($0.gyro.z)) }.max() ?? 0
         let gScale = Self.scale(known: info.channelScales["anglvel_x"], needed: gMax, fallback: Self.defaultGyroScale)
@@ -47,33 +75,74 @@ public struct ReplayDevice: Sendable {
         times = samples.map(\.t)
         var raws: [Int16] = []
         raws.reserveCapacity(samples.count * valuesPerSample)
-        func q(_ v: Double, _ s: Double) -> Int16 { Int16(clamping: Int64((v / s).rounded())) }
         for r in samples {
-            raws += [q(r.gyro.x, gScale), q(r.gyro.y, gScale), q(r.gyro.z, gScale)]
-            if hasAccel { let a = r.accel ?? (0, 0, 0); raws += [q(a.x, aScale), q(a.y, aScale), q(a.z, aScale)] }
+            raws += [Self.quantise(r.gyro.x, gScale), Self.quantise(r.gyro.y, gScale), Self.quantise(r.gyro.z, gScale)]
+            if hasAccel {
+                let a = r.accel ?? (0, 0, 0)
+                raws += [Self.quantise(a.x, aScale), Self.quantise(a.y, aScale), Self.quantise(a.z, aScale)]
+            }
         }
         self.raws = raws
-        let stats = TraceStatistics(timestamps: times)
-        let median = max(stats.medianInterval ?? 5_000_000, 1)
-        rateHz = info.rateHz ?? stats.rate.map { _ in 1e9 / Double(median) } ?? 200
+        let median = Self.medianStep(times)
+        rateHz = info.rateHz.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? 1e9 / Double(median)
         clock = ["realtime", "monotonic", "monotonic_raw", "realtime_coarse", "monotonic_coarse", "boottime", "tai"].contains(info.clock ?? "")
             ? info.clock! : "monotonic"
-        loopPeriod = (times.last ?? 0) - (times.first ?? 0) + median
+        (loopPeriod, loopLength) = Self.loop(times, median: median)
     }
 
-    /// The trace's own scale where its values fit in s16 with it; else the fallback, or one made
-    /// just large enough.
+    /// `v / scale` rounded and clamped to s16; the caller made sure both are finite.
+    static func quantise(_ v: Double, _ scale: Double) -> Int16 {
+        let x = (v / scale).rounded()
+        return x.isNaN ? 0 : Int16(max(-32768, min(32767, x)))
+    }
+
+    /// The median step between timestamps, at least 1 ns (5 ms for a single sample); a step
+    /// that does not fit in 64 bits counts as the largest there is.
+    static func medianStep(_ times: [Int64]) -> Int64 {
+        guard times.count > 1 else { return 5_000_000 }
+        var steps = zip(times.dropFirst(), times).map { b, a in
+            let (d, overflow) = b.subtractingReportingOverflow(a)
+            return overflow ? (b > a ? Int64.max : Int64.min) : d
+        }
+        steps.sort()
+        return max(steps[(steps.count - 1) / 2], 1)
+    }
+
+    /// The loop's period and how many samples the endless sequence holds before a timestamp
+    /// would pass Int64.max. All arithmetic checked: extreme timestamps end the replay, never trap.
+    static func loop(_ times: [Int64], median: Int64) -> (period: Int64?, length: Int) {
+        guard let lo = times.min(), let hi = times.max() else { return (nil, 0) }
+        let (span, o1) = hi.subtractingReportingOverflow(lo)
+        let (period, o2) = span.addingReportingOverflow(median)
+        guard !o1, !o2, period > 0 else { return (nil, times.count) }
+        // Passes p with every times[i] + p * period <= Int64.max.
+        let (headroom, o3) = Int64.max.subtractingReportingOverflow(hi)
+        let passes = (o3 ? Int64.max : headroom) / period + 1
+        let (length, o4) = Int(passes).multipliedReportingOverflow(by: times.count)
+        return (period, o4 ? Int.max : length)
+    }
+
+    /// The trace's own scale where it is a finite positive number and its values fit in s16
+    /// with it; else the fallback, or one made just large enough.
     static func scale(known: Double?, needed: Double, fallback: Double) -> Double {
-        if let known, known > 0, needed / known <= 32767 { return known }
+        if let known, known.isFinite, known > 0, needed / known <= 32767 { return known }
         if needed / fallback <= 32767 { return fallback }
         return needed / 32000
     }
 
-    /// The k-th sample of the endless (looping) sequence: its timestamp and raw values.
-    func sample(_ k: Int) -> (t: Int64, raws: ArraySlice<Int16>) {
+    /// How many samples a replay sends in all: one pass, or the loop until its timestamps run out.
+    public func length(looping: Bool) -> Int { looping ? loopLength : sampleCount }
+
+    /// The timestamp of the k-th sample of the endless (looping) sequence, k < `loopLength`.
+    func timestamp(_ k: Int) -> Int64 {
         let i = k % times.count, pass = Int64(k / times.count)
-        let base = i * valuesPerSample
-        return (times[i] + pass * loopPeriod, raws[base..<base + valuesPerSample])
+        return pass == 0 ? times[i] : times[i] + pass * loopPeriod!
+    }
+
+    /// The k-th sample of the endless (looping) sequence, k < `loopLength`: its timestamp and raw values.
+    func sample(_ k: Int) -> (t: Int64, raws: ArraySlice<Int16>) {
+        let base = (k % times.count) * valuesPerSample
+        return (timestamp(k), raws[base..<base + valuesPerSample])
     }
 
     /// Byte layout for the enabled channels (bit i of `mask` = channels[i]): each element aligned
@@ -89,17 +158,16 @@ public struct ReplayDevice: Sendable {
         return (offsets, size)
     }
 
-    /// Appends sample k packed for `layout` to `out`, little-endian.
-    func pack(_ k: Int, _ layout: [(channel: Int, offset: Int)], sampleSize: Int, into out: inout [UInt8]) {
+    /// Writes sample k packed for `layout` to `out`, little-endian, padding zeroed.
+    func pack(_ k: Int, _ layout: [(channel: Int, offset: Int)], sampleSize: Int, into out: inout ByteBuffer) {
         let (t, values) = sample(k)
-        let start = out.count
-        out.append(contentsOf: repeatElement(0, count: sampleSize))
+        let start = out.writerIndex
+        out.writeRepeatingByte(0, count: sampleSize)
         for (c, offset) in layout {
             if channels[c].bytes == 8 {
-                withUnsafeBytes(of: t.littleEndian) { for (j, b) in $0.enumerated() { out[start + offset + j] = b } }
+                out.setInteger(t, at: start + offset, endianness: .little)
             } else {
-                let v = values[values.startIndex + c].littleEndian
-                withUnsafeBytes(of: v) { for (j, b) in $0.enumerated() { out[start + offset + j] = b } }
+                out.setInteger(values[values.startIndex + c], at: start + offset, endianness: .little)
             }
         }
     }
@@ -122,7 +190,7 @@ public struct ReplayDevice: Sendable {
         switch attr {
         case "scale": return "\(scale)"
         case "raw":
-            guard !times.isEmpty, let i = channels.firstIndex(where: { $0.id == channel }) else { return "0" }
+            guard let i = channels.firstIndex(where: { $0.id == channel }) else { return "0" }
             let r = sample(0).raws
             return String(r[r.startIndex + i])
         default: return nil

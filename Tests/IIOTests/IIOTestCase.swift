@@ -18,8 +18,10 @@ class IIOTestCase: XCTestCase {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static func fixture(_ name: String) -> String { root.appendingPathComponent("Fixtures/imu/\(name)").path }
 
-    /// The built `lockstep`, beside the test bundle in the products folder.
+    /// The built `lockstep`, beside the test bundle in the products folder; LOCKSTEP_BINARY names
+    /// another (to run the command-line tests against an older build, and see them fail).
     static var binary: String {
+        if let other = ProcessInfo.processInfo.environment["LOCKSTEP_BINARY"], !other.isEmpty { return other }
         let xctest = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }
         return (xctest?.bundleURL.deletingLastPathComponent() ?? Bundle.main.bundleURL).appendingPathComponent("lockstep").path
     }
@@ -36,7 +38,7 @@ class IIOTestCase: XCTestCase {
     /// An in-process replay server on a free loopback port, stopped at the end of the test.
     func serve(_ name: String, speed: Double = 0, loop: Bool = false) throws -> (IIODServer, ReplayDevice, [IMUReading]) {
         let (info, samples, accel) = try Self.load(name)
-        let device = ReplayDevice(info: info, samples: samples, hasAccel: accel)
+        let device = try ReplayDevice(info: info, samples: samples, hasAccel: accel)
         let server = try IIODServer(device: device, options: .init(port: 0, speed: speed, loop: loop))
         server.start()
         addTeardownBlock { server.stop() }
@@ -52,14 +54,14 @@ class IIOTestCase: XCTestCase {
         let out = Pipe(), err = Pipe()
         p.standardOutput = out; p.standardError = err
         try p.run()
-        var o = Data(), e = Data()
+        let e = Locked(Data())
         let group = DispatchGroup()
         group.enter()
-        DispatchQueue.global().async { e = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        o = out.fileHandleForReading.readDataToEndOfFile()
+        DispatchQueue.global().async { e.set(err.fileHandleForReading.readDataToEndOfFile()); group.leave() }
+        let o = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         p.waitUntilExit()
-        return (p.terminationStatus, o, String(decoding: e, as: UTF8.self))
+        return (p.terminationStatus, o, String(decoding: e.value, as: UTF8.self))
     }
 
     func lockstep(_ args: [String], timeout: Int = 60) throws -> (status: Int32, stdout: String, stderr: String) {
@@ -103,4 +105,14 @@ func assertSameTrace(_ got: [IMUReading], _ want: [IMUReading], gyroScale: Doubl
         XCTAssertTrue(got.allSatisfy { $0.accel != nil }, "accel recorded", file: file, line: line)
         XCTAssertLessThanOrEqual(worstAccel, accelScale / 2 * 1.000001, "accel within half an LSB", file: file, line: line)
     }
+}
+
+/// A value shared between threads in tests, behind a lock.
+final class Locked<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T { lock.lock(); defer { lock.unlock() }; return stored }
+    func set(_ value: T) { lock.lock(); stored = value; lock.unlock() }
+    func update(_ body: (inout T) -> Void) { lock.lock(); body(&stored); lock.unlock() }
 }

@@ -41,11 +41,10 @@ final class RecorderKillTests: IIOTestCase {
         let recorder = Recorder(options: RecorderOptions(uri: "ip:127.0.0.1:\(port)", accel: true))
         let killed = DispatchSemaphore(value: 0)
         var atKill = 0
-        recorder.progress = { n in
+        let started = Date()
+        let (stop, n) = recorder.run(into: sink) { n in
             if n >= 100 && atKill == 0 { atKill = n; kill(server.processIdentifier, SIGKILL); killed.signal() }
         }
-        let started = Date()
-        let (stop, n) = recorder.run(into: sink)
         XCTAssertEqual(killed.wait(timeout: .now()), .success, "the server was killed mid-recording")
         XCTAssertLessThan(Date().timeIntervalSince(started), 15)
         guard case .failed(let why) = stop else { return XCTFail("expected a failure, got \(stop)") }
@@ -76,8 +75,13 @@ final class RecorderKillTests: IIOTestCase {
     func testTheRecordCommandReportsAKilledServerWithStatus1() throws {
         let (server, port) = try startServer("shake.gcsv")
         let path = scratch.appendingPathComponent("cli.sqlite").path
-        DispatchQueue.global().asyncAfter(deadline: .now() + 1.5) { kill(server.processIdentifier, SIGKILL) }
-        let r = try lockstep(["imu", "record", "--uri", "ip:127.0.0.1:\(port)", "--accel", "-o", path], timeout: 30)
+        // The clock starts when the recording has (a loaded machine may take a while to start the binary).
+        let (record, first) = try startRecord(["--uri", "ip:127.0.0.1:\(port)", "--accel", "-o", path])
+        Thread.sleep(forTimeInterval: 1.5)
+        kill(server.processIdentifier, SIGKILL)
+        let rest = String(decoding: record.err.readDataToEndOfFile(), as: UTF8.self)
+        record.process.waitUntilExit()
+        let r = (status: record.process.terminationStatus, stderr: first + rest)
         XCTAssertEqual(r.status, 1, r.stderr)
         let lines = r.stderr.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.first, "recording lockstep_fixture from ip:127.0.0.1:\(port) into \(path) as trace 1")
@@ -92,19 +96,35 @@ final class RecorderKillTests: IIOTestCase {
     func testCtrlCOnTheRecordCommandIsAUserStopWithStatus0() throws {
         let (_, port) = try startServer("still.gcsv")
         let path = scratch.appendingPathComponent("int.sqlite").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.binary)
-        p.arguments = ["imu", "record", "--uri", "ip:127.0.0.1:\(port)", "-o", path]
-        let err = Pipe()
-        p.standardError = err
-        try p.run()
+        let (record, first) = try startRecord(["--uri", "ip:127.0.0.1:\(port)", "-o", path])
+        let p = record.process
         Thread.sleep(forTimeInterval: 1.2)
         kill(p.processIdentifier, SIGINT)
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = first + String(decoding: record.err.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
         XCTAssertEqual(p.terminationStatus, 0, text)
         let n = try TraceStore(path: path, mode: .readOnly).sampleCount(1)
         XCTAssertTrue(text.hasSuffix("stopped by Ctrl-C: \(n) samples in trace 1 of \(path)\n"), text)
         XCTAssertGreaterThan(n, 50)
+    }
+
+    /// Starts `lockstep imu record ARGS` and returns once it has said it is recording (its first line).
+    func startRecord(_ args: [String]) throws -> ((process: Process, err: FileHandle), String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.binary)
+        p.arguments = ["imu", "record"] + args
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        addTeardownBlock { if p.isRunning { kill(p.processIdentifier, SIGKILL) }; p.waitUntilExit() }
+        var text = ""
+        let deadline = Date() + 30
+        while !text.contains("\n") && Date() < deadline {
+            let d = err.fileHandleForReading.availableData
+            if d.isEmpty { break }
+            text += String(decoding: d, as: UTF8.self)
+        }
+        XCTAssertTrue(text.hasPrefix("recording "), text)
+        return ((p, err.fileHandleForReading), text)
     }
 }

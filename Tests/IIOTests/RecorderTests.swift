@@ -71,7 +71,7 @@ final class RecorderTests: IIOTestCase {
 
     func testErrorsCarryLibiiosMessage() throws {
         // A port nobody listens on: libiio's own words for ECONNREFUSED, and the function.
-        let listener = try IIODServer(device: ReplayDevice(info: TraceInfo(deviceName: "x", sourceURI: "x"), samples: [IMUReading(t: 0, gyro: (0, 0, 0))], hasAccel: false),
+        let listener = try IIODServer(device: try ReplayDevice(info: TraceInfo(deviceName: "x", sourceURI: "x"), samples: [IMUReading(t: 0, gyro: (0, 0, 0))], hasAccel: false),
                                       options: .init(port: 0))
         let port = listener.port
         listener.stop()
@@ -93,7 +93,7 @@ final class RecorderTests: IIOTestCase {
         XCTAssertEqual(try TraceStore(path: path).traces().count, 1, "failed starts leave no trace behind")
 
         let (_, samples, _) = try Self.load("pan.csv")
-        let gyroOnly = try IIODServer(device: ReplayDevice(info: TraceInfo(deviceName: "g", sourceURI: "x"), samples: samples, hasAccel: false), options: .init(port: 0))
+        let gyroOnly = try IIODServer(device: try ReplayDevice(info: TraceInfo(deviceName: "g", sourceURI: "x"), samples: samples, hasAccel: false), options: .init(port: 0))
         gyroOnly.start()
         defer { gyroOnly.stop() }
         XCTAssertEqual(try record(RecorderOptions(uri: "ip:127.0.0.1:\(gyroOnly.port)", accel: true), into: path).stop,
@@ -112,5 +112,21 @@ final class RecorderTests: IIOTestCase {
         XCTAssertEqual(try device?.channel("anglvel_y")?.readDouble("scale"), 0.001065264)
         XCTAssertEqual(try device?.readAttribute("current_timestamp_clock"), "monotonic")
         XCTAssertThrowsError(try device!.readAttribute("nothing")) { XCTAssertEqual(($0 as! IIOError).function, "iio_device_attr_read(nothing)") }
+    }
+
+    func testARecordingOutlastsTheServersIdleTimeout() throws {
+        // The context's own connection goes quiet while the buffer's streams: the server may
+        // close it for idling (after 0.5 s here) without the recording noticing.
+        let (info, samples, _) = try Self.load("still.gcsv")
+        let server = try IIODServer(device: try ReplayDevice(info: info, samples: samples, hasAccel: false),
+                                    options: .init(port: 0, speed: 1, idleTimeout: 0.5))
+        server.start()
+        defer { server.stop() }
+        let path = scratch.appendingPathComponent("r.sqlite").path
+        let r = try record(RecorderOptions(uri: "ip:127.0.0.1:\(server.port)", duration: 1.5), into: path)
+        XCTAssertEqual(r.stop, .durationReached)
+        XCTAssertEqual(r.samples, 300)
+        XCTAssertEqual(server.statistics.idleClosed, 1, "the context's connection was closed mid-recording")
+        XCTAssertEqual(try TraceStore(path: path).sampleCount(r.trace!), 300)
     }
 }

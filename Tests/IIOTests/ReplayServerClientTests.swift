@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 @testable import IIO
 import Motion
+import NIOCore
 import XCTest
 
 /// The replay server as libiio's own tools see it (iio_info, iio_attr, iio_readdev from
@@ -77,20 +78,20 @@ final class ReplayServerClientTests: IIOTestCase {
     func testSeveralClientsAtOnce() throws {
         let (server, _, samples) = try serve("pan.csv", speed: 4)
         let group = DispatchGroup()
-        let lock = NSLock()
-        var outputs: [Data] = []
+        let outputs = Locked([Data]())
+        let port = server.port
         for _ in 0..<3 {
             group.enter()
             DispatchQueue.global().async {
                 defer { group.leave() }
-                let r = try? Self.run(["iio_readdev", "-u", "ip:127.0.0.1:\(server.port)", "-b", "40", "-s", "400", "pan", "timestamp"])
-                lock.lock(); outputs.append(r?.stdout ?? Data()); lock.unlock()
+                let r = try? Self.run(["iio_readdev", "-u", "ip:127.0.0.1:\(port)", "-b", "40", "-s", "400", "pan", "timestamp"])
+                outputs.update { $0.append(r?.stdout ?? Data()) }
             }
         }
         XCTAssertEqual(group.wait(timeout: .now() + 30), .success)
-        XCTAssertEqual(outputs.count, 3)
+        XCTAssertEqual(outputs.value.count, 3)
         let want = samples.prefix(400).map(\.t)
-        for o in outputs {
+        for o in outputs.value {
             let bytes = [UInt8](o)
             let times = stride(from: 0, to: bytes.count, by: 8).map { i in bytes[i..<i + 8].reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) } }
             XCTAssertEqual(times, Array(want), "each client gets the whole trace from its start")
@@ -157,9 +158,9 @@ final class ReplayServerClientTests: IIOTestCase {
         }
         let header = "0\n12\n00000005\n"
         XCTAssertEqual(String(decoding: got.prefix(header.utf8.count), as: UTF8.self), header)
-        var packed: [UInt8] = []
+        var packed = ByteBuffer()
         for k in 0..<3 { device.pack(k, device.layout(mask: 5)!.offsets, sampleSize: 4, into: &packed) }
-        XCTAssertEqual(Array(got.dropFirst(header.utf8.count)), packed)
+        XCTAssertEqual(Array(got.dropFirst(header.utf8.count)), Array(packed.readableBytesView))
     }
 
     func testANonLoopingReplayEndsWithNoData() throws {

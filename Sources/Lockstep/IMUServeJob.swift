@@ -1,0 +1,140 @@
+import Dispatch
+import Foundation
+import IIO
+import Motion
+import TraceStore
+
+/// A failure of an IMU job, as one line for the user ("Error: ..." from the CLI, exit status 1).
+public struct IMUJobError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// `lockstep imu serve`: replays one trace of a store (or a .gcsv/.csv file) as a virtual IIO
+/// gyro over libiio's network protocol until SIGINT or SIGTERM.
+public struct IMUServeJob: Sendable {
+    public var path: String
+    /// The trace; needed when the store holds several.
+    public var trace: Int64?
+    public var host = "127.0.0.1"
+    public var port = 30431
+    public var speed = 1.0
+    public var loop = false
+    public var maxConnections = 256
+    public var idleTimeout = 300.0
+
+    /// A positive --speed must lie in here: slower than a thousandth of real time is a stalled
+    /// client's timeout, faster than a thousand times is "as fast as possible", which 0 says.
+    public static let speedRange = 0.001...1000.0
+    public static let maxConnectionsRange = 1...10_000
+
+    public init(path: String, trace: Int64? = nil, host: String = "127.0.0.1", port: Int = 30431, speed: Double = 1,
+                loop: Bool = false, maxConnections: Int = 256, idleTimeout: Double = 300) {
+        self.path = path; self.trace = trace; self.host = host; self.port = port; self.speed = speed; self.loop = loop
+        self.maxConnections = maxConnections; self.idleTimeout = idleTimeout
+    }
+
+    /// What is wrong with the options, as a sentence naming the option; nil when nothing is.
+    public var problem: String? {
+        guard (0...65535).contains(port) else { return "--port must be between 0 and 65535; got \(port)." }
+        guard speed >= 0 && speed.isFinite else { return "--speed must be 0 (as fast as possible) or a positive factor; got \(speed)." }
+        guard speed == 0 || Self.speedRange.contains(speed) else {
+            return "--speed must be 0 (as fast as possible) or between \(Self.speedRange.lowerBound) and \(Int(Self.speedRange.upperBound)); got \(speed)."
+        }
+        guard Self.maxConnectionsRange.contains(maxConnections) else {
+            return "--max-connections must be between 1 and \(Self.maxConnectionsRange.upperBound); got \(maxConnections)."
+        }
+        guard idleTimeout.isFinite && idleTimeout >= 0.1 && idleTimeout <= 86400 else {
+            return "--idle-timeout must be between 0.1 and 86400 seconds; got \(idleTimeout)."
+        }
+        return nil
+    }
+
+    /// The trace as a device: read whole through the TraceStore API (or the file reader),
+    /// checked for values a device cannot send.
+    public func loadDevice() throws -> ReplayDevice {
+        let (id, info, hasAccel, samples) = try loadTrace()
+        do {
+            return try ReplayDevice(info: info, samples: samples, hasAccel: hasAccel)
+        } catch ReplayDeviceError.noSamples {
+            throw IMUJobError("\(path): trace \(id) has no samples")
+        } catch {
+            throw IMUJobError("\(path): trace \(id): \(error)")
+        }
+    }
+
+    private func loadTrace() throws -> (id: Int64, info: TraceInfo, hasAccel: Bool, samples: [IMUReading]) {
+        if let format = TraceFormat(path: path) {
+            if let trace, trace != 1 { throw IMUJobError("\(path) holds one trace (1); there is no trace \(trace)") }
+            let reader = try TraceFileReader(path: path, format: format)
+            var samples: [IMUReading] = []
+            while true {
+                let batch = try reader.next()
+                if batch.isEmpty { break }
+                samples += batch
+            }
+            return (1, reader.info, reader.hasAccel, samples)
+        }
+        let store = try TraceStore(path: path, mode: .readOnly)
+        let all = try trace.map { [try store.trace($0)] } ?? store.traces()
+        guard all.count == 1 else {
+            if all.isEmpty { throw IMUJobError("\(path) holds no trace") }
+            throw IMUJobError("\(path) holds \(all.count) traces (\(all.map { String($0.id) }.joined(separator: ", "))): pick one with --trace")
+        }
+        let t = all[0]
+        return (t.id, t.info, t.hasAccel, try store.samples(of: t.id))
+    }
+
+    /// The server for `device` with these options, listening (not yet accepting).
+    public func makeServer(_ device: ReplayDevice) throws -> IIODServer {
+        do {
+            return try IIODServer(device: device, options: .init(host: host, port: UInt16(port), speed: speed, loop: loop,
+                                                                 maxConnections: maxConnections, idleTimeout: idleTimeout))
+        } catch let e as IIODServerError {
+            throw IMUJobError(e.description)
+        }
+    }
+
+    /// Loads the trace, serves it, and returns after SIGINT, SIGTERM or SIGHUP with every
+    /// connection closed, saying what the server saw.
+    public func run(log: @escaping @Sendable (String) -> Void = standardErrorLine) throws {
+        if let problem { throw IMUJobError(problem) }
+        let device = try loadDevice()
+        let server = try makeServer(device)
+        let done = DispatchSemaphore(value: 0)
+        withSignals([SIGINT, SIGTERM, SIGHUP], { _ in done.signal() }) {
+            server.start()
+            let address = host.contains(":") ? "[\(host)]" : host
+            log("serving \(path) on \(address):\(server.port) (device \(device.name), \(device.sampleCount) samples)")
+            done.wait()
+        }
+        server.stop()
+        let s = server.statistics
+        log("stopped: connections served \(s.accepted), refused over --max-connections \(s.refused), closed idle \(s.idleClosed); "
+            + "lines too long \(s.linesTooLong); accept errors \(s.acceptErrors)")
+    }
+}
+
+/// Writes one line to stderr: the jobs' default log.
+@Sendable public func standardErrorLine(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+/// Runs `body` with `signals` turned into calls of `handler` on a queue of their own (not in a
+/// signal handler, so the handler may take locks and call libiio), restoring the default
+/// actions afterwards.
+func withSignals<T>(_ signals: [Int32], _ handler: @escaping @Sendable (Int32) -> Void, _ body: () throws -> T) rethrows -> T {
+    let queue = DispatchQueue(label: "lockstep.imu.signals")
+    let sources = signals.map { sig -> DispatchSourceSignal in
+        signal(sig, SIG_IGN)
+        let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+        s.setEventHandler { handler(sig) }
+        s.resume()
+        return s
+    }
+    defer {
+        for s in sources { s.cancel() }
+        for sig in signals { signal(sig, SIG_DFL) }
+    }
+    return try body()
+}
