@@ -15,5 +15,7 @@ let package = Package(
     dependencies: [.package(path: "..")],
     targets: [
         .executableTarget(name: "FuzzRational", dependencies: [lockstep]),
+        .executableTarget(name: "FuzzGPMF", dependencies: [lockstep]),
+        .executableTarget(name: "FuzzCAMM", dependencies: [lockstep]),
     ]
 )

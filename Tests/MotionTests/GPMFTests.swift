@@ -159,6 +159,27 @@ final class GPMFTests: XCTestCase {
         XCTAssertEqual(r.map { $0.accel!.x }, [0, 1, 2, 1, 0, 0])
     }
 
+    func testPayloadCountJitterDoesNotBendTheClock() throws {
+        // A steady 400 Hz sensor whose payloads, flushed every second, hold 392, 408, 400, 400
+        // samples (as GoPro's do): one rate for all, not a rate per packet.
+        func payload(_ n: Int) -> [UInt8] {
+            nest("DEVC", nest("STRM", klv("GYRO", "s", 6, n, (0..<n).flatMap { _ in be16(1) + be16(2) + be16(3) })))
+        }
+        let counts = [392, 408, 400, 400]
+        let packets = counts.enumerated().map { TelemetryPacket(bytes: payload($1), time: Double($0), duration: 1) }
+        let imu = try GoProIMU.read(packets)
+        XCTAssertEqual(imu.gyro.count, 1600)
+        let steps = zip(imu.gyro, imu.gyro.dropFirst()).map { Double($1.t - $0.t) }
+        XCTAssertEqual(steps.min()!, steps.max()!, accuracy: 1)   // evenly spaced, to the ns rounding
+        XCTAssertEqual(imu.gyroRateHz!, 400, accuracy: 5)
+        XCTAssertEqual(imu.warnings, [])
+        XCTAssertNil(imu.axisMapping)   // no model, no ORIN: nothing claimed
+        // A payload missing for 3 s: the clock strays from one rate, and that is said.
+        let gap = [TelemetryPacket(bytes: payload(400), time: 0, duration: 1), TelemetryPacket(bytes: payload(400), time: 1, duration: 1),
+                   TelemetryPacket(bytes: payload(400), time: 5, duration: 1)]
+        XCTAssertEqual(try GoProIMU.read(gap).warnings.count, 1)
+    }
+
     func testAxisMappingFromORINAndModel() {
         // HERO5, data order Z,X,Y; GoPro's axes X left, Y back, Z up; Lockstep's x right, y down, z forward.
         XCTAssertEqual(GoProIMU.axisMapping(orientationIn: nil, model: "HERO5 Black")?.mapping, .orientation("yxz"))

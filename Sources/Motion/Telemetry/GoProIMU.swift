@@ -1,11 +1,15 @@
 /// Gyroscope and accelerometer from a GoPro's GPMF track.
 ///
-/// Timing follows gpmf-parser and telemetry-parser: GPMF carries no per-sample times (only
-/// TICK/STMP for the payload), and each payload's samples were captured over the time its
-/// packet covers in the MP4, so payload k's n samples are spread evenly over
-/// [start_k, start_k + duration_k): sample j at start_k + duration_k * j / n (gpmf-parser's
-/// GetPayloadTime in/out; telemetry-parser's normalized_imu does the same per sample with one
-/// mean period for the whole file). TIMO, where present, is subtracted (gpmf-parser does).
+/// Timing: GPMF carries no per-sample times (only TICK/STMP per payload). Each payload holds
+/// the samples that arrived during its packet's span in the MP4, but a sensor sampling steadily
+/// at 397 Hz lands 392 samples in one 1001 ms packet and 399 in the next (karma.mp4): spreading
+/// each payload over its own packet alone makes the rate jump by 2% from payload to payload
+/// (measured: up to 23.7 ms off). So, like gpmf-parser's GetGPMFSampleRate (precise mode) and
+/// telemetry-parser (one mean period for the file), the samples are spread over the packets'
+/// spans together: a least-squares line through (packet end time, samples delivered so far)
+/// gives the rate and the first sample's time, and sample i sits at first + i / rate. A single
+/// payload is spread over its packet's span. TIMO, where present, is subtracted (gpmf-parser
+/// does). A stream that strays from one rate by more than a tenth of a payload gets a warning.
 public enum GoProIMU {
     /// Parses each packet's payload and assembles the streams. `modelHint` names the camera
     /// when the payloads do not (HERO5/6 write no MINF; the MP4's `firmware` tag, e.g.
@@ -39,27 +43,64 @@ public enum GoProIMU {
         return out
     }
 
-    /// One stream's samples on the video clock, and its measured rate.
+    /// One stream's samples on the video clock, and its rate (see the type's comment).
     static func spread(_ timed: [(GPMFPayload, TelemetryPacket)], key: FourCC, warnings: inout [String]) -> ([TimedVector], Double?) {
-        var out: [TimedVector] = []
-        var first: Double?, last: Double?
+        var rows: [[Double]] = []
+        var ends: [(t: Double, total: Double)] = []   // each payload's end and the samples up to it
+        var spans: [(start: Double, duration: Double, count: Int)] = []
         var skipped = 0
+        var shift = 0.0
         for (payload, packet) in timed {
             guard let s = payload.streams.first(where: { $0.key == key }), !s.samples.isEmpty else { continue }
             guard s.samples[0].count >= 3 else { skipped += 1; continue }
-            let n = Double(s.samples.count)
-            let shift = s.timeOffsetS ?? 0
-            first = first ?? packet.time
-            last = packet.time + packet.duration
-            for (j, row) in s.samples.enumerated() {
-                let t = packet.time + packet.duration * Double(j) / n - shift
-                out.append(TimedVector(t: IMUTelemetry.ns(t), row[0], row[1], row[2]))
-            }
+            shift = s.timeOffsetS ?? shift
+            rows += s.samples
+            ends.append((packet.time + packet.duration, Double(rows.count)))
+            spans.append((packet.time, packet.duration, s.samples.count))
         }
         if skipped > 0 { warnings.append("\(key): \(skipped) payloads with fewer than 3 values per sample skipped") }
+        guard !rows.isEmpty else { return ([], nil) }
+        var times: [Double] = []
+        times.reserveCapacity(rows.count)
         var rate: Double?
-        if let first, let last, last > first, !out.isEmpty { rate = Double(out.count) / (last - first) }
+        if let (r, first) = fit(ends) {
+            rate = r
+            for i in rows.indices { times.append(first + Double(i) / r - shift) }
+            // Where a payload's count strays from the line by more than a tenth of a payload, the
+            // clock was not steady (dropped payloads, a recording pause): say so.
+            let worst = ends.map { abs($0.total - (r * ($0.t - first))) / r }.max() ?? 0
+            let payloadSpan = (ends.last!.t - (spans.first?.start ?? 0)) / Double(ends.count)
+            if worst > 0.1 * payloadSpan {
+                warnings.append("\(key): the payloads stray from one steady rate by up to \(String(format3: worst * 1000)) ms")
+            }
+        } else {
+            // One payload (or no usable line): spread over the packet's own span.
+            for (start, duration, n) in spans {
+                for j in 0..<n { times.append(start + duration * Double(j) / Double(n) - shift) }
+            }
+            let span = (spans.last!.start + spans.last!.duration) - spans[0].start
+            rate = span > 0 ? Double(rows.count) / span : nil
+        }
+        let out = zip(times, rows).map { TimedVector(t: IMUTelemetry.ns($0), $1[0], $1[1], $1[2]) }
         return (out, rate)
+    }
+
+    /// gpmf-parser's GetGPMFSampleRate (GPMF_SAMPLE_RATE_PRECISE): the least-squares line through
+    /// (payload end time, samples delivered by then) over all payloads; its slope is the rate, and
+    /// where it crosses zero samples is the first sample's time. Nil under two payloads.
+    static func fit(_ points: [(t: Double, total: Double)]) -> (rate: Double, first: Double)? {
+        guard points.count >= 2 else { return nil }
+        let n = Double(points.count)
+        let mx = points.map(\.t).reduce(0, +) / n, my = points.map(\.total).reduce(0, +) / n
+        var top = 0.0, bottom = 0.0
+        for p in points { top += (p.t - mx) * (p.total - my); bottom += (p.t - mx) * (p.t - mx) }
+        guard bottom > 0 else { return nil }
+        let rate = top / bottom
+        guard rate.isFinite, rate > 0 else { return nil }
+        let intercept = my - rate * mx
+        let first = -intercept / rate
+        guard first.isFinite else { return nil }
+        return (rate, first)
     }
 
     /// GoPro's IMU axes (gpmf-parser docs, "IMU Orientation Uses These Axis Labels": seen from
