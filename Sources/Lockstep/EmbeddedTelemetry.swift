@@ -32,6 +32,9 @@ public struct EmbeddedTrace: Sendable {
     public var axisMappingSource: String
     public var warnings: [String]
 
+    /// Whether the readings carry acceleration (StoredTrace's `hasAccel`).
+    public var hasAccel: Bool { readings.contains { $0.accel != nil } }
+
     /// What `imu info`/`imu import` show and store about the trace.
     public var info: TraceInfo {
         var meta: [String: String] = ["source": source.rawValue, "axisMappingSource": axisMappingSource]

@@ -34,6 +34,11 @@ final class EmbeddedTelemetryTests: ScratchTestCase {
         XCTAssertEqual(ref.model, "HERO5 Black")
         XCTAssertEqual(trace.cameraModel, "HERO5 Black")
         XCTAssertEqual(trace.axisMapping, .orientation("yxz"))
+        XCTAssertTrue(trace.hasAccel)
+        XCTAssertEqual(trace.info.clock, "video")
+        XCTAssertEqual(trace.info.deviceName, "HERO5 Black")
+        XCTAssertEqual(trace.info.metadata["axisMapping"], "yxz")
+        XCTAssertEqual(trace.warnings, [])
 
         // Counts: every gyro sample, payload by payload, and in all.
         let refGyro = ref.gyro_payloads.flatMap { $0 }
