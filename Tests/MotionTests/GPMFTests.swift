@@ -174,6 +174,12 @@ final class GPMFTests: XCTestCase {
         XCTAssertEqual(imu.gyroRateHz!, 400, accuracy: 5)
         XCTAssertEqual(imu.warnings, [])
         XCTAssertNil(imu.axisMapping)   // no model, no ORIN: nothing claimed
+        // Units other than GoPro's rad/s and m/s^2 are converted.
+        let inG = nest("DEVC", nest("STRM", klv("SIUN", "c", 1, 1, text("g")), klv("ACCL", "s", 6, 1, be16(1) + be16(0) + be16(-2))),
+                       nest("STRM", klv("SIUN", "c", 1, 5, text("deg/s")), klv("GYRO", "s", 6, 1, be16(180) + be16(0) + be16(0))))
+        let converted = try GoProIMU.read([TelemetryPacket(bytes: inG, time: 0, duration: 1)])
+        XCTAssertEqual(converted.accel.map(\.z), [-2 * standardGravity])
+        XCTAssertEqual(converted.gyro[0].x, Double.pi, accuracy: 1e-12)
         // A payload missing for 3 s: the clock strays from one rate, and that is said.
         let gap = [TelemetryPacket(bytes: payload(400), time: 0, duration: 1), TelemetryPacket(bytes: payload(400), time: 1, duration: 1),
                    TelemetryPacket(bytes: payload(400), time: 5, duration: 1)]

@@ -54,7 +54,9 @@ public enum GoProIMU {
             guard let s = payload.streams.first(where: { $0.key == key }), !s.samples.isEmpty else { continue }
             guard s.samples[0].count >= 3 else { skipped += 1; continue }
             shift = s.timeOffsetS ?? shift
-            rows += s.samples
+            // GoPro writes rad/s and m/s^2 (SIUN); a stream that says otherwise is converted.
+            let factor = unitFactor(s.units)
+            rows += factor == 1 ? s.samples : s.samples.map { $0.map { $0 * factor } }
             ends.append((packet.time + packet.duration, Double(rows.count)))
             spans.append((packet.time, packet.duration, s.samples.count))
         }
@@ -83,6 +85,15 @@ public enum GoProIMU {
         }
         let out = zip(times, rows).map { TimedVector(t: IMUTelemetry.ns($0), $1[0], $1[1], $1[2]) }
         return (out, rate)
+    }
+
+    /// To rad/s or m/s^2 from the units a stream states.
+    static func unitFactor(_ units: String?) -> Double {
+        switch units?.lowercased() {
+        case "deg/s", "dps", "°/s": return Double.pi / 180
+        case "g": return standardGravity
+        default: return 1
+        }
     }
 
     /// gpmf-parser's GetGPMFSampleRate (GPMF_SAMPLE_RATE_PRECISE): the least-squares line through
