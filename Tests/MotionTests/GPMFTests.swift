@@ -96,6 +96,10 @@ final class GPMFTests: XCTestCase {
                                       klv("ACCL", "?", 6, 2, be32(Float(2.5).bitPattern) + be16(-3) + be32(Float(-1).bitPattern) + be16(7))))
         XCTAssertEqual(try GPMFPayload.read(bytes).streams[0].samples, [[2.5, -3], [-1, 7]])
         XCTAssertEqual(try GPMFItem.elementTypes("f[3]s"), Array("fffs".utf8))
+        // A struct holds at most 255 bytes: a TYPE describing more elements is refused, not expanded.
+        XCTAssertThrowsError(try GPMFItem.elementTypes("f[200]s[99999]")) {
+            XCTAssertEqual("\($0)", "TYPE \"f[200]s[99999]\" describes more than 255 elements")
+        }
         let noType = try GPMF.parse(klv("ACCL", "?", 6, 1, [0, 0, 0, 0, 0, 0]))[0]
         XCTAssertThrowsError(try noType.rows()) { XCTAssertEqual("\($0)", "ACCL is a complex structure without a TYPE") }
     }

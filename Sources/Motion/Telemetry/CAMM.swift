@@ -87,7 +87,7 @@ public enum CAMM {
     /// Samples per second between the first and the last sample.
     static func rate(_ v: [TimedVector]) -> Double? {
         guard v.count >= 2, let a = v.first?.t, let b = v.last?.t, b > a else { return nil }
-        return Double(v.count - 1) / (Double(b - a) / 1e9)
+        return Double(v.count - 1) / ((Double(b) - Double(a)) / 1e9)
     }
 }
 

@@ -186,8 +186,11 @@ public struct GPMFItem: Sendable, Equatable {
                     n = n * 10 + Int(d - 48)
                 }
                 guard let last = out.last, n >= 1 else { throw GPMFError("TYPE \"\(typeString)\": bad array") }
+                // A struct is at most 255 bytes (the size field is one byte): no more elements than that.
+                guard out.count + n - 1 <= 255 else { throw GPMFError("TYPE \"\(typeString)\" describes more than 255 elements") }
                 out.append(contentsOf: repeatElement(last, count: n - 1))
             } else {
+                guard out.count < 255 else { throw GPMFError("TYPE \"\(typeString)\" describes more than 255 elements") }
                 out.append(c)
             }
         }

@@ -41,18 +41,19 @@ public struct IMUTelemetry: Sendable, Equatable {
     public func readings() -> [IMUReading] {
         var out: [IMUReading] = []
         out.reserveCapacity(gyro.count)
-        let maxGap: Int64 = accelRateHz.map { Int64(2e9 / max($0, 1e-3)) } ?? 0
+        let maxGap = accelRateHz.flatMap { $0 > 0 && $0.isFinite ? 2e9 / $0 : nil } ?? 0
         var j = 0
         for g in gyro {
             var a: (Double, Double, Double)?
             if !accel.isEmpty {
                 while j + 1 < accel.count && accel[j + 1].t <= g.t { j += 1 }
                 let p = accel[j]
+                // Differences in Double: hostile timestamps must not overflow Int64.
                 if g.t <= p.t || j + 1 == accel.count {
-                    if abs(g.t - p.t) <= maxGap { a = (p.x, p.y, p.z) }
+                    if abs(Double(g.t) - Double(p.t)) <= maxGap { a = (p.x, p.y, p.z) }
                 } else {
                     let q = accel[j + 1]
-                    let w = Double(g.t - p.t) / Double(q.t - p.t)
+                    let w = (Double(g.t) - Double(p.t)) / (Double(q.t) - Double(p.t))
                     a = (p.x + (q.x - p.x) * w, p.y + (q.y - p.y) * w, p.z + (q.z - p.z) * w)
                 }
             }
@@ -61,9 +62,12 @@ public struct IMUTelemetry: Sendable, Equatable {
         return out
     }
 
-    /// Seconds to integer nanoseconds, rounded.
+    /// Seconds to integer nanoseconds, rounded; clamped to +-2^61 ns (73 years), so that the
+    /// difference of two never overflows.
     static func ns(_ seconds: Double) -> Int64 {
+        let limit = Double(Int64(1) << 61)
         let v = (seconds * 1e9).rounded()
-        return v.isFinite && abs(v) < 9e18 ? Int64(v) : (v < 0 ? Int64.min : Int64.max)
+        guard v.isFinite else { return seconds.isNaN ? 0 : (v < 0 ? -(Int64(1) << 61) : Int64(1) << 61) }
+        return Int64(min(max(v, -limit), limit))
     }
 }
