@@ -9,9 +9,13 @@ import XCTest
 /// against the values it wrote. A missing outside reader fails the test, it never skips.
 final class EmbeddedTelemetryTests: ScratchTestCase {
     static var packageRoot: URL { Fixtures.directory.deletingLastPathComponent() }
+    /// ../shared/media/karma.mp4 from the checkout (or from a worktree one level deeper), or
+    /// $LOCKSTEP_KARMA_MP4.
     static var karma: String {
-        ProcessInfo.processInfo.environment["LOCKSTEP_KARMA_MP4"]
-            ?? packageRoot.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/media/karma.mp4").path
+        if let path = ProcessInfo.processInfo.environment["LOCKSTEP_KARMA_MP4"] { return path }
+        let up = packageRoot.deletingLastPathComponent()
+        let candidates = [up, up.deletingLastPathComponent()].map { $0.appendingPathComponent("shared/media/karma.mp4").path }
+        return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
     }
     static func script(_ name: String) -> String { packageRoot.appendingPathComponent("scripts/\(name)").path }
 
