@@ -20,6 +20,8 @@ public struct EmbeddedTrace: Sendable {
     /// The camera model where known (GPMF MINF, or the MP4's GoPro firmware tag), else the
     /// device name the track gives (GPMF DVNM), else nil.
     public var cameraModel: String?
+    /// The device name the track gives (GPMF DVNM, e.g. "Camera" on a HERO5), nil for CAMM.
+    public var deviceName: String?
     /// One reading per gyro sample, t in ns from the video's first frame, gyro rad/s, accel
     /// m/s^2 interpolated at the gyro's time (nil where there is none).
     public var readings: [IMUReading]
@@ -80,7 +82,7 @@ public enum EmbeddedTelemetry {
         guard !imu.gyro.isEmpty else {
             throw EmbeddedTelemetryError("\(path): its \(source.rawValue) track has no gyroscope samples")
         }
-        return EmbeddedTrace(path: path, source: source, cameraModel: imu.model ?? imu.deviceName, readings: imu.readings(),
+        return EmbeddedTrace(path: path, source: source, cameraModel: imu.model ?? imu.deviceName, deviceName: imu.deviceName, readings: imu.readings(),
                              accelerometer: imu.accel, gyroRateHz: imu.gyroRateHz, accelRateHz: imu.accelRateHz,
                              axisMapping: imu.axisMapping, axisMappingSource: imu.axisMappingSource, warnings: imu.warnings)
     }

@@ -41,6 +41,7 @@ final class EmbeddedTelemetryTests: ScratchTestCase {
         XCTAssertTrue(trace.hasAccel)
         XCTAssertEqual(trace.info.clock, "video")
         XCTAssertEqual(trace.info.deviceName, "HERO5 Black")
+        XCTAssertNotNil(trace.deviceName)
         XCTAssertEqual(trace.info.metadata["axisMapping"], "yxz")
         XCTAssertEqual(trace.warnings, [])
 
