@@ -18,5 +18,7 @@ let package = Package(
         .executableTarget(name: "FuzzTraceText", dependencies: [lockstep]),
         .executableTarget(name: "FuzzIIODCommand", dependencies: [lockstep]),
         .executableTarget(name: "FuzzIIODRequestDecoder", dependencies: [lockstep]),
+        .executableTarget(name: "FuzzGPMF", dependencies: [lockstep]),
+        .executableTarget(name: "FuzzCAMM", dependencies: [lockstep]),
     ]
 )

@@ -1,0 +1,140 @@
+import CFFmpeg
+
+/// Which kind of telemetry track a movie carries.
+public enum TelemetryTrackKind: String, Sendable {
+    /// GoPro's GPMF (`gpmd` sample entry, handler "GoPro MET").
+    case gpmf
+    /// Google's Camera Motion Metadata (`camm` sample entry).
+    case camm
+}
+
+/// One packet of a telemetry track: its bytes and its span on the video's clock (seconds from
+/// the video stream's first frame).
+public struct TelemetryTrackPacket: Sendable {
+    public var bytes: [UInt8]
+    public var time: Double
+    public var duration: Double
+}
+
+/// Opens a movie and reads the packets of its telemetry data stream, undecoded: libavformat
+/// demuxes, the parsing is done in Swift (Motion). Owns its AVFormatContext (freed in deinit).
+/// Not thread-safe: one thread reads it.
+public final class TelemetryDemuxer {
+    public let path: String
+    public let kind: TelemetryTrackKind
+    /// The container's tags (`firmware`, `encoder`, ...): GoPro names the model in `firmware`.
+    public let containerTags: [String: String]
+    /// The telemetry stream's handler name, trimmed ("GoPro MET").
+    public let handlerName: String?
+
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private let dataStream: Int32
+    private let dataTimeBase: AVRational
+    /// The video's first frame, seconds (0 when there is no video stream).
+    private let videoStart: Double
+
+    /// Opens `path`; throws a one-line error naming the file when it cannot be read, or when it
+    /// has no GPMF or CAMM track.
+    public init(path: String) throws {
+        FFmpegLog.configured
+        self.path = path
+        var ctx: UnsafeMutablePointer<AVFormatContext>?
+        let opened = avformat_open_input(&ctx, path, nil, nil)
+        if opened < 0 {
+            if opened == swift_AVERROR_INVALIDDATA() {
+                throw MediaError("not a movie FFmpeg can read (\(MediaError.text(for: opened)))", path: path)
+            }
+            throw MediaError(code: opened, function: "avformat_open_input", path: path)
+        }
+        format = ctx
+        do {
+            try check(avformat_find_stream_info(ctx, nil), "avformat_find_stream_info", path: path)
+            let c = ctx!
+            var found: (Int32, TelemetryTrackKind, String?)?
+            for i in 0..<Int(c.pointee.nb_streams) {
+                let st = c.pointee.streams[i]!
+                let tag = st.pointee.codecpar.pointee.codec_tag
+                let handler = TelemetryDemuxer.tag(st.pointee.metadata, "handler_name")?.trimmingWhitespace()
+                if tag == TelemetryDemuxer.fourcc("gpmd") || handler == "GoPro MET" { found = (Int32(i), .gpmf, handler); break }
+                if tag == TelemetryDemuxer.fourcc("camm") { found = (Int32(i), .camm, handler); break }
+            }
+            guard let (index, kind, handler) = found else {
+                throw MediaError("has no GPMF or CAMM telemetry track", path: path)
+            }
+            dataStream = index; self.kind = kind; handlerName = handler
+            let st = c.pointee.streams[Int(index)]!
+            dataTimeBase = st.pointee.time_base
+            let video = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+            if video >= 0, let vs = c.pointee.streams[Int(video)], vs.pointee.start_time != NOPTS {
+                videoStart = Double(vs.pointee.start_time) * av_q2d(vs.pointee.time_base)
+            } else {
+                videoStart = 0
+            }
+            containerTags = TelemetryDemuxer.tags(c.pointee.metadata)
+            // Only the telemetry stream's packets are wanted: the demuxer skips the rest.
+            for i in 0..<Int(c.pointee.nb_streams) where Int32(i) != index {
+                c.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
+            }
+        } catch {
+            avformat_close_input(&ctx)
+            format = nil
+            throw error
+        }
+    }
+
+    deinit { avformat_close_input(&format) }
+
+    /// Every packet of the telemetry stream, in file order. A packet without a duration lasts
+    /// until the next one's time (the last one: zero).
+    public func packets() throws -> [TelemetryTrackPacket] {
+        guard let ctx = format else { return [] }
+        let packet = Packet()
+        var out: [TelemetryTrackPacket] = []
+        let tb = av_q2d(dataTimeBase)
+        while true {
+            let r = av_read_frame(ctx, packet.pointer)
+            if r == AVERROR_EOF_CODE { break }
+            try check(r, "av_read_frame", path: path)
+            defer { packet.unref() }
+            let p = packet.pointer.pointee
+            guard p.stream_index == dataStream, p.size > 0, let data = p.data else { continue }
+            let ts = p.pts != NOPTS ? p.pts : p.dts
+            guard ts != NOPTS else { throw MediaError("telemetry packet without a timestamp", path: path) }
+            let bytes = Array(UnsafeBufferPointer(start: data, count: Int(p.size)))
+            out.append(TelemetryTrackPacket(bytes: bytes, time: Double(ts) * tb - videoStart, duration: Double(p.duration) * tb))
+        }
+        for i in out.indices where out[i].duration <= 0 {
+            out[i].duration = i + 1 < out.count ? max(0, out[i + 1].time - out[i].time) : 0
+        }
+        return out
+    }
+
+    static func fourcc(_ s: String) -> UInt32 {
+        let u = Array(s.utf8)
+        return UInt32(u[0]) | UInt32(u[1]) << 8 | UInt32(u[2]) << 16 | UInt32(u[3]) << 24
+    }
+
+    static func tag(_ dict: OpaquePointer?, _ key: String) -> String? {
+        guard let e = av_dict_get(dict, key, nil, 0), let v = e.pointee.value else { return nil }
+        return String(cString: v)
+    }
+
+    static func tags(_ dict: OpaquePointer?) -> [String: String] {
+        var out: [String: String] = [:]
+        var e: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+        while let next = av_dict_get(dict, "", e, AV_DICT_IGNORE_SUFFIX) {
+            out[String(cString: next.pointee.key)] = String(cString: next.pointee.value)
+            e = next
+        }
+        return out
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace || f == "\0" { s.removeFirst() }
+        while let l = s.last, l.isWhitespace || l == "\0" { s.removeLast() }
+        return String(s)
+    }
+}

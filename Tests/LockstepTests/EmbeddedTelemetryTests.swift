@@ -1,0 +1,165 @@
+import Foundation
+import Motion
+import XCTest
+@testable import Lockstep
+
+/// Telemetry read from camera files, checked against outside readers: karma.mp4 (a real GoPro
+/// HERO5 file) against telemetry-parser, Gyroflow's parser (PyPI `telemetry-parser`, installed
+/// by scripts/setup); a CAMM file written by scripts/make-camm-fixture (Python, from the spec)
+/// against the values it wrote. A missing outside reader fails the test, it never skips.
+final class EmbeddedTelemetryTests: ScratchTestCase {
+    static var packageRoot: URL { Fixtures.directory.deletingLastPathComponent() }
+    /// ../shared/media/karma.mp4 from the checkout (or from a worktree one level deeper), or
+    /// $LOCKSTEP_KARMA_MP4.
+    static var karma: String {
+        if let path = ProcessInfo.processInfo.environment["LOCKSTEP_KARMA_MP4"] { return path }
+        let up = packageRoot.deletingLastPathComponent()
+        let candidates = [up, up.deletingLastPathComponent()].map { $0.appendingPathComponent("shared/media/karma.mp4").path }
+        return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
+    }
+    static func script(_ name: String) -> String { packageRoot.appendingPathComponent("scripts/\(name)").path }
+
+    struct Reference: Decodable {
+        var camera: String?
+        var model: String?
+        var imu: [[Double]]
+        var gyro_payloads: [[[Double]]]
+        var accel_payloads: [[[Double]]]
+    }
+
+    func testKarmaAgreesWithTelemetryParser() throws {
+        XCTAssertTrue(FileManager.default.fileExists(atPath: Self.karma), "karma.mp4 not found at \(Self.karma) (set LOCKSTEP_KARMA_MP4)")
+        let r = try Shell.run("python3", [Self.script("telemetry-parser-dump"), Self.karma])
+        guard r.status == 0 else { return XCTFail("telemetry-parser-dump failed (\(r.status)): \(r.stderr)") }
+        let ref = try JSONDecoder().decode(Reference.self, from: r.stdout)
+        let trace = try EmbeddedTelemetry.read(path: Self.karma)
+
+        XCTAssertEqual(trace.source, .gpmf)
+        XCTAssertEqual(ref.model, "HERO5 Black")
+        XCTAssertEqual(trace.cameraModel, "HERO5 Black")
+        XCTAssertEqual(trace.axisMapping, .orientation("yxz"))
+        XCTAssertTrue(trace.hasAccel)
+        XCTAssertEqual(trace.info.clock, "video")
+        XCTAssertEqual(trace.info.deviceName, "HERO5 Black")
+        XCTAssertNotNil(trace.deviceName)
+        XCTAssertEqual(trace.info.metadata["axisMapping"], "yxz")
+        XCTAssertEqual(trace.warnings, [])
+
+        // Counts: every gyro sample, payload by payload, and in all.
+        let refGyro = ref.gyro_payloads.flatMap { $0 }
+        let refAccel = ref.accel_payloads.flatMap { $0 }
+        XCTAssertEqual(ref.gyro_payloads.count, 13)
+        XCTAssertEqual(trace.readings.count, refGyro.count)
+        XCTAssertEqual(trace.readings.count, ref.imu.count)
+        XCTAssertEqual(trace.accelerometer.count, refAccel.count)
+        XCTAssertEqual(trace.readings.count, 4795)
+
+        // Values: both divide the same integers by the same SCAL: equal to rounding.
+        for (i, (ours, theirs)) in zip(trace.readings, refGyro).enumerated() {
+            XCTAssertEqual(ours.gyro.x, theirs[0], accuracy: 1e-12, "gyro \(i)")
+            XCTAssertEqual(ours.gyro.y, theirs[1], accuracy: 1e-12, "gyro \(i)")
+            XCTAssertEqual(ours.gyro.z, theirs[2], accuracy: 1e-12, "gyro \(i)")
+        }
+        for (i, (ours, theirs)) in zip(trace.readings, ref.imu).enumerated() {
+            // normalized_imu gives deg/s; converted back, equal to rounding.
+            XCTAssertEqual(ours.gyro.x, theirs[1], accuracy: 1e-9, "normalized gyro \(i)")
+            XCTAssertEqual(ours.gyro.z, theirs[3], accuracy: 1e-9, "normalized gyro \(i)")
+        }
+        for (i, (ours, theirs)) in zip(trace.accelerometer, refAccel).enumerated() {
+            XCTAssertEqual(ours.x, theirs[0], accuracy: 1e-12, "accel \(i)")
+            XCTAssertEqual(ours.y, theirs[1], accuracy: 1e-12, "accel \(i)")
+            XCTAssertEqual(ours.z, theirs[2], accuracy: 1e-12, "accel \(i)")
+        }
+
+        // Times. The two readers time the samples differently: telemetry-parser puts sample i at
+        // i * (one mean period, from the payloads' TICKs), the first at 0; Lockstep, like
+        // gpmf-parser's precise sample rate, fits one line through the packets' spans in the MP4,
+        // which puts the first gyro sample 11.5 ms after the first frame and the last at the end of
+        // the file. Both are evenly spaced; the rates agree within 0.1%; the largest difference is
+        // under timeToleranceMs (measured 18.0 ms: the 11.5 ms start plus 0.05% of 12 s).
+        var worst = 0.0
+        for (ours, theirs) in zip(trace.readings, ref.imu) {
+            worst = max(worst, abs(Double(ours.t) / 1e6 - theirs[0]))
+        }
+        XCTAssertLessThan(worst, Self.timeToleranceMs, "largest difference in time against telemetry-parser: \(worst) ms")
+        let first = Double(trace.readings[0].t) / 1e6
+        XCTAssertLessThan(abs(first - ref.imu[0][0]), 15, "first sample at \(first) ms")
+        let n = Double(ref.imu.count - 1)
+        let ourPeriod = Double(trace.readings.last!.t - trace.readings[0].t) / 1e6 / n
+        let theirPeriod = (ref.imu.last![0] - ref.imu[0][0]) / n
+        XCTAssertEqual(ourPeriod / theirPeriod, 1, accuracy: 1e-3)
+        for i in 1..<trace.readings.count {   // evenly spaced, to the nanosecond rounding
+            XCTAssertEqual(Double(trace.readings[i].t - trace.readings[i - 1].t) / 1e6, ourPeriod, accuracy: 1e-5)
+        }
+        XCTAssertEqual(trace.gyroRateHz!, 4795 / 12.079, accuracy: 0.5)
+        XCTAssertEqual(trace.accelRateHz!, Double(refAccel.count) / 12.079, accuracy: 0.5)
+        // Timestamps strictly increase.
+        XCTAssertTrue(zip(trace.readings, trace.readings.dropFirst()).allSatisfy { $0.t < $1.t })
+        // Gravity: the HERO5's first channel is Z (up), about +9.8 m/s^2 when the camera is level.
+        let meanUp = trace.accelerometer.prefix(200).map(\.x).reduce(0, +) / 200
+        XCTAssertEqual(meanUp, 9.8, accuracy: 1.0)
+    }
+
+    /// Sample times against telemetry-parser's, ms: about 8 gyro periods (see the test).
+    static let timeToleranceMs = 20.0
+
+    func testCAMMFileWrittenByAnIndependentWriter() throws {
+        let movie = scratch.appendingPathComponent("camm.mp4").path
+        let truthPath = scratch.appendingPathComponent("camm.json").path
+        let made = try Shell.run("python3", [Self.script("make-camm-fixture"), movie, truthPath])
+        guard made.status == 0 else { return XCTFail("make-camm-fixture failed (\(made.status)): \(made.stderr)") }
+        struct Truth: Decodable { var gyro: [[Double]]; var accel: [[Double]]; var packets: Int }
+        let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: truthPath)))
+        let trace = try EmbeddedTelemetry.read(path: movie)
+        XCTAssertEqual(trace.source, .camm)
+        XCTAssertNil(trace.axisMapping)
+        XCTAssertEqual(trace.readings.count, truth.gyro.count)
+        XCTAssertEqual(trace.accelerometer.count, truth.accel.count)
+        XCTAssertEqual(truth.gyro.count, 400)
+        for (ours, t) in zip(trace.readings, truth.gyro) {
+            // The track's timescale is 90 kHz: each time is exact to a tick (11.1 us); 1 us here.
+            XCTAssertEqual(Double(ours.t) / 1e9, t[0], accuracy: 1e-6)
+            XCTAssertEqual(ours.gyro.x, t[1]); XCTAssertEqual(ours.gyro.y, t[2]); XCTAssertEqual(ours.gyro.z, t[3])
+        }
+        for (ours, t) in zip(trace.accelerometer, truth.accel) {
+            XCTAssertEqual(Double(ours.t) / 1e9, t[0], accuracy: 1e-6)
+            XCTAssertEqual(ours.x, t[1]); XCTAssertEqual(ours.y, t[2]); XCTAssertEqual(ours.z, t[3])
+        }
+        XCTAssertEqual(trace.gyroRateHz!, 200, accuracy: 0.01)
+        XCTAssertEqual(trace.accelRateHz!, 100, accuracy: 0.01)
+    }
+
+    func testMovieWithoutTelemetryIsOneLineNamingTheFile() throws {
+        let movie = scratch.appendingPathComponent("plain.mp4").path
+        try Shell.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10:duration=0.5",
+                                   "-c:v", "libx264", "-pix_fmt", "yuv420p", movie])
+        XCTAssertThrowsError(try EmbeddedTelemetry.read(path: movie)) {
+            XCTAssertEqual("\($0)", "\(movie): has no GPMF or CAMM telemetry track")
+        }
+        let missing = scratch.appendingPathComponent("nope.mp4").path
+        XCTAssertThrowsError(try EmbeddedTelemetry.read(path: missing)) {
+            XCTAssertEqual("\($0)", "\(missing): No such file or directory (avformat_open_input)")
+        }
+        XCTAssertTrue(EmbeddedTelemetry.isMovie(path: "GOPR0001.MP4"))
+        XCTAssertFalse(EmbeddedTelemetry.isMovie(path: "trace.gcsv"))
+        XCTAssertEqual(EmbeddedTelemetry.goProModel(firmware: "HD5.02.02.00.00"), "HERO5 Black")
+    }
+
+    func testDamagedGPMFPayloadIsAnErrorNamingTheFile() throws {
+        // karma.mp4 with its first gpmd payload's GYRO size made impossible: copy, patch, read.
+        let data = try Data(contentsOf: URL(fileURLWithPath: Self.karma))
+        var bytes = [UInt8](data)
+        let needle = Array("GYRO".utf8)
+        guard let at = (0..<(bytes.count - 8)).first(where: { Array(bytes[$0..<$0 + 4]) == needle && bytes[$0 + 4] == UInt8(ascii: "s") }) else {
+            return XCTFail("no GYRO in karma.mp4")
+        }
+        bytes[at + 6] = 0xff; bytes[at + 7] = 0xff
+        let broken = scratch.appendingPathComponent("broken.mp4").path
+        try Data(bytes).write(to: URL(fileURLWithPath: broken))
+        XCTAssertThrowsError(try EmbeddedTelemetry.read(path: broken)) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.hasPrefix("\(broken): GPMF payload 1 of 13 (at 0.0 s): GYRO at byte "), text)
+            XCTAssertFalse(text.contains("\n"))
+        }
+    }
+}
