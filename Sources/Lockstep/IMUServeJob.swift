@@ -5,11 +5,6 @@ import Motion
 import TraceStore
 
 /// A failure of an IMU job, as one line for the user ("Error: ..." from the CLI, exit status 1).
-public struct IMUJobError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
-}
-
 /// `lockstep imu serve`: replays one trace of a store (or a .gcsv/.csv file) as a virtual IIO
 /// gyro over libiio's network protocol until SIGINT or SIGTERM.
 public struct IMUServeJob: Sendable {
