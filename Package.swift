@@ -29,25 +29,29 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]),
         .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
 
-        .target(name: "Compositor", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
+        .target(name: "Compositor", dependencies: [.product(name: "RealModule", package: "swift-numerics")],
+                swiftSettings: [.swiftLanguageMode(.v6)]),
         .target(name: "Motion", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
         .target(name: "Media", dependencies: ["CFFmpeg", "Compositor", .product(name: "Atomics", package: "swift-atomics")]),
         .target(name: "TraceStore", dependencies: ["Motion", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "IIO", dependencies: ["CIIO", "Motion"]),
-        .target(name: "Verify", dependencies: ["Compositor"]),
+        .target(name: "Verify", dependencies: ["Compositor"], swiftSettings: [.swiftLanguageMode(.v6)]),
         .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "TraceStore", "IIO", "Verify"]),
         .executableTarget(
             name: "LockstepCLI",
             dependencies: ["Lockstep", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
-        .testTarget(name: "CompositorTests", dependencies: ["Compositor"]),
-        .testTarget(name: "MotionTests", dependencies: ["Motion"]),
-        .testTarget(name: "MediaTests", dependencies: ["Media"]),
-        .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore"]),
-        .testTarget(name: "IIOTests", dependencies: ["IIO", "TraceStore"]),
-        .testTarget(name: "VerifyTests", dependencies: ["Verify"]),
-        .testTarget(name: "LockstepTests", dependencies: ["Lockstep"]),
-        .testTarget(name: "LockstepCLITests", dependencies: ["LockstepCLI"]),
+        // Scratch folders, fixtures, the built binary and outside processes, shared by every
+        // test target (a plain target: SwiftPM links it into the test bundles that use it).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "TestSupport"]),
+        .testTarget(name: "MotionTests", dependencies: ["Motion", "TestSupport"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
+        .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "TestSupport"]),
+        .testTarget(name: "IIOTests", dependencies: ["IIO", "TraceStore", "TestSupport"]),
+        .testTarget(name: "VerifyTests", dependencies: ["Verify", "TestSupport"]),
+        .testTarget(name: "LockstepTests", dependencies: ["Lockstep", "TestSupport"]),
+        .testTarget(name: "LockstepCLITests", dependencies: ["LockstepCLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )
