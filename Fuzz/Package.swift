@@ -15,5 +15,6 @@ let package = Package(
     dependencies: [.package(path: "..")],
     targets: [
         .executableTarget(name: "FuzzRational", dependencies: [lockstep]),
+        .executableTarget(name: "FuzzProvenance", dependencies: [lockstep]),
     ]
 )

@@ -55,6 +55,7 @@ public struct FrameSync<Payload> {
         /// The last frame taken and the first one refused.
         public var last: SourceFrame
         public var refused: SourceFrame
+        public init(input: Int, last: SourceFrame, refused: SourceFrame) { self.input = input; self.last = last; self.refused = refused }
     }
 
     public let mode: SyncMode

@@ -127,7 +127,9 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
     public init(_ value: Int64, _ timeBase: Rational) { self.value = value; self.timeBase = timeBase }
 
     public var rational: Rational { timeBase * value }
-    public var seconds: Double { rational.seconds }
+    /// Exact where the time fits in a Rational; a crafted pts in a time base above 1 (1000/1)
+    /// may not, and then the nearest Double (never a trap: verify reads such files).
+    public var seconds: Double { timeBase.multiplied(by: value)?.seconds ?? Double(value) * timeBase.seconds }
     public var description: String { "\(value)@\(timeBase)" }
 
     public static func < (a: Timestamp, b: Timestamp) -> Bool { a.rational < b.rational }
