@@ -154,6 +154,25 @@ final class OutputAndSignalTests: ScratchFolderTestCase {
     }
 }
 
+/// A disk that fills up during the job: exit 1, nothing left (a 64 KB tmpfs; needs root).
+final class FullDiskTests: ScratchFolderTestCase {
+    func testAFullDiskLeavesNothingBehind() throws {
+        let disk = scratch.appendingPathComponent("disk")
+        try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
+        let m = try Processes.run("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", disk.path])
+        guard m.status == 0 else { throw XCTSkip("cannot mount a small tmpfs here: \(m.stderr)") }
+        defer { _ = try? Processes.run("umount", [disk.path]) }
+        // 40 KB taken: the header fits, the movie does not.
+        try Data(count: 40 * 1024).write(to: disk.appendingPathComponent("fill"))
+        let q = ["q0.mp4", "q1.mp4"].map { Repository.fixture($0) }
+        let r = try Processes.lockstep(["composite", "--blend", "mix", "-o", disk.appendingPathComponent("o.mp4").path] + q)
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains(": No space left on device ("), r.stderr)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, "one line")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: disk.path), ["fill"])
+    }
+}
+
 /// `verify` on a genuine output whose provenance was changed by hand.
 final class CraftedVerifyTests: ScratchFolderTestCase {
     func testAZeroFrameRateInTheProvenanceIsAViolationNotACrash() throws {
