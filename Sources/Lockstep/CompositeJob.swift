@@ -103,6 +103,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
 
     public func run() throws -> CompositeResult {
         try options.check()
+        try OutputPath.check(options.output, inputs: options.inputs)
         let folder = URL(fileURLWithPath: options.output).deletingLastPathComponent().path
         OutputPath.removeStaleTemporaries(in: folder)
         let readers = try openReaders()

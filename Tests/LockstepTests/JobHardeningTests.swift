@@ -88,6 +88,9 @@ final class CompositeOptionsCheckTests: XCTestCase {
         var o = CompositeOptions(inputs: [Fixtures.url("fg.mp4").path, Fixtures.url("bg.mp4").path], output: "/tmp/never.mp4", blend: .mix)
         o.stallTimeout = 1e11
         XCTAssertThrowsError(try CompositeJob(options: o).run()) { XCTAssertEqual("\($0)", "--stall-timeout must be a positive number of seconds, at most 86400; got 100000000000.0.") }
+        o.stallTimeout = 30
+        o.output = "/tmp/" + String(repeating: "n", count: 300) + ".mp4"
+        XCTAssertThrowsError(try CompositeJob(options: o).run()) { XCTAssertEqual("\($0)", "\(o.output): the file name is 304 bytes long; the longest a folder takes is 255.") }
     }
 }
 
