@@ -31,7 +31,8 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]),
         .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
 
-        .target(name: "Compositor", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
+        .target(name: "Compositor", dependencies: [.product(name: "RealModule", package: "swift-numerics")],
+                swiftSettings: [.swiftLanguageMode(.v6)]),
         .target(name: "Motion", dependencies: [.product(name: "RealModule", package: "swift-numerics")],
                 swiftSettings: [.swiftLanguageMode(.v6)]),
         // Motion's file I/O (trace files, profiles): the parsing stays in Motion, pure.
@@ -45,20 +46,23 @@ let package = Package(
             dependencies: ["CIIO", "Motion", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: [.swiftLanguageMode(.v6)]),
-        .target(name: "Verify", dependencies: ["Compositor"]),
+        .target(name: "Verify", dependencies: ["Compositor"], swiftSettings: [.swiftLanguageMode(.v6)]),
         .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "MotionIO", "TraceStore", "IIO", "Verify"]),
         .executableTarget(
             name: "LockstepCLI",
             dependencies: ["Lockstep", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
-        .testTarget(name: "CompositorTests", dependencies: ["Compositor"]),
-        .testTarget(name: "MotionTests", dependencies: ["Motion", "MotionIO"]),
-        .testTarget(name: "MediaTests", dependencies: ["Media"]),
-        .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore"]),
-        .testTarget(name: "IIOTests", dependencies: ["IIO", "TraceStore", "MotionIO", .product(name: "NIOCore", package: "swift-nio")]),
-        .testTarget(name: "VerifyTests", dependencies: ["Verify"]),
-        .testTarget(name: "LockstepTests", dependencies: ["Lockstep"]),
-        .testTarget(name: "LockstepCLITests", dependencies: ["LockstepCLI"]),
+        // Scratch folders, fixtures, the built binary and outside processes, shared by every
+        // test target (a plain target: SwiftPM links it into the test bundles that use it).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "TestSupport"]),
+        .testTarget(name: "MotionTests", dependencies: ["Motion", "MotionIO", "TestSupport"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
+        .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "TestSupport"]),
+        .testTarget(name: "IIOTests", dependencies: ["IIO", "TraceStore", "MotionIO", "TestSupport", .product(name: "NIOCore", package: "swift-nio")]),
+        .testTarget(name: "VerifyTests", dependencies: ["Verify", "TestSupport"]),
+        .testTarget(name: "LockstepTests", dependencies: ["Lockstep", "TestSupport"]),
+        .testTarget(name: "LockstepCLITests", dependencies: ["LockstepCLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -20,5 +20,6 @@ let package = Package(
         .executableTarget(name: "FuzzIIODRequestDecoder", dependencies: [lockstep]),
         .executableTarget(name: "FuzzGPMF", dependencies: [lockstep]),
         .executableTarget(name: "FuzzCAMM", dependencies: [lockstep]),
+        .executableTarget(name: "FuzzProvenance", dependencies: [lockstep]),
     ]
 )

@@ -13,6 +13,10 @@
 /// (no frozen layer): the output ends at the first tick some input cannot serve.
 ///   .index  an input with no k-th frame ends the output;
 ///   .time   an input ends at its last frame's time plus that frame's duration.
+///           An input whose timestamps go back (two recordings joined, a wrapped clock) ends
+///           at the jump: the frame after it is not taken, and `backwardJumps` says where, so
+///           the caller can warn. The time axis has no answer for "which frame is on screen"
+///           once it repeats, and a frame-exact tool must not guess.
 public enum SyncMode: String, CaseIterable, Sendable {
     case index, time
 }
@@ -45,9 +49,19 @@ public struct FrameSync<Payload> {
         case end(input: Int, tick: Int64)
     }
 
+    /// Where an input's timestamps went back (under `.time`): it ended there.
+    public struct BackwardJump: Equatable, Sendable {
+        public var input: Int
+        /// The last frame taken and the first one refused.
+        public var last: SourceFrame
+        public var refused: SourceFrame
+        public init(input: Int, last: SourceFrame, refused: SourceFrame) { self.input = input; self.last = last; self.refused = refused }
+    }
+
     public let mode: SyncMode
     public let frameRate: Rational
     public private(set) var tick: Int64 = 0
+    public private(set) var backwardJumps: [BackwardJump] = []
 
     private struct Entry { var frame: SourceFrame; var time: Rational; var payload: Payload }
     private struct Lane {
@@ -82,6 +96,12 @@ public struct FrameSync<Payload> {
         }
         let origin = lanes[input].origin!
         let time = frame.pts.rational - origin.rational
+        if mode == .time, let last = lanes[input].window.last, time < last.time {
+            backwardJumps.append(BackwardJump(input: input, last: last.frame, refused: frame))
+            lanes[input].ended = true
+            refused.append(payload)
+            return
+        }
         lanes[input].window.append(Entry(frame: frame, time: time, payload: payload))
     }
 
@@ -100,6 +120,7 @@ public struct FrameSync<Payload> {
                 for i in lanes.indices { pendingRelease.append(i) }
             }
         }
+        if let payload = refused.popLast() { return .release(payload) }
         if let i = pendingRelease.popLast() {
             return .release(lanes[i].window.removeFirst().payload)
         }
@@ -122,6 +143,7 @@ public struct FrameSync<Payload> {
 
     /// After the end, hands back every payload still held (call until nil).
     public mutating func drain() -> Payload? {
+        if let payload = refused.popLast() { return payload }
         for i in lanes.indices where !lanes[i].window.isEmpty {
             return lanes[i].window.removeFirst().payload
         }
@@ -129,6 +151,8 @@ public struct FrameSync<Payload> {
     }
 
     private var pendingRelease: [Int] = []
+    /// Frames not taken (after a backward jump), handed back by the next `step()`.
+    private var refused: [Payload] = []
     private var ended: Step?
 
     private enum Decision { case ready, need, release, ended }

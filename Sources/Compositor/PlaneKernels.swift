@@ -58,9 +58,13 @@ public enum PlaneKernels {
 
     /// Turns user weights (non-negative, not all zero) into 1/256ths summing to exactly 256.
     public static func fixedPointWeights(_ weights: [Double]) -> [Int] {
-        let total = weights.reduce(0, +)
-        precondition(total > 0 && weights.allSatisfy { $0 >= 0 })
-        var fixed = weights.map { Int(($0 / total * 256).rounded(.down)) }
+        precondition(weights.allSatisfy { $0.isFinite && $0 >= 0 } && weights.contains { $0 > 0 })
+        // Divided by the largest first, so huge weights (1e308 twice) do not overflow the sum
+        // to infinity and every share to 0.
+        let largest = weights.max()!
+        let scaled = weights.map { $0 / largest }
+        let total = scaled.reduce(0, +)
+        var fixed = scaled.map { Int(($0 / total * 256).rounded(.down)) }
         // The rounding remainder goes to the largest weights, first come first served.
         var rest = 256 - fixed.reduce(0, +)
         for i in weights.indices.sorted(by: { weights[$0] > weights[$1] || (weights[$0] == weights[$1] && $0 < $1) }) where rest > 0 {

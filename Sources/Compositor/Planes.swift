@@ -81,10 +81,10 @@ public struct YUVColor: Equatable, Sendable {
 public struct RGB: Equatable, Sendable {
     public var r: UInt8, g: UInt8, b: UInt8
     public init(r: UInt8, g: UInt8, b: UInt8) { self.r = r; self.g = g; self.b = b }
-    /// "00FF00", "#00ff00"
+    /// "00FF00", "#00ff00": exactly six hex digits (UInt32(_:radix:) alone would take "+12345").
     public init?(hex: String) {
-        let s = hex.hasPrefix("#") ? String(hex.dropFirst()) : hex
-        guard s.count == 6, let v = UInt32(s, radix: 16) else { return nil }
+        let s = hex.hasPrefix("#") ? hex.dropFirst() : Substring(hex)
+        guard s.utf8.count == 6, s.allSatisfy(\.isHexDigit), let v = UInt32(s, radix: 16) else { return nil }
         self.init(r: UInt8(v >> 16), g: UInt8((v >> 8) & 0xFF), b: UInt8(v & 0xFF))
     }
 }

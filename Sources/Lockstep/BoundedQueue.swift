@@ -2,18 +2,23 @@ import Foundation
 
 /// A blocking FIFO with a fixed capacity, for handing frames between threads. `close()` wakes
 /// everyone: pushes then fail and pops drain what is left, then return nil.
-final class BoundedQueue<Element> {
+///
+/// Elements are handed over, not shared: `push` takes a `sending` value (the pusher keeps no
+/// reference the compiler can see) and `pop` gives it out as `sending`. That is what makes a
+/// queue of non-Sendable frames safe to share, hence the unchecked conformance: every stored
+/// property is guarded by `condition`.
+final class BoundedQueue<Element>: @unchecked Sendable {
     private var items: [Element?]
     private var head = 0
     private var count = 0
     private let condition = NSCondition()
-    private(set) var isClosed = false
+    private var isClosed = false
 
     init(capacity: Int) { items = Array(repeating: nil, count: capacity) }
 
     /// False if the queue was closed (the element was not taken).
     @discardableResult
-    func push(_ element: Element) -> Bool {
+    func push(_ element: sending Element) -> Bool {
         condition.lock(); defer { condition.unlock() }
         while count == items.count && !isClosed { condition.wait() }
         guard !isClosed else { return false }
@@ -24,11 +29,12 @@ final class BoundedQueue<Element> {
     }
 
     /// Nil once the queue is closed and empty.
-    func pop() -> Element? {
+    func pop() -> sending Element? {
         condition.lock(); defer { condition.unlock() }
         while count == 0 && !isClosed { condition.wait() }
         guard count > 0 else { return nil }
-        let e = items[head]
+        // Taken out of the ring under the lock, nothing else refers to it any more.
+        nonisolated(unsafe) let e = items[head]
         items[head] = nil
         head = (head + 1) % items.count
         count -= 1
@@ -39,10 +45,14 @@ final class BoundedQueue<Element> {
     func close() {
         condition.lock(); isClosed = true; condition.broadcast(); condition.unlock()
     }
+
+    /// Whether `close()` was called (read under the lock).
+    var closed: Bool { condition.lock(); defer { condition.unlock() }; return isClosed }
 }
 
 /// The first failure of any stage, kept for the caller; later ones are consequences.
-final class FailureBox {
+/// Guarded by `lock`.
+final class FailureBox: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: Error?
     var error: Error? { lock.lock(); defer { lock.unlock() }; return stored }

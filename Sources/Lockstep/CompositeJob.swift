@@ -38,12 +38,13 @@ public struct CompositeResult: Sendable {
     /// Which input ended the output.
     public var endedBy: Int?
     public var snake: SnakeSummary?
-    /// Damage concealed under `conceal`: one line per damaged input frame, naming the input.
+    /// Things the user should know that did not stop the job, one sentence each: damage concealed
+    /// under `conceal` (one per damaged input frame), an input whose timestamps go back under time sync.
     public var warnings: [String] = []
 }
 
 /// A failure of the job that is not FFmpeg's: bad input combinations, cancellation.
-public struct JobError: Error, CustomStringConvertible, Equatable {
+public struct JobError: Error, CustomStringConvertible, Equatable, Sendable {
     public var description: String
     public init(_ description: String) { self.description = description }
     public static let cancelled = JobError("cancelled")
@@ -51,40 +52,65 @@ public struct JobError: Error, CustomStringConvertible, Equatable {
 
 /// Opens every input, runs readers, compositor and writer as overlapping stages with bounded
 /// queues, writes to a temporary file beside the output and renames it only on success.
-public final class CompositeJob {
+///
+/// Threads: `run()` on the caller's thread (the compositor), one per input lane, the writer, the
+/// watchdog. `cancel()` may come from any thread (a signal source's queue, never a signal
+/// handler itself); it only raises flags, closes queues and wakes waiters.
+public final class CompositeJob: @unchecked Sendable {  // mutable state guarded by `lock`
     public let options: CompositeOptions
     private let failure = FailureBox()
     private var lanes: [InputLane] = []
     private var writerStage: WriterStage?
-    private let lock = NSLock()
+    private let lock = NSCondition()
     private var cancelled = false
     /// Raised on cancellation or failure: every reader's open and reads give up.
     private let cancellation = CancellationToken()
     /// Called on the compositor thread after each output frame: (frames done, frames expected).
-    public var progress: ((Int64, Int64?) -> Void)?
+    public var progress: (@Sendable (Int64, Int64?) -> Void)?
 
     public init(options: CompositeOptions) { self.options = options }
 
-    /// Stops a running job from another thread (a signal handler): it ends with `JobError.cancelled`.
+    /// Stops a running job from another thread: it ends with `JobError.cancelled`, also while
+    /// an input is still opening (a FIFO nobody writes to blocks in open(2) for good).
     public func cancel() { stop(because: JobError.cancelled) }
 
     private func stop(because error: Error) {
-        lock.lock(); cancelled = true; let lanes = self.lanes; let w = writerStage; lock.unlock()
+        lock.lock(); cancelled = true; let lanes = self.lanes; let w = writerStage; lock.broadcast(); lock.unlock()
         failure.record(error)
         cancellation.cancel()
         for l in lanes { l.cancel() }
         w?.queue.close(); w?.pool.close()
     }
 
-    public func run() throws -> CompositeResult {
-        let readers: [MovieReader]
-        do {
-            readers = try options.inputs.map {
-                try MovieReader(path: $0, audio: options.audio, conceal: options.conceal, cancellation: cancellation)
+    /// Opens every input on a thread of its own and waits for all of them, or for `cancel()`.
+    /// An open that blocks (a FIFO with no writer) gives up when the cancellation token is
+    /// raised; the job does not wait for it either. Failures are reported in input order, as a person reads the command line.
+    private func openReaders() throws -> [MovieReader] {
+        let box = OpenedReaders(count: options.inputs.count)
+        for (i, path) in options.inputs.enumerated() {
+            let audio = options.audio, conceal = options.conceal, cancellation = self.cancellation
+            let t = Thread { [box, lock] in
+                let result = Result { try MovieReader(path: path, audio: audio, conceal: conceal, cancellation: cancellation) }
+                box.set(i, result)
+                lock.lock(); lock.broadcast(); lock.unlock()
             }
-        } catch let e as MediaError where e.kind == .cancelled {
-            throw failure.error ?? JobError.cancelled
+            t.name = "lockstep.open.\(i + 1)"
+            t.start()
         }
+        lock.lock()
+        while !cancelled && !box.complete { lock.wait() }
+        let wasCancelled = cancelled
+        lock.unlock()
+        if wasCancelled { throw JobError.cancelled }
+        return try box.readers()
+    }
+
+    public func run() throws -> CompositeResult {
+        try options.check()
+        try OutputPath.check(options.output, inputs: options.inputs)
+        let folder = URL(fileURLWithPath: options.output).deletingLastPathComponent().path
+        OutputPath.removeStaleTemporaries(in: folder)
+        let readers = try openReaders()
         let first = readers[0]
         // The first input's size, even (4:2:0), and large enough for every place to hold a 2x2
         // picture (a quad's cells are a quarter of the canvas).
@@ -196,7 +222,14 @@ public final class CompositeJob {
                                frameRate: frameRate, endedBy: endedBy, snake: snakeSummary,
                                warnings: lanes.flatMap { l in
                                    l.reader.damage.map { "\(l.reader.path): damaged \($0), concealed" }
-                               })
+                               } + sync.backwardJumps.map { Self.describe($0, path: options.inputs[$0.input]) })
+    }
+
+    /// "input 2 (x.ts): its timestamps go back from 0.967 s to 0.000 s at source frame 30; the output ends there"
+    static func describe(_ jump: FrameSync<LaneFrame>.BackwardJump, path: String) -> String {
+        func s(_ t: Timestamp) -> String { String(format: "%.3f s", t.seconds) }
+        return "input \(jump.input + 1) (\(path)): its timestamps go back from \(s(jump.last.pts)) to \(s(jump.refused.pts)) "
+            + "at source frame \(jump.refused.index); under --sync time the output ends there"
     }
 
     /// The record of the tick just emitted: source index and pts per input (plus, on frame 0,
@@ -223,5 +256,19 @@ public final class CompositeJob {
             }
         }
         return counts.count == readers.count ? counts.min() : nil
+    }
+}
+
+/// The readers opened by `openReaders()`'s threads, guarded by its lock.
+private final class OpenedReaders: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [Result<MovieReader, Error>?]
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+
+    func set(_ i: Int, _ result: Result<MovieReader, Error>) { lock.lock(); results[i] = result; lock.unlock() }
+    var complete: Bool { lock.lock(); defer { lock.unlock() }; return results.allSatisfy { $0 != nil } }
+    func readers() throws -> [MovieReader] {
+        lock.lock(); defer { lock.unlock() }
+        return try results.map { try $0!.get() }
     }
 }

@@ -49,7 +49,7 @@ public enum VerifyJob {
                 difference = Double(total) / n
             }
             swap(&previous, &current)
-            let provenance = picture.userData.flatMap { try? decoder.decode(Provenance.self, from: Data($0)) }
+            let provenance = picture.userData.flatMap { Provenance.parse($0, decoder: decoder) }
             frames.append(ScannedFrame(pts: source.pts, meanLuma: mean, lumaDeviation: max(0, sq / n - mean * mean).squareRoot(),
                                        difference: difference, provenance: provenance))
         }

@@ -1,40 +1,35 @@
 import Foundation
+import Synchronization
 
 /// What one stage is doing and since when. A stage is `busy` when it is working on its own
 /// (decoding, encoding); waiting for another stage is not busy, so a stall is blamed on the
-/// stage that is stuck, not on the ones queued behind it.
-final class StageClock {
+/// stage that is stuck, not on the ones queued behind it. Set by its stage, read by the watchdog.
+final class StageClock: Sendable {
     let name: String
-    private let lock = NSLock()
-    private var activity = "starting"
-    private var busy = false
-    private var since = DispatchTime.now().uptimeNanoseconds
+    private let current = Mutex<(activity: String, busy: Bool, since: UInt64)>(("starting", false, DispatchTime.now().uptimeNanoseconds))
 
     init(name: String) { self.name = name }
 
     func set(_ activity: String, busy: Bool) {
         let now = DispatchTime.now().uptimeNanoseconds
-        lock.lock(); self.activity = activity; self.busy = busy; since = now; lock.unlock()
+        current.withLock { $0 = (activity, busy, now) }
     }
 
-    var state: (activity: String, busy: Bool, since: UInt64) {
-        lock.lock(); defer { lock.unlock() }
-        return (activity, busy, since)
-    }
+    var state: (activity: String, busy: Bool, since: UInt64) { current.withLock { $0 } }
 }
 
 /// Never a hang (GPUImage #744, VidClips' frozen writer): a thread that looks at every stage
 /// four times a second and, when one has been busy with the same thing for longer than the
 /// timeout, or nothing at all has moved for that long, stops the job with a sentence naming
 /// the stage.
-final class Watchdog {
+final class Watchdog: Sendable {
     private let clocks: [StageClock]
     private let timeout: Double
-    private let onStall: (String) -> Void
+    private let onStall: @Sendable (String) -> Void
     private let stopped = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(clocks: [StageClock], timeout: Double, onStall: @escaping (String) -> Void) {
+    init(clocks: [StageClock], timeout: Double, onStall: @escaping @Sendable (String) -> Void) {
         self.clocks = clocks; self.timeout = timeout; self.onStall = onStall
     }
 
@@ -59,12 +54,16 @@ final class Watchdog {
     /// changed state for that long, the pipeline as a whole.
     static func stall(in states: [(name: String, state: (activity: String, busy: Bool, since: UInt64))],
                       timeout: Double, now: UInt64) -> String? {
-        let limit = UInt64(timeout * 1e9)
-        let seconds = timeout == timeout.rounded() ? String(Int(timeout)) : String(timeout)
-        for (name, s) in states where s.busy && now - s.since > limit {
+        // Total for any timeout: a limit past UInt64 is never reached (1e11 s trapped here).
+        let nanoseconds = timeout * 1e9
+        let limit = !(nanoseconds > 0) ? 0 : nanoseconds >= 1.8e19 ? UInt64.max : UInt64(nanoseconds)
+        let seconds = timeout == timeout.rounded() && abs(timeout) < 1e15 ? String(Int(timeout)) : String(timeout)
+        // A stage may set its clock after `now` was read: that is no time at all, not a wrap.
+        func age(_ since: UInt64) -> UInt64 { now > since ? now - since : 0 }
+        for (name, s) in states where s.busy && age(s.since) > limit {
             return "\(name) made no progress for \(seconds) s while \(s.activity); stopped"
         }
-        if let latest = states.map(\.state.since).max(), now - latest > limit {
+        if let latest = states.map(\.state.since).max(), age(latest) > limit {
             let what = states.map { "\($0.name) \($0.state.activity)" }.joined(separator: ", ")
             return "nothing moved for \(seconds) s (\(what)); stopped"
         }

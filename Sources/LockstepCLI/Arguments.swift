@@ -29,12 +29,13 @@ extension RGB: ExpressibleByArgument {
     public init?(argument: String) { self.init(hex: argument) }
 }
 
-/// A comma-separated list of numbers: "1,0.5,2".
+/// A comma-separated list of numbers: "1,0.5,2". Infinities and NaN parse, so that validation
+/// can say what is wrong with them in a sentence naming the option.
 struct NumberList: ExpressibleByArgument {
     var values: [Double]
     init?(argument: String) {
         let parsed = argument.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard !parsed.isEmpty, parsed.allSatisfy({ $0 != nil && $0!.isFinite }) else { return nil }
+        guard !parsed.isEmpty, parsed.allSatisfy({ $0 != nil }) else { return nil }
         values = parsed.map { $0! }
     }
 }

@@ -74,64 +74,8 @@ struct CompositeCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Input movies.", valueName: "INPUT"))
     var inputs: [String] = []
 
-    static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
-
-    func validate() throws {
-        let range = blend.inputRange
-        guard range.contains(inputs.count) else {
-            let wanted = range.lowerBound == range.upperBound ? "exactly \(range.lowerBound) inputs (FOREGROUND BACKGROUND)" : "\(range.lowerBound) to \(range.upperBound) inputs"
-            throw ValidationError("--blend \(blend.rawValue) takes \(wanted); got \(inputs.count).")
-        }
-        let ext = (output as NSString).pathExtension.lowercased()
-        guard ["mp4", "m4v", "mov"].contains(ext) else {
-            throw ValidationError("\(output): the output must end in .mp4, .m4v or .mov.")
-        }
-        if let size, size.width < 2 || size.height < 2 || size.width % 2 != 0 || size.height % 2 != 0 {
-            throw ValidationError("--size \(size): width and height must be even numbers of at least 2.")
-        }
-        if let fps, fps.num <= 0 || fps.num > Int32.max || fps.den > Int32.max {
-            throw ValidationError("--fps \(fps): the frame rate must be positive.")
-        }
-        guard (0...1).contains(similarity) else { throw ValidationError("--similarity must be between 0 and 1; got \(similarity).") }
-        guard (0...1).contains(smoothness) else { throw ValidationError("--smoothness must be between 0 and 1; got \(smoothness).") }
-        if let weights {
-            guard weights.values.count == inputs.count else {
-                throw ValidationError("--weights needs one weight per input: \(inputs.count) expected, \(weights.values.count) given.")
-            }
-            guard weights.values.allSatisfy({ $0 >= 0 }), weights.values.contains(where: { $0 > 0 }) else {
-                throw ValidationError("--weights must be zero or positive, and not all zero.")
-            }
-        }
-        if let gain {
-            guard gain.values.count == inputs.count else {
-                throw ValidationError("--gain needs one gain per input: \(inputs.count) expected, \(gain.values.count) given.")
-            }
-            guard gain.values.allSatisfy({ (0...16).contains($0) }) else { throw ValidationError("--gain values must be between 0 and 16.") }
-        }
-        if snakeEffect && snake.imu == nil { throw ValidationError("--snake needs --imu TRACE.") }
-        guard stallTimeout > 0 && stallTimeout.isFinite else { throw ValidationError("--stall-timeout must be a positive number of seconds.") }
-        guard (0...51).contains(crf) else { throw ValidationError("--crf must be between 0 and 51; got \(crf).") }
-        guard Self.presets.contains(preset) else {
-            throw ValidationError("--preset \(preset) is not an x264 preset; use one of \(Self.presets.joined(separator: ", ")).")
-        }
-        for input in inputs {
-            var folder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: input, isDirectory: &folder) else { throw ValidationError("\(input): no such file.") }
-            guard !folder.boolValue else { throw ValidationError("\(input): is a folder, not a movie.") }
-            guard FileManager.default.isReadableFile(atPath: input) else { throw ValidationError("\(input): permission denied.") }
-        }
-        let outDir = (URL(fileURLWithPath: output).deletingLastPathComponent().path)
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: outDir, isDirectory: &isDir), isDir.boolValue else {
-            throw ValidationError("\(output): the folder \(outDir) does not exist.")
-        }
-        let outReal = URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath().path
-        if inputs.contains(where: { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path == outReal }) {
-            throw ValidationError("\(output) is also an input; write the output somewhere else.")
-        }
-    }
-
-    func run() throws {
+    /// The options as the library takes them (without the snake's trace, read only in `run`).
+    var options: CompositeOptions {
         var options = CompositeOptions(inputs: inputs, output: output, blend: blend)
         options.sync = sync
         options.size = size
@@ -145,6 +89,25 @@ struct CompositeCommand: ParsableCommand {
         options.encode = EncodeSettings(crf: crf, preset: preset)
         options.stallTimeout = stallTimeout
         options.conceal = conceal
+        return options
+    }
+
+    func validate() throws {
+        // The rules live in the library (a Swift caller gets the same sentences); here they
+        // become usage errors (exit 64).
+        do {
+            try options.check()
+            try OutputPath.check(output, inputs: [])
+            if snakeEffect && snake.imu == nil { throw ValidationError("--snake needs --imu TRACE.") }
+            for input in inputs { try OutputPath.checkInput(input) }
+            try OutputPath.check(output, inputs: inputs)
+        } catch let error as JobError {
+            throw ValidationError(error.description)
+        }
+    }
+
+    func run() throws {
+        var options = self.options
         if snakeEffect { options.snake = try snake.options() }
         try runComposite(options, quiet: quiet)
     }

@@ -36,6 +36,12 @@ struct SnakeArguments: ParsableArguments {
             throw ValidationError("\(name) must be above 0 and at most 1; got \(v).")
         }
         guard (0...1).contains(damping) else { throw ValidationError("--damping must be between 0 and 1; got \(damping).") }
+        guard (-1000...1000).contains(gyroGain) else { throw ValidationError("--gyro-gain must be between -1000 and 1000; got \(gyroGain).") }
+        guard (-1...1).contains(shiftGain) else { throw ValidationError("--shift-gain must be between -1 and 1; got \(shiftGain).") }
+        // An hour either way: far past any clock offset between a camera and its IMU.
+        if let offsetMs, !(-3_600_000...3_600_000).contains(offsetMs) {
+            throw ValidationError("--offset-ms must be between -3600000 and 3600000; got \(offsetMs).")
+        }
         if let calibration, !FileManager.default.fileExists(atPath: calibration) { throw ValidationError("\(calibration): no such file.") }
         if let imu, !FileManager.default.fileExists(atPath: imu) { throw ValidationError("\(imu): no such file.") }
     }
@@ -67,9 +73,15 @@ struct SnakeCommand: ParsableCommand {
 
     func validate() throws {
         guard snake.imu != nil else { throw ValidationError("--imu TRACE is needed: the effect follows the device's motion.") }
-        guard FileManager.default.fileExists(atPath: input) else { throw ValidationError("\(input): no such file.") }
-        guard ["mp4", "m4v", "mov"].contains((output as NSString).pathExtension.lowercased()) else {
-            throw ValidationError("\(output): the output must end in .mp4, .m4v or .mov.")
+        // The same rules as composite's, from the library: crf, preset, the input, the output.
+        do {
+            var options = CompositeOptions(inputs: [input], output: output, blend: .single)
+            options.encode = EncodeSettings(crf: crf, preset: preset)
+            try options.check()
+            try OutputPath.checkInput(input)
+            try OutputPath.check(output, inputs: [input])
+        } catch let error as JobError {
+            throw ValidationError(error.description)
         }
     }
 
@@ -88,13 +100,15 @@ func runComposite(_ options: CompositeOptions, quiet: Bool) throws {
     job.progress = { meter.update(done: $0, total: $1) }
     let result: CompositeResult
     do {
-        result = try withCancellation(job.cancel) { try job.run() }
+        result = try withCancellation({ job.cancel() }) { try job.run() }
     } catch let error as JobError where error == .cancelled {
         meter.finish()
         FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
-        throw ExitCode(130)  // 128 + SIGINT, as shells report an interrupted command
+        // 128 + the signal, as shells report a command a signal ended (SIGINT: 130).
+        throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
     }
     meter.finish()
+    for w in result.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
     let seconds = (result.frameRate.inverse * result.frames).seconds
     let audioNote = result.audioSamples.map { String(format: ", audio %.3f s", Double($0) / 48_000) } ?? ", no audio"
     print("wrote \(options.output): \(result.frames) frames, \(result.canvas) at \(result.frameRate) fps, \(String(format: "%.3f", seconds)) s\(audioNote)")

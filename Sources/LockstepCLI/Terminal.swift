@@ -1,20 +1,23 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// "frame 120/300  40%  45.1 fps  ETA 0:04" on one line of stderr, redrawn at most 10 times a second.
-final class ProgressMeter {
+/// Updated from the compositor thread, finished from the caller's.
+final class ProgressMeter: Sendable {
     private let enabled: Bool
     private let start = DispatchTime.now().uptimeNanoseconds
-    private var lastDraw: UInt64 = 0
-    private var drew = false
+    private let drawn = Mutex<(last: UInt64, any: Bool)>((0, false))
 
     init(enabled: Bool) { self.enabled = enabled }
 
     func update(done: Int64, total: Int64?) {
         guard enabled else { return }
         let now = DispatchTime.now().uptimeNanoseconds
-        guard now - lastDraw > 100_000_000 else { return }
-        lastDraw = now
+        guard drawn.withLock({ d in
+            guard now > d.last && now - d.last > 100_000_000 else { return false }
+            d = (now, true); return true
+        }) else { return }
         let elapsed = Double(now - start) / 1e9
         let fps = elapsed > 0 ? Double(done) / elapsed : 0
         var line = "frame \(done)"
@@ -26,26 +29,38 @@ final class ProgressMeter {
             line += "  " + String(format: "%.1f fps", fps)
         }
         FileHandle.standardError.write(("\r\u{1B}[K" + line).data(using: .utf8)!)
-        drew = true
     }
 
-    func finish() { if drew { FileHandle.standardError.write("\r\u{1B}[K".data(using: .utf8)!) } }
+    func finish() { if drawn.withLock({ $0.any }) { FileHandle.standardError.write("\r\u{1B}[K".data(using: .utf8)!) } }
 }
 
-/// Runs `body` with SIGINT and SIGTERM turned into a call to `cancel` (on another thread), so
-/// the job can remove its temporary file and say so, instead of dying half-way.
-func withCancellation<T>(_ cancel: @escaping () -> Void, _ body: () throws -> T) rethrows -> T {
+/// The signals that stop a job with cleanup: Ctrl-C, kill, a closed terminal, Ctrl-\\ (which
+/// would otherwise dump core: a user who presses it wants the job gone, not a half file).
+let stopSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+
+/// The signal that stopped the job, for the exit status (128 + signal).
+private let stopSignal = Atomic<Int32>(0)
+func lastStopSignal() -> Int32? { let s = stopSignal.load(ordering: .acquiring); return s == 0 ? nil : s }
+
+/// Runs `body` with the stop signals turned into a call to `cancel`, so the job can remove its
+/// temporary file and say so, instead of dying half-way. The signals are ignored at the process
+/// level and delivered by Dispatch signal sources on a queue: no Swift runs in signal context.
+func withCancellation<T>(_ cancel: @escaping @Sendable () -> Void, _ body: () throws -> T) rethrows -> T {
     let queue = DispatchQueue(label: "lockstep.signals")
-    let sources = [SIGINT, SIGTERM].map { sig -> DispatchSourceSignal in
+    let sources = stopSignals.map { sig -> DispatchSourceSignal in
         signal(sig, SIG_IGN)
         let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-        s.setEventHandler(handler: cancel)
+        s.setEventHandler {
+            // The first signal names the exit status; later ones only repeat the request.
+            _ = stopSignal.compareExchange(expected: 0, desired: sig, ordering: .acquiringAndReleasing)
+            cancel()
+        }
         s.resume()
         return s
     }
     defer {
         for s in sources { s.cancel() }
-        signal(SIGINT, SIG_DFL); signal(SIGTERM, SIG_DFL)
+        for sig in stopSignals { signal(sig, SIG_DFL) }
     }
     return try body()
 }

@@ -11,16 +11,30 @@ public enum Checks {
     public static let silence = -60.0                // dBFS
 
     public static func run(_ scan: Scan) -> VerifyReport {
-        let header = scan.frames.first?.provenance
+        // Provenance comes from the file: a record out of range is a violation, never a trap,
+        // and the checks below only see records that passed.
+        var scan = scan
         var v: [Violation] = []
+        var malformed: [Int] = []
+        for k in scan.frames.indices {
+            if let p = scan.frames[k].provenance, !wellFormed(p) {
+                malformed.append(k)
+                scan.frames[k].provenance = nil
+            }
+        }
+        if let first = malformed.first {
+            v.append(Violation(.provenanceMalformed, frame: first,
+                               "\(malformed.count) frame\(malformed.count == 1 ? "" : "s") carry a provenance record out of range, the first is frame \(first)"))
+        }
+        let header = scan.frames.first?.provenance
         guard !scan.frames.isEmpty else {
             return VerifyReport(file: scan.path, frames: 0, frameStep: nil, provenance: false, sync: nil, inputs: nil, audio: scan.audio != nil,
                                 violations: [Violation(.noFrames, "the file has no video frames")])
         }
         let step = commonStep(scan.frames)
         v += timing(scan, step: step)
-        let hasProvenance = scan.frames.contains { $0.provenance != nil }
-        if hasProvenance { v += provenance(scan.frames) }
+        let hasProvenance = scan.frames.contains { $0.provenance != nil } || !malformed.isEmpty
+        if hasProvenance { v += provenance(scan.frames, malformed: Set(malformed)) }
         v += pictures(scan.frames, provenance: hasProvenance)
         v += audio(scan, step: step, header: header)
         return VerifyReport(file: scan.path, frames: scan.frames.count, frameStep: step?.seconds, provenance: hasProvenance,
@@ -29,10 +43,44 @@ public enum Checks {
 
     static func seconds(_ t: Rational) -> String { String(format: "%.3f s", t.seconds) }
 
+    /// Source frame indices and pts far beyond any real movie, with room for the arithmetic
+    /// below (differences, +1) to stay inside 64 bits.
+    static let largestIndex: Int64 = 1 << 40, largestPTS: Int64 = 1 << 61
+
+    /// A record the checks can compute with: k and every source index in range, every source
+    /// a [index, pts] pair.
+    static func wellFormed(_ p: Provenance) -> Bool {
+        (0...largestIndex).contains(p.k) && p.src.allSatisfy { $0.count == 2 && (0...largestIndex).contains($0[0]) && (-largestPTS...largestPTS).contains($0[1]) }
+    }
+
+    /// A positive rational whose parts fit FFmpeg's 32-bit AVRational, as a header's "fps" and
+    /// "timeBase" must be; nil for anything else ("0000", "-1/30", "x").
+    static func positiveRate(_ text: String?) -> Rational? {
+        guard let text, let r = Rational(parsing: text), r.num > 0, r.num <= Int64(Int32.max), r.den <= Int64(Int32.max) else { return nil }
+        return r
+    }
+
+    /// A container timestamp as an exact time, nil where it does not fit.
+    static func time(_ t: Timestamp) -> Rational? { t.timeBase.multiplied(by: t.value) }
+
+    /// b - a for two frames' timestamps, nil where it does not fit.
+    static func difference(_ a: Timestamp, _ b: Timestamp) -> Rational? {
+        guard let x = time(a), let y = time(b) else { return nil }
+        return y.subtracting(x)
+    }
+
+    /// A ratio of two durations as a count, clamped (a crafted gap of 2^62 ticks is not an Int).
+    static func count(_ x: Double) -> Int {
+        guard x.isFinite else { return x > 0 ? Int.max : 0 }
+        return x >= 1e15 ? 1_000_000_000_000_000 : x <= -1e15 ? -1_000_000_000_000_000 : Int(x.rounded())
+    }
+
     /// The most common step between consecutive timestamps.
     static func commonStep(_ frames: [ScannedFrame]) -> Rational? {
         var counts: [Rational: Int] = [:]
-        for k in frames.indices.dropFirst() { counts[frames[k].pts.rational - frames[k - 1].pts.rational, default: 0] += 1 }
+        for k in frames.indices.dropFirst() {
+            if let d = difference(frames[k - 1].pts, frames[k].pts) { counts[d, default: 0] += 1 }
+        }
         return counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key
     }
 
@@ -41,23 +89,24 @@ public enum Checks {
     static func timing(_ scan: Scan, step: Rational?) -> [Violation] {
         var v: [Violation] = []
         let f = scan.frames
-        let first = f[0].pts.rational
-        if first != Rational(0, 1) { v.append(Violation(.firstTimestamp, frame: 0, time: first.seconds, "the first frame is at \(seconds(first)), not 0")) }
-        guard let step, step > Rational(0, 1) else { return v }
+        let first = f[0].pts
+        if first.value != 0 { v.append(Violation(.firstTimestamp, frame: 0, time: first.seconds, "the first frame is at \(String(format: "%.3f s", first.seconds)), not 0")) }
+        guard let step, step > Rational(0, 1), let late = step.adding(step.multiplied(by: Rational(1, 2)) ?? step) else { return v }
         // A stored time is the true one rounded to the time base (Matroska: 1 ms).
-        let slack = min(f[0].pts.timeBase, Rational(1, 1000))
+        let slack = min(f[0].pts.timeBase.num > 0 ? f[0].pts.timeBase : Rational(1, 1000), Rational(1, 1000))
+        let longest = step.adding(slack), shortest = step.subtracting(slack)
         for k in f.indices.dropFirst() {
-            let d = f[k].pts.rational - f[k - 1].pts.rational
-            let t = f[k].pts.rational
+            guard let d = difference(f[k - 1].pts, f[k].pts) else { continue }
+            let t = f[k].pts
             if d == Rational(0, 1) {
-                v.append(Violation(.repeatedTimestamp, frame: k, time: t.seconds, "frame \(k) repeats the timestamp of frame \(k - 1) (\(seconds(t)))"))
+                v.append(Violation(.repeatedTimestamp, frame: k, time: t.seconds, "frame \(k) repeats the timestamp of frame \(k - 1) (\(String(format: "%.3f s", t.seconds)))"))
             } else if d < Rational(0, 1) {
-                v.append(Violation(.reorderedTimestamp, frame: k, time: t.seconds, "frame \(k) at \(seconds(t)) comes before frame \(k - 1) at \(seconds(f[k - 1].pts.rational))"))
-            } else if d > step + step * Rational(1, 2) {
-                let missing = Int((d.seconds / step.seconds).rounded()) - 1
+                v.append(Violation(.reorderedTimestamp, frame: k, time: t.seconds, "frame \(k) at \(String(format: "%.3f s", t.seconds)) comes before frame \(k - 1) at \(String(format: "%.3f s", f[k - 1].pts.seconds))"))
+            } else if d > late {
+                let missing = count(d.seconds / step.seconds) - 1
                 v.append(Violation(.missingFrames, frame: k, time: t.seconds,
                                    "\(missing) frame\(missing == 1 ? "" : "s") missing before frame \(k): it comes \(String(format: "%.1f", d.seconds * 1000)) ms after frame \(k - 1), the step is \(String(format: "%.1f", step.seconds * 1000)) ms"))
-            } else if d > step + slack || d + slack < step {
+            } else if longest.map({ d > $0 }) ?? false || shortest.map({ d < $0 }) ?? false {
                 v.append(Violation(.irregularStep, frame: k, time: t.seconds,
                                    "frame \(k) comes \(String(format: "%.1f", d.seconds * 1000)) ms after frame \(k - 1); the step is \(String(format: "%.1f", step.seconds * 1000)) ms"))
             }
@@ -74,18 +123,26 @@ public enum Checks {
 
     // MARK: provenance
 
-    static func provenance(_ frames: [ScannedFrame]) -> [Violation] {
+    static func provenance(_ frames: [ScannedFrame], malformed: Set<Int> = []) -> [Violation] {
         var v: [Violation] = []
         let header = frames[0].provenance
         let names = header?.inputs?.map(\.name) ?? []
         func name(_ i: Int) -> String { i < names.count ? "input \(i + 1) (\(names[i]))" : "input \(i + 1)" }
-        let missing = frames.indices.filter { frames[$0].provenance == nil }
+        let missing = frames.indices.filter { frames[$0].provenance == nil && !malformed.contains($0) }
         if let first = missing.first {
             v.append(Violation(.provenanceMissing, frame: first, "\(missing.count) frame\(missing.count == 1 ? "" : "s") carry no provenance, the first is frame \(first)"))
         }
-        let timeBases: [Rational] = header?.inputs?.map { Rational(parsing: $0.timeBase) ?? Rational(1, 1) } ?? []
-        let fps = header?.fps.flatMap { Rational(parsing: $0) }
+        // An unreadable time base or frame rate leaves the time checks of that input (or all)
+        // undone, and says so; a time base of 1 would judge against a made-up clock.
+        let timeBases: [Rational?] = header?.inputs?.map { positiveRate($0.timeBase) } ?? []
+        for (i, input) in (header?.inputs ?? []).enumerated() where timeBases[i] == nil {
+            v.append(Violation(.provenanceMalformed, frame: 0, "the provenance gives \(name(i)) the time base \"\(input.timeBase)\", not a positive fraction; its times are not checked"))
+        }
         let timeSync = header?.sync == "time"
+        let fps = positiveRate(header?.fps)
+        if timeSync && fps == nil {
+            v.append(Violation(.provenanceMalformed, frame: 0, "the provenance gives the frame rate \(header?.fps.map { "\"\($0)\"" } ?? "as missing"), not a positive fraction; the time-sync checks are not done"))
+        }
         var previous: [Int64]?
         var origins: [Int64]?
         // Source steps (time sync): per input, the smallest positive pts step per source frame seen.
@@ -94,9 +151,9 @@ public enum Checks {
             for i in timeBases.indices {
                 var best: Rational?
                 for k in frames.indices.dropFirst() {
-                    guard let a = frames[k - 1].provenance?.src, let b = frames[k].provenance?.src, i < a.count, i < b.count,
-                          b[i][0] == a[i][0] + 1 else { continue }
-                    let s = timeBases[i] * (b[i][1] - a[i][1])
+                    guard let tb = timeBases[i], let a = frames[k - 1].provenance?.src, let b = frames[k].provenance?.src,
+                          i < a.count, i < b.count, b[i][0] == a[i][0] + 1,
+                          let s = tb.multiplied(by: b[i][1] - a[i][1]) else { continue }
                     if s > Rational(0, 1) && (best == nil || s < best!) { best = s }
                 }
                 sourceStep[i] = best
@@ -132,17 +189,17 @@ public enum Checks {
                     v.append(Violation(.droppedSource, frame: 0, time: t, "output frame 0: \(name(i)) starts at source frame \(indices[i]), not 0"))
                 }
             }
-            if timeSync, let fps, let origins {
-                let tick = fps.inverse * Int64(k)
+            if timeSync, let fps, let origins, let tick = fps.inverse.multiplied(by: Int64(k)) {
                 for i in indices.indices where i < timeBases.count && i < origins.count && p.src[i].count > 1 {
-                    let chosen = timeBases[i] * (p.src[i][1] - origins[i])
-                    let slack = min(timeBases[i] * Rational(1, 2), Rational(1, 1000))
-                    if chosen > tick + slack {
+                    guard let tb = timeBases[i], let chosen = tb.multiplied(by: p.src[i][1] - origins[i]) else { continue }
+                    let slack = min(tb.multiplied(by: Rational(1, 2)) ?? Rational(1, 1000), Rational(1, 1000))
+                    guard let latest = tick.adding(slack) else { continue }
+                    if chosen > latest {
                         v.append(Violation(.sourceFromTheFuture, frame: k, time: t,
                                            "output frame \(k) at \(seconds(tick)): \(name(i)) shows source frame \(indices[i]) of \(seconds(chosen)), which is not on screen yet"))
-                    } else if let s = sourceStep[i], tick >= chosen + s + slack {
+                    } else if let s = sourceStep[i], let due = chosen.adding(s), let overdue = due.adding(slack), tick >= overdue {
                         v.append(Violation(.staleSource, frame: k, time: t,
-                                           "output frame \(k) at \(seconds(tick)): \(name(i)) still shows source frame \(indices[i]) of \(seconds(chosen)); frame \(indices[i] + 1) was due at \(seconds(chosen + s))"))
+                                           "output frame \(k) at \(seconds(tick)): \(name(i)) still shows source frame \(indices[i]) of \(seconds(chosen)); frame \(indices[i] + 1) was due at \(seconds(due))"))
                     }
                 }
             }

@@ -40,7 +40,7 @@ public struct Scan: Sendable {
 public struct Violation: Codable, Equatable, Sendable {
     public enum Kind: String, Codable, Sendable {
         case firstTimestamp, repeatedTimestamp, reorderedTimestamp, missingFrames, irregularStep, countVersusDuration
-        case provenanceMissing, droppedSource, duplicatedSource, reorderedSource, sourceFromTheFuture, staleSource
+        case provenanceMissing, provenanceMalformed, droppedSource, duplicatedSource, reorderedSource, sourceFromTheFuture, staleSource
         case frozenFrame, repeatedPicture, blackStart, blackEnd
         case audioStart, audioEnd, silentEnd, audioMissing
         case noFrames

@@ -3,20 +3,15 @@ import Glibc
 @testable import IIO
 import Motion
 import MotionIO
+import TestSupport
 import TraceStore
 import XCTest
 
-/// Scratch folder, fixtures, the built `lockstep` binary and outside processes for the IIO tests.
-class IIOTestCase: XCTestCase {
-    var scratch: URL!
-    override func setUpWithError() throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-iio-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-    }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: scratch) }
-
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static func fixture(_ name: String) -> String { root.appendingPathComponent("Fixtures/imu/\(name)").path }
+/// Scratch folder (TestSupport's), fixtures, the built `lockstep` binary and outside processes
+/// for the IIO tests.
+class IIOTestCase: ScratchFolderTestCase {
+    static let root = Repository.root
+    static func fixture(_ name: String) -> String { Repository.fixture("imu/\(name)") }
 
     /// The built `lockstep`, beside the test bundle in the products folder; LOCKSTEP_BINARY names
     /// another (to run the command-line tests against an older build, and see them fail).
@@ -48,20 +43,7 @@ class IIOTestCase: XCTestCase {
     /// Runs a program to its end (bounded by `timeout`), returning status and output.
     @discardableResult
     static func run(_ args: [String], timeout: Int = 20) throws -> (status: Int32, stdout: Data, stderr: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        p.arguments = [String(timeout)] + args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out; p.standardError = err
-        try p.run()
-        let e = Locked(Data())
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async { e.set(err.fileHandleForReading.readDataToEndOfFile()); group.leave() }
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        p.waitUntilExit()
-        return (p.terminationStatus, o, String(decoding: e.value, as: UTF8.self))
+        try Processes.run(args[0], Array(args.dropFirst()), timeout: timeout, stdin: nil)
     }
 
     func lockstep(_ args: [String], timeout: Int = 60) throws -> (status: Int32, stdout: String, stderr: String) {

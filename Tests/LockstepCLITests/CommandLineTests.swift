@@ -1,41 +1,16 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The built `lockstep` binary, run as a person would: exit codes, one-line errors naming the
 /// file, and nothing left under the output's name after a failure.
-final class CommandLineTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    func fixture(_ name: String) -> String { Self.root.appendingPathComponent("Fixtures/\(name)").path }
-
-    static var binary: URL {
-        let xctest = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }
-        let dir = xctest?.bundleURL.deletingLastPathComponent() ?? Bundle.main.bundleURL
-        return dir.appendingPathComponent("lockstep")
-    }
-
-    var scratch: URL!
-    override func setUpWithError() throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-    }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: scratch) }
+final class CommandLineTests: ScratchFolderTestCase {
+    static let root = Repository.root
+    func fixture(_ name: String) -> String { Repository.fixture(name) }
+    static var binary: URL { Repository.binary }
 
     func lockstep(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) { try Self.lockstep(args) }
-
-    static func lockstep(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let p = Process()
-        p.executableURL = binary
-        p.arguments = args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out; p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
-    }
-
-    /// Files in the scratch folder, temporaries included.
-    func leftovers() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: scratch.path).sorted() }
+    static func lockstep(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) { try Processes.lockstep(args) }
 
     func assertFails(_ inputs: [String], says expected: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let out = scratch.appendingPathComponent("out.mp4").path

@@ -1,18 +1,12 @@
 import Foundation
 import GRDB
 import Motion
+import TestSupport
 import TraceStore
 import XCTest
 
-final class TraceStoreTests: XCTestCase {
-    var scratch: URL!
+final class TraceStoreTests: ScratchFolderTestCase {
     var path: String { scratch.appendingPathComponent("t.sqlite").path }
-
-    override func setUpWithError() throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-store-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-    }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: scratch) }
 
     func samples(_ n: Int, from t0: Int64 = 0, step: Int64 = 5_000_000, accel: Bool = true) -> [IMUReading] {
         (0..<n).map { i -> IMUReading in

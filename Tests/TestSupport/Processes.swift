@@ -1,0 +1,68 @@
+import Foundation
+
+/// Outside programs run to their end: both pipes read concurrently (a child that fills one
+/// while we wait on the other cannot deadlock us), optionally bounded by coreutils' `timeout`.
+public enum Processes {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+        public init(description: String) { self.description = description }
+    }
+
+    /// `exe` is a path, or a bare name looked up on PATH (then /usr/bin, /usr/local/bin).
+    /// With `timeout` (seconds) the program is killed after that long (status 124).
+    public static func run(_ exe: String, _ args: [String], timeout: Int? = nil, stdin: FileHandle? = FileHandle.nullDevice)
+        throws -> (status: Int32, stdout: Data, stderr: String) {
+        let p = Process()
+        if let timeout {
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+            p.arguments = [String(timeout), resolve(exe)] + args
+        } else {
+            p.executableURL = URL(fileURLWithPath: resolve(exe))
+            p.arguments = args
+        }
+        if let stdin { p.standardInput = stdin }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let errBox = DataBox()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            errBox.data = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        p.waitUntilExit()
+        return (p.terminationStatus, outData, String(decoding: errBox.data, as: UTF8.self))
+    }
+
+    /// Runs and insists on exit status 0; returns stdout.
+    @discardableResult
+    public static func check(_ exe: String, _ args: [String]) throws -> Data {
+        let r = try run(exe, args)
+        guard r.status == 0 else {
+            throw Failure(description: "\(exe) \(args.joined(separator: " ")) exited \(r.status): \(r.stderr)")
+        }
+        return r.stdout
+    }
+
+    /// The built `lockstep` with `args`: status, stdout and stderr as text.
+    public static func lockstep(_ args: [String], timeout: Int? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+        let r = try run(Repository.binary.path, args, timeout: timeout)
+        return (r.status, String(decoding: r.stdout, as: UTF8.self), r.stderr)
+    }
+
+    public static func resolve(_ exe: String) -> String {
+        if exe.contains("/") { return exe }
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        for dir in path + ["/usr/bin", "/usr/local/bin"] {
+            let candidate = (dir as NSString).appendingPathComponent(exe)
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return "/usr/bin/" + exe
+    }
+
+    private final class DataBox: @unchecked Sendable { var data = Data() }
+}
