@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Architecture, bottom up:
-//   CFFmpeg, CIIO          system libraries (pkg-config) with the few shims Swift cannot import
+//   CFFmpeg, CIIO, CFFTW   system libraries (pkg-config) with the few shims Swift cannot import
 //   Compositor, Motion,    the pure core: timestamps, sync policy, layout, blend kernels and
 //   Verify                 effects, audio mix math; IMU parsing, fusion, synchronizer,
 //                          calibration math; the checks of `verify`. No C imports, tested without I/O.
@@ -28,6 +28,7 @@ let package = Package(
             name: "CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]),
         .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
+        .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
 
         .target(name: "Compositor", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
         .target(name: "Motion", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
@@ -35,7 +36,7 @@ let package = Package(
         .target(name: "TraceStore", dependencies: ["Motion", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "IIO", dependencies: ["CIIO", "Motion"]),
         .target(name: "Verify", dependencies: ["Compositor"]),
-        .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "TraceStore", "IIO", "Verify"]),
+        .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "TraceStore", "IIO", "Verify", "CFFTW"]),
         .executableTarget(
             name: "LockstepCLI",
             dependencies: ["Lockstep", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
