@@ -41,11 +41,12 @@ final class FFTWCorrelator {
         real = r; cross = c
         let n = Int32(size)
         plannerLock.lock()
-        // FFTW_ESTIMATE: no timing runs (they would overwrite the arrays and cost more than the
-        // whole analysis of a short clip); the new-array execute functions need only the same
-        // alignment, which fftwf_alloc_* guarantees.
-        let f = fftwf_plan_dft_r2c_2d(n, n, r, c, UInt32(FFTW_ESTIMATE))
-        let i = fftwf_plan_dft_c2r_2d(n, n, c, r, UInt32(FFTW_ESTIMATE))
+        // FFTW_MEASURE times a few algorithms the first time a size is planned in the process
+        // (it writes over the arrays, which hold nothing yet) and keeps that as wisdom, so
+        // every later plan of the size is instant. The new-array execute functions need only
+        // the same alignment, which fftwf_alloc_* guarantees.
+        let f = fftwf_plan_dft_r2c_2d(n, n, r, c, UInt32(FFTW_MEASURE))
+        let i = fftwf_plan_dft_c2r_2d(n, n, c, r, UInt32(FFTW_MEASURE))
         plannerLock.unlock()
         guard let f, let i else { fatalError("fftwf_plan_dft_2d failed for \(size)x\(size)") }
         forward = f; inverse = i

@@ -54,8 +54,8 @@ public final class LumaReader {
     private let decoded = Frame()
     private var sws: OpaquePointer?
     private var swsKey: (format: Int32, width: Int32, height: Int32) = (-1, 0, 0)
-    /// Stored-orientation square before the turn (only used when rotated).
-    private var turned: [UInt8]
+    /// Stored-orientation square before the turn (only used when rotated), owned here.
+    private let turned: UnsafeMutableBufferPointer<UInt8>
     /// The whole picture in gray, for formats read through a conversion.
     private var whole: [UInt8] = []
     private var pending = false
@@ -107,12 +107,12 @@ public final class LumaReader {
         let cropWidth = max(1, min(w, Int((Double(squareDisplayed) / aspect).rounded())))
         let cropHeight = min(h, squareDisplayed)
         crop = ((w - cropWidth) / 2, (h - cropHeight) / 2, cropWidth, cropHeight)
-        turned = rot == 0 ? [] : [UInt8](repeating: 0, count: side * side)
+        turned = .allocate(capacity: rot == 0 ? 0 : side * side)
         let rate = stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate.rational : Rational(25, 1)
         frameStep = max(1, Rational.rescale(1, from: rate.inverse, to: timeBase))
     }
 
-    deinit { sws_freeContext(sws) }
+    deinit { sws_freeContext(sws); turned.deallocate() }
 
     /// Decodes the next frame and writes its analysis square (`side * side` bytes, rows top to
     /// bottom as shown) into `out`. Returns the frame's time (its pts, ns), nil at the end.
@@ -152,7 +152,7 @@ public final class LumaReader {
         var pts = f.best_effort_timestamp
         if pts == NOPTS { pts = (lastPts ?? -frameStep) + frameStep }
         lastPts = pts
-        let target = rotation == 0 ? out.baseAddress! : turned.withUnsafeMutableBufferPointer { $0.baseAddress! }
+        let target = rotation == 0 ? out.baseAddress! : turned.baseAddress!
         try scale(decoded.pointer, into: target)
         if rotation != 0 { turn(into: out) }
         return Rational.rescale(pts, from: timeBase, to: Rational(1, 1_000_000_000))
@@ -208,8 +208,8 @@ public final class LumaReader {
 
     /// Turns the stored-orientation square clockwise by `rotation` into `out`.
     private func turn(into out: UnsafeMutableBufferPointer<UInt8>) {
-        let n = side
-        turned.withUnsafeBufferPointer { src in
+        let n = side, src = UnsafeBufferPointer(turned)
+        do {
             for y in 0..<n {
                 for x in 0..<n {
                     // Output (x, y) shows stored pixel (sx, sy).
