@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Architecture, bottom up:
-//   CFFmpeg, CIIO          system libraries (pkg-config) with the few shims Swift cannot import
+//   CFFmpeg, CIIO, CFFTW   system libraries (pkg-config) with the few shims Swift cannot import
 //   Compositor, Motion,    the pure core: timestamps, sync policy, layout, blend kernels and
 //   Verify                 effects, audio mix math; IMU parsing, fusion, synchronizer,
 //                          calibration math; the checks of `verify`. No C imports, tested without I/O.
@@ -30,6 +30,7 @@ let package = Package(
             name: "CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]),
         .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
+        .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
 
         .target(name: "Compositor", dependencies: [.product(name: "RealModule", package: "swift-numerics")],
                 swiftSettings: [.swiftLanguageMode(.v6)]),
@@ -47,7 +48,7 @@ let package = Package(
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: [.swiftLanguageMode(.v6)]),
         .target(name: "Verify", dependencies: ["Compositor"], swiftSettings: [.swiftLanguageMode(.v6)]),
-        .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "MotionIO", "TraceStore", "IIO", "Verify"]),
+        .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "MotionIO", "TraceStore", "IIO", "Verify", "CFFTW"]),
         .executableTarget(
             name: "LockstepCLI",
             dependencies: ["Lockstep", .product(name: "ArgumentParser", package: "swift-argument-parser")]),

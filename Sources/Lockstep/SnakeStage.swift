@@ -27,76 +27,68 @@ public struct SnakeSummary: Sendable {
     public var measuredOffsetMs: Double?
 }
 
-/// The last stage of a composite (or the only one of `lockstep snake`): a motion stream at twice
-/// the frame rate on the video's clock, paired to frames by VideoSnake's synchronizer, driving
-/// the snake renderer.
+/// The last stage of a composite (or the only one of `lockstep snake`): each frame is paired with
+/// the IMU's motion over a window centred on the frame's own time (half a frame long at the
+/// nominal rate, as VideoSnake's motion stream at twice the frame rate), so variable-rate video
+/// pairs as exactly as constant-rate video; the motion drives the snake renderer.
+///
+/// Clocks: video time v is the frame's time minus the first frame's; IMU times go onto it (and
+/// back, for the report's `imu_time_s`) only through the calibration's clock mapping (offset,
+/// drift and pieces), never through a constant offset.
 final class SnakeStage {
     private let options: SnakeOptions
     private let renderer: SnakeRenderer
-    private let interval: Int64
+    /// The motion window around each frame, ns.
+    private let window: Int64
     private let frameRate: Rational
-    private var samples: [MotionSample] = []
-    private var next = 0
-    private var sync: MotionSynchronizer<Int64, Int>
+    private let clock: ClockMapping
+    private let sampler: MotionSampler?
     private(set) var summary = SnakeSummary()
     private var report: [String] = []
-    private var started = false
+    private var firstFrameTime: Int64?
+    private var lastVideoTime: Int64 = 0
     private let focal: Double?
     private var correlator = PhaseCorrelator(size: 128)
     private var luma: [UInt8]
     private var agreement = (dot: 0.0, pp: 0.0, oo: 0.0)
     private var shifts: [VideoShift] = []
     private var lastTime: Int64?
-    private var lastFrameTime: Int64 = 0
-    private var firstFrameTime: Int64 = 0
-    private var traceEnd: Int64 = 0
 
     init(options: SnakeOptions, canvas: Size, frameRate: Rational) {
         self.options = options
         self.frameRate = frameRate
         renderer = SnakeRenderer(width: canvas.width, height: canvas.height, parameters: options.parameters)
-        interval = Rational.rescale(1, from: (frameRate * 2).inverse, to: Rational(1, 1_000_000_000))
-        sync = MotionSynchronizer(tolerance: interval)
+        window = Rational.rescale(1, from: (frameRate * 2).inverse, to: Rational(1, 1_000_000_000))
+        clock = options.calibration.clock
+        sampler = MotionSampler(options.readings, calibration: options.calibration)
+        if sampler == nil { summary.warnings.append("the trace has fewer than two readings") }
         focal = options.calibration.focalLength(forWidth: canvas.width)
         luma = options.reportPath != nil ? [UInt8](repeating: 0, count: canvas.width * canvas.height) : []
-        if options.reportPath != nil { report.append("frame,frame_time_s,motion_time_s,distance_ms,paired,video_dx,video_dy,gyro_dx,gyro_dy") }
+        if options.reportPath != nil {
+            report.append("frame,frame_time_s,motion_time_s,distance_ms,paired,video_dx,video_dy,gyro_dx,gyro_dy,imu_time_s")
+        }
     }
 
-    /// Makes the motion stream from the first frame's time on, over the whole trace.
-    private func start(at t0: Int64) {
-        firstFrameTime = t0
-        let offset = Int64((options.calibration.timeOffsetMs * 1e6).rounded())
-        let end = (options.readings.last?.t ?? 0) + offset
-        traceEnd = end
-        // Intervals up to the trace's end; how the video relates to it is known only at the end.
-        let count = max(0, Int((end - (t0 - interval / 2)) / interval))
-        let made = MotionStream.make(options.readings, calibration: options.calibration, start: t0 - interval / 2, interval: interval, count: count)
-        samples = made.samples
-        // Whether the trace covers the video is about frames, not about the grid's first half interval.
-        summary.warnings = made.report.warnings.filter { !$0.hasPrefix("the trace starts") }
-        if let first = options.readings.first, first.t + offset > t0 {
-            summary.warnings.append(String(format: "the trace starts %.3f s after the video", Double(first.t + offset - t0) / 1e9))
-        }
-        started = true
+    /// The motion paired with the frame at video time v (ns): the mean rate over the window
+    /// centred on v, nil where the trace does not cover that window or has a gap in it.
+    func motion(atVideo v: Int64) -> MotionSample? {
+        sampler?.sample(from: v - window / 2, to: v - window / 2 + window)
     }
 
     /// Applies the effect to `frame` (the composited picture, in place); `time` is the frame's
-    /// time on the video's clock (ns).
+    /// time on the video's clock (ns, its pts).
     func apply(to frame: Frame, index: Int64, time: Int64) {
-        if !started { start(at: time) }
-        lastFrameTime = time
-        // Feed motion up to two intervals past the frame: the synchronizer decides at once.
-        var matches: [MotionSynchronizer<Int64, Int>.Match] = []
-        while next < samples.count && samples[next].time <= time + 2 * interval {
-            matches += sync.appendMotion(next, time: samples[next].time)
-            next += 1
+        if firstFrameTime == nil {
+            firstFrameTime = time
+            if let start = sampler?.times.first, start > window / 2 {
+                summary.warnings.append(String(format: "the trace starts %.3f s after the video", Double(start) / 1e9))
+            }
         }
-        matches += sync.appendFrame(index, time: time)
-        if matches.isEmpty && next >= samples.count { matches = sync.finish() }
-        let match = matches.last
-        let sample = match?.motion.map { samples[$0] }
+        let v = time - firstFrameTime!
+        lastVideoTime = v
+        let sample = motion(atVideo: v)
         if sample != nil { summary.framesWithMotion += 1 } else { summary.framesWithoutMotion += 1 }
-        if options.reportPath != nil { record(frame, index: index, time: time, match: match, sample: sample) }
+        if options.reportPath != nil { record(frame, index: index, time: v, sample: sample) }
         let motion = sample.map { s -> SnakeMotion in
             let t = Double(s.time) / 1e9
             if let u = s.userAcceleration { return SnakeMotion(ax: u.x, ay: u.y, time: t) }
@@ -106,7 +98,7 @@ final class SnakeStage {
         frame.withImage { image in renderer.render(image, motion: motion, into: image) }
     }
 
-    private func record(_ frame: Frame, index: Int64, time: Int64, match: MotionSynchronizer<Int64, Int>.Match?, sample: MotionSample?) {
+    private func record(_ frame: Frame, index: Int64, time: Int64, sample: MotionSample?) {
         frame.withImage { image in
             for y in 0..<image.height { luma.withUnsafeMutableBufferPointer { ($0.baseAddress! + y * image.width).update(from: image.y.row(y), count: image.width) } }
         }
@@ -114,7 +106,8 @@ final class SnakeStage {
         let shift = correlator.next(down).map { (dx: $0.dx * Double(k), dy: $0.dy * Double(k)) }
         var gyro: (dx: Double, dy: Double)?
         if let sample, let focal {
-            let dt = frameRate.inverse.seconds
+            // The picture moves over the time since the previous frame (variable with VFR).
+            let dt = lastTime.map { Double(time - $0) / 1e9 } ?? frameRate.inverse.seconds
             gyro = (-focal * sample.rotationRate.y * dt, focal * sample.rotationRate.x * dt)
         }
         if let shift, let from = lastTime { shifts.append(VideoShift(from: from, to: time, dx: shift.dx, dy: shift.dy)) }
@@ -125,20 +118,30 @@ final class SnakeStage {
             agreement.oo += shift.dx * shift.dx + shift.dy * shift.dy
         }
         func f(_ v: Double?, _ digits: Int = 3) -> String { v.map { String(format: "%.\(digits)f", $0) } ?? "" }
-        report.append([String(index), f(Double(time) / 1e9, 6), f(match?.motionTime.map { Double($0) / 1e9 }, 6),
-                       f(match?.distance.map { Double($0) / 1e6 }), sample != nil ? "1" : "0",
-                       f(shift?.dx), f(shift?.dy), f(gyro?.dx), f(gyro?.dy)].joined(separator: ","))
+        // The IMU-clock time of the motion's centre: the clock mapping's inverse, in integer ns.
+        let imuTime = sample.map { clock.imuNs(fromVideo: $0.time) }
+        report.append([String(index), f(Double(time) / 1e9, 6), f(sample.map { Double($0.time) / 1e9 }, 6),
+                       f(sample.map { Double(abs(time - $0.time)) / 1e6 }), sample != nil ? "1" : "0",
+                       f(shift?.dx), f(shift?.dy), f(gyro?.dx), f(gyro?.dy),
+                       imuTime.map(Self.seconds) ?? ""].joined(separator: ","))
+    }
+
+    /// Nanoseconds as exact decimal seconds: IMU clocks count from boot or from 1970, where a
+    /// Double would round away the nanoseconds.
+    static func seconds(_ ns: Int64) -> String {
+        let m = ns.magnitude
+        return (ns < 0 ? "-" : "") + String(m / 1_000_000_000) + "." + String(format: "%09llu", m % 1_000_000_000)
     }
 
     /// Writes the report; returns what the run saw.
     func finish() throws -> SnakeSummary {
-        if let first = options.readings.first, summary.framesWithMotion == 0 {
+        let traceStart = sampler?.times.first ?? 0, traceEnd = sampler?.times.last ?? 0
+        if sampler != nil, summary.framesWithMotion == 0 {
             // Nothing paired at all: most likely the trace's timestamps are on another clock.
-            let offset = Int64((options.calibration.timeOffsetMs * 1e6).rounded())
             summary.warnings = [String(format: "the trace does not overlap the video: on the video's clock it runs from %.3f s to %.3f s, the video from %.3f s to %.3f s. Is the trace on another clock? Give its offset with --offset-ms or a calibration profile",
-                                       Double(first.t + offset) / 1e9, Double(traceEnd) / 1e9, Double(firstFrameTime) / 1e9, Double(lastFrameTime) / 1e9)]
-        } else if lastFrameTime > traceEnd {
-            summary.warnings.append(String(format: "the trace ends %.3f s before the video", Double(lastFrameTime - traceEnd) / 1e9))
+                                       Double(traceStart) / 1e9, Double(traceEnd) / 1e9, 0.0, Double(lastVideoTime) / 1e9)]
+        } else if sampler != nil, lastVideoTime > traceEnd {
+            summary.warnings.append(String(format: "the trace ends %.3f s before the video", Double(lastVideoTime - traceEnd) / 1e9))
         }
         if summary.framesWithoutMotion > 0 {
             summary.warnings.append("\(summary.framesWithoutMotion) frames had no motion within one motion interval; their trail only decays")
@@ -151,17 +154,26 @@ final class SnakeStage {
                     summary.warnings.append(String(format: "the gyro does not explain the picture's motion (agreement %.2f): check the time offset, axis mapping and trace", a))
                 }
             }
-            if let focal, let e = try? OffsetEstimator.estimate(shifts: shifts, readings: options.readings, calibration: options.calibration,
-                                                                 focalLength: focal, searchMs: 1000) {
-                summary.measuredOffsetMs = e.offsetMs
-                let off = e.offsetMs - options.calibration.timeOffsetMs
-                if abs(off) > 5 {
-                    summary.warnings.append(String(format: "motion is paired %.1f ms off: the calibration's time offset is %.1f ms, the picture's own motion says %.1f ms",
-                                                   off, options.calibration.timeOffsetMs, e.offsetMs))
+            if let focal, let residual = residualOffsetMs(focal: focal) {
+                // The offset the picture says, at the clip's middle, against the mapping's there.
+                let middle = Double(lastVideoTime) / 2e9
+                let stated = clock.offsetMs(atVideo: middle)
+                summary.measuredOffsetMs = stated + residual
+                if abs(residual) > 5 {
+                    summary.warnings.append(String(format: "motion is paired %.1f ms off: the calibration's time offset is %.1f ms (at %.2f s, the clip's middle), the picture's own motion says %.1f ms",
+                                                   residual, stated, middle, stated + residual))
                 }
             }
             try (report.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         }
         return summary
+    }
+
+    /// How far (ms) the picture's own motion says the trace still is from the video once the
+    /// calibration's clock mapping has put it on the video's clock: 0 when the mapping is right.
+    private func residualOffsetMs(focal: Double) -> Double? {
+        let mapped = options.readings.map { r -> IMUReading in var r = r; r.t = clock.videoNs(fromIMU: r.t); return r }
+        return (try? OffsetEstimator.estimate(shifts: shifts, readings: mapped, calibration: options.calibration,
+                                             focalLength: focal, searchMs: 1000))?.offsetMs
     }
 }

@@ -48,64 +48,15 @@ public enum MotionStream {
             report.warnings.append("the trace has fewer than two readings")
             return ([], report)
         }
-        let clock = calibration.clock
-        let bias = calibration.gyroBias
-        let mapping = calibration.axisMapping
-        // Video-clock times and bias-free rates, IMU axes.
-        let times = readings.map { clock.videoNs(fromIMU: $0.t) }
-        let rates = readings.map { ($0.gyro.x - bias[0], $0.gyro.y - bias[1], $0.gyro.z - bias[2]) }
-        let gapLimit = maxGap ?? 2 * medianStep(times)
-        let fused = readings.contains { $0.accel != nil } ? AttitudeFilter.run(readings, times: times, rates: rates) : nil
-
-        // Cumulative integral of each axis at every reading (trapezoids are exact for linear pieces).
-        var cum = [(Double, Double, Double)](repeating: (0, 0, 0), count: times.count)
-        for i in 1..<times.count {
-            let h = Double(times[i] - times[i - 1]) / 1e9
-            cum[i] = (cum[i - 1].0 + (rates[i - 1].0 + rates[i].0) * h / 2,
-                      cum[i - 1].1 + (rates[i - 1].1 + rates[i].1) * h / 2,
-                      cum[i - 1].2 + (rates[i - 1].2 + rates[i].2) * h / 2)
-        }
-        /// The integral from the first reading to time t (t within the trace), exact.
-        var cursor = 0
-        func integral(at t: Int64) -> (Double, Double, Double) {
-            while cursor + 1 < times.count - 1 && times[cursor + 1] <= t { cursor += 1 }
-            while cursor > 0 && times[cursor] > t { cursor -= 1 }
-            let i = cursor
-            let h = Double(times[i + 1] - times[i]) / 1e9, s = Double(t - times[i]) / 1e9
-            func axis(_ c: Double, _ g0: Double, _ g1: Double) -> Double { c + g0 * s + (g1 - g0) * s * s / (2 * h) }
-            return (axis(cum[i].0, rates[i].0, rates[i + 1].0), axis(cum[i].1, rates[i].1, rates[i + 1].1), axis(cum[i].2, rates[i].2, rates[i + 1].2))
-        }
-        func hasGap(_ a: Int64, _ b: Int64) -> Bool {
-            // Any step between readings that overlaps [a, b) and is longer than the limit.
-            var lo = 0, hi = times.count - 1
-            while lo < hi { let m = (lo + hi) / 2; if times[m] <= a { lo = m + 1 } else { hi = m } }
-            var i = max(1, lo)
-            while i < times.count && times[i - 1] < b {
-                if times[i] - times[i - 1] > gapLimit { return true }
-                i += 1
-            }
-            return false
-        }
-
+        let sampler = MotionSampler(readings, calibration: calibration, maxGap: maxGap)!
         var samples: [MotionSample] = []
         samples.reserveCapacity(count)
         for j in 0..<count {
-            let a = start + Int64(j) * interval, b = a + interval
-            guard a >= times.first!, b <= times.last!, !hasGap(a, b) else { report.missingIntervals.append(j); continue }
-            let ia = integral(at: a), ib = integral(at: b)
-            let dt = Double(interval) / 1e9
-            let mean = mapping.apply(((ib.0 - ia.0) / dt, (ib.1 - ia.1) / dt, (ib.2 - ia.2) / dt))
-            var sample = MotionSample(time: a + interval / 2, rotationRate: (mean.0, mean.1, mean.2))
-            if let fused {
-                let k = fused.index(at: a + interval / 2, times: times)
-                let q = fused.attitude[k], g = fused.gravity[k], u = fused.userAcceleration[k]
-                sample.attitude = q
-                let gm = mapping.apply((g.0, g.1, g.2)), um = mapping.apply((u.0, u.1, u.2))
-                sample.gravity = (gm.0, gm.1, gm.2)
-                sample.userAcceleration = (um.0, um.1, um.2)
-            }
+            let a = start + Int64(j) * interval
+            guard let sample = sampler.sample(from: a, to: a + interval) else { report.missingIntervals.append(j); continue }
             samples.append(sample)
         }
+        let times = sampler.times
         if let first = report.missingIntervals.first, first == 0, times.first! > start {
             report.warnings.append(String(format: "the trace starts %.3f s after the video", Double(times.first! - start) / 1e9))
         }
@@ -119,5 +70,87 @@ public enum MotionStream {
     static func medianStep(_ times: [Int64]) -> Int64 {
         let steps = zip(times.dropFirst(), times).map { $0 - $1 }.sorted()
         return steps.isEmpty ? 0 : steps[steps.count / 2]
+    }
+}
+
+/// The motion of any interval of video time, from a trace prepared once: what `MotionStream`
+/// cuts into a regular grid, and what the snake asks for around each frame's own time (so
+/// frames of variable-rate video are paired as exactly as constant-rate ones).
+public struct MotionSampler {
+    /// Every reading's time on the video clock (the calibration's clock mapping), ns.
+    public let times: [Int64]
+    private let rates: [(Double, Double, Double)]
+    /// Integral of each axis from the first reading to each reading (rad).
+    private let cumulative: [(Double, Double, Double)]
+    private let mapping: AxisMapping
+    private let gapLimit: Int64
+    private let fused: AttitudeFilter?
+
+    /// Nil when the trace has fewer than two readings.
+    public init?(_ readings: [IMUReading], calibration: Calibration, maxGap: Int64? = nil) {
+        guard readings.count >= 2 else { return nil }
+        let clock = calibration.clock
+        let bias = calibration.gyroBias
+        mapping = calibration.axisMapping
+        // Video-clock times and bias-free rates, IMU axes.
+        let times = readings.map { clock.videoNs(fromIMU: $0.t) }
+        let rates = readings.map { ($0.gyro.x - bias[0], $0.gyro.y - bias[1], $0.gyro.z - bias[2]) }
+        gapLimit = maxGap ?? 2 * MotionStream.medianStep(times)
+        fused = readings.contains { $0.accel != nil } ? AttitudeFilter.run(readings, times: times, rates: rates) : nil
+        // Cumulative integral of each axis at every reading (trapezoids are exact for linear pieces).
+        var cum = [(Double, Double, Double)](repeating: (0, 0, 0), count: times.count)
+        for i in 1..<times.count {
+            let h = Double(times[i] - times[i - 1]) / 1e9
+            cum[i] = (cum[i - 1].0 + (rates[i - 1].0 + rates[i].0) * h / 2,
+                      cum[i - 1].1 + (rates[i - 1].1 + rates[i].1) * h / 2,
+                      cum[i - 1].2 + (rates[i - 1].2 + rates[i].2) * h / 2)
+        }
+        self.times = times; self.rates = rates; cumulative = cum
+    }
+
+    /// The index of the last reading at or before t (0 when t is before the first).
+    private func readingIndex(atOrBefore t: Int64) -> Int {
+        var lo = 0, hi = times.count - 1
+        while lo < hi { let m = (lo + hi + 1) / 2; if times[m] <= t { lo = m } else { hi = m - 1 } }
+        return lo
+    }
+
+    /// The integral from the first reading to time t (t within the trace), exact.
+    private func integral(at t: Int64) -> (Double, Double, Double) {
+        let i = min(readingIndex(atOrBefore: t), times.count - 2)
+        let h = Double(times[i + 1] - times[i]) / 1e9, s = Double(t - times[i]) / 1e9
+        let cum = cumulative
+        func axis(_ c: Double, _ g0: Double, _ g1: Double) -> Double { c + g0 * s + (g1 - g0) * s * s / (2 * h) }
+        return (axis(cum[i].0, rates[i].0, rates[i + 1].0), axis(cum[i].1, rates[i].1, rates[i + 1].1), axis(cum[i].2, rates[i].2, rates[i + 1].2))
+    }
+
+    /// Any step between readings that overlaps [a, b) and is longer than the gap limit.
+    private func hasGap(_ a: Int64, _ b: Int64) -> Bool {
+        var i = max(1, readingIndex(atOrBefore: a) + (times[0] <= a ? 1 : 0))
+        while i < times.count && times[i - 1] < b {
+            if times[i] - times[i - 1] > gapLimit { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// The mean rate over [a, b) (video clock, ns) in camera axes, stamped at its middle; nil
+    /// where the trace does not cover the interval or has a gap in it.
+    public func sample(from a: Int64, to b: Int64) -> MotionSample? {
+        guard b > a, a >= times.first!, b <= times.last!, !hasGap(a, b) else { return nil }
+        let ia = integral(at: a), ib = integral(at: b)
+        let dt = Double(b - a) / 1e9
+        let mean = mapping.apply(((ib.0 - ia.0) / dt, (ib.1 - ia.1) / dt, (ib.2 - ia.2) / dt))
+        let middle = a + (b - a) / 2
+        var sample = MotionSample(time: middle, rotationRate: (mean.0, mean.1, mean.2))
+        if let fused {
+            let k = fused.index(at: middle, times: times)
+            let q = fused.attitude[k], g = fused.gravity[k], u = fused.userAcceleration[k]
+            sample.attitude = q
+            let gm = mapping.apply((g.0, g.1, g.2)), um = mapping.apply((u.0, u.1, u.2))
+            sample.gravity = (gm.0, gm.1, gm.2)
+            sample.userAcceleration = (um.0, um.1, um.2)
+        }
+        return sample
     }
 }

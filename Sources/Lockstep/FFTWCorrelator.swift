@@ -1,0 +1,107 @@
+import CFFTW
+import Foundation
+
+/// FFTW's planner (and plan destruction) is not thread-safe; executing a plan is. Every plan is
+/// made and destroyed under this lock; each thread then executes its own plans with the
+/// new-array functions.
+private let plannerLock = NSLock()
+
+/// One picture's spectrum for phase correlation: the Hann-windowed, mean-free picture's 2D
+/// real-to-complex FFT (size x (size/2 + 1) complex values), in FFTW-aligned memory.
+final class CorrelationSpectrum {
+    let size: Int
+    let values: UnsafeMutablePointer<fftwf_complex>
+    init(size: Int) {
+        self.size = size
+        guard let v = fftwf_alloc_complex(size * (size / 2 + 1)) else { fatalError("fftwf_alloc_complex: out of memory") }
+        values = v
+    }
+    deinit { fftwf_free(values) }
+}
+
+/// Phase correlation on FFTW 3 (single precision), the same measurement as Motion's
+/// `PhaseCorrelator` (same window, same normalised cross-power spectrum, same parabolic
+/// sub-sample peak) at a fraction of the cost. One instance per thread: it owns its plans and
+/// scratch memory, so `spectrum` and `shift` allocate nothing.
+final class FFTWCorrelator {
+    let size: Int
+    private let window: [Float]
+    private let real: UnsafeMutablePointer<Float>
+    private let cross: UnsafeMutablePointer<fftwf_complex>
+    private let forward: OpaquePointer
+    private let inverse: OpaquePointer
+
+    init(size: Int) {
+        precondition(size >= 8 && size & (size - 1) == 0, "size must be a power of two")
+        self.size = size
+        window = (0..<size).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size))) }
+        guard let r = fftwf_alloc_real(size * size), let c = fftwf_alloc_complex(size * (size / 2 + 1)) else {
+            fatalError("fftwf_alloc: out of memory")
+        }
+        real = r; cross = c
+        let n = Int32(size)
+        plannerLock.lock()
+        // FFTW_MEASURE times a few algorithms the first time a size is planned in the process
+        // (it writes over the arrays, which hold nothing yet) and keeps that as wisdom, so
+        // every later plan of the size is instant. The new-array execute functions need only
+        // the same alignment, which fftwf_alloc_* guarantees.
+        let f = fftwf_plan_dft_r2c_2d(n, n, r, c, UInt32(FFTW_MEASURE))
+        let i = fftwf_plan_dft_c2r_2d(n, n, c, r, UInt32(FFTW_MEASURE))
+        plannerLock.unlock()
+        guard let f, let i else { fatalError("fftwf_plan_dft_2d failed for \(size)x\(size)") }
+        forward = f; inverse = i
+    }
+
+    deinit {
+        plannerLock.lock()
+        fftwf_destroy_plan(forward); fftwf_destroy_plan(inverse)
+        plannerLock.unlock()
+        fftwf_free(real); fftwf_free(cross)
+    }
+
+    /// The spectrum of one picture (size x size gray samples, rows top to bottom).
+    func spectrum(of samples: UnsafeBufferPointer<UInt8>, into out: CorrelationSpectrum) {
+        precondition(samples.count >= size * size && out.size == size)
+        let n = size
+        var sum = 0
+        for v in samples.prefix(n * n) { sum += Int(v) }
+        let mean = Float(sum) / Float(n * n)
+        window.withUnsafeBufferPointer { w in
+            for y in 0..<n {
+                let wy = w[y], row = y * n
+                for x in 0..<n { real[row + x] = (Float(samples[row + x]) - mean) * w[x] * wy }
+            }
+        }
+        fftwf_execute_dft_r2c(forward, real, out.values)
+    }
+
+    /// The shift of `current` relative to `previous` in samples (content moving right and down
+    /// is positive) and the correlation peak's height (1: the same picture moved; near 0: no
+    /// match).
+    func shift(from previous: CorrelationSpectrum, to current: CorrelationSpectrum) -> (dx: Double, dy: Double, peak: Double) {
+        let n = size, half = n / 2 + 1
+        // R = conj(prev) * current / |...|: its inverse peaks at the current picture's shift.
+        let p = UnsafeMutableRawPointer(previous.values).assumingMemoryBound(to: Float.self)
+        let c = UnsafeMutableRawPointer(current.values).assumingMemoryBound(to: Float.self)
+        let r = UnsafeMutableRawPointer(cross).assumingMemoryBound(to: Float.self)
+        for i in 0..<(n * half) {
+            let a = p[2 * i], b = -p[2 * i + 1], cr = c[2 * i], ci = c[2 * i + 1]
+            let pr = a * cr - b * ci, pi = a * ci + b * cr
+            let m = (pr * pr + pi * pi).squareRoot()
+            if m > 1e-12 { r[2 * i] = pr / m; r[2 * i + 1] = pi / m } else { r[2 * i] = 0; r[2 * i + 1] = 0 }
+        }
+        fftwf_execute_dft_c2r(inverse, cross, real)
+        var best = 0
+        for i in 1..<(n * n) where real[i] > real[best] { best = i }
+        let bx = best % n, by = best / n
+        func at(_ x: Int, _ y: Int) -> Double { Double(real[((y + n) % n) * n + (x + n) % n]) }
+        // Sub-sample peak by a parabola through the neighbours.
+        func refine(_ l: Double, _ c: Double, _ r: Double) -> Double { let d = l - 2 * c + r; return abs(d) > 1e-12 ? 0.5 * (l - r) / d : 0 }
+        var dx = Double(bx) + refine(at(bx - 1, by), at(bx, by), at(bx + 1, by))
+        var dy = Double(by) + refine(at(bx, by - 1), at(bx, by), at(bx, by + 1))
+        if dx > Double(n) / 2 { dx -= Double(n) }
+        if dy > Double(n) / 2 { dy -= Double(n) }
+        // FFTW's inverse is unnormalised: divide by n^2 for the same scale as PhaseCorrelator.
+        return (dx, dy, Double(real[best]) / Double(n * n))
+    }
+}

@@ -1,0 +1,238 @@
+import CFFmpeg
+import Compositor
+
+/// Owns one demuxing AVFormatContext, closed in deinit.
+final class InputFile {
+    private(set) var context: UnsafeMutablePointer<AVFormatContext>
+    let path: String
+
+    init(path: String) throws {
+        FFmpegLog.configured
+        self.path = path
+        var ctx: UnsafeMutablePointer<AVFormatContext>?
+        let opened = avformat_open_input(&ctx, path, nil, nil)
+        guard opened >= 0, let ctx else {
+            if opened == swift_AVERROR_INVALIDDATA() {
+                throw MediaError("not a movie FFmpeg can read (\(MediaError.text(for: opened)))", path: path)
+            }
+            throw MediaError(code: opened, function: "avformat_open_input", path: path)
+        }
+        context = ctx
+        do {
+            try check(avformat_find_stream_info(ctx, nil), "avformat_find_stream_info", path: path)
+        } catch {
+            var c: UnsafeMutablePointer<AVFormatContext>? = ctx
+            avformat_close_input(&c)
+            throw error
+        }
+    }
+    deinit { var c: UnsafeMutablePointer<AVFormatContext>? = context; avformat_close_input(&c) }
+}
+
+/// The movie as motion analysis needs it: every frame's time and the centre square of its
+/// picture as shown (sample aspect ratio and display rotation applied), downscaled to
+/// `side` x `side` gray samples. Decodes with FFmpeg's frame threading; libswscale reads the
+/// decoded luma plane and writes the small picture directly (area filter: a box average for
+/// the integer ratios used here), so no full-size copy is ever made.
+/// Not thread-safe: one thread reads; the samples it hands out are plain bytes.
+public final class LumaReader {
+    public let path: String
+    /// As shown: sample aspect ratio applied, turned by `rotation`.
+    public let displaySize: Size
+    /// Clockwise degrees a player turns the picture (right angles only).
+    public let rotation: Int
+    /// Samples per side of the analysis square.
+    public let side: Int
+    /// Displayed pixels per sample (along both axes): multiply shifts in samples by this.
+    public let scale: Int
+
+    private let input: InputFile
+    private let streamIndex: Int32
+    private let timeBase: Rational
+    private let decoder: Decoder
+    private let packet = Packet()
+    private let decoded = Frame()
+    private var sws: OpaquePointer?
+    private var swsKey: (format: Int32, width: Int32, height: Int32) = (-1, 0, 0)
+    /// Stored-orientation square before the turn (only used when rotated), owned here.
+    private let turned: UnsafeMutableBufferPointer<UInt8>
+    /// The whole picture in gray, for formats read through a conversion.
+    private var whole: [UInt8] = []
+    private var pending = false
+    private var ended = false
+    private var readEnded = false
+    private var lastPts: Int64?
+    private let frameStep: Int64
+    // Plane pointers for sws_scale, kept so the per-frame call allocates nothing.
+    private var srcPlanes = [UnsafePointer<UInt8>?](repeating: nil, count: 4)
+    private var srcStrides = [Int32](repeating: 0, count: 4)
+    private var dstPlanes = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: 4)
+    private var dstStrides = [Int32](repeating: 0, count: 4)
+    /// The crop in stored pixels (before rotation), and whether the source is read as gray.
+    private var crop = (x: 0, y: 0, width: 0, height: 0)
+
+    /// `side`: the analysis square's samples per side, or nil for the motion analysis's
+    /// default (256 when the picture's shorter side has 256 pixels, else 128).
+    public init(path: String, side wanted: Int? = nil, threads: Int32 = 0) throws {
+        self.path = path
+        input = try InputFile(path: path)
+        let ctx = input.context
+        let vs = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        guard vs >= 0 else { throw MediaError("no video stream", path: path) }
+        streamIndex = vs
+        for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != vs { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
+        let stream = ctx.pointee.streams[Int(vs)]!
+        timeBase = stream.pointee.time_base.rational
+        decoder = try Decoder(stream: stream, path: path, threads: threads)
+        let par = stream.pointee.codecpar.pointee
+        let w = Int(par.width), h = Int(par.height)
+        guard w > 0, h > 0 else { throw MediaError("the video stream has no picture size", path: path) }
+        let sar = av_guess_sample_aspect_ratio(ctx, stream, nil)
+        let aspect = sar.num > 0 && sar.den > 0 ? Double(sar.num) / Double(sar.den) : 1
+        let dw = Int((Double(w) * aspect).rounded())
+        var rot = 0
+        if let matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, nil) {
+            let theta = av_display_rotation_get(UnsafeRawPointer(matrix).assumingMemoryBound(to: Int32.self))
+            if theta.isFinite { rot = ((-Int(theta.rounded())) % 360 + 360) % 360 }
+            rot = (rot + 45) / 90 * 90 % 360
+        }
+        rotation = rot
+        displaySize = rot == 90 || rot == 270 ? Size(width: h, height: dw) : Size(width: dw, height: h)
+        let shorter = min(dw, h)
+        side = wanted ?? (shorter >= 256 ? 256 : 128)
+        // Whole displayed pixels per sample, as the motion analysis always measured: the
+        // centre square of side * scale displayed pixels.
+        scale = max(1, shorter / side)
+        let squareDisplayed = min(shorter, side * scale)
+        let cropWidth = max(1, min(w, Int((Double(squareDisplayed) / aspect).rounded())))
+        let cropHeight = min(h, squareDisplayed)
+        crop = ((w - cropWidth) / 2, (h - cropHeight) / 2, cropWidth, cropHeight)
+        turned = .allocate(capacity: rot == 0 ? 0 : side * side)
+        let rate = stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate.rational : Rational(25, 1)
+        frameStep = max(1, Rational.rescale(1, from: rate.inverse, to: timeBase))
+    }
+
+    deinit { sws_freeContext(sws); turned.deallocate() }
+
+    /// Decodes the next frame and writes its analysis square (`side * side` bytes, rows top to
+    /// bottom as shown) into `out`. Returns the frame's time (its pts, ns), nil at the end.
+    public func next(into out: UnsafeMutableBufferPointer<UInt8>) throws -> Int64? {
+        precondition(out.count >= side * side)
+        while true {
+            if pending && !ended {
+                switch try decoder.receive(decoded.pointer) {
+                case .produced:
+                    defer { av_frame_unref(decoded.pointer) }
+                    return try deliver(into: out)
+                case .needsInput: pending = false
+                case .endOfStream: ended = true
+                }
+            }
+            if ended { return nil }
+            if readEnded { pending = true; continue }
+            let r = av_read_frame(input.context, packet.pointer)
+            if r == AVERROR_EOF_CODE {
+                readEnded = true
+                _ = try decoder.send(nil)
+                pending = true
+                continue
+            }
+            try check(r, "av_read_frame", path: path)
+            defer { packet.unref() }
+            guard packet.pointer.pointee.stream_index == streamIndex else { continue }
+            if try decoder.send(packet.pointer) == .needsInput {
+                throw MediaError("video decoder refused a packet", path: path)
+            }
+            pending = true
+        }
+    }
+
+    private func deliver(into out: UnsafeMutableBufferPointer<UInt8>) throws -> Int64 {
+        let f = decoded.pointer.pointee
+        var pts = f.best_effort_timestamp
+        if pts == NOPTS { pts = (lastPts ?? -frameStep) + frameStep }
+        lastPts = pts
+        let target = rotation == 0 ? out.baseAddress! : turned.baseAddress!
+        try scale(decoded.pointer, into: target)
+        if rotation != 0 { turn(into: out) }
+        return Rational.rescale(pts, from: timeBase, to: Rational(1, 1_000_000_000))
+    }
+
+    /// The crop of the decoded picture, scaled to side x side gray bytes at `target`. Planar
+    /// YUV with an 8-bit luma plane (nearly all video) is read as a gray picture: only its
+    /// luma crop is touched. Anything else goes through libswscale's own conversion.
+    private func scale(_ frame: UnsafeMutablePointer<AVFrame>, into target: UnsafeMutablePointer<UInt8>) throws {
+        let f = frame.pointee
+        let lumaOnly = LumaReader.hasPlanarLuma8(f.format)
+        let format = lumaOnly ? AV_PIX_FMT_GRAY8.rawValue : f.format
+        let fw = Int(f.width), fh = Int(f.height)
+        // A picture whose size changed mid-stream: keep the same proportions of it.
+        let c = fw == crop.width + 2 * crop.x || fh == crop.height + 2 * crop.y
+            ? crop : (x: fw / 2 - min(fw, crop.width) / 2, y: fh / 2 - min(fh, crop.height) / 2, width: min(fw, crop.width), height: min(fh, crop.height))
+        let sw = lumaOnly ? Int32(c.width) : f.width, sh = lumaOnly ? Int32(c.height) : f.height
+        if swsKey != (format, sw, sh) || sws == nil {
+            sws_freeContext(sws)
+            let (dw, dh) = lumaOnly ? (Int32(side), Int32(side)) : (Int32(side * fw / max(1, c.width)), Int32(side * fh / max(1, c.height)))
+            sws = sws_getContext(sw, sh, AVPixelFormat(rawValue: format), dw, dh, AV_PIX_FMT_GRAY8, SWS_AREA, nil, nil, nil)
+            swsKey = (format, sw, sh)
+            guard sws != nil else { throw MediaError("cannot convert \(Scaler.formatName(f.format)) \(f.width)x\(f.height) to gray", path: path) }
+        }
+        if lumaOnly {
+            srcPlanes[0] = UnsafePointer(f.data.0! + c.y * Int(f.linesize.0) + c.x)
+            srcStrides[0] = f.linesize.0
+            srcPlanes[1] = nil; srcPlanes[2] = nil; srcPlanes[3] = nil
+            srcStrides[1] = 0; srcStrides[2] = 0; srcStrides[3] = 0
+            dstPlanes[0] = target; dstStrides[0] = Int32(side)
+            let rows = sws_scale(sws, srcPlanes, srcStrides, 0, sh, dstPlanes, dstStrides)
+            if rows <= 0 { throw MediaError(code: rows, function: "sws_scale", path: path) }
+        } else {
+            // Whole picture to gray at the analysis scale, then its centre square.
+            let dw = Int(side * fw / max(1, c.width)), dh = Int(side * fh / max(1, c.height))
+            if whole.count != dw * dh { whole = [UInt8](repeating: 0, count: dw * dh) }
+            srcPlanes[0] = UnsafePointer(f.data.0); srcPlanes[1] = UnsafePointer(f.data.1)
+            srcPlanes[2] = UnsafePointer(f.data.2); srcPlanes[3] = UnsafePointer(f.data.3)
+            srcStrides[0] = f.linesize.0; srcStrides[1] = f.linesize.1; srcStrides[2] = f.linesize.2; srcStrides[3] = f.linesize.3
+            try whole.withUnsafeMutableBufferPointer { buffer in
+                dstPlanes[0] = buffer.baseAddress; dstStrides[0] = Int32(dw)
+                let rows = sws_scale(sws, srcPlanes, srcStrides, 0, sh, dstPlanes, dstStrides)
+                if rows <= 0 { throw MediaError(code: rows, function: "sws_scale", path: path) }
+                let x0 = max(0, (dw - side) / 2), y0 = max(0, (dh - side) / 2)
+                for y in 0..<side {
+                    for x in 0..<side {
+                        target[y * side + x] = y0 + y < dh && x0 + x < dw ? buffer[(y0 + y) * dw + x0 + x] : 0
+                    }
+                }
+            }
+        }
+    }
+
+    /// Turns the stored-orientation square clockwise by `rotation` into `out`.
+    private func turn(into out: UnsafeMutableBufferPointer<UInt8>) {
+        let n = side, src = UnsafeBufferPointer(turned)
+        do {
+            for y in 0..<n {
+                for x in 0..<n {
+                    // Output (x, y) shows stored pixel (sx, sy).
+                    let (sx, sy): (Int, Int)
+                    switch rotation {
+                    case 90: (sx, sy) = (y, n - 1 - x)
+                    case 180: (sx, sy) = (n - 1 - x, n - 1 - y)
+                    default: (sx, sy) = (n - 1 - y, x)
+                    }
+                    out[y * n + x] = src[sy * n + sx]
+                }
+            }
+        }
+    }
+
+    /// Planar formats whose first plane is 8-bit luma, one byte per sample (yuv420p, nv12,
+    /// yuvj422p, gray...), so that plane alone is a gray picture.
+    static func hasPlanarLuma8(_ format: Int32) -> Bool {
+        guard let d = av_pix_fmt_desc_get(AVPixelFormat(rawValue: format)) else { return false }
+        let flags = d.pointee.flags
+        if flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 || flags & UInt64(AV_PIX_FMT_FLAG_PAL) != 0
+            || flags & UInt64(AV_PIX_FMT_FLAG_HWACCEL) != 0 || flags & UInt64(AV_PIX_FMT_FLAG_BITSTREAM) != 0 { return false }
+        let y = d.pointee.comp.0
+        return y.plane == 0 && y.step == 1 && y.offset == 0 && y.depth == 8 && y.shift == 0
+    }
+}

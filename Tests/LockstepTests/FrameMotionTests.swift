@@ -1,0 +1,150 @@
+import Compositor
+import Foundation
+import Media
+import Motion
+import XCTest
+@testable import Lockstep
+
+/// The fast motion extraction (LumaReader + FFTW on all cores) against the measurement it
+/// replaces (MovieReader + Motion's Swift PhaseCorrelator) and against movies whose motion is
+/// known, made by the ffmpeg CLI.
+final class FrameMotionTests: ScratchTestCase {
+    /// The measurement before FFTW, kept here as the reference: full-size yuv420p frames from
+    /// MovieReader, box-downscaled centre square, Swift FFT in Double.
+    static func reference(_ path: String) throws -> (times: [Int64], shifts: [VideoShift]) {
+        let reader = try MovieReader(path: path, audio: false)
+        let size = reader.video.displaySize
+        var correlator = PhaseCorrelator(size: size.height >= 256 && size.width >= 256 ? 256 : 128)
+        var shifts: [VideoShift] = [], times: [Int64] = []
+        var last: Int64?
+        let decoded = Frame(), frame = Frame()
+        // Pictures as displayed (rotation applied), in yuv420p at the display size.
+        let conformer = try Conformer(place: size, picture: Rect(x: 0, y: 0, width: size.width, height: size.height),
+                                      fill: .black, rotation: reader.video.rotation)
+        var luma = [UInt8](repeating: 0, count: size.width * size.height)
+        while case .video(let picture) = try reader.next(into: decoded, audioSink: { _ in }) {
+            try conformer.fit(decoded, into: frame)
+            frame.withImage { image in
+                for y in 0..<image.height { luma.withUnsafeMutableBufferPointer { ($0.baseAddress! + y * image.width).update(from: image.y.row(y), count: image.width) } }
+            }
+            let (samples, k) = PhaseCorrelator.downscale(luma, width: size.width, height: size.height, size: correlator.size)
+            let pts = picture.source.pts
+            let t = Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, 1_000_000_000))
+            if let s = correlator.next(samples), let from = last {
+                shifts.append(VideoShift(from: from, to: t, dx: s.dx * Double(k), dy: s.dy * Double(k)))
+            }
+            last = t
+            times.append(t)
+        }
+        return (times, shifts)
+    }
+
+    /// A seeded noise picture (broadband, like real footage) sampled bilinearly at (x + ox, y + oy).
+    static func texture(_ size: Int, ox: Double, oy: Double) -> [UInt8] {
+        var state: UInt64 = 987654321
+        let grid = (0..<(320 * 320)).map { _ -> Double in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Double(state >> 56)
+        }
+        func g(_ x: Int, _ y: Int) -> Double { grid[y * 320 + x] }
+        var out = [UInt8](repeating: 0, count: size * size)
+        for y in 0..<size { for x in 0..<size {
+            let u = Double(x) + ox + 20, v = Double(y) + oy + 20
+            let x0 = Int(u), y0 = Int(v), fx = u - Double(x0), fy = v - Double(y0)
+            let top = g(x0, y0) * (1 - fx) + g(x0 + 1, y0) * fx, bottom = g(x0, y0 + 1) * (1 - fx) + g(x0 + 1, y0 + 1) * fx
+            out[y * size + x] = UInt8((top * (1 - fy) + bottom * fy).rounded())
+        } }
+        return out
+    }
+
+    func testTheFFTWCorrelatorMeasuresWhatTheSwiftOneDoesToAHundredthOfASample() {
+        let n = 128
+        let fftw = FFTWCorrelator(size: n)
+        var swift = PhaseCorrelator(size: n)
+        let a = CorrelationSpectrum(size: n), b = CorrelationSpectrum(size: n)
+        let offsets: [(Double, Double)] = [(0, 0), (3, 2), (1.5, 2), (-4.25, 7.5), (-4.6, 6.8), (10.3, -9.7)]
+        var previous: (Double, Double)?
+        for (ox, oy) in offsets {
+            let picture = Self.texture(n, ox: ox, oy: oy)
+            picture.withUnsafeBufferPointer { fftw.spectrum(of: $0, into: b) }
+            let s = swift.next(picture.map(Double.init))
+            if let (px, py) = previous, let s {
+                let f = fftw.shift(from: a, to: b)
+                // The window looks further right and down: the content moves left and up.
+                let tx = -(ox - px), ty = -(oy - py)
+                XCTAssertEqual(f.dx, s.dx, accuracy: 0.01, "dx for \(ox),\(oy)")
+                XCTAssertEqual(f.dy, s.dy, accuracy: 0.01, "dy for \(ox),\(oy)")
+                XCTAssertEqual(f.peak, s.peak, accuracy: 0.01)
+                // Against the truth, the parabola's own bias on bilinearly resampled noise (the
+                // Swift measurement has it too: that is what the lines above compare).
+                XCTAssertEqual(f.dx, tx, accuracy: 0.5); XCTAssertEqual(f.dy, ty, accuracy: 0.5)
+            }
+            previous = (ox, oy)
+            // This picture is the next pair's earlier one.
+            picture.withUnsafeBufferPointer { fftw.spectrum(of: $0, into: a) }
+        }
+    }
+
+    func testOnAMovieItGivesTheSameTimesAndShiftsAsTheMeasurementItReplaces() throws {
+        // A movie made by another generator (scripts/make-synthetic-camera's pan), 320x240.
+        let path = CalibrateJobTests.dir.appendingPathComponent("pan.mp4").path
+        let fast = try FrameMotionExtractor.extract(path: path, workers: 3)
+        let old = try Self.reference(path)
+        XCTAssertEqual(fast.frameTimes, old.times.map { $0 - old.times[0] })
+        XCTAssertEqual(fast.shifts.count, old.shifts.count)
+        XCTAssertEqual(fast.peaks.count, fast.shifts.count)
+        XCTAssertEqual(fast.displaySize, Size(width: 320, height: 240))
+        var worst = 0.0
+        for (f, o) in zip(fast.shifts, old.shifts) {
+            XCTAssertEqual(f.from, o.from - old.times[0]); XCTAssertEqual(f.to, o.to - old.times[0])
+            worst = max(worst, abs(f.dx - o.dx), abs(f.dy - o.dy))
+        }
+        // swscale's area filter and FFTW's float against a box filter in Double: the same to
+        // a small fraction of a pixel.
+        XCTAssertLessThan(worst, 0.15, "largest difference in px")
+    }
+
+    /// ffmpeg pans a window over a still picture by a known number of pixels per frame, then
+    /// (second movie, the same stream copied) tags it with a display rotation.
+    func makePan(_ name: String, rotate: Bool) throws -> String {
+        let out = scratch.appendingPathComponent(name).path
+        // 3 px right and 1.5 px down per frame (scale 2x first, move 6 and 3, scale back).
+        let filter = "mandelbrot=s=1600x1000:end_pts=1:maxiter=200,trim=end_frame=1,loop=loop=40:size=1:start=0,setpts=N/30/TB,"
+            + "scale=3200:2000,crop=2560:1440:x='200+6*n':y='100+3*n',scale=1280:720,format=yuv420p"
+        try Shell.check("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", filter, "-frames:v", "30", "-r", "30",
+                                   "-c:v", "libx264", "-preset", "ultrafast", "-crf", "12", out])
+        guard rotate else { return out }
+        // ffmpeg 5.1 writes the display matrix from the rotate tag when copying the stream:
+        // "rotate=90" is 90 degrees counter-clockwise, so players turn it 270 clockwise.
+        let turned = scratch.appendingPathComponent("turned-" + name).path
+        try Shell.check("ffmpeg", ["-v", "error", "-y", "-i", out, "-c", "copy", "-metadata:s:v:0", "rotate=90", turned])
+        return turned
+    }
+
+    func testAKnownPanIsMeasuredAsShownAndAsTheReplacedMeasurementDid() throws {
+        let plainPath = try makePan("pan.mp4", rotate: false)
+        let plain = try FrameMotionExtractor.extract(path: plainPath)
+        XCTAssertEqual(plain.displaySize, Size(width: 1280, height: 720))
+        XCTAssertEqual(plain.frameTimes.count, 30)
+        XCTAssertEqual(plain.shifts.count, 29)
+        // The window moves right 3 px and down 1.5 px: the content moves left and up. The
+        // parabolic sub-sample peak is biased on this smooth picture by up to 0.2 samples
+        // (0.4 px here), the same in the measurement it replaces, to which it must agree closely.
+        let old = try Self.reference(plainPath)
+        for (s, o) in zip(plain.shifts, old.shifts) {
+            XCTAssertEqual(s.dx, -3, accuracy: 0.4); XCTAssertEqual(s.dy, -1.5, accuracy: 0.4)
+            XCTAssertEqual(s.dx, o.dx, accuracy: 0.1); XCTAssertEqual(s.dy, o.dy, accuracy: 0.1)
+        }
+        let path = try makePan("pan.mp4", rotate: true)
+        XCTAssertEqual(try LumaReader(path: path).rotation, 270)
+        let turned = try FrameMotionExtractor.extract(path: path)
+        XCTAssertEqual(turned.displaySize, Size(width: 720, height: 1280))
+        // Turned 270 degrees clockwise: stored right is shown up, stored down is shown right:
+        // the same samples turned (the periodic Hann window moves by one sample under the turn).
+        XCTAssertEqual(turned.shifts.count, 29)
+        for (t, p) in zip(turned.shifts, plain.shifts) {
+            XCTAssertEqual(t.dx, p.dy, accuracy: 0.05); XCTAssertEqual(t.dy, -p.dx, accuracy: 0.05)
+            XCTAssertEqual(t.dx, -1.5, accuracy: 0.4); XCTAssertEqual(t.dy, 3, accuracy: 0.4)
+        }
+    }
+}
