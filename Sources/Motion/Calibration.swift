@@ -19,6 +19,14 @@ public struct Calibration: Codable, Equatable, Sendable {
     public var clockDriftPpm: Double?
     /// Where the IMU's clock jumped: one line per stretch (see ClockMapping). Overrides the two fields above.
     public var clockPieces: [ClockMapping.Piece]?
+    /// The windows `calibrate` measured the offset in and used for the clock mapping.
+    public var syncPoints: [SyncPoint]?
+    /// How `axisMapping` was decided (absent in hand-written profiles).
+    public var axisMappingSource: AxisMappingSource?
+    /// True when `calibrate` estimated `focalLengthPx` from the picture's motion against the gyro.
+    public var focalLengthEstimated: Bool?
+    /// `calibrate`'s confidence in this profile, 0 to 1 (scale: Calibration/README.md).
+    public var confidence: Double?
 
     /// The clock mapping this profile states: its pieces, else its offset and drift.
     public var clock: ClockMapping {
@@ -65,6 +73,18 @@ public struct Calibration: Codable, Equatable, Sendable {
     }
 }
 
+/// Where a profile's axis mapping came from.
+public enum AxisMappingSource: String, Codable, Sendable, CaseIterable {
+    /// `--axis-mapping`.
+    case given
+    /// The base profile (`--calibration`).
+    case profile
+    /// The trace itself: a gcsv's `orientation` line, a camera file's own metadata.
+    case trace
+    /// The orientation search of `calibrate`.
+    case searched
+}
+
 public struct CalibrationError: Error, CustomStringConvertible, Equatable {
     public var description: String
     public init(_ d: String) { description = d }
@@ -99,6 +119,20 @@ public enum AxisMapping: Equatable, Sendable {
         return (m[0][0] * v.0 + m[0][1] * v.1 + m[0][2] * v.2,
                 m[1][0] * v.0 + m[1][1] * v.1 + m[1][2] * v.2,
                 m[2][0] * v.0 + m[2][1] * v.1 + m[2][2] * v.2)
+    }
+
+    /// A Gyroflow `orientation` string (gcsv header, Gyroflow's "IMU orientation") as a mapping
+    /// into Lockstep's camera axes. Gyroflow applies the string as Lockstep does (letter i names
+    /// the IMU axis that becomes axis i, lowercase inverted: telemetry-parser's `orient`), but
+    /// into its own camera frame, x right, y up, z backwards: its sync turns that frame into
+    /// OpenCV's (x right, y down, z forward, Lockstep's) by a half turn about x
+    /// (rs_sync.rs `set_quats`; frame_transform.rs flips the same matrix entries). So camera y and z
+    /// are Gyroflow's negated: "xzY" (Gyroflow's default) is "xZy" here.
+    public static func gyroflow(_ orientation: String) -> AxisMapping? {
+        guard isValidOrientation(orientation) else { return nil }
+        let c = Array(orientation)
+        func flip(_ ch: Character) -> Character { ch.isUppercase ? Character(ch.lowercased()) : Character(ch.uppercased()) }
+        return .orientation(String([c[0], flip(c[1]), flip(c[2])]))
     }
 
     public static func isValidOrientation(_ s: String) -> Bool {

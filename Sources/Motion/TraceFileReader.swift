@@ -105,7 +105,7 @@ public final class TraceFileReader {
                 if key == "gscale" { gyroScale = v }
                 if key == "ascale" { accelScale = v * standardGravity }    // ascale gives g; we store m/s^2
                 info.metadata[key] = value
-            case "orientation": info.orientation = value
+            case "orientation": info.orientation = value; info.metadata[key] = value    // metadata: the log said so (not the default)
             case "id": info.deviceName = value; info.metadata[key] = value
             default: info.metadata[key] = value
             }
