@@ -123,16 +123,19 @@ public enum AxisMapping: Equatable, Sendable {
 
     /// A Gyroflow `orientation` string (gcsv header, Gyroflow's "IMU orientation") as a mapping
     /// into Lockstep's camera axes. Gyroflow applies the string as Lockstep does (letter i names
-    /// the IMU axis that becomes axis i, lowercase inverted: telemetry-parser's `orient`), but
-    /// into its own camera frame, x right, y up, z backwards: its sync turns that frame into
-    /// OpenCV's (x right, y down, z forward, Lockstep's) by a half turn about x
-    /// (rs_sync.rs `set_quats`; frame_transform.rs flips the same matrix entries). So camera y and z
-    /// are Gyroflow's negated: "xzY" (Gyroflow's default) is "xZy" here.
+    /// the IMU axis that becomes axis i, lowercase inverted: telemetry-parser's `orient`,
+    /// gyroflow's imu_transforms.rs), but into its own gyro frame, which is (up, left, backward)
+    /// in camera terms: its optical-flow sync turns a pose rotation in OpenCV's axes (x right,
+    /// y down, z forward: Lockstep's) into gyro rates by swapping x and y (synchronization/mod.rs,
+    /// "Swap X and Y"), and a pose is the inverse of the camera's turn, so every sign flips; the
+    /// gcsv docs' figure for "YxZ" shows an IMU with x right, y up, z out of the back. So camera
+    /// = [[0,-1,0],[-1,0,0],[0,0,-1]] * Gyroflow's: camera x is Gyroflow's y negated, camera y
+    /// its x negated, camera z its z negated ("xyZ" here is "YXz"; the default "xzY" is "ZXy").
     public static func gyroflow(_ orientation: String) -> AxisMapping? {
         guard isValidOrientation(orientation) else { return nil }
         let c = Array(orientation)
         func flip(_ ch: Character) -> Character { ch.isUppercase ? Character(ch.lowercased()) : Character(ch.uppercased()) }
-        return .orientation(String([c[0], flip(c[1]), flip(c[2])]))
+        return .orientation(String([flip(c[1]), flip(c[0]), flip(c[2])]))
     }
 
     public static func isValidOrientation(_ s: String) -> Bool {

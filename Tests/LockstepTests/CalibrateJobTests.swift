@@ -46,8 +46,13 @@ final class CalibrateJobTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(p.syncPoints?.count ?? 0, 3)
         XCTAssertEqual(p.focalLengthEstimated, true)
         XCTAssertEqual(try XCTUnwrap(p.focalLengthPx), truth.focalLengthPx, accuracy: truth.focalLengthPx * 0.05, "focal length within 5%")
+        // Within 10%, or within what the gyro's white noise allows over the still time (3 sigma
+        // of the mean of its samples: this fixture's still second holds 0.00443 on z, 11% off).
+        let stillSamples = 200 * (r.sync.still?.totalS ?? 0)
+        let noiseLimit = 3 * 0.003 / stillSamples.squareRoot()
+        XCTAssertGreaterThan(r.sync.still?.totalS ?? 0, 0.9, "the still first second, all of it")
         for i in 0..<3 {
-            XCTAssertEqual(p.gyroBias[i], truth.gyroBias[i], accuracy: abs(truth.gyroBias[i]) * 0.1, "bias axis \(i) within 10%")
+            XCTAssertEqual(p.gyroBias[i], truth.gyroBias[i], accuracy: max(abs(truth.gyroBias[i]) * 0.1, noiseLimit), "bias axis \(i)")
         }
         XCTAssertGreaterThan(try XCTUnwrap(p.confidence), 0.7)
         XCTAssertTrue(r.report.contains { $0.hasPrefix("axis mapping XYZ (searched") && $0.contains("runner-up") }, "\(r.report)")
@@ -77,21 +82,27 @@ final class CalibrateJobTests: XCTestCase {
     func testConfidenceSeparatesRightFromWrong() throws {
         let readings = try Self.readings()
         let right = try CalibrateJob.calibrate(CalibrateRequest(video: Self.video, readings: readings, base: Calibration(name: "s")), motion: Self.motion())
-        // The same trace's samples with their rates rotated by 1.3 s: a gyro of some other pan.
-        let n = readings.count, k = 260
-        let unrelated = readings.indices.map { i in IMUReading(t: readings[i].t, gyro: readings[(i + k) % n].gyro) }
-        var scores: [String: Double] = [:]
-        if let u = try? CalibrateJob.calibrate(CalibrateRequest(video: Self.video, readings: unrelated, base: Calibration(name: "s")), motion: Self.motion()) {
-            scores["unrelated"] = u.sync.confidence
-            XCTAssertTrue(u.warnings.contains { $0.hasPrefix("warning: low confidence") }, "\(u.warnings)")
-        }
-        if let w = try? CalibrateJob.calibrate(CalibrateRequest(video: Self.video, readings: readings, base: Calibration(name: "s"),
-                                                                 axisMapping: .orientation("YXZ")), motion: Self.motion()) {
-            scores["swapped axes"] = w.sync.confidence
+        // The same trace played backwards: a gyro of some other motion (a rotation of the samples
+        // would only move the clock, and be found as a right answer at another offset).
+        let n = readings.count
+        let unrelated = readings.indices.map { i in IMUReading(t: readings[i].t, gyro: readings[n - 1 - i].gyro) }
+        // A wrong case either scores under 0.3 (with the warning) or is refused outright.
+        var outcomes: [String: String] = [:]
+        for (name, request) in [("unrelated", CalibrateRequest(video: Self.video, readings: unrelated, base: Calibration(name: "s"))),
+                                ("swapped axes", CalibrateRequest(video: Self.video, readings: readings, base: Calibration(name: "s"),
+                                                                  axisMapping: .orientation("YXZ")))] {
+            do {
+                let w = try CalibrateJob.calibrate(request, motion: Self.motion())
+                outcomes[name] = String(format: "%.3f", w.sync.confidence)
+                XCTAssertLessThan(w.sync.confidence, 0.3, name)
+                XCTAssertTrue(w.warnings.contains { $0.hasPrefix("warning: low confidence") }, "\(name): \(w.warnings)")
+            } catch let e as CalibrationError {
+                outcomes[name] = "refused: \(e)"
+                XCTAssertTrue(e.description.hasPrefix("\(Self.video): "), e.description)
+            }
         }
         XCTAssertGreaterThan(right.sync.confidence, 0.7)
-        for (name, c) in scores { XCTAssertLessThan(c, 0.3, name) }
-        print("confidence: right \(right.sync.confidence), wrong \(scores)")
+        print("confidence: right \(right.sync.confidence), wrong \(outcomes)")
     }
 
     func testAStillClipIsRefusedNamingTheFile() throws {

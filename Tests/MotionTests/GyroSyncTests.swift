@@ -106,10 +106,17 @@ final class GyroSyncTests: XCTestCase {
     }
 
     func testGyroflowOrientationStringsTurnIntoCameraAxes() {
-        // Gyroflow's frame is x right, y up, z back; Lockstep's x right, y down, z forward.
-        XCTAssertEqual(AxisMapping.gyroflow("xzY"), .orientation("xZy"))
-        XCTAssertEqual(AxisMapping.gyroflow("XYZ"), .orientation("Xyz"))
-        XCTAssertEqual(AxisMapping.gyroflow("YxZ"), .orientation("YXz"))
+        // Gyroflow's gyro frame is (up, left, backward) in camera terms; Lockstep's x right, y down, z forward.
+        XCTAssertEqual(AxisMapping.gyroflow("XYZ"), .orientation("yxz"))
+        XCTAssertEqual(AxisMapping.gyroflow("xzY"), .orientation("ZXy"))
+        // A phone in landscape, top to the right, back camera (Android axes x right of the screen,
+        // y up it, z out of it): Gyroflow's "xyZ" is camera = [[0,1,0],[1,0,0],[0,0,-1]] * imu.
+        XCTAssertEqual(AxisMapping.gyroflow("xyZ"), .orientation("YXz"))
+        XCTAssertEqual(AxisMapping.orientation("YXz").rows, [[0, 1, 0], [1, 0, 0], [0, 0, -1]])
+        // Every proper Gyroflow orientation stays proper.
+        for p in SignedPermutation.proper {
+            XCTAssertEqual(SignedPermutation(AxisMapping.gyroflow(p.orientation)!)?.determinant, 1, p.orientation)
+        }
         XCTAssertNil(AxisMapping.gyroflow("XXZ"))
     }
 
