@@ -2,8 +2,8 @@
 /// and piecewise where the points fall on separate lines (the IMU's clock jumped).
 ///
 /// The points, sorted by time, are split into contiguous segments by dynamic programming: each
-/// segment costs the truncated squares of its residuals (a point further than `toleranceMs` from
-/// its segment's line costs `toleranceMs^2`, as an outlier), and each extra segment costs 2.5
+/// segment costs the truncated squares of its residuals (a point further than the tolerance c from
+/// its segment's line costs c^2, as an outlier; c from the points' own scatter, 1.5 to 5 ms), and each extra segment costs 2.5
 /// outliers, so a new piece needs at least three points that agree with each other and not with
 /// their neighbours. The pieces then share one drift (a camera's clock runs at one rate; it is its
 /// count that jumps), fitted by weighted least squares over the inliers, each piece with its own
@@ -27,9 +27,10 @@ public enum DriftFit {
     }
 
     /// `points` must be sorted by videoTimeS.
-    public static func fit(_ points: [SyncPoint], toleranceMs c: Double = 1.5) -> Result? {
+    public static func fit(_ points: [SyncPoint], toleranceMs: Double? = nil) -> Result? {
         let n = points.count
         guard n > 0 else { return nil }
+        let c = toleranceMs ?? tolerance(points)
         let c2 = c * c, penalty = 2.5 * c2
         // best[j]: cheapest split of points[0..<j]; from[j]: where its last segment starts.
         var best = [Double](repeating: .infinity, count: n + 1), from = [Int](repeating: 0, count: n + 1)
@@ -59,6 +60,22 @@ public enum DriftFit {
             let line = robustLine(points[b], c: c)
             if b.filter({ abs(points[$0].offsetMs - line.at(points[$0].videoTimeS)) <= c }).count < 3 {
                 segments[1] = b.lowerBound..<segments[1].upperBound; segments.removeFirst()
+            }
+        }
+        // Neighbours whose lines meet within the tolerance are one piece: a jump smaller than
+        // the measurement's own scatter is not a jump.
+        var merged = true
+        while merged && segments.count > 1 {
+            merged = false
+            for s in 1..<segments.count {
+                let a = robustLine(points[segments[s - 1]], c: c), b = robustLine(points[segments[s]], c: c)
+                let v = (points[segments[s - 1].upperBound - 1].videoTimeS + points[segments[s].lowerBound].videoTimeS) / 2
+                if abs(a.at(v) - b.at(v)) < c {
+                    segments[s - 1] = segments[s - 1].lowerBound..<segments[s].upperBound
+                    segments.remove(at: s)
+                    merged = true
+                    break
+                }
             }
         }
         // Inliers per segment, then one shared drift.
@@ -101,6 +118,16 @@ public enum DriftFit {
         let outliers = (0..<n).filter { !inliers.contains($0) }
         return Result(segments: segs, driftPpm: slope * 1000, inliers: inliers, outliers: outliers,
                       rmsMs: count > 0 ? (rss / Double(count)).squareRoot() : 0)
+    }
+
+    /// The outlier tolerance, from the points' own scatter: 3 robust sigmas (1.4826 x the median
+    /// absolute residual about one robust line), at least 1.5 ms and at most 5 ms (so a jump of
+    /// more than about 5 ms is always seen as one, however noisy the windows).
+    static func tolerance(_ points: [SyncPoint]) -> Double {
+        guard points.count >= 4 else { return 1.5 }
+        let line = robustLine(points[...], c: 1.5)
+        let r = points.map { abs($0.offsetMs - line.at($0.videoTimeS)) }.sorted()
+        return min(5, max(1.5, 3 * 1.4826 * r[r.count / 2]))
     }
 
     struct Line { var a: Double; var b: Double; func at(_ v: Double) -> Double { a + b * v } }

@@ -127,6 +127,7 @@ public enum GyroSync {
         let duration = v1 - v0
         let window = min(duration, min(4, max(2, duration / 6)))
         var points: [SyncPoint] = []
+        var windows: [Range<Int>] = []
         var rejected: [(videoTimeS: Double, reason: String)] = []
         var start = v0
         let lo = max(range.lowerBound, global.offsetMs - windowSearchMs), hi = min(range.upperBound, global.offsetMs + windowSearchMs)
@@ -149,14 +150,28 @@ public enum GyroSync {
                                               minPairs: max(6, idx.count * 3 / 4)) else { continue }
             if r.score < minimumWindowScore { rejected.append((centre, String(format: "weak match (%.2f)", r.score))); continue }
             points.append(SyncPoint(videoTimeS: centre, offsetMs: r.offsetMs, score: r.score))
+            windows.append(idx)
         }
 
-        // (4) The clock mapping.
+        // (4) The clock mapping. Under drift, every window is measured once more with the drift
+        // applied inside it (the offset changes along a 4 s window by 4 ms at 1000 ppm), then refitted.
+        var fitted = DriftFit.fit(points)
+        if let first = fitted, first.driftPpm != 0 {
+            for i in points.indices {
+                let centreNs = Int64((points[i].videoTimeS * 1e9).rounded())
+                if let r = OffsetSearch.refine(series, windows[i], gyro: gyro, mapping: winner, centreMs: points[i].offsetMs, halfWidthMs: 6,
+                                               minPairs: max(6, windows[i].count * 3 / 4),
+                                               drift: SyncSeries.Drift(ppm: first.driftPpm, centreNs: centreNs)) {
+                    points[i].offsetMs = r.offsetMs; points[i].score = r.score
+                }
+            }
+            fitted = DriftFit.fit(points)
+        }
         var clock = ClockMapping.constant(offsetMs: global.offsetMs)
         var used: [SyncPoint] = []
         var jumps: [Jump] = []
         var agreement = 0.0
-        if let fit = DriftFit.fit(points) {
+        if let fit = fitted {
             used = fit.inliers.map { points[$0] }
             for i in fit.outliers {
                 rejected.append((points[i].videoTimeS, String(format: "%.2f ms, off the fitted clock", points[i].offsetMs)))
@@ -176,6 +191,9 @@ public enum GyroSync {
                 jumps.append(Jump(videoTimeS: t, stepMs: b.offsetMs(atVideo: t) - a.offsetMs(atVideo: t)))
             }
             clock = ClockMapping(pieces: pieces)
+            // Each piece's intercept refined against all of its frames at once (the drift and the
+            // jump times held): the windows overlap and are short; the whole piece is one measurement.
+            clock = refinePieces(series, gyro: gyro, mapping: winner, clock: clock)
         } else {
             used = []
         }
@@ -227,6 +245,41 @@ public enum GyroSync {
         }
         guard den > 0, num > 0 else { return nil }
         return num / den
+    }
+
+    static func refinePieces(_ series: SyncSeries, gyro: GyroIntegral, mapping: SignedPermutation, clock: ClockMapping) -> ClockMapping {
+        var pieces = clock.pieces
+        for i in pieces.indices {
+            let start = i == 0 ? -Double.infinity : pieces[i].fromVideoS
+            let end = i + 1 < pieces.count ? pieces[i + 1].fromVideoS : .infinity
+            // Whole frame intervals inside the piece only.
+            let idx = (0..<series.count).filter { Double(series.from[$0]) / 1e9 >= start && Double(series.to[$0]) / 1e9 <= end }
+            guard idx.count >= 30 else { continue }
+            func score(_ delta: Double) -> Double {
+                var p = pieces[i]
+                p.offsetMs += delta
+                let one = ClockMapping.constant(offsetMs: p.offsetMs, driftPpm: p.driftPpm)
+                var s = CrossSums()
+                var hint = 0
+                for k in idx {
+                    let a = one.imuNs(fromVideo: series.from[k]), b = one.imuNs(fromVideo: series.to[k])
+                    guard let ia = gyro.at(a, hint: &hint), let ib = gyro.at(b, hint: &hint) else { continue }
+                    s.add(ib - ia, dx: series.dx[k], dy: series.dy[k])
+                }
+                return Int(s.n) * 4 >= idx.count * 3 ? s.correlation(mapping) : -2
+            }
+            let g = (5.0.squareRoot() - 1) / 2
+            var a = -1.5, b = 1.5
+            var c = b - g * (b - a), d = a + g * (b - a)
+            var fc = score(c), fd = score(d)
+            while b - a > 0.005 {
+                if fc > fd { b = d; d = c; fd = fc; c = b - g * (b - a); fc = score(c) } else { a = c; c = d; fc = fd; d = a + g * (b - a); fd = score(d) }
+            }
+            let delta = (a + b) / 2
+            // Keep the refinement only when it is an interior maximum that beats the fit.
+            if abs(delta) < 1.45, score(delta) > score(0) { pieces[i].offsetMs += delta }
+        }
+        return ClockMapping(pieces: pieces)
     }
 
     static func finalCorrelation(_ series: SyncSeries, gyro: GyroIntegral, clock: ClockMapping, mapping: SignedPermutation) -> Double {

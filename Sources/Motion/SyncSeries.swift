@@ -69,6 +69,8 @@ struct GyroIntegral: Sendable {
 /// The picture's frame-to-frame shifts as intervals on the video clock, ready to be matched
 /// against the gyro at many candidate offsets.
 struct SyncSeries: Sendable {
+    struct Drift { var ppm: Double; var centreNs: Int64 }
+
     var from: [Int64] = [], to: [Int64] = []
     var dx: [Double] = [], dy: [Double] = []
 
@@ -98,12 +100,19 @@ struct SyncSeries: Sendable {
     }
 
     /// Cross sums over the intervals in `range` with the IMU clock = video clock - offset.
-    func sums(_ range: Range<Int>, offsetNs: Int64, gyro: GyroIntegral) -> CrossSums {
+    /// With `drift`, the offset changes along the window: offsetNs at `centreNs`, plus
+    /// ppm * 1e-6 * (t - centreNs) (a window measured under drift is otherwise pulled towards
+    /// where its motion is strongest).
+    func sums(_ range: Range<Int>, offsetNs: Int64, gyro: GyroIntegral, drift: Drift? = nil) -> CrossSums {
         var s = CrossSums()
         var hint = 0
         var first = true
         for k in range {
-            let a = from[k] &- offsetNs, b = to[k] &- offsetNs
+            var a = from[k] &- offsetNs, b = to[k] &- offsetNs
+            if let d = drift {
+                a &-= Int64((d.ppm * 1e-6 * Double(from[k] - d.centreNs)).rounded())
+                b &-= Int64((d.ppm * 1e-6 * Double(to[k] - d.centreNs)).rounded())
+            }
             if first {
                 // Start the sweep where the trace starts.
                 guard b >= gyro.first else { continue }
