@@ -62,15 +62,15 @@ public enum DriftFit {
                 segments[1] = b.lowerBound..<segments[1].upperBound; segments.removeFirst()
             }
         }
-        // Neighbours whose lines meet within the tolerance are one piece: a jump smaller than
-        // the measurement's own scatter is not a jump.
+        // Neighbours whose lines meet within twice the tolerance are one piece: a jump not well
+        // above the measurement's own scatter is not a jump.
         var merged = true
         while merged && segments.count > 1 {
             merged = false
             for s in 1..<segments.count {
                 let a = robustLine(points[segments[s - 1]], c: c), b = robustLine(points[segments[s]], c: c)
                 let v = (points[segments[s - 1].upperBound - 1].videoTimeS + points[segments[s].lowerBound].videoTimeS) / 2
-                if abs(a.at(v) - b.at(v)) < c {
+                if abs(a.at(v) - b.at(v)) < 2 * c {
                     segments[s - 1] = segments[s - 1].lowerBound..<segments[s].upperBound
                     segments.remove(at: s)
                     merged = true
@@ -86,7 +86,7 @@ public enum DriftFit {
         }
         var sxy = 0.0, sxx = 0.0, means: [(v: Double, o: Double)] = []
         for m in members {
-            let w = m.map { max(points[$0].score, 0.05) }
+            let w = m.map { weight(points[$0].score) }
             let sw = w.reduce(0, +)
             guard sw > 0 else { means.append((0, 0)); continue }
             let vm = zip(m, w).reduce(0.0) { $0 + points[$1.0].videoTimeS * $1.1 } / sw
@@ -104,7 +104,7 @@ public enum DriftFit {
         }
         let dof = max(1, count - members.count - 1)
         let sigma = max((sse / Double(dof)).squareRoot(), 0.02)
-        let meanW = max(0.05, members.joined().map { max(points[$0].score, 0.05) }.reduce(0, +) / Double(max(1, count)))
+        let meanW = max(1e-6, members.joined().map { weight(points[$0].score) }.reduce(0, +) / Double(max(1, count)))
         let slopeError = sxx > 1e-9 ? sigma / (sxx / meanW).squareRoot() : .infinity
         if count < 3 || abs(slope) < 3 * slopeError { slope = 0 }
         var rss = 0.0
@@ -128,6 +128,13 @@ public enum DriftFit {
         let line = robustLine(points[...], c: 1.5)
         let r = points.map { abs($0.offsetMs - line.at($0.videoTimeS)) }.sorted()
         return min(5, max(1.5, 3 * 1.4826 * r[r.count / 2]))
+    }
+
+    /// A window's weight: its signal-to-noise ratio r^2 / (1 - r^2) (a window at 0.999 is worth
+    /// ten at 0.99: the unexplained part of its motion is what scatters its offset).
+    static func weight(_ score: Double) -> Double {
+        let r2 = max(0, min(score, 0.9999)) * max(0, min(score, 0.9999))
+        return r2 / (1 - r2)
     }
 
     struct Line { var a: Double; var b: Double; func at(_ v: Double) -> Double { a + b * v } }
