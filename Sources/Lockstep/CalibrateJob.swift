@@ -110,7 +110,13 @@ public enum CalibrateJob {
             warnings.append(String(format: "warning: clock jump of %+.2f ms at %.2f s (video time): the sync points before and after lie on separate lines; the profile keeps a clock piece for each side",
                                    j.stepMs, j.videoTimeS))
         }
-        for r in sync.rejected {
+        // Windows without motion come in runs (a still stretch): one line for all of them.
+        let quiet = sync.rejected.filter { $0.reason == "too little motion" }.map(\.videoTimeS)
+        if let first = quiet.min(), let last = quiet.max() {
+            warnings.append(quiet.count == 1 ? String(format: "note: sync point at %.2f s not used: too little motion", first)
+                            : String(format: "note: %d sync points between %.2f and %.2f s not used: too little motion", quiet.count, first, last))
+        }
+        for r in sync.rejected where r.reason != "too little motion" {
             warnings.append(String(format: "note: sync point at %.2f s not used: %@", r.videoTimeS, r.reason))
         }
         if givenFocal == nil {
