@@ -98,7 +98,8 @@ public enum GyroSync {
         let coarse = series.merged(by: group)
         let meanInterval = (v1 - v0) / Double(series.count) * 1000
         let step = max(1, meanInterval * Double(group) / 4)
-        let offsets = stride(from: range.lowerBound, through: range.upperBound, by: step).map { $0 }
+        var offsets = stride(from: range.lowerBound, through: range.upperBound, by: step).map { $0 }
+        if let last = offsets.last, last < range.upperBound - 1e-9 { offsets.append(range.upperBound) }    // the edge itself
         let table = OffsetSearch.scan(coarse, 0..<coarse.count, gyro: gyro, offsetsMs: offsets, mappings: candidates,
                                       minPairs: max(3, coarse.count / 2))
         let peaks = table.map { PeakAnalysis($0) }
