@@ -6,35 +6,46 @@ import Motion
 struct CalibrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "calibrate",
-        abstract: "Estimate the gyro bias (stillest second) and the IMU-to-video time offset (gyro against the video's own motion).")
+        abstract: "Find the IMU's axis mapping, clock offset and drift, focal length and gyro bias by matching the gyro against the video's own motion.")
 
     @Argument(help: "The movie.") var video: String
     @Option(help: ArgumentHelp("IMU trace: a trace store, a Gyroflow .gcsv or a .csv.", valueName: "TRACE")) var imu: String
     @Option(help: ArgumentHelp("Which trace of a store (needed when it holds several).", valueName: "ID")) var trace: Int64?
-    @Option(help: ArgumentHelp("Starting profile: axis mapping, focal length.", valueName: "FILE")) var calibration: String?
-    @Option(name: .customLong("focal-length"), help: ArgumentHelp("Focal length in pixels, if the profile has none.", valueName: "px"))
+    @Option(help: ArgumentHelp("Starting profile: its axis mapping and focal length are taken as given.", valueName: "FILE")) var calibration: String?
+    @Option(name: .customLong("axis-mapping"),
+            help: ArgumentHelp("IMU axes to camera axes (x right, y down, z forward) as 3 letters: letter i = the IMU axis that becomes camera axis i, lowercase inverted (XYZ: identity). Default: searched.", valueName: "XYZ"))
+    var axisMapping: String?
+    @Option(name: .customLong("focal-length"), help: ArgumentHelp("Focal length in pixels. Default: the profile's, else estimated.", valueName: "px"))
     var focalLength: Double?
-    @Option(name: .customLong("search-ms"), help: "How far to search for the offset, either way.") var searchMs = 2000.0
+    @Option(name: .customLong("search-ms"), help: ArgumentHelp("Search offsets within +-MS. Default: every offset at which the trace covers half the video.", valueName: "MS"))
+    var searchMs: Double?
     @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the profile (JSON).", valueName: "FILE")) var output: String
 
     func validate() throws {
         guard FileManager.default.fileExists(atPath: video) else { throw ValidationError("\(video): no such file.") }
         guard FileManager.default.fileExists(atPath: imu) else { throw ValidationError("\(imu): no such file.") }
+        if let calibration, !FileManager.default.fileExists(atPath: calibration) { throw ValidationError("\(calibration): no such file.") }
         if let f = focalLength, !(f > 0) { throw ValidationError("--focal-length must be positive.") }
-        guard searchMs > 0 && searchMs <= 60_000 else { throw ValidationError("--search-ms must be between 0 and 60000.") }
+        if let s = searchMs, !(s > 0 && s <= 600_000) { throw ValidationError("--search-ms must be between 0 and 600000.") }
+        if let a = axisMapping, !AxisMapping.isValidOrientation(a) {
+            throw ValidationError("--axis-mapping must be 3 letters naming x, y and z once each (XYZ, xzY, ...), found '\(a)'.")
+        }
     }
 
     func run() throws {
-        var base = try calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) }
-            ?? Calibration(name: URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent)
-        if calibration != nil { base.name = URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent }
-        let r = try CalibrateJob.run(video: video, readings: try TraceSource.readings(imu, trace: trace), base: base, focalLength: focalLength, searchMs: searchMs)
+        let name = URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent
+        var base = try calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) } ?? Calibration(name: name)
+        base.name = name
+        let info = try TraceSource.open(path: imu, trace: trace).single().info
+        let request = CalibrateRequest(
+            video: video, readings: try TraceSource.readings(imu, trace: trace), base: base, baseIsProfile: calibration != nil,
+            axisMapping: axisMapping.map { .orientation($0) },
+            traceOrientation: CalibrateRequest.statedOrientation(info),
+            focalLength: focalLength, searchMs: searchMs)
+        let r = try CalibrateJob.run(request)
         try r.profile.save(URL(fileURLWithPath: output))
-        let confidence = r.estimate.correlation * (1 - r.estimate.ambiguity)
-        print(String(format: "offset %.2f ms (IMU time + offset = video time); correlation %.3f, next best peak %.0f%% of it; confidence %.2f",
-                     r.estimate.offsetMs, r.estimate.correlation, r.estimate.ambiguity * 100, confidence))
-        if let b = r.measuredBias { print(String(format: "gyro bias %.5f %.5f %.5f rad/s (stillest second)", b[0], b[1], b[2])) }
+        for line in r.report { print(line) }
         print("wrote \(output)")
-        if confidence < 0.3 { FileHandle.standardError.write(Data("warning: low confidence: check the result before using it\n".utf8)) }
+        for line in r.warnings { FileHandle.standardError.write(Data((line + "\n").utf8)) }
     }
 }

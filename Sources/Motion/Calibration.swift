@@ -19,6 +19,14 @@ public struct Calibration: Codable, Equatable, Sendable {
     public var clockDriftPpm: Double?
     /// Where the IMU's clock jumped: one line per stretch (see ClockMapping). Overrides the two fields above.
     public var clockPieces: [ClockMapping.Piece]?
+    /// The windows `calibrate` measured the offset in and used for the clock mapping.
+    public var syncPoints: [SyncPoint]?
+    /// How `axisMapping` was decided (absent in hand-written profiles).
+    public var axisMappingSource: AxisMappingSource?
+    /// True when `calibrate` estimated `focalLengthPx` from the picture's motion against the gyro.
+    public var focalLengthEstimated: Bool?
+    /// `calibrate`'s confidence in this profile, 0 to 1 (scale: Calibration/README.md).
+    public var confidence: Double?
 
     /// The clock mapping this profile states: its pieces, else its offset and drift.
     public var clock: ClockMapping {
@@ -67,6 +75,18 @@ public struct Calibration: Codable, Equatable, Sendable {
     }
 }
 
+/// Where a profile's axis mapping came from.
+public enum AxisMappingSource: String, Codable, Sendable, CaseIterable {
+    /// `--axis-mapping`.
+    case given
+    /// The base profile (`--calibration`).
+    case profile
+    /// The trace itself: a gcsv's `orientation` line, a camera file's own metadata.
+    case trace
+    /// The orientation search of `calibrate`.
+    case searched
+}
+
 public struct CalibrationError: Error, CustomStringConvertible, Equatable, Sendable {
     public var description: String
     public init(_ d: String) { description = d }
@@ -101,6 +121,23 @@ public enum AxisMapping: Equatable, Sendable {
         return (m[0][0] * v.0 + m[0][1] * v.1 + m[0][2] * v.2,
                 m[1][0] * v.0 + m[1][1] * v.1 + m[1][2] * v.2,
                 m[2][0] * v.0 + m[2][1] * v.1 + m[2][2] * v.2)
+    }
+
+    /// A Gyroflow `orientation` string (gcsv header, Gyroflow's "IMU orientation") as a mapping
+    /// into Lockstep's camera axes. Gyroflow applies the string as Lockstep does (letter i names
+    /// the IMU axis that becomes axis i, lowercase inverted: telemetry-parser's `orient`,
+    /// gyroflow's imu_transforms.rs), but into its own gyro frame, which is (up, left, backward)
+    /// in camera terms: its optical-flow sync turns a pose rotation in OpenCV's axes (x right,
+    /// y down, z forward: Lockstep's) into gyro rates by swapping x and y (synchronization/mod.rs,
+    /// "Swap X and Y"), and a pose is the inverse of the camera's turn, so every sign flips; the
+    /// gcsv docs' figure for "YxZ" shows an IMU with x right, y up, z out of the back. So camera
+    /// = [[0,-1,0],[-1,0,0],[0,0,-1]] * Gyroflow's: camera x is Gyroflow's y negated, camera y
+    /// its x negated, camera z its z negated ("xyZ" here is "YXz"; the default "xzY" is "ZXy").
+    public static func gyroflow(_ orientation: String) -> AxisMapping? {
+        guard isValidOrientation(orientation) else { return nil }
+        let c = Array(orientation)
+        func flip(_ ch: Character) -> Character { ch.isUppercase ? Character(ch.lowercased()) : Character(ch.uppercased()) }
+        return .orientation(String([flip(c[1]), flip(c[0]), flip(c[2])]))
     }
 
     public static func isValidOrientation(_ s: String) -> Bool {

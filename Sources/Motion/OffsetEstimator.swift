@@ -8,6 +8,9 @@ import RealModule
 /// it pitches up (+x), so the predicted shift over [a, b] is (-f * integral of w_y, f * integral
 /// of w_x). The offset is the one whose prediction correlates best with what the video shows:
 /// searched over +-`searchMs` in 1 ms steps, then refined to 0.01 ms around the best.
+///
+/// This is the one-offset check `snake --report` runs against a profile; `calibrate` uses
+/// GyroSync (orientation search, sync points across the clip, drift, jumps, bias).
 public struct VideoShift: Equatable, Sendable {
     /// Video clock, ns: the two frames' times.
     public var from: Int64, to: Int64
@@ -78,33 +81,6 @@ public enum OffsetEstimator {
         let used = score(Int64((best.ms * 1e6).rounded())).1
         return OffsetEstimate(offsetMs: best.ms, correlation: best.value,
                               ambiguity: best.value > 0 ? max(0, runnerUp) / best.value : 1, pairsUsed: used)
-    }
-
-    /// Gyro bias from the stillest `window` of the trace (least total variance), in IMU axes.
-    public static func bias(_ readings: [IMUReading], windowNs: Int64 = 1_000_000_000) -> [Double]? {
-        guard let first = readings.first, let last = readings.last, last.t - first.t >= windowNs else { return nil }
-        var best: (variance: Double, mean: [Double])?
-        var start = 0
-        // Windows start every 100 ms: plenty to find a still second.
-        var t0 = first.t
-        while t0 + windowNs <= last.t {
-            while readings[start].t < t0 { start += 1 }
-            var sum = [0.0, 0.0, 0.0], sq = [0.0, 0.0, 0.0], n = 0.0
-            var i = start
-            while i < readings.count && readings[i].t < t0 + windowNs {
-                let g = readings[i].gyro
-                sum[0] += g.x; sum[1] += g.y; sum[2] += g.z
-                sq[0] += g.x * g.x; sq[1] += g.y * g.y; sq[2] += g.z * g.z
-                n += 1; i += 1
-            }
-            if n > 1 {
-                let mean = sum.map { $0 / n }
-                let variance = (0..<3).reduce(0.0) { $0 + sq[$1] / n - mean[$1] * mean[$1] }
-                if best == nil || variance < best!.variance { best = (variance, mean) }
-            }
-            t0 += windowNs / 10
-        }
-        return best?.mean
     }
 }
 

@@ -163,7 +163,7 @@ public struct TraceParser: Sendable {
             default: break
             }
             info.metadata[key] = value
-        case "orientation": info.orientation = value
+        case "orientation": info.orientation = value; info.metadata[key] = value    // metadata: the log said so (not the default)
         case "id": info.deviceName = value; info.metadata[key] = value
         default: info.metadata[key] = value
         }

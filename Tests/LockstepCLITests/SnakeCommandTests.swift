@@ -30,7 +30,9 @@ final class SnakeCommandTests: XCTestCase {
                 let profile = dir.appendingPathComponent("cam.json").path
         let c = try CommandLineTests.lockstep(["calibrate", pan, "--imu", trace, "--focal-length", "300", "-o", profile])
         XCTAssertEqual(c.status, 0, c.stderr)
-        XCTAssertTrue(c.stdout.hasPrefix("offset 87."), c.stdout)
+        XCTAssertTrue(c.stdout.contains("\noffset 8"), c.stdout)
+        let written = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: profile))) as? [String: Any]
+        XCTAssertEqual(written?["timeOffsetMs"] as? Double ?? 0, 87, accuracy: 1, c.stdout)
         let out = dir.appendingPathComponent("s.mp4").path, report = dir.appendingPathComponent("r.csv").path
         let s = try CommandLineTests.lockstep(["snake", pan, "--imu", trace, "--calibration", profile, "--report", report, "-o", out])
         XCTAssertEqual(s.status, 0, s.stderr)

@@ -25,4 +25,38 @@ final class CalibrationTests: XCTestCase {
         try Data(#"{"name":"x","axisMapping":"XYZ","gyroBias":[0,0],"timeOffsetMs":0}"#.utf8).write(to: url)
         XCTAssertThrowsError(try Calibration.load(url)) { XCTAssertEqual("\($0)", "\(url.path): gyroBias needs 3 numbers (x, y, z)") }
     }
+
+    static let profiles = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Calibration")
+
+    /// Profiles written before calibrate knew drift, sync points, the mapping's source or the
+    /// confidence still load, with those fields absent.
+    func testProfilesWithoutTheNewFieldsStillLoad() throws {
+        for name in ["generic.json", "synthetic-camera.json"] {
+            let c = try Calibration.load(Self.profiles.appendingPathComponent(name))
+            XCTAssertNil(c.clockDriftPpm, name); XCTAssertNil(c.clockPieces, name); XCTAssertNil(c.syncPoints, name)
+            XCTAssertNil(c.axisMappingSource, name); XCTAssertNil(c.focalLengthEstimated, name); XCTAssertNil(c.confidence, name)
+            XCTAssertEqual(c.clock, .constant(offsetMs: c.timeOffsetMs), name)
+        }
+    }
+
+    func testTheNewFieldsRoundTripWithTheContractsNames() throws {
+        var a = Calibration(name: "cam", focalLengthPx: 512)
+        a.clock = ClockMapping(pieces: [.init(fromVideoS: 0, offsetMs: 143, driftPpm: 200), .init(fromVideoS: 4.02, offsetMs: 93, driftPpm: 200)])
+        a.syncPoints = [SyncPoint(videoTimeS: 1, offsetMs: 143.2, score: 0.98)]
+        a.axisMappingSource = .searched
+        a.focalLengthEstimated = true
+        a.confidence = 0.93
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cal-\(UUID()).json")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try a.save(url)
+        XCTAssertEqual(try Calibration.load(url), a)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        XCTAssertEqual(json["axisMappingSource"] as? String, "searched")
+        XCTAssertEqual(json["timeOffsetMs"] as? Double, 143)
+        XCTAssertEqual(json["clockDriftPpm"] as? Double, 200)
+        XCTAssertEqual((json["clockPieces"] as? [[String: Any]])?.count, 2)
+        XCTAssertEqual((json["syncPoints"] as? [[String: Any]])?.first?["videoTimeS"] as? Double, 1)
+        XCTAssertEqual(json["focalLengthEstimated"] as? Bool, true)
+    }
 }

@@ -37,12 +37,6 @@ final class OffsetEstimatorTests: XCTestCase {
         XCTAssertLessThan(e.ambiguity, 0.9)
     }
 
-    func testTheBiasComesFromTheStillestSecond() throws {
-        let (readings, _) = scene(offsetMs: 0, bias: [0.01, -0.02, 0.005])
-        let b = try XCTUnwrap(OffsetEstimator.bias(readings))
-        XCTAssertEqual(b[0], 0.01, accuracy: 0.001); XCTAssertEqual(b[1], -0.02, accuracy: 0.002); XCTAssertEqual(b[2], 0.005, accuracy: 0.0005)
-    }
-
     func testAStillClipIsRefusedWithAReason() {
         let still = (0..<100).map { VideoShift(from: Int64($0) * 33 * ms, to: Int64($0 + 1) * 33 * ms, dx: 0.01, dy: 0) }
         let (readings, _) = scene(offsetMs: 0, bias: [0, 0, 0])

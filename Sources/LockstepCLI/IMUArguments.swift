@@ -1,0 +1,5 @@
+import ArgumentParser
+import Foundation
+import Lockstep
+
+extension TraceFormat: ExpressibleByArgument {}

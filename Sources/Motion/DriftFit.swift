@@ -1,0 +1,172 @@
+/// Fits the clock mapping to sync points: offset(v) = a + d * 1e-3 * v ms (d in ppm), robustly,
+/// and piecewise where the points fall on separate lines (the IMU's clock jumped).
+///
+/// The points, sorted by time, are split into contiguous segments by dynamic programming: each
+/// segment costs the truncated squares of its residuals (a point further than the tolerance c from
+/// its segment's line costs c^2, as an outlier; c from the points' own scatter, 1.5 to 5 ms), and each extra segment costs 2.5
+/// outliers, so a new piece needs at least three points that agree with each other and not with
+/// their neighbours. The pieces then share one drift (a camera's clock runs at one rate; it is its
+/// count that jumps), fitted by weighted least squares over the inliers, each piece with its own
+/// intercept. The drift is kept only when it stands out of its own standard error (3 sigma).
+public enum DriftFit {
+    public struct Segment: Equatable, Sendable {
+        /// Indices into the points given (sorted by time).
+        public var points: Range<Int>
+        public var offsetMs: Double
+    }
+
+    public struct Result: Equatable, Sendable {
+        public var segments: [Segment]
+        public var driftPpm: Double
+        /// Points within tolerance of their segment's line.
+        public var inliers: [Int]
+        public var outliers: [Int]
+        /// RMS residual of the inliers, ms.
+        public var rmsMs: Double
+        public func offsetMs(segment s: Int, atVideo v: Double) -> Double { segments[s].offsetMs + driftPpm * 1e-3 * v }
+    }
+
+    /// `points` must be sorted by videoTimeS.
+    public static func fit(_ points: [SyncPoint], toleranceMs: Double? = nil) -> Result? {
+        let n = points.count
+        guard n > 0 else { return nil }
+        let c = toleranceMs ?? tolerance(points)
+        let c2 = c * c, penalty = 2.5 * c2
+        // best[j]: cheapest split of points[0..<j]; from[j]: where its last segment starts.
+        var best = [Double](repeating: .infinity, count: n + 1), from = [Int](repeating: 0, count: n + 1)
+        best[0] = 0
+        for j in 1...n {
+            for i in 0..<j {
+                let cost = best[i] + lineCost(points[i..<j], c2: c2) + (i == 0 ? 0 : penalty)
+                if cost < best[j] { best[j] = cost; from[j] = i }
+            }
+        }
+        var bounds: [Range<Int>] = []
+        var j = n
+        while j > 0 { bounds.insert(from[j]..<j, at: 0); j = from[j] }
+        // A segment with fewer than three inliers is not a piece of its own: its points are outliers
+        // of a neighbour (the penalty makes that rare; this keeps the rule explicit).
+        var segments: [Range<Int>] = []
+        for b in bounds {
+            let line = robustLine(points[b], c: c)
+            let inl = b.filter { abs(points[$0].offsetMs - line.at(points[$0].videoTimeS)) <= c }
+            if inl.count >= 3 || bounds.count == 1 { segments.append(b) } else if let last = segments.popLast() {
+                segments.append(last.lowerBound..<b.upperBound)
+            } else { segments.append(b) }
+        }
+        // Merge a leading short segment forward when it was kept only because it came first.
+        if segments.count > 1 {
+            let b = segments[0]
+            let line = robustLine(points[b], c: c)
+            if b.filter({ abs(points[$0].offsetMs - line.at(points[$0].videoTimeS)) <= c }).count < 3 {
+                segments[1] = b.lowerBound..<segments[1].upperBound; segments.removeFirst()
+            }
+        }
+        // Neighbours whose lines meet within twice the tolerance are one piece: a jump not well
+        // above the measurement's own scatter is not a jump.
+        var merged = true
+        while merged && segments.count > 1 {
+            merged = false
+            for s in 1..<segments.count {
+                let a = robustLine(points[segments[s - 1]], c: c), b = robustLine(points[segments[s]], c: c)
+                let v = (points[segments[s - 1].upperBound - 1].videoTimeS + points[segments[s].lowerBound].videoTimeS) / 2
+                if abs(a.at(v) - b.at(v)) < 2 * c {
+                    segments[s - 1] = segments[s - 1].lowerBound..<segments[s].upperBound
+                    segments.remove(at: s)
+                    merged = true
+                    break
+                }
+            }
+        }
+        // Inliers per segment, then one shared drift.
+        var members: [[Int]] = []
+        for b in segments {
+            let line = robustLine(points[b], c: c)
+            members.append(b.filter { abs(points[$0].offsetMs - line.at(points[$0].videoTimeS)) <= c })
+        }
+        var sxy = 0.0, sxx = 0.0, means: [(v: Double, o: Double)] = []
+        for m in members {
+            let w = m.map { weight(points[$0].score) }
+            let sw = w.reduce(0, +)
+            guard sw > 0 else { means.append((0, 0)); continue }
+            let vm = zip(m, w).reduce(0.0) { $0 + points[$1.0].videoTimeS * $1.1 } / sw
+            let om = zip(m, w).reduce(0.0) { $0 + points[$1.0].offsetMs * $1.1 } / sw
+            means.append((vm, om))
+            for (i, wi) in zip(m, w) {
+                sxy += wi * (points[i].videoTimeS - vm) * (points[i].offsetMs - om)
+                sxx += wi * (points[i].videoTimeS - vm) * (points[i].videoTimeS - vm)
+            }
+        }
+        var slope = sxx > 1e-9 ? sxy / sxx : 0     // ms per s
+        var sse = 0.0, count = 0
+        for (s, m) in members.enumerated() {
+            for i in m { let r = points[i].offsetMs - (means[s].o + slope * (points[i].videoTimeS - means[s].v)); sse += r * r; count += 1 }
+        }
+        let dof = max(1, count - members.count - 1)
+        let sigma = max((sse / Double(dof)).squareRoot(), 0.02)
+        let meanW = max(1e-6, members.joined().map { weight(points[$0].score) }.reduce(0, +) / Double(max(1, count)))
+        let slopeError = sxx > 1e-9 ? sigma / (sxx / meanW).squareRoot() : .infinity
+        if count < 3 || abs(slope) < 3 * slopeError { slope = 0 }
+        var rss = 0.0
+        let segs = segments.enumerated().map { s, b -> Segment in
+            Segment(points: b, offsetMs: means[s].o - slope * means[s].v)
+        }
+        for (s, m) in members.enumerated() {
+            for i in m { let r = points[i].offsetMs - (segs[s].offsetMs + slope * points[i].videoTimeS); rss += r * r }
+        }
+        let inliers = members.flatMap { $0 }.sorted()
+        let outliers = (0..<n).filter { !inliers.contains($0) }
+        return Result(segments: segs, driftPpm: slope * 1000, inliers: inliers, outliers: outliers,
+                      rmsMs: count > 0 ? (rss / Double(count)).squareRoot() : 0)
+    }
+
+    /// The outlier tolerance, from the points' own scatter: 3 robust sigmas (1.4826 x the median
+    /// absolute residual about one robust line), at least 1.5 ms and at most 5 ms (so a jump of
+    /// more than about 5 ms is always seen as one, however noisy the windows).
+    static func tolerance(_ points: [SyncPoint]) -> Double {
+        guard points.count >= 4 else { return 1.5 }
+        let line = robustLine(points[...], c: 1.5)
+        let r = points.map { abs($0.offsetMs - line.at($0.videoTimeS)) }.sorted()
+        return min(5, max(1.5, 3 * 1.4826 * r[r.count / 2]))
+    }
+
+    /// A window's weight: its signal-to-noise ratio r^2 / (1 - r^2) (a window at 0.999 is worth
+    /// ten at 0.99: the unexplained part of its motion is what scatters its offset).
+    static func weight(_ score: Double) -> Double {
+        let r2 = max(0, min(score, 0.9999)) * max(0, min(score, 0.9999))
+        return r2 / (1 - r2)
+    }
+
+    struct Line { var a: Double; var b: Double; func at(_ v: Double) -> Double { a + b * v } }
+
+    /// Least squares, then refitted on the points within `c` of the line (three rounds); a
+    /// median-based start keeps one wild point from dragging the first fit.
+    static func robustLine(_ pts: ArraySlice<SyncPoint>, c: Double) -> Line {
+        func fit(_ p: [SyncPoint]) -> Line {
+            guard p.count > 1 else { return Line(a: p.first?.offsetMs ?? 0, b: 0) }
+            let vm = p.reduce(0.0) { $0 + $1.videoTimeS } / Double(p.count), om = p.reduce(0.0) { $0 + $1.offsetMs } / Double(p.count)
+            let sxx = p.reduce(0.0) { $0 + ($1.videoTimeS - vm) * ($1.videoTimeS - vm) }
+            let b = sxx > 1e-12 ? p.reduce(0.0) { $0 + ($1.videoTimeS - vm) * ($1.offsetMs - om) } / sxx : 0
+            return Line(a: om - b * vm, b: b)
+        }
+        let all = Array(pts)
+        let sorted = all.map(\.offsetMs).sorted()
+        var line = Line(a: sorted[sorted.count / 2], b: 0)
+        // Start from the median with no slope; drift over a window set is small against c unless
+        // it is real, and then the refits pick it up.
+        var kept = all.filter { abs($0.offsetMs - line.at($0.videoTimeS)) <= 4 * c }
+        if kept.count < 2 { kept = all }
+        for _ in 0..<3 {
+            line = fit(kept)
+            let next = all.filter { abs($0.offsetMs - line.at($0.videoTimeS)) <= c }
+            if next.count < 2 || next == kept { break }
+            kept = next
+        }
+        return line
+    }
+
+    static func lineCost(_ pts: ArraySlice<SyncPoint>, c2: Double) -> Double {
+        let line = robustLine(pts, c: c2.squareRoot())
+        return pts.reduce(0.0) { let r = $1.offsetMs - line.at($1.videoTimeS); return $0 + min(r * r, c2) }
+    }
+}

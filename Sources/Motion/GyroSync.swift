@@ -1,0 +1,320 @@
+import Foundation
+
+/// Everything `calibrate` learns from the picture's motion and a gyro trace, with no video I/O:
+/// the axis orientation (searched unless given), the clock mapping (sync points across the clip,
+/// a robust line through them, pieces where the IMU's clock jumped), the focal length (pixels per
+/// radian), the gyro bias (from every still stretch) and a confidence.
+///
+/// Steps: (1) a coarse search of every candidate orientation at every candidate offset on a
+/// series merged to at most ~400 intervals; the winner's peak must not sit at the edge of the
+/// range; (2) refined on the full series to 0.005 ms; (3) the offset measured again in windows
+/// across the clip (each searched +-`windowSearchMs` around the global answer; windows with too
+/// little motion, a weak match or a peak at the edge of their range are rejected); (4) DriftFit;
+/// (5) where pieces meet, the jump is placed at the frame where the two lines' predictions
+/// trade places; (6) focal length by least squares of picture shift on rotation angle, bias by
+/// StillIntervals, confidence.
+public enum GyroSync {
+    public struct Options: Sendable {
+        /// The mapping to use; nil: search the 24 proper orientations.
+        public var mapping: AxisMapping?
+        public var bias: [Double]
+        /// Search offsets in [-searchMs, +searchMs]; nil: every offset at which the trace covers
+        /// at least half the clip (derived from both extents).
+        public var searchMs: Double?
+        public var focalLengthPx: Double?
+        public init(mapping: AxisMapping? = nil, bias: [Double] = [0, 0, 0], searchMs: Double? = nil, focalLengthPx: Double? = nil) {
+            self.mapping = mapping; self.bias = bias; self.searchMs = searchMs; self.focalLengthPx = focalLengthPx
+        }
+    }
+
+    public struct Jump: Equatable, Sendable {
+        public var videoTimeS: Double
+        /// Offset after minus offset before, ms.
+        public var stepMs: Double
+    }
+
+    public struct Result: Sendable {
+        public var mapping: AxisMapping
+        /// The best score of the orientation search's runner-up (nil when the mapping was given).
+        public var runnerUp: (orientation: String, score: Double)?
+        public var clock: ClockMapping
+        public var syncPoints: [SyncPoint]
+        /// Windows measured but not used: too little motion, weak, at their range's edge, or off the fitted lines.
+        public var rejected: [(videoTimeS: Double, reason: String)]
+        public var jumps: [Jump]
+        /// Correlation over the whole clip under the final clock mapping.
+        public var correlation: Double
+        /// The next best peak of the global search (another offset or another orientation).
+        public var runnerUpPeak: Double
+        public var focalLengthPx: Double
+        public var still: StillIntervals.Result?
+        public var confidence: Double
+        public var searchedMs: ClosedRange<Double>
+    }
+
+    public static let minimumMotionPx = 0.2
+    public static let minimumWindowScore = 0.5
+    public static let windowSearchMs = 600.0
+
+    public static func run(shifts: [VideoShift], readings: [IMUReading], options: Options) throws -> Result {
+        let series = SyncSeries(shifts)
+        let rms = series.rms(0..<series.count)
+        guard rms >= minimumMotionPx else {
+            throw CalibrationError(String(format: "the video barely moves (%.2f px per frame; at least %.1f needed): there is no motion to sync the gyro against. Film a few seconds of panning, or set timeOffsetMs in a profile by hand.", rms, minimumMotionPx))
+        }
+        guard readings.count >= 2 else { throw CalibrationError("the trace has fewer than two readings") }
+        let gyro = GyroIntegral(readings, bias: options.bias)
+        let all = 0..<series.count
+        let v0 = Double(series.from[0]) / 1e9, v1 = Double(series.to[series.count - 1]) / 1e9
+        let t0 = Double(gyro.first) / 1e9, t1 = Double(gyro.last) / 1e9
+
+        // The candidates: given, or the 24 proper orientations.
+        let candidates: [SignedPermutation]
+        var fixedMatrix: AxisMapping?
+        if let m = options.mapping {
+            if let p = SignedPermutation(m) { candidates = [p] } else {
+                // A general matrix: score it through the nearest signed permutation only for the
+                // search; the answer keeps the matrix.
+                fixedMatrix = m
+                candidates = [nearest(m)]
+            }
+        } else {
+            candidates = SignedPermutation.proper
+        }
+
+        // (1) Coarse search.
+        let needed = max(3, series.count / 2)
+        let range: ClosedRange<Double>
+        if let s = options.searchMs {
+            range = -s...s
+        } else {
+            // video = IMU + offset: offsets where [t0, t1] + offset covers half of [v0, v1].
+            let half = (v1 - v0) / 2
+            let lo = (v0 - t1 + half) * 1000, hi = (v1 - t0 - half) * 1000
+            guard lo < hi else { throw CalibrationError(String(format: "the trace (%.1f s) is too short to cover half of the video (%.1f s)", t1 - t0, v1 - v0)) }
+            range = lo.rounded(.down)...hi.rounded(.up)
+        }
+        let group = max(1, series.count / 400)
+        let coarse = series.merged(by: group)
+        let meanInterval = (v1 - v0) / Double(series.count) * 1000
+        let step = max(1, meanInterval * Double(group) / 4)
+        var offsets = stride(from: range.lowerBound, through: range.upperBound, by: step).map { $0 }
+        if let last = offsets.last, last < range.upperBound - 1e-9 { offsets.append(range.upperBound) }    // the edge itself
+        let table = OffsetSearch.scan(coarse, 0..<coarse.count, gyro: gyro, offsetsMs: offsets, mappings: candidates,
+                                      minPairs: max(3, coarse.count / 2))
+        let peaks = table.map { PeakAnalysis($0) }
+        guard let winnerIndex = peaks.indices.filter({ peaks[$0] != nil }).max(by: { peaks[$0]!.value < peaks[$1]!.value }) else {
+            throw CalibrationError("the trace does not overlap the video at any offset in the search range (\(format(range))); widen it with --search-ms")
+        }
+        let peak = peaks[winnerIndex]!
+        let winner = candidates[winnerIndex]
+        var runnerUp: (String, Double)?
+        if candidates.count > 1 {
+            let others = peaks.indices.filter { $0 != winnerIndex && peaks[$0] != nil }
+            if let r = others.max(by: { peaks[$0]!.value < peaks[$1]!.value }) { runnerUp = (candidates[r].orientation, peaks[r]!.value) }
+        }
+        if peak.atEdge {
+            throw CalibrationError(String(format: "the best match (%.0f ms) lies at the edge of the search range (%@): the offset is outside the search range; widen it with --search-ms",
+                                          offsets[peak.index], format(range)))
+        }
+
+        // (2) Refine on the full series.
+        guard let global = OffsetSearch.refine(series, all, gyro: gyro, mapping: winner, centreMs: offsets[peak.index],
+                                               halfWidthMs: 2 * step, minPairs: needed) else {
+            throw CalibrationError("the trace does not overlap the video near the best offset")
+        }
+
+        // (3) Windows.
+        let duration = v1 - v0
+        let window = min(duration, min(4, max(2, duration / 6)))
+        var points: [SyncPoint] = []
+        var windows: [Range<Int>] = []
+        var rejected: [(videoTimeS: Double, reason: String)] = []
+        var start = v0
+        let lo = max(range.lowerBound, global.offsetMs - windowSearchMs), hi = min(range.upperBound, global.offsetMs + windowSearchMs)
+        var starts: [Double] = []
+        while start + window <= v1 + 1e-9 { starts.append(start); start += window / 2 }
+        // The last window ends at the last frame, so the clip's end is measured too.
+        if let last = starts.last, v1 - window - last > window / 4 { starts.append(v1 - window) }
+        for start in starts {
+            let idx = series.indices(from: start, to: start + window + 1e-6)
+            let centre = start + window / 2
+            guard idx.count >= 8 else { continue }
+            guard series.rms(idx) >= minimumMotionPx else { rejected.append((centre, "too little motion")); continue }
+            // 4 ms steps: a window's correlation lobe is tens of ms wide at least; refine() then
+            // walks 1 ms steps over +-4 ms and a golden section below that.
+            let wOffsets = stride(from: lo, through: hi, by: 4.0).map { $0 }
+            let curve = OffsetSearch.scan(series, idx, gyro: gyro, offsetsMs: wOffsets, mappings: [winner], minPairs: max(6, idx.count * 3 / 4))[0]
+            guard let p = PeakAnalysis(curve) else { rejected.append((centre, "not covered by the trace")); continue }
+            if p.atEdge { rejected.append((centre, String(format: "peak at the edge of its search range (%.0f ms)", wOffsets[p.index]))); continue }
+            guard let r = OffsetSearch.refine(series, idx, gyro: gyro, mapping: winner, centreMs: wOffsets[p.index], halfWidthMs: 4,
+                                              minPairs: max(6, idx.count * 3 / 4)) else { continue }
+            if r.score < minimumWindowScore { rejected.append((centre, String(format: "weak match (%.2f)", r.score))); continue }
+            points.append(SyncPoint(videoTimeS: centre, offsetMs: r.offsetMs, score: r.score))
+            windows.append(idx)
+        }
+
+        // (4) The clock mapping. Under drift, every window is measured once more with the drift
+        // applied inside it (the offset changes along a 4 s window by 4 ms at 1000 ppm), then refitted.
+        var fitted = DriftFit.fit(points)
+        if let first = fitted, first.driftPpm != 0 {
+            for i in points.indices {
+                let centreNs = Int64((points[i].videoTimeS * 1e9).rounded())
+                if let r = OffsetSearch.refine(series, windows[i], gyro: gyro, mapping: winner, centreMs: points[i].offsetMs, halfWidthMs: 6,
+                                               minPairs: max(6, windows[i].count * 3 / 4),
+                                               drift: SyncSeries.Drift(ppm: first.driftPpm, centreNs: centreNs)) {
+                    points[i].offsetMs = r.offsetMs; points[i].score = r.score
+                }
+            }
+            fitted = DriftFit.fit(points)
+        }
+        var clock = ClockMapping.constant(offsetMs: global.offsetMs)
+        var used: [SyncPoint] = []
+        var jumps: [Jump] = []
+        var agreement = 0.0
+        if let fit = fitted {
+            used = fit.inliers.map { points[$0] }
+            for i in fit.outliers {
+                rejected.append((points[i].videoTimeS, String(format: "%.2f ms, off the fitted clock", points[i].offsetMs)))
+            }
+            agreement = Double(fit.inliers.count) / Double(points.count) * min(1, Double(fit.inliers.count) / 3)
+            var pieces = [ClockMapping.Piece(fromVideoS: 0, offsetMs: fit.segments[0].offsetMs, driftPpm: fit.driftPpm)]
+            for s in 1..<fit.segments.count {
+                // (5) Where the jump is: between the last inlier of the piece before and the first of this one.
+                let before = fit.segments[s - 1], after = fit.segments[s]
+                let lastBefore = fit.inliers.filter { before.points.contains($0) }.last.map { points[$0].videoTimeS } ?? points[before.points.upperBound - 1].videoTimeS
+                let firstAfter = fit.inliers.filter { after.points.contains($0) }.first.map { points[$0].videoTimeS } ?? points[after.points.lowerBound].videoTimeS
+                let a = ClockMapping.constant(offsetMs: before.offsetMs, driftPpm: fit.driftPpm)
+                let b = ClockMapping.constant(offsetMs: after.offsetMs, driftPpm: fit.driftPpm)
+                let t = jumpTime(series, gyro: gyro, mapping: winner, before: a, after: b,
+                                 from: lastBefore - window / 2, to: firstAfter + window / 2)
+                pieces.append(ClockMapping.Piece(fromVideoS: t, offsetMs: after.offsetMs, driftPpm: fit.driftPpm))
+                jumps.append(Jump(videoTimeS: t, stepMs: b.offsetMs(atVideo: t) - a.offsetMs(atVideo: t)))
+            }
+            clock = ClockMapping(pieces: pieces)
+            // Each piece's intercept refined against all of its frames at once (the drift and the
+            // jump times held): the windows overlap and are short; the whole piece is one measurement.
+            clock = refinePieces(series, gyro: gyro, mapping: winner, clock: clock)
+        } else {
+            used = []
+        }
+
+        // (6) Focal length, bias, the final correlation, confidence.
+        let mapping = fixedMatrix ?? winner.mapping
+        let f = options.focalLengthPx ?? focalLength(series, gyro: gyro, clock: clock, mapping: winner) ?? 0
+        var still: StillIntervals.Result?
+        if f > 0 { still = StillIntervals.find(shifts: shifts, readings: readings, clock: clock, focalLengthPx: f) }
+        var focal = f
+        if options.focalLengthPx == nil, let s = still {
+            focal = focalLength(series, gyro: GyroIntegral(readings, bias: s.bias), clock: clock, mapping: winner) ?? f
+        }
+        let correlation = finalCorrelation(series, gyro: gyro, clock: clock, mapping: winner)
+        let second = max(peak.runnerUp, runnerUp?.1 ?? -1)
+        let margin = second < 1 ? max(0, min(1, (peak.value - second) / (1 - second))) : 0
+        let confidence = max(0, min(1, max(0, correlation) * margin.squareRoot() * agreement))
+        return Result(mapping: mapping, runnerUp: runnerUp, clock: clock, syncPoints: used, rejected: rejected, jumps: jumps,
+                      correlation: correlation, runnerUpPeak: second, focalLengthPx: focal, still: still, confidence: confidence,
+                      searchedMs: range)
+    }
+
+    static func format(_ r: ClosedRange<Double>) -> String { String(format: "%.0f to %+.0f ms", r.lowerBound, r.upperBound) }
+
+    /// The signed permutation closest to a matrix (largest entry of each row).
+    static func nearest(_ m: AxisMapping) -> SignedPermutation {
+        let rows = m.rows
+        var axes: [Int] = [], signs: [Double] = []
+        for r in rows {
+            let a = r.indices.max { abs(r[$0]) < abs(r[$1]) }!
+            axes.append(a); signs.append(r[a] < 0 ? -1 : 1)
+        }
+        if Set(axes).count < 3 { return SignedPermutation(axes: [0, 1, 2], signs: [1, 1, 1]) }
+        return SignedPermutation(axes: axes, signs: signs)
+    }
+
+    /// Camera x and y rotation over each interval under a clock and mapping.
+    static func cameraAngles(_ series: SyncSeries, gyro: GyroIntegral, clock: ClockMapping, mapping p: SignedPermutation) -> [(x: Double, y: Double)?] {
+        series.integrals(clock, gyro: gyro).map { i in i.map { (p.signs[0] * $0[p.axes[0]], p.signs[1] * $0[p.axes[1]]) } }
+    }
+
+    /// Pixels per radian: least squares of (dx, dy) on (-angle y, angle x), through the origin.
+    static func focalLength(_ series: SyncSeries, gyro: GyroIntegral, clock: ClockMapping, mapping: SignedPermutation) -> Double? {
+        var num = 0.0, den = 0.0
+        for (k, a) in cameraAngles(series, gyro: gyro, clock: clock, mapping: mapping).enumerated() {
+            guard let a else { continue }
+            num += series.dx[k] * -a.y + series.dy[k] * a.x
+            den += a.x * a.x + a.y * a.y
+        }
+        guard den > 0, num > 0 else { return nil }
+        return num / den
+    }
+
+    static func refinePieces(_ series: SyncSeries, gyro: GyroIntegral, mapping: SignedPermutation, clock: ClockMapping) -> ClockMapping {
+        var pieces = clock.pieces
+        for i in pieces.indices {
+            let start = i == 0 ? -Double.infinity : pieces[i].fromVideoS
+            let end = i + 1 < pieces.count ? pieces[i + 1].fromVideoS : .infinity
+            // Whole frame intervals inside the piece only.
+            let idx = (0..<series.count).filter { Double(series.from[$0]) / 1e9 >= start && Double(series.to[$0]) / 1e9 <= end }
+            guard idx.count >= 30 else { continue }
+            func score(_ delta: Double) -> Double {
+                var p = pieces[i]
+                p.offsetMs += delta
+                let one = ClockMapping.constant(offsetMs: p.offsetMs, driftPpm: p.driftPpm)
+                var s = CrossSums()
+                var hint = 0
+                for k in idx {
+                    let a = one.imuNs(fromVideo: series.from[k]), b = one.imuNs(fromVideo: series.to[k])
+                    guard let ia = gyro.at(a, hint: &hint), let ib = gyro.at(b, hint: &hint) else { continue }
+                    s.add(ib - ia, dx: series.dx[k], dy: series.dy[k])
+                }
+                return Int(s.n) * 4 >= idx.count * 3 ? s.correlation(mapping) : -2
+            }
+            let g = (5.0.squareRoot() - 1) / 2
+            var a = -1.5, b = 1.5
+            var c = b - g * (b - a), d = a + g * (b - a)
+            var fc = score(c), fd = score(d)
+            while b - a > 0.005 {
+                if fc > fd { b = d; d = c; fd = fc; c = b - g * (b - a); fc = score(c) } else { a = c; c = d; fc = fd; d = a + g * (b - a); fd = score(d) }
+            }
+            let delta = (a + b) / 2
+            // Keep the refinement only when it is an interior maximum that beats the fit.
+            if abs(delta) < 1.45, score(delta) > score(0) { pieces[i].offsetMs += delta }
+        }
+        return ClockMapping(pieces: pieces)
+    }
+
+    static func finalCorrelation(_ series: SyncSeries, gyro: GyroIntegral, clock: ClockMapping, mapping: SignedPermutation) -> Double {
+        var s = CrossSums()
+        for (k, i) in series.integrals(clock, gyro: gyro).enumerated() {
+            if let i { s.add(i, dx: series.dx[k], dy: series.dy[k]) }
+        }
+        return s.correlation(mapping)
+    }
+
+    /// The video time where the clock switches from `before` to `after`: the split of the
+    /// intervals in [from, to] that minimises the squared prediction error (scale fitted per side).
+    static func jumpTime(_ series: SyncSeries, gyro: GyroIntegral, mapping: SignedPermutation, before: ClockMapping, after: ClockMapping,
+                         from: Double, to: Double) -> Double {
+        let idx = series.indices(from: from, to: to)
+        guard idx.count > 1 else { return (from + to) / 2 }
+        let f = focalLength(series, gyro: gyro, clock: before, mapping: mapping) ?? focalLength(series, gyro: gyro, clock: after, mapping: mapping) ?? 1
+        func errors(_ clock: ClockMapping) -> [Double] {
+            let angles = cameraAngles(series, gyro: gyro, clock: clock, mapping: mapping)
+            return idx.map { k in
+                guard let a = angles[k] else { return 1e9 }
+                let ex = series.dx[k] + f * a.y, ey = series.dy[k] - f * a.x
+                return ex * ex + ey * ey
+            }
+        }
+        let ea = errors(before), eb = errors(after)
+        // cost(s) = sum of ea before s + sum of eb from s on.
+        var best = (cost: Double.infinity, s: 0)
+        var left = 0.0, right = eb.reduce(0, +)
+        for s in 0...ea.count {
+            if left + right < best.cost { best = (left + right, s) }
+            if s < ea.count { left += ea[s]; right -= eb[s] }
+        }
+        if best.s == idx.count { return Double(series.to[idx.upperBound - 1]) / 1e9 }
+        return Double(series.from[idx.lowerBound + best.s]) / 1e9
+    }
+}

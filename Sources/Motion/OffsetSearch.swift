@@ -1,0 +1,87 @@
+/// One measurement of the offset: a window of the clip, the offset that matched it best, and how
+/// well (Pearson correlation between the picture's shift and the gyro's, 1 = perfect).
+public struct SyncPoint: Codable, Equatable, Sendable {
+    /// The window's middle, video time in seconds from the first frame.
+    public var videoTimeS: Double
+    /// video time = IMU time + offsetMs there.
+    public var offsetMs: Double
+    public var score: Double
+    public init(videoTimeS: Double, offsetMs: Double, score: Double) {
+        self.videoTimeS = videoTimeS; self.offsetMs = offsetMs; self.score = score
+    }
+}
+
+/// A correlation curve over candidate offsets and what its peak looks like.
+struct PeakAnalysis: Equatable {
+    var index: Int
+    var value: Double
+    /// The highest local maximum outside the winner's lobe (-1 when there is none).
+    var runnerUp: Double
+    /// The best is the first or last valid candidate: the true peak may lie beyond.
+    var atEdge: Bool
+
+    /// `values[i]` nil where too few intervals overlap the trace.
+    init?(_ values: [Double?]) {
+        guard let best = values.indices.filter({ values[$0] != nil }).max(by: { values[$0]! < values[$1]! }) else { return nil }
+        index = best; value = values[best]!
+        func v(_ i: Int) -> Double { (i >= 0 && i < values.count) ? (values[i] ?? -2) : -2 }
+        atEdge = v(best - 1) == -2 || v(best + 1) == -2
+        var lo = best
+        while lo > 0, let p = values[lo - 1], p <= v(lo) { lo -= 1 }
+        var hi = best
+        while hi < values.count - 1, let n = values[hi + 1], n <= v(hi) { hi += 1 }
+        var r = -1.0
+        for j in values.indices where (j < lo || j > hi) {
+            guard let x = values[j] else { continue }
+            if x >= v(j - 1) && x >= v(j + 1) { r = max(r, x) }
+        }
+        runnerUp = r
+    }
+}
+
+enum OffsetSearch {
+    /// Correlation of every mapping at every candidate offset (ms); nil where fewer than
+    /// `minPairs` intervals overlap the trace.
+    static func scan(_ series: SyncSeries, _ range: Range<Int>, gyro: GyroIntegral, offsetsMs: [Double],
+                     mappings: [SignedPermutation], minPairs: Int, drift: SyncSeries.Drift? = nil) -> [[Double?]] {
+        var out = [[Double?]](repeating: [Double?](repeating: nil, count: offsetsMs.count), count: mappings.count)
+        for (j, o) in offsetsMs.enumerated() {
+            let s = series.sums(range, offsetNs: Int64((o * 1e6).rounded()), gyro: gyro, drift: drift)
+            guard Int(s.n) >= minPairs else { continue }
+            for m in mappings.indices { out[m][j] = s.correlation(mappings[m]) }
+        }
+        return out
+    }
+
+    static func correlation(_ series: SyncSeries, _ range: Range<Int>, gyro: GyroIntegral, offsetMs: Double,
+                            mapping: SignedPermutation, minPairs: Int, drift: SyncSeries.Drift? = nil) -> Double? {
+        let s = series.sums(range, offsetNs: Int64((offsetMs * 1e6).rounded()), gyro: gyro, drift: drift)
+        return Int(s.n) >= minPairs ? s.correlation(mapping) : nil
+    }
+
+    /// The best offset near `centreMs`: 1 ms steps over +-`halfWidthMs`, then a golden-section
+    /// search down to 0.005 ms within +-1 ms of the best step (Gyroflow refines to 0.01 ms).
+    static func refine(_ series: SyncSeries, _ range: Range<Int>, gyro: GyroIntegral, mapping: SignedPermutation,
+                       centreMs: Double, halfWidthMs: Double, minPairs: Int, drift: SyncSeries.Drift? = nil) -> (offsetMs: Double, score: Double)? {
+        func f(_ o: Double) -> Double { correlation(series, range, gyro: gyro, offsetMs: o, mapping: mapping, minPairs: minPairs, drift: drift) ?? -2 }
+        var best = (o: centreMs, v: f(centreMs))
+        let steps = Int(halfWidthMs.rounded(.up))
+        if steps > 0 {
+            for i in -steps...steps where i != 0 {
+                let o = centreMs + Double(i)
+                let v = f(o)
+                if v > best.v { best = (o, v) }
+            }
+        }
+        guard best.v > -2 else { return nil }
+        let g = (5.0.squareRoot() - 1) / 2
+        var a = best.o - 1, b = best.o + 1
+        var c = b - g * (b - a), d = a + g * (b - a)
+        var fc = f(c), fd = f(d)
+        while b - a > 0.005 {
+            if fc > fd { b = d; d = c; fd = fc; c = b - g * (b - a); fc = f(c) } else { a = c; c = d; fc = fd; d = a + g * (b - a); fd = f(d) }
+        }
+        let o = (a + b) / 2, v = f(o)
+        return v >= best.v ? (o, v) : (best.o, best.v)
+    }
+}
