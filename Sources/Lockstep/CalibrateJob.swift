@@ -13,13 +13,16 @@ public struct CalibrateRequest: Sendable {
     public var axisMapping: AxisMapping?
     /// The trace's own orientation (a gcsv `orientation` line), Gyroflow's meaning.
     public var traceOrientation: String?
+    /// The mapping a camera file's telemetry states, in Lockstep's axes (GoPro's ORIN or its model's order).
+    public var traceAxisMapping: AxisMapping?
     /// `--focal-length`.
     public var focalLength: Double?
     /// `--search-ms`: nil searches every offset at which the trace covers half the clip.
     public var searchMs: Double?
 
     public init(video: String, readings: [IMUReading], base: Calibration, baseIsProfile: Bool = false, axisMapping: AxisMapping? = nil,
-                traceOrientation: String? = nil, focalLength: Double? = nil, searchMs: Double? = nil) {
+                traceOrientation: String? = nil, traceAxisMapping: AxisMapping? = nil, focalLength: Double? = nil, searchMs: Double? = nil) {
+        self.traceAxisMapping = traceAxisMapping
         self.video = video; self.readings = readings; self.base = base; self.baseIsProfile = baseIsProfile; self.axisMapping = axisMapping
         self.traceOrientation = traceOrientation; self.focalLength = focalLength; self.searchMs = searchMs
     }
@@ -66,6 +69,8 @@ public enum CalibrateJob {
             mapping = base.axisMapping; source = .profile
         } else if let o = request.traceOrientation, let m = AxisMapping.gyroflow(o) {
             mapping = m; source = .trace
+        } else if let m = request.traceAxisMapping {
+            mapping = m; source = .trace
         }
         let givenFocal = request.focalLength ?? base.focalLength(forWidth: motion.displaySize.width)
         let sync: GyroSync.Result
@@ -98,7 +103,12 @@ public enum CalibrateJob {
                                  describe(sync.mapping), sync.correlation, runner))
         case .given: report.append("axis mapping \(describe(sync.mapping)) (given)")
         case .profile: report.append("axis mapping \(describe(sync.mapping)) (from the profile)")
-        case .trace: report.append("axis mapping \(describe(sync.mapping)) (the trace's orientation \(request.traceOrientation ?? ""), Gyroflow's meaning)")
+        case .trace:
+            if let o = request.traceOrientation {
+                report.append("axis mapping \(describe(sync.mapping)) (the trace's orientation \(o), Gyroflow's meaning)")
+            } else {
+                report.append("axis mapping \(describe(sync.mapping)) (stated by the camera file's telemetry)")
+            }
         }
         let first = sync.clock.pieces[0]
         report.append(String(format: "offset %.3f ms at the first frame (IMU time + offset = video time); clock drift %.1f ppm; %d sync points",

@@ -3,15 +3,15 @@ import Foundation
 /// Writes one stored trace, or a window of it, as `.gcsv` or `.csv`. The file is written under a
 /// hidden temporary name beside the output and renamed over it only when complete.
 public enum IMUExportJob {
+    /// `path` is a trace store, a trace file or a camera file with telemetry (`TraceSource`).
     /// `from`/`to` are seconds from the trace's first sample (`to` excluded). Returns the trace
     /// written and how many samples.
     public static func run(store path: String, trace: Int64?, from: Double? = nil, to: Double? = nil,
                            output: String) throws -> (trace: Int64, count: Int) {
         guard let format = TraceFormat(path: output) else { throw IMUJobError("\(output): the output must end in .gcsv or .csv.") }
-        let store = try TraceStore(path: path, mode: .readOnly)
-        let source = TraceSource.store(store, trace: trace)
+        let source = try TraceSource.open(path: path, trace: trace)
         let t = try source.single()
-        guard let start = try store.firstTimestamp(t.id) else { throw IMUJobError("\(path): trace \(t.id) has no samples") }
+        guard let start = try source.firstTimestamp(t.id) else { throw IMUJobError("\(path): trace \(t.id) has no samples") }
         // Seconds past any timestamp a trace can hold mean "the end": no Int64 overflow.
         func bound(_ s: Double) -> Int64 {
             let ns = s * 1e9

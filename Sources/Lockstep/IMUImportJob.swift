@@ -14,14 +14,16 @@ public struct IMUImportResult: Sendable {
 /// complete, so a failed first import leaves no file.
 public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mutable state
     public let file: String
-    public let format: TraceFormat
+    /// nil for a camera file's telemetry track.
+    public let format: TraceFormat?
     public let store: String
     private let lock = NSLock()
     private var cancelled = false
     private var temporary: String?
 
     public init(file: String, format: TraceFormat? = nil, store: String) throws {
-        guard let f = format ?? TraceFormat(path: file) else {
+        let f = format ?? TraceFormat(path: file)
+        guard f != nil || EmbeddedTelemetry.isMovie(path: file) else {
             throw IMUJobError("\(file): cannot tell the format from the extension; add --format gcsv or --format csv.")
         }
         self.file = file; self.format = f; self.store = store
@@ -43,8 +45,9 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
     }
 
     public func run() throws -> IMUImportResult {
-        let reader = try TraceFileReader(path: file, format: format)
-        let first = try reader.next()
+        let reader: TraceBatches = try format.map { try TraceFileReader(path: file, format: $0) }
+            ?? CameraTraceBatches(try EmbeddedTelemetry.read(path: file))
+        let first = try reader.nextBatch()
         guard !first.isEmpty else { throw IMUJobError("\(file): no samples") }
         if isCancelled { throw Self.cancelled }
         var isDirectory: ObjCBool = false
@@ -67,7 +70,7 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
         return try importIntoNewStore(reader, first, replacingEmptyFile: isEmpty)
     }
 
-    private func importIntoNewStore(_ reader: TraceFileReader, _ first: [IMUReading], replacingEmptyFile: Bool) throws -> IMUImportResult {
+    private func importIntoNewStore(_ reader: TraceBatches, _ first: [IMUReading], replacingEmptyFile: Bool) throws -> IMUImportResult {
         Self.removeStaleTemporaries(beside: store)
         let temp = Self.temporary(beside: store)
         lock.withLock { temporary = temp }
@@ -91,13 +94,13 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
         }
     }
 
-    private func importAll(_ reader: TraceFileReader, _ first: [IMUReading], into s: TraceStore) throws -> IMUImportResult {
+    private func importAll(_ reader: TraceBatches, _ first: [IMUReading], into s: TraceStore) throws -> IMUImportResult {
         let id = try s.importTrace(reader.info, hasAccel: reader.hasAccel) { append in
             var batch = first
             while !batch.isEmpty {
                 try append(batch)
                 if isCancelled { throw Self.cancelled }
-                batch = try reader.next()
+                batch = try reader.nextBatch()
             }
         }
         let stats = try TraceSource.store(s, trace: id).statistics(id)

@@ -9,20 +9,21 @@ public struct IMUJobError: Error, CustomStringConvertible, Equatable, Sendable {
 /// Where a trace's samples come from, read the same way whatever it is: a trace store (one trace
 /// of it, or all), or a single trace in a `.gcsv` or `.csv` file (it is trace 1).
 ///
-/// Extension point: a camera file with embedded telemetry (GoPro GPMF, Google CAMM) becomes one
-/// more case, e.g. `case camera(String)`, chosen in `open` by its extension (.mp4/.mov...) or an
-/// explicit format; `traces()` then returns its one trace (id 1) with `info.orientation` set to
-/// the camera's IMU orientation and `hasAccel` from its streams, and `forEachBatch` hands the
-/// decoded `[IMUReading]` (ns, rad/s, m/s^2) in time order. Every job below (info, export, plot,
-/// import, snake and calibrate's `readings`) then works on camera files with no other change.
+/// A camera file with embedded telemetry (GoPro GPMF, Google CAMM; by its extension: .mp4, .mov,
+/// .360, .lrv, .m4v) is one trace too, its samples on the video's clock (ns from the first frame).
 public enum TraceSource {
     case store(TraceStore, trace: Int64?)
     case gcsv(String)
     case csv(String)
+    case camera(EmbeddedTrace)
 
     /// A `STORE|FILE` path: a `.gcsv` or `.csv` by its extension (or `format`), else a trace store,
     /// opened read-only. `trace` picks one trace of a store; a file holds only trace 1.
     public static func open(path: String, trace: Int64? = nil, format: TraceFormat? = nil) throws -> TraceSource {
+        if format == nil && EmbeddedTelemetry.isMovie(path: path) {
+            if let trace, trace != 1 { throw IMUJobError("\(path) holds one trace (1); there is no trace \(trace)") }
+            return .camera(try EmbeddedTelemetry.read(path: path))
+        }
         switch format ?? TraceFormat(path: path) {
         case .gcsv?, .csv?:
             if let trace, trace != 1 { throw IMUJobError("\(path) holds one trace (1); there is no trace \(trace)") }
@@ -37,14 +38,16 @@ public enum TraceSource {
         switch self {
         case .store(let s, _): s.path
         case .gcsv(let p), .csv(let p): p
+        case .camera(let t): t.path
         }
     }
 
-    private func fileReader() throws -> TraceFileReader? {
+    private func fileReader() throws -> TraceBatches? {
         switch self {
         case .store: nil
         case .gcsv(let p): try TraceFileReader(path: p, format: .gcsv)
         case .csv(let p): try TraceFileReader(path: p, format: .csv)
+        case .camera(let t): CameraTraceBatches(t)
         }
     }
 
@@ -54,10 +57,12 @@ public enum TraceSource {
         case .store(let store, let id):
             if let id { return [try store.trace(id)] }
             return try store.traces()
-        case .gcsv, .csv:
-            let reader = try fileReader()!
+        case .gcsv(let p), .csv(let p):
+            let reader = try TraceFileReader(path: p, format: TraceFormat(path: p) ?? (self.isGCSV ? .gcsv : .csv))
             _ = try reader.next(max: 1)   // the columns say whether there is acceleration
             return [StoredTrace(id: 1, info: reader.info, hasAccel: reader.hasAccel)]
+        case .camera(let t):
+            return [StoredTrace(id: 1, info: t.info, hasAccel: t.hasAccel)]
         }
     }
 
@@ -75,14 +80,24 @@ public enum TraceSource {
     public func forEachBatch(_ trace: Int64, from: Int64? = nil, to: Int64? = nil, _ body: ([IMUReading]) throws -> Void) throws {
         switch self {
         case .store(let store, _): try store.forEachBatch(of: trace, from: from, to: to, body)
-        case .gcsv, .csv:
+        case .gcsv, .csv, .camera:
             let reader = try fileReader()!
             while true {
-                let batch = try reader.next()
+                let batch = try reader.nextBatch()
                 if batch.isEmpty { return }
                 let kept = (from == nil && to == nil) ? batch : batch.filter { $0.t >= (from ?? .min) && $0.t < (to ?? .max) }
                 if !kept.isEmpty { try body(kept) }
             }
+        }
+    }
+
+    private var isGCSV: Bool { if case .gcsv = self { return true } else { return false } }
+
+    /// The first sample's time of a trace, if it has any.
+    public func firstTimestamp(_ trace: Int64) throws -> Int64? {
+        switch self {
+        case .store(let store, _): return try store.firstTimestamp(trace)
+        case .gcsv, .csv, .camera: return try fileReader()!.nextBatch().first?.t
         }
     }
 

@@ -36,11 +36,12 @@ struct CalibrateCommand: ParsableCommand {
         let name = URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent
         var base = try calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) } ?? Calibration(name: name)
         base.name = name
-        let info = try TraceSource.open(path: imu, trace: trace).single().info
+        let source = try TraceSource.open(path: imu, trace: trace)
+        let info = try source.single().info
         let request = CalibrateRequest(
-            video: video, readings: try TraceSource.readings(imu, trace: trace), base: base, baseIsProfile: calibration != nil,
+            video: video, readings: try source.readings(), base: base, baseIsProfile: calibration != nil,
             axisMapping: axisMapping.map { .orientation($0) },
-            traceOrientation: CalibrateRequest.statedOrientation(info),
+            traceOrientation: CalibrateRequest.statedOrientation(info), traceAxisMapping: CalibrateRequest.statedAxisMapping(info),
             focalLength: focalLength, searchMs: searchMs)
         let r = try CalibrateJob.run(request)
         try r.profile.save(URL(fileURLWithPath: output))

@@ -17,7 +17,7 @@ struct IMUImportCommand: ParsableCommand {
     @Option(help: "The file's format; by default from its extension.") var format: TraceFormat?
 
     func validate() throws {
-        if format == nil && TraceFormat(path: file) == nil {
+        if format == nil && TraceFormat(path: file) == nil && !EmbeddedTelemetry.isMovie(path: file) {
             throw ValidationError("\(file): cannot tell the format from the extension; add --format gcsv or --format csv.")
         }
         if TraceFormat(path: output) != nil {

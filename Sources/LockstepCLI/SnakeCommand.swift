@@ -48,9 +48,12 @@ struct SnakeArguments: ParsableArguments {
 
     func options() throws -> SnakeOptions {
         guard let imu else { throw ValidationError("--imu TRACE is needed for the snake effect.") }
+        let source = try TraceSource.open(path: imu, trace: trace)
         var profile = try calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) } ?? Calibration(name: "default")
+        // No profile: a camera file's telemetry states its own axes (and is on the video's clock).
+        if calibration == nil, let m = CalibrateRequest.statedAxisMapping(try source.single().info) { profile.axisMapping = m }
         if let offsetMs { profile.timeOffsetMs = offsetMs }
-        var o = SnakeOptions(readings: try TraceSource.readings(imu, trace: trace), calibration: profile)
+        var o = SnakeOptions(readings: try source.readings(), calibration: profile)
         o.gyroGain = gyroGain
         o.parameters.trailScale = trailScale; o.parameters.frontScale = frontScale
         o.parameters.damping = damping; o.parameters.shiftGain = shiftGain; o.parameters.mirror = mirror
