@@ -48,10 +48,12 @@ let package = Package(
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: [.swiftLanguageMode(.v6)]),
         .target(name: "Verify", dependencies: ["Compositor"], swiftSettings: [.swiftLanguageMode(.v6)]),
-        .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "MotionIO", "TraceStore", "IIO", "Verify", "CFFTW"]),
+        .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "MotionIO", "TraceStore", "IIO", "Verify", "CFFTW"],
+                swiftSettings: [.swiftLanguageMode(.v6)]),
         .executableTarget(
             name: "LockstepCLI",
-            dependencies: ["Lockstep", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: ["Lockstep", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: [.swiftLanguageMode(.v6)]),
 
         // Scratch folders, fixtures, the built binary and outside processes, shared by every
         // test target (a plain target: SwiftPM links it into the test bundles that use it).

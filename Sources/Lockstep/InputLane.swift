@@ -13,7 +13,9 @@ struct LaneFrame {
 /// One input: a reader thread that decodes ahead and fits each picture to its place (its
 /// conformer: scale, rotate, margins) into a small pool of frames (so memory does not grow with
 /// the input's length), the queue those frames travel in, and the input's audio.
-final class InputLane {
+// @unchecked Sendable: the reader, the conformer and `run` belong to the lane's thread alone;
+// other threads touch only the queues, the audio lane and `stateLock`'s fields.
+final class InputLane: @unchecked Sendable {
     let index: Int
     let reader: MovieReader
     let conformer: Conformer

@@ -5,7 +5,9 @@ import Media
 /// The writer thread: encodes composited frames in order, and after each one mixes every
 /// input's audio as far as all of them have it, never past the video written so far. At the
 /// end it cuts the audio to exactly the video's length, to the sample.
-final class WriterStage {
+// @unchecked Sendable: the writer, the mixer and the scratch belong to the writer thread alone;
+// other threads touch only the queue, the pool and the clock.
+final class WriterStage: @unchecked Sendable {
     /// Composited frames in output order; `nil` never travels here: closing ends the stream.
     let queue: BoundedQueue<Frame>
     /// Output frames free for the compositor.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Compositor
+import Lockstep
 
 extension BlendMode: ExpressibleByArgument {
     public init?(argument: String) {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Lockstep
-import Motion
 
 struct CalibrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,8 +1,6 @@
 import ArgumentParser
-import Compositor
 import Foundation
 import Lockstep
-import Media
 
 struct CompositeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Lockstep
 
 /// `lockstep imu`: IMU traces: capture through libiio, a SQLite store, import/export, replay.
 struct IMUCommand: ParsableCommand {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Compositor
+import Lockstep
 import Dispatch
 
 /// `lockstep kernels`: milliseconds per frame of each blend kernel and of the snake renderer, on

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Lockstep
 
 @main
 struct LockstepCommand: ParsableCommand {

@@ -1,9 +1,6 @@
 import ArgumentParser
-import Compositor
 import Foundation
 import Lockstep
-import Media
-import Motion
 
 /// The options of the video-snake effect, shared by `snake` and `composite --snake`.
 struct SnakeArguments: ParsableArguments {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Lockstep
-import Verify
 
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -5,7 +5,9 @@ import Compositor
 /// Owns one AVFrame, freed in deinit. A video frame of Lockstep's working format (yuv420p)
 /// lends its planes inside `withImage`. It carries pictures only: what a frame is to the sync,
 /// to a pool or to provenance is its user's business (`DecodedPicture`, the lanes).
-public final class Frame {
+// @unchecked Sendable: a frame is used by one thread at a time; it changes hands only through
+// Lockstep's pools and queues (BoundedQueue, whose lock orders the hand-over), never shared.
+public final class Frame: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<AVFrame>
 
     public init() {
