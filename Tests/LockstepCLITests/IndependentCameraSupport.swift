@@ -148,8 +148,8 @@ struct CommandResult: Sendable {
 func runCommand(_ executable: URL, _ args: [String], timeout: Double, scratch: URL) throws -> CommandResult {
     let tag = UUID().uuidString
     let outURL = scratch.appendingPathComponent(".out-\(tag)"), errURL = scratch.appendingPathComponent(".err-\(tag)")
-    FileManager.default.createFile(atPath: outURL.path, contents: nil)
-    FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
     defer { try? FileManager.default.removeItem(at: outURL); try? FileManager.default.removeItem(at: errURL) }
     let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
     let p = Process()

@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import Verify
+import Synchronization
 import XCTest
 @testable import Lockstep
 
@@ -94,20 +95,19 @@ final class GPUImageRegressionTests: ScratchTestCase {
     // #773: a crash or a hang with two movies and a writer: many jobs, several at once.
     func testManyJobsAtOnceNeitherCrashNorHang() throws {
         let group = DispatchGroup()
-        let lock = NSLock()
-        var results: [Int64] = []
-        var failures: [String] = []
+        let outcome = Mutex((results: [Int64](), failures: [String]()))
         for _ in 0..<6 {
             group.enter()
             DispatchQueue.global().async {
                 defer { group.leave() }
                 do {
                     let (_, r) = try self.compose(.chromakey, [Fixtures.url("fg.mp4").path, Fixtures.url("bg.mp4").path])
-                    lock.lock(); results.append(r.frames); lock.unlock()
-                } catch { lock.lock(); failures.append("\(error)"); lock.unlock() }
+                    outcome.withLock { $0.results.append(r.frames) }
+                } catch { outcome.withLock { $0.failures.append("\(error)") } }
             }
         }
         XCTAssertEqual(group.wait(timeout: .now() + 120), .success, "six jobs at once finish")
+        let (results, failures) = outcome.withLock { $0 }
         XCTAssertEqual(failures, [])
         XCTAssertEqual(results, Array(repeating: 60, count: 6))
     }
