@@ -24,7 +24,7 @@ struct CalibrateCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: video) else { throw ValidationError("\(video): no such file.") }
         guard FileManager.default.fileExists(atPath: imu) else { throw ValidationError("\(imu): no such file.") }
         if let calibration, !FileManager.default.fileExists(atPath: calibration) { throw ValidationError("\(calibration): no such file.") }
-        if let f = focalLength, !(f > 0) { throw ValidationError("--focal-length must be positive.") }
+        if let f = focalLength, !(f > 0 && f <= 1_000_000) { throw ValidationError("--focal-length must be a positive number of pixels, at most 1000000.") }
         if let s = searchMs, !(s > 0 && s <= 600_000) { throw ValidationError("--search-ms must be between 0 and 600000.") }
         if let a = axisMapping, !AxisMapping.isValidOrientation(a) {
             throw ValidationError("--axis-mapping must be 3 letters naming x, y and z once each (XYZ, xzY, ...), found '\(a)'.")

@@ -1,34 +1,6 @@
 import CFFmpeg
 import Compositor
 
-/// Owns one demuxing AVFormatContext, closed in deinit.
-final class InputFile {
-    private(set) var context: UnsafeMutablePointer<AVFormatContext>
-    let path: String
-
-    init(path: String) throws {
-        FFmpegLog.configured
-        self.path = path
-        var ctx: UnsafeMutablePointer<AVFormatContext>?
-        let opened = avformat_open_input(&ctx, path, nil, nil)
-        guard opened >= 0, let ctx else {
-            if opened == swift_AVERROR_INVALIDDATA() {
-                throw MediaError("not a movie FFmpeg can read (\(MediaError.text(for: opened)))", path: path)
-            }
-            throw MediaError(code: opened, function: "avformat_open_input", path: path)
-        }
-        context = ctx
-        do {
-            try check(avformat_find_stream_info(ctx, nil), "avformat_find_stream_info", path: path)
-        } catch {
-            var c: UnsafeMutablePointer<AVFormatContext>? = ctx
-            avformat_close_input(&c)
-            throw error
-        }
-    }
-    deinit { var c: UnsafeMutablePointer<AVFormatContext>? = context; avformat_close_input(&c) }
-}
-
 /// The movie as motion analysis needs it: every frame's time and the centre square of its
 /// picture as shown (sample aspect ratio and display rotation applied), downscaled to
 /// `side` x `side` gray samples. Decodes with FFmpeg's frame threading; libswscale reads the
@@ -46,7 +18,7 @@ public final class LumaReader {
     /// Displayed pixels per sample (along both axes): multiply shifts in samples by this.
     public let scale: Int
 
-    private let input: InputFile
+    private let input: InputFormat
     private let streamIndex: Int32
     private let timeBase: Rational
     private let decoder: Decoder
@@ -75,7 +47,7 @@ public final class LumaReader {
     /// default (256 when the picture's shorter side has 256 pixels, else 128).
     public init(path: String, side wanted: Int? = nil, threads: Int32 = 0) throws {
         self.path = path
-        input = try InputFile(path: path)
+        input = try InputFormat(path: path, cancellation: CancellationToken())
         let ctx = input.context
         let vs = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard vs >= 0 else { throw MediaError("no video stream", path: path) }

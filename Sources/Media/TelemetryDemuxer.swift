@@ -17,7 +17,7 @@ public struct TelemetryTrackPacket: Sendable {
 }
 
 /// Opens a movie and reads the packets of its telemetry data stream, undecoded: libavformat
-/// demuxes, the parsing is done in Swift (Motion). Owns its AVFormatContext (freed in deinit).
+/// demuxes, the parsing is done in Swift (Motion). Its AVFormatContext is an InputFormat's.
 /// Not thread-safe: one thread reads it.
 public final class TelemetryDemuxer {
     public let path: String
@@ -27,7 +27,7 @@ public final class TelemetryDemuxer {
     /// The telemetry stream's handler name, trimmed ("GoPro MET").
     public let handlerName: String?
 
-    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private let input: InputFormat
     private let dataStream: Int32
     private let dataTimeBase: AVRational
     /// The video's first frame, seconds (0 when there is no video stream).
@@ -36,65 +36,46 @@ public final class TelemetryDemuxer {
     /// Opens `path`; throws a one-line error naming the file when it cannot be read, or when it
     /// has no GPMF or CAMM track.
     public init(path: String) throws {
-        FFmpegLog.configured
         self.path = path
-        var ctx: UnsafeMutablePointer<AVFormatContext>?
-        let opened = avformat_open_input(&ctx, path, nil, nil)
-        if opened < 0 {
-            if opened == swift_AVERROR_INVALIDDATA() {
-                throw MediaError("not a movie FFmpeg can read (\(MediaError.text(for: opened)))", path: path)
-            }
-            throw MediaError(code: opened, function: "avformat_open_input", path: path)
+        // The one demuxer owner (InputFormat): it frees the context, also when this init throws.
+        input = try InputFormat(path: path, cancellation: CancellationToken())
+        let c = input.context
+        var found: (Int32, TelemetryTrackKind, String?)?
+        for i in 0..<Int(c.pointee.nb_streams) {
+            let st = c.pointee.streams[i]!
+            let tag = st.pointee.codecpar.pointee.codec_tag
+            let handler = TelemetryDemuxer.tag(st.pointee.metadata, "handler_name")?.trimmingWhitespace()
+            if tag == TelemetryDemuxer.fourcc("gpmd") || handler == "GoPro MET" { found = (Int32(i), .gpmf, handler); break }
+            if tag == TelemetryDemuxer.fourcc("camm") { found = (Int32(i), .camm, handler); break }
         }
-        format = ctx
-        do {
-            try check(avformat_find_stream_info(ctx, nil), "avformat_find_stream_info", path: path)
-            let c = ctx!
-            var found: (Int32, TelemetryTrackKind, String?)?
-            for i in 0..<Int(c.pointee.nb_streams) {
-                let st = c.pointee.streams[i]!
-                let tag = st.pointee.codecpar.pointee.codec_tag
-                let handler = TelemetryDemuxer.tag(st.pointee.metadata, "handler_name")?.trimmingWhitespace()
-                if tag == TelemetryDemuxer.fourcc("gpmd") || handler == "GoPro MET" { found = (Int32(i), .gpmf, handler); break }
-                if tag == TelemetryDemuxer.fourcc("camm") { found = (Int32(i), .camm, handler); break }
-            }
-            guard let (index, kind, handler) = found else {
-                throw MediaError("has no GPMF or CAMM telemetry track", path: path)
-            }
-            dataStream = index; self.kind = kind; handlerName = handler
-            let st = c.pointee.streams[Int(index)]!
-            dataTimeBase = st.pointee.time_base
-            let video = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-            if video >= 0, let vs = c.pointee.streams[Int(video)], vs.pointee.start_time != NOPTS {
-                videoStart = Double(vs.pointee.start_time) * av_q2d(vs.pointee.time_base)
-            } else {
-                videoStart = 0
-            }
-            containerTags = TelemetryDemuxer.tags(c.pointee.metadata)
-            // Only the telemetry stream's packets are wanted: the demuxer skips the rest.
-            for i in 0..<Int(c.pointee.nb_streams) where Int32(i) != index {
-                c.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
-            }
-        } catch {
-            avformat_close_input(&ctx)
-            format = nil
-            throw error
+        guard let (index, kind, handler) = found else {
+            throw MediaError("has no GPMF or CAMM telemetry track", path: path)
+        }
+        dataStream = index; self.kind = kind; handlerName = handler
+        let st = c.pointee.streams[Int(index)]!
+        dataTimeBase = st.pointee.time_base
+        let video = av_find_best_stream(c, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        if video >= 0, let vs = c.pointee.streams[Int(video)], vs.pointee.start_time != NOPTS {
+            videoStart = Double(vs.pointee.start_time) * av_q2d(vs.pointee.time_base)
+        } else {
+            videoStart = 0
+        }
+        containerTags = TelemetryDemuxer.tags(c.pointee.metadata)
+        // Only the telemetry stream's packets are wanted: the demuxer skips the rest.
+        for i in 0..<Int(c.pointee.nb_streams) where Int32(i) != index {
+            c.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
         }
     }
 
-    deinit { avformat_close_input(&format) }
 
     /// Every packet of the telemetry stream, in file order. A packet without a duration lasts
     /// until the next one's time (the last one: zero).
     public func packets() throws -> [TelemetryTrackPacket] {
-        guard let ctx = format else { return [] }
         let packet = Packet()
         var out: [TelemetryTrackPacket] = []
         let tb = av_q2d(dataTimeBase)
         while true {
-            let r = av_read_frame(ctx, packet.pointer)
-            if r == AVERROR_EOF_CODE { break }
-            try check(r, "av_read_frame", path: path)
+            guard try input.read(into: packet) else { break }
             defer { packet.unref() }
             let p = packet.pointer.pointee
             guard p.stream_index == dataStream, p.size > 0, let data = p.data else { continue }

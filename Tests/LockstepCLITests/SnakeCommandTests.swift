@@ -19,7 +19,12 @@ final class SnakeCommandTests: XCTestCase {
                        "--trail-scale must be above 0 and at most 1; got 1.5.")
         XCTAssertEqual(message(CompositeCommand.self, ["--blend", "mix", "--snake", "-o", "/tmp/o.mp4", pan, pan]), "--snake needs --imu TRACE.")
         XCTAssertEqual(message(CalibrateCommand.self, [pan, "--imu", trace, "--focal-length=-3", "-o", "/tmp/c.json"]),
-                       "--focal-length must be positive.")
+                       "--focal-length must be a positive number of pixels, at most 1000000.")
+        // Once accepted, then a profile that could not be written (inf) or a NaN correlation (1e308).
+        for f in ["inf", "1e308", "nan"] {
+            XCTAssertEqual(message(CalibrateCommand.self, [pan, "--imu", trace, "--focal-length", f, "-o", "/tmp/c.json"]),
+                           "--focal-length must be a positive number of pixels, at most 1000000.")
+        }
         XCTAssertEqual(message(SnakeCommand.self, [pan, "--imu", trace, "-o", "/tmp/s.mp4"]), "accepted")
     }
 
