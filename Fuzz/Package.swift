@@ -14,12 +14,13 @@ let package = Package(
     name: "lockstep-fuzz",
     dependencies: [.package(path: "..")],
     targets: [
-        .executableTarget(name: "FuzzRational", dependencies: [lockstep]),
-        .executableTarget(name: "FuzzTraceText", dependencies: [lockstep]),
-        .executableTarget(name: "FuzzIIODCommand", dependencies: [lockstep]),
-        .executableTarget(name: "FuzzIIODRequestDecoder", dependencies: [lockstep]),
-        .executableTarget(name: "FuzzGPMF", dependencies: [lockstep]),
-        .executableTarget(name: "FuzzCAMM", dependencies: [lockstep]),
-        .executableTarget(name: "FuzzProvenance", dependencies: [lockstep]),
+        .target(name: "LibFuzzerDriver"),
+        .executableTarget(name: "FuzzRational", dependencies: [lockstep, "LibFuzzerDriver"]),
+        .executableTarget(name: "FuzzTraceText", dependencies: [lockstep, "LibFuzzerDriver"]),
+        .executableTarget(name: "FuzzIIODCommand", dependencies: [lockstep, "LibFuzzerDriver"]),
+        .executableTarget(name: "FuzzIIODRequestDecoder", dependencies: [lockstep, "LibFuzzerDriver"]),
+        .executableTarget(name: "FuzzGPMF", dependencies: [lockstep, "LibFuzzerDriver"]),
+        .executableTarget(name: "FuzzCAMM", dependencies: [lockstep, "LibFuzzerDriver"]),
+        .executableTarget(name: "FuzzProvenance", dependencies: [lockstep, "LibFuzzerDriver"]),
     ]
 )

@@ -1,3 +1,4 @@
+import LibFuzzerDriver
 import Motion
 
 // A camm sample comes straight from the user's file: parsing it must never trap.

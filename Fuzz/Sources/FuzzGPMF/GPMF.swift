@@ -1,3 +1,4 @@
+import LibFuzzerDriver
 import Motion
 
 // A gpmd payload comes straight from the user's file: parsing it, reading its sensor streams

@@ -1,3 +1,4 @@
+import LibFuzzerDriver
 import IIO
 
 // IIODCommand(line:) parses every line a network client sends to `imu serve`: it must never

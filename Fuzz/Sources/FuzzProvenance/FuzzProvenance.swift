@@ -1,3 +1,4 @@
+import LibFuzzerDriver
 import Compositor
 import Verify
 

@@ -1,3 +1,4 @@
+import LibFuzzerDriver
 import Compositor
 
 // Rational(parsing:) reads --fps and provenance time bases: it must never trap.

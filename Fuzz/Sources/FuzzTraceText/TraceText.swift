@@ -1,3 +1,4 @@
+import LibFuzzerDriver
 import Motion
 
 // The gcsv and CSV parsers read what users bring (`imu import`, info, plot, snake, calibrate):

@@ -1,4 +1,5 @@
-// The same in every fuzz target (each is its own module): hand libFuzzer the one-input callback.
+// Shared by every fuzz target: hands libFuzzer the one-input callback. A target calls it from
+// its `Fuzz<Name>_main` (SwiftPM names an executable's entry point so).
 @_silgen_name("LLVMFuzzerRunDriver")
 private func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
                                  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
@@ -6,7 +7,7 @@ private func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
 
 nonisolated(unsafe) private var body: ((UnsafeBufferPointer<UInt8>) -> Void)?
 
-func runFuzzer(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+public func runFuzzer(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
                _ fuzz: @escaping (UnsafeBufferPointer<UInt8>) -> Void) -> Int32 {
     body = fuzz
     var argc = argc
