@@ -51,13 +51,20 @@ final class CompositeMediaHardeningTests: ScratchTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path), [])
     }
 
-    func testAnOutputNameTooLongForItsTemporaryFileIsAnErrorNotACrash() throws {
-        // Before: SIGSEGV (the writer's context freed twice).
+    func testALongOutputNameWorksAndOneTooLongIsAnErrorNotACrash() throws {
+        // Before: SIGSEGV for a 240-character name (its temporary outgrew NAME_MAX and the
+        // writer's context was freed twice). Now the temporary's name is shortened: 240 works;
+        // a final name over NAME_MAX is one sentence, and nothing is left.
         let long = scratch.appendingPathComponent(String(repeating: "o", count: 240) + ".mp4").path
         var options = CompositeOptions(inputs: [Fixtures.url("fg.mp4").path, Fixtures.url("bg.mp4").path], output: long, blend: .chromakey)
         options.audio = false
+        XCTAssertNoThrow(try CompositeJob(options: options).run())
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path), [(long as NSString).lastPathComponent])
+        try FileManager.default.removeItem(atPath: long)
+
+        options.output = scratch.appendingPathComponent(String(repeating: "o", count: 252) + ".mp4").path
         XCTAssertThrowsError(try CompositeJob(options: options).run()) { error in
-            XCTAssertTrue("\(error)".hasSuffix("File name too long (avio_open)"), "\(error)")
+            XCTAssertTrue("\(error)".hasSuffix("the file name is 256 bytes long; the longest a folder takes is 255."), "\(error)")
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path), [])
     }
