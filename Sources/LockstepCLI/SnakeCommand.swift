@@ -112,7 +112,6 @@ func runComposite(_ options: CompositeOptions, quiet: Bool) throws {
     let seconds = (result.frameRate.inverse * result.frames).seconds
     let audioNote = result.audioSamples.map { String(format: ", audio %.3f s", Double($0) / 48_000) } ?? ", no audio"
     print("wrote \(options.output): \(result.frames) frames, \(result.canvas) at \(result.frameRate) fps, \(String(format: "%.3f", seconds)) s\(audioNote)")
-    for w in result.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
     if let s = result.snake {
         print("motion: \(s.framesWithMotion) frames paired, \(s.framesWithoutMotion) without"
               + (s.measuredOffsetMs.map { String(format: "; the picture's motion says the offset is %.1f ms", $0) } ?? ""))

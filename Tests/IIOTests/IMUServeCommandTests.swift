@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Motion
 import TraceStore
+import GRDB
 import XCTest
 
 /// `lockstep imu serve` refusing what it cannot serve: a one-line error, never a crash.
@@ -17,23 +18,27 @@ final class IMUServeCommandTests: IIOTestCase {
 
     let good = (0..<50).map { IMUReading(t: Int64($0) * 5_000_000, gyro: (0.1, 0.2, 0.3), accel: (0, -9.8, 0)) }
 
+    /// A store as an older Lockstep could leave it: this one refuses to write values that are
+    /// not finite, so the damage is done in SQL afterwards.
+    func damagedStore(_ sql: String) throws -> String {
+        let path = try store(good, hasAccel: true)
+        try DatabaseQueue(path: path).write { db in try db.execute(sql: sql) }
+        return path
+    }
+
     func testAStoredInfinityIsAOneLineErrorNamingTheStoreAndTrace() throws {
-        var samples = good
-        samples[7].gyro.x = -.infinity
-        let path = try store(samples, hasAccel: true)
+        let path = try damagedStore("UPDATE sample SET gx = -9e999 WHERE t_ns = 35000000")
         let r = try lockstep(["imu", "serve", path, "--port", "0"], timeout: 20)
         XCTAssertEqual(r.status, 1, r.stderr)
-        XCTAssertEqual(r.stderr, "Error: \(path): trace 1: the sample at 35000000 ns holds anglvel_x = -inf; only finite values can be replayed\n")
+        XCTAssertEqual(r.stderr, "Error: \(path): trace 1 holds a value that is not a finite number at 35000000 ns (written by an older Lockstep); re-import it from its file\n")
     }
 
     func testAStoredNaNIsAOneLineErrorNamingTheStoreAndTrace() throws {
         // SQLite keeps NaN as NULL: reading it back as a number used to trap.
-        var samples = good
-        samples[12].accel = (0, .nan, 0)
-        let path = try store(samples, hasAccel: true)
+        let path = try damagedStore("UPDATE sample SET ay = NULL WHERE t_ns = 60000000")
         let r = try lockstep(["imu", "serve", path, "--port", "0"], timeout: 20)
         XCTAssertEqual(r.status, 1, r.stderr)
-        XCTAssertEqual(r.stderr, "Error: \(path): trace 1: the sample at 60000000 ns holds a value that is not a number\n")
+        XCTAssertEqual(r.stderr, "Error: \(path): trace 1 holds a value that is not a finite number at 60000000 ns (written by an older Lockstep); re-import it from its file\n")
     }
 
     func testAGcsvWhoseScaleOverflowsIsRefusedNotCrashedOn() throws {
