@@ -1,0 +1,118 @@
+/// A 3D colour lookup table from a `.cube` file (Adobe/Resolve's text format, what colourists
+/// exchange): `LUT_3D_SIZE N`, optional `TITLE`, `DOMAIN_MIN`/`DOMAIN_MAX`, `#` comments, then
+/// N^3 lines of "R G B" with red changing fastest. Parsed from text here (the pure core); the
+/// job reads the file.
+public struct CubeLUT: Sendable, Equatable {
+    public let size: Int
+    public let domainMin: SIMD3<Float>, domainMax: SIMD3<Float>
+    /// size^3 entries, index r + size * (g + size * b).
+    public let table: [SIMD3<Float>]
+
+    public init(size: Int, table: [SIMD3<Float>], domainMin: SIMD3<Float> = .zero, domainMax: SIMD3<Float> = .one) {
+        precondition(size >= 2 && table.count == size * size * size)
+        self.size = size; self.table = table; self.domainMin = domainMin; self.domainMax = domainMax
+    }
+
+    /// `name` is how messages name the file: "NAME:LINE: why".
+    public init(parsing text: String, name: String) throws {
+        var size: Int?
+        var lo = SIMD3<Float>.zero, hi = SIMD3<Float>.one
+        var table: [SIMD3<Float>] = []
+        var lineNumber = 0
+        func fail(_ why: String) -> FilterError { FilterError("\(name):\(lineNumber): \(why)") }
+        func triple(_ fields: ArraySlice<Substring>, _ what: String) throws -> SIMD3<Float> {
+            let v = fields.compactMap { Float($0) }
+            guard fields.count == 3, v.count == 3, v.allSatisfy(\.isFinite) else {
+                throw fail("\(what) needs three numbers; got \"\(fields.joined(separator: " "))\"")
+            }
+            return SIMD3(v[0], v[1], v[2])
+        }
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+            guard let key = fields.first else { continue }
+            switch key {
+            case "TITLE": continue
+            case "LUT_3D_SIZE":
+                guard size == nil else { throw fail("LUT_3D_SIZE given twice") }
+                guard fields.count == 2, let n = Int(fields[1]), (2...256).contains(n) else {
+                    throw fail("LUT_3D_SIZE must be an integer from 2 to 256; got \"\(fields.dropFirst().joined(separator: " "))\"")
+                }
+                size = n
+                table.reserveCapacity(n * n * n)
+            case "DOMAIN_MIN": lo = try triple(fields.dropFirst(), "DOMAIN_MIN")
+            case "DOMAIN_MAX": hi = try triple(fields.dropFirst(), "DOMAIN_MAX")
+            case "LUT_1D_SIZE": throw fail("a 1D LUT; only 3D LUTs (LUT_3D_SIZE) are supported")
+            default:
+                guard let first = key.first, first.isNumber || first == "-" || first == "." || first == "+" else {
+                    throw fail("unknown keyword \"\(key.prefix(40))\"")
+                }
+                guard let n = size else { throw fail("a table line before LUT_3D_SIZE") }
+                guard table.count < n * n * n else { throw fail("more than \(n * n * n) table lines (LUT_3D_SIZE \(n))") }
+                table.append(try triple(fields[...], "a table line"))
+            }
+        }
+        guard let n = size else { throw FilterError("\(name): no LUT_3D_SIZE line; not a 3D .cube LUT") }
+        guard table.count == n * n * n else {
+            throw FilterError("\(name):\(lineNumber): the table ends after \(table.count) of \(n * n * n) lines (LUT_3D_SIZE \(n))")
+        }
+        guard hi.x > lo.x && hi.y > lo.y && hi.z > lo.z else { throw FilterError("\(name): DOMAIN_MAX must be above DOMAIN_MIN in every channel") }
+        self.init(size: n, table: table, domainMin: lo, domainMax: hi)
+    }
+
+    public enum Interpolation: String, Sendable { case trilinear, tetrahedral }
+
+    @inline(__always) func at(_ r: Int, _ g: Int, _ b: Int) -> SIMD3<Float> { table[r + size * (g + size * b)] }
+
+    public func lookup(_ c: SIMD3<Float>, _ interpolation: Interpolation) -> SIMD3<Float> {
+        let n = Float(size - 1)
+        var p = (c - domainMin) / (domainMax - domainMin) * n
+        p = SIMD3(max(0, min(n, p.x)), max(0, min(n, p.y)), max(0, min(n, p.z)))
+        let r0 = min(size - 2, Int(p.x)), g0 = min(size - 2, Int(p.y)), b0 = min(size - 2, Int(p.z))
+        let d = p - SIMD3(Float(r0), Float(g0), Float(b0))
+        let c000 = at(r0, g0, b0), c111 = at(r0 + 1, g0 + 1, b0 + 1)
+        switch interpolation {
+        case .trilinear:
+            let c100 = at(r0 + 1, g0, b0), c010 = at(r0, g0 + 1, b0), c001 = at(r0, g0, b0 + 1)
+            let c110 = at(r0 + 1, g0 + 1, b0), c101 = at(r0 + 1, g0, b0 + 1), c011 = at(r0, g0 + 1, b0 + 1)
+            let c00 = c000 + (c100 - c000) * d.x, c10 = c010 + (c110 - c010) * d.x
+            let c01 = c001 + (c101 - c001) * d.x, c11 = c011 + (c111 - c011) * d.x
+            let c0 = c00 + (c10 - c00) * d.y, c1 = c01 + (c11 - c01) * d.y
+            return c0 + (c1 - c0) * d.z
+        case .tetrahedral:
+            // The cube split into six tetrahedra along its main diagonal, as FFmpeg's lut3d.
+            let (x, y, z) = (d.x, d.y, d.z)
+            if x > y {
+                if y > z {
+                    let a = at(r0 + 1, g0, b0), b = at(r0 + 1, g0 + 1, b0)
+                    return (1 - x) * c000 + (x - y) * a + (y - z) * b + z * c111
+                } else if x > z {
+                    let a = at(r0 + 1, g0, b0), b = at(r0 + 1, g0, b0 + 1)
+                    return (1 - x) * c000 + (x - z) * a + (z - y) * b + y * c111
+                } else {
+                    let a = at(r0, g0, b0 + 1), b = at(r0 + 1, g0, b0 + 1)
+                    return (1 - z) * c000 + (z - x) * a + (x - y) * b + y * c111
+                }
+            } else {
+                if z > y {
+                    let a = at(r0, g0, b0 + 1), b = at(r0, g0 + 1, b0 + 1)
+                    return (1 - z) * c000 + (z - y) * a + (y - x) * b + x * c111
+                } else if z > x {
+                    let a = at(r0, g0 + 1, b0), b = at(r0, g0 + 1, b0 + 1)
+                    return (1 - y) * c000 + (y - z) * a + (z - x) * b + x * c111
+                } else {
+                    let a = at(r0, g0 + 1, b0), b = at(r0 + 1, g0 + 1, b0)
+                    return (1 - y) * c000 + (y - x) * a + (x - z) * b + z * c111
+                }
+            }
+        }
+    }
+}
+
+/// A 3D LUT as a colour function.
+public struct LUTTransform: RGBTransform {
+    let lut: CubeLUT, interpolation: CubeLUT.Interpolation
+    public init(_ lut: CubeLUT, _ interpolation: CubeLUT.Interpolation) { self.lut = lut; self.interpolation = interpolation }
+    public func apply(_ c: SIMD3<Float>) -> SIMD3<Float> { lut.lookup(c, interpolation) }
+}

@@ -1,0 +1,113 @@
+import RealModule
+
+/// A kernel that maps each plane through its own 256-entry table: every preset whose effect on
+/// a pixel is a function of that one component (invert, mono, brightness, contrast, saturation,
+/// exposure). The tables are made once, when the preset is made.
+public struct PlaneLUTKernel: FilterKernel, Sendable {
+    let y: [UInt8], u: [UInt8], v: [UInt8]
+
+    public init(y: (Int) -> Double, chroma: (Int) -> Double) {
+        func table(_ f: (Int) -> Double) -> [UInt8] { (0..<256).map { UInt8(max(0, min(255, f($0).rounded()))) } }
+        self.y = table(y)
+        let c = table(chroma)
+        u = c; v = c
+    }
+
+    public mutating func apply(_ input: YUVImage, into output: YUVImage) {
+        Self.map(input.y, output.y, y); Self.map(input.u, output.u, u); Self.map(input.v, output.v, v)
+    }
+
+    static func map(_ s: Plane, _ d: Plane, _ table: [UInt8]) {
+        table.withUnsafeBufferPointer { t in
+            for r in 0..<s.height {
+                let a = s.row(r), o = d.row(r)
+                for x in 0..<s.width { o[x] = t[Int(a[x])] }
+            }
+        }
+    }
+
+    // Video range: luma 16-235 (219 steps), chroma centred on 128 (224 steps for -0.5...0.5).
+    static func luma(_ yn: Double) -> Double { 16 + 219 * yn }
+    static func normalised(_ y: Int) -> Double { (Double(y) - 16) / 219 }
+
+    /// The negative, as the ffmpeg CLI's `negate` does it on yuv420p: 255 - x in every plane.
+    public static let invert = PlaneLUTKernel(y: { 255 - Double($0) }, chroma: { 255 - Double($0) })
+    /// Chroma neutral, luma kept (the ffmpeg CLI's `hue=s=0`).
+    public static let mono = PlaneLUTKernel(y: { Double($0) }, chroma: { _ in 128 })
+
+    /// R, G and B plus `amount` of full scale: luma moves, chroma stays.
+    public static func brightness(_ amount: Double) -> PlaneLUTKernel {
+        PlaneLUTKernel(y: { Double($0) + 219 * amount }, chroma: { Double($0) })
+    }
+    /// (c - 0.5) * amount + 0.5 on R, G and B: luma about mid grey, chroma about neutral.
+    public static func contrast(_ amount: Double) -> PlaneLUTKernel {
+        PlaneLUTKernel(y: { luma((normalised($0) - 0.5) * amount + 0.5) }, chroma: { (Double($0) - 128) * amount + 128 })
+    }
+    /// mix(luma, rgb, amount): luma kept, chroma scaled.
+    public static func saturation(_ amount: Double) -> PlaneLUTKernel {
+        PlaneLUTKernel(y: { Double($0) }, chroma: { (Double($0) - 128) * amount + 128 })
+    }
+    /// R, G and B times 2^ev: luma above black and chroma about neutral scaled alike.
+    public static func exposure(_ ev: Double) -> PlaneLUTKernel {
+        let k = Double.exp2(ev)
+        return PlaneLUTKernel(y: { luma(normalised($0) * k) }, chroma: { (Double($0) - 128) * k + 128 })
+    }
+}
+
+/// Turns the hue: the (Cb, Cr) vector rotated by `degrees`, luma kept; the ffmpeg CLI's `hue=h=`.
+public struct HueKernel: FilterKernel {
+    let c: Int, s: Int   // cos and sin in 1/65536ths
+
+    public init(degrees: Double) {
+        let a = degrees * .pi / 180
+        c = Int((Double.cos(a) * 65536).rounded()); s = Int((Double.sin(a) * 65536).rounded())
+    }
+
+    public mutating func apply(_ input: YUVImage, into output: YUVImage) {
+        PlaneKernels.copyPlane(input.y, output.y)
+        for r in 0..<input.u.height {
+            let ui = input.u.row(r), vi = input.v.row(r), uo = output.u.row(r), vo = output.v.row(r)
+            for x in 0..<input.u.width {
+                let u = Int(ui[x]) - 128, v = Int(vi[x]) - 128
+                uo[x] = UInt8(max(0, min(255, (c * u - s * v + (1 << 15)) >> 16 + 128)))
+                vo[x] = UInt8(max(0, min(255, (s * u + c * v + (1 << 15)) >> 16 + 128)))
+            }
+        }
+    }
+}
+
+/// Darkens towards the corners: weight 1 inside `start`, 0 beyond `end`, smoothstep between,
+/// distances in half diagonals from the centre; luma above black and chroma scaled by it.
+public struct VignetteKernel: FilterKernel {
+    let start: Double, end: Double
+    public init(start: Double, end: Double) { self.start = start; self.end = end }
+
+    static func weight(dx: Double, dy: Double, halfDiagonal: Double, start: Double, end: Double) -> Double {
+        let d = (dx * dx + dy * dy).squareRoot() / halfDiagonal
+        if d <= start { return 1 }
+        if d >= end { return 0 }
+        let t = (d - start) / (end - start)
+        return 1 - t * t * (3 - 2 * t)
+    }
+
+    public mutating func apply(_ input: YUVImage, into output: YUVImage) {
+        let w = Double(input.width), h = Double(input.height)
+        let half = (w * w + h * h).squareRoot() / 2
+        for r in 0..<input.height {
+            let a = input.y.row(r), o = output.y.row(r)
+            for x in 0..<input.width {
+                let k = Self.weight(dx: Double(x) + 0.5 - w / 2, dy: Double(r) + 0.5 - h / 2, halfDiagonal: half, start: start, end: end)
+                o[x] = UInt8(max(0, min(255, (16 + (Double(a[x]) - 16) * k).rounded())))
+            }
+        }
+        for r in 0..<input.u.height {
+            let ui = input.u.row(r), vi = input.v.row(r), uo = output.u.row(r), vo = output.v.row(r)
+            for x in 0..<input.u.width {
+                // A chroma sample sits at the centre of its 2x2 luma block.
+                let k = Self.weight(dx: Double(2 * x) + 1 - w / 2, dy: Double(2 * r) + 1 - h / 2, halfDiagonal: half, start: start, end: end)
+                uo[x] = UInt8(max(0, min(255, (128 + (Double(ui[x]) - 128) * k).rounded())))
+                vo[x] = UInt8(max(0, min(255, (128 + (Double(vi[x]) - 128) * k).rounded())))
+            }
+        }
+    }
+}
