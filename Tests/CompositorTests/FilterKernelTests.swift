@@ -38,18 +38,20 @@ final class FilterKernelTests: XCTestCase {
     }
 
     func testBrightnessContrastSaturationExposure() throws {
-        let p = picture([[100, 16], [235, 126]], u: [[138]], v: [[108]])
-        // +0.1 of full scale: 219 * 0.1 = 21.9 luma steps; 235 + 21.9 clips.
-        var out = try render("brightness:amount=0.1", p)
-        XCTAssertEqual(lumaRows(out), [[122, 38], [255, 148]]); XCTAssertEqual(chroma(out), [138, 108])
-        // Contrast 1.5 about mid grey (125.5): 100 -> 1.5 * 84 - 54.75 + 16 = 87.25; chroma 128 + 1.5 * (10, -20).
-        out = try render("contrast:amount=1.5", p)
-        XCTAssertEqual(lumaRows(out), [[87, 0], [255, 126]]); XCTAssertEqual(chroma(out), [143, 98])
-        out = try render("saturation:amount=0", p)
-        XCTAssertEqual(lumaRows(out), [[100, 16], [235, 126]]); XCTAssertEqual(chroma(out), [128, 128])
-        // Exposure +1: luma above black doubled (100 -> 184), chroma about 128 doubled.
-        out = try render("exposure:ev=1", p)
-        XCTAssertEqual(lumaRows(out), [[184, 16], [255, 236]]); XCTAssertEqual(chroma(out), [148, 88])
+        // Greys, worked out in RGB (0...1, clipped to the gamut): luma y = (Y - 16) / 219.
+        let grey = picture([[100, 16], [235, 126]], u: [[128]], v: [[128]])
+        // +0.1: 100 -> 16 + 219 * (84/219 + 0.1) = 121.9; 235 stays white (clipped in RGB).
+        var out = try render("brightness:amount=0.1", grey)
+        XCTAssertEqual(lumaRows(out), [[122, 38], [235, 148]]); XCTAssertEqual(chroma(out), [128, 128])
+        // Contrast 1.5 about mid grey: 100 -> 1.5 * 84 - 54.75 + 16 = 87.25; black and white clip.
+        out = try render("contrast:amount=1.5", grey)
+        XCTAssertEqual(lumaRows(out), [[87, 16], [235, 126]]); XCTAssertEqual(chroma(out), [128, 128])
+        // Exposure +1: 100 -> 16 + 2 * 84 = 184; 126 -> 16 + 220 clips to white.
+        out = try render("exposure:ev=1", grey)
+        XCTAssertEqual(lumaRows(out), [[184, 16], [235, 235]]); XCTAssertEqual(chroma(out), [128, 128])
+        // Saturation 0 of a colour inside the gamut: its own luma, neutral chroma.
+        out = try render("saturation:amount=0", picture([[100, 100], [100, 100]], u: [[138]], v: [[108]]))
+        XCTAssertEqual(lumaRows(out), [[100, 100], [100, 100]]); XCTAssertEqual(chroma(out), [128, 128])
     }
 
     func testHueTurnsTheChromaVector() throws {

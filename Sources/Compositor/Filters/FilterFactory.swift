@@ -15,10 +15,10 @@ public enum FilterFactory {
         case .mono: return PlaneLUTKernel.mono
         case .sepia: return RGBPointKernel(SepiaTransform(intensity: spec.number("intensity")))
         case .invert: return PlaneLUTKernel.invert
-        case .brightness: return PlaneLUTKernel.brightness(spec.number("amount"))
-        case .contrast: return PlaneLUTKernel.contrast(spec.number("amount"))
-        case .saturation: return PlaneLUTKernel.saturation(spec.number("amount"))
-        case .exposure: return PlaneLUTKernel.exposure(spec.number("ev"))
+        case .brightness: return RGBPointKernel(BrightnessTransform(amount: spec.number("amount")))
+        case .contrast: return RGBPointKernel(ContrastTransform(amount: spec.number("amount")))
+        case .saturation: return RGBPointKernel(SaturationTransform(amount: spec.number("amount")))
+        case .exposure: return RGBPointKernel(ExposureTransform(ev: spec.number("ev")))
         case .gamma: return RGBPointKernel(GammaTransform(gamma: spec.number("gamma")))
         case .hue: return HueKernel(degrees: spec.number("degrees"))
         case .posterize: return RGBPointKernel(PosterizeTransform(levels: Int(spec.number("levels"))))

@@ -88,3 +88,34 @@ public struct PosterizeTransform: RGBTransform {
 @inline(__always) func simd_clamp01(_ c: SIMD3<Float>) -> SIMD3<Float> {
     SIMD3(max(0, min(1, c.x)), max(0, min(1, c.y)), max(0, min(1, c.z)))
 }
+
+/// c + amount (GPUImage's brightness).
+public struct BrightnessTransform: RGBTransform {
+    let amount: Float
+    public init(amount: Double) { self.amount = Float(amount) }
+    public func apply(_ c: SIMD3<Float>) -> SIMD3<Float> { c + amount }
+}
+
+/// (c - 0.5) * amount + 0.5 (GPUImage's contrast).
+public struct ContrastTransform: RGBTransform {
+    let amount: Float
+    public init(amount: Double) { self.amount = Float(amount) }
+    public func apply(_ c: SIMD3<Float>) -> SIMD3<Float> { (c - 0.5) * amount + 0.5 }
+}
+
+/// mix(luma, c, amount), luma by BT.601's weights (GPUImage's saturation, whose weights are Rec. 709's).
+public struct SaturationTransform: RGBTransform {
+    let amount: Float
+    public init(amount: Double) { self.amount = Float(amount) }
+    public func apply(_ c: SIMD3<Float>) -> SIMD3<Float> {
+        let l = 0.299 * c.x + 0.587 * c.y + 0.114 * c.z
+        return l + (c - l) * amount
+    }
+}
+
+/// c * 2^ev (GPUImage's exposure).
+public struct ExposureTransform: RGBTransform {
+    let k: Float
+    public init(ev: Double) { k = Float.exp2(Float(ev)) }
+    public func apply(_ c: SIMD3<Float>) -> SIMD3<Float> { c * k }
+}
