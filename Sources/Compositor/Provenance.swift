@@ -30,6 +30,8 @@ public struct Provenance: Codable, Equatable, Sendable {
     public var inputs: [Input]?
     /// Under --conceal: the inputs whose chosen source frame had damage the decoder concealed.
     public var damaged: [Int]?
+    /// Under `filter` (and `--filter-at`): the chain in force for this frame, as written ("none" for none).
+    public var filter: String?
 
     public init(k: Int64, src: [[Int64]], sync: String? = nil, blend: String? = nil, fps: String? = nil, inputs: [Input]? = nil) {
         self.k = k; self.src = src; self.sync = sync; self.blend = blend; self.fps = fps; self.inputs = inputs
@@ -47,6 +49,7 @@ public struct Provenance: Codable, Equatable, Sendable {
             }.joined(separator: ",") + "]"
         }
         if let damaged { json += ",\"damaged\":[" + damaged.map(String.init).joined(separator: ",") + "]" }
+        if let filter { json += ",\"filter\":\(Provenance.quote(filter))" }
         json += "}"
         return Provenance.uuid + Array(json.utf8)
     }

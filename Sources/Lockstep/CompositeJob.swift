@@ -23,6 +23,8 @@ public struct CompositeOptions: Sendable {
     public var stallTimeout = 30.0
     /// The video-snake effect as a last stage, driven by an IMU trace.
     public var snake: SnakeOptions?
+    /// Filter chains applied after the blend (before the snake), switched on a schedule.
+    public var filter: FilterSchedule?
     public var encode = EncodeSettings()
 
     public init(inputs: [String], output: String, blend: BlendMode) {
@@ -124,6 +126,8 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         if options.blend == .quad && (canvas.width < 4 || canvas.height < 4) {
             throw JobError("--size \(canvas) is too small for quad: each of its cells needs at least 2x2 pixels")
         }
+        // Before any thread starts: a .cube that cannot be read stops the job here.
+        let filters = try options.filter.map { try FilterStage(schedule: $0, canvas: canvas) }
         let layout = Layout(blend: options.blend, canvas: canvas, inputs: readers.map(\.video.displaySize))
         let key = ChromaKey(keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness)
         var blender = Blender(mode: options.blend, layout: layout, key: key,
@@ -186,12 +190,15 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                 compositorClock.set("blending frame \(emitted)", busy: true)
                 try out.makeWritable()
                 blender.blend({ sync.chosen($0).frame }, into: out)
+                let chain = try filters?.apply(to: out, index: emitted, time: frameRate.inverse * emitted)
                 if let snake {
                     // The video's clock is the first input's: its chosen frame's pts.
                     let pts = sync.chosenFrame(0).pts
                     snake.apply(to: out, index: emitted, time: Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, 1_000_000_000)))
                 }
-                try out.setUserDataSEI(provenance(of: sync, header: emitted == 0 ? header : nil).payload())
+                var record = provenance(of: sync, header: emitted == 0 ? header : nil)
+                record.filter = chain
+                try out.setUserDataSEI(record.payload())
                 guard stage.queue.push(out) else { break loop }
                 emitted += 1
                 progress?(emitted, expected)
@@ -216,6 +223,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             throw MediaError("has no video frame to composite", path: options.inputs[endedBy ?? 0])
         }
         let snakeSummary = try snake?.finish()
+        try filters?.finish(frames: emitted, frameRate: frameRate)
         try OutputPath.commit(temporary, to: options.output)
         committed = true
         return CompositeResult(frames: emitted, audioSamples: withAudio ? audioEnd : nil, canvas: canvas,
