@@ -80,6 +80,48 @@ final class FilterJobTests: ScratchTestCase {
         XCTAssertTrue(report.provenance)
     }
 
+    /// The same claim on a clip from a second, independent generator: numpy frames at 25 fps,
+    /// 320x180, no audio, whose identity is the luma of a flat block (16 + 3k for frame k) beside
+    /// a flat colour patch, encoded losslessly by x264. invert shows as 255 - Y in the block, mono
+    /// as a neutral patch. Switches at 0.4 s (frame 10), 0.44 s (11, one frame later), 1 s
+    /// (frame 25) and 1.5 s (frame 38, the first at or after 1.5).
+    func testSwitchesOnAClipFromASecondGenerator() throws {
+        let clip = scratch.appendingPathComponent("numpy.mp4")
+        let script = try file("frames.py", """
+            import sys, numpy as np
+            w, h, n = 320, 180, 50
+            for k in range(n):
+                y = np.full((h, w), 60, np.uint8); u = np.full((h // 2, w // 2), 128, np.uint8); v = u.copy()
+                y[20:100, 20:100] = 16 + 3 * k
+                u[10:50, 70:110] = 90; v[10:50, 70:110] = 180
+                sys.stdout.buffer.write(y.tobytes() + u.tobytes() + v.tobytes())
+            """)
+        let frames = try Processes.check("python3", [script])
+        let raw = scratch.appendingPathComponent("frames.yuv")
+        try frames.write(to: raw)
+        try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "320x180", "-r", "25",
+                                       "-i", raw.path, "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", "-y", clip.path])
+        let schedule = try FilterSchedule.parse(filter: nil, filterAt: "0.4=invert;0.44=mono;1=none;1.5=invert")
+        let (out, result) = try filter(clip.path, schedule, audio: false)
+        XCTAssertEqual(result.frames, 50)
+        XCTAssertNil(result.audioSamples)
+        let raw2 = [UInt8](try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-i", out.path, "-fps_mode", "passthrough",
+                                                          "-pix_fmt", "yuv420p", "-f", "rawvideo", "-"]))
+        let size = 320 * 180 * 3 / 2
+        XCTAssertEqual(raw2.count, 50 * size)
+        func expected(_ k: Int) -> Seen { k >= 38 ? .invert : k >= 25 ? .none : k >= 11 ? .mono : k >= 10 ? .invert : .none }
+        for k in 0..<min(50, raw2.count / size) {
+            let f = k * size
+            let block = Int(raw2[f + 60 * 320 + 60]), background = Int(raw2[f + 5 * 320 + 300])
+            let patchU = Int(raw2[f + 320 * 180 + 30 * 160 + 90])
+            let inverted = background > 128   // 60 -> 195
+            let index = ((inverted ? 255 - block : block) - 16 + 1) / 3
+            XCTAssertEqual(index, k, "frame \(k): block luma \(block)")
+            let kind: Seen = inverted ? .invert : abs(patchU - 128) < 4 ? .mono : .none
+            XCTAssertEqual(kind, expected(k), "frame \(k)")
+        }
+    }
+
     func testAScheduleBeyondTheOutputNamesTheEntryAndLeavesNothing() throws {
         let schedule = try FilterSchedule.parse(filter: nil, filterAt: "1=invert;2.95=mono;3=none")
         XCTAssertThrowsError(try filter("bg.mp4", schedule, audio: false)) { error in
