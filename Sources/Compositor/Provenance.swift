@@ -12,6 +12,8 @@
 ///                    "inputs":[{"name":"fg.mp4","timeBase":"1/15360","audio":true}, ...]
 ///     under --conceal, a frame whose chosen source frames include damaged ones (decoding met
 ///     errors it concealed) also: "damaged":[1] (the inputs concerned)
+///     under `lockstep filter`, every frame also: "filter":"blur:radius=2,mono" (the chain in
+///     force for that frame, as written; "none" for none)
 public struct Provenance: Codable, Equatable, Sendable {
     public static let uuid: [UInt8] = Array("LOCKSTEP-PROV-v1".utf8)
 

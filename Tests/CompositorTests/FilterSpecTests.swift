@@ -96,5 +96,9 @@ final class FilterSpecTests: XCTestCase {
         XCTAssertEqual(names, ["mono", "invert", "invert", "mono", "invert", "invert"])
         XCTAssertEqual(sw.switches.map(\.frame), [0, 1, 3, 4])
         XCTAssertEqual(sw.switches.map(\.text), ["mono", "invert", "mono", "invert"])
+        // As a job's schedule, the entry the next one hides is refused by name.
+        XCTAssertEqual(message { try s.check(frames: 6, frameRate: Rational(10, 1)) },
+                       "--filter-at entry 2 (\"0.25=blur\") is never in force: entry 3 (\"0.3=mono\") starts at the same output frame, 3 (at 10 fps).")
+        XCTAssertNoThrow(try FilterSchedule(initial: .none, parsing: "0.1=invert;0.2=mono").check(frames: 6, frameRate: Rational(10, 1)))
     }
 }

@@ -43,9 +43,24 @@ public struct FilterSchedule: Equatable, Sendable {
         entries.lastIndex { !(t < $0.time) }
     }
 
-    /// Throws for the first entry no output frame reaches: its T is after the last frame's time.
+    /// The first output frame at or after `t`: ceil(t * fps).
+    static func firstFrame(at t: Rational, frameRate: Rational) -> Int64 {
+        let x = t * frameRate
+        return x.num >= 0 ? (x.num + x.den - 1) / x.den : x.num / x.den
+    }
+
+    /// Throws for the first entry that is never in force: one whose T is after the last frame's
+    /// time, or one whose first frame is also the next entry's (two switches within one frame
+    /// interval: only the later can be shown).
     public func check(frames: Int64, frameRate: Rational) throws {
         guard let lastEntry = entries.last else { return }
+        for i in entries.indices.dropLast() {
+            let k = Self.firstFrame(at: entries[i].time, frameRate: frameRate)
+            if k == Self.firstFrame(at: entries[i + 1].time, frameRate: frameRate) && k < frames {
+                throw FilterError("--filter-at entry \(i + 1) (\"\(entries[i].text)\") is never in force: entry \(i + 2) (\"\(entries[i + 1].text)\") "
+                    + "starts at the same output frame, \(k) (at \(frameRate) fps).")
+            }
+        }
         let lastTime = frameRate.inverse * max(0, frames - 1)
         guard lastTime < lastEntry.time else { return }
         let i = entries.firstIndex { lastTime < $0.time }!
