@@ -84,7 +84,10 @@ public struct ThumbnailOptions: Equatable, Sendable {
         guard ImageFormat(extensionOf: output) != nil else {
             throw JobError("\(output): the output must end in .png, .jpg or .jpeg.")
         }
-        if let at, !(at.isFinite && at >= 0) { throw JobError("--at \(at): the time must be zero or more seconds.") }
+        if let at, !(at.isFinite && at >= 0) {
+            let given = at.isFinite && at == at.rounded() && abs(at) < 1e15 ? String(Int(at)) : String(at)
+            throw JobError("--at \(given): the time must be zero or more seconds.")
+        }
         if let size, !size.sides.allSatisfy({ (16...16384).contains($0) }) {
             throw JobError("--size \(size): each side must be 16 to 16384 pixels.")
         }

@@ -39,7 +39,8 @@ final class ThumbnailCommandTests: ScratchFolderTestCase {
     }
 
     func testOtherBadOptions() throws {
-        try assertFails([fixture("bg.mp4"), "--at", "-1"], status: 64, says: "--at -1.0: the time must be zero or more seconds.")
+        try assertFails([fixture("bg.mp4"), "--at=-1"], status: 64, says: "--at -1: the time must be zero or more seconds.")
+        try assertFails([fixture("bg.mp4"), "--at", "nan"], status: 64, says: "--at nan: the time must be zero or more seconds.")
         try assertFails([fixture("bg.mp4"), "--size", "8x"], status: 64, says: "--size 8x: each side must be 16 to 16384 pixels.")
         try assertFails([fixture("bg.mp4"), fixture("fg.mp4")], status: 64,
                         says: "thumbnail takes one input (got 2); use --sheet for a contact sheet of several.")
@@ -64,7 +65,9 @@ final class ThumbnailCommandTests: ScratchFolderTestCase {
         let out = scratch.appendingPathComponent("black.png").path
         let r = try Processes.lockstep(["thumbnail", clip, "-o", out])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(r.stderr, "warning: \(clip): every frame examined (10) is black or flat; wrote the most detailed one, at 0.300 s.\n")
+        // 1/3 of 1 s: from the frame at 0.4 s to the end, then from the start to 0.4 s again (the
+        // window's end frame): 11 frames, all equally empty, so the first one examined is kept.
+        XCTAssertEqual(r.stderr, "warning: \(clip): every frame examined (11) is black or flat; wrote the most detailed one, at 0.400 s.\n")
         let png = try Data(contentsOf: URL(fileURLWithPath: out))
         XCTAssertEqual(Array(png.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "a PNG file")
     }
