@@ -153,6 +153,26 @@ final class ThumbnailJobTests: ScratchTestCase {
         assertIsFrame(try luma(out), of: source, 50)
     }
 
+    func testIndependentWhiteSlateInMatroskaAndFullRangeBlack() throws {
+        // 2 s of a white card, then 1 s of testsrc: 4:4:4 at 24 fps in Matroska, joined by concat.
+        let slate = scratch.appendingPathComponent("card.mkv").path
+        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-filter_complex",
+                                   "color=c=white:s=200x150:r=24:d=2[a];testsrc=s=200x150:r=24:d=1[b];[a][b]concat=n=2:v=1:a=0,format=yuv444p",
+                                   "-c:v", "libx264", "-preset", "ultrafast", slate])
+        let source = try LumaVideo.decode(URL(fileURLWithPath: slate))
+        XCTAssertEqual(source.frames.count, 72)
+        let (out, result) = try thumbnail([slate], "card.png")  // from 1 s: inside the card
+        XCTAssertEqual(result.picks[0].time, 2.0, accuracy: 0.001)
+        assertIsFrame(try luma(out), of: source, 48)
+        // Full-range black (yuvj420p, level 0), 2 s: the fallback, with its sentence.
+        let black = scratch.appendingPathComponent("black.mkv").path
+        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=200x150:r=24:d=2",
+                                   "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuvj420p", black])
+        let (_, fallback) = try thumbnail([black], "black.png")
+        XCTAssertTrue(fallback.picks[0].fallback)
+        XCTAssertEqual(fallback.warnings.count, 1)
+    }
+
     // MARK: sizes and formats
 
     func testSizeKeepsTheAspectAndJPEGMatchesPNG() throws {
