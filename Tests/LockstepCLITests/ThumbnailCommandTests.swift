@@ -33,6 +33,22 @@ final class ThumbnailCommandTests: ScratchFolderTestCase {
         try assertFails([fixture("bg.mp4"), "--at", "10"], status: 64, says: "--at 10.000 s: \(fixture("bg.mp4")) is only 3.000 s long.")
     }
 
+    func testSheetWithABadClipInTheMiddleWritesNothing() throws {
+        try assertFails([fixture("bg.mp4"), fixture("notmovie.mp4"), fixture("fg.mp4"), "--sheet"], status: 1,
+                        says: "\(fixture("notmovie.mp4")): not a movie FFmpeg can read (Invalid data found when processing input)")
+    }
+
+    func testSheetSaysWhatItTook() throws {
+        let out = scratch.appendingPathComponent("sheet.png").path
+        let r = try Processes.lockstep(["thumbnail", "--sheet", fixture("bg.mp4"), fixture("r25.mp4"), "-o", out])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "wrote \(out): 664x236, 2 clips")
+        XCTAssertEqual(lines.count, 3)
+        XCTAssertTrue(lines[1].hasPrefix("  \(fixture("bg.mp4")): frame at "), lines[1])
+        XCTAssertEqual(try leftovers(), ["sheet.png"])
+    }
+
     func testUnknownOutputExtension() throws {
         let out = scratch.appendingPathComponent("out.gif").path
         try assertFails([fixture("bg.mp4")], output: "out.gif", status: 64, says: "\(out): the output must end in .png, .jpg or .jpeg.")
