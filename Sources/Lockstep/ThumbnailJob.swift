@@ -28,6 +28,14 @@ public final class ThumbnailJob: Sendable {
     static let durationColor = YUVColor(rgb: RGB(r: 170, g: 170, b: 170))
 
     public func run() throws -> ThumbnailResult {
+        do {
+            return try write()
+        } catch let e as MediaError where e.kind == .cancelled {
+            throw JobError.cancelled  // FFmpeg gave up because we asked it to: not the file's fault
+        }
+    }
+
+    private func write() throws -> ThumbnailResult {
         try options.check()
         for input in options.inputs { try OutputPath.checkInput(input) }
         try OutputPath.checkPlace(options.output, inputs: options.inputs)

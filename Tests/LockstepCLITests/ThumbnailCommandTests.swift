@@ -49,6 +49,25 @@ final class ThumbnailCommandTests: ScratchFolderTestCase {
         XCTAssertEqual(try leftovers(), ["sheet.png"])
     }
 
+    func testSIGINTEndsAThumbnailBlockedOpeningAFIFO() throws {
+        let fifo = scratch.appendingPathComponent("camera.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let p = Process()
+        p.executableURL = Repository.binary
+        p.arguments = ["thumbnail", fifo, "-o", scratch.appendingPathComponent("o.png").path]
+        let err = Pipe(); p.standardError = err; p.standardOutput = Pipe()
+        try p.run()
+        usleep(1_000_000)  // validation done, the open of the FIFO waiting for a writer
+        kill(p.processIdentifier, SIGINT)
+        let deadline = Date().addingTimeInterval(10)
+        while p.isRunning && Date() < deadline { usleep(50_000) }
+        if p.isRunning { kill(p.processIdentifier, SIGKILL); XCTFail("SIGINT did not end the thumbnail") }
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 130)
+        XCTAssertEqual(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), "Error: cancelled\n")
+        XCTAssertEqual(try leftovers(), ["camera.fifo"])
+    }
+
     func testUnknownOutputExtension() throws {
         let out = scratch.appendingPathComponent("out.gif").path
         try assertFails([fixture("bg.mp4")], output: "out.gif", status: 64, says: "\(out): the output must end in .png, .jpg or .jpeg.")
