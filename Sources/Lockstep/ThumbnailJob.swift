@@ -86,8 +86,7 @@ public final class ThumbnailJob: Sendable {
         let display = reader.video.displaySize
         let size = (options.size ?? .box(display)).fitted(display)
         let out = Frame()
-        try Conformer(place: size, picture: Rect(x: 0, y: 0, width: size.width, height: size.height),
-                      fill: .black, rotation: reader.video.rotation).fit(found.frame, into: out)
+        try Self.conform(found.frame, into: out, place: size, rotation: reader.video.rotation)
         return (out, ThumbnailResult(size: size, picks: [pick], warnings: warnings([pick])))
     }
 
@@ -102,9 +101,7 @@ public final class ThumbnailJob: Sendable {
             picks.append(pick)
             let box = layout.tiles[i]
             let place = Layout.fit(reader.video.displaySize, into: box)
-            try Conformer(place: Size(width: place.width, height: place.height),
-                          picture: Rect(x: 0, y: 0, width: place.width, height: place.height),
-                          fill: .black, rotation: reader.video.rotation).fit(found.frame, into: tile)
+            try Self.conform(found.frame, into: tile, place: Size(width: place.width, height: place.height), rotation: reader.video.rotation)
             let name = URL(fileURLWithPath: input).lastPathComponent
             let label = layout.labels[i]
             try sheet.withImage { canvas in
@@ -118,6 +115,19 @@ public final class ThumbnailJob: Sendable {
             }
         }
         return (sheet, ThumbnailResult(size: layout.canvas, picks: picks, warnings: warnings(picks)))
+    }
+
+    /// The picture turned and fitted to `place` by the `Conformer`, its colours re-expressed in
+    /// BT.601 when it was BT.709 (the image encoder's RGB conversion, like the rest of Lockstep,
+    /// takes the planes as BT.601: HD footage would otherwise come out about 8 levels off).
+    static func conform(_ decoded: Frame, into out: Frame, place: Size, rotation: Int) throws {
+        let matrix = decoded.colorMatrix
+        try Conformer(place: place, picture: Rect(x: 0, y: 0, width: place.width, height: place.height),
+                      fill: .black, rotation: rotation).fit(decoded, into: out)
+        if matrix != .bt601 {
+            try out.makeWritable()  // a picture passed through as decoded may still be shared
+            out.withImage { MatrixConversion(from: matrix, to: .bt601).apply(to: $0) }
+        }
     }
 
     /// A sheet's `--size` with one side: the other follows 16:9.

@@ -192,4 +192,34 @@ final class ThumbnailRuleTests: XCTestCase {
         XCTAssertFalse(picker.lastIsBest)
         XCTAssertEqual(picker.offered, 2)
     }
+
+    // MARK: matrices
+
+    func testBT709PictureReexpressedInBT601KeepsItsColours() {
+        // Colours encoded with BT.709 in video range, converted, must equal BT.601's encoding of
+        // the same R'G'B' (YUVColor(rgb:)) within rounding.
+        func bt709(_ c: RGB) -> YUVColor {
+            let r = Double(c.r) / 255, g = Double(c.g) / 255, b = Double(c.b) / 255
+            let y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+            func q(_ v: Double) -> UInt8 { UInt8(max(0, min(255, v.rounded()))) }
+            return YUVColor(y: q(16 + 219 * y), u: q(128 + 224 * (b - y) / 1.8556), v: q(128 + 224 * (r - y) / 1.5748))
+        }
+        let colours = [RGB(r: 255, g: 0, b: 0), RGB(r: 0, g: 200, b: 40), RGB(r: 30, g: 60, b: 220), RGB(r: 128, g: 128, b: 128),
+                       RGB(r: 250, g: 240, b: 10), RGB(r: 90, g: 20, b: 120)]
+        let conversion = MatrixConversion(from: .bt709, to: .bt601)
+        for c in colours {
+            let buffer = YUVBuffer(width: 4, height: 2)
+            PlaneKernels.fill(buffer.image, bt709(c))
+            conversion.apply(to: buffer.image)
+            let want = YUVColor(rgb: c), img = buffer.image
+            for (x, y) in [(0, 0), (3, 1)] { XCTAssertEqual(Double(img.y[x, y]), Double(want.y), accuracy: 2, "\(c) Y") }
+            XCTAssertEqual(Double(img.u[1, 0]), Double(want.u), accuracy: 2, "\(c) U")
+            XCTAssertEqual(Double(img.v[1, 0]), Double(want.v), accuracy: 2, "\(c) V")
+        }
+        // Grey is grey in every matrix; BT.601 to BT.601 changes nothing.
+        let grey = YUVBuffer(width: 2, height: 2)
+        PlaneKernels.fill(grey.image, YUVColor(y: 100, u: 128, v: 128))
+        conversion.apply(to: grey.image)
+        XCTAssertEqual([grey.image.y[0, 0], grey.image.u[0, 0], grey.image.v[0, 0]], [100, 128, 128])
+    }
 }
