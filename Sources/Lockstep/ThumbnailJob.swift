@@ -104,9 +104,9 @@ public final class ThumbnailJob: Sendable {
             try Self.conform(found.frame, into: tile, place: Size(width: place.width, height: place.height), rotation: reader.video.rotation)
             let name = URL(fileURLWithPath: input).lastPathComponent
             let label = layout.labels[i]
-            try sheet.withImage { canvas in
+            sheet.withImage { canvas in
                 PlaneKernels.fill(canvas, Self.tileBox, in: box)
-                try tile.withImage { PlaneKernels.copy($0, into: canvas.cropped(to: place)) }
+                tile.withImage { PlaneKernels.copy($0, into: canvas.cropped(to: place)) }
                 let s = layout.labelScale
                 BitmapFont.draw(ContactSheetLayout.fit(name, width: label.width, scale: s), into: canvas,
                                 x: label.x, y: label.y, scale: s, color: Self.nameColor)
