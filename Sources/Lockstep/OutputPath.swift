@@ -22,6 +22,12 @@ public enum OutputPath {
     public static func check(_ output: String, inputs: [String]) throws {
         let ext = (output as NSString).pathExtension.lowercased()
         guard containers[ext] != nil else { throw JobError("\(output): the output must end in .mp4, .m4v or .mov.") }
+        try checkPlace(output, inputs: inputs)
+    }
+
+    /// The checks of `check` that do not depend on the kind of file: the folder, the name's
+    /// length, and that it is not one of the inputs (`thumbnail` writes images).
+    public static func checkPlace(_ output: String, inputs: [String]) throws {
         let url = URL(fileURLWithPath: output)
         let name = url.lastPathComponent.utf8.count
         guard name <= nameMax else {

@@ -1,0 +1,137 @@
+import Compositor
+import Foundation
+import Media
+
+/// `--at` asks for a time the clip does not have: a bad option (exit 64), not a failure.
+public struct ThumbnailOptionError: Error, CustomStringConvertible, Equatable, Sendable {
+    public var description: String
+}
+
+/// Writes one clip's thumbnail, or a contact sheet of several, as PNG or JPEG. For each clip
+/// `ThumbnailSearch` finds the first real picture from the start point; the `Conformer` turns it
+/// as players do and fits it to its size; `ImageEncoder` encodes it with FFmpeg's png or mjpeg;
+/// the file is written under a temporary name beside the output and renamed into place only
+/// when complete. `cancel()` may come from any thread.
+public final class ThumbnailJob: Sendable {
+    public let options: ThumbnailOptions
+    private let cancellation = CancellationToken()
+
+    public init(options: ThumbnailOptions) { self.options = options }
+
+    public func cancel() { cancellation.cancel() }
+
+    /// Sheet colours: a dark page, a slightly lighter box behind each tile (so a picture that
+    /// does not fill its tile shows where the tile is), white names, grey durations.
+    static let page = YUVColor(rgb: RGB(r: 24, g: 24, b: 24))
+    static let tileBox = YUVColor(rgb: RGB(r: 48, g: 48, b: 48))
+    static let nameColor = YUVColor(rgb: RGB(r: 255, g: 255, b: 255))
+    static let durationColor = YUVColor(rgb: RGB(r: 170, g: 170, b: 170))
+
+    public func run() throws -> ThumbnailResult {
+        do {
+            return try write()
+        } catch let e as MediaError where e.kind == .cancelled {
+            throw JobError.cancelled  // FFmpeg gave up because we asked it to: not the file's fault
+        }
+    }
+
+    private func write() throws -> ThumbnailResult {
+        try options.check()
+        for input in options.inputs { try OutputPath.checkInput(input) }
+        try OutputPath.checkPlace(options.output, inputs: options.inputs)
+        let format = ImageFormat(extensionOf: options.output)!
+        let folder = URL(fileURLWithPath: options.output).deletingLastPathComponent().path
+        OutputPath.removeStaleTemporaries(in: folder)
+
+        let (picture, result) = options.sheet ? try makeSheet() : try makeSingle()
+        let bytes = try ImageEncoder.encode(picture, as: format)
+        if cancellation.isCancelled { throw JobError.cancelled }
+        let temporary = OutputPath.temporary(beside: options.output)
+        var committed = false
+        defer { if !committed { unlink(temporary) } }
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+            throw JobError("\(options.output): cannot write the image: \(String(cString: strerror(errno))).")
+        }
+        if cancellation.isCancelled { throw JobError.cancelled }
+        try OutputPath.commit(temporary, to: options.output)
+        committed = true
+        return result
+    }
+
+    /// Opens a clip and finds its picture from `--at` (a third of the way in by default).
+    private func find(_ input: String) throws -> (StillReader, FoundPicture, ThumbnailPick) {
+        let reader = try StillReader(path: input, cancellation: cancellation)
+        let start: Double
+        if let at = options.at {
+            if let d = reader.duration, at >= d {
+                throw ThumbnailOptionError(description: "--at \(Self.seconds(at)): \(input) is only \(Self.seconds(d)) long.")
+            }
+            start = at
+        } else {
+            start = (reader.duration ?? 0) / 3
+        }
+        let found = try ThumbnailSearch.find(in: reader, from: start, cancellation: cancellation)
+        let pick = ThumbnailPick(input: input, time: found.time, duration: reader.duration, fallback: found.fallback, examined: found.examined)
+        return (reader, found, pick)
+    }
+
+    private func warnings(_ picks: [ThumbnailPick]) -> [String] {
+        picks.filter(\.fallback).map {
+            "\($0.input): every frame examined (\($0.examined)) is black or flat; wrote the most detailed one, at \(Self.seconds($0.time))."
+        }
+    }
+
+    private func makeSingle() throws -> (Frame, ThumbnailResult) {
+        let (reader, found, pick) = try find(options.inputs[0])
+        let display = reader.video.displaySize
+        let size = (options.size ?? .box(display)).fitted(display)
+        let out = Frame()
+        try Self.conform(found.frame, into: out, place: size, rotation: reader.video.rotation)
+        return (out, ThumbnailResult(size: size, picks: [pick], warnings: warnings([pick])))
+    }
+
+    private func makeSheet() throws -> (Frame, ThumbnailResult) {
+        let tileSize = options.size.map { $0.box(for: Self.defaultAspect) } ?? ThumbnailOptions.defaultTile
+        let layout = ContactSheetLayout(count: options.inputs.count, tile: tileSize)
+        let sheet = try Frame(width: layout.canvas.width, height: layout.canvas.height, color: Self.page)
+        let tile = Frame()
+        var picks: [ThumbnailPick] = []
+        for (i, input) in options.inputs.enumerated() {
+            let (reader, found, pick) = try find(input)
+            picks.append(pick)
+            let box = layout.tiles[i]
+            let place = Layout.fit(reader.video.displaySize, into: box)
+            try Self.conform(found.frame, into: tile, place: Size(width: place.width, height: place.height), rotation: reader.video.rotation)
+            let name = URL(fileURLWithPath: input).lastPathComponent
+            let label = layout.labels[i]
+            sheet.withImage { canvas in
+                PlaneKernels.fill(canvas, Self.tileBox, in: box)
+                tile.withImage { PlaneKernels.copy($0, into: canvas.cropped(to: place)) }
+                let s = layout.labelScale
+                BitmapFont.draw(ContactSheetLayout.fit(name, width: label.width, scale: s), into: canvas,
+                                x: label.x, y: label.y, scale: s, color: Self.nameColor)
+                BitmapFont.draw(ContactSheetLayout.durationLabel(seconds: reader.duration ?? .nan), into: canvas,
+                                x: label.x, y: label.y + layout.lineStep, scale: s, color: Self.durationColor)
+            }
+        }
+        return (sheet, ThumbnailResult(size: layout.canvas, picks: picks, warnings: warnings(picks)))
+    }
+
+    /// The picture turned and fitted to `place` by the `Conformer`, its colours re-expressed in
+    /// BT.601 when it was BT.709 (the image encoder's RGB conversion, like the rest of Lockstep,
+    /// takes the planes as BT.601: HD footage would otherwise come out about 8 levels off).
+    static func conform(_ decoded: Frame, into out: Frame, place: Size, rotation: Int) throws {
+        let matrix = decoded.colorMatrix
+        try Conformer(place: place, picture: Rect(x: 0, y: 0, width: place.width, height: place.height),
+                      fill: .black, rotation: rotation).fit(decoded, into: out)
+        if matrix != .bt601 {
+            try out.makeWritable()  // a picture passed through as decoded may still be shared
+            out.withImage { MatrixConversion(from: matrix, to: .bt601).apply(to: $0) }
+        }
+    }
+
+    /// A sheet's `--size` with one side: the other follows 16:9.
+    static let defaultAspect = Size(width: 16, height: 9)
+
+    static func seconds(_ s: Double) -> String { String(format: "%.3f s", s) }
+}
