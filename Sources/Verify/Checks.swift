@@ -34,7 +34,10 @@ public enum Checks {
         let step = commonStep(scan.frames)
         v += timing(scan, step: step)
         let hasProvenance = scan.frames.contains { $0.provenance != nil } || !malformed.isEmpty
-        if hasProvenance { v += provenance(scan.frames, malformed: Set(malformed)) }
+        if hasProvenance {
+            v += header?.sync == ConcatCheck.sync ? ConcatCheck.provenance(scan.frames, malformed: Set(malformed))
+                                                   : provenance(scan.frames, malformed: Set(malformed))
+        }
         v += pictures(scan.frames, provenance: hasProvenance)
         v += audio(scan, step: step, header: header)
         return VerifyReport(file: scan.path, frames: scan.frames.count, frameStep: step?.seconds, provenance: hasProvenance,
