@@ -290,7 +290,7 @@ public enum Checks {
         if abs(a.end - videoEnd) > audioTolerance {
             v.append(Violation(.audioEnd, time: a.end, "audio ends \(ms(a.end - videoEnd)) \(a.end > videoEnd ? "after" : "before") the video (\(String(format: "%.3f", a.end)) s against \(String(format: "%.3f", videoEnd)) s)"))
         }
-        if a.tailLevel < silence && a.overallLevel > silence + 10 {
+        if a.tailLevel < silence && a.overallLevel > silence + 10 && !ConcatCheck.endsInClipWithoutAudio(scan.frames) {
             v.append(Violation(.silentEnd, time: a.end, String(format: "the last 100 ms of audio are silent (%.0f dBFS) while the rest is not (%.0f dBFS)", a.tailLevel, a.overallLevel)))
         }
         return v
