@@ -70,21 +70,30 @@ struct ConcatCommand: ParsableCommand {
 
     func run() throws {
         let job = ConcatJob(options: options)
-        let meter = ProgressMeter(enabled: !quiet && isatty(STDERR_FILENO) == 1)
-        job.progress = { meter.update(done: $0, total: $1) }
-        let result: ConcatResult
-        do {
-            result = try withCancellation({ job.cancel() }) { try job.run() }
-        } catch let error as JobError where error == .cancelled {
-            meter.finish()
-            FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
-            throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
-        }
-        meter.finish()
+        let result = try runJob(quiet: quiet, progress: { job.progress = $0 }, cancel: { job.cancel() }) { try job.run() }
         for w in result.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
         let seconds = (result.frameRate.inverse * result.frames).seconds
         let audioNote = result.audioSamples.map { String(format: ", audio %.6f s", Double($0) / 48_000) } ?? ", no audio"
         print("wrote \(output): \(result.frames) frames (\(result.clipFrames.map(String.init).joined(separator: " + "))), "
               + "\(result.canvas) at \(result.frameRate) fps, \(String(format: "%.6f", seconds)) s\(audioNote)")
     }
+}
+
+/// Runs a job on this thread with a progress line on a terminal and the stop signals turned into
+/// its `cancel` (composite, snake, concat): a cancelled job exits 128 + the signal.
+func runJob<R>(quiet: Bool, progress: (@escaping @Sendable (Int64, Int64?) -> Void) -> Void,
+               cancel: @escaping @Sendable () -> Void, _ run: () throws -> R) throws -> R {
+    let meter = ProgressMeter(enabled: !quiet && isatty(STDERR_FILENO) == 1)
+    progress { meter.update(done: $0, total: $1) }
+    let result: R
+    do {
+        result = try withCancellation(cancel) { try run() }
+    } catch let error as JobError where error == .cancelled {
+        meter.finish()
+        FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
+        // 128 + the signal, as shells report a command a signal ended (SIGINT: 130).
+        throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
+    }
+    meter.finish()
+    return result
 }

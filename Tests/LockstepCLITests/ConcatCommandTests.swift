@@ -78,4 +78,20 @@ final class ConcatCommandTests: ScratchFolderTestCase {
         XCTAssertEqual(v.status, 0, v.stdout)
         XCTAssertEqual(try leftovers(), ["out.mp4"])
     }
+
+    func testCtrlCStopsTheJoinAndLeavesNothing() throws {
+        let out = scratch.appendingPathComponent("out.mp4").path
+        let p = Process()
+        p.executableURL = Repository.binary
+        p.arguments = ["concat", "--quiet"] + Array(repeating: [fixture("concat/c3.mp4"), c0], count: 30).flatMap { $0 } + ["-o", out]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertTrue(p.isRunning, "the join of 60 clips takes longer than 1.5 s")
+        kill(p.processIdentifier, SIGINT)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 130)
+        XCTAssertEqual(try leftovers(), [])
+    }
 }
