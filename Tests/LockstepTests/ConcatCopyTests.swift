@@ -75,4 +75,33 @@ final class ConcatCopyTests: ScratchTestCase {
         }
         XCTAssertEqual(try leftovers(), ["cut.mp4"])
     }
+
+    /// A truncated clip in the middle (same encoder settings, so the copy check lets it through):
+    /// found when its packets run out before its index does; nothing is left.
+    func testCopyStopsAtATruncatedClipInTheMiddle() throws {
+        let out = scratch.appendingPathComponent("copy.mp4")
+        let truncated = Fixtures.url("truncated.mp4").path
+        var options = ConcatOptions(clips: [path("x0.mp4"), truncated, path("x1.mp4")], output: out.path)
+        options.copy = true
+        XCTAssertThrowsError(try ConcatJob(options: options).run()) { error in
+            XCTAssertEqual("\(error)", "\(truncated): truncated file: its index lists 90 video frames, only 55 could be read")
+        }
+        XCTAssertEqual(try leftovers(), [])
+    }
+
+    /// A clip without audio between two with: silence exactly as long as its video.
+    func testCopyFillsAClipWithoutAudioWithSilence() throws {
+        let silent = scratch.appendingPathComponent("silent.mp4").path
+        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-i", path("x1.mp4"), "-an", "-c", "copy", silent])
+        let out = scratch.appendingPathComponent("copy.mp4")
+        var options = ConcatOptions(clips: [path("x0.mp4"), silent, path("x0.mp4")], output: out.path)
+        options.copy = true
+        let result = try ConcatJob(options: options).run()
+        XCTAssertEqual(result.clipFrames, [30, 24, 30])
+        XCTAssertEqual(result.audioSamples, 134_400)
+        let s = try AudioAnalysis.decodeMono(out)
+        XCTAssertLessThan(AudioAnalysis.goertzelPower(s[48_480..<86_000], frequency: 440, rate: 48000), 1e-7)
+        XCTAssertGreaterThan(AudioAnalysis.goertzelPower(s[86_880..<134_000], frequency: 440, rate: 48000), 1e-3)
+        XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
+    }
 }
