@@ -58,7 +58,14 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
             return InputLane(index: k, reader: r, conformer: conformer, poolSize: 4, failure: failure)
         }
         lock.lock(); self.lanes = lanes; lock.unlock()
-        defer { for l in lanes { l.cancel() } }
+        // Lanes started and not yet joined: on the way out (a failure, or the cap leaving the
+        // next clip decoding ahead) they are stopped and waited for, briefly.
+        var running = Set<Int>()
+        func start(_ k: Int) { lanes[k].start(); running.insert(k) }
+        defer {
+            for l in lanes { l.cancel() }
+            for k in running.sorted() { _ = lanes[k].join(timeout: 1) }
+        }
         if let error = failure.error { throw error }
         let withAudio = readers.contains { $0.audio != nil }
 
@@ -79,9 +86,9 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
         let expected = Self.expectedFrames(readers).map { min($0, maxFrames) }
         var emitted: Int64 = 0
         var clipFrames: [Int64] = []
-        lanes[0].start()
+        start(0)
         for (k, lane) in lanes.enumerated() {
-            if k + 1 < lanes.count { lanes[k + 1].start() }  // decodes ahead while this clip is encoded
+            if k + 1 < lanes.count { start(k + 1) }  // decodes ahead while this clip is encoded
             let first = emitted
             audio?.begin(lane.audio, at: samples(first), joined: k > 0)
             while emitted < maxFrames {
@@ -105,6 +112,7 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
             lane.stopVideo(audioUntil: withAudio ? end - samples(first) : .min)
             try audio?.finish(at: end, join: !capped && k + 1 < lanes.count)
             lane.join()
+            running.remove(k)
             if let error = failure.error { throw error }
             guard emitted > first else { throw MediaError("has no video frame to join", path: lane.reader.path) }
             clipFrames.append(emitted - first)
