@@ -14,6 +14,9 @@
 ///     errors it concealed) also: "damaged":[1] (the inputs concerned)
 ///     under `lockstep filter`, every frame also: "filter":"blur:radius=2,mono" (the chain in
 ///     force for that frame, as written; "none" for none)
+///     `lockstep concat`: "sync":"concat", src holds the one source frame shown, "clip" says
+///     which input it comes from, and each header input may give its "frames" (the count its
+///     container lists), so `verify` can tell a join that lost frames
 public struct Provenance: Codable, Equatable, Sendable {
     public static let uuid: [UInt8] = Array("LOCKSTEP-PROV-v1".utf8)
 
@@ -21,7 +24,11 @@ public struct Provenance: Codable, Equatable, Sendable {
         public var name: String
         public var timeBase: String
         public var audio: Bool
-        public init(name: String, timeBase: String, audio: Bool) { self.name = name; self.timeBase = timeBase; self.audio = audio }
+        /// The input's frame count as its container lists it (concat's header), if known.
+        public var frames: Int64?
+        public init(name: String, timeBase: String, audio: Bool, frames: Int64? = nil) {
+            self.name = name; self.timeBase = timeBase; self.audio = audio; self.frames = frames
+        }
     }
 
     public var k: Int64
@@ -34,6 +41,8 @@ public struct Provenance: Codable, Equatable, Sendable {
     public var damaged: [Int]?
     /// Under `filter` (and `--filter-at`): the chain in force for this frame, as written ("none" for none).
     public var filter: String?
+    /// Under concat: the input (clip) the one source frame in `src` comes from.
+    public var clip: Int?
 
     public init(k: Int64, src: [[Int64]], sync: String? = nil, blend: String? = nil, fps: String? = nil, inputs: [Input]? = nil) {
         self.k = k; self.src = src; self.sync = sync; self.blend = blend; self.fps = fps; self.inputs = inputs
@@ -42,12 +51,13 @@ public struct Provenance: Codable, Equatable, Sendable {
     /// UUID + JSON, as it goes into the SEI message.
     public func payload() -> [UInt8] {
         var json = "{\"k\":\(k),\"src\":[" + src.map { "[\($0.map(String.init).joined(separator: ","))]" }.joined(separator: ",") + "]"
+        if let clip { json += ",\"clip\":\(clip)" }
         if let sync { json += ",\"sync\":\(Provenance.quote(sync))" }
         if let blend { json += ",\"blend\":\(Provenance.quote(blend))" }
         if let fps { json += ",\"fps\":\(Provenance.quote(fps))" }
         if let inputs {
             json += ",\"inputs\":[" + inputs.map {
-                "{\"name\":\(Provenance.quote($0.name)),\"timeBase\":\(Provenance.quote($0.timeBase)),\"audio\":\($0.audio)}"
+                "{\"name\":\(Provenance.quote($0.name)),\"timeBase\":\(Provenance.quote($0.timeBase)),\"audio\":\($0.audio)" + ($0.frames.map { ",\"frames\":\($0)" } ?? "") + "}"
             }.joined(separator: ",") + "]"
         }
         if let damaged { json += ",\"damaged\":[" + damaged.map(String.init).joined(separator: ",") + "]" }

@@ -8,6 +8,7 @@ struct LockstepCommand: ParsableCommand {
         abstract: "Frame-perfect multi-source video compositor with gyroscope sensor fusion.",
         subcommands: [
             CompositeCommand.self,
+            ConcatCommand.self,
             FilterCommand.self,
             ThumbnailCommand.self,
             SnakeCommand.self,

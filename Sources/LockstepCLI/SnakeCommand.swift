@@ -96,18 +96,7 @@ struct SnakeCommand: ParsableCommand {
 /// Runs a composite job with progress, cancellation and the closing summary.
 func runComposite(_ options: CompositeOptions, quiet: Bool) throws {
     let job = CompositeJob(options: options)
-    let meter = ProgressMeter(enabled: !quiet && isatty(STDERR_FILENO) == 1)
-    job.progress = { meter.update(done: $0, total: $1) }
-    let result: CompositeResult
-    do {
-        result = try withCancellation({ job.cancel() }) { try job.run() }
-    } catch let error as JobError where error == .cancelled {
-        meter.finish()
-        FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
-        // 128 + the signal, as shells report a command a signal ended (SIGINT: 130).
-        throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
-    }
-    meter.finish()
+    let result = try runJob(quiet: quiet, progress: { job.progress = $0 }, cancel: { job.cancel() }) { try job.run() }
     for w in result.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
     let seconds = (result.frameRate.inverse * result.frames).seconds
     let audioNote = result.audioSamples.map { String(format: ", audio %.3f s", Double($0) / 48_000) } ?? ", no audio"

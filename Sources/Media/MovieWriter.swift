@@ -16,11 +16,7 @@ public final class MovieWriter {
     private let output: OutputFormat
     private let video: Encoder
     private let videoStream: UnsafeMutablePointer<AVStream>
-    private let audio: Encoder?
-    private let audioStream: UnsafeMutablePointer<AVStream>?
-    private let audioFrame = Frame()
-    private var audioFill = 0
-    private var audioPts: Int64 = 0
+    private let audio: AACTrack?
     private let packet = Packet()
     private var finished = false
 
@@ -51,26 +47,7 @@ public final class MovieWriter {
         videoStream = try output.addStream(for: video)
         videoStream.pointee.avg_frame_rate = frameRate.av
 
-        if withAudio {
-            let a = try Encoder(codecName: "aac", configure: { c in
-                c.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
-                c.pointee.sample_rate = Int32(AudioFormat.sampleRate)
-                c.pointee.ch_layout = swift_AV_CHANNEL_LAYOUT_STEREO()
-                c.pointee.bit_rate = Int64(settings.audioBitRate)
-                c.pointee.time_base = AVRational(num: 1, den: Int32(AudioFormat.sampleRate))
-                if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-            }, options: [:])
-            audioStream = try output.addStream(for: a)
-            audio = a
-            let af = audioFrame.pointer
-            af.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
-            af.pointee.ch_layout = swift_AV_CHANNEL_LAYOUT_STEREO()
-            af.pointee.sample_rate = Int32(AudioFormat.sampleRate)
-            af.pointee.nb_samples = a.context.pointee.frame_size
-            try check(av_frame_get_buffer(af, 0), "av_frame_get_buffer")
-        } else {
-            audio = nil; audioStream = nil
-        }
+        audio = withAudio ? try AACTrack(output: output, bitRate: settings.audioBitRate) : nil
         try output.writeHeader()
     }
 
@@ -87,41 +64,19 @@ public final class MovieWriter {
     public func writeAudio(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) throws {
         guard let audio else { return }
         guard !finished else { throw MediaError("audio was written after the file was closed", path: path) }
-        let frameSize = Int(audio.context.pointee.frame_size)
-        var done = 0
-        while done < count {
-            if audioFill == 0 { try check(av_frame_make_writable(audioFrame.pointer), "av_frame_make_writable") }
-            let n = min(count - done, frameSize - audioFill)
-            let l = UnsafeMutableRawPointer(audioFrame.pointer.pointee.data.0!).assumingMemoryBound(to: Float.self)
-            let r = UnsafeMutableRawPointer(audioFrame.pointer.pointee.data.1!).assumingMemoryBound(to: Float.self)
-            (l + audioFill).update(from: left + done, count: n)
-            (r + audioFill).update(from: right + done, count: n)
-            audioFill += n; done += n
-            if audioFill == frameSize { try sendAudio(samples: frameSize) }
-        }
-    }
-
-    private func sendAudio(samples: Int) throws {
-        guard let audio, let audioStream else { return }
-        audioFrame.pointer.pointee.nb_samples = Int32(samples)
-        audioFrame.pointer.pointee.pts = audioPts
-        audioPts += Int64(samples)
-        try audio.send(audioFrame.pointer)
-        audioFill = 0
-        try drain(audio, audioStream)
+        try audio.write(left: left, right: right, count: count)
     }
 
     /// Samples written so far.
-    public var audioSamplesWritten: Int64 { audioPts + Int64(audioFill) }
+    public var audioSamplesWritten: Int64 { audio?.samplesWritten ?? 0 }
 
     /// Flushes: the last partial AAC frame, both encoders' delayed output, the trailer; then
     /// closes the file, checked (a failed last flush is an error here, not a success).
     public func finish() throws {
         guard !finished else { return }
-        if audio != nil && audioFill > 0 { try sendAudio(samples: audioFill) }
         try video.send(nil)
         try drain(video, videoStream)
-        if let audio, let audioStream { try audio.send(nil); try drain(audio, audioStream) }
+        try audio?.finish()
         finished = true
         try output.finish()
     }

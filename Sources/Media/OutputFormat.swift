@@ -47,7 +47,16 @@ final class OutputFormat {
         return st
     }
 
-    func writeHeader() throws { try check(avformat_write_header(context, nil), "avformat_write_header", path: path) }
+    /// MP4/MOV: the movie timescale is 48000 (FFmpeg's default is 1000), so an edit list (the
+    /// AAC priming) ends on the exact sample: at 1000 a 4.6667 s track was cut to 4.666 s.
+    func writeHeader() throws {
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        if av_opt_find(UnsafeMutableRawPointer(context), "movie_timescale", nil, 0, AV_OPT_SEARCH_CHILDREN) != nil {
+            av_dict_set(&options, "movie_timescale", "48000", 0)
+        }
+        try check(avformat_write_header(context, &options), "avformat_write_header", path: path)
+    }
 
     func write(_ packet: Packet) throws {
         try check(av_interleaved_write_frame(context, packet.pointer), "av_interleaved_write_frame", path: path)

@@ -34,7 +34,10 @@ public enum Checks {
         let step = commonStep(scan.frames)
         v += timing(scan, step: step)
         let hasProvenance = scan.frames.contains { $0.provenance != nil } || !malformed.isEmpty
-        if hasProvenance { v += provenance(scan.frames, malformed: Set(malformed)) }
+        if hasProvenance {
+            v += header?.sync == ConcatCheck.sync ? ConcatCheck.provenance(scan.frames, malformed: Set(malformed))
+                                                   : provenance(scan.frames, malformed: Set(malformed))
+        }
         v += pictures(scan.frames, provenance: hasProvenance)
         v += audio(scan, step: step, header: header)
         return VerifyReport(file: scan.path, frames: scan.frames.count, frameStep: step?.seconds, provenance: hasProvenance,
@@ -287,7 +290,7 @@ public enum Checks {
         if abs(a.end - videoEnd) > audioTolerance {
             v.append(Violation(.audioEnd, time: a.end, "audio ends \(ms(a.end - videoEnd)) \(a.end > videoEnd ? "after" : "before") the video (\(String(format: "%.3f", a.end)) s against \(String(format: "%.3f", videoEnd)) s)"))
         }
-        if a.tailLevel < silence && a.overallLevel > silence + 10 {
+        if a.tailLevel < silence && a.overallLevel > silence + 10 && !ConcatCheck.endsInClipWithoutAudio(scan.frames) {
             v.append(Violation(.silentEnd, time: a.end, String(format: "the last 100 ms of audio are silent (%.0f dBFS) while the rest is not (%.0f dBFS)", a.tailLevel, a.overallLevel)))
         }
         return v

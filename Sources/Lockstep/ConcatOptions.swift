@@ -1,0 +1,80 @@
+import Compositor
+import Foundation
+import Media
+
+/// Everything `lockstep concat` needs to know.
+public struct ConcatOptions: Sendable {
+    public var clips: [String]
+    public var output: String
+    /// The output stops at the last whole frame that ends at or before this many seconds.
+    public var maxDuration: Rational?
+    public var size: Size?
+    public var frameRate: Rational?
+    /// At each join the audio fades out over the last half of this and in over the first half
+    /// (nothing is borrowed across the join, so the join stays where the video's is). Off: no fade.
+    public var crossfadeMs: Int?
+    /// Join the compressed video by packet copy instead of decoding and encoding it.
+    public var copy = false
+    public var encode = EncodeSettings()
+
+    public init(clips: [String], output: String) { self.clips = clips; self.output = output }
+
+    /// The longest fade: a second on each side of a join.
+    public static let longestCrossfadeMs = 2000
+
+    /// Throws a `JobError` whose text is one sentence naming the option and the cause.
+    public func check() throws {
+        guard !clips.isEmpty else { throw JobError("concat needs at least one clip.") }
+        if let maxDuration, maxDuration.num <= 0 {
+            throw JobError("--max-duration must be a positive number of seconds; got \(Self.text(maxDuration)).")
+        }
+        if let size {
+            if size.width < 2 || size.height < 2 || size.width % 2 != 0 || size.height % 2 != 0 {
+                throw JobError("--size \(size): width and height must be even numbers of at least 2.")
+            }
+            if size.width > CompositeOptions.largestSide || size.height > CompositeOptions.largestSide {
+                throw JobError("--size \(size): width and height must be at most \(CompositeOptions.largestSide).")
+            }
+        }
+        if let frameRate, !CompositeOptions.frameRates.contains(frameRate) || frameRate.num <= 0 {
+            throw JobError("--fps \(frameRate): the frame rate must be between 1/1000 and 1000.")
+        }
+        if let crossfadeMs, !(1...Self.longestCrossfadeMs).contains(crossfadeMs) {
+            throw JobError("--crossfade-ms must be between 1 and \(Self.longestCrossfadeMs); got \(crossfadeMs).")
+        }
+        if copy {
+            // A copied stream is cut only where its packets are: no cap inside a GOP, no new size,
+            // rate or fade (the video is not touched; the audio's joins follow the video's).
+            for (given, name) in [(maxDuration != nil, "--max-duration"), (size != nil, "--size"), (frameRate != nil, "--fps"),
+                                  (crossfadeMs != nil, "--crossfade-ms")] where given {
+                throw JobError("--copy cannot be combined with \(name): copied video is not re-encoded, so it cannot be cut, scaled or retimed.")
+            }
+        }
+        guard (0...51).contains(encode.crf) else { throw JobError("--crf must be between 0 and 51; got \(encode.crf).") }
+        guard CompositeOptions.presets.contains(encode.preset) else {
+            throw JobError("--preset \(encode.preset) is not an x264 preset; use one of \(CompositeOptions.presets.joined(separator: ", ")).")
+        }
+    }
+
+    /// "0", "-1.5", "7/3" as the user would write it.
+    static func text(_ r: Rational) -> String {
+        r.den == 1 ? "\(r.num)" : String(format: "%g", r.seconds)
+    }
+
+    /// Output frames that end at or before `seconds`: floor(seconds x fps).
+    static func frames(within seconds: Rational, frameRate: Rational) -> Int64 {
+        let x = seconds * frameRate
+        return x.num / x.den
+    }
+}
+
+public struct ConcatResult: Sendable {
+    public var frames: Int64
+    public var audioSamples: Int64?
+    public var canvas: Size
+    public var frameRate: Rational
+    /// Output frames each clip gave, in order (clips past the cap are absent).
+    public var clipFrames: [Int64]
+    /// Things the user should know, one sentence each (a clip at another rate is retimed).
+    public var warnings: [String] = []
+}

@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import Lockstep
+
+struct ConcatCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "concat",
+        abstract: "Join clips end to end into one H.264/AAC movie.",
+        discussion: """
+        Every frame of every clip once, in order; each clip fitted to the canvas (the first clip's \
+        size and rate unless given; a clip at another rate keeps every frame and is retimed). The \
+        audio of clip k+1 starts at exactly the sample where clip k's video ends; each clip keeps its \
+        own A/V sync (silence where its audio is short or missing, cut where it is long). With \
+        --max-duration the output stops at the last whole frame at or before it, audio too. \
+        --copy joins the compressed video without re-encoding when every clip has the same codec \
+        parameters and starts with a keyframe (the audio is re-encoded once).
+        """)
+
+    @Option(name: .customLong("max-duration"), help: ArgumentHelp("Stop at the last whole frame at or before this many seconds.", valueName: "S"))
+    var maxDuration: Rational?
+
+    @Option(help: ArgumentHelp("Canvas size, even numbers (default: the first clip's display size).", valueName: "WxH"))
+    var size: Size?
+
+    @Option(help: ArgumentHelp("Output frame rate (default: the first clip's).", valueName: "N[/D]"))
+    var fps: Rational?
+
+    @Option(name: .customLong("crossfade-ms"), help: ArgumentHelp("Fade the audio out and in over this many ms around each join (default: no fade).", valueName: "MS"))
+    var crossfadeMs: Int?
+
+    @Flag(help: "Join the compressed video by packet copy (same codec parameters, each clip starting with a keyframe).")
+    var copy = false
+
+    @Option(help: "x264 constant rate factor (0 to 51).")
+    var crf: Int = 18
+
+    @Option(help: ArgumentHelp("x264 preset.", valueName: "ultrafast...veryslow"))
+    var preset: String = "veryfast"
+
+    @Flag(help: "No progress on stderr.")
+    var quiet = false
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v or .mov).", valueName: "OUT"))
+    var output: String
+
+    @Argument(help: ArgumentHelp("The clips, in order.", valueName: "CLIP"))
+    var clips: [String] = []
+
+    var options: ConcatOptions {
+        var options = ConcatOptions(clips: clips, output: output)
+        options.maxDuration = maxDuration
+        options.size = size
+        options.frameRate = fps
+        options.crossfadeMs = crossfadeMs
+        options.copy = copy
+        options.encode = EncodeSettings(crf: crf, preset: preset)
+        return options
+    }
+
+    func validate() throws {
+        do {
+            try options.check()
+            try OutputPath.check(output, inputs: [])
+            for clip in clips { try OutputPath.checkInput(clip) }
+            try OutputPath.check(output, inputs: clips)
+        } catch let error as JobError {
+            throw ValidationError(error.description)
+        }
+    }
+
+    func run() throws {
+        let job = ConcatJob(options: options)
+        let result = try runJob(quiet: quiet, progress: { job.progress = $0 }, cancel: { job.cancel() }) { try job.run() }
+        for w in result.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
+        let seconds = (result.frameRate.inverse * result.frames).seconds
+        let audioNote = result.audioSamples.map { String(format: ", audio %.6f s", Double($0) / 48_000) } ?? ", no audio"
+        print("wrote \(output): \(result.frames) frames (\(result.clipFrames.map(String.init).joined(separator: " + "))), "
+              + "\(result.canvas) at \(result.frameRate) fps, \(String(format: "%.6f", seconds)) s\(audioNote)")
+    }
+}
+
+/// Runs a job on this thread with a progress line on a terminal and the stop signals turned into
+/// its `cancel` (composite, snake, concat): a cancelled job exits 128 + the signal.
+func runJob<R>(quiet: Bool, progress: (@escaping @Sendable (Int64, Int64?) -> Void) -> Void,
+               cancel: @escaping @Sendable () -> Void, _ run: () throws -> R) throws -> R {
+    let meter = ProgressMeter(enabled: !quiet && isatty(STDERR_FILENO) == 1)
+    progress { meter.update(done: $0, total: $1) }
+    let result: R
+    do {
+        result = try withCancellation(cancel) { try run() }
+    } catch let error as JobError where error == .cancelled {
+        meter.finish()
+        FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
+        // 128 + the signal, as shells report a command a signal ended (SIGINT: 130).
+        throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
+    }
+    meter.finish()
+    return result
+}

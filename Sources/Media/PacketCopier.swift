@@ -1,0 +1,165 @@
+import CFFmpeg
+import Compositor
+
+/// What must be equal for two clips' compressed video to play as one stream: the decoder is set
+/// up once, from the first clip's parameters, so everything it reads from them must match.
+public struct CopyParameters: Equatable, Sendable {
+    public var codec: String
+    public var profile: String
+    public var level: Int
+    public var size: Size
+    public var pixelFormat: String
+    /// Clockwise degrees a player turns the picture (one display matrix for the whole stream).
+    public var rotation: Int
+    /// The decoder's setup (H.264: the SPS/PPS), byte for byte.
+    public var extradata: [UInt8]
+
+    /// The first field that differs, as "its profile is Baseline, the first clip's High".
+    public func mismatch(against first: CopyParameters) -> String? {
+        func differ(_ what: String, _ mine: String, _ theirs: String) -> String { "its \(what) is \(mine), the first clip's \(theirs)" }
+        if codec != first.codec { return differ("video codec", codec, first.codec) }
+        if size != first.size { return differ("picture size", "\(size)", "\(first.size)") }
+        if pixelFormat != first.pixelFormat { return differ("pixel format", pixelFormat, first.pixelFormat) }
+        if profile != first.profile { return differ("profile", profile, first.profile) }
+        if level != first.level { return differ("level", "\(level)", "\(first.level)") }
+        if rotation != first.rotation { return differ("rotation", "\(rotation) degrees", "\(first.rotation) degrees") }
+        if extradata != first.extradata { return "its codec setup (\(codec) extradata: SPS/PPS) differs from the first clip's" }
+        return nil
+    }
+}
+
+/// One clip's video packets, as stored (nothing decoded), for a join by copy. Opening reads the
+/// first packet: `startsWithKeyframe` says whether a decoder can start there.
+public final class VideoPacketReader {
+    public let path: String
+    public let parameters: CopyParameters
+    public let timeBase: Rational
+    public let startsWithKeyframe: Bool
+    /// The stream's first presentation time (its start_time), if the container says.
+    public let startTime: Int64?
+    public let frameRate: Rational?
+    private let input: InputFormat
+    private let streamIndex: Int32
+    let packet = Packet()
+    private var pending: Bool
+    /// Packets handed out so far.
+    public private(set) var packetsRead: Int64 = 0
+    private let indexedFrames: Int64?
+
+    public init(path: String, cancellation: CancellationToken = CancellationToken()) throws {
+        self.path = path
+        input = try InputFormat(path: path, cancellation: cancellation)
+        let ctx = input.context
+        let vs = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        guard vs >= 0 else { throw MediaError("no video stream", path: path) }
+        streamIndex = vs
+        for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != vs { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
+        let st = input.stream(vs)
+        let par = st.pointee.codecpar.pointee
+        timeBase = st.pointee.time_base.rational
+        indexedFrames = st.pointee.nb_frames > 0 ? st.pointee.nb_frames : nil
+        startTime = st.pointee.start_time != NOPTS ? st.pointee.start_time : nil
+        frameRate = st.pointee.avg_frame_rate.num > 0 ? st.pointee.avg_frame_rate.rational : nil
+        let profile = avcodec_profile_name(par.codec_id, par.profile).map { String(cString: $0) } ?? "\(par.profile)"
+        parameters = CopyParameters(
+            codec: String(cString: avcodec_get_name(par.codec_id)), profile: profile, level: Int(par.level),
+            size: Size(width: Int(par.width), height: Int(par.height)), pixelFormat: Scaler.formatName(par.format),
+            rotation: VideoPacketReader.rotation(st),
+            extradata: par.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(par.extradata_size))) } ?? [])
+        pending = try VideoPacketReader.readVideo(input, vs, packet)
+        startsWithKeyframe = pending && (packet.pointer.pointee.flags & AV_PKT_FLAG_KEY) != 0
+    }
+
+    var stream: UnsafeMutablePointer<AVStream> { input.stream(streamIndex) }
+
+    /// The next packet's timing in `timeBase` (pts, dts: dts where pts is missing and the
+    /// reverse), nil at the end. The packet itself stays here for `PacketCopyWriter.copy`.
+    public func next() throws -> (pts: Int64, dts: Int64, duration: Int64)? {
+        if pending { pending = false } else {
+            packet.unref()
+            guard try VideoPacketReader.readVideo(input, streamIndex, packet) else {
+                // MP4's index says how many frames there are: fewer packets is a cut file.
+                if let indexedFrames, packetsRead < indexedFrames, input.containerName.contains("mp4") {
+                    throw MediaError("truncated file: its index lists \(indexedFrames) video frames, only \(packetsRead) could be read",
+                                     path: path, kind: .unreadable)
+                }
+                return nil
+            }
+        }
+        packetsRead += 1
+        let p = packet.pointer.pointee
+        let pts = p.pts != NOPTS ? p.pts : p.dts, dts = p.dts != NOPTS ? p.dts : pts
+        guard pts != NOPTS else { throw MediaError("video packet \(packetsRead - 1) has no timestamp; it cannot be joined by copy", path: path) }
+        return (pts, dts, p.duration)
+    }
+
+    private static func readVideo(_ input: InputFormat, _ index: Int32, _ packet: Packet) throws -> Bool {
+        while try input.read(into: packet) {
+            if packet.pointer.pointee.stream_index == index { return true }
+            packet.unref()
+        }
+        return false
+    }
+
+    static func rotation(_ st: UnsafeMutablePointer<AVStream>) -> Int {
+        guard let matrix = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, nil) else { return 0 }
+        let theta = av_display_rotation_get(UnsafeRawPointer(matrix).assumingMemoryBound(to: Int32.self))
+        guard theta.isFinite else { return 0 }
+        return (((-Int(theta.rounded())) % 360 + 360) % 360 + 45) / 90 * 90 % 360
+    }
+}
+
+/// An output whose video stream is copied from clips (`VideoPacketReader`s) and whose audio is
+/// encoded here (AAC, 48 kHz stereo). `av_interleaved_write_frame` orders the two by time, so
+/// the caller writes them roughly together (each clip's audio as its video goes).
+public final class PacketCopyWriter {
+    public let path: String
+    private let output: OutputFormat
+    private let videoStream: UnsafeMutablePointer<AVStream>
+    private let audio: AACTrack?
+    private var finished = false
+
+    /// `template`: the first clip; its parameters (and display matrix) describe the stream.
+    public init(path: String, container: String, template: VideoPacketReader, withAudio: Bool, audioBitRate: Int = 192_000) throws {
+        self.path = path
+        let output = try OutputFormat(path: path, container: container)
+        self.output = output
+        guard let st = avformat_new_stream(output.context, nil) else { fatalError("avformat_new_stream: out of memory") }
+        let source = template.stream
+        try check(avcodec_parameters_copy(st.pointee.codecpar, source.pointee.codecpar), "avcodec_parameters_copy", path: path)
+        st.pointee.codecpar.pointee.codec_tag = 0
+        st.pointee.time_base = source.pointee.time_base
+        st.pointee.avg_frame_rate = source.pointee.avg_frame_rate
+        if let matrix = av_stream_get_side_data(source, AV_PKT_DATA_DISPLAYMATRIX, nil),
+           let copy = av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, 36) {
+            copy.update(from: matrix, count: 36)
+        }
+        videoStream = st
+        audio = withAudio ? try AACTrack(output: output, bitRate: audioBitRate) : nil
+        try output.writeHeader()
+    }
+
+    /// The video stream's time base as the muxer settled it (after the header).
+    public var videoTimeBase: Rational { videoStream.pointee.time_base.rational }
+
+    /// Writes the packet `reader.next()` just gave, with these times (in `videoTimeBase`).
+    public func copy(from reader: VideoPacketReader, pts: Int64, dts: Int64, duration: Int64) throws {
+        let p = reader.packet.pointer
+        p.pointee.pts = pts; p.pointee.dts = dts; p.pointee.duration = duration
+        p.pointee.stream_index = videoStream.pointee.index
+        p.pointee.pos = -1
+        // av_interleaved_write_frame takes the packet's reference and leaves it blank.
+        try output.write(reader.packet)
+    }
+
+    public func writeAudio(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) throws {
+        try audio?.write(left: left, right: right, count: count)
+    }
+
+    public func finish() throws {
+        guard !finished else { return }
+        finished = true
+        try audio?.finish()
+        try output.finish()
+    }
+}
