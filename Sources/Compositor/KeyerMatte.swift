@@ -100,8 +100,11 @@ final class ScreenEstimate {
     }
 
     /// Measures the screen of `image`. A chroma sample counts when its strength is over 15% of
-    /// the reference screen's, weighted by (strength / reference)^4 so that edge pixels (part
-    /// screen, part subject) barely move the estimate of a cell that also holds pure screen.
+    /// the reference screen's, weighted by (strength x strength-to-luma ratio)^4: edge pixels
+    /// (part screen, part subject) are weaker, and a light semi-transparent subject over the
+    /// screen (glass, a veil) is weaker *for its brightness* than the screen, whereas a shadow
+    /// on the screen dims strength and luma alike. So they barely move the estimate of a cell
+    /// that also holds pure screen.
     func measure(_ image: YUVImage, key: ColourDifference, reference: Float, fallback: YUVColor) {
         for i in weight.indices { weight[i] = 0; sy[i] = 0; su[i] = 0; sv[i] = 0 }
         let cw = image.u.width, ch = image.u.height, h = image.height, w = image.width
@@ -118,9 +121,9 @@ final class ScreenEstimate {
                     let u = Float(Int(ur[cx]) - 128), v = Float(Int(vr[cx]) - 128)
                     let s = key.strength(u: u, v: v)
                     guard s > threshold else { continue }
-                    let t = s * invRef, t2 = t * t, wgt = t2 * t2
                     let x0 = 2 * cx, x1 = min(2 * cx + 1, w - 1)
                     let luma = Float(Int(y0[x0]) + Int(y0[x1]) + Int(y1[x0]) + Int(y1[x1])) * 0.25
+                    let t = s * invRef * Self.ratio(strength: s, luma: luma), t2 = t * t, wgt = t2 * t2
                     let i = rowBase + cx / Self.cell
                     wt[i] += wgt; gy[i] += wgt * luma; gu[i] += wgt * u; gv[i] += wgt * v
                 }
@@ -135,13 +138,17 @@ final class ScreenEstimate {
     /// filled row; no screen at all: the fallback colour.
     private func finish(key: ColourDifference, fallback: YUVColor) {
         let gw = gridWidth, gh = gridHeight
-        var strongest: Float = 0
+        var strongest: Float = 0, strongestRatio: Float = 0
         for i in weight.indices where weight[i] > 0 {
             sy[i] /= weight[i]; su[i] /= weight[i]; sv[i] /= weight[i]
             inverse[i] = key.strength(u: su[i], v: sv[i])
-            strongest = max(strongest, inverse[i])
+            if inverse[i] > strongest { strongest = inverse[i]; strongestRatio = Self.ratio(strength: inverse[i], luma: sy[i]) }
         }
-        for i in weight.indices where weight[i] > 0 && inverse[i] < 0.35 * strongest { weight[i] = 0 }
+        // Not screen: a cell much weaker than the strongest (a green cast), or weak for its
+        // brightness (a light semi-transparent subject covering the whole cell).
+        for i in weight.indices where weight[i] > 0 {
+            if inverse[i] < 0.35 * strongest || Self.ratio(strength: inverse[i], luma: sy[i]) < 0.7 * strongestRatio { weight[i] = 0 }
+        }
         for r in 0..<gh { filledRows[r] = false }
         for r in 0..<gh {
             var last = -1
@@ -182,6 +189,12 @@ final class ScreenEstimate {
             let s = key.strength(u: su[i], v: sv[i])
             inverse[i] = s > 1 ? 1 / s : 0
         }
+    }
+
+    /// Screen strength per unit of luma (both in 8-bit R'G'B' units): the same for a screen in
+    /// light and in shadow.
+    @inline(__always) static func ratio(strength s: Float, luma: Float) -> Float {
+        s / max(8, (luma - 16) * (255 / 219))
     }
 
     private func copyCell(from i: Int, to j: Int) { sy[j] = sy[i]; su[j] = su[i]; sv[j] = sv[i] }
