@@ -50,12 +50,13 @@ final class KeyerMatteTests: XCTestCase {
 
     func testTheMatteIsAtLumaResolution() {
         // Screen in chroma columns 0-7, grey from 8: luma 15 sits halfway between chroma samples
-        // 7 and 8, so it holds half the screen's strength: alpha 0.5. Every other column is 0 or 1:
-        // one luma column of edge, not the two of a chroma-resolution matte.
+        // 7 and 8, so it holds half the screen's strength: raw matte 0.5, through clip white 0.8
+        // 0.625 (159.4). Every other column is 0 or 1: one luma column of edge, not the two of a
+        // chroma-resolution matte.
         let fg = plate(32, 8, edge: 16, subject: grey)
-        let keyer = Keyer(settings: settings())
+        let keyer = Keyer(settings: settings { $0.clipWhite = 0.8 })
         let alpha = keyer.computeMatte(fg.image).alphaPlane
-        let expected = [UInt8](repeating: 0, count: 15) + [128] + [UInt8](repeating: 255, count: 16)
+        let expected = [UInt8](repeating: 0, count: 15) + [159] + [UInt8](repeating: 255, count: 16)
         for y in 0..<8 { XCTAssertEqual(row(alpha, y), expected, "row \(y)") }
     }
 
@@ -64,7 +65,8 @@ final class KeyerMatteTests: XCTestCase {
         let fg = plate(32, 4, edge: 16, subject: grey)
         XCTAssertEqual(Keyer(settings: settings { $0.clipBlack = 0.6 }).computeMatte(fg.image).alphaPlane[15, 0], 0)
         XCTAssertEqual(Keyer(settings: settings { $0.clipWhite = 0.4 }).computeMatte(fg.image).alphaPlane[15, 0], 255)
-        XCTAssertEqual(Keyer(settings: settings { $0.clipBlack = 0.25; $0.clipWhite = 0.75 }).computeMatte(fg.image).alphaPlane[15, 0], 128)
+        // (0.5 - 0.2) / (0.7 - 0.2) = 0.6 -> 153.
+        XCTAssertEqual(Keyer(settings: settings { $0.clipBlack = 0.2; $0.clipWhite = 0.7 }).computeMatte(fg.image).alphaPlane[15, 0], 153)
     }
 
     func testAShadowOnTheScreenStillKeys() {
@@ -113,16 +115,18 @@ final class KeyerMatteTests: XCTestCase {
     }
 
     func testAnEdgePixelLosesItsScreenInsteadOfMixingWithIt() {
-        // Luma column 15 has alpha 128 (see testTheMatteIsAtLumaResolution) and the screen's luma
-        // 145: out = 145 + (127/255) (100 - 145) = 122.6. A plain mix would give 0.5 * 145 + 0.5 * 100.
+        // Luma column 15 has alpha 159 (see testTheMatteIsAtLumaResolution) and the screen's luma
+        // 145: out = 145 + (96/255) (100 - 145) = 128.1 (the pixel minus its screen share plus the
+        // background's; here the pixel's luma is the screen's, so a mix would give the same luma).
         let fg = plate(32, 4, edge: 16, subject: grey)
         let bg = YUVBuffer(width: 32, height: 4)
         PlaneKernels.fill(bg.image, YUVColor(y: 100, u: 128, v: 128))
         let out = YUVBuffer(width: 32, height: 4)
-        Keyer(settings: settings()).apply(foreground: fg.image, background: bg.image, into: out.image)
-        XCTAssertEqual(row(out.image.y, 1), [UInt8](repeating: 100, count: 15) + [123] + [UInt8](repeating: 120, count: 16))
-        // Chroma sample 7 (luma 14 and 15: alpha 0 and 128): mean alpha 64/255, the screen's
-        // chroma taken out of the screen pixel leaves nothing green: neutral grey, as the background.
+        Keyer(settings: settings { $0.clipWhite = 0.8 }).apply(foreground: fg.image, background: bg.image, into: out.image)
+        XCTAssertEqual(row(out.image.y, 1), [UInt8](repeating: 100, count: 15) + [128] + [UInt8](repeating: 120, count: 16))
+        // Chroma sample 7 (luma 14 and 15: alpha 0 and 159): mean alpha 79.5/255, the screen's
+        // chroma taken out of the screen pixel leaves nothing green: neutral grey, as the background
+        // (a mix of the pixel and the background would keep 0.69 of the screen's green chroma).
         XCTAssertEqual(Int(out.image.u[7, 0]), 128, accuracy: 1)
         XCTAssertEqual(Int(out.image.v[7, 0]), 128, accuracy: 1)
     }
@@ -130,9 +134,9 @@ final class KeyerMatteTests: XCTestCase {
     func testKeyViews() {
         let fg = plate(32, 4, edge: 16, subject: grey)
         let bg = YUVBuffer(width: 32, height: 4), out = YUVBuffer(width: 32, height: 4)
-        Keyer(settings: settings { $0.view = .matte }).apply(foreground: fg.image, background: bg.image, into: out.image)
-        // 16 + 128 * 219 / 255 = 125.9 -> 126 (video range: 16 black, 235 white).
-        XCTAssertEqual(row(out.image.y, 0), [UInt8](repeating: 16, count: 15) + [126] + [UInt8](repeating: 235, count: 16))
+        Keyer(settings: settings { $0.view = .matte; $0.clipWhite = 0.8 }).apply(foreground: fg.image, background: bg.image, into: out.image)
+        // 16 + 159 * 219 / 255 = 152.6 -> 153 (video range: 16 black, 235 white).
+        XCTAssertEqual(row(out.image.y, 0), [UInt8](repeating: 16, count: 15) + [153] + [UInt8](repeating: 235, count: 16))
         XCTAssertEqual(Set(row(out.image.u, 0) + row(out.image.v, 1)), [128])
         Keyer(settings: settings { $0.view = .status }).apply(foreground: fg.image, background: bg.image, into: out.image)
         XCTAssertEqual(row(out.image.y, 3), [UInt8](repeating: 16, count: 15) + [128] + [UInt8](repeating: 235, count: 16))
