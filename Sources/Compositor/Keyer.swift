@@ -86,7 +86,15 @@ public final class Keyer {
         b.screen.measure(fg, key: difference, reference: reference, fallback: fallback)
         let w = fg.width, h = fg.height, cw = fg.u.width, ch = fg.u.height
         let key = difference, levels = self.levels
-        let uHalf = b.uHalf, vHalf = b.vHalf, invRow = b.invRow, gridRow = b.gridRow
+        let sHalf = b.sHalf, strength = b.strength, invRow = b.invRow, gridRow = b.gridRow
+        // The screen strength is linear in (U, V) (with the primary-is-largest rule and the clamp
+        // at 0 on top), so it is computed once per chroma sample here and interpolated to each
+        // luma pixel below: the same as keying bilinearly upsampled chroma wherever neighbouring
+        // samples are on the same side of that rule, at a quarter of the work.
+        for cy in 0..<ch {
+            let ur = fg.u.row(cy), vr = fg.v.row(cy), sr = strength + cy * cw
+            for cx in 0..<cw { sr[cx] = key.strength(u: Float(Int(ur[cx]) - 128), v: Float(Int(vr[cx]) - 128)) }
+        }
         b.screen.column0.withUnsafeBufferPointer { c0 in
         b.screen.column1.withUnsafeBufferPointer { c1 in
         b.screen.columnT.withUnsafeBufferPointer { ct in
@@ -102,25 +110,18 @@ public final class Keyer {
                     guard y < h else { break }
                     // Luma row 2cy sits a quarter of a chroma row above chroma row cy, 2cy+1 a
                     // quarter below.
-                    let near = cy, far = half == 0 ? max(cy - 1, 0) : min(cy + 1, ch - 1)
-                    let un = fg.u.row(near), uf = fg.u.row(far), vn = fg.v.row(near), vf = fg.v.row(far)
-                    for cx in 0..<cw {
-                        uHalf[cx] = 0.75 * Float(un[cx]) + 0.25 * Float(uf[cx]) - 128
-                        vHalf[cx] = 0.75 * Float(vn[cx]) + 0.25 * Float(vf[cx]) - 128
-                    }
-                    uHalf[cw] = uHalf[cw - 1]; vHalf[cw] = vHalf[cw - 1]
+                    let near = strength + cy * cw, far = strength + (half == 0 ? max(cy - 1, 0) : min(cy + 1, ch - 1)) * cw
+                    for cx in 0..<cw { sHalf[cx] = 0.75 * near[cx] + 0.25 * far[cx] }
+                    sHalf[cw] = sHalf[cw - 1]
                     let out = b.alphaPlane.row(y)
                     // Even luma columns sit on a chroma sample, odd ones halfway to the next.
                     for cx in 0..<(w / 2) {
                         let x = 2 * cx
-                        let u0 = uHalf[cx], v0 = vHalf[cx]
-                        let u1 = 0.5 * (u0 + uHalf[cx + 1]), v1 = 0.5 * (v0 + vHalf[cx + 1])
-                        out[x] = levels.byte(1 - key.strength(u: u0, v: v0) * invRow[x])
-                        out[x + 1] = levels.byte(1 - key.strength(u: u1, v: v1) * invRow[x + 1])
+                        let s0 = sHalf[cx], s1 = 0.5 * (s0 + sHalf[cx + 1])
+                        out[x] = levels.byte(1 - s0 * invRow[x])
+                        out[x + 1] = levels.byte(1 - s1 * invRow[x + 1])
                     }
-                    if w % 2 == 1 {
-                        out[w - 1] = levels.byte(1 - key.strength(u: uHalf[cw - 1], v: vHalf[cw - 1]) * invRow[w - 1])
-                    }
+                    if w % 2 == 1 { out[w - 1] = levels.byte(1 - sHalf[cw - 1] * invRow[w - 1]) }
                 }
             }
         }}}
@@ -222,7 +223,10 @@ public final class KeyerBuffers {
     let morphology: MatteMorphology?
     let garbage: [UInt8]?, core: [UInt8]?
     private let alphaStorage: UnsafeMutablePointer<UInt8>, combinedStorage: UnsafeMutablePointer<UInt8>
-    let uHalf: UnsafeMutablePointer<Float>, vHalf: UnsafeMutablePointer<Float>, invRow: UnsafeMutablePointer<Float>
+    /// One luma row's strength at chroma resolution, and its local screen's 1 / strength per pixel.
+    let sHalf: UnsafeMutablePointer<Float>, invRow: UnsafeMutablePointer<Float>
+    /// The screen strength of every chroma sample.
+    let strength: UnsafeMutablePointer<Float>
     let gridRow: UnsafeMutablePointer<Float>, gridRowU: UnsafeMutablePointer<Float>, gridRowV: UnsafeMutablePointer<Float>
 
     init(width: Int, height: Int, settings: KeyerSettings) {
@@ -235,13 +239,14 @@ public final class KeyerBuffers {
         alphaStorage = .allocate(capacity: width * height); alphaStorage.initialize(repeating: 0, count: width * height)
         combinedStorage = .allocate(capacity: width * height); combinedStorage.initialize(repeating: 0, count: width * height)
         let cw = (width + 1) / 2
-        uHalf = .allocate(capacity: cw + 1); vHalf = .allocate(capacity: cw + 1); invRow = .allocate(capacity: width)
+        sHalf = .allocate(capacity: cw + 1); invRow = .allocate(capacity: width)
+        strength = .allocate(capacity: cw * ((height + 1) / 2))
         gridRow = .allocate(capacity: screen.gridWidth); gridRowU = .allocate(capacity: screen.gridWidth); gridRowV = .allocate(capacity: screen.gridWidth)
     }
 
     deinit {
         alphaStorage.deallocate(); combinedStorage.deallocate()
-        uHalf.deallocate(); vHalf.deallocate(); invRow.deallocate()
+        sHalf.deallocate(); invRow.deallocate(); strength.deallocate()
         gridRow.deallocate(); gridRowU.deallocate(); gridRowV.deallocate()
     }
 
