@@ -212,8 +212,9 @@ public final class Keyer {
     }
 }
 
+/// x clamped to 0...255 and rounded (half to even), without Int32(_:)'s range check (see MatteLevels.byte).
 @inline(__always) func clampByte(_ x: Float) -> UInt8 {
-    UInt8(truncatingIfNeeded: Int32(min(max(x, 0), 255) + 0.5))
+    UInt8(truncatingIfNeeded: (min(max(x, 0), 255) + 12_582_912).bitPattern)
 }
 
 /// Everything a keyer needs for one picture size, made once.
