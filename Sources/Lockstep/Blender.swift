@@ -7,13 +7,15 @@ struct Blender {
     let mode: BlendMode
     let layout: Layout
     let key: ChromaKey
+    /// Lockstep's keyer, when it is the one chosen (else `key`, GPUImage's math, keys).
+    let keyer: Keyer?
     let weights: [Int]
     // Kept so blending a frame allocates nothing.
     private var frames: [Frame] = []
     private var images: [YUVImage] = []
 
-    init(mode: BlendMode, layout: Layout, key: ChromaKey, weights: [Double]) {
-        self.mode = mode; self.layout = layout; self.key = key
+    init(mode: BlendMode, layout: Layout, key: ChromaKey, keyer: Keyer? = nil, weights: [Double]) {
+        self.mode = mode; self.layout = layout; self.key = key; self.keyer = keyer
         self.weights = PlaneKernels.fixedPointWeights(weights)
         frames.reserveCapacity(layout.places.count)
         images.reserveCapacity(layout.places.count)
@@ -34,15 +36,18 @@ struct Blender {
         swap(&frames, &self.frames); swap(&images, &self.images)  // borrowed scratch, no copy
         defer { frames.removeAll(keepingCapacity: true); swap(&frames, &self.frames); swap(&images, &self.images) }
         for i in layout.places.indices { frames.append(inputs(i)) }
-        let (mode, layout, key, weights) = (self.mode, self.layout, self.key, self.weights)
+        let (mode, layout, key, keyer, weights) = (self.mode, self.layout, self.key, self.keyer, self.weights)
         out.withImage { o in
             Frame.withImages(frames, in: &images) { all in
                 switch mode {
                 case .single:
                     PlaneKernels.copy(all[0], into: o)
                 case .chromakey:
-                    key.apply(foreground: all[0], background: all[1], into: o)
+                    if let keyer { keyer.apply(foreground: all[0], background: all[1], into: o) } else {
+                        key.apply(foreground: all[0], background: all[1], into: o)
+                    }
                 case .stack:
+                    if let keyer { keyer.applyStack(all, into: o); break }
                     PlaneKernels.copy(all[0], into: o)
                     for i in 1..<layout.places.count { key.apply(foreground: all[i], background: o, into: o) }
                 case .quad:

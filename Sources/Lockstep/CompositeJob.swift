@@ -13,6 +13,10 @@ public struct CompositeOptions: Sendable {
     public var keyColor = RGB(r: 0, g: 255, b: 0)
     public var similarity = 0.4
     public var smoothness = 0.1
+    /// Which keyer `chromakey` and `stack` use, and Lockstep's keyer's settings (its screen
+    /// colour is `keyColor`).
+    public var keyer = KeyerChoice.lockstep
+    public var keying = KeyerSettings()
     public var weights: [Double]?
     public var gains: [Double]?
     public var audio = true
@@ -130,7 +134,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         let filters = try options.filter.map { try FilterStage(schedule: $0, canvas: canvas) }
         let layout = Layout(blend: options.blend, canvas: canvas, inputs: readers.map(\.video.displaySize))
         let key = ChromaKey(keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness)
-        var blender = Blender(mode: options.blend, layout: layout, key: key,
+        var blender = Blender(mode: options.blend, layout: layout, key: key, keyer: options.makeKeyer(),
                               weights: options.weights ?? Array(repeating: 1, count: readers.count))
         let lanes = try readers.enumerated().map { i, r in
             let place = layout.places[i], pic = layout.pictures[i]

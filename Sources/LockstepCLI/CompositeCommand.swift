@@ -30,11 +30,14 @@ struct CompositeCommand: ParsableCommand {
     @Option(name: .customLong("key-color"), help: ArgumentHelp("Chroma key colour.", valueName: "RRGGBB"))
     var keyColor: RGB = RGB(r: 0, g: 255, b: 0)
 
-    @Option(help: "Chroma distance under which a pixel is fully keyed (0 to 1).")
+    @Option(help: "--keyer gpuimage: chroma distance under which a pixel is fully keyed (0 to 1).")
     var similarity: Double = 0.4
 
-    @Option(help: "Width of the soft edge above --similarity (0 to 1).")
+    @Option(help: "--keyer gpuimage: width of the soft edge above --similarity (0 to 1).")
     var smoothness: Double = 0.1
+
+    @OptionGroup(title: "Keyer (chromakey and stack)")
+    var keying: KeyerArguments
 
     @Option(help: ArgumentHelp("Mix weights, one per input (default: equal).", valueName: "w1,w2,..."))
     var weights: NumberList?
@@ -81,6 +84,8 @@ struct CompositeCommand: ParsableCommand {
         options.keyColor = keyColor
         options.similarity = similarity
         options.smoothness = smoothness
+        options.keyer = keying.keyer
+        options.keying = keying.settings
         options.weights = weights?.values
         options.gains = gain?.values
         options.audio = audio == .mix

@@ -18,6 +18,7 @@ struct KernelsCommand: ParsableCommand {
         PlaneKernels.fill(a.image, YUVColor(y: 120, u: 128, v: 128), in: Rect(x: size.width / 4, y: size.height / 4, width: size.width / 2, height: size.height / 2))
         for y in 0..<size.height { for x in 0..<size.width { b.image.y[x, y] = UInt8((x * 7 + y * 3) & 255) } }
         let key = ChromaKey()
+        let keyer = Keyer(settings: KeyerSettings())
         let weights = PlaneKernels.fixedPointWeights([1, 1])
         let snake = SnakeRenderer(width: size.width, height: size.height)
         func time(_ name: String, _ body: (Int) -> Void) {
@@ -28,6 +29,7 @@ struct KernelsCommand: ParsableCommand {
         }
         withExtendedLifetime((a, b, out)) {
             time("chromakey") { _ in key.apply(foreground: a.image, background: b.image, into: out.image) }
+            time("keyer") { _ in keyer.apply(foreground: a.image, background: b.image, into: out.image) }
             time("mix") { _ in PlaneKernels.mix([a.image, b.image], weights: weights, into: out.image) }
             time("snake") { i in snake.render(b.image, motion: SnakeMotion(ax: 0.1, ay: -0.05, time: Double(i) / 30), into: out.image) }
         }

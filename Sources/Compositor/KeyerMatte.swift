@@ -1,0 +1,221 @@
+/// The colour-difference key, written as linear forms on video-range chroma.
+///
+/// Every R'G'B' channel is Y' plus a fixed mix of Cb and Cr (BT.601), so the difference of two
+/// channels does not depend on luma at all: a green screen's strength `G - (b R + (1 - b) B)`
+/// is `ku * u + kv * v` with u = U - 128, v = V - 128, in 8-bit R'G'B' units. That is why the
+/// matte can be computed from chroma alone, on chroma that has been upsampled to every luma pixel.
+public struct ColourDifference: Sendable, Equatable {
+    /// The screen's strongest channel: 0 red, 1 green, 2 blue.
+    public let primary: Int
+    public let ku: Float, kv: Float
+    /// Primary minus each of the two other channels (a pixel is screen only where both are positive).
+    public let d1u: Float, d1v: Float, d2u: Float, d2v: Float
+
+    /// (Cb, Cr) weights of R', G', B' in BT.601.
+    static let cb: [Double] = [0, -0.344136, 1.772]
+    static let cr: [Double] = [1.402, -0.714136, 0]
+    /// 8-bit R'G'B' per 8-bit chroma step: 255 / 224.
+    static let scale = 255.0 / 224.0
+
+    /// `balance` weighs the lower-numbered other channel (red for green and blue screens), as
+    /// Blender's keying node does: 0.5 is their average.
+    public init(screen: RGB, balance: Double) {
+        let c = [Int(screen.r), Int(screen.g), Int(screen.b)]
+        // The strongest channel; a tie goes to green, then blue (the usual screens).
+        let p = [1, 2, 0].max { c[$0] < c[$1] }!
+        let others = [0, 1, 2].filter { $0 != p }
+        let o1 = others[0], o2 = others[1]
+        primary = p
+        func form(_ w1: Double, _ w2: Double) -> (Float, Float) {
+            (Float(Self.scale * (Self.cb[p] - w1 * Self.cb[o1] - w2 * Self.cb[o2])),
+             Float(Self.scale * (Self.cr[p] - w1 * Self.cr[o1] - w2 * Self.cr[o2])))
+        }
+        (ku, kv) = form(balance, 1 - balance)
+        (d1u, d1v) = form(1, 0)
+        (d2u, d2v) = form(0, 1)
+    }
+
+    /// The screen strength of chroma (u, v) (centred on 0): 0 where the primary is not the
+    /// largest channel (Blender's rule: such a pixel is foreground, whatever the balance says).
+    @inline(__always) public func strength(u: Float, v: Float) -> Float {
+        let s = ku * u + kv * v
+        let e1 = d1u * u + d1v * v, e2 = d2u * u + d2v * v
+        return min(e1, e2) > 0 ? max(s, 0) : 0
+    }
+
+    public func strength(of color: YUVColor) -> Float {
+        strength(u: Float(Int(color.u) - 128), v: Float(Int(color.v) - 128))
+    }
+}
+
+/// Matte levels: the raw matte (1 - strength / screen strength) mapped so that `clipBlack` and
+/// below is 0, `clipWhite` and above is 1, linear between.
+public struct MatteLevels: Sendable, Equatable {
+    public let black: Float, white: Float
+    /// 255 / (white - black): one multiplication per pixel instead of a division.
+    let scale: Float
+    public init(black: Double, white: Double) {
+        precondition(white > black)
+        self.black = Float(black); self.white = Float(white)
+        scale = Float(255 / (white - black))
+    }
+    /// alpha * 255, rounded (half to even), from the raw matte.
+    @inline(__always) public func byte(_ raw: Float) -> UInt8 {
+        // Adding 1.5 * 2^23 leaves the rounded integer in the low mantissa bits: an unchecked
+        // conversion the compiler can vectorise (Int32(_:) checks its range on every pixel).
+        let a = min(max((raw - black) * scale, 0), 255)
+        return UInt8(truncatingIfNeeded: (a + 12_582_912).bitPattern)
+    }
+}
+
+/// The screen as it is lit in this frame, on a coarse grid (one cell per 16x16 luma pixels):
+/// its luma, its chroma and its strength, measured from the pixels that look like screen.
+/// Cells with no screen in them take their neighbours' values. The matte is normalised by the
+/// local screen strength (so a shadow on the screen still keys), and the screen colour is what
+/// the composite subtracts from the edge pixels before adding the background.
+final class ScreenEstimate {
+    static let cell = 8  // chroma samples per cell side (16 luma pixels)
+    let gridWidth: Int, gridHeight: Int
+    /// Per cell: weight, then weighted Y, u, v sums; then the finished Y, u, v and 1 / strength.
+    private(set) var weight: [Float], sy: [Float], su: [Float], sv: [Float]
+    private(set) var inverse: [Float]
+    private var filledRows: [Bool]
+    /// Per luma column: the two grid columns around it and the interpolation weight.
+    let column0: [Int32], column1: [Int32], columnT: [Float]
+
+    init(width: Int, height: Int) {
+        let cw = (width + 1) / 2, ch = (height + 1) / 2
+        gridWidth = (cw + Self.cell - 1) / Self.cell; gridHeight = (ch + Self.cell - 1) / Self.cell
+        let n = gridWidth * gridHeight
+        weight = [Float](repeating: 0, count: n); sy = weight; su = weight; sv = weight; inverse = weight
+        filledRows = [Bool](repeating: false, count: gridHeight)
+        var c0 = [Int32](repeating: 0, count: width), c1 = c0, t = [Float](repeating: 0, count: width)
+        for x in 0..<width {
+            let (i0, i1, f) = Self.position(Double(x) + 0.5, cells: gridWidth)
+            c0[x] = Int32(i0); c1[x] = Int32(i1); t[x] = f
+        }
+        column0 = c0; column1 = c1; columnT = t
+    }
+
+    /// Grid coordinates of a luma coordinate (pixel centres at +0.5; cell centres every 16).
+    static func position(_ luma: Double, cells: Int) -> (Int, Int, Float) {
+        let g = min(max((luma - 8) / 16, 0), Double(cells - 1))
+        let i0 = Int(g.rounded(.down)), i1 = min(i0 + 1, cells - 1)
+        return (i0, i1, Float(g - Double(i0)))
+    }
+
+    /// Measures the screen of `image`. A chroma sample counts when its strength is over 15% of
+    /// the reference screen's, weighted by (strength x strength-to-luma ratio)^4: edge pixels
+    /// (part screen, part subject) are weaker, and a light semi-transparent subject over the
+    /// screen (glass, a veil) is weaker *for its brightness* than the screen, whereas a shadow
+    /// on the screen dims strength and luma alike. So they barely move the estimate of a cell
+    /// that also holds pure screen.
+    func measure(_ image: YUVImage, key: ColourDifference, reference: Float, fallback: YUVColor) {
+        for i in weight.indices { weight[i] = 0; sy[i] = 0; su[i] = 0; sv[i] = 0 }
+        let cw = image.u.width, ch = image.u.height, h = image.height, w = image.width
+        let threshold = 0.15 * reference, invRef = 1 / reference
+        weight.withUnsafeMutableBufferPointer { wt in
+        sy.withUnsafeMutableBufferPointer { gy in
+        su.withUnsafeMutableBufferPointer { gu in
+        sv.withUnsafeMutableBufferPointer { gv in
+            // Every other chroma sample both ways: 16 samples per cell are plenty for a mean,
+            // and the measurement costs a quarter of a full pass.
+            for cy in stride(from: 0, to: ch, by: 2) {
+                let ur = image.u.row(cy), vr = image.v.row(cy)
+                let y0 = image.y.row(2 * cy), y1 = image.y.row(min(2 * cy + 1, h - 1))
+                let rowBase = (cy / Self.cell) * gridWidth
+                for cx in stride(from: 0, to: cw, by: 2) {
+                    let u = Float(Int(ur[cx]) - 128), v = Float(Int(vr[cx]) - 128)
+                    let s = key.strength(u: u, v: v)
+                    guard s > threshold else { continue }
+                    let x0 = 2 * cx, x1 = min(2 * cx + 1, w - 1)
+                    let luma = Float(Int(y0[x0]) + Int(y0[x1]) + Int(y1[x0]) + Int(y1[x1])) * 0.25
+                    let t = s * invRef * Self.ratio(strength: s, luma: luma), t2 = t * t, wgt = t2 * t2
+                    let i = rowBase + cx / Self.cell
+                    wt[i] += wgt; gy[i] += wgt * luma; gu[i] += wgt * u; gv[i] += wgt * v
+                }
+            }
+        }}}}
+        finish(key: key, fallback: fallback)
+    }
+
+    /// Weighted sums to means. Cells whose screen is under 35% of the strongest cell's are not
+    /// screen (a green cast on a subject, a dim reflection) and count as empty. Empty cells are
+    /// filled along rows (linear between filled ones), then whole empty rows from the nearest
+    /// filled row; no screen at all: the fallback colour.
+    private func finish(key: ColourDifference, fallback: YUVColor) {
+        let gw = gridWidth, gh = gridHeight
+        var strongest: Float = 0, strongestRatio: Float = 0
+        for i in weight.indices where weight[i] > 0 {
+            sy[i] /= weight[i]; su[i] /= weight[i]; sv[i] /= weight[i]
+            inverse[i] = key.strength(u: su[i], v: sv[i])
+            if inverse[i] > strongest { strongest = inverse[i]; strongestRatio = Self.ratio(strength: inverse[i], luma: sy[i]) }
+        }
+        // Not screen: a cell much weaker than the strongest (a green cast), or weak for its
+        // brightness (a light semi-transparent subject covering the whole cell).
+        for i in weight.indices where weight[i] > 0 {
+            if inverse[i] < 0.35 * strongest || Self.ratio(strength: inverse[i], luma: sy[i]) < 0.7 * strongestRatio { weight[i] = 0 }
+        }
+        for r in 0..<gh { filledRows[r] = false }
+        for r in 0..<gh {
+            var last = -1
+            for c in 0..<gw {
+                let i = r * gw + c
+                guard weight[i] > 0 else { continue }
+                // Cells between the previous filled one and this one: linear between them;
+                // cells before the first filled one: copies of it.
+                for k in (last + 1)..<c {
+                    let j = r * gw + k
+                    if last < 0 { copyCell(from: i, to: j) } else {
+                        let f = Float(k - last) / Float(c - last), a = r * gw + last
+                        sy[j] = sy[a] + f * (sy[i] - sy[a]); su[j] = su[a] + f * (su[i] - su[a]); sv[j] = sv[a] + f * (sv[i] - sv[a])
+                    }
+                }
+                last = c
+            }
+            if last >= 0 {
+                for k in (last + 1)..<gw { copyCell(from: r * gw + last, to: r * gw + k) }
+                filledRows[r] = true
+            }
+        }
+        if !filledRows.contains(true) {
+            for i in weight.indices { sy[i] = Float(fallback.y); su[i] = Float(Int(fallback.u) - 128); sv[i] = Float(Int(fallback.v) - 128) }
+        } else {
+            for r in 0..<gh where !filledRows[r] {
+                // The nearest filled row (the upper one on a tie).
+                var d = 1
+                while true {
+                    if r - d >= 0 && filledRows[r - d] { copyRow(from: r - d, to: r); break }
+                    if r + d < gh && filledRows[r + d] { copyRow(from: r + d, to: r); break }
+                    d += 1
+                }
+            }
+        }
+        // A screen too weak to divide by (no screen: the fallback grey) keys nothing.
+        for i in inverse.indices {
+            let s = key.strength(u: su[i], v: sv[i])
+            inverse[i] = s > 1 ? 1 / s : 0
+        }
+    }
+
+    /// Screen strength per unit of luma (both in 8-bit R'G'B' units): the same for a screen in
+    /// light and in shadow.
+    @inline(__always) static func ratio(strength s: Float, luma: Float) -> Float {
+        s / max(8, (luma - 16) * (255 / 219))
+    }
+
+    private func copyCell(from i: Int, to j: Int) { sy[j] = sy[i]; su[j] = su[i]; sv[j] = sv[i] }
+    private func copyRow(from a: Int, to b: Int) { for c in 0..<gridWidth { copyCell(from: a * gridWidth + c, to: b * gridWidth + c) } }
+
+    /// One grid row interpolated at luma row coordinate `y` (pixel centre), into `out` (gridWidth values).
+    func interpolateRow(_ table: KeyPath<ScreenEstimate, [Float]>, lumaY y: Double, into out: UnsafeMutablePointer<Float>) {
+        let (r0, r1, f) = Self.position(y, cells: gridHeight)
+        let values = self[keyPath: table]
+        values.withUnsafeBufferPointer { v in
+            for c in 0..<gridWidth {
+                let a = v[r0 * gridWidth + c], b = v[r1 * gridWidth + c]
+                out[c] = a + f * (b - a)
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+/// Which chroma keyer `--blend chromakey` and `stack` use.
+public enum KeyerChoice: String, CaseIterable, Sendable {
+    /// Lockstep's keyer (`Keyer`): colour-difference matte at luma resolution, screen subtraction,
+    /// despill that keeps luma, matte levels, erode/dilate/feather, garbage and core mattes.
+    case lockstep
+    /// GPUImage's math (`ChromaKey`): a smoothstep on the chroma distance, at chroma resolution.
+    case gpuimage
+}
+
+/// What the keyer writes: the composite, or one of the tuning views Keylight and Cavalry offer.
+public enum KeyView: String, CaseIterable, Sendable {
+    /// The foreground keyed over the background.
+    case composite
+    /// The matte itself: white where the foreground is opaque, black where the background shows.
+    case matte
+    /// Three flat greys: white = pure foreground, black = pure background, mid grey = in between.
+    case status
+}
+
+/// A garbage or core matte: a rectangle or a polygon in normalised picture coordinates
+/// (0,0 top left, 1,1 bottom right). Holds whatever was given; `problem` says what is wrong with it.
+public enum KeyShape: Equatable, Sendable, CustomStringConvertible {
+    case rect(x: Double, y: Double, width: Double, height: Double)
+    /// x1, y1, x2, y2, ...: the vertices in order.
+    case polygon([Double])
+
+    /// `rect:X,Y,W,H` or `polygon:X1,Y1,X2,Y2,X3,Y3,...` (`poly:` too). nil when it is neither
+    /// (a word, a number that does not parse, an odd count of polygon coordinates).
+    public init?(parsing text: String) {
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        let kind = text[..<colon].lowercased()
+        let numbers = text[text.index(after: colon)...].split(separator: ",", omittingEmptySubsequences: false)
+            .map { Double(String($0.filter { $0 != " " })) }
+        guard !numbers.isEmpty, numbers.allSatisfy({ $0 != nil }) else { return nil }
+        let values = numbers.map { $0! }
+        switch kind {
+        case "rect":
+            guard values.count == 4 else { return nil }
+            self = .rect(x: values[0], y: values[1], width: values[2], height: values[3])
+        case "polygon", "poly":
+            guard values.count % 2 == 0 else { return nil }
+            self = .polygon(values)
+        default:
+            return nil
+        }
+    }
+
+    public var description: String {
+        func f(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e9 ? String(Int(v)) : String(v) }
+        switch self {
+        case let .rect(x, y, w, h): return "rect:" + [x, y, w, h].map(f).joined(separator: ",")
+        case let .polygon(p): return "polygon:" + p.map(f).joined(separator: ",")
+        }
+    }
+
+    /// The vertices, in normalised coordinates.
+    public var points: [(x: Double, y: Double)] {
+        switch self {
+        case let .rect(x, y, w, h): return [(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
+        case let .polygon(p): return stride(from: 0, to: p.count - 1, by: 2).map { (p[$0], p[$0 + 1]) }
+        }
+    }
+
+    /// What is wrong with the shape, as the end of a sentence that starts with the option's name;
+    /// nil when it is usable.
+    public var problem: String? {
+        switch self {
+        case let .rect(x, y, w, h):
+            if let bad = [x, y, w, h].first(where: { !$0.isFinite }) { return "coordinates must be finite numbers; got \(bad)" }
+            guard w > 0 && h > 0 else { return "a rectangle needs a positive width and height; got \(w) x \(h)" }
+            if let bad = [x, y, x + w, y + h].first(where: { !(0...1).contains($0) }) {
+                return "coordinates must be between 0 and 1 (the rectangle must lie inside the picture); got \(bad)"
+            }
+        case let .polygon(p):
+            guard p.count >= 6 else { return "a polygon needs at least 3 points; got \(p.count / 2)" }
+            if let bad = p.first(where: { !$0.isFinite }) { return "coordinates must be finite numbers; got \(bad)" }
+            if let bad = p.first(where: { !(0...1).contains($0) }) { return "coordinates must be between 0 and 1; got \(bad)" }
+        }
+        return nil
+    }
+}
+
+/// Everything Lockstep's keyer can be told. Levels and balances are fractions (0...1); erode,
+/// dilate and feather are pixels of the output canvas.
+public struct KeyerSettings: Equatable, Sendable {
+    /// The screen's colour: its strongest channel (green for a green screen) is the one keyed.
+    /// The matte is normalised by the screen as measured in each frame (uneven light, shadows),
+    /// this colour only names the channel and the first guess where no screen is visible.
+    public var screenColor = RGB(r: 0, g: 255, b: 0)
+    /// Matte level at or below which a pixel becomes fully transparent.
+    public var clipBlack = 0.05
+    /// Matte level at or above which a pixel becomes fully opaque.
+    public var clipWhite = 0.95
+    /// The screen's strength is its primary channel minus `balance * lower + (1 - balance) *
+    /// higher` of the other two (by channel order: red and blue for a green screen), as
+    /// Blender's keying node and Keylight weigh them.
+    public var screenBalance = 0.5
+    /// How much of the spill (primary channel above the balanced other two) is removed, 0...1.
+    public var despill = 1.0
+    /// The weighting of the other two channels in the despill limit, as `screenBalance`.
+    public var despillBalance = 0.5
+    public var erode = 0
+    public var dilate = 0
+    public var feather = 0
+    /// Outside it the foreground is transparent.
+    public var garbage: KeyShape?
+    /// Inside it the foreground is opaque.
+    public var core: KeyShape?
+    public var view = KeyView.composite
+
+    public init() {}
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Lockstep
+
+/// The keyer's options of `composite` (chromakey and stack). Their rules live in the library
+/// (`CompositeOptions.check()`), so a bad value is one sentence naming the option, exit 64.
+/// Radii take the next word whatever it is (`--erode -1` is a negative erode, said in a sentence,
+/// not a missing value).
+struct KeyerArguments: ParsableArguments {
+    @Option(help: ArgumentHelp("lockstep: colour-difference matte at luma resolution, screen subtraction, despill. gpuimage: GPUImage's chroma distance (--similarity, --smoothness).", valueName: "lockstep|gpuimage"))
+    var keyer: KeyerChoice = .lockstep
+
+    @Option(name: .customLong("clip-black"), help: "Matte level (0 to 1) at or below which a pixel is fully transparent.")
+    var clipBlack = KeyerSettings().clipBlack
+
+    @Option(name: .customLong("clip-white"), help: "Matte level (0 to 1) at or above which a pixel is fully opaque.")
+    var clipWhite = KeyerSettings().clipWhite
+
+    @Option(name: .customLong("screen-balance"), help: "Weight of red against blue (green screen; of red against green for blue) in the screen strength, 0 to 1.")
+    var screenBalance = KeyerSettings().screenBalance
+
+    @Option(help: "Spill removed, 0 to 1 (the luma it takes is given back).")
+    var despill = KeyerSettings().despill
+
+    @Option(name: .customLong("despill-balance"), help: "Weight of red against blue in the despill limit, 0 to 1.")
+    var despillBalance = KeyerSettings().despillBalance
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Shrink the matte by this many pixels.", valueName: "pixels"))
+    var erode = 0
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Grow the matte by this many pixels (after --erode).", valueName: "pixels"))
+    var dilate = 0
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Soften the matte's edge over about this many pixels each side.", valueName: "pixels"))
+    var feather = 0
+
+    @Option(help: ArgumentHelp("Outside this shape the foreground is transparent; coordinates 0 to 1 of the picture.", valueName: "rect:X,Y,W,H|polygon:X1,Y1,X2,Y2,X3,Y3,..."))
+    var garbage: KeyShape?
+
+    @Option(help: ArgumentHelp("Inside this shape the foreground is opaque; coordinates 0 to 1 of the picture.", valueName: "rect:X,Y,W,H|polygon:X1,Y1,X2,Y2,X3,Y3,..."))
+    var core: KeyShape?
+
+    @Option(name: .customLong("key-view"), help: ArgumentHelp("composite, or for tuning the matte (white = foreground) or status (white foreground, black background, grey edge).", valueName: "composite|matte|status"))
+    var keyView: KeyView = .composite
+
+    var settings: KeyerSettings {
+        var s = KeyerSettings()
+        s.clipBlack = clipBlack; s.clipWhite = clipWhite; s.screenBalance = screenBalance
+        s.despill = despill; s.despillBalance = despillBalance
+        s.erode = erode; s.dilate = dilate; s.feather = feather
+        s.garbage = garbage; s.core = core; s.view = keyView
+        return s
+    }
+}
+
+extension KeyerChoice: ExpressibleByArgument {}
+extension KeyView: ExpressibleByArgument {}
+extension KeyShape: ExpressibleByArgument {
+    public init?(argument: String) { self.init(parsing: argument) }
+}
