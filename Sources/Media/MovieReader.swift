@@ -309,7 +309,7 @@ public final class MovieReader {
         return nil
     }
 
-    private static func describeVideo(_ ctx: UnsafeMutablePointer<AVFormatContext>, _ st: UnsafeMutablePointer<AVStream>) -> VideoInfo {
+    static func describeVideo(_ ctx: UnsafeMutablePointer<AVFormatContext>, _ st: UnsafeMutablePointer<AVStream>) -> VideoInfo {
         let par = st.pointee.codecpar.pointee
         let tb = st.pointee.time_base.rational
         let w = Int(par.width), h = Int(par.height)

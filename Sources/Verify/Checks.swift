@@ -34,7 +34,9 @@ public enum Checks {
         let step = commonStep(scan.frames)
         v += timing(scan, step: step)
         let hasProvenance = scan.frames.contains { $0.provenance != nil } || !malformed.isEmpty
-        if hasProvenance { v += provenance(scan.frames, malformed: Set(malformed)) }
+        if hasProvenance, let mode = header?.sync, reverseModes.contains(mode) {
+            v += reverseProvenance(scan.frames, boomerang: mode == "boomerang")
+        } else if hasProvenance { v += provenance(scan.frames, malformed: Set(malformed)) }
         v += pictures(scan.frames, provenance: hasProvenance)
         v += audio(scan, step: step, header: header)
         return VerifyReport(file: scan.path, frames: scan.frames.count, frameStep: step?.seconds, provenance: hasProvenance,
