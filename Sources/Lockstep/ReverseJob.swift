@@ -31,6 +31,10 @@ public struct ReverseOptions: Sendable {
     public func check() throws {
         guard loops >= 1 else { throw JobError("--loops must be at least 1 (it is \(loops)).") }
         if let p = poolFrames, p < 1 { throw JobError("--pool-frames must be at least 1 (it is \(p)).") }
+        // --crf and --preset: the same rules and sentences as composite's.
+        var encoding = CompositeOptions(inputs: [input], output: output, blend: .single)
+        encoding.encode = encode
+        try encoding.check()
     }
 }
 
