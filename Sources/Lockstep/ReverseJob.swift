@@ -85,17 +85,18 @@ public final class ReverseJob: Sendable {
         let canvas = Size(width: max(2, reader.video.displaySize.width & ~1), height: max(2, reader.video.displaySize.height & ~1))
         let tb = index.timeBase
         // Constant rate: one frame per 1/fps. Otherwise the source's time base and its durations.
-        let variable = index.constantStep == nil
-        guard let frameRate = index.constantStep.map({ (tb * $0).inverse }) ?? reader.video.frameRate ?? Optional(Rational(30, 1)) else {
-            throw MediaError("no frame rate in the file", path: options.input)
-        }
+        let constantRate = index.constantRate(nominal: reader.video.frameRate)
+        let variable = constantRate == nil
+        let frameRate = constantRate ?? reader.video.frameRate ?? Rational(30, 1)
         let plan = ReversePlan(frames: n, boomerang: options.boomerang, loops: options.loops)
         let frameBytes = canvas.width * canvas.height * 3 / 2
         let pool = options.poolFrames ?? max(4, options.poolBytes / max(1, frameBytes))
 
         // Audio positions: samples from the first frame, on the source's clock and the output's.
         let origin = index.pts[0]
+        // At a constant rate frame s starts at s/fps exactly (the file may store it rounded).
         func sourceSample(_ s: Int) -> Int64 {
+            if !variable { return AudioTimeline.samples(coveringFrames: Int64(s), frameRate: frameRate, sampleRate: AudioFormat.sampleRate) }
             let t = s < n ? index.pts[s] : index.pts[n - 1] + index.durations[n - 1]
             return Rational.rescale(t - origin, from: tb, to: Rational(1, Int64(AudioFormat.sampleRate)))
         }

@@ -106,4 +106,18 @@ public struct KeyframeIndex: Equatable, Sendable {
         guard let first = durations.first else { return nil }
         return durations.allSatisfy { $0 == first } ? first : nil
     }
+
+    /// The frame rate when the frames are evenly spaced: the exact step's, or else `nominal`
+    /// (the stream's declared rate) when every frame is within one tick of its place at that
+    /// rate (a container that rounds times, Matroska's 1 ms, makes 24 fps steps of 41 and 42 ms).
+    /// nil: a variable frame rate.
+    public func constantRate(nominal: Rational?) -> Rational? {
+        if let step = constantStep { return (timeBase * step).inverse }
+        guard let fps = nominal, fps.num > 0 else { return nil }
+        for k in pts.indices {
+            let ideal = Rational.rescale(Int64(k), from: fps.inverse, to: timeBase)
+            if abs(pts[k] - pts[0] - ideal) > 1 { return nil }
+        }
+        return fps
+    }
 }

@@ -107,6 +107,33 @@ final class ReverseJobTests: ScratchTestCase {
         try assertVerifyClean(out)
     }
 
+    /// The clip of scripts/make-reverse-fixtures-2 (numpy's own pictures and noise, Matroska
+    /// times rounded to 1 ms, PCM at 32 kHz): every frame backwards at exactly 24 fps, and the
+    /// noise reversed sample for sample (the correlation peaks at lag 0).
+    func testIndependentClipReversesFramesAndNoise() throws {
+        let (out, result) = try reverse("numpy.mkv") { $0.poolFrames = 20 }
+        XCTAssertEqual(try identities(out, band: 0), Array((0..<72).reversed()))
+        XCTAssertEqual(result.frameRate, Rational(24, 1))
+        XCTAssertEqual(result.audioSamples, 144_000)
+        let source = try AudioAnalysis.decodeMono(URL(fileURLWithPath: fixture("numpy.mkv")))
+        let output = Array(try AudioAnalysis.decodeMono(out).prefix(144_000))
+        XCTAssertEqual(source.count, 144_000)
+        let reversed = Array(source.reversed())
+        let c = (-2...2).map { lag in normalizedCorrelation(output, reversed, lag: lag, range: 2000..<142_000) }
+        XCTAssertGreaterThan(c[2], 0.95)
+        XCTAssertEqual(c.firstIndex(of: c.max()!), 2, "\(c)")
+        try assertVerifyClean(out)
+    }
+
+    func normalizedCorrelation(_ a: [Float], _ b: [Float], lag: Int, range: Range<Int>) -> Double {
+        var xy = 0.0, xx = 0.0, yy = 0.0
+        for i in range {
+            let x = Double(a[i]), y = Double(b[i + lag])
+            xy += x * y; xx += x * x; yy += y * y
+        }
+        return xy / (xx * yy).squareRoot()
+    }
+
     /// The reversed audio is the source's reversed, sample for sample (the correlation peaks at
     /// lag 0, not one sample either side), and the one-frame burst of source frame 37 sounds
     /// exactly while output frame 62 (which shows source frame 37) is on screen.
@@ -120,14 +147,7 @@ final class ReverseJobTests: ScratchTestCase {
         XCTAssertGreaterThanOrEqual(decoded.count, 160_000)
         let output = Array(decoded.prefix(160_000))
         let reversed = Array(source.prefix(160_000).reversed())
-        func correlation(_ lag: Int) -> Double {
-            var xy = 0.0, xx = 0.0, yy = 0.0
-            for i in 2000..<(158_000) {
-                let x = Double(output[i]), y = Double(reversed[i + lag])
-                xy += x * y; xx += x * x; yy += y * y
-            }
-            return xy / (xx * yy).squareRoot()
-        }
+        func correlation(_ lag: Int) -> Double { normalizedCorrelation(output, reversed, lag: lag, range: 2000..<158_000) }
         let c0 = correlation(0)
         XCTAssertGreaterThan(c0, 0.99)
         for lag in [-3, -2, -1, 1, 2, 3] { XCTAssertLessThan(correlation(lag), c0, "lag \(lag)") }

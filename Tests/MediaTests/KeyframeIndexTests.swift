@@ -35,6 +35,19 @@ final class KeyframeIndexTests: XCTestCase {
         XCTAssertEqual(index.constantStep, 1, "the last frame without a duration lasts as long as the one before")
     }
 
+    /// Matroska stores 24 fps in 1 ms ticks: 0, 42, 83, 125... evenly spaced within a tick.
+    func testRoundedTimesAreAConstantRate() throws {
+        let ms = (0..<48).map { k in P(pts: Int64((Double(k) * 1000 / 24).rounded()), dts: nil, duration: 0, keyframe: k % 24 == 0) }
+        let index = try KeyframeIndex(packets: ms, timeBase: Rational(1, 1000))
+        XCTAssertNil(index.constantStep)
+        XCTAssertEqual(index.constantRate(nominal: Rational(24, 1)), Rational(24, 1))
+        XCTAssertNil(index.constantRate(nominal: nil))
+        // Really variable: 1/30 s then 1/15 s.
+        let times: [Int64] = [0, 2, 4, 6, 8, 10, 14, 18, 22, 26]
+        let vfr = times.map { P(pts: $0, dts: nil, duration: 0, keyframe: $0 == 0) }
+        XCTAssertNil(try KeyframeIndex(packets: vfr, timeBase: Rational(1, 60)).constantRate(nominal: Rational(20, 1)))
+    }
+
     func testProblems() {
         XCTAssertThrowsError(try KeyframeIndex(packets: [], timeBase: Rational(1, 30))) { XCTAssertEqual($0 as? KeyframeIndex.Problem, .noFrames) }
         XCTAssertThrowsError(try KeyframeIndex(packets: [P(pts: 0, dts: 0, duration: 1, keyframe: true), P(pts: nil, dts: nil, duration: 1, keyframe: false)],
