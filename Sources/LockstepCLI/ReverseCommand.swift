@@ -28,7 +28,7 @@ struct ReverseCommand: ParsableCommand {
     @Option(help: ArgumentHelp("reverse: the audio reversed with the pictures; keep: the original audio, cut to the video; none.", valueName: "reverse|keep|none"))
     var audio: ReverseAudioMode = .reverse
 
-    @Option(name: .customLong("pool-frames"), help: ArgumentHelp("Decoded pictures held at most (default: 96 MiB of them, at least 4).", visibility: .hidden))
+    @Option(name: .customLong("pool-frames"), help: ArgumentHelp("Decoded pictures held at most (default: 64 MiB of them, at least 4).", visibility: .hidden))
     var poolFrames: Int?
 
     @Option(help: "x264 constant rate factor (0 to 51).")
