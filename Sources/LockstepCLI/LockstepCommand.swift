@@ -10,6 +10,7 @@ struct LockstepCommand: ParsableCommand {
             CompositeCommand.self,
             ConcatCommand.self,
             FilterCommand.self,
+            ReverseCommand.self,
             ThumbnailCommand.self,
             SnakeCommand.self,
             CalibrateCommand.self,

@@ -19,13 +19,18 @@ public final class MovieWriter {
     private let audio: AACTrack?
     private let packet = Packet()
     private var finished = false
+    /// One frame at the nominal rate in the video time base: the duration of a packet that has none.
+    private let ticksPerFrame: Int64
 
     /// `path` is where bytes go (a temporary file); `container` is "mp4" or "mov". The file is
     /// created first: an unwritable place fails before any encoder is made. After a failure
     /// (here or later) the file may exist: the caller removes it.
     public init(path: String, container: String, canvas: Size, frameRate: Rational,
-                settings: EncodeSettings, withAudio: Bool) throws {
+                settings: EncodeSettings, withAudio: Bool, videoTimeBase: Rational? = nil) throws {
         self.path = path
+        // A finer time base than 1/fps carries variable frame durations (`writeVideo(_:pts:)`).
+        let timeBase = videoTimeBase ?? frameRate.inverse
+        ticksPerFrame = max(1, Rational.rescale(1, from: frameRate.inverse, to: timeBase))
         guard canvas.width >= 2, canvas.height >= 2, canvas.width % 2 == 0, canvas.height % 2 == 0 else {
             throw MediaError("cannot encode a \(canvas) picture: yuv420p needs even sizes of at least 2x2", path: path)
         }
@@ -36,7 +41,7 @@ public final class MovieWriter {
             c.pointee.width = Int32(canvas.width)
             c.pointee.height = Int32(canvas.height)
             c.pointee.pix_fmt = AV_PIX_FMT_YUV420P
-            c.pointee.time_base = frameRate.inverse.av
+            c.pointee.time_base = timeBase.av
             c.pointee.framerate = frameRate.av
             c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
             c.pointee.thread_count = 0
@@ -52,7 +57,10 @@ public final class MovieWriter {
     }
 
     /// Encodes output frame `index` (its pts). The frame stays the caller's.
-    public func writeVideo(_ frame: Frame, index: Int64) throws {
+    public func writeVideo(_ frame: Frame, index: Int64) throws { try writeVideo(frame, pts: index) }
+
+    /// Encodes a frame at `pts` in the video time base (1/fps unless `videoTimeBase` was given).
+    public func writeVideo(_ frame: Frame, pts index: Int64) throws {
         guard !finished else { throw MediaError("a frame was written after the file was closed", path: path) }
         frame.pointer.pointee.pts = index
         frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
@@ -91,7 +99,7 @@ public final class MovieWriter {
     private func drain(_ encoder: Encoder, _ stream: UnsafeMutablePointer<AVStream>) throws {
         while try encoder.receive(packet.pointer) == .produced {
             // The last packet's duration decides the track's length: never leave it unknown.
-            if packet.pointer.pointee.duration == 0 && encoder === video { packet.pointer.pointee.duration = 1 }
+            if packet.pointer.pointee.duration == 0 && encoder === video { packet.pointer.pointee.duration = ticksPerFrame }
             av_packet_rescale_ts(packet.pointer, encoder.context.pointee.time_base, stream.pointee.time_base)
             packet.pointer.pointee.stream_index = stream.pointee.index
             try output.write(packet)

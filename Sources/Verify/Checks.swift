@@ -35,8 +35,11 @@ public enum Checks {
         v += timing(scan, step: step)
         let hasProvenance = scan.frames.contains { $0.provenance != nil } || !malformed.isEmpty
         if hasProvenance {
-            v += header?.sync == ConcatCheck.sync ? ConcatCheck.provenance(scan.frames, malformed: Set(malformed))
-                                                   : provenance(scan.frames, malformed: Set(malformed))
+            switch header?.sync {
+            case ConcatCheck.sync?: v += ConcatCheck.provenance(scan.frames, malformed: Set(malformed))
+            case let mode? where reverseModes.contains(mode): v += reverseProvenance(scan.frames, boomerang: mode == "boomerang")
+            default: v += provenance(scan.frames, malformed: Set(malformed))
+            }
         }
         v += pictures(scan.frames, provenance: hasProvenance)
         v += audio(scan, step: step, header: header)

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import Lockstep
+
+extension ReverseAudioMode: ExpressibleByArgument {}
+
+struct ReverseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reverse",
+        abstract: "Play a movie backwards (or as a boomerang) in bounded memory.",
+        discussion: """
+        Every frame exactly once, in reverse presentation order; output frame k at k/fps (a variable \
+        frame rate input keeps its durations, reversed). The video is read backwards GOP by GOP into a \
+        pool of pictures; a GOP longer than the pool is decoded again from its keyframe for each part, \
+        so memory does not grow with the length of the movie or of its GOPs. Each output frame carries \
+        its source frame as provenance (`lockstep verify` checks the order).
+        """)
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v or .mov).", valueName: "OUT"))
+    var output: String
+
+    @Flag(help: "Forward, then backward: the turning frame shown once.")
+    var boomerang = false
+
+    @Option(help: "How many times to play it.")
+    var loops: Int = 1
+
+    @Option(help: ArgumentHelp("reverse: the audio reversed with the pictures; keep: the original audio, cut to the video; none.", valueName: "reverse|keep|none"))
+    var audio: ReverseAudioMode = .reverse
+
+    @Option(name: .customLong("pool-frames"), help: ArgumentHelp("Decoded pictures held at most (default: 64 MiB of them, at least 4).", visibility: .hidden))
+    var poolFrames: Int?
+
+    @Option(help: "x264 constant rate factor (0 to 51).")
+    var crf: Int = 18
+
+    @Option(help: ArgumentHelp("x264 preset.", valueName: "ultrafast...veryslow"))
+    var preset: String = "veryfast"
+
+    @Flag(help: "No progress on stderr.")
+    var quiet = false
+
+    @Argument(help: ArgumentHelp("Input movie.", valueName: "IN"))
+    var input: String
+
+    var options: ReverseOptions {
+        var o = ReverseOptions(input: input, output: output)
+        o.boomerang = boomerang
+        o.loops = loops
+        o.audio = audio
+        o.poolFrames = poolFrames
+        o.encode = EncodeSettings(crf: crf, preset: preset)
+        return o
+    }
+
+    func validate() throws {
+        do {
+            try options.check()
+            try OutputPath.checkInput(input)
+            try OutputPath.check(output, inputs: [input])
+        } catch let error as JobError {
+            throw ValidationError(error.description)
+        }
+    }
+
+    func run() throws {
+        let meter = ProgressMeter(enabled: !quiet && isatty(STDERR_FILENO) == 1)
+        let job = ReverseJob(options: options) { meter.update(done: $0, total: $1) }
+        let result: ReverseResult
+        do {
+            result = try withCancellation({ job.cancel() }) { try job.run() }
+        } catch let error as JobError where error == .cancelled {
+            meter.finish()
+            FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
+            throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
+        }
+        meter.finish()
+        let seconds = Double(result.audioSamples ?? 0) / 48_000
+        let audioNote = result.audioSamples != nil ? String(format: ", audio %.3f s", seconds) : ", no audio"
+        print("wrote \(output): \(result.frames) frames from \(result.sourceFrames), \(result.canvas) at \(result.frameRate) fps\(audioNote); "
+              + "pool \(result.poolFrames) pictures, longest GOP \(result.longestGOP), \(result.picturesDecoded) pictures decoded, \(result.seeks) seeks")
+    }
+}

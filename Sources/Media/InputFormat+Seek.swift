@@ -1,0 +1,40 @@
+import CFFmpeg
+
+/// Seeking on a demuxer: the reusable half of reading a movie out of order (reverse, thumbnails).
+extension InputFormat {
+    /// Puts the demuxer at the keyframe of `stream` at or before `timestamp` (stream time base),
+    /// or, with nil, at the start of the file. The next packets read come from there; decoders
+    /// must be flushed by their owner.
+    func seek(stream: Int32, toKeyframeAtOrBefore timestamp: Int64?) throws {
+        let r: Int32
+        if let timestamp {
+            r = avformat_seek_file(context, stream, Int64.min, timestamp, timestamp, 0)
+        } else {
+            r = avformat_seek_file(context, -1, Int64.min, Int64.min, Int64.min, AVSEEK_FLAG_BACKWARD)
+        }
+        do { try check(r, "avformat_seek_file", path: path) } catch let e as MediaError { throw e.unreadable() }
+    }
+
+    /// Reads every packet of `stream` once, in decode order, without decoding (other streams'
+    /// packets are not even read into memory), and leaves the demuxer at the start again.
+    func indexPackets(of stream: Int32, into packet: Packet) throws -> [KeyframeIndex.Packet] {
+        let ctx = context
+        var saved: [AVDiscard] = []
+        for i in 0..<Int(ctx.pointee.nb_streams) {
+            let st = ctx.pointee.streams[i]!
+            saved.append(st.pointee.discard)
+            if Int32(i) != stream { st.pointee.discard = AVDISCARD_ALL }
+        }
+        defer { for i in saved.indices { ctx.pointee.streams[i]!.pointee.discard = saved[i] } }
+        var packets: [KeyframeIndex.Packet] = []
+        while try read(into: packet) {
+            defer { packet.unref() }
+            let p = packet.pointer.pointee
+            guard p.stream_index == stream else { continue }
+            packets.append(KeyframeIndex.Packet(pts: p.pts == NOPTS ? nil : p.pts, dts: p.dts == NOPTS ? nil : p.dts,
+                                                duration: p.duration, keyframe: (p.flags & AV_PKT_FLAG_KEY) != 0))
+        }
+        try seek(stream: stream, toKeyframeAtOrBefore: nil)
+        return packets
+    }
+}

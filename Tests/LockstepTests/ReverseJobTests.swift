@@ -1,0 +1,179 @@
+import Compositor
+import Foundation
+import Media
+import TestSupport
+import XCTest
+@testable import Lockstep
+
+/// `lockstep reverse` end to end on the barcoded clips of scripts/make-reverse-fixtures, each
+/// output decoded by the ffmpeg CLI (the outside checker) and read frame by frame.
+final class ReverseJobTests: ScratchTestCase {
+    func fixture(_ name: String) -> String { Fixtures.url("reverse/\(name)").path }
+
+    func reverse(_ name: String, _ configure: (inout ReverseOptions) -> Void = { _ in }) throws -> (URL, ReverseResult) {
+        let out = scratch.appendingPathComponent("rev-\(UUID().uuidString.prefix(6)).mp4")
+        var options = ReverseOptions(input: fixture(name), output: out.path)
+        configure(&options)
+        return (out, try ReverseJob(options: options).run())
+    }
+
+    /// Source frame index of every frame of `url`, read from the strip of band `band`.
+    func identities(_ url: URL, band: Int) throws -> [Int] {
+        let video = try LumaVideo.decode(url)
+        return try video.frames.enumerated().map { k, f in
+            guard let id = Barcode.read(f, width: video.width, region: .band(band)), id.source == band else {
+                throw Shell.Failure(description: "\(url.lastPathComponent): frame \(k) has no readable strip of source \(band)")
+            }
+            return id.index
+        }
+    }
+
+    func assertVerifyClean(_ url: URL, file: StaticString = #filePath, line: UInt = #line) throws {
+        let report = try VerifyJob.run(url.path)
+        XCTAssertEqual(report.violations.map(\.message), [], file: file, line: line)
+    }
+
+    /// A GOP of 60 read through a pool of 16: four passes from its keyframe, sub-range by
+    /// sub-range; every frame shown once, backwards; the pool is all the pictures held.
+    func testLongGOPThroughASmallPoolShowsEveryFrameBackwards() throws {
+        let before = Frame.live
+        Frame.resetPeak()
+        let (out, result) = try reverse("longgop.mp4") { $0.poolFrames = 16 }
+        XCTAssertEqual(try identities(out, band: 2), Array((0..<100).reversed()))
+        XCTAssertEqual(result.frames, 100)
+        XCTAssertEqual(result.longestGOP, 60)
+        XCTAssertEqual(result.poolFrames, 16)
+        // GOP 60: passes of 16, 16, 16, 12; GOP 40: 16, 16, 8. Each is one seek.
+        XCTAssertEqual(result.seeks, 7)
+        XCTAssertGreaterThan(result.picturesDecoded, 100, "the sub-ranges decode parts of the GOP again")
+        // The pool, the output frame, the reader's scratch and the audio pass's: never more.
+        XCTAssertLessThanOrEqual(Frame.peak - before, 16 + 4)
+        try assertVerifyClean(out)
+        let streams = try Probe.streams(out)
+        XCTAssertEqual(streams.first?.nbReadFrames, 100)
+        XCTAssertEqual(streams.first?.duration ?? 0, 100.0 / 30, accuracy: 0.0001)
+        XCTAssertEqual(streams.last?.duration ?? 0, 100.0 / 30, accuracy: 0.001)
+    }
+
+    /// A pool as long as the GOP: one seek per GOP, every picture decoded once at most.
+    func testWholeGOPsWhenThePoolHoldsThem() throws {
+        let (out, result) = try reverse("longgop.mp4") { $0.poolFrames = 60; $0.audio = .none }
+        XCTAssertEqual(try identities(out, band: 2), Array((0..<100).reversed()))
+        XCTAssertEqual(result.seeks, 2)
+        XCTAssertLessThanOrEqual(result.picturesDecoded, 100)
+        XCTAssertNil(result.audioSamples)
+        XCTAssertEqual(try Probe.streams(out).map(\.codecType), ["video"])
+    }
+
+    func testBoomerangWithLoopsTurnsOnceAtEachEnd() throws {
+        let (out, result) = try reverse("longgop.mp4") { $0.boomerang = true; $0.loops = 2; $0.poolFrames = 16 }
+        // Written out here, not from ReversePlan: 0...99, 98...0, 1...99, 98...0.
+        let expected = Array(0...99) + Array((0...98).reversed()) + Array(1...99) + Array((0...98).reversed())
+        XCTAssertEqual(expected.count, 397)
+        XCTAssertEqual(try identities(out, band: 2), expected)
+        XCTAssertEqual(result.frames, 397)
+        try assertVerifyClean(out)
+    }
+
+    func testLoopsRepeatTheReversedClip() throws {
+        let (out, _) = try reverse("vfr.mp4") { $0.loops = 3; $0.poolFrames = 8 }
+        let once = Array((0..<60).reversed())
+        XCTAssertEqual(try identities(out, band: 1), once + once + once)
+    }
+
+    /// Variable frame rate: 20 frames of 1/30 s, 20 of 1/15 s, 20 of 1/60 s. Reversed, the
+    /// output starts with the 1/60 s frames and each frame keeps its own duration.
+    func testVariableFrameRateKeepsTheReversedDurations() throws {
+        let (out, _) = try reverse("vfr.mp4") { $0.poolFrames = 8 }
+        XCTAssertEqual(try identities(out, band: 1), Array((0..<60).reversed()))
+        let durations = Array(repeating: 1.0 / 60, count: 20) + Array(repeating: 1.0 / 15, count: 20) + Array(repeating: 1.0 / 30, count: 20)
+        var t = 0.0, expected: [Double] = []
+        for d in durations { expected.append(t); t += d }
+        let pts = try VideoTimestamps.pts(out)
+        XCTAssertEqual(pts.count, 60)
+        for (a, b) in zip(pts, expected) { XCTAssertEqual(a, b, accuracy: 0.0001) }
+    }
+
+    /// The second encoding path (MPEG-4 part 2 in MOV, no B-frames, 25 fps, PCM at 44.1 kHz),
+    /// with the audio kept as it was.
+    func testSecondEncodingPathWithAudioKept() throws {
+        let (out, result) = try reverse("mpeg4.mov") { $0.audio = .keep; $0.poolFrames = 10 }
+        XCTAssertEqual(try identities(out, band: 3), Array((0..<70).reversed()))
+        XCTAssertEqual(result.audioSamples, 2 * 48000 * 70 / 50)
+        // Kept: the burst still sounds in source frame 21's place, [0.84, 0.88) s.
+        let audio = try AudioAnalysis.decodeMono(out)
+        let onset = try XCTUnwrap(burstOnset(audio, frequency: 1500))
+        XCTAssertEqual(Double(onset) / 48000, 0.84, accuracy: 0.001)
+        try assertVerifyClean(out)
+    }
+
+    /// The clip of scripts/make-reverse-fixtures-2 (numpy's own pictures and noise, Matroska
+    /// times rounded to 1 ms, PCM at 32 kHz): every frame backwards at exactly 24 fps, and the
+    /// noise reversed sample for sample (the correlation peaks at lag 0).
+    func testIndependentClipReversesFramesAndNoise() throws {
+        let (out, result) = try reverse("numpy.mkv") { $0.poolFrames = 20 }
+        XCTAssertEqual(try identities(out, band: 0), Array((0..<72).reversed()))
+        XCTAssertEqual(result.frameRate, Rational(24, 1))
+        XCTAssertEqual(result.audioSamples, 144_000)
+        let source = try AudioAnalysis.decodeMono(URL(fileURLWithPath: fixture("numpy.mkv")))
+        let output = Array(try AudioAnalysis.decodeMono(out).prefix(144_000))
+        XCTAssertEqual(source.count, 144_000)
+        let reversed = Array(source.reversed())
+        let c = (-2...2).map { lag in normalizedCorrelation(output, reversed, lag: lag, range: 2000..<142_000) }
+        XCTAssertGreaterThan(c[2], 0.95)
+        XCTAssertEqual(c.firstIndex(of: c.max()!), 2, "\(c)")
+        try assertVerifyClean(out)
+    }
+
+    func normalizedCorrelation(_ a: [Float], _ b: [Float], lag: Int, range: Range<Int>) -> Double {
+        var xy = 0.0, xx = 0.0, yy = 0.0
+        for i in range {
+            let x = Double(a[i]), y = Double(b[i + lag])
+            xy += x * y; xx += x * x; yy += y * y
+        }
+        return xy / (xx * yy).squareRoot()
+    }
+
+    /// The reversed audio is the source's reversed, sample for sample (the correlation peaks at
+    /// lag 0, not one sample either side), and the one-frame burst of source frame 37 sounds
+    /// exactly while output frame 62 (which shows source frame 37) is on screen.
+    func testReversedAudioIsTheSourceReversedAndStaysWithItsFrame() throws {
+        let (out, result) = try reverse("longgop.mp4") { $0.poolFrames = 16 }
+        XCTAssertEqual(result.audioSamples, 160_000)
+        let source = try AudioAnalysis.decodeMono(URL(fileURLWithPath: fixture("longgop.mp4")))
+        // The CLI decodes the last AAC frame whole (157 x 1024 = 160768 samples); the file's
+        // length, which ffprobe reports, is 160000 (checked in the first test).
+        let decoded = try AudioAnalysis.decodeMono(out)
+        XCTAssertGreaterThanOrEqual(decoded.count, 160_000)
+        let output = Array(decoded.prefix(160_000))
+        let reversed = Array(source.prefix(160_000).reversed())
+        func correlation(_ lag: Int) -> Double { normalizedCorrelation(output, reversed, lag: lag, range: 2000..<158_000) }
+        let c0 = correlation(0)
+        XCTAssertGreaterThan(c0, 0.99)
+        for lag in [-3, -2, -1, 1, 2, 3] { XCTAssertLessThan(correlation(lag), c0, "lag \(lag)") }
+        // Output frame 62 shows source frame 37 and is on screen over [62/30, 63/30).
+        let frames = try identities(out, band: 2)
+        XCTAssertEqual(frames[62], 37)
+        let pts = try VideoTimestamps.pts(out)
+        let onset = try XCTUnwrap(burstOnset(output, frequency: 2000))
+        let end = try XCTUnwrap(burstOnset(Array(output.reversed()), frequency: 2000))
+        XCTAssertEqual(Double(onset) / 48000, pts[62], accuracy: 0.001)
+        XCTAssertEqual(Double(output.count - end) / 48000, pts[63], accuracy: 0.001)
+        try assertVerifyClean(out)
+    }
+
+    /// First sample at which a tone of `frequency` is present: 1 ms windows slid by 0.25 ms,
+    /// the middle of the first window over half the burst's power.
+    func burstOnset(_ s: [Float], frequency: Double) -> Int? {
+        let window = 48, step = 12
+        var levels: [(Int, Double)] = []
+        var i = 0
+        while i + window <= s.count {
+            levels.append((i, AudioAnalysis.goertzelPower(s[i..<(i + window)], frequency: frequency, rate: 48000)))
+            i += step
+        }
+        guard let peak = levels.map(\.1).max(), peak > 0.01 else { return nil }
+        guard let first = levels.first(where: { $0.1 > peak / 2 }) else { return nil }
+        return first.0 + window / 2
+    }
+}
