@@ -184,7 +184,8 @@ public enum CodedAnalysis {
         var bySecond: [Int: [Double]] = [:]
         for b in blocks { bySecond[Int(b.time.rounded(.down)), default: []].append(b.ms) }
         let perSecond = bySecond.keys.sorted().map { s in (second: s, ms: bySecond[s]!.reduce(0, +) / Double(bySecond[s]!.count)) }
-        let drift = blocks.count >= 2 ? LineFit(x: blocks.map(\.time), y: ms).slope * 60 : 0
+        // Rounded to 1e-6 ms/min (a fit of equal offsets gives -1e-13, printed "-0.00").
+        let drift = blocks.count >= 2 ? (LineFit(x: blocks.map(\.time), y: ms).slope * 60 * 1e6).rounded() / 1e6 + 0 : 0
         r.offset = .init(blocks: blocks, perSecond: perSecond, mean: ms.reduce(0, +) / Double(ms.count),
                          min: ms.min()!, max: ms.max()!, driftMsPerMin: drift)
         r.verdicts = SyncLimit.all.map { limit in

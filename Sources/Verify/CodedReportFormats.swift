@@ -13,7 +13,8 @@ extension CodedReport {
     }
 
     public func json() throws -> Data {
-        func r3(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
+        // Three decimals; never "-0".
+        func r3(_ x: Double) -> Double { let v = (x * 1000).rounded() / 1000; return v == 0 ? 0 : v }
         var doc: [String: Any] = [
             "file": file, "frames": frames, "codedSpan": [span.lowerBound, span.upperBound], "codedFrames": codedFrames,
             "missing": missing.map { ["from": $0.from, "to": $0.to, "outputFrame": $0.outputFrame] },
