@@ -2,7 +2,7 @@ import Compositor
 
 /// What `lockstep testsrc` paints on frame k: a grey picture (never mistaken for a letterbox
 /// bar), the machine-readable `FrameCode`, and for a person a marker that sweeps a track once a
-/// second (one step per frame) plus, where a font is available, the number and the timecode.
+/// second (one step per frame), the frame number and the timecode in Lockstep's own bitmap font.
 public enum TestPicture {
     static let trackTop = 0.82, trackHeight = 0.06
     static let track = YUVColor(y: 40, u: 128, v: 128)
@@ -18,6 +18,14 @@ public enum TestPicture {
         let cell = Double(x1 - x0) / Double(steps)
         let mx = x0 + Int(cell * Double(k % steps))
         FrameCode.fill(image, Rect(x: mx, y: y0, width: max(2, Int(cell)), height: y1 - y0), FrameCode.white)
+        // Two lines between the code and the track, sized for "00:00:00:00" to fill 60% of the width.
+        let scale = max(1, Int(w * 0.6) / BitmapFont.width(characters: 11))
+        let lineHeight = BitmapFont.height(scale: scale) + 2 * scale
+        let top = Int(h * 0.2)
+        for (i, line) in ["frame \(k)", timecode(frame: k, frameRate: frameRate)].enumerated() {
+            let x = (image.width - BitmapFont.width(of: line, scale: scale)) / 2
+            BitmapFont.draw(line, into: image, x: x, y: top + i * lineHeight, scale: scale, color: FrameCode.white)
+        }
     }
 
     /// HH:MM:SS:FF for frame k, counting whole frames per second at the rounded rate
