@@ -30,6 +30,12 @@ final class CodedCompositeTests: ScratchFolderTestCase {
                 XCTAssertEqual((doc["avOffsetMs"] as? [String: Any])?["mean"] as? Double ?? 99, 0, accuracy: 1)
             }
         }
+        // Chromakey: the coded foreground (no key colour in it) covers the canvas; its code is read.
+        let keyed = scratch.appendingPathComponent("key.mp4").path
+        XCTAssertEqual(try Processes.lockstep(["composite", "--blend", "chromakey", "--gain", "1,0", "--quiet", "-o", keyed, a, b]).status, 0)
+        let k0 = try Processes.lockstep(["verify", "--coded", "--input", "0", keyed])
+        XCTAssertEqual(k0.status, 0, k0.stdout + k0.stderr)
+        XCTAssertTrue(k0.stdout.hasPrefix("\(keyed): 90 frames, codes 0-89 in output frames 0-89"), k0.stdout)
         let bad = try Processes.lockstep(["verify", "--coded", "--input", "2", out])
         XCTAssertEqual(bad.status, 2)
         XCTAssertEqual(bad.stderr, "Error: \(out): --input 2 is out of range: the composite has 2 inputs (0 to 1).\n")

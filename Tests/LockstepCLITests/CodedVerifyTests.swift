@@ -162,6 +162,22 @@ final class CodedVerifyTests: ScratchFolderTestCase {
         if let keep = ProcessInfo.processInfo.environment["LOCKSTEP_KEEP_REPORT"] { try? FileManager.default.copyItem(atPath: png, toPath: keep) }
     }
 
+    /// The second fixture generator: the codes written from README's description by a numpy
+    /// script (25 fps, 1024x576, a gradient, 44.1 kHz mono), not by Lockstep.
+    func testACodedMovieMadeIndependentlyFromTheSpecIsRead() throws {
+        let made = scratch.appendingPathComponent("ind.mp4").path
+        try Processes.check(Repository.root.appendingPathComponent("scripts/make-coded-independent").path, [made, "--seconds", "6", "--audio-delay-ms", "25"])
+        let r = try verify(made)
+        XCTAssertEqual(r.status, 0, "\(r.doc)")
+        XCTAssertEqual(r.doc["frames"] as? Int, 150)
+        XCTAssertEqual(r.doc["lastCode"] as? Int, 149)
+        XCTAssertEqual(offset(r.doc)["mean"] as? Double ?? 0, 25, accuracy: 1)
+        // And through a pipeline: frames 50-52 dropped, scaled down to a quarter of the width.
+        let piped = try verify(try pipeline("ind-drop.mp4", input: made, ["-vf", "select='not(between(n,50,52))',scale=256:144", "-fps_mode", "passthrough", "-c:v", "libx264", "-crf", "30", "-c:a", "copy"]))
+        XCTAssertEqual(runs(piped.doc, "missing"), [["from": 50, "to": 52, "outputFrame": 50]], "\(piped.doc)")
+        XCTAssertEqual(offset(piped.doc)["mean"] as? Double ?? 0, 25, accuracy: 1)
+    }
+
     func testAMovieWithoutCodeExits2AndSaysSo() throws {
         let bg = Repository.fixture("bg.mp4")
         let r = try Processes.lockstep(["verify", "--coded", bg])
