@@ -171,11 +171,6 @@ public final class SourceMovieWriter {
     public func close() throws { try output.close() }
 
     private func drain(_ encoder: Encoder, _ stream: UnsafeMutablePointer<AVStream>) throws {
-        while try encoder.receive(packet.pointer) == .produced {
-            if packet.pointer.pointee.duration == 0 && encoder === video { packet.pointer.pointee.duration = 1 }
-            av_packet_rescale_ts(packet.pointer, encoder.context.pointee.time_base, stream.pointee.time_base)
-            packet.pointer.pointee.stream_index = stream.pointee.index
-            try output.write(packet)
-        }
+        try encoder.drain(into: output, stream: stream, packet: packet, isVideo: encoder === video)
     }
 }

@@ -218,7 +218,9 @@ public enum CodedAnalysis {
             c.append(.init(name: "audio code", passed: false, message: "the audio carries no readable code"))
             return c
         }
-        c.append(.init(name: "audio code", passed: true, message: String(format: "%d blocks read; offset mean %.2f ms, min %.2f, max %.2f, drift %.2f ms/min", o.blocks.count, o.mean, o.min, o.max, o.driftMsPerMin)))
+        // Rounded before printing: never "-0.00".
+        func r2(_ x: Double) -> Double { (x * 100).rounded() / 100 + 0 }
+        c.append(.init(name: "audio code", passed: true, message: String(format: "%d blocks read; offset mean %.2f ms, min %.2f, max %.2f, drift %.2f ms/min", o.blocks.count, r2(o.mean), r2(o.min), r2(o.max), r2(o.driftMsPerMin))))
         let continuous = r.audioGaps.isEmpty && r.audioRepeats.isEmpty
         c.append(.init(name: "no audio gaps or repeats", passed: continuous, message: continuous ? "the audio code runs on without a break" :
             list(r.audioGaps) { String(format: "%@ of %.1f ms at %.3f s (frame %d)", $0.ms > 0 ? "gap" : "cut", abs($0.ms), $0.time, $0.frame) }
@@ -226,7 +228,7 @@ public enum CodedAnalysis {
             + list(r.audioRepeats) { String(format: "audio of frame %d again at %.3f s", $0.frame, $0.time) }))
         for v in r.verdicts {
             let range = String(format: "%+.0f/%+.0f ms", v.limit.earliest, v.limit.latest)
-            let worst = v.worstMs.map { String(format: "%+.2f ms in second %d", $0, v.worstSecond ?? 0) } ?? "-"
+            let worst = v.worstMs.map { String(format: "%+.2f ms in second %d", ($0 * 100).rounded() / 100 + 0, v.worstSecond ?? 0) } ?? "-"
             c.append(.init(name: v.limit.name, passed: v.passed,
                            message: (v.passed ? "within \(range); closest to a limit: " : "outside \(range) (positive: audio late); worst: ") + worst))
         }
