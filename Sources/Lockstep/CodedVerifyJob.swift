@@ -12,7 +12,7 @@ public enum CodedVerifyJob {
     }
 
     public static func scan(_ path: String, input: Int? = nil) throws -> CodedScan {
-        let reader = try MovieReader(path: path, audio: true)
+        let reader = try MovieReader(path: path, audio: true, frameThreads: true)
         reader.userDataUUID = Provenance.uuid
         let size = reader.video.displaySize
         let conformer = try Conformer(place: size, picture: Rect(x: 0, y: 0, width: size.width, height: size.height),
