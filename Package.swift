@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "TestSupport"]),
         .testTarget(name: "IIOTests", dependencies: ["IIO", "TraceStore", "MotionIO", "TestSupport", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "SyncCodeTests", dependencies: ["SyncCode", "Compositor"]),
-        .testTarget(name: "VerifyTests", dependencies: ["Verify", "TestSupport"]),
+        .testTarget(name: "VerifyTests", dependencies: ["Verify", "SyncCode", "TestSupport"]),
         .testTarget(name: "LockstepTests", dependencies: ["Lockstep", "TestSupport"]),
         .testTarget(name: "LockstepCLITests", dependencies: ["LockstepCLI", "TestSupport"]),
     ],

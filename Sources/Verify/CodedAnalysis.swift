@@ -170,13 +170,17 @@ public enum CodedAnalysis {
         periods.sort()
         if !periods.isEmpty {
             let period = periods[periods.count / 2]
-            for (a, b) in zip(hits, hits.dropFirst()) {
+            // Each block is checked against the furthest block so far: a repeat is named once,
+            // and what follows it is measured against the run it interrupted.
+            var a = hits[0]
+            for b in hits.dropFirst() {
+                let d = (b.time - a.time) - Double(b.frame - a.frame) * period
                 if b.frame <= a.frame {
-                    r.audioRepeats.append(.init(time: b.time, ms: (b.time - a.time - Double(b.frame - a.frame) * period) * 1000, frame: b.frame))
+                    r.audioRepeats.append(.init(time: b.time, ms: d * 1000, frame: b.frame))
                     continue
                 }
-                let d = (b.time - a.time) - Double(b.frame - a.frame) * period
                 if abs(d) > max(0.002, 0.01 * (b.time - a.time)) { r.audioGaps.append(.init(time: b.time, ms: d * 1000, frame: b.frame)) }
+                a = b
             }
         }
         guard !blocks.isEmpty else { return }
