@@ -33,8 +33,12 @@ public struct TestSourceOptions: Sendable {
         }
         if let r = audioRate { guard (8_000...192_000).contains(r) else { throw JobError("--audio-rate must be from 8000 to 192000 Hz.") } }
         guard (1...8).contains(channels) else { throw JobError("--channels must be from 1 to 8.") }
-        // The folder, the name's length: OutputPath's rules (on the name as a .mov, whose rules are the same).
-        try OutputPath.check((output as NSString).deletingPathExtension + ".mov", inputs: [])
+        // The folder, the name's length: OutputPath's rules, asked of the name as a .mov (a
+        // container it knows, the same length) and told of the real name.
+        let asMov = (output as NSString).deletingPathExtension + ".mov"
+        do { try OutputPath.check(asMov, inputs: []) } catch let e as JobError {
+            throw JobError(e.description.replacingOccurrences(of: asMov, with: output))
+        }
     }
 }
 
