@@ -47,8 +47,11 @@ let package = Package(
             dependencies: ["CIIO", "Motion", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: [.swiftLanguageMode(.v6)]),
-        .target(name: "Verify", dependencies: ["Compositor"], swiftSettings: [.swiftLanguageMode(.v6)]),
-        .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "MotionIO", "TraceStore", "IIO", "Verify", "CFFTW"],
+        // The timestamp-sync test kit's codes (frame numbers in pictures and in sound): pure.
+        .target(name: "SyncCode", dependencies: ["Compositor", .product(name: "RealModule", package: "swift-numerics")],
+                swiftSettings: [.swiftLanguageMode(.v6)]),
+        .target(name: "Verify", dependencies: ["Compositor", "SyncCode"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "MotionIO", "TraceStore", "IIO", "Verify", "SyncCode", "CFFTW"],
                 swiftSettings: [.swiftLanguageMode(.v6)]),
         .executableTarget(
             name: "LockstepCLI",
@@ -63,7 +66,8 @@ let package = Package(
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
         .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "TestSupport"]),
         .testTarget(name: "IIOTests", dependencies: ["IIO", "TraceStore", "MotionIO", "TestSupport", .product(name: "NIOCore", package: "swift-nio")]),
-        .testTarget(name: "VerifyTests", dependencies: ["Verify", "TestSupport"]),
+        .testTarget(name: "SyncCodeTests", dependencies: ["SyncCode", "Compositor"]),
+        .testTarget(name: "VerifyTests", dependencies: ["Verify", "SyncCode", "TestSupport"]),
         .testTarget(name: "LockstepTests", dependencies: ["Lockstep", "TestSupport"]),
         .testTarget(name: "LockstepCLITests", dependencies: ["LockstepCLI", "TestSupport"]),
     ],

@@ -12,6 +12,7 @@ struct LockstepCommand: ParsableCommand {
             FilterCommand.self,
             ReverseCommand.self,
             ThumbnailCommand.self,
+            TestSourceCommand.self,
             SnakeCommand.self,
             CalibrateCommand.self,
             IMUCommand.self,

@@ -17,12 +17,33 @@ struct VerifyCommand: ParsableCommand {
         silent throughout); with provenance, that there is audio when an input had some (the mix cannot \
         be taken apart, so each input's presence in it is not checked).
         Exit status: 0 all holds, 1 violations (listed), 2 the file cannot be read.
+        --coded: reads the frame and audio codes of a `lockstep testsrc` movie after any pipeline: codes \
+        missing, repeated or out of order (by code and output frame), the rate change, the A/V offset per \
+        second (positive: audio late) with mean, min, max and drift, audio gaps and repeats, and verdicts \
+        against ATSC IS-191 (-15/+45 ms), EBU R37 (-40/+60), ITU-R BT.1359 (detectable -45/+125, acceptable \
+        -90/+185). Exit 2 also when no frame carries a code.
         """)
 
     @Argument(help: "The movie.") var file: String
     @Flag(help: "A JSON document instead of text.") var json = false
+    @Flag(help: "Read the timestamp-sync codes of a `lockstep testsrc` movie (after any pipeline).") var coded = false
+    @Option(help: ArgumentHelp("With --coded on a Lockstep composite: read input K's code (its quad cell, or the whole canvas).", valueName: "K"))
+    var input: Int?
+    @Option(help: ArgumentHelp("With --coded: also write JUnit XML, one testcase per check.", valueName: "OUT.xml"))
+    var junit: String?
+    @Option(help: ArgumentHelp("With --coded: also write a self-contained HTML report with plots.", valueName: "OUT.html"))
+    var report: String?
+
+    func validate() throws {
+        if !coded {
+            if input != nil { throw ValidationError("--input needs --coded.") }
+            if junit != nil || report != nil { throw ValidationError("--junit and --report need --coded.") }
+        }
+        if let k = input, k < 0 { throw ValidationError("--input must be 0 or more.") }
+    }
 
     func run() throws {
+        if coded { return try runCoded() }
         let report: VerifyReport
         do {
             report = try VerifyJob.run(file)
@@ -44,6 +65,38 @@ struct VerifyCommand: ParsableCommand {
             for v in report.violations {
                 print("  \(v.kind.rawValue): \(v.message)")
             }
+        }
+        if !report.ok { throw ExitCode(1) }
+    }
+}
+
+extension VerifyCommand {
+    func runCoded() throws {
+        let report: CodedReport
+        do {
+            report = try CodedVerifyJob.run(file, input: input)
+        } catch {
+            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        do {
+            if let junit { try report.junit().write(toFile: junit, atomically: true, encoding: .utf8) }
+            if let path = self.report { try report.html().write(toFile: path, atomically: true, encoding: .utf8) }
+        } catch {
+            FileHandle.standardError.write(Data("Error: \(error.localizedDescription)\n".utf8))
+            throw ExitCode(1)
+        }
+        if json {
+            print(String(decoding: try report.json(), as: UTF8.self))
+        } else {
+            var head = "\(file): \(report.frames) frames, codes \(report.firstCode)-\(report.lastCode) in output frames \(report.span.lowerBound)-\(report.span.upperBound)"
+            if let r = report.outputRate { head += String(format: ", %.3f fps", r) }
+            if report.rateChanged { head += String(format: " showing %.4f codes per frame (a rate change)", report.codesPerFrame) }
+            print(head)
+            for c in report.checks {
+                print("  \(c.passed.map { $0 ? "pass" : "FAIL" } ?? "skip")  \(c.name): \(c.message)")
+            }
+            print(report.ok ? "ok" : "\(report.checks.filter { $0.passed == false }.count) checks failed")
         }
         if !report.ok { throw ExitCode(1) }
     }

@@ -101,7 +101,7 @@ public final class MovieReader {
     /// `cancellation`: raised from any thread, it makes the open or a read give up with a
     /// `MediaError` of kind `.cancelled`.
     public init(path: String, audio wantAudio: Bool = true, conceal: Bool = false,
-                cancellation: CancellationToken = CancellationToken()) throws {
+                cancellation: CancellationToken = CancellationToken(), frameThreads: Bool = false) throws {
         self.path = path
         self.conceal = conceal
         let input = try InputFormat(path: path, cancellation: cancellation)
@@ -116,7 +116,9 @@ public final class MovieReader {
         // (decode_error_flags, set after the slices) lands on another thread's copy of the
         // picture and is lost at random. Measured here: 1080p H.264 decodes at about 160 fps
         // on one thread, and the readers, compositor and encoder share the cores anyway.
-        videoDecoder = try Decoder(stream: stream, path: path, threads: 1, explode: !conceal)
+        // `frameThreads` (a reader that only reads pictures, `verify --coded`): every core, and
+        // damage is still an error (EXPLODE) though a concealed slice may go unflagged.
+        videoDecoder = try Decoder(stream: stream, path: path, threads: frameThreads && !conceal ? 0 : 1, explode: !conceal)
         video = MovieReader.describeVideo(ctx, stream)
         var audioIndex: Int32 = -1
         if wantAudio {

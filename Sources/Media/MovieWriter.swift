@@ -97,12 +97,6 @@ public final class MovieWriter {
     }
 
     private func drain(_ encoder: Encoder, _ stream: UnsafeMutablePointer<AVStream>) throws {
-        while try encoder.receive(packet.pointer) == .produced {
-            // The last packet's duration decides the track's length: never leave it unknown.
-            if packet.pointer.pointee.duration == 0 && encoder === video { packet.pointer.pointee.duration = ticksPerFrame }
-            av_packet_rescale_ts(packet.pointer, encoder.context.pointee.time_base, stream.pointee.time_base)
-            packet.pointer.pointee.stream_index = stream.pointee.index
-            try output.write(packet)
-        }
+        try encoder.drain(into: output, stream: stream, packet: packet, missingDuration: encoder === video ? ticksPerFrame : 0)
     }
 }

@@ -1,0 +1,60 @@
+import Compositor
+import Foundation
+import Media
+import SyncCode
+import Verify
+
+/// `lockstep verify --coded`: decodes a movie once, reads the frame code from every picture and
+/// the audio code from the sound (mixed to mono), and hands the numbers to `CodedAnalysis`.
+public enum CodedVerifyJob {
+    public static func run(_ path: String, input: Int? = nil) throws -> CodedReport {
+        try CodedAnalysis.run(try scan(path, input: input))
+    }
+
+    public static func scan(_ path: String, input: Int? = nil) throws -> CodedScan {
+        let reader = try MovieReader(path: path, audio: true, frameThreads: true)
+        reader.userDataUUID = Provenance.uuid
+        let size = reader.video.displaySize
+        let conformer = try Conformer(place: size, picture: Rect(x: 0, y: 0, width: size.width, height: size.height),
+                                      fill: .black, rotation: reader.video.rotation)
+        let decoded = Frame(), frame = Frame()
+        var frames: [(time: Double, code: Int?)] = []
+        var audio = AudioCodeReader(rate: AudioFormat.sampleRate)
+        var mono = [Float](repeating: 0, count: 4096)
+        var region = Rect(x: 0, y: 0, width: size.width, height: size.height)
+        var regionKnown = input == nil
+        let decoder = JSONDecoder()
+        while true {
+            let event = try reader.next(into: decoded) { samples in
+                if mono.count < samples.count { mono = [Float](repeating: 0, count: samples.count) }
+                samples.withSamples { l, r in for i in 0..<samples.count { mono[i] = (l[i] + r[i]) / 2 } }
+                mono.withUnsafeBufferPointer { audio.add(UnsafeBufferPointer(rebasing: $0[0..<samples.count]), start: samples.start) }
+            }
+            if event == .end { break }
+            guard case .video(let picture) = event else { continue }
+            if !regionKnown, let k = input {
+                // Input K of a Lockstep composite: its place from the provenance header.
+                regionKnown = true
+                region = try place(of: k, in: size, provenance: picture.userData.flatMap { Provenance.parse($0, decoder: decoder) }, path: path)
+            }
+            try conformer.fit(decoded, into: frame)
+            let code = frame.withImage { FrameCode.find($0.y, in: region) }
+            frames.append((picture.source.pts.seconds, code))
+        }
+        return CodedScan(path: path, frames: frames, hasAudio: reader.audio != nil, audioHits: audio.finish())
+    }
+
+    /// Where input `k` of a composite is: its quad cell, or the whole canvas for the blends that
+    /// lay every input over all of it (its code is readable there only where nothing covers it).
+    static func place(of k: Int, in size: Size, provenance: Provenance?, path: String) throws -> Rect {
+        guard let p = provenance, let blendName = p.blend, let blend = BlendMode(rawValue: blendName), let inputs = p.inputs else {
+            throw JobError("\(path): --input needs a Lockstep composite (its first frame's provenance names the inputs); this movie has none.")
+        }
+        guard (0..<inputs.count).contains(k) else {
+            throw JobError("\(path): --input \(k) is out of range: the composite has \(inputs.count) inputs (0 to \(inputs.count - 1)).")
+        }
+        guard size.width % 2 == 0, size.height % 2 == 0 else { return Rect(x: 0, y: 0, width: size.width, height: size.height) }
+        let layout = Layout(blend: blend, canvas: size, inputs: Array(repeating: size, count: inputs.count))
+        return layout.places[k]
+    }
+}

@@ -1,0 +1,101 @@
+import Compositor
+import Foundation
+import Media
+import SyncCode
+
+/// Everything `lockstep testsrc` needs to know.
+public struct TestSourceOptions: Sendable {
+    public var output: String
+    public var duration = 10.0
+    public var frameRate = Rational(30, 1)
+    public var size = Size(width: 1280, height: 720)
+    /// nil: no audio stream.
+    public var audioRate: Int? = 48_000
+    public var channels = 2
+    public var codec = SourceCodec.h264
+    public init(output: String) { self.output = output }
+
+    static let containers = ["mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska"]
+
+    /// Frames: duration x fps, rounded to the nearest frame.
+    public var frames: Int64 { Int64((duration * frameRate.seconds).rounded()) }
+
+    /// Each rule as the sentence the user sees.
+    public func check() throws {
+        let ext = (output as NSString).pathExtension.lowercased()
+        guard let container = Self.containers[ext] else { throw JobError("\(output): the output must end in .mp4, .m4v, .mov or .mkv.") }
+        guard codec.containers.contains(container) else { throw JobError("\(output): --codec \(codec.rawValue) needs a .mov or .mkv file.") }
+        guard duration.isFinite, duration > 0, frames >= 1 else { throw JobError("--duration must be a positive number of seconds giving at least one frame.") }
+        guard frameRate.num > 0, frameRate.den > 0, frameRate.seconds <= 240 else { throw JobError("--fps must be a positive rate of at most 240.") }
+        guard frames < Int64(CodeWord.modulus) else { throw JobError("--duration is too long: the frame code counts \(CodeWord.modulus) frames.") }
+        guard size.width >= 160, size.height >= 90, size.width % 2 == 0, size.height % 2 == 0, size.width <= 8192, size.height <= 8192 else {
+            throw JobError("--size must be even numbers from 160x90 to 8192x8192 (the code needs room).")
+        }
+        if let r = audioRate { guard (8_000...192_000).contains(r) else { throw JobError("--audio-rate must be from 8000 to 192000 Hz.") } }
+        guard (1...8).contains(channels) else { throw JobError("--channels must be from 1 to 8.") }
+        // The folder, the name's length: OutputPath's rules, asked of the name as a .mov (a
+        // container it knows, the same length) and told of the real name.
+        let asMov = (output as NSString).deletingPathExtension + ".mov"
+        do { try OutputPath.check(asMov, inputs: []) } catch let e as JobError {
+            throw JobError(e.description.replacingOccurrences(of: asMov, with: output))
+        }
+    }
+}
+
+/// Writes the identity-coded movie: frame k painted with `TestPicture` (its `FrameCode`) at pts
+/// k/fps; the `AudioCode` rendered sample by sample, the audio cut to round(frames / fps x rate)
+/// samples. Written to a temporary beside the output and renamed when complete.
+public enum TestSourceJob {
+    public struct Result: Sendable { public var frames: Int64; public var audioSamples: Int64 }
+
+    public static func run(_ o: TestSourceOptions, cancellation: CancellationToken = CancellationToken()) throws -> Result {
+        try o.check()
+        let container = TestSourceOptions.containers[(o.output as NSString).pathExtension.lowercased()]!
+        let folder = (URL(fileURLWithPath: o.output).deletingLastPathComponent().path)
+        OutputPath.removeStaleTemporaries(in: folder)
+        let temporary = OutputPath.temporary(beside: o.output)
+        do {
+            let result = try write(o, container: container, to: temporary, cancellation: cancellation)
+            try OutputPath.commit(temporary, to: o.output)
+            return result
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    static func write(_ o: TestSourceOptions, container: String, to path: String, cancellation: CancellationToken) throws -> Result {
+        let writer = try SourceMovieWriter(path: path, container: container, codec: o.codec, size: o.size, frameRate: o.frameRate,
+                                           audioRate: o.audioRate, channels: o.channels)
+        do {
+            let frame = try Frame(width: o.size.width, height: o.size.height)
+            let code = AudioCode(frameRate: o.frameRate)
+            var samples = [Float](repeating: 0, count: 1)
+            var written: Int64 = 0
+            let fps = o.frameRate
+            for k in 0..<o.frames {
+                if cancellation.isCancelled { throw JobError.cancelled }
+                try frame.makeWritable()
+                frame.withImage { TestPicture.paint(frame: Int(k), frameRate: fps, into: $0) }
+                try writer.writeVideo(frame, index: k)
+                guard let rate = o.audioRate else { continue }
+                // The audio up to the end of frame k, to the nearest sample: exact rationals.
+                let r = Int64(rate)
+                let end = ((k + 1) * r * fps.den * 2 + fps.num) / (2 * fps.num)
+                let n = Int(end - written)
+                if n > samples.count { samples = [Float](repeating: 0, count: n) }
+                samples.withUnsafeMutableBufferPointer { b in
+                    let part = UnsafeMutableBufferPointer(rebasing: b[0..<n])
+                    code.render(first: written, rate: rate, into: part)
+                }
+                try samples.withUnsafeBufferPointer { try writer.writeAudio(UnsafeBufferPointer(rebasing: $0[0..<n])) }
+                written = end
+            }
+            try writer.finish()
+            return Result(frames: o.frames, audioSamples: written)
+        } catch {
+            try? writer.close()
+            throw error
+        }
+    }
+}
