@@ -17,7 +17,7 @@ final class IMUServeCommandTests: IIOTestCase {
         return path
     }
 
-    let good = (0..<50).map { IMUReading(t: Int64($0) * 5_000_000, gyro: (0.1, 0.2, 0.3), accel: (0, -9.8, 0)) }
+    let good = (0..<50).map { IMUReading(t: Int64($0) * 5_000_000, gyro: SIMD3(0.1, 0.2, 0.3), accel: SIMD3(0, -9.8, 0)) }
 
     /// A store as an older Lockstep could leave it: this one refuses to write values that are
     /// not finite, so the damage is done in SQL afterwards.
