@@ -246,14 +246,19 @@ final class IMUImportHardeningTests: IIOTestCase {
 
     func size(_ path: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0 }
 
-    func testSIGINTMidImportLeavesTheStoreByteIdentical() throws {
+    func testSIGINTMidImportLeavesTheStoreByteIdentical() throws { try assertInterruptedImportLeavesTheStore(SIGINT, status: 130) }
+
+    /// A closed terminal (SIGHUP) rolls the import back as Ctrl-C does.
+    func testSIGHUPMidImportLeavesTheStoreByteIdentical() throws { try assertInterruptedImportLeavesTheStore(SIGHUP, status: 129) }
+
+    func assertInterruptedImportLeavesTheStore(_ sig: Int32, status: Int32) throws {
         let big = try bigTrace()
         XCTAssertEqual(try lockstep(["imu", "import", Self.fixture("pan.csv"), "-o", store]).status, 0)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: store))
         let before = try listing()
         // Samples have reached the WAL (the transaction spilled): the import is half-way.
-        let r = try interrupt(big, with: SIGINT) { size(store + "-wal") > 256 << 10 }
-        XCTAssertEqual(r.status, 130, r.stderr)
+        let r = try interrupt(big, with: sig) { size(store + "-wal") > 256 << 10 }
+        XCTAssertEqual(r.status, status, r.stderr)
         XCTAssertEqual(r.stderr, "Error: interrupted: nothing was imported\n")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), bytes, "the store is byte-identical")
         XCTAssertEqual(try listing(), before, "no -wal, -shm or other file left")
