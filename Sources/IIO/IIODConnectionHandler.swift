@@ -145,12 +145,14 @@ final class IIODConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         if readbuf == nil && context.channel.isWritable { context.read() }
     }
 
-    /// Sends what this turn wrote and comes back in a later turn of the event loop.
+    /// Sends what this turn wrote and comes back a millisecond later. Not `execute`: NIO runs
+    /// tasks queued while it runs tasks before it looks at I/O again, so a stream re-queuing
+    /// itself kept other connections and new accepts waiting as long as it lasted.
     private func yieldTurn(_ context: ChannelHandlerContext) {
         context.flush()
         guard !turnScheduled else { return }
         turnScheduled = true
-        context.eventLoop.assumeIsolated().execute { [self] in
+        context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(1)) { [self] in
             turnScheduled = false
             drive(context)
         }
