@@ -60,16 +60,16 @@ let package = Package(
 
         // Scratch folders, fixtures, the built binary and outside processes, shared by every
         // test target (a plain target: SwiftPM links it into the test bundles that use it).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "TestSupport"]),
-        .testTarget(name: "MotionTests", dependencies: ["Motion", "MotionIO", "TestSupport"]),
-        .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
-        .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "TestSupport"]),
-        .testTarget(name: "IIOTests", dependencies: ["IIO", "TraceStore", "MotionIO", "TestSupport", .product(name: "NIOCore", package: "swift-nio")]),
-        .testTarget(name: "SyncCodeTests", dependencies: ["SyncCode", "Compositor"]),
-        .testTarget(name: "VerifyTests", dependencies: ["Verify", "SyncCode", "TestSupport"]),
-        .testTarget(name: "LockstepTests", dependencies: ["Lockstep", "TestSupport"]),
-        .testTarget(name: "LockstepCLITests", dependencies: ["LockstepCLI", "TestSupport"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(name: "MotionTests", dependencies: ["Motion", "MotionIO", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(name: "IIOTests", dependencies: ["IIO", "TraceStore", "MotionIO", "TestSupport", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(name: "SyncCodeTests", dependencies: ["SyncCode", "Compositor"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(name: "VerifyTests", dependencies: ["Verify", "SyncCode", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(name: "LockstepTests", dependencies: ["Lockstep", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(name: "LockstepCLITests", dependencies: ["LockstepCLI", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

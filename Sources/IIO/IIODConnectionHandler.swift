@@ -109,20 +109,53 @@ final class IIODConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
 
     // MARK: the loop
 
+    /// Set while `drive` runs: a writability change fired from inside its own flush only asks it
+    /// to go round again. (Called back in, it recursed once per flush of a fast stream, and the
+    /// event loop never got back to its tasks: a signal's `stop()` waited for ever.)
+    private var driving = false
+    private var again = false
+    private var turnScheduled = false
+    /// READBUF chunks one turn may send before the event loop serves its other connections and
+    /// tasks (closing them all on a stop among them); the rest follows in a later turn.
+    static let chunksPerTurn = 2
+
     /// Answers requests and streams samples while the channel is writable; asks for more input
     /// only when everything read so far is answered.
     private func drive(_ context: ChannelHandlerContext) {
-        while !closing && context.channel.isWritable {
-            if readbuf != nil {
-                if pump(context) { continue } else { break }
+        if driving { again = true; return }
+        driving = true
+        defer { driving = false }
+        var chunks = 0
+        repeat {
+            again = false
+            while !closing && context.channel.isWritable {
+                if readbuf != nil {
+                    guard chunks < Self.chunksPerTurn else { return yieldTurn(context) }
+                    chunks += 1
+                    if pump(context) { continue } else { break }
+                }
+                guard let request = decoder.decode(buffer: &input) else { break }
+                handle(request, context)
             }
-            guard let request = decoder.decode(buffer: &input) else { break }
-            handle(request, context)
-        }
+            if closing { return }
+            context.flush()
+        } while again && !closing
         if closing { return }
-        context.flush()
         if input.readableBytes == 0 { input.clear() } else if input.readerIndex > 64 * 1024 { input.discardReadBytes() }
         if readbuf == nil && context.channel.isWritable { context.read() }
+    }
+
+    /// Sends what this turn wrote and comes back a millisecond later. Not `execute`: NIO runs
+    /// tasks queued while it runs tasks before it looks at I/O again, so a stream re-queuing
+    /// itself kept other connections and new accepts waiting as long as it lasted.
+    private func yieldTurn(_ context: ChannelHandlerContext) {
+        context.flush()
+        guard !turnScheduled else { return }
+        turnScheduled = true
+        context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(1)) { [self] in
+            turnScheduled = false
+            drive(context)
+        }
     }
 
     private func write(_ text: String, _ context: ChannelHandlerContext) {

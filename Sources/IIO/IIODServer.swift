@@ -61,6 +61,8 @@ public final class IIODServer: Sendable {
     private let channel: Channel
     private let stats: NIOLockedValueBox<Statistics>
     private let stopped = NIOLockedValueBox(false)
+    /// Every connection open now (refused ones too), so `stop()` can end them itself.
+    private let children: NIOLockedValueBox<[ObjectIdentifier: Channel]>
 
     /// Binds and listens; connections wait in the backlog until `start()`.
     public init(device: ReplayDevice, options: Options = Options()) throws {
@@ -79,6 +81,8 @@ public final class IIODServer: Sendable {
         }
         let stats = NIOLockedValueBox(Statistics())
         self.stats = stats
+        let children = NIOLockedValueBox([ObjectIdentifier: Channel]())
+        self.children = children
         var xml = ByteBuffer(string: device.xml)
         var print = ByteBuffer(string: "\(xml.readableBytes)\n")
         print.writeBuffer(&xml)
@@ -112,6 +116,9 @@ public final class IIODServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 64 * 1024))
             .childChannelInitializer { channel in
+                let id = ObjectIdentifier(channel)
+                children.withLockedValue { $0[id] = channel }
+                channel.closeFuture.whenComplete { _ in children.withLockedValue { _ = $0.removeValue(forKey: id) } }
                 let admitted = stats.withLockedValue { s -> Bool in
                     guard s.open < maxConnections else { s.refused += 1; return false }
                     s.open += 1; s.accepted += 1
@@ -150,17 +157,26 @@ public final class IIODServer: Sendable {
     /// Counters since the server started.
     public var statistics: Statistics { stats.withLockedValue { $0 } }
 
-    /// Stops accepting and ends every connection. Safe to call twice, and from any thread but the
-    /// server's own event loop (where it only begins the shutdown).
+    /// Stops accepting, ends every connection whatever its client is doing (idle, waiting for
+    /// samples, not reading what was sent: nothing sent is waited for), then closes the listener
+    /// and the event loop. Safe to call twice, and from any thread but the server's own event
+    /// loop (where it only begins the shutdown).
     public func stop() {
         let first = stopped.withLockedValue { done in defer { done = true }; return !done }
         guard first else { return }
-        channel.close(promise: nil)
-        if MultiThreadedEventLoopGroup.currentEventLoop == nil {
-            try? group.syncShutdownGracefully()
-        } else {
+        guard MultiThreadedEventLoopGroup.currentEventLoop == nil else {
+            channel.close(promise: nil)
             group.shutdownGracefully { _ in }
+            return
         }
+        // One task on the loop, so it runs at its next turn whatever the connections are doing.
+        let (listener, children) = (channel, children)
+        try? channel.eventLoop.submit {
+            try? listener.syncOptions?.setOption(.autoRead, value: false)
+            for child in children.withLockedValue({ Array($0.values) }) { child.close(promise: nil) }
+            listener.close(promise: nil)
+        }.wait()
+        try? group.syncShutdownGracefully()
     }
 }
 

@@ -27,7 +27,7 @@ final class RecordingSession {
     let accel: Source?
     var buffers: [IIOBuffer] { [gyro.buffer] + (accel.map { [$0.buffer] } ?? []) }
     /// Accelerometer samples from a separate device not yet paired with a gyro sample.
-    private var accelQueue: [(t: Int64, v: (Double, Double, Double))] = []
+    private var accelQueue: [(t: Int64, v: SIMD3<Double>)] = []
 
     init(options: RecorderOptions) throws {
         context = try IIOContext(uri: options.uri)
@@ -108,7 +108,7 @@ final class RecordingSession {
         }
         let n = min(times.count, g.map(\.count).min() ?? 0)
         g = g.map { Array($0.prefix(n)) }
-        var acc: [(Double, Double, Double)]?
+        var acc: [SIMD3<Double>]?
         if let accel {
             if accel.buffer === gyro.buffer {
                 let a = accel.axes.map { axis in
@@ -116,12 +116,12 @@ final class RecordingSession {
                     gyro.buffer.forEach(axis.channel) { values.append(axis.value(axis.channel.integer(at: $0))) }
                     return values
                 }
-                acc = (0..<n).map { (a[0][$0], a[1][$0], a[2][$0]) }
+                acc = (0..<n).map { SIMD3(a[0][$0], a[1][$0], a[2][$0]) }
             } else {
                 acc = try pairAccel(with: Array(times.prefix(n)), accel)
             }
         }
-        return (0..<n).map { i in IMUReading(t: times[i], gyro: (g[0][i], g[1][i], g[2][i]), accel: acc?[i]) }
+        return (0..<n).map { i in IMUReading(t: times[i], gyro: SIMD3(g[0][i], g[1][i], g[2][i]), accel: acc?[i]) }
     }
 
     private func timestamps(_ source: Source) -> [Int64] {
@@ -140,8 +140,8 @@ final class RecordingSession {
 
     /// An accelerometer on another device: each gyro sample takes the latest accel sample at or
     /// before it (the first one while none is), refilling the accel buffer until it catches up.
-    private func pairAccel(with times: [Int64], _ accel: Source) throws -> [(Double, Double, Double)] {
-        var out: [(Double, Double, Double)] = []
+    private func pairAccel(with times: [Int64], _ accel: Source) throws -> [SIMD3<Double>] {
+        var out: [SIMD3<Double>] = []
         for t in times {
             while accelQueue.count < 2 || accelQueue.last!.t < t {
                 let before = accelQueue.count
@@ -152,7 +152,7 @@ final class RecordingSession {
                     accel.buffer.forEach(axis.channel) { values.append(axis.value(axis.channel.integer(at: $0))) }
                     return values
                 }
-                for i in 0..<min(ts.count, a[0].count) { accelQueue.append((ts[i], (a[0][i], a[1][i], a[2][i]))) }
+                for i in 0..<min(ts.count, a[0].count) { accelQueue.append((ts[i], SIMD3(a[0][i], a[1][i], a[2][i]))) }
                 if accelQueue.count == before { break }
                 if accelQueue.count >= 2 && accelQueue.last!.t >= t { break }
             }

@@ -78,7 +78,7 @@ public struct ReplayDevice: Sendable {
         for r in samples {
             raws += [Self.quantise(r.gyro.x, gScale), Self.quantise(r.gyro.y, gScale), Self.quantise(r.gyro.z, gScale)]
             if hasAccel {
-                let a = r.accel ?? (0, 0, 0)
+                let a = r.accel ?? .zero
                 raws += [Self.quantise(a.x, aScale), Self.quantise(a.y, aScale), Self.quantise(a.z, aScale)]
             }
         }

@@ -4,7 +4,7 @@ import Motion
 import TraceStore
 
 /// `lockstep imu record`: records a gyro (and accelerometer) through libiio into a new trace of a
-/// store, one transaction per buffer refill, until Ctrl-C, SIGTERM, --duration or a failure.
+/// store, one transaction per buffer refill, until Ctrl-C, SIGTERM, SIGHUP, --duration or a failure.
 public struct IMURecordJob: Sendable {
     public var uri: String
     /// The gyro device by name or id; nil = the first with anglvel_x/y/z.
@@ -46,11 +46,11 @@ public struct IMURecordJob: Sendable {
             let kept = trace.map { "\(samples) samples in trace \($0) of \(output)" } ?? "nothing recorded"
             return stop.exitStatus == 0 ? "\(stop.sentence): \(kept)" : "Error: \(stop.sentence) (\(kept))"
         }
-        /// 0 for an asked-for end, 143 for SIGTERM, 1 for a failure.
+        /// 0 for an asked-for end, 143 for SIGTERM, 129 for SIGHUP, 1 for a failure.
         public var exitStatus: Int32 { stop.exitStatus }
     }
 
-    /// Records until stopped; SIGINT and SIGTERM stop it cleanly (everything received is kept).
+    /// Records until stopped; SIGINT, SIGTERM and SIGHUP stop it cleanly (everything received is kept).
     /// `log` hears the opening line; `progress` the samples stored after each commit.
     public func run(log: @escaping @Sendable (String) -> Void = standardErrorLine,
                     progress: (Int) -> Void = { _ in }) throws -> Outcome {
@@ -58,12 +58,21 @@ public struct IMURecordJob: Sendable {
         let store = try TraceStore(path: output, mode: .create)
         let sink = StoreSink(store: store, log: log)
         let recorder = Recorder(options: RecorderOptions(uri: uri, device: device, rateHz: rateHz, duration: duration, accel: accel))
-        let (stop, samples) = withSignals([SIGINT, SIGTERM], { sig in recorder.stop(sig == SIGINT ? .interrupted : .terminated) }) {
+        let (stop, samples) = withSignals([SIGINT, SIGTERM, SIGHUP], { sig in recorder.stop(Self.stop(for: sig)) }) {
             recorder.run(into: sink, progress: progress)
         }
         // A failed checkpoint (a full disk) loses nothing: the committed samples are in the WAL.
         try? store.close()
         return Outcome(stop: stop, samples: samples, trace: sink.trace, output: output)
+    }
+
+    /// Why a stop signal ended the recording.
+    static func stop(for signal: Int32) -> RecorderStateMachine.Stop {
+        switch signal {
+        case SIGINT: .interrupted
+        case SIGHUP: .hungUp
+        default: .terminated
+        }
     }
 }
 

@@ -114,22 +114,3 @@ public struct IMUServeJob: Sendable {
 @Sendable public func standardErrorLine(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
-
-/// Runs `body` with `signals` turned into calls of `handler` on a queue of their own (not in a
-/// signal handler, so the handler may take locks and call libiio), restoring the default
-/// actions afterwards.
-func withSignals<T>(_ signals: [Int32], _ handler: @escaping @Sendable (Int32) -> Void, _ body: () throws -> T) rethrows -> T {
-    let queue = DispatchQueue(label: "lockstep.imu.signals")
-    let sources = signals.map { sig -> DispatchSourceSignal in
-        signal(sig, SIG_IGN)
-        let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-        s.setEventHandler { handler(sig) }
-        s.resume()
-        return s
-    }
-    defer {
-        for s in sources { s.cancel() }
-        for sig in signals { signal(sig, SIG_DFL) }
-    }
-    return try body()
-}

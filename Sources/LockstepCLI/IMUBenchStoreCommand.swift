@@ -25,7 +25,7 @@ struct IMUBenchStoreCommand: ParsableCommand {
         batch.reserveCapacity(4096)
         for i in 0..<samples {
             let x = Double(i) * 1e-4
-            batch.append(IMUReading(t: Int64(i) * step, gyro: (sin(x), cos(x), x), accel: (0.1, -9.8, 0.2)))
+            batch.append(IMUReading(t: Int64(i) * step, gyro: SIMD3(sin(x), cos(x), x), accel: SIMD3(0.1, -9.8, 0.2)))
             if batch.count == 4096 { try store.append(batch, to: id); batch.removeAll(keepingCapacity: true) }
         }
         try store.append(batch, to: id)

@@ -6,9 +6,9 @@ struct IMURecordCommand: ParsableCommand {
         commandName: "record",
         abstract: "Record a gyro (and accelerometer) through libiio into a new trace of a store.",
         discussion: """
-            Samples are committed once per buffer refill, so Ctrl-C, SIGTERM or a vanished device lose nothing \
-            already received. Exit status: 0 when stopped by Ctrl-C or --duration, 143 for SIGTERM, 1 when the \
-            device failed.
+            Samples are committed once per buffer refill, so Ctrl-C, SIGTERM, SIGHUP or a vanished device lose \
+            nothing already received. Exit status: 0 when stopped by Ctrl-C or --duration, 143 for SIGTERM, 129 \
+            for SIGHUP, 1 when the device failed.
             """)
 
     @Option(help: ArgumentHelp("A libiio URI: ip:HOST[:PORT], local:, usb:...", valueName: "uri")) var uri: String

@@ -9,9 +9,9 @@ public struct AttitudeFilter {
     /// How strongly the accelerometer corrects the gyro (rad/s per unit error).
     public static let gain = 1.0
 
-    public var attitude: [(Double, Double, Double, Double)] = []
-    public var gravity: [(Double, Double, Double)] = []
-    public var userAcceleration: [(Double, Double, Double)] = []
+    public var attitude: [Quaternion] = []
+    public var gravity: [SIMD3<Double>] = []
+    public var userAcceleration: [SIMD3<Double>] = []
 
     /// The reading nearest time t.
     public func index(at t: Int64, times: [Int64]) -> Int {
@@ -21,71 +21,50 @@ public struct AttitudeFilter {
         return lo
     }
 
-    static func run(_ readings: [IMUReading], times: [Int64], rates: [(Double, Double, Double)]) -> AttitudeFilter {
+    static func run(_ readings: [IMUReading], times: [Int64], rates: [SIMD3<Double>]) -> AttitudeFilter {
         var f = AttitudeFilter()
         f.attitude.reserveCapacity(readings.count)
+        let up = SIMD3<Double>(0, 0, 1)
         // Start from the first accelerometer reading's direction, if any.
-        var q = (1.0, 0.0, 0.0, 0.0)
+        var q = Quaternion.identity
         if let a = readings.first(where: { $0.accel != nil })?.accel {
-            q = quaternion(from: (0, 0, 1), to: normalised((a.x, a.y, a.z)))
+            q = quaternion(from: up, to: normalised(a))
         }
         for i in readings.indices {
             let dt = i == 0 ? 0 : Double(times[i] - times[i - 1]) / 1e9
             var w = rates[i]
-            let g = rotate((0, 0, 1), by: q)   // current gravity estimate, body axes
+            let g = q.act(on: up)   // current gravity estimate, body axes
             if let a = readings[i].accel {
-                let n = norm((a.x, a.y, a.z)) / standardGravity
+                let n = a.length / standardGravity
                 if n > 0.5 && n < 1.5 {
-                    let e = cross(normalised((a.x, a.y, a.z)), g)
-                    w = (w.0 + gain * e.0, w.1 + gain * e.1, w.2 + gain * e.2)
+                    w += gain * normalised(a).cross(g)
                 }
             }
             // Body rates turn body vectors by -w: the attitude maps reference (0,0,1) to body gravity.
-            q = integrate(q, (-w.0, -w.1, -w.2), dt)
-            let gravity = rotate((0, 0, 1), by: q)
+            q = integrate(q, -w, dt)
+            let gravity = q.act(on: up)
             f.attitude.append(q)
             f.gravity.append(gravity)
-            if let a = readings[i].accel {
-                f.userAcceleration.append((a.x / standardGravity - gravity.0, a.y / standardGravity - gravity.1, a.z / standardGravity - gravity.2))
-            } else {
-                f.userAcceleration.append((0, 0, 0))
-            }
+            f.userAcceleration.append(readings[i].accel.map { $0 / standardGravity - gravity } ?? .zero)
         }
         return f
     }
 
-    // Small quaternion and vector helpers (w, x, y, z).
-    static func norm(_ v: (Double, Double, Double)) -> Double { (v.0 * v.0 + v.1 * v.1 + v.2 * v.2).squareRoot() }
-    static func normalised(_ v: (Double, Double, Double)) -> (Double, Double, Double) {
-        let n = norm(v); return n > 0 ? (v.0 / n, v.1 / n, v.2 / n) : (0, 0, 1)
+    static func normalised(_ v: SIMD3<Double>) -> SIMD3<Double> {
+        let n = v.length; return n > 0 ? v / n : SIMD3(0, 0, 1)
     }
-    static func cross(_ a: (Double, Double, Double), _ b: (Double, Double, Double)) -> (Double, Double, Double) {
-        (a.1 * b.2 - a.2 * b.1, a.2 * b.0 - a.0 * b.2, a.0 * b.1 - a.1 * b.0)
-    }
-    static func multiply(_ a: (Double, Double, Double, Double), _ b: (Double, Double, Double, Double)) -> (Double, Double, Double, Double) {
-        (a.0 * b.0 - a.1 * b.1 - a.2 * b.2 - a.3 * b.3,
-         a.0 * b.1 + a.1 * b.0 + a.2 * b.3 - a.3 * b.2,
-         a.0 * b.2 - a.1 * b.3 + a.2 * b.0 + a.3 * b.1,
-         a.0 * b.3 + a.1 * b.2 - a.2 * b.1 + a.3 * b.0)
-    }
-    static func rotate(_ v: (Double, Double, Double), by q: (Double, Double, Double, Double)) -> (Double, Double, Double) {
-        let r = multiply(multiply(q, (0, v.0, v.1, v.2)), (q.0, -q.1, -q.2, -q.3))
-        return (r.1, r.2, r.3)
-    }
-    static func integrate(_ q: (Double, Double, Double, Double), _ w: (Double, Double, Double), _ dt: Double) -> (Double, Double, Double, Double) {
-        // Exact rotation by |w| dt about w, applied on the body side.
-        let angle = norm(w) * dt
+
+    /// `q` turned by |w| dt about w, on the body side (exact for a constant rate).
+    static func integrate(_ q: Quaternion, _ w: SIMD3<Double>, _ dt: Double) -> Quaternion {
+        let angle = w.length * dt
         guard angle > 0 else { return q }
-        let axis = normalised(w), s = Double.sin(angle / 2), c = Double.cos(angle / 2)
-        let r = multiply(q, (c, axis.0 * s, axis.1 * s, axis.2 * s))
-        let n = (r.0 * r.0 + r.1 * r.1 + r.2 * r.2 + r.3 * r.3).squareRoot()
-        return (r.0 / n, r.1 / n, r.2 / n, r.3 / n)
+        return (q * Quaternion(angle: angle, axis: normalised(w))).normalized
     }
-    static func quaternion(from a: (Double, Double, Double), to b: (Double, Double, Double)) -> (Double, Double, Double, Double) {
-        let c = cross(a, b), d = a.0 * b.0 + a.1 * b.1 + a.2 * b.2
-        if d < -0.999999 { return (0, 1, 0, 0) }
-        let q = (1 + d, c.0, c.1, c.2)
-        let n = (q.0 * q.0 + q.1 * q.1 + q.2 * q.2 + q.3 * q.3).squareRoot()
-        return (q.0 / n, q.1 / n, q.2 / n, q.3 / n)
+
+    /// The shortest rotation taking unit vector a to unit vector b.
+    static func quaternion(from a: SIMD3<Double>, to b: SIMD3<Double>) -> Quaternion {
+        let d = (a * b).sum()
+        if d < -0.999999 { return Quaternion(w: 0, x: 1, y: 0, z: 0) }
+        return Quaternion(real: 1 + d, imaginary: a.cross(b)).normalized
     }
 }

@@ -116,11 +116,11 @@ public enum AxisMapping: Equatable, Sendable {
         }
     }
 
-    public func apply(_ v: (Double, Double, Double)) -> (Double, Double, Double) {
+    public func apply(_ v: SIMD3<Double>) -> SIMD3<Double> {
         let m = rows
-        return (m[0][0] * v.0 + m[0][1] * v.1 + m[0][2] * v.2,
-                m[1][0] * v.0 + m[1][1] * v.1 + m[1][2] * v.2,
-                m[2][0] * v.0 + m[2][1] * v.1 + m[2][2] * v.2)
+        return SIMD3(m[0][0] * v.x + m[0][1] * v.y + m[0][2] * v.z,
+                     m[1][0] * v.x + m[1][1] * v.y + m[1][2] * v.z,
+                     m[2][0] * v.x + m[2][1] * v.y + m[2][2] * v.z)
     }
 
     /// A Gyroflow `orientation` string (gcsv header, Gyroflow's "IMU orientation") as a mapping

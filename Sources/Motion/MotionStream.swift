@@ -7,27 +7,30 @@ public struct MotionSample: Equatable, Sendable {
     /// Video clock, nanoseconds: the middle of the interval.
     public var time: Int64
     /// Mean angular rate over the interval, camera axes, rad/s.
-    public var rotationRate: (x: Double, y: Double, z: Double)
-    /// Where the trace has an accelerometer: attitude (unit quaternion w, x, y, z), gravity and
-    /// user acceleration in g, camera axes, as CoreMotion's device motion gives them.
-    public var attitude: (w: Double, x: Double, y: Double, z: Double)?
-    public var gravity: (x: Double, y: Double, z: Double)?
-    public var userAcceleration: (x: Double, y: Double, z: Double)?
+    public var rotationRate: SIMD3<Double>
+    /// Where the trace has an accelerometer: attitude, gravity and user acceleration in g,
+    /// camera axes, as CoreMotion's device motion gives them.
+    public var attitude: Quaternion?
+    public var gravity: SIMD3<Double>?
+    public var userAcceleration: SIMD3<Double>?
 
-    public static func == (a: MotionSample, b: MotionSample) -> Bool {
-        a.time == b.time && a.rotationRate == b.rotationRate
+    public init(time: Int64, rotationRate: SIMD3<Double>, attitude: Quaternion? = nil, gravity: SIMD3<Double>? = nil,
+                userAcceleration: SIMD3<Double>? = nil) {
+        self.time = time; self.rotationRate = rotationRate
+        self.attitude = attitude; self.gravity = gravity; self.userAcceleration = userAcceleration
     }
 }
 
 /// One raw reading, IMU axes and clock.
 public struct IMUReading: Equatable, Sendable {
     public var t: Int64
-    public var gyro: (x: Double, y: Double, z: Double)
-    public var accel: (x: Double, y: Double, z: Double)?
-    public init(t: Int64, gyro: (Double, Double, Double), accel: (Double, Double, Double)? = nil) {
-        self.t = t; self.gyro = (gyro.0, gyro.1, gyro.2); self.accel = accel.map { ($0.0, $0.1, $0.2) }
+    /// Angular rate, rad/s.
+    public var gyro: SIMD3<Double>
+    /// Specific force, m/s^2, where the trace has an accelerometer.
+    public var accel: SIMD3<Double>?
+    public init(t: Int64, gyro: SIMD3<Double>, accel: SIMD3<Double>? = nil) {
+        self.t = t; self.gyro = gyro; self.accel = accel
     }
-    public static func == (a: IMUReading, b: IMUReading) -> Bool { a.t == b.t && a.gyro == b.gyro }
 }
 
 public struct MotionStreamReport: Equatable, Sendable {
@@ -79,9 +82,9 @@ public enum MotionStream {
 public struct MotionSampler {
     /// Every reading's time on the video clock (the calibration's clock mapping), ns.
     public let times: [Int64]
-    private let rates: [(Double, Double, Double)]
-    /// Integral of each axis from the first reading to each reading (rad).
-    private let cumulative: [(Double, Double, Double)]
+    /// The bias-free rate integrated on the video clock, IMU axes: the one rate integral, which
+    /// the gyro sync uses too.
+    private let integral: GyroIntegral
     private let mapping: AxisMapping
     private let gapLimit: Int64
     private let fused: AttitudeFilter?
@@ -90,22 +93,16 @@ public struct MotionSampler {
     public init?(_ readings: [IMUReading], calibration: Calibration, maxGap: Int64? = nil) {
         guard readings.count >= 2 else { return nil }
         let clock = calibration.clock
-        let bias = calibration.gyroBias
+        let b = calibration.gyroBias
+        let bias = SIMD3(b[0], b[1], b[2])
         mapping = calibration.axisMapping
         // Video-clock times and bias-free rates, IMU axes.
         let times = readings.map { clock.videoNs(fromIMU: $0.t) }
-        let rates = readings.map { ($0.gyro.x - bias[0], $0.gyro.y - bias[1], $0.gyro.z - bias[2]) }
+        let rates = readings.map { $0.gyro - bias }
         gapLimit = maxGap ?? 2 * MotionStream.medianStep(times)
         fused = readings.contains { $0.accel != nil } ? AttitudeFilter.run(readings, times: times, rates: rates) : nil
-        // Cumulative integral of each axis at every reading (trapezoids are exact for linear pieces).
-        var cum = [(Double, Double, Double)](repeating: (0, 0, 0), count: times.count)
-        for i in 1..<times.count {
-            let h = Double(times[i] - times[i - 1]) / 1e9
-            cum[i] = (cum[i - 1].0 + (rates[i - 1].0 + rates[i].0) * h / 2,
-                      cum[i - 1].1 + (rates[i - 1].1 + rates[i].1) * h / 2,
-                      cum[i - 1].2 + (rates[i - 1].2 + rates[i].2) * h / 2)
-        }
-        self.times = times; self.rates = rates; cumulative = cum
+        integral = GyroIntegral(times: times, rates: rates.map(Vec3.init))
+        self.times = times
     }
 
     /// The index of the last reading at or before t (0 when t is before the first).
@@ -113,15 +110,6 @@ public struct MotionSampler {
         var lo = 0, hi = times.count - 1
         while lo < hi { let m = (lo + hi + 1) / 2; if times[m] <= t { lo = m } else { hi = m - 1 } }
         return lo
-    }
-
-    /// The integral from the first reading to time t (t within the trace), exact.
-    private func integral(at t: Int64) -> (Double, Double, Double) {
-        let i = min(readingIndex(atOrBefore: t), times.count - 2)
-        let h = Double(times[i + 1] - times[i]) / 1e9, s = Double(t - times[i]) / 1e9
-        let cum = cumulative
-        func axis(_ c: Double, _ g0: Double, _ g1: Double) -> Double { c + g0 * s + (g1 - g0) * s * s / (2 * h) }
-        return (axis(cum[i].0, rates[i].0, rates[i + 1].0), axis(cum[i].1, rates[i].1, rates[i + 1].1), axis(cum[i].2, rates[i].2, rates[i + 1].2))
     }
 
     /// Any step between readings that overlaps [a, b) and is longer than the gap limit.
@@ -137,19 +125,14 @@ public struct MotionSampler {
     /// The mean rate over [a, b) (video clock, ns) in camera axes, stamped at its middle; nil
     /// where the trace does not cover the interval or has a gap in it.
     public func sample(from a: Int64, to b: Int64) -> MotionSample? {
-        guard b > a, a >= times.first!, b <= times.last!, !hasGap(a, b) else { return nil }
-        let ia = integral(at: a), ib = integral(at: b)
-        let dt = Double(b - a) / 1e9
-        let mean = mapping.apply(((ib.0 - ia.0) / dt, (ib.1 - ia.1) / dt, (ib.2 - ia.2) / dt))
+        guard b > a, a >= times.first!, b <= times.last!, !hasGap(a, b), let mean = integral.meanRate(a, b) else { return nil }
         let middle = a + (b - a) / 2
-        var sample = MotionSample(time: middle, rotationRate: (mean.0, mean.1, mean.2))
+        var sample = MotionSample(time: middle, rotationRate: mapping.apply(mean.simd))
         if let fused {
             let k = fused.index(at: middle, times: times)
-            let q = fused.attitude[k], g = fused.gravity[k], u = fused.userAcceleration[k]
-            sample.attitude = q
-            let gm = mapping.apply((g.0, g.1, g.2)), um = mapping.apply((u.0, u.1, u.2))
-            sample.gravity = (gm.0, gm.1, gm.2)
-            sample.userAcceleration = (um.0, um.1, um.2)
+            sample.attitude = fused.attitude[k]
+            sample.gravity = mapping.apply(fused.gravity[k])
+            sample.userAcceleration = mapping.apply(fused.userAcceleration[k])
         }
         return sample
     }

@@ -39,13 +39,15 @@ public enum OffsetEstimator {
             throw CalibrationError(String(format: "the video barely moves (%.2f px per frame; at least %.1f needed): there is no motion to sync the gyro against. Film a few seconds of panning, or set timeOffsetMs in a profile by hand.", rms, minimumMotion))
         }
         guard readings.count >= 2 else { throw CalibrationError("the trace has fewer than two readings") }
-        let integrals = RateIntegral(readings, calibration: Calibration(name: "", axisMapping: calibration.axisMapping, gyroBias: calibration.gyroBias))
+        // The rate in camera axes, bias removed, integrated (a linear map commutes with the integral).
+        let b = calibration.gyroBias, bias = SIMD3(b[0], b[1], b[2])
+        let integrals = GyroIntegral(times: readings.map(\.t), rates: readings.map { Vec3(calibration.axisMapping.apply($0.gyro - bias)) })
 
         func score(_ offsetNs: Int64) -> (Double, Int) {
-            var dot = 0.0, pp = 0.0, oo = 0.0, n = 0
+            var dot = 0.0, pp = 0.0, oo = 0.0, n = 0, hint = 0
             for s in shifts {
                 let a = s.from - offsetNs, b = s.to - offsetNs
-                guard let ia = integrals.at(a), let ib = integrals.at(b) else { continue }
+                guard let ia = integrals.at(a, hint: &hint), let ib = integrals.at(b, hint: &hint) else { continue }
                 let px = -f * (ib.y - ia.y), py = f * (ib.x - ia.x)
                 dot += px * s.dx + py * s.dy; pp += px * px + py * py; oo += s.dx * s.dx + s.dy * s.dy
                 n += 1
@@ -81,37 +83,5 @@ public enum OffsetEstimator {
         let used = score(Int64((best.ms * 1e6).rounded())).1
         return OffsetEstimate(offsetMs: best.ms, correlation: best.value,
                               ambiguity: best.value > 0 ? max(0, runnerUp) / best.value : 1, pairsUsed: used)
-    }
-}
-
-/// The exact integral of the piecewise-linear angular rate, camera axes, bias removed.
-struct RateIntegral {
-    let times: [Int64]
-    let rates: [(x: Double, y: Double, z: Double)]
-    let cum: [(x: Double, y: Double, z: Double)]
-
-    init(_ readings: [IMUReading], calibration: Calibration) {
-        times = readings.map(\.t)
-        let b = calibration.gyroBias
-        rates = readings.map { r in
-            let m = calibration.axisMapping.apply((r.gyro.x - b[0], r.gyro.y - b[1], r.gyro.z - b[2]))
-            return (m.0, m.1, m.2)
-        }
-        var c = [(x: Double, y: Double, z: Double)](repeating: (0, 0, 0), count: times.count)
-        for i in 1..<times.count {
-            let h = Double(times[i] - times[i - 1]) / 1e9
-            c[i] = (c[i - 1].x + (rates[i - 1].x + rates[i].x) * h / 2, c[i - 1].y + (rates[i - 1].y + rates[i].y) * h / 2,
-                    c[i - 1].z + (rates[i - 1].z + rates[i].z) * h / 2)
-        }
-        cum = c
-    }
-
-    func at(_ t: Int64) -> (x: Double, y: Double, z: Double)? {
-        guard let first = times.first, let last = times.last, t >= first, t <= last else { return nil }
-        var lo = 0, hi = times.count - 1
-        while hi - lo > 1 { let m = (lo + hi) / 2; if times[m] <= t { lo = m } else { hi = m } }
-        let h = Double(times[hi] - times[lo]) / 1e9, s = Double(t - times[lo]) / 1e9
-        func axis(_ c: Double, _ g0: Double, _ g1: Double) -> Double { h > 0 ? c + g0 * s + (g1 - g0) * s * s / (2 * h) : c }
-        return (axis(cum[lo].x, rates[lo].x, rates[hi].x), axis(cum[lo].y, rates[lo].y, rates[hi].y), axis(cum[lo].z, rates[lo].z, rates[hi].z))
     }
 }

@@ -13,16 +13,20 @@ public struct RecorderStateMachine: Sendable {
         case interrupted
         /// SIGTERM: someone other than the user at the keyboard ended it.
         case terminated
+        /// SIGHUP: the terminal it ran in was closed (an ssh session dropped, a window shut).
+        case hungUp
         case durationReached
         case sampleLimitReached
         /// The device failed or vanished; the message says how.
         case failed(String)
 
-        /// 0 where the end was asked for, 143 (128 + SIGTERM) for SIGTERM, 1 for a failure.
+        /// 0 where the end was asked for, 128 + the signal for SIGTERM (143) and SIGHUP (129): the
+        /// recording was ended by something other than its user; 1 for a failure.
         public var exitStatus: Int32 {
             switch self {
             case .interrupted, .durationReached, .sampleLimitReached: 0
             case .terminated: 143
+            case .hungUp: 129
             case .failed: 1
             }
         }
@@ -31,6 +35,7 @@ public struct RecorderStateMachine: Sendable {
             switch self {
             case .interrupted: "stopped by Ctrl-C"
             case .terminated: "stopped by SIGTERM"
+            case .hungUp: "stopped by SIGHUP"
             case .durationReached: "duration reached"
             case .sampleLimitReached: "sample count reached"
             case .failed(let why): "recording failed: \(why)"

@@ -271,11 +271,11 @@ public struct TraceParser: Sendable {
         previous = (t, number)
         let gcsv = format == .gcsv
         let gs = gcsv ? gyroScale : 1, asc = gcsv ? accelScale : 1
-        let g = (try scaled(c.gyro[0], "gx", by: gs, "gscale", scaleText.g), try scaled(c.gyro[1], "gy", by: gs, "gscale", scaleText.g),
+        let g = SIMD3(try scaled(c.gyro[0], "gx", by: gs, "gscale", scaleText.g), try scaled(c.gyro[1], "gy", by: gs, "gscale", scaleText.g),
                  try scaled(c.gyro[2], "gz", by: gs, "gscale", scaleText.g))
-        var a: (Double, Double, Double)?
+        var a: SIMD3<Double>?
         if let ai = c.accel {
-            a = (try scaled(ai[0], "ax", by: asc, "ascale", scaleText.a), try scaled(ai[1], "ay", by: asc, "ascale", scaleText.a),
+            a = SIMD3(try scaled(ai[0], "ax", by: asc, "ascale", scaleText.a), try scaled(ai[1], "ay", by: asc, "ascale", scaleText.a),
                  try scaled(ai[2], "az", by: asc, "ascale", scaleText.a))
         }
         return IMUReading(t: t, gyro: g, accel: a)

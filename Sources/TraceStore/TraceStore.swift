@@ -235,12 +235,12 @@ public final class TraceStore {
             throw TraceStoreError(path: path, "trace \(trace) holds a sample with a timestamp out of range; it cannot be read")
         }
         guard let gx = finite(1), let gy = finite(2), let gz = finite(3) else { throw corrupt(trace, t) }
-        var accel: (Double, Double, Double)?
+        var accel: SIMD3<Double>?
         if !(r.hasNull(atIndex: 4) && r.hasNull(atIndex: 5) && r.hasNull(atIndex: 6)) {
             guard let ax = finite(4), let ay = finite(5), let az = finite(6) else { throw corrupt(trace, t) }
-            accel = (ax, ay, az)
+            accel = SIMD3(ax, ay, az)
         }
-        return IMUReading(t: t, gyro: (gx, gy, gz), accel: accel)
+        return IMUReading(t: t, gyro: SIMD3(gx, gy, gz), accel: accel)
     }
 
     private func corrupt(_ trace: Int64, _ t: Int64) -> TraceStoreError {

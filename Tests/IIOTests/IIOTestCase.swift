@@ -51,6 +51,26 @@ class IIOTestCase: ScratchFolderTestCase {
         return (r.status, String(decoding: r.stdout, as: UTF8.self), r.stderr)
     }
 
+    /// `lockstep ARGS` left running (under `wrapper`, e.g. prlimit, when given), killed at the
+    /// end of the test; returns once it printed its first line.
+    func startLockstep(_ args: [String], wrapper: [String] = []) throws -> BackgroundProcess {
+        let all = wrapper + [Self.binary] + args
+        let p = try BackgroundProcess(all[0], Array(all.dropFirst()))
+        addTeardownBlock { p.end() }
+        return p
+    }
+
+    /// `lockstep imu serve FIXTURE --port 0 EXTRA` running, with the port it said it serves on.
+    func serveProcess(_ fixture: String, _ extra: [String] = [], wrapper: [String] = []) throws -> (BackgroundProcess, UInt16) {
+        let p = try startLockstep(["imu", "serve", Self.fixture(fixture), "--port", "0"] + extra, wrapper: wrapper)
+        let prefix = "serving \(Self.fixture(fixture)) on 127.0.0.1:"
+        guard p.firstLine.hasPrefix(prefix), let port = UInt16(p.firstLine.dropFirst(prefix.count).prefix { $0.isNumber }) else {
+            XCTFail("the server did not start: \(p.firstLine)")
+            throw CocoaError(.featureUnsupported)
+        }
+        return (p, port)
+    }
+
     /// Records from `uri` into a store in the scratch folder, in-process.
     func record(_ options: RecorderOptions, into path: String) throws -> (stop: RecorderStateMachine.Stop, samples: Int, trace: Int64?) {
         let store = try TraceStore(path: path)

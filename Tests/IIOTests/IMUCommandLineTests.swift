@@ -150,6 +150,12 @@ final class IMUImportHardeningTests: IIOTestCase {
 
     /// Imports `file` twice: into no store (no file may appear) and into an existing store (its
     /// bytes must not change); both must fail with exactly `message` and exit 1.
+    /// Writes `content` to `name` and asserts its import is refused with `FILE:` + `message`.
+    func assertRefused(writing name: String, _ content: String, _ message: String, fileID: StaticString = #filePath, line: UInt = #line) throws {
+        let f = try write(name, content)
+        try assertRefused(f, "\(f):\(message)", fileID: fileID, line: line)
+    }
+
     func assertRefused(_ file: String, _ message: String, fileID: StaticString = #filePath, line: UInt = #line) throws {
         let before = try listing()
         let fresh = try lockstep(["imu", "import", file, "-o", store])
@@ -170,18 +176,15 @@ final class IMUImportHardeningTests: IIOTestCase {
     }
 
     func testAScaleThatOverflowsIsRefusedNotStoredAsNaN() throws {
-        let f = try write("a.gcsv", "GYROFLOW IMU LOG\nascale,1e308\nt,gx,gy,gz,ax,ay,az\n0,1,1,1,1,0,1\n5,1,1,1,1,1,1\n")
-        try assertRefused(f, "\(f):2: ascale 1e308 is out of range (not a finite number of m/s^2)")
+        try assertRefused(writing: "a.gcsv", "GYROFLOW IMU LOG\nascale,1e308\nt,gx,gy,gz,ax,ay,az\n0,1,1,1,1,0,1\n5,1,1,1,1,1,1\n", "2: ascale 1e308 is out of range (not a finite number of m/s^2)")
     }
 
     func testAGyroScaleThatOverflowsIsRefusedNotStoredAsInf() throws {
-        let f = try write("g.gcsv", "GYROFLOW IMU LOG\ngscale,1e308\nt,gx,gy,gz\n0,0,0,0\n5,-3,0,0\n")
-        try assertRefused(f, "\(f):5: gx '-3' times gscale 1e308 is not a finite number")
+        try assertRefused(writing: "g.gcsv", "GYROFLOW IMU LOG\ngscale,1e308\nt,gx,gy,gz\n0,0,0,0\n5,-3,0,0\n", "5: gx '-3' times gscale 1e308 is not a finite number")
     }
 
     func testHexadecimalIsNotANumber() throws {
-        let f = try write("h.csv", "t_ns,gx,gy,gz\n10,1,2,3\n20,0x10,2,3\n")
-        try assertRefused(f, "\(f):3: '0x10' is not a number")
+        try assertRefused(writing: "h.csv", "t_ns,gx,gy,gz\n10,1,2,3\n20,0x10,2,3\n", "3: '0x10' is not a number")
     }
 
     func testANulInsideANumberIsAnError() throws {
@@ -194,13 +197,11 @@ final class IMUImportHardeningTests: IIOTestCase {
             let f = try write("t.gcsv", "GYROFLOW IMU LOG\ntscale,\(scale)\nt,gx,gy,gz\n0,0,0,0\n1,0,0,0\n")
             try assertRefused(f, "\(f):2: tscale \(scale) is out of range (at most 2.3e9 seconds per tick)")
         }
-        let f = try write("u.gcsv", "GYROFLOW IMU LOG\ntscale,1\nt,gx,gy,gz\n0,0,0,0\n9.3e9,0,0,0\n")
-        try assertRefused(f, "\(f):5: timestamp 9.3e9 is out of range (beyond 2.3e9 s from 0)")
+        try assertRefused(writing: "u.gcsv", "GYROFLOW IMU LOG\ntscale,1\nt,gx,gy,gz\n0,0,0,0\n9.3e9,0,0,0\n", "5: timestamp 9.3e9 is out of range (beyond 2.3e9 s from 0)")
     }
 
     func testInfiniteValuesAreRefused() throws {
-        let f = try write("i.csv", "10,1,2,3\n20,1,1e400,3\n")
-        try assertRefused(f, "\(f):2: '1e400' is not a finite number")
+        try assertRefused(writing: "i.csv", "10,1,2,3\n20,1,1e400,3\n", "2: '1e400' is not a finite number")
     }
 
     func testLongBadLinesAreShortenedAndEscapesEscaped() throws {
@@ -245,14 +246,19 @@ final class IMUImportHardeningTests: IIOTestCase {
 
     func size(_ path: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0 }
 
-    func testSIGINTMidImportLeavesTheStoreByteIdentical() throws {
+    func testSIGINTMidImportLeavesTheStoreByteIdentical() throws { try assertInterruptedImportLeavesTheStore(SIGINT, status: 130) }
+
+    /// A closed terminal (SIGHUP) rolls the import back as Ctrl-C does.
+    func testSIGHUPMidImportLeavesTheStoreByteIdentical() throws { try assertInterruptedImportLeavesTheStore(SIGHUP, status: 129) }
+
+    func assertInterruptedImportLeavesTheStore(_ sig: Int32, status: Int32) throws {
         let big = try bigTrace()
         XCTAssertEqual(try lockstep(["imu", "import", Self.fixture("pan.csv"), "-o", store]).status, 0)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: store))
         let before = try listing()
         // Samples have reached the WAL (the transaction spilled): the import is half-way.
-        let r = try interrupt(big, with: SIGINT) { size(store + "-wal") > 256 << 10 }
-        XCTAssertEqual(r.status, 130, r.stderr)
+        let r = try interrupt(big, with: sig) { size(store + "-wal") > 256 << 10 }
+        XCTAssertEqual(r.status, status, r.stderr)
         XCTAssertEqual(r.stderr, "Error: interrupted: nothing was imported\n")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), bytes, "the store is byte-identical")
         XCTAssertEqual(try listing(), before, "no -wal, -shm or other file left")

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Motion
+import TestSupport
 import TraceStore
 import GRDB
 import XCTest
@@ -16,7 +17,7 @@ final class IMUServeCommandTests: IIOTestCase {
         return path
     }
 
-    let good = (0..<50).map { IMUReading(t: Int64($0) * 5_000_000, gyro: (0.1, 0.2, 0.3), accel: (0, -9.8, 0)) }
+    let good = (0..<50).map { IMUReading(t: Int64($0) * 5_000_000, gyro: SIMD3(0.1, 0.2, 0.3), accel: SIMD3(0, -9.8, 0)) }
 
     /// A store as an older Lockstep could leave it: this one refuses to write values that are
     /// not finite, so the damage is done in SQL afterwards.
@@ -80,23 +81,51 @@ final class IMUServeCommandTests: IIOTestCase {
 
     func testSIGINTAndSIGHUPStopTheServerCleanlyAndItSaysWhatItSaw() throws {
         for sig in [SIGINT, SIGHUP] {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: Self.binary)
-            p.arguments = ["imu", "serve", Self.fixture("still.gcsv"), "--port", "0", "--max-connections", "1"]
-            let err = Pipe()
-            p.standardError = err
-            try p.run()
-            let first = String(decoding: err.fileHandleForReading.availableData, as: UTF8.self)
-            guard let port = UInt16(first.split(separator: ":").last?.prefix { $0.isNumber } ?? "") else { return XCTFail(first) }
+            let (server, port) = try serveProcess("still.gcsv", ["--max-connections", "1"])
             let held = try RawClient(port: port)
             XCTAssertEqual(held.ask("VERSION\r\n", lines: 1), ["0.24.v0.24  "])
             XCTAssertEqual(try RawClient(port: port).readAll(), "-16\n")
-            kill(p.processIdentifier, sig)
-            let rest = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
-            XCTAssertEqual(p.terminationStatus, 0, "signal \(sig)")
+            kill(server.pid, sig)
+            XCTAssertTrue(server.waitForExit(within: 10), "signal \(sig): the server ended")
+            let rest = server.rest()
+            XCTAssertEqual(server.process.terminationStatus, 0, "signal \(sig)")
             XCTAssertEqual(rest, "stopped: connections served 1, refused over --max-connections 1, closed idle 0; lines too long 0; accept errors 0\n")
             XCTAssertTrue(held.readToEnd().closed, "its connections were closed")
+        }
+    }
+
+    /// A signal ends the server within seconds whatever its clients hold open: an idle
+    /// connection, one half-way through a line, and a READBUF in progress, either waiting for
+    /// samples that fall due slowly or (at full speed) stuck on a client that reads nothing, so
+    /// the server's writes back up. Each connection is closed, the server says so and exits 0.
+    func testSignalsEndTheServerPromptlyWhateverItsClientsHoldOpen() throws {
+        for (sig, speed) in [(SIGTERM, "1"), (SIGHUP, "0"), (SIGINT, "0.001"), (SIGTERM, "0")] {
+            let what = "signal \(sig), --speed \(speed)"
+            let (server, port) = try serveProcess("shake.gcsv", ["--speed", speed, "--loop"])
+            let idle = try RawClient(port: port)
+            XCTAssertEqual(idle.ask("VERSION\r\n", lines: 1), ["0.24.v0.24  "], what)
+            let streaming = try RawClient(port: port)
+            XCTAssertEqual(streaming.ask("OPEN iio:device0 1000 00000001\r\n", lines: 1), ["0"], what)
+            streaming.send("READBUF iio:device0 20000000\r\n")
+            let halfLine = try RawClient(port: port)
+            halfLine.send("READ iio:dev")
+            Thread.sleep(forTimeInterval: 0.5)
+            let started = Date()
+            kill(server.pid, sig)
+            // Before the fix it never ended; the bound tells a hang from a loaded machine (a debug
+            // build stopped within 5 s here, the ThreadSanitizer build in 5.7 to 6.2 s).
+            guard server.waitForExit(within: 30) else {
+                XCTFail("\(what): the server was still running 30 s after the signal")
+                continue
+            }
+            XCTAssertLessThan(Date().timeIntervalSince(started), 15, what)
+            XCTAssertEqual(server.process.terminationReason, .exit, what)
+            XCTAssertEqual(server.process.terminationStatus, 0, what)
+            let rest = server.rest()
+            XCTAssertTrue(rest.hasPrefix("stopped: connections served 3, refused over --max-connections 0, closed idle 0;"), "\(what): \(rest)")
+            for (name, client) in [("idle", idle), ("streaming", streaming), ("half a line", halfLine)] {
+                XCTAssertTrue(client.readToEnd().closed, "\(what): the \(name) connection was closed")
+            }
         }
     }
 }

@@ -3,33 +3,15 @@ import Glibc
 import GRDB
 @testable import IIO
 import Motion
+import TestSupport
 import TraceStore
 import XCTest
 
 /// The server is a child process (`lockstep imu serve`) killed with SIGKILL mid-recording.
 final class RecorderKillTests: IIOTestCase {
-    /// Starts `lockstep imu serve` on a free port and returns it with the port it printed.
-    func startServer(_ fixture: String, speed: Double = 1) throws -> (Process, UInt16) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.binary)
-        p.arguments = ["imu", "serve", Self.fixture(fixture), "--port", "0", "--speed", String(speed)]
-        let err = Pipe()
-        p.standardError = err
-        try p.run()
-        addTeardownBlock { if p.isRunning { kill(p.processIdentifier, SIGKILL) }; p.waitUntilExit() }
-        var text = ""
-        let deadline = Date() + 20
-        while !text.contains("\n") && Date() < deadline {
-            let d = err.fileHandleForReading.availableData
-            if d.isEmpty { break }
-            text += String(decoding: d, as: UTF8.self)
-        }
-        let prefix = "serving \(Self.fixture(fixture)) on 127.0.0.1:"
-        guard text.hasPrefix(prefix), let port = UInt16(text.dropFirst(prefix.count).prefix { $0.isNumber }) else {
-            XCTFail("the server did not start: \(text)")
-            throw CocoaError(.featureUnsupported)
-        }
-        return (p, port)
+    /// `lockstep imu serve FIXTURE` on a free port at `speed`.
+    func startServer(_ fixture: String, speed: Double = 1) throws -> (BackgroundProcess, UInt16) {
+        try serveProcess(fixture, ["--speed", String(speed)])
     }
 
     func testKilledServerLeavesEveryReceivedSampleAndASecondRecordingAppends() throws {
@@ -43,7 +25,7 @@ final class RecorderKillTests: IIOTestCase {
         var atKill = 0
         let started = Date()
         let (stop, n) = recorder.run(into: sink) { n in
-            if n >= 100 && atKill == 0 { atKill = n; kill(server.processIdentifier, SIGKILL); killed.signal() }
+            if n >= 100 && atKill == 0 { atKill = n; kill(server.pid, SIGKILL); killed.signal() }
         }
         XCTAssertEqual(killed.wait(timeout: .now()), .success, "the server was killed mid-recording")
         XCTAssertLessThan(Date().timeIntervalSince(started), 15)
@@ -78,7 +60,7 @@ final class RecorderKillTests: IIOTestCase {
         // The clock starts when the recording has (a loaded machine may take a while to start the binary).
         let (record, first) = try startRecord(["--uri", "ip:127.0.0.1:\(port)", "--accel", "-o", path])
         Thread.sleep(forTimeInterval: 1.5)
-        kill(server.processIdentifier, SIGKILL)
+        kill(server.pid, SIGKILL)
         let rest = String(decoding: record.err.readDataToEndOfFile(), as: UTF8.self)
         record.process.waitUntilExit()
         let r = (status: record.process.terminationStatus, stderr: first + rest)
@@ -94,37 +76,41 @@ final class RecorderKillTests: IIOTestCase {
     }
 
     func testCtrlCOnTheRecordCommandIsAUserStopWithStatus0() throws {
+        try stopRecord(with: SIGINT, expecting: 0, closing: "stopped by Ctrl-C: ", suffix: "")
+    }
+
+    /// SIGTERM and SIGHUP (a closed terminal) stop it as cleanly as Ctrl-C: every committed
+    /// sample stays, the store is sound, the last line says why, the status is 128 + the signal.
+    func testSIGTERMOnTheRecordCommandKeepsTheSamplesWithStatus143() throws {
+        try stopRecord(with: SIGTERM, expecting: 143, closing: "Error: stopped by SIGTERM (", suffix: ")")
+    }
+
+    func testSIGHUPOnTheRecordCommandKeepsTheSamplesWithStatus129() throws {
+        try stopRecord(with: SIGHUP, expecting: 129, closing: "Error: stopped by SIGHUP (", suffix: ")")
+    }
+
+    private func stopRecord(with sig: Int32, expecting status: Int32, closing: String, suffix: String) throws {
         let (_, port) = try startServer("still.gcsv")
-        let path = scratch.appendingPathComponent("int.sqlite").path
+        let path = scratch.appendingPathComponent("sig\(sig).sqlite").path
         let (record, first) = try startRecord(["--uri", "ip:127.0.0.1:\(port)", "-o", path])
         let p = record.process
         Thread.sleep(forTimeInterval: 1.2)
-        kill(p.processIdentifier, SIGINT)
+        kill(p.processIdentifier, sig)
         let text = first + String(decoding: record.err.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, text)
+        XCTAssertEqual(p.terminationReason, .exit, "it exited by itself, not killed by the signal: \(text)")
+        XCTAssertEqual(p.terminationStatus, status, text)
         let n = try TraceStore(path: path, mode: .readOnly).sampleCount(1)
-        XCTAssertTrue(text.hasSuffix("stopped by Ctrl-C: \(n) samples in trace 1 of \(path)\n"), text)
+        XCTAssertTrue(text.hasSuffix("\(closing)\(n) samples in trace 1 of \(path)\(suffix)\n"), text)
         XCTAssertGreaterThan(n, 50)
+        let check = try DatabaseQueue(path: path).read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
+        XCTAssertEqual(check, ["ok"])
     }
 
     /// Starts `lockstep imu record ARGS` and returns once it has said it is recording (its first line).
     func startRecord(_ args: [String]) throws -> ((process: Process, err: FileHandle), String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.binary)
-        p.arguments = ["imu", "record"] + args
-        let err = Pipe()
-        p.standardError = err
-        try p.run()
-        addTeardownBlock { if p.isRunning { kill(p.processIdentifier, SIGKILL) }; p.waitUntilExit() }
-        var text = ""
-        let deadline = Date() + 30
-        while !text.contains("\n") && Date() < deadline {
-            let d = err.fileHandleForReading.availableData
-            if d.isEmpty { break }
-            text += String(decoding: d, as: UTF8.self)
-        }
-        XCTAssertTrue(text.hasPrefix("recording "), text)
-        return ((p, err.fileHandleForReading), text)
+        let p = try startLockstep(["imu", "record"] + args)
+        XCTAssertTrue(p.firstLine.hasPrefix("recording "), p.firstLine)
+        return ((p.process, p.stderr), p.firstLine)
     }
 }

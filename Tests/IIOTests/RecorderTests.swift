@@ -71,7 +71,7 @@ final class RecorderTests: IIOTestCase {
 
     func testErrorsCarryLibiiosMessage() throws {
         // A port nobody listens on: libiio's own words for ECONNREFUSED, and the function.
-        let listener = try IIODServer(device: try ReplayDevice(info: TraceInfo(deviceName: "x", sourceURI: "x"), samples: [IMUReading(t: 0, gyro: (0, 0, 0))], hasAccel: false),
+        let listener = try IIODServer(device: try ReplayDevice(info: TraceInfo(deviceName: "x", sourceURI: "x"), samples: [IMUReading(t: 0, gyro: SIMD3(0, 0, 0))], hasAccel: false),
                                       options: .init(port: 0))
         let port = listener.port
         listener.stop()

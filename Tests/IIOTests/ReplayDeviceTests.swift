@@ -4,7 +4,7 @@ import NIOCore
 import XCTest
 
 final class ReplayDeviceTests: XCTestCase {
-    let samples = (0..<10).map { IMUReading(t: 1_000 + Int64($0) * 5_000_000, gyro: (0.01 * Double($0), -1, 2), accel: (0, -9.8, Double($0))) }
+    let samples = (0..<10).map { IMUReading(t: 1_000 + Int64($0) * 5_000_000, gyro: SIMD3(0.01 * Double($0), -1, 2), accel: SIMD3(0, -9.8, Double($0))) }
 
     func testChannelsInScanOrderAndSampleLayoutLikeTheKernel() throws {
         let d = try ReplayDevice(info: TraceInfo(deviceName: "g", sourceURI: "x"), samples: samples, hasAccel: true)
@@ -60,7 +60,7 @@ final class ReplayDeviceTests: XCTestCase {
             XCTAssertEqual("\($0)", "the sample at 20001000 ns holds anglvel_y = inf; only finite values can be replayed")
         }
         bad = samples
-        bad[9].accel = (0, -.infinity, 0)
+        bad[9].accel = SIMD3(0, -.infinity, 0)
         XCTAssertThrowsError(try ReplayDevice(info: TraceInfo(deviceName: "g", sourceURI: "x"), samples: bad, hasAccel: true)) {
             XCTAssertEqual("\($0)", "the sample at 45001000 ns holds accel_y = -inf; only finite values can be replayed")
         }

@@ -48,8 +48,8 @@ final class ReplayServerClientTests: IIOTestCase {
         func s16(_ i: Int) -> Double { Double(Int16(bitPattern: UInt16(bytes[i]) | UInt16(bytes[i + 1]) << 8)) }
         return stride(from: 0, to: bytes.count - 23, by: 24).map { o in
             let t = bytes[o + 16..<o + 24].reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) }
-            return IMUReading(t: t, gyro: (s16(o) * gyroScale, s16(o + 2) * gyroScale, s16(o + 4) * gyroScale),
-                              accel: (s16(o + 6) * accelScale, s16(o + 8) * accelScale, s16(o + 10) * accelScale))
+            return IMUReading(t: t, gyro: SIMD3(s16(o) * gyroScale, s16(o + 2) * gyroScale, s16(o + 4) * gyroScale),
+                              accel: SIMD3(s16(o + 6) * accelScale, s16(o + 8) * accelScale, s16(o + 10) * accelScale))
         }
     }
 

@@ -5,7 +5,7 @@ import XCTest
 /// Pacing and the looping sequence, with the host clock passed in: no sockets, no sleeping.
 final class ReplayStreamTests: XCTestCase {
     /// 10 samples 5 ms apart, from t = 1 ms.
-    let samples = (0..<10).map { IMUReading(t: 1_000_000 + Int64($0) * 5_000_000, gyro: (0, 0, 0)) }
+    let samples = (0..<10).map { IMUReading(t: 1_000_000 + Int64($0) * 5_000_000, gyro: SIMD3(0, 0, 0)) }
     let start: UInt64 = 1_000_000_000_000
 
     func stream(_ samples: [IMUReading], speed: Double, loop: Bool = false) throws -> ReplayStream {
@@ -24,7 +24,7 @@ final class ReplayStreamTests: XCTestCase {
 
     func testAChunkWaitsAtMostASecondThenSendsWhatIsDue() throws {
         // 1000 samples 5 ms apart at real time: the last of them is due after ~5 s.
-        let long = (0..<1000).map { IMUReading(t: Int64($0) * 5_000_000, gyro: (0, 0, 0)) }
+        let long = (0..<1000).map { IMUReading(t: Int64($0) * 5_000_000, gyro: SIMD3(0, 0, 0)) }
         let s = try stream(long, speed: 1)
         XCTAssertEqual(s.step(remaining: 1000, now: start, since: start), .wait(until: start + ReplayStream.maxWait))
         XCTAssertEqual(s.step(remaining: 1000, now: start + ReplayStream.maxWait, since: start), .send(201), "0 to 1000 ms")
@@ -46,7 +46,7 @@ final class ReplayStreamTests: XCTestCase {
 
     func testExtremeTimestampsEndTheLoopInsteadOfOverflowing() throws {
         // Timestamps 5 ns below Int64.max: a loop has no room for a second pass.
-        let top = [IMUReading(t: .max - 10, gyro: (0, 0, 0)), IMUReading(t: .max - 5, gyro: (0, 0, 0))]
+        let top = [IMUReading(t: .max - 10, gyro: SIMD3(0, 0, 0)), IMUReading(t: .max - 5, gyro: SIMD3(0, 0, 0))]
         let s = try stream(top, speed: 1, loop: true)
         XCTAssertEqual(s.length, 2)
         XCTAssertEqual(s.step(remaining: 5, now: start + 5, since: start), .send(2))
@@ -54,7 +54,7 @@ final class ReplayStreamTests: XCTestCase {
         after.next = 2
         XCTAssertEqual(after.step(remaining: 3, now: start, since: start), .end)
         // A span wider than Int64 (the difference overflows): it plays once, and pacing saturates.
-        let wide = [IMUReading(t: .min, gyro: (0, 0, 0)), IMUReading(t: .max, gyro: (0, 0, 0))]
+        let wide = [IMUReading(t: .min, gyro: SIMD3(0, 0, 0)), IMUReading(t: .max, gyro: SIMD3(0, 0, 0))]
         let w = try stream(wide, speed: 1, loop: true)
         XCTAssertEqual(w.length, 2)
         XCTAssertEqual(w.due(1), .max)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import XCTest
 
 /// `lockstep imu serve` as a child process, abused on loopback the way issue 9 found it broken:
@@ -38,32 +39,8 @@ final class ServeSoakTests: IIOTestCase {
 
     /// Starts the server on a free port, under `prlimit --nofile=N` when `files` is given.
     func startServer(_ extra: [String] = [], files: Int? = nil, fixture: String = "shake.gcsv") throws -> Server {
-        let p = Process()
-        let args = ["imu", "serve", Self.fixture(fixture), "--port", "0", "--speed", "0"] + extra
-        if let files {
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-            p.arguments = ["--nofile=\(files)", Self.binary] + args
-        } else {
-            p.executableURL = URL(fileURLWithPath: Self.binary)
-            p.arguments = args
-        }
-        let err = Pipe()
-        p.standardError = err
-        try p.run()
-        addTeardownBlock { if p.isRunning { kill(p.processIdentifier, SIGKILL) }; p.waitUntilExit() }
-        var text = ""
-        let deadline = Date() + 20
-        while !text.contains("\n") && Date() < deadline {
-            let d = err.fileHandleForReading.availableData
-            if d.isEmpty { break }
-            text += String(decoding: d, as: UTF8.self)
-        }
-        let prefix = "serving \(Self.fixture(fixture)) on 127.0.0.1:"
-        guard text.hasPrefix(prefix), let port = UInt16(text.dropFirst(prefix.count).prefix { $0.isNumber }) else {
-            XCTFail("the server did not start: \(text)")
-            throw CocoaError(.featureUnsupported)
-        }
-        return Server(process: p, port: port, stderr: err.fileHandleForReading)
+        let (p, port) = try serveProcess(fixture, ["--speed", "0"] + extra, wrapper: files.map { ["/usr/bin/prlimit", "--nofile=\($0)"] } ?? [])
+        return Server(process: p.process, port: port, stderr: p.stderr)
     }
 
     /// iio_info succeeds, at once or (after descriptors were freed) within `seconds`.

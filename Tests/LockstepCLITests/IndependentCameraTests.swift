@@ -421,9 +421,10 @@ final class RealFootageShiftTests: XCTestCase {
 
         // Five calibrations, two at a time.
         let results = Mutex<[Int: CommandResult]>([:])
-        DispatchQueue.concurrentPerform(iterations: traces.count) { i in
+        let inputs = traces
+        DispatchQueue.concurrentPerform(iterations: inputs.count) { i in
             let out = scratch.appendingPathComponent("profile\(i).json")
-            let r = (try? runCommand(CommandLineTests.binary, ["calibrate", karma.path, "--imu", traces[i].path, "-o", out.path],
+            let r = (try? runCommand(CommandLineTests.binary, ["calibrate", karma.path, "--imu", inputs[i].path, "-o", out.path],
                                      timeout: 900, scratch: scratch))
                 ?? CommandResult(status: -1, stdout: "", stderr: "could not run", seconds: 0, timedOut: false)
             results.withLock { $0[i] = r }

@@ -17,7 +17,7 @@ final class CalibrateJobTests: XCTestCase {
         let text = try String(contentsOf: Self.dir.appendingPathComponent("pan-imu.csv"), encoding: .utf8)
         return text.split(separator: "\n").dropFirst().map { line in
             let v = line.split(separator: ",").map { Double($0)! }
-            return IMUReading(t: Int64(v[0]), gyro: (v[1], v[2], v[3]), accel: (v[4], v[5], v[6]))
+            return IMUReading(t: Int64(v[0]), gyro: SIMD3(v[1], v[2], v[3]), accel: SIMD3(v[4], v[5], v[6]))
         }
     }
     static func truth() throws -> Truth {

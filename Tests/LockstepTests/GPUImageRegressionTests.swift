@@ -97,12 +97,13 @@ final class GPUImageRegressionTests: ScratchTestCase {
     func testManyJobsAtOnceNeitherCrashNorHang() throws {
         let group = DispatchGroup()
         let outcome = Mutex((results: [Int64](), failures: [String]()))
+        let scratch: URL = scratch
         for _ in 0..<6 {
             group.enter()
             DispatchQueue.global().async {
                 defer { group.leave() }
                 do {
-                    let (_, r) = try self.compose(.chromakey, [Fixtures.url("fg.mp4").path, Fixtures.url("bg.mp4").path]) { $0.keyer = .gpuimage }
+                    let (_, r) = try Self.compose(in: scratch, .chromakey, [Fixtures.url("fg.mp4").path, Fixtures.url("bg.mp4").path]) { $0.keyer = .gpuimage }
                     outcome.withLock { $0.results.append(r.frames) }
                 } catch { outcome.withLock { $0.failures.append("\(error)") } }
             }

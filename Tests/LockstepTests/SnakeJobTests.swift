@@ -76,7 +76,7 @@ final class SnakeJobTests: ScratchTestCase {
     static func trace(from: Double, to: Double, skipping hole: ClosedRange<Double>? = nil) -> [IMUReading] {
         stride(from: from, through: to, by: 0.005).compactMap { t -> IMUReading? in
             if let hole, hole.contains(t) { return nil }
-            return IMUReading(t: Int64((t * 1e9).rounded()), gyro: (0.3 * sin(2 * t), 0.2 * cos(1.3 * t), 0.05))
+            return IMUReading(t: Int64((t * 1e9).rounded()), gyro: SIMD3(0.3 * sin(2 * t), 0.2 * cos(1.3 * t), 0.05))
         }
     }
 

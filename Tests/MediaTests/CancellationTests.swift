@@ -38,17 +38,24 @@ final class CancellationTests: MediaTestCase {
         if w >= 0 { close(w) }
     }
 
+    /// Reads `fifo` on a thread, checks it is still blocked after `seconds` (`why`), raises
+    /// the token and checks the read ends within a second; returns how it ended.
+    func readCancelled(_ fifo: String, waiting seconds: Double, _ why: String, line: UInt = #line) -> Outcome {
+        let token = CancellationToken()
+        let (outcome, done) = readOnThread(fifo, token: token)
+        XCTAssertEqual(done.wait(timeout: .now() + seconds), .timedOut, why, line: line)
+        let raised = Date()
+        token.cancel()
+        XCTAssertEqual(done.wait(timeout: .now() + 1), .success, "still blocked a second after the token was raised", line: line)
+        XCTAssertLessThan(Date().timeIntervalSince(raised), 1, line: line)
+        return outcome
+    }
+
     func testAnOpenBlockedOnAFIFOWithNoWriterIsCancelledWithinASecond() throws {
         let fifo = path("in.fifo")
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
         defer { release(fifo) }
-        let token = CancellationToken()
-        let (outcome, done) = readOnThread(fifo, token: token)
-        XCTAssertEqual(done.wait(timeout: .now() + 0.5), .timedOut, "waits for a writer")
-        let raised = Date()
-        token.cancel()
-        XCTAssertEqual(done.wait(timeout: .now() + 1), .success, "still blocked a second after the token was raised")
-        XCTAssertLessThan(Date().timeIntervalSince(raised), 1)
+        let outcome = readCancelled(fifo, waiting: 0.5, "waits for a writer")
         let e = outcome.error as? MediaError
         XCTAssertEqual(e?.kind, .cancelled)
         XCTAssertEqual(e?.description, "\(fifo): cancelled")
@@ -70,13 +77,7 @@ final class CancellationTests: MediaTestCase {
             }
             writerDone.signal()
         }.start()
-        let token = CancellationToken()
-        let (outcome, done) = readOnThread(fifo, token: token)
-        XCTAssertEqual(done.wait(timeout: .now() + 1), .timedOut, "waits for the rest")
-        let raised = Date()
-        token.cancel()
-        XCTAssertEqual(done.wait(timeout: .now() + 1), .success, "still blocked a second after the token was raised")
-        XCTAssertLessThan(Date().timeIntervalSince(raised), 1)
+        let outcome = readCancelled(fifo, waiting: 1, "waits for the rest")
         XCTAssertEqual((outcome.error as? MediaError)?.kind, .cancelled, "\(String(describing: outcome.error))")
         stop.signal()
         writerDone.wait()

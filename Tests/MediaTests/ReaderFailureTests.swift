@@ -6,10 +6,15 @@ import XCTest
 /// Inputs a reader cannot read: one error naming the file, of kind `.unreadable` where the file
 /// is at fault, and every FFmpeg object released.
 final class ReaderFailureTests: MediaTestCase {
+    /// Opening `path` fails with exactly `message` after the path, of kind `kind`.
+    func assertOpenFails(_ path: String, _ message: String, _ kind: MediaError.Kind, line: UInt = #line) {
+        let e = mediaError({ _ = try MovieReader(path: path) }, line: line)
+        XCTAssertEqual(e?.description, "\(path): \(message)", line: line)
+        XCTAssertEqual(e?.kind, kind, line: line)
+    }
+
     func testNotAMovie() {
-        let e = mediaError { _ = try MovieReader(path: fixture("notmovie.mp4")) }
-        XCTAssertEqual(e?.description, "\(fixture("notmovie.mp4")): not a movie FFmpeg can read (Invalid data found when processing input)")
-        XCTAssertEqual(e?.kind, .unreadable)
+        assertOpenFails(fixture("notmovie.mp4"), "not a movie FFmpeg can read (Invalid data found when processing input)", .unreadable)
     }
 
     func testNotAMovieOfAnotherMaker() throws {
@@ -21,15 +26,11 @@ final class ReaderFailureTests: MediaTestCase {
     }
 
     func testAMissingFile() {
-        let e = mediaError { _ = try MovieReader(path: path("missing.mp4")) }
-        XCTAssertEqual(e?.description, "\(path("missing.mp4")): No such file or directory (avformat_open_input)")
-        XCTAssertEqual(e?.kind, .unreadable)
+        assertOpenFails(path("missing.mp4"), "No such file or directory (avformat_open_input)", .unreadable)
     }
 
     func testNoVideoStream() {
-        let e = mediaError { _ = try MovieReader(path: fixture("audioonly.m4a")) }
-        XCTAssertEqual(e?.description, "\(fixture("audioonly.m4a")): no video stream")
-        XCTAssertEqual(e?.kind, .failed)
+        assertOpenFails(fixture("audioonly.m4a"), "no video stream", .failed)
     }
 
     func testNoVideoStreamOfAnotherMaker() throws {

@@ -7,8 +7,8 @@ final class CalibrationTests: XCTestCase {
     func testOrientationStringsAsGyroflowWritesThem() {
         XCTAssertEqual(AxisMapping.orientation("XYZ").rows, [[1, 0, 0], [0, 1, 0], [0, 0, 1]])
         let m = AxisMapping.orientation("xzY")
-        let v = m.apply((1, 2, 3))
-        XCTAssertEqual(v.0, -1); XCTAssertEqual(v.1, -3); XCTAssertEqual(v.2, 2)
+        let v = m.apply(SIMD3(1, 2, 3))
+        XCTAssertEqual(v, SIMD3(-1, -3, 2))
         XCTAssertFalse(AxisMapping.isValidOrientation("xxY"))
     }
 

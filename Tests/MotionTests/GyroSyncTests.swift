@@ -71,7 +71,7 @@ struct SyntheticRig {
             let cam = [r.x, r.y, 0.0]
             // imu = M^T * cam (M orthogonal).
             let imu = (0..<3).map { j in (0..<3).reduce(0.0) { $0 + m[$1][j] * cam[$1] } + bias[j] + gyroNoise * rng.gaussian() }
-            readings.append(IMUReading(t: Int64((t * 1e9).rounded()), gyro: (imu[0], imu[1], imu[2])))
+            readings.append(IMUReading(t: Int64((t * 1e9).rounded()), gyro: SIMD3(imu[0], imu[1], imu[2])))
             t += 1 / imuHz
         }
         return (shifts, readings)

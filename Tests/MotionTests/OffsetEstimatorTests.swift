@@ -14,7 +14,7 @@ final class OffsetEstimatorTests: XCTestCase {
         let readings = (0..<Int(seconds * 200)).map { i -> IMUReading in
             let t = Double(i) / 200                       // IMU clock
             let v = t + offsetMs / 1000                    // the same instant on the video clock
-            return IMUReading(t: Int64(i) * 5 * ms, gyro: (pitch(v) + bias[0], yaw(v) + bias[1], bias[2]))
+            return IMUReading(t: Int64(i) * 5 * ms, gyro: SIMD3(pitch(v) + bias[0], yaw(v) + bias[1], bias[2]))
         }
         // Shift over a frame interval: -f * integral of yaw, f * integral of pitch (trapezoids, fine steps).
         func integral(_ g: (Double) -> Double, _ a: Double, _ b: Double) -> Double {

@@ -43,6 +43,8 @@ final class RecorderStateMachineTests: XCTestCase {
         XCTAssertEqual(RecorderStateMachine.Stop.interrupted.exitStatus, 0)
         XCTAssertEqual(RecorderStateMachine.Stop.durationReached.exitStatus, 0)
         XCTAssertEqual(RecorderStateMachine.Stop.terminated.exitStatus, 143)
+        XCTAssertEqual(RecorderStateMachine.Stop.hungUp.exitStatus, 129)
+        XCTAssertEqual(RecorderStateMachine.Stop.hungUp.sentence, "stopped by SIGHUP")
         XCTAssertEqual(RecorderStateMachine.Stop.failed("x").exitStatus, 1)
         XCTAssertEqual(m.stop(.interrupted), .none, "idle: nothing to stop")
     }

@@ -9,7 +9,7 @@ final class SVGPlotTests: XCTestCase {
     func plot(_ times: [Int64]) -> String {
         let stats = TraceStatistics(timestamps: times)
         var p = SVGPlot(start: stats.first!, end: stats.last!, gaps: stats.gaps, medianInterval: stats.medianInterval)
-        for (i, t) in times.enumerated() { p.add(IMUReading(t: t, gyro: (sin(Double(i) / 10), 0.5, -0.25))) }
+        for (i, t) in times.enumerated() { p.add(IMUReading(t: t, gyro: SIMD3(sin(Double(i) / 10), 0.5, -0.25))) }
         return p.render(title: "test <trace>")
     }
 

@@ -4,8 +4,8 @@ import XCTest
 
 final class TraceFileWriterTests: TraceFileTestCase {
     let samples = [
-        IMUReading(t: -5, gyro: (0.1, -0.2, 1e-7), accel: (9.80665, 0, -1.5)),
-        IMUReading(t: 1_000_000_007, gyro: (3.25, 0, -0.000001), accel: (0.1, 0.2, 0.3)),
+        IMUReading(t: -5, gyro: SIMD3(0.1, -0.2, 1e-7), accel: SIMD3(9.80665, 0, -1.5)),
+        IMUReading(t: 1_000_000_007, gyro: SIMD3(3.25, 0, -0.000001), accel: SIMD3(0.1, 0.2, 0.3)),
     ]
 
     func roundTrip(_ format: TraceFormat, info: TraceInfo) throws -> (TraceFileReader, [IMUReading], String) {

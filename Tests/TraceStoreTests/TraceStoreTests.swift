@@ -12,8 +12,8 @@ final class TraceStoreTests: ScratchFolderTestCase {
         (0..<n).map { i -> IMUReading in
             let x = Double(i)
             let t: Int64 = t0 + Int64(i) * step
-            let a: (Double, Double, Double)? = accel ? (0.5, -9.8, x) : nil
-            return IMUReading(t: t, gyro: (x * 0.001, -x, 1e-9 * x), accel: a)
+            let a: SIMD3<Double>? = accel ? SIMD3(0.5, -9.8, x) : nil
+            return IMUReading(t: t, gyro: SIMD3(x * 0.001, -x, 1e-9 * x), accel: a)
         }
     }
 
@@ -152,8 +152,8 @@ final class TraceStoreTests: ScratchFolderTestCase {
     func testValuesThatAreNotFiniteNumbersNeverGoIn() throws {
         let store = try TraceStore(path: path)
         let id = try store.createTrace(TraceInfo(deviceName: "a", sourceURI: "x"), hasAccel: true)
-        for bad in [IMUReading(t: 5, gyro: (.nan, 0, 0)), IMUReading(t: 5, gyro: (0, .infinity, 0)),
-                    IMUReading(t: 5, gyro: (0, 0, 0), accel: (0, -.infinity, 0)), IMUReading(t: 5, gyro: (0, 0, 0), accel: (0, 0, .nan))] {
+        for bad in [IMUReading(t: 5, gyro: SIMD3(.nan, 0, 0)), IMUReading(t: 5, gyro: SIMD3(0, .infinity, 0)),
+                    IMUReading(t: 5, gyro: SIMD3(0, 0, 0), accel: SIMD3(0, -.infinity, 0)), IMUReading(t: 5, gyro: SIMD3(0, 0, 0), accel: SIMD3(0, 0, .nan))] {
             XCTAssertThrowsError(try store.append(samples(3) + [bad], to: id)) {
                 XCTAssertEqual("\($0)", "\(self.path): the sample at 5 ns holds a value that is not a finite number")
             }

@@ -44,20 +44,20 @@ public struct IMUTelemetry: Sendable, Equatable {
         let maxGap = accelRateHz.flatMap { $0 > 0 && $0.isFinite ? 2e9 / $0 : nil } ?? 0
         var j = 0
         for g in gyro {
-            var a: (Double, Double, Double)?
+            var a: SIMD3<Double>?
             if !accel.isEmpty {
                 while j + 1 < accel.count && accel[j + 1].t <= g.t { j += 1 }
                 let p = accel[j]
                 // Differences in Double: hostile timestamps must not overflow Int64.
                 if g.t <= p.t || j + 1 == accel.count {
-                    if abs(Double(g.t) - Double(p.t)) <= maxGap { a = (p.x, p.y, p.z) }
+                    if abs(Double(g.t) - Double(p.t)) <= maxGap { a = SIMD3(p.x, p.y, p.z) }
                 } else {
                     let q = accel[j + 1]
                     let w = (Double(g.t) - Double(p.t)) / (Double(q.t) - Double(p.t))
-                    a = (p.x + (q.x - p.x) * w, p.y + (q.y - p.y) * w, p.z + (q.z - p.z) * w)
+                    a = SIMD3(p.x + (q.x - p.x) * w, p.y + (q.y - p.y) * w, p.z + (q.z - p.z) * w)
                 }
             }
-            out.append(IMUReading(t: g.t, gyro: (g.x, g.y, g.z), accel: a))
+            out.append(IMUReading(t: g.t, gyro: SIMD3(g.x, g.y, g.z), accel: a))
         }
         return out
     }
