@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import Lockstep
 
 /// "frame 120/300  40%  45.1 fps  ETA 0:04" on one line of stderr, redrawn at most 10 times a second.
 /// Updated from the compositor thread, finished from the caller's.
@@ -43,24 +44,13 @@ private let stopSignal = Atomic<Int32>(0)
 func lastStopSignal() -> Int32? { let s = stopSignal.load(ordering: .acquiring); return s == 0 ? nil : s }
 
 /// Runs `body` with the stop signals turned into a call to `cancel`, so the job can remove its
-/// temporary file and say so, instead of dying half-way. The signals are ignored at the process
-/// level and delivered by Dispatch signal sources on a queue: no Swift runs in signal context.
+/// temporary file and say so, instead of dying half-way. Dispatch signal sources deliver them on
+/// a queue (no Swift runs in signal context); `withSignals` starts `body` only once every source
+/// is registered, so no signal falls into a gap and is lost.
 func withCancellation<T>(_ cancel: @escaping @Sendable () -> Void, _ body: () throws -> T) rethrows -> T {
-    let queue = DispatchQueue(label: "lockstep.signals")
-    let sources = stopSignals.map { sig -> DispatchSourceSignal in
-        signal(sig, SIG_IGN)
-        let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-        s.setEventHandler {
-            // The first signal names the exit status; later ones only repeat the request.
-            _ = stopSignal.compareExchange(expected: 0, desired: sig, ordering: .acquiringAndReleasing)
-            cancel()
-        }
-        s.resume()
-        return s
-    }
-    defer {
-        for s in sources { s.cancel() }
-        for sig in stopSignals { signal(sig, SIG_DFL) }
-    }
-    return try body()
+    try withSignals(stopSignals, { sig in
+        // The first signal names the exit status; later ones only repeat the request.
+        _ = stopSignal.compareExchange(expected: 0, desired: sig, ordering: .acquiringAndReleasing)
+        cancel()
+    }, body)
 }

@@ -5,7 +5,7 @@ import XCTest
 
 /// `withSignals`, the signal handling of `imu record` and `imu serve`: a signal sent as soon as
 /// the body runs reaches the handler, on every call in a process, and the default comes back.
-final class IMUSignalsTests: XCTestCase {
+final class SignalsTests: XCTestCase {
     func testASignalSentAsTheBodyStartsReachesTheHandlerOnEveryCall() {
         for round in 1...3 {
             let heard = DispatchSemaphore(value: 0)

@@ -11,7 +11,7 @@ import Foundation
 /// the gap would be dropped and the job would run on, the `imu serve` hang), `body` starts
 /// only once every source is registered, and a later call in the same process puts back the
 /// forwarding handler that the previous call's reset to `SIG_DFL` removed.
-func withSignals<T>(_ signals: [Int32], _ handler: @escaping @Sendable (Int32) -> Void, _ body: () throws -> T) rethrows -> T {
+public func withSignals<T>(_ signals: [Int32], _ handler: @escaping @Sendable (Int32) -> Void, _ body: () throws -> T) rethrows -> T {
     let queue = DispatchQueue(label: "lockstep.imu.signals")
     let registered = DispatchGroup()
     let sources = signals.map { sig -> DispatchSourceSignal in
