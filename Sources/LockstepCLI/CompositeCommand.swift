@@ -63,6 +63,9 @@ struct CompositeCommand: ParsableCommand {
     @Flag(help: "Conceal decode errors in the inputs and go on, naming each damaged frame in a warning and in the output's provenance (by default a damaged input stops the job).")
     var conceal = false
 
+    @OptionGroup(title: "Filters (after the blend, before --snake)")
+    var filters: FilterArguments
+
     @Flag(name: .customLong("snake"), help: "Apply the video-snake effect last, driven by --imu.")
     var snakeEffect = false
 
@@ -111,6 +114,7 @@ struct CompositeCommand: ParsableCommand {
 
     func run() throws {
         var options = self.options
+        options.filter = try filters.schedule()
         if snakeEffect { options.snake = try snake.options() }
         try runComposite(options, quiet: quiet)
     }

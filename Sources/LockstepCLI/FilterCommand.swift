@@ -15,11 +15,7 @@ struct FilterCommand: ParsableCommand {
     @Flag(help: "Print the presets with their parameters and exit.")
     var list = false
 
-    @Option(help: ArgumentHelp("The chain for the whole movie (or until the first --filter-at entry).", valueName: "CHAIN"))
-    var filter: String?
-
-    @Option(name: .customLong("filter-at"), help: ArgumentHelp("Switch chains at output times, in seconds.", valueName: "T=CHAIN[;T=CHAIN...]"))
-    var filterAt: String?
+    @OptionGroup var filters: FilterArguments
 
     @Option(help: ArgumentHelp("mix: the input's audio; none: no audio stream.", valueName: "mix|none"))
     var audio: AudioChoice = .mix
@@ -38,23 +34,18 @@ struct FilterCommand: ParsableCommand {
         if list { return }
         guard let input else { throw ValidationError("an input movie is needed (or --list).") }
         guard let output else { throw ValidationError("-o OUT is needed.") }
-        guard filter != nil || filterAt != nil else { throw ValidationError("--filter CHAIN or --filter-at T=CHAIN is needed; `lockstep filter --list` prints the presets.") }
+        guard !filters.isEmpty else { throw ValidationError("--filter CHAIN or --filter-at T=CHAIN is needed; `lockstep filter --list` prints the presets.") }
         do {
-            var options = try self.options(input: input, output: output)
-            options.filter = nil
-            try options.check()
+            try options(input: input, output: output).check()
             try OutputPath.checkInput(input)
             try OutputPath.check(output, inputs: [input])
         } catch let error as JobError {
-            throw ValidationError(error.description)
-        } catch let error as FilterError {
             throw ValidationError(error.description)
         }
     }
 
     func options(input: String, output: String) throws -> CompositeOptions {
-        var options = CompositeOptions.filter(input: input, output: output,
-                                              schedule: try FilterSchedule.parse(filter: filter, filterAt: filterAt))
+        var options = CompositeOptions.filter(input: input, output: output, schedule: try filters.schedule() ?? FilterSchedule(initial: .none))
         options.audio = audio == .mix
         options.encode = EncodeSettings(crf: crf, preset: preset)
         return options

@@ -19,5 +19,6 @@ struct LockstepCommand: ParsableCommand {
             ProbeCommand.self,
             VerifyCommand.self,
             KernelsCommand.self,
+            FilterKernelsCommand.self,
         ])
 }

@@ -66,6 +66,7 @@ struct SnakeCommand: ParsableCommand {
 
     @Argument(help: "The movie.") var input: String
     @OptionGroup var snake: SnakeArguments
+    @OptionGroup(title: "Filters (before the effect)") var filters: FilterArguments
     @Option(help: "x264 constant rate factor.") var crf = 18
     @Option(help: "x264 preset.") var preset = "veryfast"
     @Flag(help: "No progress on stderr.") var quiet = false
@@ -88,6 +89,7 @@ struct SnakeCommand: ParsableCommand {
     func run() throws {
         var options = CompositeOptions(inputs: [input], output: output, blend: .single)
         options.snake = try snake.options()
+        options.filter = try filters.schedule()
         options.encode = EncodeSettings(crf: crf, preset: preset)
         try runComposite(options, quiet: quiet)
     }

@@ -61,6 +61,9 @@ struct VerifyCommand: ParsableCommand {
             head += report.provenance ? ", provenance: \(report.sync ?? "?") sync of \(report.inputs?.joined(separator: ", ") ?? "?")" : ", no provenance"
             head += report.audio ? ", audio" : ", no audio"
             print(head)
+            if let switches = report.filterSwitches {
+                print("filters: " + switches.map { "\($0.filter) from frame \($0.frame) (\(String(format: "%.3f", $0.time)) s)" }.joined(separator: ", "))
+            }
             if report.ok { print("ok") }
             for v in report.violations {
                 print("  \(v.kind.rawValue): \(v.message)")

@@ -43,8 +43,10 @@ public enum Checks {
         }
         v += pictures(scan.frames, provenance: hasProvenance)
         v += audio(scan, step: step, header: header)
+        let switches = filterSwitches(scan.frames)
         return VerifyReport(file: scan.path, frames: scan.frames.count, frameStep: step?.seconds, provenance: hasProvenance,
-                            sync: header?.sync, inputs: header?.inputs?.map(\.name), audio: scan.audio != nil, violations: v)
+                            sync: header?.sync, inputs: header?.inputs?.map(\.name), audio: scan.audio != nil, violations: v,
+                            filterSwitches: switches.isEmpty ? nil : switches)
     }
 
     static func seconds(_ t: Rational) -> String { String(format: "%.3f s", t.seconds) }

@@ -65,18 +65,22 @@ public struct VerifyReport: Codable, Equatable, Sendable {
     public var inputs: [String]?
     public var audio: Bool
     public var violations: [Violation]
+    /// Where the filter chain changes (the first entry: frame 0's); nil when no frame names one.
+    public var filterSwitches: [FilterSwitch]?
     public var ok: Bool { violations.isEmpty }
 
-    enum CodingKeys: String, CodingKey { case file, frames, frameStep, provenance, sync, inputs, audio, violations, ok }
+    enum CodingKeys: String, CodingKey { case file, frames, frameStep, provenance, sync, inputs, audio, violations, filterSwitches, ok }
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(file, forKey: .file); try c.encode(frames, forKey: .frames); try c.encodeIfPresent(frameStep, forKey: .frameStep)
         try c.encode(provenance, forKey: .provenance); try c.encodeIfPresent(sync, forKey: .sync); try c.encodeIfPresent(inputs, forKey: .inputs)
-        try c.encode(audio, forKey: .audio); try c.encode(violations, forKey: .violations); try c.encode(ok, forKey: .ok)
+        try c.encode(audio, forKey: .audio); try c.encode(violations, forKey: .violations)
+        try c.encodeIfPresent(filterSwitches, forKey: .filterSwitches); try c.encode(ok, forKey: .ok)
     }
-    public init(file: String, frames: Int, frameStep: Double?, provenance: Bool, sync: String?, inputs: [String]?, audio: Bool, violations: [Violation]) {
+    public init(file: String, frames: Int, frameStep: Double?, provenance: Bool, sync: String?, inputs: [String]?, audio: Bool, violations: [Violation],
+                filterSwitches: [FilterSwitch]? = nil) {
         self.file = file; self.frames = frames; self.frameStep = frameStep; self.provenance = provenance; self.sync = sync
-        self.inputs = inputs; self.audio = audio; self.violations = violations
+        self.inputs = inputs; self.audio = audio; self.violations = violations; self.filterSwitches = filterSwitches
     }
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -84,5 +88,6 @@ public struct VerifyReport: Codable, Equatable, Sendable {
         frameStep = try c.decodeIfPresent(Double.self, forKey: .frameStep); provenance = try c.decode(Bool.self, forKey: .provenance)
         sync = try c.decodeIfPresent(String.self, forKey: .sync); inputs = try c.decodeIfPresent([String].self, forKey: .inputs)
         audio = try c.decode(Bool.self, forKey: .audio); violations = try c.decode([Violation].self, forKey: .violations)
+        filterSwitches = try c.decodeIfPresent([FilterSwitch].self, forKey: .filterSwitches)
     }
 }
