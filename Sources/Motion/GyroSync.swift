@@ -156,7 +156,7 @@ public enum GyroSync {
 
         // (4) The clock mapping. Under drift, every window is measured once more with the drift
         // applied inside it (the offset changes along a 4 s window by 4 ms at 1000 ppm), then refitted.
-        var fitted = DriftFit.fit(points)
+        var fitted = DriftFit.fit(points, overlap: 2)
         if let first = fitted, first.driftPpm != 0 {
             for i in points.indices {
                 let centreNs = Int64((points[i].videoTimeS * 1e9).rounded())
@@ -166,7 +166,7 @@ public enum GyroSync {
                     points[i].offsetMs = r.offsetMs; points[i].score = r.score
                 }
             }
-            fitted = DriftFit.fit(points)
+            fitted = DriftFit.fit(points, overlap: 2)
         }
         var clock = ClockMapping.constant(offsetMs: global.offsetMs)
         var used: [SyncPoint] = []
