@@ -129,6 +129,10 @@ public enum CalibrateJob {
         for r in sync.rejected where r.reason != "too little motion" {
             warnings.append(String(format: "note: sync point at %.2f s not used: %@", r.videoTimeS, r.reason))
         }
+        if (1...2).contains(sync.syncPoints.count) {
+            warnings.append(String(format: "note: only %d sync point%@ could be used: the drift and clock jumps are not checked, and the confidence is held to %.1f or less",
+                                   sync.syncPoints.count, sync.syncPoints.count == 1 ? "" : "s", sync.syncPoints.count == 1 ? 0.6 : 0.8))
+        }
         if givenFocal == nil {
             report.append(String(format: "focal length %.1f px (estimated from the picture's shift against the gyro's rotation; none was given)", sync.focalLengthPx))
         }

@@ -1,5 +1,6 @@
 import CFFTW
 import Foundation
+import Motion
 
 /// FFTW's planner (and plan destruction) is not thread-safe; executing a plan is. Every plan is
 /// made and destroyed under this lock; each thread then executes its own plans with the
@@ -20,12 +21,16 @@ final class CorrelationSpectrum {
 }
 
 /// Phase correlation on FFTW 3 (single precision), the same measurement as Motion's
-/// `PhaseCorrelator` (same window, same normalised cross-power spectrum, same parabolic
-/// sub-sample peak) at a fraction of the cost. One instance per thread: it owns its plans and
+/// `PhaseCorrelator` (same window, same normalised cross-power spectrum, same sub-sample peak:
+/// `PhaseCorrelationPeak`'s Gaussian-weighted spectrum and Gaussian fit) at a fraction of the cost. One instance per thread: it owns its plans and
 /// scratch memory, so `spectrum` and `shift` allocate nothing.
 final class FFTWCorrelator {
     let size: Int
     private let window: [Float]
+    /// `PhaseCorrelationPeak.weight` of each frequency of the half spectrum (size x (size/2 + 1)).
+    private let weights: [Float]
+    /// The inverse's value at the peak of a perfect whole-sample match (FFTW's inverse is unnormalised).
+    private let perfectPeak: Double
     private let real: UnsafeMutablePointer<Float>
     private let cross: UnsafeMutablePointer<fftwf_complex>
     private let forward: OpaquePointer
@@ -35,6 +40,9 @@ final class FFTWCorrelator {
         precondition(size >= 8 && size & (size - 1) == 0, "size must be a power of two")
         self.size = size
         window = (0..<size).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size))) }
+        let half = size / 2 + 1
+        weights = (0..<(size * half)).map { Float(PhaseCorrelationPeak.weight(kx: $0 % half, ky: $0 / half, size: size)) }
+        perfectPeak = PhaseCorrelationPeak.totalWeight(size: size)
         guard let r = fftwf_alloc_real(size * size), let c = fftwf_alloc_complex(size * (size / 2 + 1)) else {
             fatalError("fftwf_alloc: out of memory")
         }
@@ -84,24 +92,23 @@ final class FFTWCorrelator {
         let p = UnsafeMutableRawPointer(previous.values).assumingMemoryBound(to: Float.self)
         let c = UnsafeMutableRawPointer(current.values).assumingMemoryBound(to: Float.self)
         let r = UnsafeMutableRawPointer(cross).assumingMemoryBound(to: Float.self)
-        for i in 0..<(n * half) {
-            let a = p[2 * i], b = -p[2 * i + 1], cr = c[2 * i], ci = c[2 * i + 1]
-            let pr = a * cr - b * ci, pi = a * ci + b * cr
-            let m = (pr * pr + pi * pi).squareRoot()
-            if m > 1e-12 { r[2 * i] = pr / m; r[2 * i + 1] = pi / m } else { r[2 * i] = 0; r[2 * i + 1] = 0 }
+        weights.withUnsafeBufferPointer { g in
+            for i in 0..<(n * half) {
+                let a = p[2 * i], b = -p[2 * i + 1], cr = c[2 * i], ci = c[2 * i + 1]
+                let pr = a * cr - b * ci, pi = a * ci + b * cr
+                let m = (pr * pr + pi * pi).squareRoot()
+                if m > 1e-12 { let s = g[i] / m; r[2 * i] = pr * s; r[2 * i + 1] = pi * s } else { r[2 * i] = 0; r[2 * i + 1] = 0 }
+            }
         }
         fftwf_execute_dft_c2r(inverse, cross, real)
         var best = 0
         for i in 1..<(n * n) where real[i] > real[best] { best = i }
         let bx = best % n, by = best / n
         func at(_ x: Int, _ y: Int) -> Double { Double(real[((y + n) % n) * n + (x + n) % n]) }
-        // Sub-sample peak by a parabola through the neighbours.
-        func refine(_ l: Double, _ c: Double, _ r: Double) -> Double { let d = l - 2 * c + r; return abs(d) > 1e-12 ? 0.5 * (l - r) / d : 0 }
-        var dx = Double(bx) + refine(at(bx - 1, by), at(bx, by), at(bx + 1, by))
-        var dy = Double(by) + refine(at(bx, by - 1), at(bx, by), at(bx, by + 1))
+        var dx = Double(bx) + PhaseCorrelationPeak.offset(at(bx - 1, by), at(bx, by), at(bx + 1, by))
+        var dy = Double(by) + PhaseCorrelationPeak.offset(at(bx, by - 1), at(bx, by), at(bx, by + 1))
         if dx > Double(n) / 2 { dx -= Double(n) }
         if dy > Double(n) / 2 { dy -= Double(n) }
-        // FFTW's inverse is unnormalised: divide by n^2 for the same scale as PhaseCorrelator.
-        return (dx, dy, Double(real[best]) / Double(n * n))
+        return (dx, dy, Double(real[best]) / perfectPeak)
     }
 }

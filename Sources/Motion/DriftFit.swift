@@ -26,8 +26,12 @@ public enum DriftFit {
         public func offsetMs(segment s: Int, atVideo v: Double) -> Double { segments[s].offsetMs + driftPpm * 1e-3 * v }
     }
 
-    /// `points` must be sorted by videoTimeS.
-    public static func fit(_ points: [SyncPoint], toleranceMs: Double? = nil) -> Result? {
+    /// `points` must be sorted by videoTimeS. `overlap`: how many windows cover each instant
+    /// (calibrate's windows step by half their length: 2). Overlapping windows share their
+    /// intervals, and so their errors: n of them carry n / overlap independent measurements, and
+    /// the drift's standard error grows by sqrt(overlap). (Taken as independent, the scatter of
+    /// synthcam2's stillhalf windows made a drift of -22 ppm look like 3.4 sigma; it is 2.4.)
+    public static func fit(_ points: [SyncPoint], toleranceMs: Double? = nil, overlap: Double = 1) -> Result? {
         let n = points.count
         guard n > 0 else { return nil }
         let c = toleranceMs ?? tolerance(points)
@@ -105,7 +109,7 @@ public enum DriftFit {
         let dof = max(1, count - members.count - 1)
         let sigma = max((sse / Double(dof)).squareRoot(), 0.02)
         let meanW = max(1e-6, members.joined().map { weight(points[$0].score) }.reduce(0, +) / Double(max(1, count)))
-        let slopeError = sxx > 1e-9 ? sigma / (sxx / meanW).squareRoot() : .infinity
+        let slopeError = sxx > 1e-9 ? sigma / (sxx / meanW).squareRoot() * max(1, overlap).squareRoot() : .infinity
         if count < 3 || abs(slope) < 3 * slopeError { slope = 0 }
         var rss = 0.0
         let segs = segments.enumerated().map { s, b -> Segment in

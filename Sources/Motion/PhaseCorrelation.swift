@@ -3,10 +3,14 @@ import RealModule
 /// The global shift between two pictures by phase correlation: the normalised cross-power
 /// spectrum of the two, back to space, peaks at the shift. Pictures are luma, downscaled to a
 /// power-of-two square first (motion of the whole frame is what calibration needs), with a Hann
-/// window so the edges do not dominate.
+/// window so the edges do not dominate. The peak is found to a fraction of a sample as
+/// `PhaseCorrelationPeak` says (a Gaussian-weighted spectrum, a Gaussian fit).
 public struct PhaseCorrelator {
     public let size: Int
     private let window: [Double]
+    /// `PhaseCorrelationPeak.weight` of every frequency, and the peak height of a perfect match.
+    private let weights: [Double]
+    private let perfectPeak: Double
     private var re: [Double], im: [Double], reB: [Double], imB: [Double]
     private var previous: (re: [Double], im: [Double])?
 
@@ -16,6 +20,8 @@ public struct PhaseCorrelator {
         var w = [Double](repeating: 0, count: size)
         for i in 0..<size { w[i] = 0.5 - 0.5 * Double.cos(2 * .pi * Double(i) / Double(size)) }
         window = w
+        weights = (0..<(size * size)).map { PhaseCorrelationPeak.weight(kx: $0 % size, ky: $0 / size, size: size) }
+        perfectPeak = PhaseCorrelationPeak.totalWeight(size: size) / Double(size * size)
         re = Array(repeating: 0, count: size * size); im = re; reB = re; imB = re
     }
 
@@ -50,20 +56,18 @@ public struct PhaseCorrelator {
             let a = prev.re[i], b = -prev.im[i], c = re[i], d = im[i]
             let pr = a * c - b * d, pi = a * d + b * c
             let m = (pr * pr + pi * pi).squareRoot()
-            reB[i] = m > 1e-12 ? pr / m : 0; imB[i] = m > 1e-12 ? pi / m : 0
+            reB[i] = m > 1e-12 ? pr / m * weights[i] : 0; imB[i] = m > 1e-12 ? pi / m * weights[i] : 0
         }
         FFT.transform2D(&reB, &imB, size: size, inverse: true)
         var best = 0
         for i in 1..<(size * size) where reB[i] > reB[best] { best = i }
         let bx = best % size, by = best / size
         func at(_ x: Int, _ y: Int) -> Double { reB[((y + size) % size) * size + (x + size) % size] }
-        // Sub-sample peak by a parabola through the neighbours.
-        func refine(_ l: Double, _ c: Double, _ r: Double) -> Double { let d = l - 2 * c + r; return abs(d) > 1e-12 ? 0.5 * (l - r) / d : 0 }
-        var dx = Double(bx) + refine(at(bx - 1, by), at(bx, by), at(bx + 1, by))
-        var dy = Double(by) + refine(at(bx, by - 1), at(bx, by), at(bx, by + 1))
+        var dx = Double(bx) + PhaseCorrelationPeak.offset(at(bx - 1, by), at(bx, by), at(bx + 1, by))
+        var dy = Double(by) + PhaseCorrelationPeak.offset(at(bx, by - 1), at(bx, by), at(bx, by + 1))
         if dx > Double(size) / 2 { dx -= Double(size) }
         if dy > Double(size) / 2 { dy -= Double(size) }
-        return (dx, dy, reB[best])
+        return (dx, dy, reB[best] / perfectPeak)
     }
 }
 

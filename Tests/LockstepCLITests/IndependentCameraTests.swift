@@ -151,10 +151,6 @@ final class IndependentCameraTests: XCTestCase {
 
     struct Expect {
         var jumpAt: Double? = nil
-        /// Tolerance of the offset before the jump. The issue asks 1 ms everywhere; on this clip
-        /// (2.5 s of motion before the jump at 4 s) calibrate reads 141.94 ms against 143: a known
-        /// miss of 1.06 ms, kept visible here at 1.5 ms rather than hidden (see the README).
-        var beforeJumpToleranceMs = 1.0
         var axisSource = "searched"
         var allRows = false
     }
@@ -185,8 +181,7 @@ final class IndependentCameraTests: XCTestCase {
         for v in times {
             let f = found.offsetMs(at: v), t = truth.offsetMs(at: v)
             summary.append(String(format: "offset at %.1f s: found %.2f ms, truth %.2f ms", v, f, t))
-            let tolerance = expect.jumpAt.map { v < $0 ? expect.beforeJumpToleranceMs : 1.0 } ?? 1.0
-            XCTAssertLessThanOrEqual(abs(f - t), tolerance, String(format: "\(variant): offset at v = %.1f s: found %.2f ms, truth %.2f ms", v, f, t), file: file, line: line)
+            XCTAssertLessThanOrEqual(abs(f - t), 1.0, String(format: "\(variant): offset at v = %.1f s: found %.2f ms, truth %.2f ms", v, f, t), file: file, line: line)
         }
 
         // Drift (the piece holding the middle of the clip), and stdout saying "ppm" when there is some.
@@ -273,7 +268,7 @@ final class IndependentCameraTests: XCTestCase {
     func testGyro1kHz() throws { try check("gyro1khz") }
     func testGyro50Hz() throws { try check("gyro50hz") }
     func testJitter() throws { try check("jitter") }
-    func testJump50() throws { try check("jump50", Expect(jumpAt: 4.0, beforeJumpToleranceMs: 1.5)) }
+    func testJump50() throws { try check("jump50", Expect(jumpAt: 4.0)) }
     func testNoise10x() throws { try check("noise10x") }
     func testNoStill() throws { try check("nostill") }
     func testOffset2500() throws { try check("offset2500") }
@@ -419,12 +414,12 @@ final class RealFootageShiftTests: XCTestCase {
             traces.append(url)
         }
 
-        // Five calibrations, two at a time.
+        // Six calibrations, two at a time: the five traces, and the camera file as its own trace.
         let results = Mutex<[Int: CommandResult]>([:])
-        let inputs = traces
-        DispatchQueue.concurrentPerform(iterations: inputs.count) { i in
+        let imu = traces.map(\.path) + [karma.path]
+        DispatchQueue.concurrentPerform(iterations: imu.count) { i in
             let out = scratch.appendingPathComponent("profile\(i).json")
-            let r = (try? runCommand(CommandLineTests.binary, ["calibrate", karma.path, "--imu", inputs[i].path, "-o", out.path],
+            let r = (try? runCommand(CommandLineTests.binary, ["calibrate", karma.path, "--imu", imu[i], "-o", out.path],
                                      timeout: 900, scratch: scratch))
                 ?? CommandResult(status: -1, stdout: "", stderr: "could not run", seconds: 0, timedOut: false)
             results.withLock { $0[i] = r }
@@ -442,6 +437,23 @@ final class RealFootageShiftTests: XCTestCase {
         }
         guard let base = offsets(0) else { return }
         print(String(format: "karma.mp4, exported trace: offset %.2f ms at 0 s, %.2f ms at 6 s", base.0, base.1))
+        // `calibrate karma.mp4 --imu karma.mp4`: karma.mp4 hovers still until its last 0.6 s, so
+        // one sync point carries the answer. That is "check it" on the confidence scale (0.3 to
+        // 0.7), said with its reason, not "wrong". (The exported CSV has no stated axes: the
+        // searched orientation's runner-up comes close on one burst of motion, and it scores 0.42.)
+        let own = imu.count - 1
+        let first = results.withLock { $0[own]! }
+        if first.status == 0, let data = try? Data(contentsOf: scratch.appendingPathComponent("profile\(own).json")),
+           let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let confidence = ClockPieces.number(json["confidence"]) {
+            print("karma.mp4 confidence \(confidence); stderr: \(first.stderr.replacingOccurrences(of: "\n", with: " | "))")
+            XCTAssertGreaterThanOrEqual(confidence, 0.5, "one strong sync point is not a wrong answer")
+            XCTAssertLessThanOrEqual(confidence, 0.6, "one sync point cannot be trusted without a check")
+            XCTAssertTrue(first.stderr.contains("only 1 sync point could be used"), first.stderr)
+            XCTAssertFalse(first.stderr.contains("low confidence"), first.stderr)
+            if let c = ClockPieces(json: json) { XCTAssertEqual(c.offsetMs(at: 0), base.0, accuracy: 1, "the camera file's own trace and its export agree") }
+        } else {
+            XCTFail("calibrate karma.mp4 --imu karma.mp4 failed (\(first.status)) or wrote no confidence: \(first.stderr)")
+        }
         for (k, d) in Self.shifts.enumerated() {
             guard let o = offsets(k + 1) else { continue }
             print(String(format: "karma.mp4, trace moved by %+.0f ms: offset moved %+.2f ms at 0 s, %+.2f ms at 6 s", d, o.0 - base.0, o.1 - base.1))
