@@ -49,6 +49,10 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
         guard maxFrames > 0 else {
             throw JobError("--max-duration \(ConcatOptions.text(options.maxDuration!)) is shorter than one frame at \(frameRate) fps.")
         }
+        // Before any thread starts: a .cube that cannot be read stops the job here.
+        let filters = try options.filter.map { try FilterStage(schedule: $0, canvas: canvas) }
+        // The filtered picture: the lanes' pool frames keep their margins from one use to the next.
+        let filtered = try filters.map { _ in try Frame(width: canvas.width, height: canvas.height) }
         let lanes = try readers.enumerated().map { k, r in
             let layout = Layout(blend: .single, canvas: canvas, inputs: [r.video.displaySize])
             let conformer: Conformer
@@ -98,8 +102,12 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
                 p.k = emitted
                 p.clip = k
                 p.src = [[Int64(item.picture.source.index), item.picture.source.pts.value]]
-                try item.frame.setUserDataSEI(p.payload())
-                try writer.writeVideo(item.frame, index: emitted)
+                var picture = item.frame
+                if let filters, let filtered {
+                    (picture, p.filter) = try filters.render(item.frame, into: filtered, index: emitted, time: frameRate.inverse * emitted)
+                }
+                try picture.setUserDataSEI(p.payload())
+                try writer.writeVideo(picture, index: emitted)
                 lane.recycle(item)
                 emitted += 1
                 try audio?.writeAvailable(until: samples(emitted))
@@ -120,6 +128,7 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
         }
         try writer.finish()
         if let error = failure.error { throw error }
+        try filters?.finish(frames: emitted, frameRate: frameRate)
         try OutputPath.commit(temporary, to: options.output)
         committed = true
         let warnings = readers.prefix(clipFrames.count).compactMap { r -> String? in

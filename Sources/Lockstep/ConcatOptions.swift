@@ -15,6 +15,8 @@ public struct ConcatOptions: Sendable {
     public var crossfadeMs: Int?
     /// Join the compressed video by packet copy instead of decoding and encoding it.
     public var copy = false
+    /// Filter chains applied to each fitted picture, switched on a schedule of output times.
+    public var filter: FilterSchedule?
     public var encode = EncodeSettings()
 
     public init(clips: [String], output: String) { self.clips = clips; self.output = output }
@@ -48,6 +50,9 @@ public struct ConcatOptions: Sendable {
             for (given, name) in [(maxDuration != nil, "--max-duration"), (size != nil, "--size"), (frameRate != nil, "--fps"),
                                   (crossfadeMs != nil, "--crossfade-ms")] where given {
                 throw JobError("--copy cannot be combined with \(name): copied video is not re-encoded, so it cannot be cut, scaled or retimed.")
+            }
+            if filter != nil {
+                throw JobError("--copy cannot be combined with --filter or --filter-at: copied video is not decoded, so it cannot be filtered.")
             }
         }
         guard (0...51).contains(encode.crf) else { throw JobError("--crf must be between 0 and 51; got \(encode.crf).") }

@@ -42,6 +42,21 @@ final class FilterStage {
         return chain.name
     }
 
+    /// Renders `frame` (output frame `index`, at `time`) through the chain in force into `out`, a
+    /// frame of the same size owned by the caller, leaving `frame` as it was (`concat`: a lane's
+    /// pool picture, whose margins are drawn once and must not be filtered again on its next
+    /// use). Returns the frame to write (`frame` itself when no chain is in force) and the
+    /// chain's text for the provenance.
+    func render(_ frame: Frame, into out: Frame, index: Int64, time: Rational) throws -> (frame: Frame, chain: String) {
+        let chain = switcher.chain(forFrame: index, at: time)
+        guard !chain.isEmpty else { return (frame, chain.name) }
+        try out.makeWritable()  // the encoder may still hold the previous picture
+        frame.withImage { picture in
+            out.withImage { PlaneKernels.copy(chain.render(picture), into: $0) }
+        }
+        return (out, chain.name)
+    }
+
     /// A schedule entry no output frame reached is an error (the user asked for a switch that
     /// never happened), named by the entry.
     func finish(frames: Int64, frameRate: Rational) throws {

@@ -40,6 +40,9 @@ struct ConcatCommand: ParsableCommand {
     @Flag(help: "No progress on stderr.")
     var quiet = false
 
+    @OptionGroup(title: "Filters (on every clip's fitted picture, at output times)")
+    var filters: FilterArguments
+
     @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v or .mov).", valueName: "OUT"))
     var output: String
 
@@ -54,6 +57,8 @@ struct ConcatCommand: ParsableCommand {
         options.crossfadeMs = crossfadeMs
         options.copy = copy
         options.encode = EncodeSettings(crf: crf, preset: preset)
+        // A chain that does not parse is refused by `filters.validate()` with its own sentence.
+        options.filter = try? filters.schedule()
         return options
     }
 
