@@ -32,7 +32,12 @@ public enum Checks {
                                 violations: [Violation(.noFrames, "the file has no video frames")])
         }
         let step = commonStep(scan.frames)
-        v += timing(scan, step: step)
+        // A reversal keeps each source frame's own duration (a variable rate stays variable).
+        if let mode = header?.sync, reverseModes.contains(mode), let sourceTimeBase = positiveRate(header?.inputs?.first?.timeBase) {
+            v += reverseTiming(scan, sourceTimeBase: sourceTimeBase)
+        } else {
+            v += timing(scan, step: step)
+        }
         let hasProvenance = scan.frames.contains { $0.provenance != nil } || !malformed.isEmpty
         if hasProvenance {
             switch header?.sync {
@@ -94,6 +99,17 @@ public enum Checks {
 
     // MARK: timing
 
+    /// Frame k at the same time as frame k - 1, or before it (`d`: the step between them).
+    static func orderViolation(_ f: [ScannedFrame], _ k: Int, _ d: Rational) -> Violation? {
+        let t = f[k].pts
+        if d == Rational(0, 1) {
+            return Violation(.repeatedTimestamp, frame: k, time: t.seconds, "frame \(k) repeats the timestamp of frame \(k - 1) (\(String(format: "%.3f s", t.seconds)))")
+        } else if d < Rational(0, 1) {
+            return Violation(.reorderedTimestamp, frame: k, time: t.seconds, "frame \(k) at \(String(format: "%.3f s", t.seconds)) comes before frame \(k - 1) at \(String(format: "%.3f s", f[k - 1].pts.seconds))")
+        }
+        return nil
+    }
+
     static func timing(_ scan: Scan, step: Rational?) -> [Violation] {
         var v: [Violation] = []
         let f = scan.frames
@@ -106,10 +122,8 @@ public enum Checks {
         for k in f.indices.dropFirst() {
             guard let d = difference(f[k - 1].pts, f[k].pts) else { continue }
             let t = f[k].pts
-            if d == Rational(0, 1) {
-                v.append(Violation(.repeatedTimestamp, frame: k, time: t.seconds, "frame \(k) repeats the timestamp of frame \(k - 1) (\(String(format: "%.3f s", t.seconds)))"))
-            } else if d < Rational(0, 1) {
-                v.append(Violation(.reorderedTimestamp, frame: k, time: t.seconds, "frame \(k) at \(String(format: "%.3f s", t.seconds)) comes before frame \(k - 1) at \(String(format: "%.3f s", f[k - 1].pts.seconds))"))
+            if let order = orderViolation(f, k, d) {
+                v.append(order)
             } else if d > late {
                 let missing = count(d.seconds / step.seconds) - 1
                 v.append(Violation(.missingFrames, frame: k, time: t.seconds,

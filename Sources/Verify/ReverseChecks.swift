@@ -54,4 +54,32 @@ extension Checks {
         }
         return v
     }
+
+    /// The timing check of a reversal, in place of the constant-step one: each output frame
+    /// lasts as long as the source frame it shows (the step to the next output frame against
+    /// pts(s + 1) - pts(s) in the input's time base, from the provenance). The highest source
+    /// frame shown has no successor to measure, so the frame showing it is not checked. Both
+    /// sides are stored times: the output's rounded to its time base (at most 1 ms), the
+    /// source's within a tick of its rate (what `ReverseJob` accepts as constant). The stream's
+    /// duration is not checked: a variable-rate reversal's packets carry no duration, so the
+    /// muxer ends its stream early (Fixtures/reverse/vfr.mp4 reversed: 2.306 s for 2.333 s).
+    static func reverseTiming(_ scan: Scan, sourceTimeBase: Rational) -> [Violation] {
+        var v = timing(scan, step: nil)  // the first timestamp
+        let f = scan.frames
+        var sourcePTS: [Int64: Int64] = [:]
+        for frame in f { if let s = frame.provenance?.src.first, s.count == 2 { sourcePTS[s[0]] = s[1] } }
+        let outputSlack = min(f[0].pts.timeBase.num > 0 ? f[0].pts.timeBase : Rational(1, 1000), Rational(1, 1000))
+        guard let slack = outputSlack.adding(sourceTimeBase.multiplied(by: 2) ?? sourceTimeBase) else { return v }
+        for k in f.indices.dropFirst() {
+            guard let d = difference(f[k - 1].pts, f[k].pts) else { continue }
+            if let order = orderViolation(f, k, d) { v.append(order); continue }
+            guard let s = f[k - 1].provenance?.src.first?.first, let a = sourcePTS[s], let b = sourcePTS[s + 1],
+                  let own = sourceTimeBase.multiplied(by: b - a), let off = d.subtracting(own) else { continue }
+            if off > slack || Rational(0, 1).subtracting(off).map({ $0 > slack }) ?? false {
+                v.append(Violation(.irregularStep, frame: k - 1, time: f[k - 1].pts.seconds,
+                                   String(format: "output frame %d lasts %.1f ms, but its source frame %lld lasts %.1f ms", k - 1, d.seconds * 1000, s, own.seconds * 1000)))
+            }
+        }
+        return v
+    }
 }

@@ -82,7 +82,7 @@ final class ReverseJobTests: ScratchTestCase {
     }
 
     /// Variable frame rate: 20 frames of 1/30 s, 20 of 1/15 s, 20 of 1/60 s. Reversed, the
-    /// output starts with the 1/60 s frames and each frame keeps its own duration.
+    /// output starts with the 1/60 s frames and each frame keeps its own duration; verify is clean.
     func testVariableFrameRateKeepsTheReversedDurations() throws {
         let (out, _) = try reverse("vfr.mp4") { $0.poolFrames = 8 }
         XCTAssertEqual(try identities(out, band: 1), Array((0..<60).reversed()))
@@ -92,6 +92,8 @@ final class ReverseJobTests: ScratchTestCase {
         let pts = try VideoTimestamps.pts(out)
         XCTAssertEqual(pts.count, 60)
         for (a, b) in zip(pts, expected) { XCTAssertEqual(a, b, accuracy: 0.0001) }
+        // verify measures each output frame against its own source frame's duration, not one step.
+        try assertVerifyClean(out)
     }
 
     /// The second encoding path (MPEG-4 part 2 in MOV, no B-frames, 25 fps, PCM at 44.1 kHz),

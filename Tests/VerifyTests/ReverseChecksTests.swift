@@ -35,4 +35,43 @@ final class ReverseChecksTests: XCTestCase {
         XCTAssertEqual(messages([0, 1, 2, 3, 2, 1, 0, 0, 1, 2, 3, 2, 1, 0], "boomerang"), ["output frame 7 shows source frame 0 again"])
         XCTAssertEqual(messages([0, 1, 2, 3, 1, 0], "boomerang"), ["output frame 4 jumps from source frame 3 to 1: source frame 2 was dropped"])
     }
+
+    // MARK: timing of a variable-rate reversal
+
+    /// Source frames 0...5 (time base 1/15360) lasting 256, 256, 512, 512, 1024 ticks (the last
+    /// one's is not known); `shown` their order in the output, `outputPTS` the output's times.
+    static let sourcePTS: [Int64] = [0, 256, 512, 1024, 1536, 2560]
+    func vfrScan(_ shown: [Int64], outputPTS: [Int64], mode: String = "reverse", sourcePTS: [Int64] = sourcePTS, end: Int64) -> Scan {
+        let frames = zip(shown, outputPTS).enumerated().map { k, x in
+            var p = Provenance(k: Int64(k), src: [[x.0, sourcePTS[Int(x.0)]]])
+            if k == 0 { p.sync = mode; p.fps = "30/1"; p.inputs = [Provenance.Input(name: "vfr.mp4", timeBase: "1/15360", audio: false)] }
+            return ScannedFrame(pts: Timestamp(x.1, Rational(1, 15360)), meanLuma: 80, lumaDeviation: 20, difference: 5, provenance: p)
+        }
+        return Scan(path: "x.mp4", frames: frames, videoDuration: Double(end) / 15360, audio: nil)
+    }
+    let reversed: [Int64] = [5, 4, 3, 2, 1, 0]
+    let reversedPTS: [Int64] = [0, 1024, 2048, 2560, 3072, 3328]
+
+    func testAVariableRateReversalWithEachSourceDurationIsClean() {
+        let scan = vfrScan(reversed, outputPTS: reversedPTS, end: 3584)
+        XCTAssertEqual(Checks.run(scan).violations.map(\.message), [])
+        // The constant-step check alone would call the same file irregular.
+        XCTAssertFalse(Checks.timing(scan, step: Checks.commonStep(scan.frames)).isEmpty)
+        let boomerang = vfrScan([0, 1, 2, 3, 2, 1, 0], outputPTS: [0, 256, 512, 1024, 1536, 2048, 2304], mode: "boomerang", end: 2560)
+        XCTAssertEqual(Checks.run(boomerang).violations.map(\.message), [])
+    }
+
+    func testAReversalWhoseDurationsAreNotItsSourcesIsReported() {
+        // Output frame 3 shifted by 100 ticks: frame 2 lasts too long, frame 3 too short.
+        var shifted = reversedPTS
+        shifted[3] += 100
+        XCTAssertEqual(Checks.run(vfrScan(reversed, outputPTS: shifted, end: 3584)).violations.map(\.message),
+                       ["output frame 2 lasts 39.8 ms, but its source frame 3 lasts 33.3 ms",
+                        "output frame 3 lasts 26.8 ms, but its source frame 2 lasts 33.3 ms"])
+        // The provenance's source frame 1 moved 200 ticks later: source frame 1 now lasts 56 ticks.
+        var moved = Self.sourcePTS
+        moved[1] += 200
+        XCTAssertEqual(Checks.run(vfrScan(reversed, outputPTS: reversedPTS, sourcePTS: moved, end: 3584)).violations.map(\.message),
+                       ["output frame 4 lasts 16.7 ms, but its source frame 1 lasts 3.6 ms"])
+    }
 }
