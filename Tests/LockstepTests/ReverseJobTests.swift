@@ -96,6 +96,15 @@ final class ReverseJobTests: ScratchTestCase {
         try assertVerifyClean(out)
     }
 
+    /// A variable-rate boomerang: forward then back, every frame keeping its own duration both
+    /// ways, and verify clean.
+    func testVariableFrameRateBoomerangVerifiesClean() throws {
+        let (out, result) = try reverse("vfr.mp4") { $0.boomerang = true; $0.poolFrames = 8 }
+        XCTAssertEqual(result.frames, 119)
+        XCTAssertEqual(try identities(out, band: 1), Array(0..<60) + Array((0..<59).reversed()))
+        try assertVerifyClean(out)
+    }
+
     /// The second encoding path (MPEG-4 part 2 in MOV, no B-frames, 25 fps, PCM at 44.1 kHz),
     /// with the audio kept as it was.
     func testSecondEncodingPathWithAudioKept() throws {
