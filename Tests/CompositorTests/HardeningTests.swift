@@ -57,7 +57,7 @@ final class KeyColorAndWeightsHardeningTests: XCTestCase {
         XCTAssertEqual(PlaneKernels.fixedPointWeights([1e308, 1e308]), [128, 128])
         XCTAssertEqual(PlaneKernels.fixedPointWeights([1.7e308, 1.7e308, 1.7e308, 1.7e308]), [64, 64, 64, 64])
         XCTAssertEqual(PlaneKernels.fixedPointWeights([3e307, 1e307]), [192, 64])
-        XCTAssertEqual(PlaneKernels.fixedPointWeights([5e-324, 0]), [256, 0])
+        XCTAssertEqual(PlaneKernels.fixedPointWeights([Double.leastNonzeroMagnitude, 0]), [256, 0])
     }
 }
 

@@ -277,7 +277,7 @@ final class IMUImportHardeningTests: IIOTestCase {
     }
 
     func testAnEmptyStoreFileStaysEmptyAfterAFailedImport() throws {
-        FileManager.default.createFile(atPath: store, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: store, contents: nil))
         // The bad line comes after the first batch (4096 rows): the store was being written.
         let bad = try write("b.csv", (1...5000).map { "\($0 * 1000),1,2,3\n" }.joined() + "9999999,1,nan,3\n")
         let r = try lockstep(["imu", "import", bad, "-o", store])
