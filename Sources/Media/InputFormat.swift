@@ -57,6 +57,15 @@ final class InputFormat {
 
     func stream(_ index: Int32) -> UnsafeMutablePointer<AVStream> { context.pointee.streams[Int(index)]! }
 
+    /// The best video stream's index, with every other stream discarded (the demuxer then skips
+    /// their packets): what the readers that want pictures only (luma, stills, packet copy) open.
+    func onlyBestVideoStream() throws -> Int32 {
+        let vs = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        guard vs >= 0 else { throw MediaError("no video stream", path: path) }
+        for i in 0..<Int(context.pointee.nb_streams) where Int32(i) != vs { context.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
+        return vs
+    }
+
     /// Reads the next packet; false at the end of the file.
     func read(into packet: Packet) throws -> Bool {
         let r = av_read_frame(context, packet.pointer)

@@ -49,10 +49,8 @@ public final class LumaReader {
         self.path = path
         input = try InputFormat(path: path, cancellation: CancellationToken())
         let ctx = input.context
-        let vs = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-        guard vs >= 0 else { throw MediaError("no video stream", path: path) }
+        let vs = try input.onlyBestVideoStream()
         streamIndex = vs
-        for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != vs { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
         let stream = ctx.pointee.streams[Int(vs)]!
         timeBase = stream.pointee.time_base.rational
         decoder = try Decoder(stream: stream, path: path, threads: threads)

@@ -46,10 +46,8 @@ public final class StillReader {
         self.path = path
         input = try InputFormat(path: path, cancellation: cancellation)
         let ctx = input.context
-        let vs = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-        guard vs >= 0 else { throw MediaError("no video stream", path: path) }
+        let vs = try input.onlyBestVideoStream()
         streamIndex = vs
-        for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != vs { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
         let stream = input.stream(vs)
         // Two threads: stills decode a few hundred frames at most, and the machine is shared.
         decoder = try Decoder(stream: stream, path: path, threads: 2)
