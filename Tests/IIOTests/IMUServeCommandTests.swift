@@ -107,7 +107,11 @@ final class IMUServeCommandTests: IIOTestCase {
             let streaming = try RawClient(port: port)
             XCTAssertEqual(streaming.ask("OPEN iio:device0 1000 00000001\r\n", lines: 1), ["0"], what)
             streaming.send("READBUF iio:device0 20000000\r\n")
+            // An answered VERSION proves the server accepted this connection before the signal
+            // (under ThreadSanitizer a bare connect could still sit in the listen backlog, and
+            // the count below would then be 2).
             let halfLine = try RawClient(port: port)
+            XCTAssertEqual(halfLine.ask("VERSION\r\n", lines: 1), ["0.24.v0.24  "], what)
             halfLine.send("READ iio:dev")
             Thread.sleep(forTimeInterval: 0.5)
             let started = Date()
