@@ -28,9 +28,14 @@ public struct ReverseOptions: Sendable {
 
     public init(input: String, output: String) { self.input = input; self.output = output }
 
+    /// The most loops asked for: the plan holds a run per loop, so an unbounded count is an
+    /// unbounded allocation (--loops 9223372036854775807 crashed, 1000000000 never finished).
+    public static let mostLoops = 1000
+
     /// The rules on the options alone, as sentences (the CLI makes them usage errors).
     public func check() throws {
         guard loops >= 1 else { throw JobError("--loops must be at least 1 (it is \(loops)).") }
+        guard loops <= Self.mostLoops else { throw JobError("--loops must be at most \(Self.mostLoops) (it is \(loops)).") }
         if let p = poolFrames, p < 1 { throw JobError("--pool-frames must be at least 1 (it is \(p)).") }
         // --crf and --preset: the same rules and sentences as composite's.
         var encoding = CompositeOptions(inputs: [input], output: output, blend: .single)

@@ -1,0 +1,31 @@
+import ArgumentParser
+import Foundation
+import TestSupport
+import XCTest
+@testable import LockstepCLI
+
+/// The second hardening pass (scripts/adversarial-sweep): each failure it found on the newer
+/// commands, as the user sees it (one sentence, exit status, nothing written).
+final class NewCommandsHardeningTests: ScratchFolderTestCase {
+    var q0: String { Repository.fixture("q0.mp4") }
+
+    /// The first line of stderr and the status of the real binary.
+    func run(_ args: [String]) throws -> (status: Int32, error: String) {
+        let r = try Processes.lockstep(args, timeout: 60)
+        return (r.status, String(r.stderr.split(separator: "\n").first ?? ""))
+    }
+
+    // --loops 9223372036854775807 crashed (SIGSEGV: a plan of that many runs), 1000000000 never ended.
+    func testReverseLoopsAreBounded() throws {
+        let out = scratch.appendingPathComponent("r.mp4").path
+        for loops in ["9223372036854775807", "1000000000", "1001"] {
+            let r = try run(["reverse", q0, "-o", out, "--loops", loops])
+            XCTAssertEqual(r.status, 64)
+            XCTAssertEqual(r.error, "Error: --loops must be at most 1000 (it is \(loops)).")
+        }
+        let b = try run(["reverse", q0, "-o", out, "--boomerang", "--loops", "4611686018427387904"])
+        XCTAssertEqual(b.status, 64)
+        XCTAssertEqual(b.error, "Error: --loops must be at most 1000 (it is 4611686018427387904).")
+        XCTAssertEqual(try leftovers(), [])
+    }
+}
