@@ -25,9 +25,11 @@ public struct TestSourceOptions: Sendable {
         let ext = (output as NSString).pathExtension.lowercased()
         guard let container = Self.containers[ext] else { throw JobError("\(output): the output must end in .mp4, .m4v, .mov or .mkv.") }
         guard codec.containers.contains(container) else { throw JobError("\(output): --codec \(codec.rawValue) needs a .mov or .mkv file.") }
-        guard duration.isFinite, duration > 0, frames >= 1 else { throw JobError("--duration must be a positive number of seconds giving at least one frame.") }
+        // Counted in Double first: `frames` converts to Int64, which traps past Int64.max (--duration 1e300).
+        let count = (duration * frameRate.seconds).rounded()
+        guard duration.isFinite, duration > 0, count >= 1 else { throw JobError("--duration must be a positive number of seconds giving at least one frame.") }
         guard frameRate.num > 0, frameRate.den > 0, frameRate.seconds <= 240 else { throw JobError("--fps must be a positive rate of at most 240.") }
-        guard frames < Int64(CodeWord.modulus) else { throw JobError("--duration is too long: the frame code counts \(CodeWord.modulus) frames.") }
+        guard count < Double(CodeWord.modulus) else { throw JobError("--duration is too long: the frame code counts \(CodeWord.modulus) frames.") }
         guard size.width >= 160, size.height >= 90, size.width % 2 == 0, size.height % 2 == 0, size.width <= 8192, size.height <= 8192 else {
             throw JobError("--size must be even numbers from 160x90 to 8192x8192 (the code needs room).")
         }

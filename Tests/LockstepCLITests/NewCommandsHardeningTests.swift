@@ -28,4 +28,15 @@ final class NewCommandsHardeningTests: ScratchFolderTestCase {
         XCTAssertEqual(b.error, "Error: --loops must be at most 1000 (it is 4611686018427387904).")
         XCTAssertEqual(try leftovers(), [])
     }
+
+    // --duration 1e300 trapped (Double to Int64) while checking the options.
+    func testTestsrcHugeDurationIsASentence() throws {
+        let out = scratch.appendingPathComponent("t.mp4").path
+        for duration in ["1e300", "1e18"] {
+            let r = try run(["testsrc", "-o", out, "--duration", duration])
+            XCTAssertEqual(r.status, 64)
+            XCTAssertEqual(r.error, "Error: --duration is too long: the frame code counts 1048576 frames.")
+        }
+        XCTAssertEqual(try leftovers(), [])
+    }
 }
