@@ -40,6 +40,14 @@ struct VerifyCommand: ParsableCommand {
             if junit != nil || report != nil { throw ValidationError("--junit and --report need --coded.") }
         }
         if let k = input, k < 0 { throw ValidationError("--input must be 0 or more.") }
+        // The reports are written over whatever has their name: never over the movie itself
+        // (--junit MOVIE replaced the movie with XML) nor over each other.
+        do {
+            if let junit { try OutputPath.checkPlace(junit, inputs: [file]) }
+            if let report { try OutputPath.checkPlace(report, inputs: [file] + (junit.map { [$0] } ?? [])) }
+        } catch let error as JobError {
+            throw ValidationError(error.description)
+        }
     }
 
     func run() throws {

@@ -40,3 +40,24 @@ final class NewCommandsHardeningTests: ScratchFolderTestCase {
         XCTAssertEqual(try leftovers(), [])
     }
 }
+
+/// `verify --coded --junit/--report` name files it writes: never the movie it reads.
+final class CodedReportPlaceTests: ScratchFolderTestCase {
+    // --junit MOVIE replaced the movie with the XML report, exit 0.
+    func testAReportCannotBeTheMovieItself() throws {
+        let movie = scratch.appendingPathComponent("coded.mp4").path
+        try FileManager.default.copyItem(atPath: Repository.fixture("q0.mp4"), toPath: movie)
+        let before = try Data(contentsOf: URL(fileURLWithPath: movie))
+        for flag in ["--junit", "--report"] {
+            let r = try Processes.lockstep(["verify", "--coded", movie, flag, movie], timeout: 60)
+            XCTAssertEqual(r.status, 64)
+            XCTAssertEqual(r.stderr.split(separator: "\n").first, "Error: \(movie) is also an input; write the output somewhere else.")
+        }
+        let both = scratch.appendingPathComponent("r.xml").path
+        let r = try Processes.lockstep(["verify", "--coded", movie, "--junit", both, "--report", both], timeout: 60)
+        XCTAssertEqual(r.status, 64)
+        XCTAssertEqual(r.stderr.split(separator: "\n").first, "Error: \(both) is also an input; write the output somewhere else.")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: movie)), before)
+        XCTAssertEqual(try leftovers(), ["coded.mp4"])
+    }
+}
