@@ -153,6 +153,8 @@ public struct FilterChainSpec: Equatable, Sendable, CustomStringConvertible {
     public var text: String
     public var description: String { text }
     public static let none = FilterChainSpec(filters: [], text: "none")
+    /// The longest chain taken.
+    public static let mostFilters = 64
 
     init(filters: [FilterSpec], text: String) { self.filters = filters; self.text = text }
 
@@ -161,6 +163,11 @@ public struct FilterChainSpec: Equatable, Sendable, CustomStringConvertible {
         guard !text.isEmpty else { throw FilterError("the filter chain is empty; give NAME[:k=v...][,NAME...] or none.") }
         let items = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         if items.contains("") { throw FilterError("\"\(text)\": an empty filter between commas.") }
+        // Each filter is prepared with a frame pool of its own: 20001 filters ran a job into the
+        // stall watchdog on a 320x240 clip, and at 1080p would exhaust memory first.
+        guard items.count <= Self.mostFilters else {
+            throw FilterError("a chain of \(items.count) filters; at most \(Self.mostFilters) are chained.")
+        }
         self.init(filters: try items.map(FilterSpec.init(parsing:)), text: text)
     }
 
