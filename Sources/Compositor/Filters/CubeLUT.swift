@@ -13,6 +13,16 @@ public struct CubeLUT: Sendable, Equatable {
         self.size = size; self.table = table; self.domainMin = domainMin; self.domainMax = domainMax
     }
 
+    /// A piece of a bad line as a message shows it: 40 characters at most, control characters as
+    /// `\u{1B}` (a line may be megabytes long, or carry escape sequences for the user's terminal).
+    static func shown(_ text: some StringProtocol) -> String {
+        let scalars = text.unicodeScalars
+        let cut = scalars.prefix(40).map { c in
+            c.value < 0x20 || (0x7F...0x9F).contains(c.value) ? "\\u{\(String(c.value, radix: 16, uppercase: true))}" : String(c)
+        }.joined()
+        return scalars.count > 40 ? cut + "..." : cut
+    }
+
     /// `name` is how messages name the file: "NAME:LINE: why".
     public init(parsing text: String, name: String) throws {
         var size: Int?
@@ -21,9 +31,11 @@ public struct CubeLUT: Sendable, Equatable {
         var lineNumber = 0
         func fail(_ why: String) -> FilterError { FilterError("\(name):\(lineNumber): \(why)") }
         func triple(_ fields: ArraySlice<Substring>, _ what: String) throws -> SIMD3<Float> {
-            let v = fields.compactMap { Float($0) }
+            // Decimal characters only: Float(_:) reads "0x10" as hexadecimal and stops at a NUL
+            // (strtof), so "0.5\0 9 9" was taken as 0.5 9 9 and the job wrote a movie.
+            let v = fields.compactMap { f in f.allSatisfy { "0123456789+-.eE".contains($0) } ? Float(f) : nil }
             guard fields.count == 3, v.count == 3, v.allSatisfy(\.isFinite) else {
-                throw fail("\(what) needs three numbers; got \"\(fields.joined(separator: " "))\"")
+                throw fail("\(what) needs three numbers; got \"\(Self.shown(fields.joined(separator: " ")))\"")
             }
             return SIMD3(v[0], v[1], v[2])
         }
@@ -37,7 +49,7 @@ public struct CubeLUT: Sendable, Equatable {
             case "LUT_3D_SIZE":
                 guard size == nil else { throw fail("LUT_3D_SIZE given twice") }
                 guard fields.count == 2, let n = Int(fields[1]), (2...256).contains(n) else {
-                    throw fail("LUT_3D_SIZE must be an integer from 2 to 256; got \"\(fields.dropFirst().joined(separator: " "))\"")
+                    throw fail("LUT_3D_SIZE must be an integer from 2 to 256; got \"\(Self.shown(fields.dropFirst().joined(separator: " ")))\"")
                 }
                 size = n
                 table.reserveCapacity(n * n * n)
@@ -46,7 +58,7 @@ public struct CubeLUT: Sendable, Equatable {
             case "LUT_1D_SIZE": throw fail("a 1D LUT; only 3D LUTs (LUT_3D_SIZE) are supported")
             default:
                 guard let first = key.first, first.isNumber || first == "-" || first == "." || first == "+" else {
-                    throw fail("unknown keyword \"\(key.prefix(40))\"")
+                    throw fail("unknown keyword \"\(Self.shown(key))\"")
                 }
                 guard let n = size else { throw fail("a table line before LUT_3D_SIZE") }
                 guard table.count < n * n * n else { throw fail("more than \(n * n * n) table lines (LUT_3D_SIZE \(n))") }
