@@ -47,10 +47,18 @@ func lastStopSignal() -> Int32? { let s = stopSignal.load(ordering: .acquiring);
 /// temporary file and say so, instead of dying half-way. Dispatch signal sources deliver them on
 /// a queue (no Swift runs in signal context); `withSignals` starts `body` only once every source
 /// is registered, so no signal falls into a gap and is lost.
-func withCancellation<T>(_ cancel: @escaping @Sendable () -> Void, _ body: () throws -> T) rethrows -> T {
-    try withSignals(stopSignals, { sig in
-        // The first signal names the exit status; later ones only repeat the request.
-        _ = stopSignal.compareExchange(expected: 0, desired: sig, ordering: .acquiringAndReleasing)
-        cancel()
-    }, body)
+///
+/// Once a stop signal was heard, whatever the job throws on its way out is the cancellation: a
+/// job stopped while opening a FIFO with no writer threw its reader's "PATH: cancelled" and
+/// exited 1 instead of 128 + the signal (concat, reverse).
+func withCancellation<T>(_ cancel: @escaping @Sendable () -> Void, _ body: () throws -> T) throws -> T {
+    do {
+        return try withSignals(stopSignals, { sig in
+            // The first signal names the exit status; later ones only repeat the request.
+            _ = stopSignal.compareExchange(expected: 0, desired: sig, ordering: .acquiringAndReleasing)
+            cancel()
+        }, body)
+    } catch where lastStopSignal() != nil {
+        throw JobError.cancelled
+    }
 }
