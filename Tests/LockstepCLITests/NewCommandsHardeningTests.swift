@@ -29,6 +29,23 @@ final class NewCommandsHardeningTests: ScratchFolderTestCase {
         XCTAssertEqual(try leftovers(), [])
     }
 
+    // --filter mono,mono,... (20001 filters) ran into the stall watchdog after 80 s on a 320x240 clip.
+    func testAFilterChainIsAtMost64Filters() throws {
+        let chain = Array(repeating: "mono", count: 20001).joined(separator: ",")
+        let message = { (args: [String]) -> String in
+            do { _ = try FilterCommand.parse(args); return "accepted" } catch { return FilterCommand.message(for: error) }
+        }
+        XCTAssertEqual(message([self.q0, "-o", "/tmp/o.mp4", "--filter", chain]), "--filter: a chain of 20001 filters; at most 64 are chained.")
+        let entry = "1=" + Array(repeating: "invert", count: 65).joined(separator: ",")
+        XCTAssertEqual(message([self.q0, "-o", "/tmp/o.mp4", "--filter-at", entry]),
+                       "--filter-at entry 1 (\"\(entry)\"): a chain of 65 filters; at most 64 are chained.")
+        XCTAssertEqual(message([self.q0, "-o", "/tmp/o.mp4", "--filter", Array(repeating: "mono", count: 64).joined(separator: ",")]), "accepted")
+        let r = try run(["filter", q0, "-o", scratch.appendingPathComponent("f.mp4").path, "--filter", chain])
+        XCTAssertEqual(r.status, 64)
+        XCTAssertEqual(r.error, "Error: --filter: a chain of 20001 filters; at most 64 are chained.")
+        XCTAssertEqual(try leftovers(), [])
+    }
+
     // --duration 1e300 trapped (Double to Int64) while checking the options.
     func testTestsrcHugeDurationIsASentence() throws {
         let out = scratch.appendingPathComponent("t.mp4").path
@@ -59,5 +76,37 @@ final class CodedReportPlaceTests: ScratchFolderTestCase {
         XCTAssertEqual(r.stderr.split(separator: "\n").first, "Error: \(both) is also an input; write the output somewhere else.")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: movie)), before)
         XCTAssertEqual(try leftovers(), ["coded.mp4"])
+    }
+}
+
+/// A stop signal while a job waits for a FIFO's writer: exit 128 + the signal, "Error: cancelled".
+final class NewCommandsFIFOSignalTests: ScratchFolderTestCase {
+    func stop(_ args: [String], with sig: Int32) throws -> (status: Int32, stderr: String) {
+        let p = Process()
+        p.executableURL = Repository.binary
+        p.arguments = args
+        let err = Pipe(); p.standardError = err; p.standardOutput = Pipe()
+        try p.run()
+        usleep(1_500_000)  // validation done, the open of the FIFO blocked
+        kill(p.processIdentifier, sig)
+        let deadline = Date().addingTimeInterval(10)
+        while p.isRunning && Date() < deadline { usleep(50_000) }
+        if p.isRunning { kill(p.processIdentifier, SIGKILL); XCTFail("the signal did not end \(args[0])") }
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
+    // concat and reverse exited 1 with "Error: FIFO: cancelled" (the reader's error, not the job's).
+    func testConcatAndReverseStoppedOpeningAFIFOExit128PlusTheSignal() throws {
+        let fifo = scratch.appendingPathComponent("camera.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let out = scratch.appendingPathComponent("o.mp4").path
+        let concat = try stop(["concat", "-o", out, Repository.fixture("q0.mp4"), fifo], with: SIGINT)
+        XCTAssertEqual(concat.status, 130)
+        XCTAssertEqual(concat.stderr, "Error: cancelled\n")
+        let reverse = try stop(["reverse", "-o", out, fifo], with: SIGTERM)
+        XCTAssertEqual(reverse.status, 143)
+        XCTAssertEqual(reverse.stderr, "Error: cancelled\n")
+        XCTAssertEqual(try leftovers(), ["camera.fifo"])
     }
 }
