@@ -29,6 +29,11 @@ struct CalibrateCommand: ParsableCommand {
         if let a = axisMapping, !AxisMapping.isValidOrientation(a) {
             throw ValidationError("--axis-mapping must be 3 letters naming x, y and z once each (XYZ, xzY, ...), found '\(a)'.")
         }
+        // The profile is written over whatever has its name: never over the movie, the trace or
+        // the starting profile (-o MOVIE replaced the movie with JSON, exit 0).
+        do { try OutputPath.checkPlace(output, inputs: [video, imu] + (calibration.map { [$0] } ?? [])) } catch let error as JobError {
+            throw ValidationError(error.description)
+        }
     }
 
     func run() throws {

@@ -110,3 +110,22 @@ final class NewCommandsFIFOSignalTests: ScratchFolderTestCase {
         XCTAssertEqual(try leftovers(), ["camera.fifo"])
     }
 }
+
+/// `calibrate -o` names the profile it writes: never one of the files it reads.
+final class CalibrateOutputPlaceTests: ScratchFolderTestCase {
+    // -o MOVIE replaced the movie by the JSON profile, exit 0 (seen on a copy of karma.mp4).
+    func testTheProfileCannotBeTheMovieOrTheTrace() throws {
+        let movie = scratch.appendingPathComponent("camera.mp4").path
+        try FileManager.default.copyItem(atPath: Repository.fixture("q0.mp4"), toPath: movie)
+        let trace = try file("t.gcsv", "GYROFLOW IMU LOG\n")
+        for (imu, output) in [(movie, movie), (trace, trace)] {
+            do { _ = try CalibrateCommand.parse([movie, "--imu", imu, "-o", output]); XCTFail("accepted") } catch {
+                XCTAssertEqual(CalibrateCommand.message(for: error), "\(output) is also an input; write the output somewhere else.")
+            }
+        }
+        do { _ = try CalibrateCommand.parse([movie, "--imu", trace, "-o", "/nonexistent/p.json"]); XCTFail("accepted") } catch {
+            XCTAssertEqual(CalibrateCommand.message(for: error), "/nonexistent/p.json: the folder /nonexistent does not exist.")
+        }
+        XCTAssertNoThrow(try CalibrateCommand.parse([movie, "--imu", trace, "-o", scratch.appendingPathComponent("p.json").path]))
+    }
+}
