@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Lockstep
 
 @main
@@ -21,4 +22,28 @@ struct LockstepCommand: ParsableCommand {
             KernelsCommand.self,
             FilterKernelsCommand.self,
         ])
+
+    /// ArgumentParser's own `main`, except that a message line of more than 500 characters, or
+    /// with control characters, is shortened and escaped: a value that fails to parse is echoed
+    /// whole (a 100 KB `--garbage polygon:...` was a 100 KB error line; an escape sequence in a
+    /// value reached the terminal).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            let text = fullMessage(for: error)
+            if code == .success {
+                if !text.isEmpty { print(text) }
+            } else if !text.isEmpty {
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+                    line.count > 500 || line.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" })
+                        ? MessageText.quote(line, limit: 500) : String(line)
+                }
+                FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            }
+            Foundation.exit(code.rawValue)
+        }
+    }
 }

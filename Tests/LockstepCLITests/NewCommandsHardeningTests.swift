@@ -129,3 +129,20 @@ final class CalibrateOutputPlaceTests: ScratchFolderTestCase {
         XCTAssertNoThrow(try CalibrateCommand.parse([movie, "--imu", trace, "-o", scratch.appendingPathComponent("p.json").path]))
     }
 }
+
+/// A value ArgumentParser cannot parse is echoed in its message: shortened and escaped.
+final class EchoedValueTests: XCTestCase {
+    // A 100 KB --garbage value was a 100 KB error line.
+    func testALongValueIsCutAndAControlCharacterEscaped() throws {
+        let value = "polygon:" + Array(repeating: "0.5", count: 20001).joined(separator: ",")
+        let r = try Processes.lockstep(["composite", "--blend", "chromakey", "-o", "/tmp/o.mp4",
+                                        Repository.fixture("fg.mp4"), Repository.fixture("bg.mp4"), "--garbage", value], timeout: 60)
+        XCTAssertEqual(r.status, 64)
+        let whole = "Error: The value '\(value)' is invalid for '--garbage <rect:X,Y,W,H|polygon:X1,Y1,X2,Y2,X3,Y3,...>'"
+        XCTAssertEqual(r.stderr.split(separator: "\n").first.map(String.init), String(whole.prefix(500)) + "...")
+        XCTAssertLessThan(r.stderr.utf8.count, 2000)
+        let e = try Processes.lockstep(["reverse", "--pool-frames", "\u{1B}[31m", "-o", "/tmp/o.mp4", Repository.fixture("q0.mp4")], timeout: 60)
+        XCTAssertEqual(e.status, 64)
+        XCTAssertEqual(e.stderr.split(separator: "\n").first, "Error: The value '\\u{1B}[31m' is invalid for '--pool-frames'")
+    }
+}
