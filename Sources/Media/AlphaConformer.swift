@@ -35,24 +35,17 @@ public final class AlphaConformer {
     public let place: Size
     public let picture: Rect
     public let fill: YUVColor
-    private var context: OpaquePointer?
-    private var fullRange: Int32 = -1
-    private var srcPlanes = [UnsafePointer<UInt8>?](repeating: nil, count: 4)
-    private var srcStrides = [Int32](repeating: 0, count: 4)
-    private var dstPlanes = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: 4)
-    private var dstStrides = [Int32](repeating: 0, count: 4)
+    private let scaler = Scaler()
 
     public init(place: Size, picture: Rect, fill: YUVColor) throws {
         // The same geometry rules, and sentences, as the plain conformer's.
         _ = try Conformer(place: place, picture: picture, fill: fill, rotation: 0)
         self.place = place; self.picture = picture; self.fill = fill
     }
-    deinit { sws_freeContext(context) }
 
     /// Fits the picture in `decoded` into `out`. `decoded` is left empty either way.
     public func fit(_ decoded: Frame, into out: Frame) throws {
         defer { decoded.unref() }
-        let s = decoded.pointer.pointee
         if !out.hasBuffers || !out.isYUVA420P || out.width != place.width || out.height != place.height {
             out.unref()
             out.pointer.pointee.format = AV_PIX_FMT_YUVA420P.rawValue
@@ -64,30 +57,12 @@ public final class AlphaConformer {
         } else {
             try out.makeWritable()
         }
-        guard s.width > 0, s.height > 0, s.format >= 0, sws_isSupportedInput(AVPixelFormat(rawValue: s.format)) != 0 else {
-            throw MediaError("cannot convert \(Scaler.formatName(s.format)) \(s.width)x\(s.height) to yuva420p")
+        let (x, y) = (picture.x, picture.y)
+        try out.withImage { image in
+            try out.withAlpha { a in
+                let alpha = Plane(base: a!.base + y * a!.stride + x, stride: a!.stride, width: picture.width, height: picture.height, owner: out)
+                try scaler.scale(decoded.pointer, into: image.cropped(to: picture), alpha: alpha)
+            }
         }
-        context = sws_getCachedContext(context, s.width, s.height, AVPixelFormat(rawValue: s.format),
-                                       Int32(picture.width), Int32(picture.height), AV_PIX_FMT_YUVA420P,
-                                       SWS_BICUBIC, nil, nil, nil)
-        guard let context else { throw MediaError("cannot convert \(Scaler.formatName(s.format)) \(s.width)x\(s.height) to yuva420p") }
-        let srcFull: Int32 = s.color_range == AVCOL_RANGE_JPEG ? 1 : 0
-        if srcFull != fullRange {
-            let coefficients = sws_getCoefficients(SWS_CS_DEFAULT)
-            sws_setColorspaceDetails(context, coefficients, srcFull, coefficients, 0, 0, 1 << 16, 1 << 16)
-            fullRange = srcFull
-        }
-        let o = out.pointer.pointee
-        let x = picture.x, y = picture.y
-        dstPlanes[0] = o.data.0! + y * Int(o.linesize.0) + x
-        dstPlanes[1] = o.data.1! + (y / 2) * Int(o.linesize.1) + x / 2
-        dstPlanes[2] = o.data.2! + (y / 2) * Int(o.linesize.2) + x / 2
-        dstPlanes[3] = o.data.3! + y * Int(o.linesize.3) + x
-        dstStrides[0] = o.linesize.0; dstStrides[1] = o.linesize.1; dstStrides[2] = o.linesize.2; dstStrides[3] = o.linesize.3
-        srcPlanes[0] = UnsafePointer(s.data.0); srcPlanes[1] = UnsafePointer(s.data.1)
-        srcPlanes[2] = UnsafePointer(s.data.2); srcPlanes[3] = UnsafePointer(s.data.3)
-        srcStrides[0] = s.linesize.0; srcStrides[1] = s.linesize.1; srcStrides[2] = s.linesize.2; srcStrides[3] = s.linesize.3
-        let rows = sws_scale(context, srcPlanes, srcStrides, 0, s.height, dstPlanes, dstStrides)
-        if rows <= 0 { throw MediaError(code: rows, function: "sws_scale") }
     }
 }
