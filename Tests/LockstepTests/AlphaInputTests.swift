@@ -13,10 +13,11 @@ final class AlphaInputTests: ScratchTestCase {
                                                "-pix_fmt", "yuv420p", "-f", "rawvideo", "-"]))
     }
 
-    /// The ffmpeg CLI's overlay of `fg` on `bg` (straight alpha, yuv420), as raw yuv420p.
+    /// The ffmpeg CLI's overlay of `fg` (scaled to 320x240, bicubic) on `bg` (straight alpha,
+    /// yuv420), as raw yuv420p.
     func overlayReference(bg: String, fg: String, frames: Int) throws -> [UInt8] {
         [UInt8](try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-i", bg, "-i", fg, "-filter_complex",
-                                               "[0:v][1:v]overlay=shortest=1:format=yuv420,format=yuv420p", "-frames:v", "\(frames)",
+                                               "[1:v]scale=320:240:flags=bicubic[f];[0:v][f]overlay=shortest=1:format=yuv420,format=yuv420p", "-frames:v", "\(frames)",
                                                "-f", "rawvideo", "-"]))
     }
 
@@ -28,11 +29,12 @@ final class AlphaInputTests: ScratchTestCase {
         return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
     }
 
-    /// `geq` draws the alpha: a soft disc (ProRes 4444, yuva444p10le) over testsrc2.
+    /// `geq` draws the alpha: a soft disc (ProRes 4444, yuva444p10le) over testsrc2, at 640x480:
+    /// scaled to the 320x240 canvas, alpha and all.
     func proRes4444() throws -> String {
         let path = scratch.appendingPathComponent("fg4444.mov").path
         _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i",
-            "testsrc2=s=320x240:r=30:d=2,format=yuva444p,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='clip(255*(1.6-hypot(X-160,Y-120)/70),0,255)'",
+            "testsrc2=s=640x480:r=30:d=2,format=yuva444p,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='clip(255*(1.6-hypot(X-320,Y-240)/140),0,255)'",
             "-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le", path])
         return path
     }

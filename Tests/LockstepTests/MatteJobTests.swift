@@ -105,6 +105,19 @@ final class MatteJobTests: ScratchTestCase {
         XCTAssertGreaterThan(abs(oS[30] - kS[30]), 20, "replace shows the screen the key removes")
     }
 
+    /// Under --sync time a 15 fps matte serves two 30 fps ticks per frame, as any input would,
+    /// and provenance names the matte frame each tick used.
+    func testTheMatteFollowsTheSyncPolicy() throws {
+        let slow = scratch.appendingPathComponent("matte15.mp4").path
+        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "color=c=white:s=320x240:r=15:d=2",
+                                           "-c:v", "libx264", "-pix_fmt", "yuv420p", slow])
+        let (out, r) = try compose(.chromakey, ["fg.mp4", "bg.mp4"]) { $0.sync = .time; $0.matte = MatteOptions(path: slow) }
+        XCTAssertEqual(r.frames, 60)
+        let src = try VerifyJob.scan(out.path).frames.compactMap(\.provenance).map(\.src)
+        XCTAssertEqual(src.map { $0.count }, Array(repeating: 3, count: 60))
+        XCTAssertEqual(src.map { $0[2][0] }, (0..<60).map { Int64($0 / 2) })
+    }
+
     func testMatteRulesAreSentences() {
         var o = CompositeOptions(inputs: ["a.mp4", "b.mp4"], output: "o.mp4", blend: .mix)
         o.matte = MatteOptions(path: "m.mp4")
