@@ -212,9 +212,9 @@ public final class FilterVariantsJob: @unchecked Sendable {  // `writers` and `c
 /// A decoded picture shared by the variants, read-only while shared: the last holder to let
 /// go gives the frame back to the lane's pool.
 final class SharedFrame: Sendable {
-    // Only read while shared (every holder reads, nobody writes); the lane refills it only
-    // after the last release.
-    nonisolated(unsafe) let item: LaneFrame
+    /// Only read while shared (every holder reads, nobody writes); the lane refills it only
+    /// after the last release.
+    let item: LaneFrame
     private let lane: InputLane
     private let holders: Mutex<Int>
 

@@ -95,7 +95,7 @@ final class VariantWriter: @unchecked Sendable {
     private func encode(_ lent: Lent, with writer: MovieWriter) throws {
         try out.makeWritable()  // the encoder may still hold the previous picture
         let (picture, chain) = try stage.render(lent.shared.item.frame, into: out, index: lent.index, time: lent.time)
-        if picture !== out { try out.withImage { o in lent.shared.item.frame.withImage { PlaneKernels.copy($0, into: o) } } }
+        if picture !== out { out.withImage { o in lent.shared.item.frame.withImage { PlaneKernels.copy($0, into: o) } } }
         var record = lent.record
         record.filter = chain
         try out.setUserDataSEI(record.payload())
