@@ -10,6 +10,19 @@ struct Blender {
     /// Lockstep's keyer, when it is the one chosen (else `key`, GPUImage's math, keys).
     let keyer: Keyer?
     let weights: [Int]
+    /// `--matte` under chromakey and stack: the matte's mix and how it meets the key.
+    var matte: (mix: MatteMix, mode: MatteMode)? {
+        didSet { if matte != nil && mode == .stack && layout.places.count > 2 { below = YUVBuffer(width: layout.canvas.width, height: layout.canvas.height) } }
+    }
+    /// An input with alpha is keyed by colour as well (`--key-alpha-and-color`).
+    var keyAlphaAndColor = false {
+        didSet { if keyAlphaAndColor && mode == .stack && below == nil { below = YUVBuffer(width: layout.canvas.width, height: layout.canvas.height) } }
+    }
+    /// Alpha planes as weights (full range).
+    private let alphaMix = MatteMix(factor: 1, fullRange: true)
+    /// Scratch: under a matte in a stack of 3 or more, the layers below the top one; keying a
+    /// stack layer by alpha and colour, the picture below it.
+    private var below: YUVBuffer?
     // Kept so blending a frame allocates nothing.
     private var frames: [Frame] = []
     private var images: [YUVImage] = []
@@ -31,22 +44,47 @@ struct Blender {
         }
     }
 
-    mutating func blend(_ inputs: (Int) -> Frame, into out: Frame) {
+    /// `matte`: the matte's picture for this tick (with `matte` set).
+    mutating func blend(_ inputs: (Int) -> Frame, matte matteFrame: Frame? = nil, into out: Frame) {
         var frames: [Frame] = [], images: [YUVImage] = []
         swap(&frames, &self.frames); swap(&images, &self.images)  // borrowed scratch, no copy
         defer { frames.removeAll(keepingCapacity: true); swap(&frames, &self.frames); swap(&images, &self.images) }
         for i in layout.places.indices { frames.append(inputs(i)) }
-        let (mode, layout, key, keyer, weights) = (self.mode, self.layout, self.key, self.keyer, self.weights)
+        if let matteFrame, matte != nil { frames.append(matteFrame) }
+        let (mode, layout, key, keyer, weights, matte, below) = (self.mode, self.layout, self.key, self.keyer, self.weights, self.matte, self.below)
+        let (alphaMix, andColor) = (self.alphaMix, self.keyAlphaAndColor)
         out.withImage { o in
             Frame.withImages(frames, in: &images) { all in
+                if let matte, all.count > layout.places.count {
+                    Self.blend(all, matte: matte, below: below?.image, key: key, keyer: keyer, layout: layout, chromakey: mode == .chromakey, into: o)
+                    return
+                }
                 switch mode {
                 case .single:
                     PlaneKernels.copy(all[0], into: o)
                 case .chromakey:
+                    let keyedByAlpha = frames[0].withAlpha { alpha in
+                        alpha.map { Self.keyByAlpha(all[0], alpha: $0, under: all[1], into: o, mix: alphaMix, andColor: andColor,
+                                                    key: key, keyer: keyer, scratch: nil) } != nil
+                    }
+                    if keyedByAlpha { break }
                     if let keyer { keyer.apply(foreground: all[0], background: all[1], into: o) } else {
                         key.apply(foreground: all[0], background: all[1], into: o)
                     }
                 case .stack:
+                    if frames.dropFirst().contains(where: { $0.withAlpha { $0 != nil } }) {
+                        // Layer by layer, each keyed by its alpha if it has one, else by colour.
+                        PlaneKernels.copy(all[0], into: o)
+                        for i in 1..<layout.places.count {
+                            let keyed = frames[i].withAlpha { alpha in
+                                alpha.map { Self.keyByAlpha(all[i], alpha: $0, under: o, into: o, mix: alphaMix, andColor: andColor,
+                                                            key: key, keyer: keyer, scratch: below?.image) } != nil
+                            }
+                            if keyed { continue }
+                            if let keyer { keyer.apply(foreground: all[i], background: o, into: o) } else { key.apply(foreground: all[i], background: o, into: o) }
+                        }
+                        break
+                    }
                     if let keyer { keyer.applyStack(all, into: o); break }
                     PlaneKernels.copy(all[0], into: o)
                     for i in 1..<layout.places.count { key.apply(foreground: all[i], background: o, into: o) }
@@ -56,6 +94,34 @@ struct Blender {
                     PlaneKernels.mix(all, weights: weights, into: o)
                 }
             }
+        }
+    }
+
+    /// The matte's blends: the foreground (chromakey: input 1; stack: the top layer) over what
+    /// is below it, weighted by the matte alone (`replace`) or by the key's alpha times the
+    /// matte (`multiply`: keyed = below + a (fg - below), so mixing keyed over below with the
+    /// matte's weight m gives below + a m (fg - below)).
+    private static func blend(_ all: [YUVImage], matte: (mix: MatteMix, mode: MatteMode), below scratch: YUVImage?,
+                              key: ChromaKey, keyer: Keyer?, layout: Layout, chromakey: Bool, into o: YUVImage) {
+        let n = layout.places.count, m = all[n].y
+        let fg: YUVImage, under: YUVImage
+        if layout.places.count == 2 {
+            // chromakey: the first over the second; stack of 2: the second over the first.
+            (fg, under) = chromakey ? (all[0], all[1]) : (all[1], all[0])
+        } else {
+            let b = scratch!
+            if let keyer { keyer.applyStack(Array(all[..<(n - 1)]), into: b) } else {
+                PlaneKernels.copy(all[0], into: b)
+                for i in 1..<(n - 1) { key.apply(foreground: all[i], background: b, into: b) }
+            }
+            (fg, under) = (all[n - 1], b)
+        }
+        switch matte.mode {
+        case .replace:
+            matte.mix.apply(over: fg, under: under, matte: m, into: o)
+        case .multiply:
+            if let keyer { keyer.apply(foreground: fg, background: under, into: o) } else { key.apply(foreground: fg, background: under, into: o) }
+            matte.mix.apply(over: o, under: under, matte: m, into: o)
         }
     }
 }

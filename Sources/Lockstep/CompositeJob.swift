@@ -29,6 +29,10 @@ public struct CompositeOptions: Sendable {
     public var snake: SnakeOptions?
     /// Filter chains applied after the blend (before the snake), switched on a schedule.
     public var filter: FilterSchedule?
+    /// A greyscale movie weighting the filter (`filter`) or keying the foreground (`composite`).
+    public var matte: MatteOptions?
+    /// An input keyed by its own alpha is keyed by colour too (alpha times key).
+    public var keyAlphaAndColor = false
     public var encode = EncodeSettings()
 
     public init(inputs: [String], output: String, blend: BlendMode) {
@@ -92,9 +96,9 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
     /// An open that blocks (a FIFO with no writer) gives up when the cancellation token is
     /// raised; the job does not wait for it either. Failures are reported in input order, as a person reads the command line.
     private func openReaders() throws -> [MovieReader] {
-        let box = OpenedReaders(count: options.inputs.count)
-        for (i, path) in options.inputs.enumerated() {
-            let audio = options.audio, conceal = options.conceal, cancellation = self.cancellation
+        let box = OpenedReaders(count: options.readerPaths.count)
+        for (i, path) in options.readerPaths.enumerated() {
+            let audio = options.audio && i < options.inputs.count, conceal = options.conceal, cancellation = self.cancellation
             let t = Thread { [box, lock] in
                 let result = Result { try MovieReader(path: path, audio: audio, conceal: conceal, cancellation: cancellation) }
                 box.set(i, result)
@@ -113,7 +117,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
 
     public func run() throws -> CompositeResult {
         try options.check()
-        try OutputPath.check(options.output, inputs: options.inputs)
+        try OutputPath.check(options.output, inputs: options.readerPaths)
         let folder = URL(fileURLWithPath: options.output).deletingLastPathComponent().path
         OutputPath.removeStaleTemporaries(in: folder)
         let readers = try openReaders()
@@ -132,19 +136,24 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         }
         // Before any thread starts: a .cube that cannot be read stops the job here.
         let filters = try options.filter.map { try FilterStage(schedule: $0, canvas: canvas) }
-        let layout = Layout(blend: options.blend, canvas: canvas, inputs: readers.map(\.video.displaySize))
+        let layout = Layout(blend: options.blend, canvas: canvas, inputs: readers.prefix(options.inputs.count).map(\.video.displaySize))
+        let matteMix = options.matte.map { MatteMix(factor: $0.mixFactor) }
         let key = ChromaKey(keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness)
         var blender = Blender(mode: options.blend, layout: layout, key: key, keyer: options.makeKeyer(),
-                              weights: options.weights ?? Array(repeating: 1, count: readers.count))
+                              weights: options.weights ?? Array(repeating: 1, count: options.inputs.count))
+        if let matteMix, options.blend != .single { blender.matte = (matteMix, options.matte!.mode) }
+        blender.keyAlphaAndColor = options.keyAlphaAndColor
         let lanes = try readers.enumerated().map { i, r in
-            let place = layout.places[i], pic = layout.pictures[i]
             let conformer: Conformer
             do {
+                guard i < layout.places.count else { return InputLane(index: i, reader: r, conformer: try .matte(canvas: canvas, rotation: r.video.rotation), poolSize: 4, failure: failure) }
+                let place = layout.places[i], pic = layout.pictures[i]
                 conformer = try Conformer(place: Size(width: place.width, height: place.height),
                                           picture: Rect(x: pic.x - place.x, y: pic.y - place.y, width: pic.width, height: pic.height),
                                           fill: blender.marginColor(ofInput: i), rotation: r.video.rotation)
             } catch let e as MediaError { throw e.at(r.path) }
-            return InputLane(index: i, reader: r, conformer: conformer, poolSize: 4, failure: failure)
+            let alpha = try options.alphaConformer(ofInput: i, reader: r, place: conformer.place, picture: conformer.picture, fill: conformer.fill)
+            return InputLane(index: i, reader: r, conformer: conformer, poolSize: 4, failure: failure, alphaConformer: alpha)
         }
         let withAudio = lanes.contains { $0.audio != nil }
         let container = OutputPath.container(for: options.output)
@@ -153,7 +162,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         defer { if !committed { unlink(temporary) } }
         let writer = try MovieWriter(path: temporary, container: container, canvas: canvas, frameRate: frameRate,
                                      settings: options.encode, withAudio: withAudio)
-        let gains = (options.gains ?? Array(repeating: 1, count: readers.count)).map(Float.init)
+        let gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])
         let stage = try WriterStage(writer: writer, lanes: lanes, gains: gains, frameRate: frameRate, canvas: canvas,
                                     poolSize: 3, failure: failure)
         lock.lock()
@@ -193,8 +202,14 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                 guard let out = stage.pool.pop() else { break loop }
                 compositorClock.set("blending frame \(emitted)", busy: true)
                 try out.makeWritable()
-                blender.blend({ sync.chosen($0).frame }, into: out)
-                let chain = try filters?.apply(to: out, index: emitted, time: frameRate.inverse * emitted)
+                let matte = options.matte == nil ? nil : sync.chosen(lanes.count - 1).frame
+                blender.blend({ sync.chosen($0).frame }, matte: matte, into: out)
+                let chain: String?
+                if let matte, let matteMix, options.blend == .single {
+                    chain = try filters?.apply(to: out, matte: matte, mix: matteMix, index: emitted, time: frameRate.inverse * emitted)
+                } else {
+                    chain = try filters?.apply(to: out, index: emitted, time: frameRate.inverse * emitted)
+                }
                 if let snake {
                     // The video's clock is the first input's: its chosen frame's pts.
                     let pts = sync.chosenFrame(0).pts
@@ -224,7 +239,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         while sync.drain() != nil {}
         if let error = failure.error { throw error }
         guard emitted > 0 else {
-            throw MediaError("has no video frame to composite", path: options.inputs[endedBy ?? 0])
+            throw MediaError("has no video frame to composite", path: options.readerPaths[endedBy ?? 0])
         }
         let snakeSummary = try snake?.finish()
         try filters?.finish(frames: emitted, frameRate: frameRate)
@@ -234,7 +249,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                                frameRate: frameRate, endedBy: endedBy, snake: snakeSummary,
                                warnings: lanes.flatMap { l in
                                    l.reader.damage.map { "\(l.reader.path): damaged \($0), concealed" }
-                               } + sync.backwardJumps.map { Self.describe($0, path: options.inputs[$0.input]) })
+                               } + sync.backwardJumps.map { Self.describe($0, path: options.readerPaths[$0.input]) })
     }
 
     /// "input 2 (x.ts): its timestamps go back from 0.967 s to 0.000 s at source frame 30; the output ends there"

@@ -19,7 +19,12 @@ final class InputLane: @unchecked Sendable {
     let index: Int
     let reader: MovieReader
     let conformer: Conformer
+    /// For an input keyed by its own alpha: fits into yuva420p instead (`conformer` unused).
+    let alphaConformer: AlphaConformer?
     let audio: AudioLane?
+    /// Every copy of the input's audio: `audio` first, then one more per extra reader (`filter
+    /// --variants`: one per variant's writer, since a lane forgets what its reader has read).
+    let audioCopies: [AudioLane]
     /// Fitted frames on their way to the compositor. `nil` marks the end of the video.
     let frames: BoundedQueue<LaneFrame?>
     /// Frames free for the reader to fill; the compositor gives them back (`recycle`).
@@ -32,11 +37,14 @@ final class InputLane: @unchecked Sendable {
     /// For the watchdog.
     let clock: StageClock
 
-    init(index: Int, reader: MovieReader, conformer: Conformer, poolSize: Int, failure: FailureBox) {
+    init(index: Int, reader: MovieReader, conformer: Conformer, poolSize: Int, failure: FailureBox, audioCopies: Int = 1,
+         alphaConformer: AlphaConformer? = nil) {
         self.index = index
         self.reader = reader
         self.conformer = conformer
-        self.audio = reader.audio != nil ? AudioLane() : nil
+        self.alphaConformer = alphaConformer
+        self.audioCopies = reader.audio != nil ? (0..<max(1, audioCopies)).map { _ in AudioLane() } : []
+        self.audio = self.audioCopies.first
         self.failure = failure
         clock = StageClock(name: "input \(index + 1) (\(reader.path))")
         frames = BoundedQueue(capacity: poolSize + 1)
@@ -57,7 +65,7 @@ final class InputLane: @unchecked Sendable {
                 failure.record(error)
             }
             frames.close()
-            audio?.finish()
+            for a in audioCopies { a.finish() }
         }
         t.name = "lockstep.reader.\(index)"
         t.stackSize = 1 << 20
@@ -80,7 +88,7 @@ final class InputLane: @unchecked Sendable {
     func cancel() {
         stopVideo(audioUntil: .min)
         reader.cancellation.cancel()
-        audio?.finish()
+        for a in audioCopies { a.finish() }
     }
 
     private var audioNeededUntil: Int64 { stateLock.lock(); defer { stateLock.unlock() }; return _audioNeededUntil }
@@ -89,7 +97,7 @@ final class InputLane: @unchecked Sendable {
         var held: Frame?
         // The picture as decoded, before the conformer fits it into a pool frame.
         let decoded = Frame()
-        let sink: (AudioSamples) -> Void = { [audio] in audio?.append($0) }
+        let sink: (AudioSamples) -> Void = { [audioCopies] in for a in audioCopies { a.append($0) } }
         var originSet = false
         while true {
             if reader.decodesVideo && held == nil {
@@ -106,18 +114,19 @@ final class InputLane: @unchecked Sendable {
             case .video(let picture):
                 let frame = held!
                 held = nil
-                try conformer.fit(decoded, into: frame)
+                if let alphaConformer { try alphaConformer.fit(decoded, into: frame) } else { try conformer.fit(decoded, into: frame) }
                 if !originSet {
                     originSet = true
                     let pts = picture.source.pts
-                    audio?.setOrigin(Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, Int64(AudioFormat.sampleRate))))
+                    let origin = Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, Int64(AudioFormat.sampleRate)))
+                    for a in audioCopies { a.setOrigin(origin) }
                 }
                 clock.set("waiting for the compositor", busy: false)
                 if !frames.push(LaneFrame(lane: index, frame: frame, picture: picture)) { reader.decodesVideo = false }
             case .audio:
                 continue
             case .end:
-                if !originSet { audio?.setOrigin(0) }
+                if !originSet { for a in audioCopies { a.setOrigin(0) } }
                 frames.push(nil)
                 return
             }

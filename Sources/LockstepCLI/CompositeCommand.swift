@@ -66,6 +66,11 @@ struct CompositeCommand: ParsableCommand {
     @OptionGroup(title: "Filters (after the blend, before --snake)")
     var filters: FilterArguments
 
+    @OptionGroup(title: "Matte (chromakey and stack)")
+    var matte: MatteArguments
+
+    @OptionGroup var alpha: AlphaArguments
+
     @Flag(name: .customLong("snake"), help: "Apply the video-snake effect last, driven by --imu.")
     var snakeEffect = false
 
@@ -95,6 +100,8 @@ struct CompositeCommand: ParsableCommand {
         options.encode = EncodeSettings(crf: crf, preset: preset)
         options.stallTimeout = stallTimeout
         options.conceal = conceal
+        options.matte = matte.options
+        options.keyAlphaAndColor = alpha.keyAlphaAndColor
         return options
     }
 
@@ -106,6 +113,7 @@ struct CompositeCommand: ParsableCommand {
             try OutputPath.check(output, inputs: [])
             if snakeEffect && snake.imu == nil { throw ValidationError("--snake needs --imu TRACE.") }
             for input in inputs { try OutputPath.checkInput(input) }
+            try matte.checkFile()
             try OutputPath.check(output, inputs: inputs)
         } catch let error as JobError {
             throw ValidationError(error.description)

@@ -17,6 +17,11 @@ struct FilterCommand: ParsableCommand {
 
     @OptionGroup var filters: FilterArguments
 
+    @OptionGroup(title: "Matte") var matte: MatteArguments
+
+    @Option(help: ArgumentHelp("Decode once, write one file per chain into the folder -o names (named after the chain).", valueName: "CHAIN[;CHAIN...]"))
+    var variants: String?
+
     @Option(help: ArgumentHelp("mix: the input's audio; none: no audio stream.", valueName: "mix|none"))
     var audio: AudioChoice = .mix
 
@@ -34,10 +39,24 @@ struct FilterCommand: ParsableCommand {
         if list { return }
         guard let input else { throw ValidationError("an input movie is needed (or --list).") }
         guard let output else { throw ValidationError("-o OUT is needed.") }
+        if let variants {
+            guard filters.isEmpty else { throw ValidationError("--variants cannot be combined with --filter or --filter-at; each variant is a whole chain.") }
+            guard matte.matte == nil else { throw ValidationError("--variants cannot be combined with --matte.") }
+            do {
+                try variantOptions(input: input, folder: output, text: variants).check()
+                try OutputPath.checkInput(input)
+            } catch let error as JobError {
+                throw ValidationError(error.description)
+            } catch let error as FilterError {
+                throw ValidationError(error.description)
+            }
+            return
+        }
         guard !filters.isEmpty else { throw ValidationError("--filter CHAIN or --filter-at T=CHAIN is needed; `lockstep filter --list` prints the presets.") }
         do {
             try options(input: input, output: output).check()
             try OutputPath.checkInput(input)
+            try matte.checkFile()
             try OutputPath.check(output, inputs: [input])
         } catch let error as JobError {
             throw ValidationError(error.description)
@@ -48,11 +67,39 @@ struct FilterCommand: ParsableCommand {
         var options = CompositeOptions.filter(input: input, output: output, schedule: try filters.schedule() ?? FilterSchedule(initial: .none))
         options.audio = audio == .mix
         options.encode = EncodeSettings(crf: crf, preset: preset)
+        options.matte = matte.options
+        return options
+    }
+
+    func variantOptions(input: String, folder: String, text: String) throws -> FilterVariantsOptions {
+        var options = FilterVariantsOptions(input: input, folder: folder, chains: try FilterVariantsOptions.parse(text))
+        options.audio = audio == .mix
+        options.encode = EncodeSettings(crf: crf, preset: preset)
         return options
     }
 
     func run() throws {
         if list { print(FilterChainSpec.listing); return }
+        if let variants {
+            try runVariants(variantOptions(input: input!, folder: output!, text: variants), quiet: quiet)
+            return
+        }
         try runComposite(options(input: input!, output: output!), quiet: quiet)
     }
+}
+
+/// Prints one line per variant written and one error line per variant lost; exit 1 if any was lost.
+func runVariants(_ options: FilterVariantsOptions, quiet: Bool) throws {
+    let job = FilterVariantsJob(options: options)
+    let result = try runJob(quiet: quiet, progress: { job.progress = $0 }, cancel: { job.cancel() }) { try job.run() }
+    let seconds = (result.frameRate.inverse * result.frames).seconds
+    let audioNote = result.audioSamples.map { String(format: ", audio %.3f s", Double($0) / 48_000) } ?? ", no audio"
+    for v in result.variants {
+        if let failure = v.failure {
+            FileHandle.standardError.write(Data("Error: variant \"\(v.chain)\" failed, \(v.output) not written: \(failure)\n".utf8))
+        } else {
+            print("wrote \(v.output): \(result.frames) frames, \(result.canvas) at \(result.frameRate) fps, \(String(format: "%.3f", seconds)) s\(audioNote)")
+        }
+    }
+    if !result.failed.isEmpty { throw ExitCode(1) }
 }

@@ -73,7 +73,8 @@ public final class Frame: @unchecked Sendable {
 
     /// The planes, borrowed; Media's own code uses them only while it holds the frame.
     var image: YUVImage {
-        precondition(isYUV420P && hasBuffers, "frame is not a yuv420p picture")
+        // yuva420p (an input with alpha, AlphaConformer): the same three planes, alpha aside.
+        precondition((isYUV420P || isYUVA420P) && hasBuffers, "frame is not a yuv420p picture")
         let f = pointer.pointee
         let w = Int(f.width), h = Int(f.height), cw = (w + 1) / 2, ch = (h + 1) / 2
         return YUVImage(y: Plane(base: f.data.0!, stride: Int(f.linesize.0), width: w, height: h, owner: self),

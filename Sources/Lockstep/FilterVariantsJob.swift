@@ -1,0 +1,237 @@
+import Compositor
+import Foundation
+import Media
+import Synchronization
+
+/// `lockstep filter IN --variants CHAIN[;CHAIN...] -o DIR/` (VidClips' one file per filter):
+/// the input is decoded once; every decoded picture is lent to one writer thread per chain,
+/// which renders it through its chain and encodes it. A variant that fails loses only its own
+/// file; the others go on.
+public struct FilterVariantsOptions: Sendable {
+    public var input: String
+    public var folder: String
+    public var chains: [FilterChainSpec]
+    public var audio = true
+    public var encode = EncodeSettings()
+    /// Seconds a stage may be stuck before the job stops with an error naming it.
+    public var stallTimeout = 30.0
+
+    public init(input: String, folder: String, chains: [FilterChainSpec]) {
+        self.input = input; self.folder = folder; self.chains = chains
+    }
+
+    /// `--variants CHAIN[;CHAIN...]`; a bad entry is named by its position and text.
+    public static func parse(_ text: String) throws -> [FilterChainSpec] {
+        try text.split(separator: ";", omittingEmptySubsequences: false).enumerated().map { i, item in
+            guard !item.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw FilterError("--variants entry \(i + 1) is empty; expected CHAIN[;CHAIN...].")
+            }
+            do { return try FilterChainSpec(parsing: String(item)) } catch let e as FilterError {
+                throw FilterError("--variants entry \(i + 1) (\"\(item)\"): \(e.description)")
+            }
+        }
+    }
+
+    /// The file a chain writes in the folder: its text with every character a file name or a
+    /// shell makes awkward replaced (`blur:radius=3,mono` -> `blur-radius-3+mono.mp4`).
+    public static func fileName(for chain: String) -> String {
+        var name = String(chain.unicodeScalars.map { c -> Character in
+            switch c {
+            case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ".": return Character(c)
+            case ":", "=": return "-"
+            case ",": return "+"
+            default: return "_"
+            }
+        })
+        if name.hasPrefix(".") { name = "_" + name.dropFirst() }  // never a hidden file
+        return name + ".mp4"
+    }
+
+    public var outputs: [String] {
+        chains.map { (folder as NSString).appendingPathComponent(Self.fileName(for: $0.text)) }
+    }
+
+    /// Everything knowable before the job starts, as one sentence.
+    public func check() throws {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw JobError("-o \(folder): --variants writes one file per chain into a folder, and there is no folder \(folder).")
+        }
+        let outputs = self.outputs
+        for (i, o) in outputs.enumerated() {
+            if let j = outputs[..<i].firstIndex(of: o) {
+                throw JobError("--variants entries \(j + 1) and \(i + 1) (\"\(chains[j].text)\", \"\(chains[i].text)\") would both write \(o).")
+            }
+            try OutputPath.check(o, inputs: [input])
+        }
+    }
+}
+
+public struct FilterVariantsResult: Sendable {
+    public struct Variant: Sendable, Equatable {
+        public var chain: String
+        public var output: String
+        /// Why this variant has no file (nil: written).
+        public var failure: String?
+    }
+    public var frames: Int64
+    public var audioSamples: Int64?
+    public var canvas: Size
+    public var frameRate: Rational
+    public var variants: [Variant]
+    public var failed: [Variant] { variants.filter { $0.failure != nil } }
+}
+
+/// Runs a variants pass. Threads: `run()` on the caller's (it hands decoded pictures out), the
+/// input lane's reader, one writer per variant, the watchdog.
+public final class FilterVariantsJob: @unchecked Sendable {  // `writers` and `cancelled` guarded by `lock`
+    public let options: FilterVariantsOptions
+    /// The input's failure (or cancellation): it ends every variant.
+    private let failure = FailureBox()
+    private let lock = NSLock()
+    private var lane: InputLane?
+    private var writers: [VariantWriter] = []
+    private var cancelled = false
+    public var progress: (@Sendable (Int64, Int64?) -> Void)?
+
+    public init(options: FilterVariantsOptions) { self.options = options }
+
+    public func cancel() { stop(because: JobError.cancelled) }
+
+    private func stop(because error: Error) {
+        failure.record(error)
+        lock.lock(); cancelled = true; let lane = self.lane, writers = self.writers; lock.unlock()
+        lane?.cancel()
+        for w in writers { w.queue.close() }
+    }
+
+    public func run() throws -> FilterVariantsResult {
+        try options.check()
+        OutputPath.removeStaleTemporaries(in: options.folder)
+        let reader = try MovieReader(path: options.input, audio: options.audio)
+        let canvas = Size(width: max(2, reader.video.displaySize.width & ~1), height: max(2, reader.video.displaySize.height & ~1))
+        guard let frameRate = reader.video.frameRate else {
+            throw MediaError("no frame rate in the file", path: reader.path)
+        }
+        let layout = Layout(blend: .single, canvas: canvas, inputs: [reader.video.displaySize])
+        let place = layout.places[0], pic = layout.pictures[0]
+        let conformer: Conformer
+        do {
+            conformer = try Conformer(place: Size(width: place.width, height: place.height),
+                                      picture: Rect(x: pic.x - place.x, y: pic.y - place.y, width: pic.width, height: pic.height),
+                                      fill: .black, rotation: reader.video.rotation)
+        } catch let e as MediaError { throw e.at(reader.path) }
+        let outputs = options.outputs
+        // A variant whose chain or file cannot be set up (an unreadable .cube) fails alone, now.
+        var variants = options.chains.enumerated().map { i, chain in
+            FilterVariantsResult.Variant(chain: chain.text, output: outputs[i], failure: nil)
+        }
+        var writers: [VariantWriter] = []
+        for (i, chain) in options.chains.enumerated() {
+            do {
+                writers.append(try VariantWriter(number: i, chain: chain, output: outputs[i], canvas: canvas, frameRate: frameRate,
+                                                 settings: options.encode, withAudio: reader.audio != nil))
+            } catch {
+                variants[i].failure = "\(error)"
+            }
+        }
+        if writers.isEmpty {
+            return FilterVariantsResult(frames: 0, audioSamples: nil, canvas: canvas, frameRate: frameRate, variants: variants)
+        }
+        let lane = InputLane(index: 0, reader: reader, conformer: conformer, poolSize: 4, failure: failure, audioCopies: writers.count)
+        for (k, w) in writers.enumerated() { w.audio = lane.audioCopies.indices.contains(k) ? lane.audioCopies[k] : nil }
+        lock.lock(); self.lane = lane; self.writers = writers; let wasCancelled = cancelled; lock.unlock()
+        if wasCancelled { for w in writers { w.abandon() }; throw JobError.cancelled }
+
+        let clock = StageClock(name: "the dispatcher")
+        let watchdog = Watchdog(clocks: [lane.clock, clock] + writers.map(\.clock), timeout: options.stallTimeout) {
+            [weak self] in self?.stop(because: JobError($0))
+        }
+        lane.start()
+        for w in writers { w.start() }
+        watchdog.start()
+        defer { watchdog.stop() }
+        let expected = CompositeJob.expectedFrames([reader], sync: .index, frameRate: frameRate)
+        let header = Provenance(k: 0, src: [], sync: SyncMode.index.rawValue, blend: BlendMode.single.rawValue,
+                                fps: "\(frameRate.num)/\(frameRate.den)",
+                                inputs: [Provenance.Input(name: (reader.path as NSString).lastPathComponent,
+                                                          timeBase: "\(reader.video.timeBase.num)/\(reader.video.timeBase.den)",
+                                                          audio: reader.audio != nil)])
+        var sync = FrameSync<SharedFrame>(mode: .index, inputs: 1, frameRate: frameRate)
+        var emitted: Int64 = 0
+        loop: while failure.error == nil && writers.contains(where: { !$0.queue.closed }) {
+            switch sync.step() {
+            case .need:
+                clock.set("waiting for the input", busy: false)
+                guard let item = lane.frames.pop() else { break loop }
+                if let item {
+                    // One share for the sync, one per variant; the last release recycles the frame.
+                    sync.push(item.picture.source, payload: SharedFrame(item, lane: lane, holders: writers.count + 1), input: 0)
+                } else {
+                    sync.finish(input: 0)
+                }
+            case .release(let shared):
+                shared.release()
+            case .emit:
+                clock.set("handing out frame \(emitted)", busy: false)
+                var record = emitted == 0 ? header : Provenance(k: 0, src: [])
+                record.k = sync.tick
+                let f = sync.chosenFrame(0)
+                record.src = [[Int64(f.index), f.pts.value]]
+                let shared = sync.chosen(0)
+                let lent = Lent(shared: shared, index: emitted, time: frameRate.inverse * emitted, record: record)
+                for w in writers where !w.queue.push(lent) { shared.release() }
+                emitted += 1
+                progress?(emitted, expected)
+            case .end:
+                break loop
+            }
+        }
+        while let shared = sync.drain() { shared.release() }
+        let audioEnd = AudioTimeline.samples(coveringFrames: emitted, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
+        lane.stopVideo(audioUntil: reader.audio != nil && failure.error == nil ? audioEnd : .min)
+        for w in writers { w.queue.close() }
+        for w in writers { w.join() }
+        if failure.error == nil { lane.join() } else { _ = lane.join(timeout: 1) }
+        if let error = failure.error {
+            for w in writers { w.abandon() }
+            throw error
+        }
+        guard emitted > 0 else {
+            for w in writers { w.abandon() }
+            throw MediaError("has no video frame to filter", path: options.input)
+        }
+        for w in writers {
+            if let error = w.commit() { variants[w.number].failure = "\(error)" }
+        }
+        return FilterVariantsResult(frames: emitted, audioSamples: reader.audio != nil ? audioEnd : nil, canvas: canvas,
+                                    frameRate: frameRate, variants: variants)
+    }
+}
+
+/// A decoded picture shared by the variants, read-only while shared: the last holder to let
+/// go gives the frame back to the lane's pool.
+final class SharedFrame: Sendable {
+    /// Only read while shared (every holder reads, nobody writes); the lane refills it only
+    /// after the last release.
+    let item: LaneFrame
+    private let lane: InputLane
+    private let holders: Mutex<Int>
+
+    init(_ item: LaneFrame, lane: InputLane, holders: Int) {
+        self.item = item; self.lane = lane; self.holders = Mutex(holders)
+    }
+
+    func release() {
+        let last = holders.withLock { n -> Bool in n -= 1; return n == 0 }
+        if last { lane.recycle(item) }
+    }
+}
+
+/// One output frame's worth of a shared picture, as handed to each variant.
+struct Lent: Sendable {
+    let shared: SharedFrame
+    let index: Int64
+    let time: Rational
+    let record: Provenance
+}

@@ -1,0 +1,148 @@
+import Compositor
+import Foundation
+import Media
+
+/// One variant of `filter --variants`: a thread that renders each lent picture through its
+/// chain into its own frame, encodes it into a temporary file beside its output, and writes
+/// its copy of the input's audio as far as the video goes. A failure here is this variant's
+/// alone: it closes its queue (the dispatcher then stops lending to it), keeps releasing what
+/// was already lent, and removes its temporary file.
+// @unchecked Sendable: the stage, the writer, the frame and `error` belong to the variant's
+// thread until `join()` returns; other threads touch only the queue and the clock. `audio` is
+// set once before `start()`.
+final class VariantWriter: @unchecked Sendable {
+    let number: Int
+    let output: String
+    let queue = BoundedQueue<Lent>(capacity: 2)
+    let clock: StageClock
+    var audio: AudioLane?
+    private let stage: FilterStage
+    private var writer: MovieWriter?
+    private let temporary: String
+    private let out: Frame
+    private let frameRate: Rational
+    private var error: Error?
+    private var written: Int64 = 0
+    private var mixedUntil: Int64 = 0
+    private let chunk = 4096
+    private let scratch: UnsafeMutablePointer<Float>
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Prepares the chain (loading its .cube files) and creates the temporary file: either
+    /// failing is this variant's setup failure.
+    init(number: Int, chain: FilterChainSpec, output: String, canvas: Size, frameRate: Rational,
+         settings: EncodeSettings, withAudio: Bool) throws {
+        self.number = number
+        self.output = output
+        self.frameRate = frameRate
+        clock = StageClock(name: "variant \(number + 1) (\(chain.text))")
+        stage = try FilterStage(schedule: FilterSchedule(initial: chain), canvas: canvas)
+        out = try Frame(width: canvas.width, height: canvas.height)
+        temporary = OutputPath.temporary(beside: output)
+        scratch = .allocate(capacity: chunk * 2)
+        do {
+            writer = try MovieWriter(path: temporary, container: OutputPath.container(for: output), canvas: canvas,
+                                     frameRate: frameRate, settings: settings, withAudio: withAudio)
+        } catch {
+            unlink(temporary)
+            scratch.deallocate()
+            throw error
+        }
+    }
+    deinit { scratch.deallocate() }
+
+    func start() {
+        let t = Thread { [self] in
+            defer { done.signal() }
+            run()
+        }
+        t.name = "lockstep.variant.\(number)"
+        t.stackSize = 1 << 20
+        t.start()
+    }
+
+    func join() { done.wait() }
+
+    private func run() {
+        while let lent = queue.pop() {
+            defer { lent.shared.release() }
+            guard error == nil, let writer else { continue }  // failed: only drain
+            do {
+                clock.set("filtering and encoding frame \(lent.index)", busy: true)
+                try encode(lent, with: writer)
+            } catch {
+                fail(error)
+            }
+            clock.set("waiting for frames", busy: false)
+        }
+        guard error == nil, let writer else { return }
+        do {
+            if let audio {
+                // The dispatcher has told the reader how far the audio must go.
+                let end = samples(written)
+                clock.set("waiting for the audio", busy: false)
+                audio.wait(until: end)
+                try mix(until: end)
+            }
+            clock.set("finishing the file", busy: true)
+            try writer.finish()
+        } catch {
+            fail(error)
+        }
+        clock.set("done", busy: false)
+    }
+
+    private func encode(_ lent: Lent, with writer: MovieWriter) throws {
+        try out.makeWritable()  // the encoder may still hold the previous picture
+        let (picture, chain) = try stage.render(lent.shared.item.frame, into: out, index: lent.index, time: lent.time)
+        if picture !== out { out.withImage { o in lent.shared.item.frame.withImage { PlaneKernels.copy($0, into: o) } } }
+        var record = lent.record
+        record.filter = chain
+        try out.setUserDataSEI(record.payload())
+        try writer.writeVideo(out, index: lent.index)
+        written += 1
+        if let audio {
+            let ready = min(samples(written), audio.readyUntil)
+            if ready > mixedUntil { try mix(until: ready) }
+        }
+    }
+
+    private func samples(_ frames: Int64) -> Int64 {
+        AudioTimeline.samples(coveringFrames: frames, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
+    }
+
+    private func mix(until end: Int64) throws {
+        guard let audio, let writer else { return }
+        let l = scratch, r = scratch + chunk
+        while mixedUntil < end {
+            let n = Int(min(Int64(chunk), end - mixedUntil))
+            audio.read(from: mixedUntil, count: n, left: l, right: r)
+            try writer.writeAudio(left: l, right: r, count: n)
+            mixedUntil += Int64(n)
+        }
+    }
+
+    private func fail(_ error: Error) {
+        self.error = error
+        queue.close()
+        writer = nil  // closes the file
+        unlink(temporary)
+        clock.set("failed", busy: false)
+    }
+
+    /// After `join()`: moves the finished file into place; the failure, if any (the temporary
+    /// is then gone).
+    func commit() -> Error? {
+        if error == nil {
+            do { try OutputPath.commit(temporary, to: output) } catch { self.error = error }
+        }
+        if error != nil { writer = nil; unlink(temporary) }
+        return error
+    }
+
+    /// After `join()`, when the whole job failed: nothing of this variant stays.
+    func abandon() {
+        writer = nil
+        unlink(temporary)
+    }
+}

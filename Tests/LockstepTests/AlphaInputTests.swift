@@ -1,0 +1,75 @@
+import Compositor
+import Foundation
+import TestSupport
+import XCTest
+@testable import Lockstep
+
+/// Foregrounds that carry alpha, made by the ffmpeg CLI, keyed by their own alpha in `stack` and
+/// compared with the ffmpeg CLI's `overlay` of the same two movies.
+final class AlphaInputTests: ScratchTestCase {
+    /// Every frame's yuv420p bytes, decoded by the ffmpeg CLI.
+    func raw(_ path: String, frames: Int) throws -> [UInt8] {
+        [UInt8](try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-frames:v", "\(frames)",
+                                               "-pix_fmt", "yuv420p", "-f", "rawvideo", "-"]))
+    }
+
+    /// The ffmpeg CLI's overlay of `fg` (scaled to 320x240, bicubic) on `bg` (straight alpha,
+    /// yuv420), as raw yuv420p.
+    func overlayReference(bg: String, fg: String, frames: Int) throws -> [UInt8] {
+        [UInt8](try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-i", bg, "-i", fg, "-filter_complex",
+                                               "[1:v]scale=320:240:flags=bicubic[f];[0:v][f]overlay=shortest=1:format=yuv420,format=yuv420p", "-frames:v", "\(frames)",
+                                               "-f", "rawvideo", "-"]))
+    }
+
+    func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
+        precondition(a.count == b.count && !a.isEmpty)
+        var sum = 0.0
+        for i in a.indices { let d = Double(Int(a[i]) - Int(b[i])); sum += d * d }
+        let mse = sum / Double(a.count)
+        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+    }
+
+    /// `geq` draws the alpha: a soft disc (ProRes 4444, yuva444p10le) over testsrc2, at 640x480:
+    /// scaled to the 320x240 canvas, alpha and all.
+    func proRes4444() throws -> String {
+        let path = scratch.appendingPathComponent("fg4444.mov").path
+        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i",
+            "testsrc2=s=640x480:r=30:d=2,format=yuva444p,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='clip(255*(1.6-hypot(X-320,Y-240)/140),0,255)'",
+            "-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le", path])
+        return path
+    }
+
+    /// Another generator and codec: QuickTime Animation (argb), hard-edged bands of alpha 0,
+    /// 128 and 255 over an orange picture with pure green stripes (which must stay: the key
+    /// colour is ignored for an input with alpha).
+    func qtrle() throws -> String {
+        let path = scratch.appendingPathComponent("fgrle.mov").path
+        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i",
+            "color=c=orange:s=320x240:r=30:d=2,drawbox=x=0:y=40:w=320:h=40:color=0x00FF00:t=fill,format=rgba,geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='if(lt(X,100),0,if(lt(X,200),128,255))'",
+            "-c:v", "qtrle", path])
+        return path
+    }
+
+    func checkStackMatchesOverlay(_ fg: String, bound: Double) throws {
+        let (out, result) = try compose(.stack, ["bg.mp4", fg])
+        XCTAssertEqual(result.frames, 60)
+        let ours = try raw(out.path, frames: 60), reference = try overlayReference(bg: Fixtures.url("bg.mp4").path, fg: fg, frames: 60)
+        XCTAssertEqual(ours.count, reference.count)
+        let p = psnr(ours, reference)
+        XCTAssertGreaterThan(p, bound, "\(fg): PSNR \(p) dB against ffmpeg's overlay")
+        print("alpha stack vs overlay, \((fg as NSString).lastPathComponent): PSNR \(String(format: "%.2f", p)) dB")
+        // Keyed by colour as well, the green stripes go: the picture moves away from overlay's.
+        let (both, _) = try compose(.stack, ["bg.mp4", fg]) { $0.keyAlphaAndColor = true }
+        if fg.hasSuffix("fgrle.mov") {
+            XCTAssertLessThan(psnr(try raw(both.path, frames: 60), reference), p - 3)
+        }
+    }
+
+    func testProRes4444ForegroundKeyedByItsAlphaMatchesOverlay() throws {
+        try checkStackMatchesOverlay(try proRes4444(), bound: 35)
+    }
+
+    func testQuickTimeAnimationForegroundKeyedByItsAlphaMatchesOverlay() throws {
+        try checkStackMatchesOverlay(try qtrle(), bound: 35)
+    }
+}

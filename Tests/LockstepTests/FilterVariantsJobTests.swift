@@ -1,0 +1,116 @@
+import Compositor
+import Foundation
+import TestSupport
+import XCTest
+@testable import Lockstep
+
+/// `filter --variants`: one pass gives the pictures of separate runs, one file per chain, and a
+/// variant that fails loses only its own file.
+final class FilterVariantsJobTests: ScratchTestCase {
+    let chains = ["rosy", "mono", "sepia:intensity=0.5,invert", "lut:file=CUBE"]
+
+    /// Every frame's yuv420p bytes, decoded by the ffmpeg CLI.
+    func decoded(_ url: URL) throws -> [UInt8] {
+        [UInt8](try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-i", url.path, "-map", "0:v:0", "-fps_mode", "passthrough",
+                                               "-pix_fmt", "yuv420p", "-f", "rawvideo", "-"]))
+    }
+
+    func cube() throws -> String {
+        // A hand-written 2-point LUT that swaps red and blue.
+        let path = scratch.appendingPathComponent("swap.cube").path
+        var text = "TITLE \"swap\"\nLUT_3D_SIZE 2\n"
+        for b in 0...1 { for g in 0...1 { for r in 0...1 { text += "\(b) \(g) \(r)\n" } } }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// An input made by the ffmpeg CLI (another generator than our barcoded fixtures): moving
+    /// colour bars with a tone, 48 frames at 24 fps, 256x144.
+    func independentClip() throws -> String {
+        let path = scratch.appendingPathComponent("bars.mp4").path
+        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=256x144:r=24:d=2",
+                                           "-f", "lavfi", "-i", "sine=f=660:d=2", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                                           "-c:a", "aac", "-shortest", path])
+        return path
+    }
+
+    func checkOnePassEqualsSeparateRuns(input: String, expectedFrames: Int64, samples: Int64) throws {
+        let specs = try chains.map { try FilterChainSpec(parsing: $0.replacingOccurrences(of: "CUBE", with: try cube())) }
+        let folder = scratch.appendingPathComponent("variants-\(UUID().uuidString.prefix(4))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        let result = try FilterVariantsJob(options: FilterVariantsOptions(input: input, folder: folder.path, chains: specs)).run()
+        XCTAssertEqual(result.failed, [])
+        XCTAssertEqual(result.frames, expectedFrames)
+        XCTAssertEqual(result.audioSamples, samples)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        XCTAssertEqual(names, ["sepia-intensity-0.5+invert.mp4", FilterVariantsOptions.fileName(for: specs[3].text), "mono.mp4", "rosy.mp4"].sorted())
+        for (i, spec) in specs.enumerated() {
+            let one = scratch.appendingPathComponent("separate-\(i).mp4")
+            let single = try CompositeJob(options: .filter(input: input, output: one.path, schedule: FilterSchedule(initial: spec))).run()
+            XCTAssertEqual(single.frames, expectedFrames)
+            let a = try decoded(URL(fileURLWithPath: result.variants[i].output)), b = try decoded(one)
+            XCTAssertEqual(a.count, b.count, spec.text)
+            // Same pictures into the same encoder with the same settings: x264 is deterministic,
+            // so the decoded frames are equal, byte for byte (the bound is 0).
+            var maxDiff = 0
+            for k in 0..<min(a.count, b.count) { maxDiff = max(maxDiff, abs(Int(a[k]) - Int(b[k]))) }
+            XCTAssertEqual(maxDiff, 0, spec.text)
+        }
+        // The chain is the variant's own, in provenance on every frame.
+        let recorded = try VerifyJob.scan(result.variants[2].output).frames.compactMap(\.provenance).map { $0.filter ?? "?" }
+        XCTAssertEqual(recorded, Array(repeating: specs[2].text, count: Int(expectedFrames)))
+        // The chains differ: the files are not all the same picture.
+        XCTAssertNotEqual(try decoded(URL(fileURLWithPath: result.variants[0].output)), try decoded(URL(fileURLWithPath: result.variants[1].output)))
+    }
+
+    func testFourVariantsInOnePassMatchFourSeparateRuns() throws {
+        try checkOnePassEqualsSeparateRuns(input: Fixtures.url("bg.mp4").path, expectedFrames: 90, samples: 90 * 1600)
+    }
+
+    func testFourVariantsOfAClipMadeByTheFFmpegCLI() throws {
+        try checkOnePassEqualsSeparateRuns(input: try independentClip(), expectedFrames: 48, samples: 2 * 48_000)
+    }
+
+    /// A variant whose .cube is malformed fails at setup, and one whose name is taken by a
+    /// folder fails when its finished file is moved into place: both lose only their own file,
+    /// the folder that was there stays, and the others are written in full.
+    func testAFailingVariantLosesOnlyItsOwnFile() throws {
+        let folder = scratch.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("mono.mp4"), withIntermediateDirectories: true)
+        let bad = scratch.appendingPathComponent("bad.cube").path
+        try "LUT_3D_SIZE 2\n0 0 0\n1 x 0\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let specs = try ["rosy", "lut:file=\(bad)", "mono", "invert"].map { try FilterChainSpec(parsing: $0) }
+        let result = try FilterVariantsJob(options: FilterVariantsOptions(input: Fixtures.url("bg.mp4").path, folder: folder.path, chains: specs)).run()
+        XCTAssertEqual(result.frames, 90)
+        XCTAssertEqual(result.failed.map(\.chain), ["lut:file=\(bad)", "mono"])
+        XCTAssertTrue(result.variants[1].failure?.hasPrefix("\(bad):3:") ?? false, result.variants[1].failure ?? "")
+        XCTAssertTrue(result.variants[2].failure?.contains("cannot move the finished file into place") ?? false, result.variants[2].failure ?? "")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        XCTAssertEqual(names, ["invert.mp4", "mono.mp4", "rosy.mp4"])
+        var isFolder: ObjCBool = false
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("mono.mp4").path, isDirectory: &isFolder) && isFolder.boolValue)
+        for name in ["rosy.mp4", "invert.mp4"] {
+            XCTAssertEqual(try VerifyJob.scan(folder.appendingPathComponent(name).path).frames.count, 90, name)
+        }
+    }
+
+    func testFileNamesAreSafe() {
+        XCTAssertEqual(FilterVariantsOptions.fileName(for: "blur:radius=3,mono"), "blur-radius-3+mono.mp4")
+        XCTAssertEqual(FilterVariantsOptions.fileName(for: "lut:file=/a b/x.cube"), "lut-file-_a_b_x.cube.mp4")
+        XCTAssertEqual(FilterVariantsOptions.fileName(for: "none"), "none.mp4")
+        XCTAssertEqual(FilterVariantsOptions.fileName(for: "lut:file=é"), "lut-file-_.mp4")
+    }
+
+    func testVariantsParseAndCheck() throws {
+        XCTAssertThrowsError(try FilterVariantsOptions.parse("mono;;invert")) {
+            XCTAssertEqual("\($0)", "--variants entry 2 is empty; expected CHAIN[;CHAIN...].")
+        }
+        XCTAssertThrowsError(try FilterVariantsOptions.parse("mono;blur:size=2")) {
+            XCTAssertEqual("\($0)", "--variants entry 2 (\"blur:size=2\"): filter blur has no parameter \"size\"; valid parameters: radius.")
+        }
+        let same = try FilterVariantsOptions.parse("hue:degrees=30;hue:degrees=30")
+        XCTAssertThrowsError(try FilterVariantsOptions(input: "in.mp4", folder: scratch.path, chains: same).check()) {
+            XCTAssertEqual("\($0)", "--variants entries 1 and 2 (\"hue:degrees=30\", \"hue:degrees=30\") would both write \(self.scratch.path)/hue-degrees-30.mp4.")
+        }
+    }
+}
