@@ -72,6 +72,9 @@ struct CompositeCommand: ParsableCommand {
     @OptionGroup(title: "Snake effect (with --snake)")
     var snake: SnakeArguments
 
+    @OptionGroup(title: "Scale-out (segments on a Slurm job array, or Kubernetes manifests)")
+    var scaleOut: ScaleOutArguments
+
     @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v or .mov).", valueName: "OUT"))
     var output: String
 
@@ -116,6 +119,7 @@ struct CompositeCommand: ParsableCommand {
         var options = self.options
         options.filter = try filters.schedule()
         if snakeEffect { options.snake = try snake.options() }
+        if scaleOut.requested { return try scaleOut.run(options) }
         try runComposite(options, quiet: quiet)
     }
 }

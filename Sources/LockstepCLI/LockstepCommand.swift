@@ -20,5 +20,6 @@ struct LockstepCommand: ParsableCommand {
             VerifyCommand.self,
             KernelsCommand.self,
             FilterKernelsCommand.self,
+            JoinSegmentsCommand.self,
         ])
 }
