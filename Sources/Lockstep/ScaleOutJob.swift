@@ -79,7 +79,7 @@ public enum ScaleOutJob {
         let segmentScript = plan.segmentScript(indices: todo, slurm: settings)
         let joinScript = plan.joinScript(slurm: settings)
         if request.dryRun {
-            say("# \(plan.segments.count) segments of \(plan.totalFrames) frames (GOP \(plan.gop)): \(plan.segments.map(\.description).joined(separator: " "))")
+            say("# \(plan.segments.count) segment\(plan.segments.count == 1 ? "" : "s") of \(plan.totalFrames) frames (GOP \(plan.gop)): \(plan.segments.map(\.description).joined(separator: " "))")
             if !todo.isEmpty {
                 say("# sbatch --parsable \(plan.segmentScriptFile)")
                 say(segmentScript)

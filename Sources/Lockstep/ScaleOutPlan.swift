@@ -1,11 +1,21 @@
 import Foundation
 
-/// Output frames [start, end) of one segment render (`--frames start:end`).
-public struct FrameRange: Codable, Equatable, Sendable, CustomStringConvertible {
-    public var start: Int64
-    public var end: Int64
-    public init(_ start: Int64, _ end: Int64) { self.start = start; self.end = end }
-    public var description: String { "\(start):\(end)" }
+/// A range is stored in plan.json as the text the CLI takes ("A:B").
+extension FrameRange: Codable {
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        let text = try c.decode(String.self)
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, let a = Int64(parts[0]), let b = Int64(parts[1]), a >= 0, b > a else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "not a frame range A:B: \(text)")
+        }
+        self.init(start: a, end: b)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(description)
+    }
 }
 
 /// A composite split into N segment renders and one join: the segments' frame ranges, the
@@ -64,7 +74,7 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
         }
         let n = Int64(segments)
         let cuts = (0...n).map { i in min(frames, gop * ((i * gops) / n)) }
-        return (0..<segments).map { FrameRange(cuts[$0], $0 + 1 == segments ? frames : cuts[$0 + 1]) }
+        return (0..<segments).map { FrameRange(start: cuts[$0], end: $0 + 1 == segments ? frames : cuts[$0 + 1]) }
     }
 
     // MARK: Files in the work folder
@@ -92,8 +102,8 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
     /// (every segment, or the ones `--resume` reruns).
     public func segmentScript(indices: [Int], slurm: SlurmSettings) -> String {
         var s = "#!/bin/bash\n"
-        s += "# Lockstep scale-out of \(output): task i renders output frames [A, B) into \(Self.segmentName(0)).mkv...\n"
-        s += "# and marks itself done by renaming seg-NNNN.done into place once the segment is whole.\n"
+        s += "# Lockstep scale-out of \(output): task i renders its output frames A:B (below) into\n"
+        s += "# seg-i.mkv in the work folder, then marks itself done by renaming seg-i.done into place.\n"
         s += "#SBATCH --job-name=lockstep-seg\n"
         s += "#SBATCH --array=\(Self.arraySpec(indices))\n"
         s += "#SBATCH --output=\(work)/seg-%4a.log\n"
