@@ -72,7 +72,10 @@ struct CompositeCommand: ParsableCommand {
     @OptionGroup(title: "Snake effect (with --snake)")
     var snake: SnakeArguments
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v or .mov).", valueName: "OUT"))
+    @OptionGroup(title: "Segment renders")
+    var segment: SegmentArguments
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v, .mov or .mkv).", valueName: "OUT"))
     var output: String
 
     @Argument(help: ArgumentHelp("Input movies.", valueName: "INPUT"))
@@ -95,6 +98,7 @@ struct CompositeCommand: ParsableCommand {
         options.encode = EncodeSettings(crf: crf, preset: preset)
         options.stallTimeout = stallTimeout
         options.conceal = conceal
+        segment.apply(to: &options)
         return options
     }
 
