@@ -197,6 +197,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             case .release(let item):
                 lanes[item.lane].recycle(item)
             case .emit:
+                if emitted == options.frames?.count { break loop }  // the segment is complete
                 compositorClock.set("waiting for the writer", busy: false)
                 guard let out = stage.pool.pop() else { break loop }
                 compositorClock.set("blending frame \(emitted)", busy: true)
