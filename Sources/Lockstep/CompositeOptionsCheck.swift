@@ -38,6 +38,7 @@ extension CompositeOptions {
         guard (0...1).contains(similarity) else { throw JobError("--similarity must be between 0 and 1; got \(similarity).") }
         guard (0...1).contains(smoothness) else { throw JobError("--smoothness must be between 0 and 1; got \(smoothness).") }
         try checkKeyer()
+        try checkSegment()
         if let weights {
             guard weights.count == inputs.count else {
                 throw JobError("--weights needs one weight per input: \(inputs.count) expected, \(weights.count) given.")

@@ -29,6 +29,9 @@ final class InputLane: @unchecked Sendable {
 
     private let stateLock = NSLock()
     private var _audioNeededUntil: Int64 = .max
+    /// A segment render's audio origin (input-clock position of its first output sample), set
+    /// before `start()`; otherwise the first picture's pts.
+    var audioOrigin: Int64?
     /// For the watchdog.
     let clock: StageClock
 
@@ -110,14 +113,14 @@ final class InputLane: @unchecked Sendable {
                 if !originSet {
                     originSet = true
                     let pts = picture.source.pts
-                    audio?.setOrigin(Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, Int64(AudioFormat.sampleRate))))
+                    audio?.setOrigin(audioOrigin ?? Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, Int64(AudioFormat.sampleRate))))
                 }
                 clock.set("waiting for the compositor", busy: false)
                 if !frames.push(LaneFrame(lane: index, frame: frame, picture: picture)) { reader.decodesVideo = false }
             case .audio:
                 continue
             case .end:
-                if !originSet { audio?.setOrigin(0) }
+                if !originSet { audio?.setOrigin(audioOrigin ?? 0) }
                 frames.push(nil)
                 return
             }

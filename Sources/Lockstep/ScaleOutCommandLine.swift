@@ -31,17 +31,4 @@ public enum ScaleOutCommandLine {
         }
         return out
     }
-
-    /// The value of `--gop` in the arguments (the encoder's GOP length), or the default 250.
-    public static func gop(in arguments: [String], default value: Int64 = 250) throws -> Int64 {
-        var found: String?
-        for (i, a) in arguments.enumerated() {
-            if a == "--" { break }
-            if a == "--gop", i + 1 < arguments.count { found = arguments[i + 1] }
-            if a.hasPrefix("--gop=") { found = String(a.dropFirst(6)) }
-        }
-        guard let found else { return value }
-        guard let g = Int64(found), g >= 1 else { throw JobError("--gop must be a whole number of frames, at least 1 (got \(found)).") }
-        return g
-    }
 }

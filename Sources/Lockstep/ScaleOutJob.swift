@@ -49,7 +49,7 @@ public enum ScaleOutJob {
         try options.check()
         try OutputPath.check(options.output, inputs: options.inputs)
         let arguments = try ScaleOutCommandLine.segmentArguments(request.arguments)
-        let gop = try ScaleOutCommandLine.gop(in: arguments)
+        let gop = Int64(options.encode.gop)
         let readers = try options.inputs.map { try MovieReader(path: $0, audio: false) }
         guard let frameRate = options.frameRate ?? readers.first?.video.frameRate else {
             throw JobError("\(options.inputs.first ?? options.output): no frame rate in the file; give one with --fps.")

@@ -72,10 +72,13 @@ struct CompositeCommand: ParsableCommand {
     @OptionGroup(title: "Snake effect (with --snake)")
     var snake: SnakeArguments
 
+    @OptionGroup(title: "Segment renders")
+    var segment: SegmentArguments
+
     @OptionGroup(title: "Scale-out (segments on a Slurm job array, or Kubernetes manifests)")
     var scaleOut: ScaleOutArguments
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v or .mov).", valueName: "OUT"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v, .mov or .mkv).", valueName: "OUT"))
     var output: String
 
     @Argument(help: ArgumentHelp("Input movies.", valueName: "INPUT"))
@@ -98,6 +101,7 @@ struct CompositeCommand: ParsableCommand {
         options.encode = EncodeSettings(crf: crf, preset: preset)
         options.stallTimeout = stallTimeout
         options.conceal = conceal
+        segment.apply(to: &options)
         return options
     }
 

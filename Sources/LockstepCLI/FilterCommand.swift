@@ -23,6 +23,7 @@ struct FilterCommand: ParsableCommand {
     @Option(help: "x264 constant rate factor (0 to 51).") var crf = 18
     @Option(help: ArgumentHelp("x264 preset.", valueName: "ultrafast...veryslow")) var preset = "veryfast"
     @Flag(help: "No progress on stderr.") var quiet = false
+    @OptionGroup(title: "Segment renders") var segment: SegmentArguments
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v or .mov).", valueName: "OUT"))
     var output: String?
@@ -48,6 +49,7 @@ struct FilterCommand: ParsableCommand {
         var options = CompositeOptions.filter(input: input, output: output, schedule: try filters.schedule() ?? FilterSchedule(initial: .none))
         options.audio = audio == .mix
         options.encode = EncodeSettings(crf: crf, preset: preset)
+        segment.apply(to: &options)
         return options
     }
 

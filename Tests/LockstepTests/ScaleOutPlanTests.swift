@@ -44,14 +44,8 @@ final class ScaleOutPlanTests: XCTestCase {
         let typed = ["--blend", "quad", "-o", "out.mp4", "--segments", "4", "--slurm", "--partition=debug", "--time", "10:00",
                      "--wait", "--dry-run", "--resume", "--gop", "12", "a.mp4", "--output=x.mp4", "-oy.mp4", "b c.mp4"]
         XCTAssertEqual(try ScaleOutCommandLine.segmentArguments(typed), ["--blend", "quad", "--gop", "12", "a.mp4", "b c.mp4"])
-        XCTAssertEqual(try ScaleOutCommandLine.gop(in: typed), 12)
-        XCTAssertEqual(try ScaleOutCommandLine.gop(in: ["a.mp4"]), 250)
-        XCTAssertEqual(try ScaleOutCommandLine.gop(in: ["--gop=30"]), 30)
         XCTAssertThrowsError(try ScaleOutCommandLine.segmentArguments(["--frames", "0:10", "a.mp4"])) {
             XCTAssertEqual("\($0)", "--frames cannot be given with --segments: each segment task sets it.")
-        }
-        XCTAssertThrowsError(try ScaleOutCommandLine.gop(in: ["--gop", "x"])) {
-            XCTAssertEqual("\($0)", "--gop must be a whole number of frames, at least 1 (got x).")
         }
         // After "--" everything is an input, even a name that looks like one of our options.
         XCTAssertEqual(try ScaleOutCommandLine.segmentArguments(["--blend", "mix", "--", "--slurm", "a.mp4"]), ["--blend", "mix", "--", "--slurm", "a.mp4"])
