@@ -116,7 +116,10 @@ final class SegmentRenderTests: ScratchTestCase {
     /// at every join the tone goes on without a gap, an overlap or a jump in phase.
     func checkToneAcrossJoins(single: URL, joined: URL, joins: [Int64], frameRate: Rational) throws {
         let reference = try AudioAnalysis.decodeMono(single), heard = try AudioAnalysis.decodeMono(joined)
-        XCTAssertEqual(heard.count, reference.count)
+        // ffmpeg keeps the AAC encoder's padding after the last frame (the edit list ends the
+        // track at the right sample: ffprobe's durations are checked apart); none missing.
+        XCTAssertGreaterThanOrEqual(heard.count, reference.count)
+        XCTAssertLessThan(heard.count, reference.count + 1024)
         for j in joins {
             let s = Int(AudioTimeline.samples(coveringFrames: j, frameRate: frameRate, sampleRate: 48_000))
             let window = max(0, s - 2048)..<min(reference.count, s + 2048)
