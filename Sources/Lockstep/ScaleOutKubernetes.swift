@@ -54,15 +54,14 @@ extension ScaleOutPlan {
         return s
     }
 
+    private func jobHead(_ name: String, about: String) -> String {
+        "# Lockstep scale-out of \(output): \(about)\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: \(name)\nspec:\n"
+    }
+
     /// The segments as one Indexed Job: pod i gets `JOB_COMPLETION_INDEX=i` and runs the same
     /// `segment.sh` the Slurm array runs. A failed index is retried with the same index.
     public func kubernetesSegmentsJob(_ settings: KubernetesSettings, parallelism: Int? = nil) -> String {
-        var s = "# Lockstep scale-out of \(output): \(segments.count) segment renders (frames \(segments.map(\.description).joined(separator: ", "))).\n"
-        s += "apiVersion: batch/v1\n"
-        s += "kind: Job\n"
-        s += "metadata:\n"
-        s += "  name: \(jobBaseName)-segments\n"
-        s += "spec:\n"
+        var s = jobHead("\(jobBaseName)-segments", about: "\(segments.count) segment renders (frames \(segments.map(\.description).joined(separator: ", "))).")
         s += "  completionMode: Indexed\n"
         s += "  completions: \(segments.count)\n"
         s += "  parallelism: \(parallelism ?? segments.count)\n"
@@ -75,12 +74,7 @@ extension ScaleOutPlan {
 
     /// The join as a plain Job (one pod), to create after the segments' Job is complete.
     public func kubernetesJoinJob(_ settings: KubernetesSettings) -> String {
-        var s = "# Lockstep scale-out of \(output): the join. Create it only after \(jobBaseName)-segments is complete.\n"
-        s += "apiVersion: batch/v1\n"
-        s += "kind: Job\n"
-        s += "metadata:\n"
-        s += "  name: \(jobBaseName)-join\n"
-        s += "spec:\n"
+        var s = jobHead("\(jobBaseName)-join", about: "the join. Create it only after \(jobBaseName)-segments is complete.")
         s += "  completions: 1\n"
         s += "  backoffLimit: 0\n"
         s += "  template:\n"

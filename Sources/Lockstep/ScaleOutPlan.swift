@@ -101,15 +101,10 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
     /// container has it on PATH, not at this machine's path). `indices` is the array's list
     /// (every segment, or the ones `--resume` reruns).
     public func segmentScript(indices: [Int], slurm: SlurmSettings) -> String {
-        var s = "#!/bin/bash\n"
-        s += "# Lockstep scale-out of \(output): task i renders its output frames A:B (below) into\n"
-        s += "# seg-i.mkv in the work folder, then marks itself done by renaming seg-i.done into place.\n"
-        s += "#SBATCH --job-name=lockstep-seg\n"
-        s += "#SBATCH --array=\(Self.arraySpec(indices))\n"
-        s += "#SBATCH --output=\(work)/seg-%4a.log\n"
-        s += "#SBATCH --chdir=\(workingDirectory)\n"
-        s += slurm.directives
-        s += "set -euo pipefail\n"
+        var s = scriptHead(job: "lockstep-seg", log: "seg-%4a.log", slurm: slurm, about: """
+            task i renders its output frames A:B (below) into
+            # seg-i.mkv in the work folder, then marks itself done by renaming seg-i.done into place.
+            """, extra: "#SBATCH --array=\(Self.arraySpec(indices))\n")
         s += "i=${SLURM_ARRAY_TASK_ID:-${JOB_COMPLETION_INDEX:?neither SLURM_ARRAY_TASK_ID nor JOB_COMPLETION_INDEX is set}}\n"
         s += "case $i in\n"
         for (i, r) in segments.enumerated() { s += "  \(i)) frames=\(r) ;;\n" }
@@ -117,7 +112,6 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
         s += "esac\n"
         s += "n=$(printf %04d \"$i\")\n"
         s += "work=\(Self.shellQuote(work))\n"
-        s += "lockstep=${LOCKSTEP:-\(Self.shellQuote(lockstep))}\n"
         s += "\"$lockstep\" composite \(arguments.map(Self.shellQuote).joined(separator: " ")) --frames \"$frames\" --audio-codec flac -o \"$work/seg-$n.mkv\"\n"
         s += "echo \"$frames\" > \"$work/seg-$n.done.tmp\"\n"
         s += "mv -f \"$work/seg-$n.done.tmp\" \"$work/seg-$n.done\"\n"
@@ -126,15 +120,20 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
 
     /// The join task's script (submitted with `--dependency=afterok:<array>`).
     public func joinScript(slurm: SlurmSettings) -> String {
+        scriptHead(job: "lockstep-join", log: "join.log", slurm: slurm, about: "joins the segments by copy, verifies, renames into place.")
+            + "exec \"$lockstep\" join-segments \(Self.shellQuote(work))\n"
+    }
+
+    /// What both scripts start with: the sbatch directives, strict bash, the binary to run.
+    private func scriptHead(job: String, log: String, slurm: SlurmSettings, about: String, extra: String = "") -> String {
         var s = "#!/bin/bash\n"
-        s += "# Lockstep scale-out of \(output): joins the segments by copy, verifies, renames into place.\n"
-        s += "#SBATCH --job-name=lockstep-join\n"
-        s += "#SBATCH --output=\(work)/join.log\n"
+        s += "# Lockstep scale-out of \(output): \(about)\n"
+        s += "#SBATCH --job-name=\(job)\n" + extra
+        s += "#SBATCH --output=\(work)/\(log)\n"
         s += "#SBATCH --chdir=\(workingDirectory)\n"
         s += slurm.directives
         s += "set -euo pipefail\n"
         s += "lockstep=${LOCKSTEP:-\(Self.shellQuote(lockstep))}\n"
-        s += "exec \"$lockstep\" join-segments \(Self.shellQuote(work))\n"
         return s
     }
 
