@@ -106,6 +106,10 @@ func runComposite(_ options: CompositeOptions, quiet: Bool) throws {
     let seconds = (result.frameRate.inverse * result.frames).seconds
     let audioNote = result.audioSamples.map { String(format: ", audio %.3f s", Double($0) / 48_000) } ?? ", no audio"
     print("wrote \(options.output): \(result.frames) frames, \(result.canvas) at \(result.frameRate) fps, \(String(format: "%.3f", seconds)) s\(audioNote)")
+    if let range = options.frames {
+        // What starting part way in cost: pictures decoded per input, also those before frame A.
+        print("frames \(range): pictures decoded per input: \(result.picturesDecoded.map(String.init).joined(separator: ", "))")
+    }
     if let s = result.snake {
         print("motion: \(s.framesWithMotion) frames paired, \(s.framesWithoutMotion) without"
               + (s.measuredOffsetMs.map { String(format: "; the picture's motion says the offset is %.1f ms", $0) } ?? ""))

@@ -37,3 +37,23 @@ func makeAudioTrack(_ codec: AudioCodec, output: OutputFormat, bitRate: Int) thr
     case .flac: return try FLACTrack(output: output)
     }
 }
+
+/// Writes every packet `encoder` has ready to `stream` of `output` (the part every audio track
+/// shares).
+func writeReadyPackets(_ encoder: Encoder, to stream: UnsafeMutablePointer<AVStream>, of output: OutputFormat, using packet: Packet) throws {
+    while try encoder.receive(packet.pointer) == .produced {
+        av_packet_rescale_ts(packet.pointer, encoder.context.pointee.time_base, stream.pointee.time_base)
+        packet.pointer.pointee.stream_index = stream.pointee.index
+        try output.write(packet)
+    }
+}
+
+/// A 48 kHz stereo frame of `format`, `samples` long, its buffers allocated.
+func makeAudioFrame(_ frame: Frame, format: AVSampleFormat, samples: Int32) throws {
+    let f = frame.pointer
+    f.pointee.format = format.rawValue
+    f.pointee.ch_layout = swift_AV_CHANNEL_LAYOUT_STEREO()
+    f.pointee.sample_rate = Int32(AudioFormat.sampleRate)
+    f.pointee.nb_samples = samples
+    try check(av_frame_get_buffer(f, 0), "av_frame_get_buffer")
+}

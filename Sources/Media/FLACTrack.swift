@@ -28,12 +28,7 @@ final class FLACTrack {
             if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         }, options: [:])
         stream = try output.addStream(for: encoder)
-        let f = frame.pointer
-        f.pointee.format = AV_SAMPLE_FMT_S32.rawValue
-        f.pointee.ch_layout = swift_AV_CHANNEL_LAYOUT_STEREO()
-        f.pointee.sample_rate = Int32(AudioFormat.sampleRate)
-        f.pointee.nb_samples = encoder.context.pointee.frame_size
-        try check(av_frame_get_buffer(f, 0), "av_frame_get_buffer")
+        try makeAudioFrame(frame, format: AV_SAMPLE_FMT_S32, samples: encoder.context.pointee.frame_size)
     }
 
     var samplesWritten: Int64 { pts + Int64(fill) }
@@ -77,11 +72,5 @@ final class FLACTrack {
         try drain()
     }
 
-    private func drain() throws {
-        while try encoder.receive(packet.pointer) == .produced {
-            av_packet_rescale_ts(packet.pointer, encoder.context.pointee.time_base, stream.pointee.time_base)
-            packet.pointer.pointee.stream_index = stream.pointee.index
-            try output.write(packet)
-        }
-    }
+    private func drain() throws { try writeReadyPackets(encoder, to: stream, of: output, using: packet) }
 }

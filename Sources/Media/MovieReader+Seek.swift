@@ -91,3 +91,24 @@ extension KeyframeIndex {
         }
     }
 }
+
+extension MovieReader {
+    /// Where the first decoded audio frame starts, in seconds. From the start of the file, its
+    /// pts. After a seek, a container that rounds times (Matroska: 1 ms, so AAC frame 199 at
+    /// 4.24533 s is stored as 4.245, 16 samples early) would shift every sample that follows:
+    /// the frame goes back onto the grid of whole codec frames from the stream's start, where
+    /// the single pass, counting samples from there, has it.
+    /// `frameSamples`, `rate`: the decoded frame's length and sample rate (codec frames are all
+    /// that long but the last).
+    func audioStart(_ pts: Int64, timeBase tb: Rational, frameSamples frameSize: Int64, rate: Int64) -> Rational {
+        let t = tb * pts
+        guard seekState.index != nil, audioStream >= 0 else { return t }
+        let st = input.stream(audioStream).pointee
+        guard frameSize > 0, rate > 0, tb > Rational(1, rate) else { return t }
+        let origin = tb * (st.start_time != NOPTS ? st.start_time : 0)
+        let frame = Rational(frameSize, rate)
+        let n = Rational.rescale(1, from: t - origin, to: frame)
+        let snapped = origin + frame * n
+        return (snapped < t ? t - snapped : snapped - t) <= tb ? snapped : t
+    }
+}

@@ -67,7 +67,7 @@ public final class MovieReader {
 
     let input: InputFormat
     let videoStream: Int32
-    private let audioStream: Int32
+    let audioStream: Int32
     let videoDecoder: Decoder
     let audioDecoder: Decoder?
     private let resampler: Resampler?
@@ -270,7 +270,7 @@ public final class MovieReader {
             if audioNext == nil {
                 let pts = f.best_effort_timestamp != NOPTS ? f.best_effort_timestamp : 0
                 let tb = input.stream(audioStream).pointee.time_base.rational
-                audioNext = Rational.rescale(pts, from: tb, to: Rational(1, Int64(AudioFormat.sampleRate)))
+                audioNext = Rational.rescale(1, from: audioStart(pts, timeBase: tb, frameSamples: Int64(f.nb_samples), rate: Int64(f.sample_rate)), to: Rational(1, Int64(AudioFormat.sampleRate)))
             }
             let n = try resampler!.convert(decodedAudio.pointer, start: audioNext!) { sink($0) }
             audioNext! += Int64(n)

@@ -13,7 +13,7 @@ public struct EncodeSettings: Equatable, Sendable {
     public init(crf: Int = 18, preset: String = "veryfast") { self.crf = crf; self.preset = preset }
 }
 
-/// H.264 (libx264, yuv420p) and AAC (48 kHz stereo) into MP4 or MOV. Frame k gets pts k in
+/// H.264 (libx264, yuv420p; closed GOPs of `settings.gop` frames) and AAC or FLAC (48 kHz stereo) into MP4, MOV or Matroska. Frame k gets pts k in
 /// 1/fps; audio sample n gets pts n in 1/48000, so both start at exactly 0. Not thread-safe:
 /// one writer thread owns it. `finish()` flushes both encoders fully and writes the trailer.
 public final class MovieWriter {

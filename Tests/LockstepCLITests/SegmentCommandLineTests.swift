@@ -18,9 +18,9 @@ final class SegmentCommandLineTests: ScratchFolderTestCase {
         let out = scratch.appendingPathComponent("seg.mkv").path
         let composite = ["composite", "--blend", "chromakey", "-o", out, fixture("l1.mp4"), fixture("bg.mp4")]
         try assertUsage(composite + ["--frames", "20:10"], says: "--frames 20:10: B must be greater than A.")
-        try assertUsage(composite + ["--frames", "-5:10"], says: "--frames -5:10: A must be 0 or more.")
+        try assertUsage(composite + ["--frames=-5:10"], says: "--frames -5:10: A must be 0 or more.")
         try assertUsage(composite + ["--frames", "start:end"], says: "--frames start:end: expected A:B, two whole numbers of output frames (A included, B excluded).")
-        try assertUsage(["filter", "--filter", "negate", "--frames", "3:3", "-o", out, fixture("bg.mp4")], says: "--frames 3:3: B must be greater than A.")
+        try assertUsage(["filter", "--filter", "invert", "--frames", "3:3", "-o", out, fixture("bg.mp4")], says: "--frames 3:3: B must be greater than A.")
         try assertUsage(composite + ["--gop", "0"], says: "--gop 0: the GOP length must be between 1 and 10000 frames.")
         let mp4 = scratch.appendingPathComponent("seg.mp4").path
         try assertUsage(["composite", "--blend", "chromakey", "--audio-codec", "flac", "-o", mp4, fixture("l1.mp4"), fixture("bg.mp4")],

@@ -12,10 +12,10 @@ import XCTest
 final class SegmentIndependentTests: ScratchTestCase {
     func makeInputs() throws -> [String] {
         let a = scratch.appendingPathComponent("a.mkv").path, b = scratch.appendingPathComponent("b.mov").path
-        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=s=320x240:r=25:d=6",
+        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=s=160x120:r=25:d=6",
                                    "-f", "lavfi", "-i", "sine=f=440:r=48000:d=6",
                                    "-c:v", "libx264", "-preset", "medium", "-g", "50", "-c:a", "aac", "-ac", "2", a])
-        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=5.6",
+        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=25:d=5.6",
                                    "-f", "lavfi", "-i", "sine=f=660:r=48000:d=5.6",
                                    "-c:v", "libx264", "-preset", "medium", "-bf", "2", "-g", "37", "-c:a", "pcm_s16le", b])
         return [a, b]
@@ -51,7 +51,14 @@ final class SegmentIndependentTests: ScratchTestCase {
         }
         let singleRecords = try SegmentRenderTests.provenance(single)
         XCTAssertEqual(SegmentRenderTests.picks(records), SegmentRenderTests.picks(singleRecords))
-        XCTAssertTrue(samples == (try SegmentRenderTests.samples(single)), "the segments' samples differ from the single pass's")
+        // Not bit-exact: FFmpeg's AAC encoder uses perceptual noise substitution, and the
+        // decoder's noise generator runs on from the file's start; after a seek its state
+        // differs (measured: at most 6.3e-6 of full scale, -104 dBFS). PCM and the tone
+        // fixtures' AAC compare exactly (SegmentRenderTests).
+        let reference = try SegmentRenderTests.samples(single)
+        XCTAssertEqual(samples.count, reference.count)
+        let worst = zip(samples, reference).map { abs(Double($0) - Double($1)) / Double(Int32.max) }.max() ?? 1
+        XCTAssertLessThan(worst, 1e-4, "largest difference from the single pass")
 
         // The pictures: each joined frame is the single pass's frame k (closer to it than to
         // its neighbours; the two encodes differ only by x264's rounding).
