@@ -75,10 +75,13 @@ public struct FrameSync<Payload> {
     private var emitted = false
     private var finished = false
 
-    public init(mode: SyncMode, inputs: Int, frameRate: Rational) {
-        precondition(inputs > 0 && frameRate.num > 0)
+    /// `startTick`: a segment render's first tick (its global output index; the inputs' frames
+    /// pushed start there, and their origins are given with `setOrigin`).
+    public init(mode: SyncMode, inputs: Int, frameRate: Rational, startTick: Int64 = 0) {
+        precondition(inputs > 0 && frameRate.num > 0 && startTick >= 0)
         self.mode = mode
         self.frameRate = frameRate
+        tick = startTick
         var lane = Lane(); lane.window.reserveCapacity(3)
         lanes = Array(repeating: lane, count: inputs)
     }
@@ -106,6 +109,14 @@ public struct FrameSync<Payload> {
     }
 
     public mutating func finish(input: Int) { lanes[input].ended = true }
+
+    /// The pts of the input's first frame, for a segment whose first pushed frame is a later one
+    /// (times count from the input's own start, as in the single pass). Before any push.
+    public mutating func setOrigin(_ pts: Timestamp, input: Int) {
+        precondition(lanes[input].origin == nil, "origin set twice")
+        lanes[input].origin = pts
+        lanes[input].rounding = min(pts.timeBase * Rational(1, 2), Rational(1, 1000))
+    }
 
     /// The frame input `i` gives to the tick just emitted.
     public func chosen(_ i: Int) -> Payload { lanes[i].window[0].payload }

@@ -34,6 +34,8 @@ public struct CompositeOptions: Sendable {
     /// An input keyed by its own alpha is keyed by colour too (alpha times key).
     public var keyAlphaAndColor = false
     public var encode = EncodeSettings()
+    /// Render only output frames [start, end) of the single pass (`--frames A:B`).
+    public var frames: FrameRange?
 
     public init(inputs: [String], output: String, blend: BlendMode) {
         self.inputs = inputs; self.output = output; self.blend = blend
@@ -51,6 +53,8 @@ public struct CompositeResult: Sendable {
     /// Things the user should know that did not stop the job, one sentence each: damage concealed
     /// under `conceal` (one per damaged input frame), an input whose timestamps go back under time sync.
     public var warnings: [String] = []
+    /// Pictures decoded per input, also those decoded only to reach a segment's first frame.
+    public var picturesDecoded: [Int] = []
 }
 
 /// A failure of the job that is not FFmpeg's: bad input combinations, cancellation.
@@ -156,6 +160,8 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             return InputLane(index: i, reader: r, conformer: conformer, poolSize: 4, failure: failure, alphaConformer: alpha)
         }
         let withAudio = lanes.contains { $0.audio != nil }
+        let segment = try options.frames.map { try Self.startSegment($0, lanes: lanes, sync: options.sync, frameRate: frameRate, withAudio: withAudio) }
+        let firstK = options.frames?.start ?? 0
         let container = OutputPath.container(for: options.output)
         let temporary = OutputPath.temporary(beside: options.output)
         var committed = false
@@ -164,7 +170,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                                      settings: options.encode, withAudio: withAudio)
         let gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])
         let stage = try WriterStage(writer: writer, lanes: lanes, gains: gains, frameRate: frameRate, canvas: canvas,
-                                    poolSize: 3, failure: failure)
+                                    poolSize: 3, failure: failure, firstFrame: firstK)
         lock.lock()
         self.lanes = lanes; writerStage = stage
         let wasCancelled = cancelled
@@ -179,16 +185,18 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         stage.start(withAudio: withAudio)
         watchdog.start()
         defer { watchdog.stop() }
-        let expected = Self.expectedFrames(readers, sync: options.sync, frameRate: frameRate)
+        let expected = options.frames?.count ?? Self.expectedFrames(readers, sync: options.sync, frameRate: frameRate)
 
         let header = Provenance(k: 0, src: [], sync: options.sync.rawValue, blend: options.blend.rawValue,
                                 fps: "\(frameRate.num)/\(frameRate.den)",
                                 inputs: readers.map { Provenance.Input(name: ($0.path as NSString).lastPathComponent,
                                                                        timeBase: "\($0.video.timeBase.num)/\($0.video.timeBase.den)", audio: $0.audio != nil) })
-        var sync = FrameSync<LaneFrame>(mode: options.sync, inputs: lanes.count, frameRate: frameRate)
+        var sync = FrameSync<LaneFrame>(mode: options.sync, inputs: lanes.count, frameRate: frameRate, startTick: firstK)
+        for (i, origin) in (segment?.origins ?? []).enumerated() { sync.setOrigin(origin, input: i) }
         var endedBy: Int?
         var emitted: Int64 = 0
         let snake = options.snake.map { SnakeStage(options: $0, canvas: canvas, frameRate: frameRate) }
+        if let origin = segment?.origins.first { snake?.firstFrameTime = Rational.rescale(origin.value, from: origin.timeBase, to: Rational(1, 1_000_000_000)) }
         loop: while failure.error == nil {
             switch sync.step() {
             case .need(let i):
@@ -198,24 +206,26 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             case .release(let item):
                 lanes[item.lane].recycle(item)
             case .emit:
+                if emitted == options.frames?.count { break loop }  // the segment is complete
                 compositorClock.set("waiting for the writer", busy: false)
                 guard let out = stage.pool.pop() else { break loop }
                 compositorClock.set("blending frame \(emitted)", busy: true)
                 try out.makeWritable()
                 let matte = options.matte == nil ? nil : sync.chosen(lanes.count - 1).frame
                 blender.blend({ sync.chosen($0).frame }, matte: matte, into: out)
+                let k = firstK + emitted  // the single pass's frame index
                 let chain: String?
                 if let matte, let matteMix, options.blend == .single {
-                    chain = try filters?.apply(to: out, matte: matte, mix: matteMix, index: emitted, time: frameRate.inverse * emitted)
+                    chain = try filters?.apply(to: out, matte: matte, mix: matteMix, index: k, time: frameRate.inverse * k)
                 } else {
-                    chain = try filters?.apply(to: out, index: emitted, time: frameRate.inverse * emitted)
+                    chain = try filters?.apply(to: out, index: k, time: frameRate.inverse * k)
                 }
                 if let snake {
                     // The video's clock is the first input's: its chosen frame's pts.
                     let pts = sync.chosenFrame(0).pts
-                    snake.apply(to: out, index: emitted, time: Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, 1_000_000_000)))
+                    snake.apply(to: out, index: k, time: Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, 1_000_000_000)))
                 }
-                var record = provenance(of: sync, header: emitted == 0 ? header : nil)
+                var record = provenance(of: sync, header: k == 0 ? header : nil)
                 record.filter = chain
                 try out.setUserDataSEI(record.payload())
                 guard stage.queue.push(out) else { break loop }
@@ -241,15 +251,20 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         guard emitted > 0 else {
             throw MediaError("has no video frame to composite", path: options.readerPaths[endedBy ?? 0])
         }
+        if let range = options.frames, emitted < range.count {
+            let i = endedBy ?? 0
+            throw FrameRange.pastEnd(range, input: i, path: options.readerPaths[i], frames: firstK + emitted)
+        }
         let snakeSummary = try snake?.finish()
-        try filters?.finish(frames: emitted, frameRate: frameRate)
+        try filters?.finish(frames: segment?.outputLength ?? emitted, frameRate: frameRate)
         try OutputPath.commit(temporary, to: options.output)
         committed = true
         return CompositeResult(frames: emitted, audioSamples: withAudio ? audioEnd : nil, canvas: canvas,
                                frameRate: frameRate, endedBy: endedBy, snake: snakeSummary,
                                warnings: lanes.flatMap { l in
                                    l.reader.damage.map { "\(l.reader.path): damaged \($0), concealed" }
-                               } + sync.backwardJumps.map { Self.describe($0, path: options.readerPaths[$0.input]) })
+                               } + sync.backwardJumps.map { Self.describe($0, path: options.readerPaths[$0.input]) },
+                               picturesDecoded: lanes.map(\.reader.picturesDecoded))
     }
 
     /// "input 2 (x.ts): its timestamps go back from 0.967 s to 0.000 s at source frame 30; the output ends there"

@@ -39,6 +39,7 @@ extension CompositeOptions {
         guard (0...1).contains(smoothness) else { throw JobError("--smoothness must be between 0 and 1; got \(smoothness).") }
         try checkKeyer()
         try checkMatte()
+        try checkSegment()
         if let weights {
             guard weights.count == inputs.count else {
                 throw JobError("--weights needs one weight per input: \(inputs.count) expected, \(weights.count) given.")

@@ -51,6 +51,9 @@ public enum ConcatCopy {
             let tb = video.timeBase
             let lane = audios[k].map { _ in AudioLane() }
             var first: Int64?, end: Int64 = .min
+            // Times stored rounded (Matroska's 1 ms) go back onto the frame rate's grid.
+            let grid = video.frameRate.flatMap { PacketCopyWriter.holdsFrameGrid(tb, rate: $0) ? nil : $0 }
+            func local(_ t: Int64) -> Rational { snap(tb * (t - first!), to: grid, within: tb) }
             var audioEnded = false
             /// Decodes the clip's audio until it covers `local` (its own output clock) or ends.
             func pull(until local: Int64) throws {
@@ -69,18 +72,17 @@ public enum ConcatCopy {
                     audio?.begin(lane, at: samples(start), joined: k > 0)
                     begun = true
                 }
-                let f = first!
-                func out(_ t: Int64) -> Int64 { Rational.rescale(1, from: start + tb * (t - f), to: outTb) }
+                func out(_ t: Int64) -> Int64 { Rational.rescale(1, from: start + local(t), to: outTb) }
                 try writer.copy(from: video, pts: out(p.pts), dts: out(p.dts), duration: Rational.rescale(p.duration, from: tb, to: outTb))
                 end = max(end, p.pts + max(p.duration, 0))
                 written += 1
                 progress(written)
-                let local = Rational.rescale(p.dts - f, from: tb, to: sampleTime)
-                try pull(until: local)
-                try audio?.writeAvailable(until: samples(start) + local)
+                let decoded = samples(local(p.dts))
+                try pull(until: decoded)
+                try audio?.writeAvailable(until: samples(start) + decoded)
             }
-            guard begun, let f = first else { throw MediaError("has no video frame to join", path: video.path) }
-            let clipEnd = start + tb * (end - f)
+            guard begun, first != nil else { throw MediaError("has no video frame to join", path: video.path) }
+            let clipEnd = start + local(end)
             try pull(until: samples(clipEnd) - samples(start))
             lane?.finish()
             try audio?.finish(at: samples(clipEnd), join: k + 1 < videos.count)
@@ -92,4 +94,14 @@ public enum ConcatCopy {
         return ConcatResult(frames: written, audioSamples: withAudio ? samples(start) : nil, canvas: videos[0].parameters.size,
                             frameRate: rate, clipFrames: clipFrames)
     }
+}
+
+/// `t` moved onto the grid of `rate` (k / rate) when it lies within `tick` of a grid point:
+/// a time the container rounded (33 ms for 1/30 s). Unchanged without a rate or off the grid.
+func snap(_ t: Rational, to rate: Rational?, within tick: Rational) -> Rational {
+    guard let rate else { return t }
+    let k = Rational.rescale(1, from: t * rate, to: Rational(1, 1))
+    let onGrid = rate.inverse * k
+    let d = onGrid < t ? t - onGrid : onGrid - t
+    return d <= tick ? onGrid : t
 }

@@ -34,6 +34,9 @@ final class InputLane: @unchecked Sendable {
 
     private let stateLock = NSLock()
     private var _audioNeededUntil: Int64 = .max
+    /// A segment render's audio origin (input-clock position of its first output sample), set
+    /// before `start()`; otherwise the first picture's pts.
+    var audioOrigin: Int64?
     /// For the watchdog.
     let clock: StageClock
 
@@ -118,7 +121,7 @@ final class InputLane: @unchecked Sendable {
                 if !originSet {
                     originSet = true
                     let pts = picture.source.pts
-                    let origin = Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, Int64(AudioFormat.sampleRate)))
+                    let origin = audioOrigin ?? Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, Int64(AudioFormat.sampleRate)))
                     for a in audioCopies { a.setOrigin(origin) }
                 }
                 clock.set("waiting for the compositor", busy: false)
@@ -126,7 +129,7 @@ final class InputLane: @unchecked Sendable {
             case .audio:
                 continue
             case .end:
-                if !originSet { for a in audioCopies { a.setOrigin(0) } }
+                if !originSet { for a in audioCopies { a.setOrigin(audioOrigin ?? 0) } }
                 frames.push(nil)
                 return
             }

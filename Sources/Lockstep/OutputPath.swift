@@ -9,7 +9,7 @@ import Media
 /// a run killed with SIGKILL cannot remove its own, so the next run into that folder removes
 /// those whose process is gone, and never one of a live run.
 public enum OutputPath {
-    static let containers = ["mp4": "mp4", "m4v": "mp4", "mov": "mov"]
+    static let containers = ["mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska"]
     /// The longest file name (bytes) Linux file systems take.
     static let nameMax = Int(NAME_MAX)
 
@@ -21,7 +21,7 @@ public enum OutputPath {
     /// the extension, the folder, the name's length, and that it is not one of the inputs.
     public static func check(_ output: String, inputs: [String]) throws {
         let ext = (output as NSString).pathExtension.lowercased()
-        guard containers[ext] != nil else { throw JobError("\(output): the output must end in .mp4, .m4v or .mov.") }
+        guard containers[ext] != nil else { throw JobError("\(output): the output must end in .mp4, .m4v, .mov or .mkv.") }
         try checkPlace(output, inputs: inputs)
     }
 

@@ -45,7 +45,8 @@ final class SnakeStage {
     private let sampler: MotionSampler?
     private(set) var summary = SnakeSummary()
     private var report: [String] = []
-    private var firstFrameTime: Int64?
+    /// The video's first frame's time (ns); a segment render sets it before its first frame.
+    var firstFrameTime: Int64?
     private var lastVideoTime: Int64 = 0
     private let focal: Double?
     private var correlator = PhaseCorrelator(size: 128)

@@ -16,6 +16,9 @@ final class WriterStage: @unchecked Sendable {
     private let lanes: [InputLane]
     private let mixer: AudioMixer
     private let frameRate: Rational
+    /// A segment render's first output frame (its global index): its audio starts at that
+    /// frame's first sample.
+    private let firstFrame: Int64
     private let failure: FailureBox
     private let done = DispatchSemaphore(value: 0)
     private(set) var framesWritten: Int64 = 0
@@ -28,11 +31,12 @@ final class WriterStage: @unchecked Sendable {
     let clock = StageClock(name: "the writer")
 
     init(writer: MovieWriter, lanes: [InputLane], gains: [Float], frameRate: Rational, canvas: Size,
-         poolSize: Int, failure: FailureBox) throws {
+         poolSize: Int, failure: FailureBox, firstFrame: Int64 = 0) throws {
         self.writer = writer
         self.lanes = lanes
         self.mixer = AudioMixer(gains: gains)
         self.frameRate = frameRate
+        self.firstFrame = firstFrame
         self.failure = failure
         queue = BoundedQueue(capacity: poolSize)
         pool = BoundedQueue(capacity: poolSize)
@@ -85,8 +89,11 @@ final class WriterStage: @unchecked Sendable {
         try writer.finish()
     }
 
+    /// Samples covering `frames` frames from the first: the single pass's own rounding at both
+    /// ends, so consecutive segments add up to it.
     func samples(_ frames: Int64) -> Int64 {
-        AudioTimeline.samples(coveringFrames: frames, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
+        AudioTimeline.samples(coveringFrames: firstFrame + frames, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
+            - AudioTimeline.samples(coveringFrames: firstFrame, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
     }
 
     /// Mixes as far as every input has audio, up to `limit`.

@@ -77,7 +77,13 @@ struct CompositeCommand: ParsableCommand {
     @OptionGroup(title: "Snake effect (with --snake)")
     var snake: SnakeArguments
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v or .mov).", valueName: "OUT"))
+    @OptionGroup(title: "Segment renders")
+    var segment: SegmentArguments
+
+    @OptionGroup(title: "Scale-out (segments on a Slurm job array, or Kubernetes manifests)")
+    var scaleOut: ScaleOutArguments
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v, .mov or .mkv).", valueName: "OUT"))
     var output: String
 
     @Argument(help: ArgumentHelp("Input movies.", valueName: "INPUT"))
@@ -102,6 +108,7 @@ struct CompositeCommand: ParsableCommand {
         options.conceal = conceal
         options.matte = matte.options
         options.keyAlphaAndColor = alpha.keyAlphaAndColor
+        segment.apply(to: &options)
         return options
     }
 
@@ -124,6 +131,7 @@ struct CompositeCommand: ParsableCommand {
         var options = self.options
         options.filter = try filters.schedule()
         if snakeEffect { options.snake = try snake.options() }
+        if scaleOut.requested { return try scaleOut.run(options) }
         try runComposite(options, quiet: quiet)
     }
 }

@@ -28,6 +28,7 @@ struct FilterCommand: ParsableCommand {
     @Option(help: "x264 constant rate factor (0 to 51).") var crf = 18
     @Option(help: ArgumentHelp("x264 preset.", valueName: "ultrafast...veryslow")) var preset = "veryfast"
     @Flag(help: "No progress on stderr.") var quiet = false
+    @OptionGroup(title: "Segment renders") var segment: SegmentArguments
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v or .mov).", valueName: "OUT"))
     var output: String?
@@ -68,6 +69,7 @@ struct FilterCommand: ParsableCommand {
         options.audio = audio == .mix
         options.encode = EncodeSettings(crf: crf, preset: preset)
         options.matte = matte.options
+        segment.apply(to: &options)
         return options
     }
 

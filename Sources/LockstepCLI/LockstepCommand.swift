@@ -21,6 +21,7 @@ struct LockstepCommand: ParsableCommand {
             VerifyCommand.self,
             KernelsCommand.self,
             FilterKernelsCommand.self,
+            JoinSegmentsCommand.self,
         ])
 
     /// ArgumentParser's own `main`, except that a message line of more than 500 characters, or

@@ -70,7 +70,8 @@ struct SnakeCommand: ParsableCommand {
     @Option(help: "x264 constant rate factor.") var crf = 18
     @Option(help: "x264 preset.") var preset = "veryfast"
     @Flag(help: "No progress on stderr.") var quiet = false
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v or .mov).", valueName: "OUT")) var output: String
+    @OptionGroup(title: "Segment renders") var segment: SegmentArguments
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v, .mov or .mkv).", valueName: "OUT")) var output: String
 
     func validate() throws {
         guard snake.imu != nil else { throw ValidationError("--imu TRACE is needed: the effect follows the device's motion.") }
@@ -78,6 +79,7 @@ struct SnakeCommand: ParsableCommand {
         do {
             var options = CompositeOptions(inputs: [input], output: output, blend: .single)
             options.encode = EncodeSettings(crf: crf, preset: preset)
+            segment.apply(to: &options)
             try options.check()
             try OutputPath.checkInput(input)
             try OutputPath.check(output, inputs: [input])
@@ -91,6 +93,7 @@ struct SnakeCommand: ParsableCommand {
         options.snake = try snake.options()
         options.filter = try filters.schedule()
         options.encode = EncodeSettings(crf: crf, preset: preset)
+        segment.apply(to: &options)
         try runComposite(options, quiet: quiet)
     }
 }
@@ -103,6 +106,10 @@ func runComposite(_ options: CompositeOptions, quiet: Bool) throws {
     let seconds = (result.frameRate.inverse * result.frames).seconds
     let audioNote = result.audioSamples.map { String(format: ", audio %.3f s", Double($0) / 48_000) } ?? ", no audio"
     print("wrote \(options.output): \(result.frames) frames, \(result.canvas) at \(result.frameRate) fps, \(String(format: "%.3f", seconds)) s\(audioNote)")
+    if let range = options.frames {
+        // What starting part way in cost: pictures decoded per input, also those before frame A.
+        print("frames \(range): pictures decoded per input: \(result.picturesDecoded.map(String.init).joined(separator: ", "))")
+    }
     if let s = result.snake {
         print("motion: \(s.framesWithMotion) frames paired, \(s.framesWithoutMotion) without"
               + (s.measuredOffsetMs.map { String(format: "; the picture's motion says the offset is %.1f ms", $0) } ?? ""))

@@ -26,12 +26,7 @@ final class AACTrack {
             if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         }, options: [:])
         stream = try output.addStream(for: encoder)
-        let f = frame.pointer
-        f.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
-        f.pointee.ch_layout = swift_AV_CHANNEL_LAYOUT_STEREO()
-        f.pointee.sample_rate = Int32(AudioFormat.sampleRate)
-        f.pointee.nb_samples = encoder.context.pointee.frame_size
-        try check(av_frame_get_buffer(f, 0), "av_frame_get_buffer")
+        try makeAudioFrame(frame, format: AV_SAMPLE_FMT_FLTP, samples: encoder.context.pointee.frame_size)
     }
 
     /// Samples given so far.
@@ -69,11 +64,5 @@ final class AACTrack {
         try drain()
     }
 
-    private func drain() throws {
-        while try encoder.receive(packet.pointer) == .produced {
-            av_packet_rescale_ts(packet.pointer, encoder.context.pointee.time_base, stream.pointee.time_base)
-            packet.pointer.pointee.stream_index = stream.pointee.index
-            try output.write(packet)
-        }
-    }
+    private func drain() throws { try writeReadyPackets(encoder, to: stream, of: output, using: packet) }
 }

@@ -65,11 +65,11 @@ public final class MovieReader {
     /// Decode errors are concealed and reported in `damage` instead of thrown.
     public let conceal: Bool
 
-    private let input: InputFormat
-    private let videoStream: Int32
-    private let audioStream: Int32
-    private let videoDecoder: Decoder
-    private let audioDecoder: Decoder?
+    let input: InputFormat
+    let videoStream: Int32
+    let audioStream: Int32
+    let videoDecoder: Decoder
+    let audioDecoder: Decoder?
     private let resampler: Resampler?
     private let packet = Packet()
     private let decodedAudio = Frame()
@@ -88,7 +88,11 @@ public final class MovieReader {
     private var videoEnded = false
     private var audioEnded = true
     private var readEnded = false
-    private var framesOut = 0
+    var framesOut = 0
+    /// Where a segment render started reading (`MovieReader+Seek.swift`).
+    var seekState = SeekState()
+    /// Pictures the video decoder produced, also those dropped before a segment's first frame.
+    public internal(set) var picturesDecoded = 0
     private var videoPacketsRead: Int64 = 0
     private var lastPts: Int64?
     private var audioNext: Int64?
@@ -163,7 +167,11 @@ public final class MovieReader {
                 let target = decodesVideo ? frame : discarded
                 switch try receiveVideo(into: target) {
                 case .produced:
-                    if decodesVideo { return .video(try stamp(frame)) }
+                    picturesDecoded += 1
+                    if decodesVideo {
+                        if try dropsBeforeStart(frame) { frame.unref(); continue }
+                        return .video(try stamp(frame))
+                    }
                     discarded.unref()
                     continue
                 case .needsInput: videoPending = false
@@ -187,6 +195,7 @@ public final class MovieReader {
             if index == videoStream {
                 videoPacketsRead += 1
                 guard decodesVideo else { continue }
+                if try skipsUntilKeyframe(packet) { continue }
                 try sendVideo()
                 videoPending = true
             } else if index == audioStream, let audioDecoder {
@@ -237,7 +246,7 @@ public final class MovieReader {
 
     /// MP4's index says how many frames there are: fewer packets is a cut file.
     private func checkLength() throws {
-        if let expected = video.indexedFrames, videoPacketsRead < expected, containerName.contains("mp4") {
+        if seekState.index == nil, let expected = video.indexedFrames, videoPacketsRead < expected, containerName.contains("mp4") {
             throw MediaError("truncated file: its index lists \(expected) video frames, only \(videoPacketsRead) could be read", path: path, kind: .unreadable)
         }
     }
@@ -261,7 +270,7 @@ public final class MovieReader {
             if audioNext == nil {
                 let pts = f.best_effort_timestamp != NOPTS ? f.best_effort_timestamp : 0
                 let tb = input.stream(audioStream).pointee.time_base.rational
-                audioNext = Rational.rescale(pts, from: tb, to: Rational(1, Int64(AudioFormat.sampleRate)))
+                audioNext = Rational.rescale(1, from: audioStart(pts, timeBase: tb, frameSamples: Int64(f.nb_samples), rate: Int64(f.sample_rate)), to: Rational(1, Int64(AudioFormat.sampleRate)))
             }
             let n = try resampler!.convert(decodedAudio.pointer, start: audioNext!) { sink($0) }
             audioNext! += Int64(n)
@@ -284,6 +293,7 @@ public final class MovieReader {
         lastPts = pts
         let duration = d.pkt_duration > 0 ? tb * d.pkt_duration : nil
         let time = Timestamp(pts, tb)
+        if let index = seekState.index { framesOut = try presentationIndex(of: pts, in: index) }
         // The decoder concealed something in this picture itself (a slice it could not read).
         let flagged = d.decode_error_flags != 0 || (d.flags & AV_FRAME_FLAG_CORRUPT) != 0
         if flagged && !conceal {

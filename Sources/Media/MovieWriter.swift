@@ -5,10 +5,15 @@ public struct EncodeSettings: Equatable, Sendable {
     public var crf: Int = 18
     public var preset: String = "veryfast"
     public var audioBitRate: Int = 192_000
+    /// Frames per GOP: a keyframe (IDR, closed GOP, no scene-cut keyframes) every `gop` frames
+    /// from frame 0, so a segment starting at a multiple of it starts where the single pass
+    /// has a keyframe, and segments join by copy.
+    public var gop: Int = 250
+    public var audioCodec: AudioCodec = .aac
     public init(crf: Int = 18, preset: String = "veryfast") { self.crf = crf; self.preset = preset }
 }
 
-/// H.264 (libx264, yuv420p) and AAC (48 kHz stereo) into MP4 or MOV. Frame k gets pts k in
+/// H.264 (libx264, yuv420p; closed GOPs of `settings.gop` frames) and AAC or FLAC (48 kHz stereo) into MP4, MOV or Matroska. Frame k gets pts k in
 /// 1/fps; audio sample n gets pts n in 1/48000, so both start at exactly 0. Not thread-safe:
 /// one writer thread owns it. `finish()` flushes both encoders fully and writes the trailer.
 public final class MovieWriter {
@@ -16,7 +21,7 @@ public final class MovieWriter {
     private let output: OutputFormat
     private let video: Encoder
     private let videoStream: UnsafeMutablePointer<AVStream>
-    private let audio: AACTrack?
+    private let audio: (any AudioTrack)?
     private let packet = Packet()
     private var finished = false
     /// One frame at the nominal rate in the video time base: the duration of a packet that has none.
@@ -46,13 +51,16 @@ public final class MovieWriter {
             c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
             c.pointee.thread_count = 0
             if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-        }, options: ["crf": String(settings.crf), "preset": settings.preset,
+            c.pointee.gop_size = Int32(settings.gop)
+            c.pointee.keyint_min = Int32(settings.gop)  // x264 clamps it to gop / 2 + 1
+            c.pointee.flags |= Int32(bitPattern: UInt32(AV_CODEC_FLAG_CLOSED_GOP))  // 1 << 31
+        }, options: ["crf": String(settings.crf), "preset": settings.preset, "sc_threshold": "0",
                       // Frame side data SEI (Lockstep's provenance) goes into the stream.
                       "udu_sei": "1"])
         videoStream = try output.addStream(for: video)
         videoStream.pointee.avg_frame_rate = frameRate.av
 
-        audio = withAudio ? try AACTrack(output: output, bitRate: settings.audioBitRate) : nil
+        audio = withAudio ? try makeAudioTrack(settings.audioCodec, output: output, bitRate: settings.audioBitRate) : nil
         try output.writeHeader()
     }
 

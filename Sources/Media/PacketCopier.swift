@@ -44,6 +44,7 @@ public final class VideoPacketReader {
     private var pending: Bool
     /// Packets handed out so far.
     public private(set) var packetsRead: Int64 = 0
+    private var lastDTS: Int64?
     private let indexedFrames: Int64?
 
     public init(path: String, cancellation: CancellationToken = CancellationToken()) throws {
@@ -86,8 +87,18 @@ public final class VideoPacketReader {
         }
         packetsRead += 1
         let p = packet.pointer.pointee
-        let pts = p.pts != NOPTS ? p.pts : p.dts, dts = p.dts != NOPTS ? p.dts : pts
+        let pts = p.pts != NOPTS ? p.pts : p.dts
         guard pts != NOPTS else { throw MediaError("video packet \(packetsRead - 1) has no timestamp; it cannot be joined by copy", path: path) }
+        var dts = p.dts
+        if dts == NOPTS {
+            // Matroska stores no decode times: FFmpeg's demuxer leaves them unset on the first
+            // `video_delay` packets of a stream with B-frames, then lags the presentation times.
+            // Those packets decode one frame apart before the first given time, so decode times
+            // rise strictly, as MP4 needs (pts 0, 67, 33 would otherwise get dts 0, 67, 0).
+            let step = max(p.duration, 1), delay = Int64(stream.pointee.codecpar.pointee.video_delay)
+            dts = min(pts, lastDTS.map { $0 + step } ?? pts - delay * step)
+        }
+        lastDTS = dts
         return (pts, dts, p.duration)
     }
 
@@ -127,6 +138,9 @@ public final class PacketCopyWriter {
         try check(avcodec_parameters_copy(st.pointee.codecpar, source.pointee.codecpar), "avcodec_parameters_copy", path: path)
         st.pointee.codecpar.pointee.codec_tag = 0
         st.pointee.time_base = source.pointee.time_base
+        // A container that rounds times (Matroska: 1 ms) cannot hold 1/30 s; the output's
+        // frames go on the frame rate's grid instead (`ConcatCopy` snaps them to it).
+        if let rate = template.frameRate, !Self.holdsFrameGrid(template.timeBase, rate: rate) { st.pointee.time_base = rate.inverse.av }
         st.pointee.avg_frame_rate = source.pointee.avg_frame_rate
         if let matrix = av_stream_get_side_data(source, AV_PKT_DATA_DISPLAYMATRIX, nil),
            let copy = av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, 36) {
@@ -135,6 +149,12 @@ public final class PacketCopyWriter {
         videoStream = st
         audio = withAudio ? try AACTrack(output: output, bitRate: audioBitRate) : nil
         try output.writeHeader()
+    }
+
+    /// True when every frame time k / rate is a whole number of `timeBase` ticks.
+    public static func holdsFrameGrid(_ timeBase: Rational, rate: Rational) -> Bool {
+        let ticks = rate.inverse * timeBase.inverse
+        return ticks.den == 1 || ticks.num % ticks.den == 0
     }
 
     /// The video stream's time base as the muxer settled it (after the header).

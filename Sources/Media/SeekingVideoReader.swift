@@ -36,18 +36,7 @@ public final class SeekingVideoReader {
         let st = input.stream(vs)
         video = MovieReader.describeVideo(ctx, st)
         let packets = try input.indexPackets(of: vs, into: packet)
-        if let expected = video.indexedFrames, packets.count < expected, input.containerName.contains("mp4") {
-            throw MediaError("truncated file: its index lists \(expected) video frames, only \(packets.count) could be read", path: path, kind: .unreadable)
-        }
-        do {
-            index = try KeyframeIndex(packets: packets, timeBase: video.timeBase)
-        } catch let problem as KeyframeIndex.Problem {
-            switch problem {
-            case .noFrames: throw MediaError("the video stream has no frames", path: path, kind: .unreadable)
-            case .noTimestamp(let p): throw MediaError("video packet \(p) has no timestamp; its place in the picture order is unknown", path: path, kind: .unreadable)
-            case .repeatedTimestamp(let t): throw MediaError("two video frames have the same time \(seconds(Timestamp(t, video.timeBase)))", path: path, kind: .unreadable)
-            }
-        }
+        index = try KeyframeIndex(packets: packets, video: video, path: path, containerName: input.containerName)
         for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != vs { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
         decoder = try Decoder(stream: st, path: path, threads: threads, explode: true)
     }

@@ -52,7 +52,7 @@ final class CompositeValidationTests: XCTestCase {
     }
 
     func testPathsAreCheckedBeforeAnythingRuns() {
-        XCTAssertEqual(message(["--blend", "mix", "-o", "/tmp/o.avi", fg, bg]), "/tmp/o.avi: the output must end in .mp4, .m4v or .mov.")
+        XCTAssertEqual(message(["--blend", "mix", "-o", "/tmp/o.avi", fg, bg]), "/tmp/o.avi: the output must end in .mp4, .m4v, .mov or .mkv.")
         XCTAssertEqual(message(["--blend", "mix", "-o", "/tmp/o.mp4", fg, "/nonexistent/x.mp4"]), "/nonexistent/x.mp4: no such file.")
         XCTAssertEqual(message(["--blend", "mix", "-o", "/tmp/o.mp4", fg, "/tmp"]), "/tmp: is a folder, not a movie.")
         XCTAssertEqual(message(["--blend", "mix", "-o", "/nonexistent/o.mp4", fg, bg]), "/nonexistent/o.mp4: the folder /nonexistent does not exist.")

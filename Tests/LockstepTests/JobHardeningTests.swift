@@ -51,7 +51,7 @@ final class OutputPathTests: ScratchFolderTestCase {
         let long = scratch.appendingPathComponent(String(repeating: "n", count: 300) + ".mp4").path
         XCTAssertEqual(says(long), "\(long): the file name is 304 bytes long; the longest a folder takes is 255.")
         XCTAssertEqual(says("/nonexistent/o.mp4"), "/nonexistent/o.mp4: the folder /nonexistent does not exist.")
-        XCTAssertEqual(says(scratch.appendingPathComponent("o.avi").path), "\(scratch.appendingPathComponent("o.avi").path): the output must end in .mp4, .m4v or .mov.")
+        XCTAssertEqual(says(scratch.appendingPathComponent("o.avi").path), "\(scratch.appendingPathComponent("o.avi").path): the output must end in .mp4, .m4v, .mov or .mkv.")
         XCTAssertEqual(says(scratch.appendingPathComponent(String(repeating: "n", count: 251) + ".mp4").path), "accepted")
     }
 }

@@ -55,8 +55,12 @@ class MediaTestCase: XCTestCase {
 
     /// A movie written by Lockstep's own writer: `frames` grey pictures getting lighter.
     func writeMovie(_ path: String, frames: Int = 30, size: Size = Size(width: 64, height: 48)) throws {
+        // A keyframe every 30 frames: with no scene-cut keyframes (fixed GOPs) a 90-frame movie
+        // would otherwise be one I-frame and P/B-frames, and corrupted bytes might miss it.
+        var settings = EncodeSettings()
+        settings.gop = 30
         let writer = try MovieWriter(path: path, container: "mp4", canvas: size, frameRate: Rational(30, 1),
-                                     settings: EncodeSettings(), withAudio: false)
+                                     settings: settings, withAudio: false)
         let frame = try Frame(width: size.width, height: size.height)
         for k in 0..<frames {
             try frame.makeWritable()

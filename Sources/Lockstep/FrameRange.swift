@@ -1,0 +1,53 @@
+import Compositor
+import Foundation
+
+/// Output frames [start, end) of a render (`--frames A:B`, 0-based, B excluded): a segment of
+/// the movie the same arguments make in one pass. Frame k of the segment is frame `start + k`
+/// of the single pass (its provenance says so); the segment's own times start at 0.
+public struct FrameRange: Equatable, Sendable, CustomStringConvertible {
+    public let start: Int64
+    public let end: Int64
+
+    public init(start: Int64, end: Int64) {
+        precondition(start >= 0 && end > start, "frames \(start):\(end)")
+        self.start = start; self.end = end
+    }
+
+    /// "A:B" as the user typed it; the error is the sentence the CLI shows (exit 64).
+    public init(parsing text: String) throws {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let a = Int64(parts[0]), let b = Int64(parts[1]) else {
+            throw JobError("--frames \(text): expected A:B, two whole numbers of output frames (A included, B excluded).")
+        }
+        guard a >= 0 else { throw JobError("--frames \(text): A must be 0 or more.") }
+        guard b > a else { throw JobError("--frames \(text): B must be greater than A.") }
+        self.init(start: a, end: b)
+    }
+
+    public var count: Int64 { end - start }
+    public var description: String { "\(start):\(end)" }
+
+    /// The first sample (48 kHz) of the segment's audio and one past its last: the single pass
+    /// cuts its audio at `samples(frames)` with the same rounding, so consecutive segments'
+    /// samples add up to the single pass's exactly.
+    public func samples(frameRate: Rational, sampleRate: Int) -> Range<Int64> {
+        AudioTimeline.samples(coveringFrames: start, frameRate: frameRate, sampleRate: sampleRate)
+            ..< AudioTimeline.samples(coveringFrames: end, frameRate: frameRate, sampleRate: sampleRate)
+    }
+
+    /// The error when the range reaches past the output the single pass would make.
+    static func pastEnd(_ range: FrameRange, input: Int, path: String, frames: Int64) -> JobError {
+        JobError("--frames \(range): input \(input + 1) (\(path)) ends the output after \(frames) frames; the range must lie within 0:\(frames).")
+    }
+}
+
+extension CompositeOptions {
+    /// `--gop` and `--audio-codec` against the output (FLAC only into Matroska).
+    func checkSegment() throws {
+        guard (1...10_000).contains(encode.gop) else { throw JobError("--gop \(encode.gop): the GOP length must be between 1 and 10000 frames.") }
+        let container = OutputPath.container(for: output)
+        if audio, !encode.audioCodec.containers.contains(container) {
+            throw JobError("--audio-codec \(encode.audioCodec.rawValue) needs a .mkv output (FFmpeg 5.1 writes FLAC into Matroska; into MP4 only as an experimental feature); got \(output).")
+        }
+    }
+}

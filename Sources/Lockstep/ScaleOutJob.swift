@@ -1,0 +1,191 @@
+import Compositor
+import Foundation
+import Media
+
+/// Where a scale-out goes.
+public enum ScaleOutTarget: Sendable, Equatable {
+    case slurm(SlurmSettings)
+    case kubernetes(KubernetesSettings)
+}
+
+/// `lockstep composite ... -o OUT --segments N --slurm|--emit k8s`.
+public struct ScaleOutRequest: Sendable {
+    public var composite: CompositeOptions
+    /// The user's arguments after `composite`, as typed.
+    public var arguments: [String]
+    public var segments: Int
+    public var target: ScaleOutTarget
+    public var dryRun = false
+    public var wait = false
+    public var resume = false
+    /// Absolute path of the lockstep binary the tasks run.
+    public var lockstep: String
+    public init(composite: CompositeOptions, arguments: [String], segments: Int, target: ScaleOutTarget, lockstep: String) {
+        self.composite = composite; self.arguments = arguments; self.segments = segments; self.target = target; self.lockstep = lockstep
+    }
+}
+
+/// Plans a scale-out, writes its work folder beside the output and submits it to Slurm (or
+/// writes Kubernetes manifests). `say` gets the lines a person reads (job ids, the scripts of a
+/// dry run, the outcome of `--wait`).
+public enum ScaleOutJob {
+    /// The running binary, by absolute path (what the tasks run on every node).
+    public static func currentExecutable() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    public static func run(_ request: ScaleOutRequest, say: (String) -> Void) throws {
+        let plan = try makePlan(request)
+        switch request.target {
+        case .slurm(let settings): try runSlurm(plan, settings: settings, request: request, say: say)
+        case .kubernetes(let settings): try emitKubernetes(plan, settings: settings, request: request, say: say)
+        }
+    }
+
+    /// Counts the output's frames the way the single pass does (`CompositeJob.expectedFrames`:
+    /// the shortest input, from MP4's sample table where there is one) and splits them.
+    static func makePlan(_ request: ScaleOutRequest) throws -> ScaleOutPlan {
+        let options = request.composite
+        try options.check()
+        try OutputPath.check(options.output, inputs: options.inputs)
+        let arguments = try ScaleOutCommandLine.segmentArguments(request.arguments)
+        let gop = Int64(options.encode.gop)
+        let readers = try options.inputs.map { try MovieReader(path: $0, audio: false) }
+        guard let frameRate = options.frameRate ?? readers.first?.video.frameRate else {
+            throw JobError("\(options.inputs.first ?? options.output): no frame rate in the file; give one with --fps.")
+        }
+        guard let frames = CompositeJob.expectedFrames(readers, sync: options.sync, frameRate: frameRate) else {
+            throw JobError("\(options.output): the inputs do not say how many frames the output will have, so it cannot be split into segments.")
+        }
+        let cwd = FileManager.default.currentDirectoryPath
+        let output = URL(fileURLWithPath: options.output, relativeTo: URL(fileURLWithPath: cwd, isDirectory: true)).standardizedFileURL.path
+        return try ScaleOutPlan(lockstep: request.lockstep, arguments: arguments, output: output, workingDirectory: cwd,
+                                totalFrames: frames, gop: gop, segments: request.segments)
+    }
+
+    // MARK: Slurm
+
+    static func runSlurm(_ fresh: ScaleOutPlan, settings: SlurmSettings, request: ScaleOutRequest, say: (String) -> Void) throws {
+        let submitter: SlurmSubmitter? = request.dryRun ? try? SlurmSubmitter() : try SlurmSubmitter()
+        let work = fresh.work
+        var plan = fresh
+        var todo = Array(plan.segments.indices)
+        if request.resume {
+            plan = try resumablePlan(fresh, submitter: submitter)
+            todo = plan.segments.indices.filter { !FileManager.default.fileExists(atPath: plan.doneMarker($0)) }
+        } else if FileManager.default.fileExists(atPath: work) {
+            throw JobError("\(work): a scale-out of \(plan.output) is already under way or failed; add --resume to finish it, or remove the folder.")
+        }
+        let segmentScript = plan.segmentScript(indices: todo, slurm: settings)
+        let joinScript = plan.joinScript(slurm: settings)
+        if request.dryRun {
+            say("# \(plan.segments.count) segment\(plan.segments.count == 1 ? "" : "s") of \(plan.totalFrames) frames (GOP \(plan.gop)): \(plan.segments.map(\.description).joined(separator: " "))")
+            if !todo.isEmpty {
+                say("# sbatch --parsable \(plan.segmentScriptFile)")
+                say(segmentScript)
+            }
+            say("# sbatch --parsable \(todo.isEmpty ? "" : ScaleOutPlan.joinSubmitArguments(afterArray: "<array id>").joined(separator: " ") + " ")\(plan.joinScriptFile)")
+            say(joinScript)
+            return
+        }
+        guard let submitter else { throw JobError("--slurm: sbatch not found on PATH.") }
+        if !request.resume {
+            do { try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: false) } catch {
+                throw JobError("\(work): cannot make the work folder: \(error.localizedDescription)")
+            }
+            try ScaleOutStore.save(plan)
+        }
+        for i in todo { unlink(plan.segmentLog(i)) }
+        try ScaleOutStore.write(Data(segmentScript.utf8), to: plan.segmentScriptFile, executable: true)
+        try ScaleOutStore.write(Data(joinScript.utf8), to: plan.joinScriptFile, executable: true)
+        var ids: [String] = []
+        var joinArguments: [String] = []
+        if !todo.isEmpty {
+            let array = try submitter.submit(plan.segmentScriptFile)
+            ids.append(array)
+            joinArguments = ScaleOutPlan.joinSubmitArguments(afterArray: array)
+            say("submitted segments \(ScaleOutPlan.arraySpec(todo)) of \(plan.segments.count) as job array \(array)")
+        }
+        let join: String
+        do { join = try submitter.submit(plan.joinScriptFile, arguments: joinArguments) } catch {
+            if !ids.isEmpty { try? submitter.cancel(ids) }
+            throw error
+        }
+        ids.append(join)
+        try ScaleOutStore.saveJobs(ids, work: work)
+        say("submitted the join as job \(join)" + (todo.isEmpty ? "" : " (after job \(ids[0]) succeeds)"))
+        if request.wait { try waitAndReport(plan, jobs: ids, submitter: submitter, say: say) }
+    }
+
+    /// The plan in the work folder, when it is the same render as the one asked for and none
+    /// of its jobs still runs.
+    static func resumablePlan(_ fresh: ScaleOutPlan, submitter: SlurmSubmitter?) throws -> ScaleOutPlan {
+        guard FileManager.default.fileExists(atPath: fresh.work) else {
+            throw JobError("\(fresh.work): no work folder to resume (the scale-out finished, or never started).")
+        }
+        let saved = try ScaleOutStore.loadPlan(work: fresh.work)
+        guard saved.arguments == fresh.arguments, saved.segments == fresh.segments, saved.output == fresh.output else {
+            throw JobError("\(fresh.work) was planned for other arguments or segments; remove it to start again.")
+        }
+        if let submitter {
+            let jobs = ScaleOutStore.loadJobs(work: fresh.work)
+            if !jobs.isEmpty, let active = try submitter.states(of: jobs).first(where: { SlurmSubmitter.activeStates.contains($0.state) }) {
+                throw JobError("\(fresh.work): job \(active.id) of this scale-out is still \(active.state.lowercased()); wait for it or scancel it before --resume.")
+            }
+        }
+        return saved
+    }
+
+    /// Polls squeue until no job of the scale-out is pending or running, then says what happened.
+    static func waitAndReport(_ plan: ScaleOutPlan, jobs: [String], submitter: SlurmSubmitter, say: (String) -> Void) throws {
+        while try submitter.anyActive(jobs) { usleep(500_000) }
+        if !FileManager.default.fileExists(atPath: plan.work) && FileManager.default.fileExists(atPath: plan.output) {
+            say("joined \(plan.output): \(plan.totalFrames) frames from \(plan.segments.count) segments, verify clean")
+            return
+        }
+        let failed = plan.segments.indices.filter { !FileManager.default.fileExists(atPath: plan.doneMarker($0)) }
+        for i in failed {
+            let why = lastLine(of: plan.segmentLog(i)) ?? "no log"
+            say("segment \(i) (frames \(plan.segments[i])) failed: \(why)")
+        }
+        if !failed.isEmpty {
+            throw JobError("\(plan.output): \(failed.count) of \(plan.segments.count) segments failed and the join was cancelled; nothing was written under that name. Run the same command with --resume to render only those again.")
+        }
+        throw JobError("\(plan.output): the join failed (\(lastLine(of: plan.joinLog) ?? "no log")); the segments are kept in \(plan.work): run the same command with --resume to join again.")
+    }
+
+    /// What a task's log says went wrong: its last "Error:" line (a usage error is followed by
+    /// the usage text), else its last line.
+    static func lastLine(of path: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        return (lines.last { $0.hasPrefix("Error:") } ?? lines.last).map(String.init)
+    }
+
+    // MARK: Kubernetes
+
+    static func emitKubernetes(_ plan: ScaleOutPlan, settings: KubernetesSettings, request: ScaleOutRequest, say: (String) -> Void) throws {
+        let work = plan.work
+        let segmentsFile = work + "/k8s-segments.yaml", joinFile = work + "/k8s-join.yaml", readmeFile = work + "/README-k8s.txt"
+        let segments = plan.kubernetesSegmentsJob(settings), join = plan.kubernetesJoinJob(settings)
+        let readme = plan.kubernetesReadme(segmentsFile: segmentsFile, joinFile: joinFile)
+        if request.dryRun {
+            say("# \(segmentsFile)\n\(segments)---\n# \(joinFile)\n\(join)")
+            return
+        }
+        if FileManager.default.fileExists(atPath: work) {
+            throw JobError("\(work): a scale-out of \(plan.output) is already under way or failed; remove the folder to write new manifests.")
+        }
+        do { try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: false) } catch {
+            throw JobError("\(work): cannot make the work folder: \(error.localizedDescription)")
+        }
+        try ScaleOutStore.save(plan)
+        try ScaleOutStore.write(Data(plan.segmentScript(indices: Array(plan.segments.indices), slurm: SlurmSettings()).utf8),
+                                to: plan.segmentScriptFile, executable: true)
+        try ScaleOutStore.write(Data(segments.utf8), to: segmentsFile)
+        try ScaleOutStore.write(Data(join.utf8), to: joinFile)
+        try ScaleOutStore.write(Data(readme.utf8), to: readmeFile)
+        say("wrote \(segmentsFile), \(joinFile) and \(readmeFile)")
+        say(readme)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Media
+
+/// What the join made.
+public struct SegmentJoinResult: Sendable {
+    public var output: String
+    public var frames: Int64
+    public var segments: Int
+    public var audioSamples: Int64?
+}
+
+/// The join task of a scale-out (`lockstep join-segments WORK`): joins the segments by copy
+/// (`ConcatCopy.join`: video packets copied, the segments' FLAC decoded once and AAC encoded
+/// once, so there is one priming at the start and every join is sample-exact), runs `verify` on
+/// the result, renames it into place and removes the work folder. On any failure the output's
+/// name is untouched and the work folder stays for `--resume`.
+public enum SegmentJoinJob {
+    public static func run(work: String) throws -> SegmentJoinResult {
+        let plan = try ScaleOutStore.loadPlan(work: work)
+        for i in plan.segments.indices where !FileManager.default.fileExists(atPath: plan.doneMarker(i)) {
+            throw JobError("\(plan.segmentFile(i)): segment \(i) (frames \(plan.segments[i])) is not done; nothing was joined.")
+        }
+        let folder = URL(fileURLWithPath: plan.output).deletingLastPathComponent().path
+        OutputPath.removeStaleTemporaries(in: folder)
+        let temporary = OutputPath.temporary(beside: plan.output)
+        var committed = false
+        defer { if !committed { unlink(temporary) } }
+        let clips = plan.segments.indices.map(plan.segmentFile)
+        let joined = try ConcatCopy.join(clips, into: temporary, container: OutputPath.container(for: plan.output))
+        guard joined.frames == plan.totalFrames else {
+            throw JobError("\(plan.output): the segments hold \(joined.frames) frames, the plan \(plan.totalFrames); nothing was written.")
+        }
+        let report = try VerifyJob.run(temporary)
+        guard report.ok else {
+            let first = report.violations.first.map { "\($0.kind.rawValue): \($0.message)" } ?? ""
+            throw JobError("\(plan.output): the joined movie fails verify (\(report.violations.count) violations; first: \(first)); nothing was written.")
+        }
+        try OutputPath.commit(temporary, to: plan.output)
+        committed = true
+        // The work folder goes last: its absence tells a waiting submitter the join succeeded.
+        try? FileManager.default.removeItem(atPath: work)
+        return SegmentJoinResult(output: plan.output, frames: joined.frames, segments: plan.segments.count, audioSamples: joined.audioSamples)
+    }
+}
+
+/// The plan and the submitted job ids, as files in the work folder.
+public enum ScaleOutStore {
+    static func jobsFile(_ work: String) -> String { work + "/jobs.json" }
+
+    public static func loadPlan(work: String) throws -> ScaleOutPlan {
+        let path = work + "/plan.json"
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw JobError("\(path): no scale-out plan there (is \(work) a work folder of lockstep composite --segments?).")
+        }
+        do { return try JSONDecoder().decode(ScaleOutPlan.self, from: data) } catch {
+            throw JobError("\(path): not a readable scale-out plan.")
+        }
+    }
+
+    static func save(_ plan: ScaleOutPlan) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try write(try encoder.encode(plan), to: plan.planFile)
+    }
+
+    static func loadJobs(work: String) -> [String] {
+        guard let data = FileManager.default.contents(atPath: jobsFile(work)) else { return [] }
+        return (try? JSONDecoder().decode([String].self, from: data)) ?? []
+    }
+
+    static func saveJobs(_ ids: [String], work: String) throws {
+        try write(try JSONEncoder().encode(ids), to: jobsFile(work))
+    }
+
+    /// Writes by rename, so a reader never sees half a file.
+    static func write(_ data: Data, to path: String, executable: Bool = false) throws {
+        let tmp = path + ".tmp"
+        do {
+            try data.write(to: URL(fileURLWithPath: tmp))
+            if executable { chmod(tmp, 0o755) }
+        } catch { throw JobError("\(path): cannot write: \(error.localizedDescription)") }
+        guard rename(tmp, path) == 0 else { throw JobError("\(path): cannot write: \(String(cString: strerror(errno)))") }
+    }
+}

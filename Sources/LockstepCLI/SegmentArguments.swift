@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import Lockstep
+
+extension AudioCodec: ExpressibleByArgument {}
+
+/// Segment renders and the encoder settings that make segments join by copy: shared by
+/// `composite`, `snake` and `filter`.
+struct SegmentArguments: ParsableArguments {
+    @Option(help: ArgumentHelp("Render only output frames A (included) to B (excluded) of the full render, with their global frame numbers in the provenance; the segment's times start at 0.", valueName: "A:B"))
+    var frames: String?
+
+    @Option(help: ArgumentHelp("Frames per GOP: an IDR frame (closed GOP, no scene-cut keyframes) every G frames.", valueName: "G"))
+    var gop: Int = 250
+
+    @Option(name: .customLong("audio-codec"), help: ArgumentHelp("aac, or flac (lossless, no priming: segments that join to the sample; needs a .mkv output).", valueName: "aac|flac"))
+    var audioCodec: AudioCodec = .aac
+
+    /// The range asked for; nil without `--frames` (validate() has refused a malformed one).
+    var range: FrameRange? { frames.flatMap { try? FrameRange(parsing: $0) } }
+
+    func validate() throws {
+        guard let frames else { return }
+        do { _ = try FrameRange(parsing: frames) } catch let error as JobError { throw ValidationError(error.description) }
+    }
+
+    func apply(to options: inout CompositeOptions) {
+        options.frames = range
+        options.encode.gop = gop
+        options.encode.audioCodec = audioCodec
+    }
+}

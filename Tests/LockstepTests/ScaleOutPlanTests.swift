@@ -1,0 +1,115 @@
+import Foundation
+import XCTest
+@testable import Lockstep
+
+/// The scale-out plan without I/O: boundaries on GOP multiples, the arguments the tasks get,
+/// the scripts' text, the Kubernetes manifests' fields.
+final class ScaleOutPlanTests: XCTestCase {
+    func plan(frames: Int64 = 100, gop: Int64 = 10, segments: Int = 4, arguments: [String] = ["--blend", "chromakey", "fg.mp4", "bg.mp4"]) throws -> ScaleOutPlan {
+        try ScaleOutPlan(lockstep: "/opt/lockstep/bin/lockstep", arguments: arguments, output: "/shared/out/final cut.mp4",
+                         workingDirectory: "/shared/in", totalFrames: frames, gop: gop, segments: segments)
+    }
+
+    func testBoundariesFallOnGOPMultiplesAndCoverEveryFrameOnce() throws {
+        let table: [(frames: Int64, gop: Int64, n: Int, expected: [String])] = [
+            (100, 10, 4, ["0:20", "20:50", "50:70", "70:100"]),   // 10 GOPs over 4: 2, 3, 2, 3
+            (48, 12, 4, ["0:12", "12:24", "24:36", "36:48"]),
+            (50, 12, 4, ["0:12", "12:24", "24:36", "36:50"]),    // 5 GOPs (the last 2 frames) over 4
+            (60, 15, 1, ["0:60"]),
+            (7, 250, 1, ["0:7"]),
+            (108000, 250, 64, []),
+        ]
+        for row in table {
+            let ranges = try ScaleOutPlan.boundaries(frames: row.frames, segments: row.n, gop: row.gop)
+            if !row.expected.isEmpty { XCTAssertEqual(ranges.map(\.description), row.expected, "\(row)") }
+            XCTAssertEqual(ranges.count, row.n)
+            XCTAssertEqual(ranges.first?.start, 0)
+            XCTAssertEqual(ranges.last?.end, row.frames)
+            for (a, b) in zip(ranges, ranges.dropFirst()) { XCTAssertEqual(a.end, b.start) }
+            for r in ranges { XCTAssertEqual(r.start % row.gop, 0, "\(r) in \(row)"); XCTAssertLessThan(r.start, r.end) }
+        }
+    }
+
+    func testImpossibleSplitsAreSentences() {
+        func message(_ f: Int64, _ n: Int, _ g: Int64) -> String? {
+            do { _ = try ScaleOutPlan.boundaries(frames: f, segments: n, gop: g); return nil } catch { return "\(error)" }
+        }
+        XCTAssertEqual(message(100, 0, 10), "--segments must be at least 1 (got 0).")
+        XCTAssertEqual(message(3, 4, 1), "--segments 4 is more than the output's 3 frames.")
+        XCTAssertEqual(message(48, 5, 12), "--segments 5: the output's 48 frames make only 4 GOPs of 12 frames and segments start on a GOP; use at most 4 (or a smaller --gop).")
+        XCTAssertEqual(message(48, 2, 0), "--gop must be at least 1 (got 0).")
+    }
+
+    func testSegmentArgumentsDropTheOutputAndTheScaleOutOptions() throws {
+        let typed = ["--blend", "quad", "-o", "out.mp4", "--segments", "4", "--slurm", "--partition=debug", "--time", "10:00",
+                     "--wait", "--dry-run", "--resume", "--gop", "12", "a.mp4", "--output=x.mp4", "-oy.mp4", "b c.mp4"]
+        XCTAssertEqual(try ScaleOutCommandLine.segmentArguments(typed), ["--blend", "quad", "--gop", "12", "a.mp4", "b c.mp4"])
+        XCTAssertThrowsError(try ScaleOutCommandLine.segmentArguments(["--frames", "0:10", "a.mp4"])) {
+            XCTAssertEqual("\($0)", "--frames cannot be given with --segments: each segment task sets it.")
+        }
+        // After "--" everything is an input, even a name that looks like one of our options.
+        XCTAssertEqual(try ScaleOutCommandLine.segmentArguments(["--blend", "mix", "--", "--slurm", "a.mp4"]), ["--blend", "mix", "--", "--slurm", "a.mp4"])
+    }
+
+    func testWorkFolderIsHiddenBesideTheOutput() throws {
+        XCTAssertEqual(ScaleOutPlan.workFolder(for: "/shared/out/final cut.mp4"), "/shared/out/.final cut.mp4.lockstep-work")
+        let p = try plan()
+        XCTAssertEqual(p.segmentFile(3), "/shared/out/.final cut.mp4.lockstep-work/seg-0003.mkv")
+        XCTAssertEqual(p.segmentCommand(1), ["/opt/lockstep/bin/lockstep", "composite", "--blend", "chromakey", "fg.mp4", "bg.mp4",
+                                             "--frames", "20:50", "--audio-codec", "flac", "-o", "/shared/out/.final cut.mp4.lockstep-work/seg-0001.mkv"])
+    }
+
+    func testArraySpecMergesRuns() {
+        XCTAssertEqual(ScaleOutPlan.arraySpec([0, 1, 2, 3]), "0-3")
+        XCTAssertEqual(ScaleOutPlan.arraySpec([2]), "2")
+        XCTAssertEqual(ScaleOutPlan.arraySpec([5, 0, 1, 3]), "0-1,3,5")
+    }
+
+    func testShellQuoting() {
+        XCTAssertEqual(ScaleOutPlan.shellQuote("a.mp4"), "a.mp4")
+        XCTAssertEqual(ScaleOutPlan.shellQuote("b c.mp4"), "'b c.mp4'")
+        XCTAssertEqual(ScaleOutPlan.shellQuote("it's"), "'it'\\''s'")
+        XCTAssertEqual(ScaleOutPlan.shellQuote(""), "''")
+        XCTAssertEqual(ScaleOutPlan.shellQuote("$HOME"), "'$HOME'")
+    }
+
+    func testSegmentScriptHoldsTheArrayTheRangesAndTheAtomicMarker() throws {
+        let p = try plan()
+        let s = p.segmentScript(indices: [1, 3], slurm: SlurmSettings(partition: "render", time: "02:00:00"))
+        let lines = s.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "#!/bin/bash")
+        for expected in ["#SBATCH --array=1,3", "#SBATCH --partition=render", "#SBATCH --time=02:00:00", "#SBATCH --chdir=/shared/in",
+                         "#SBATCH --output=/shared/out/.final cut.mp4.lockstep-work/seg-%4a.log",
+                         "  0) frames=0:20 ;;", "  3) frames=70:100 ;;",
+                         "work='/shared/out/.final cut.mp4.lockstep-work'",
+                         "lockstep=${LOCKSTEP:-/opt/lockstep/bin/lockstep}",
+                         "\"$lockstep\" composite --blend chromakey fg.mp4 bg.mp4 --frames \"$frames\" --audio-codec flac -o \"$work/seg-$n.mkv\"",
+                         "mv -f \"$work/seg-$n.done.tmp\" \"$work/seg-$n.done\""] {
+            XCTAssertTrue(lines.contains(expected), "missing line: \(expected)\n\(s)")
+        }
+        // The marker comes after the render: `set -e` skips it when the render fails.
+        XCTAssertTrue(lines.contains("set -euo pipefail"))
+        XCTAssertLessThan(lines.firstIndex { $0.hasPrefix("\"$lockstep\" composite") }!, lines.firstIndex { $0.hasPrefix("mv -f") }!)
+    }
+
+    func testJoinScriptRunsTheHiddenJoinOnTheWorkFolder() throws {
+        let s = try plan().joinScript(slurm: SlurmSettings())
+        XCTAssertTrue(s.contains("exec \"$lockstep\" join-segments '/shared/out/.final cut.mp4.lockstep-work'\n"), s)
+        XCTAssertFalse(s.contains("--partition"))
+        XCTAssertEqual(ScaleOutPlan.joinSubmitArguments(afterArray: "41"), ["--dependency=afterok:41", "--kill-on-invalid-dep=yes"])
+    }
+
+    func testPlanRoundTripsThroughJSON() throws {
+        let p = try plan()
+        XCTAssertEqual(try JSONDecoder().decode(ScaleOutPlan.self, from: JSONEncoder().encode(p)), p)
+    }
+
+    func testKubernetesNamesAreDNSLabels() throws {
+        XCTAssertEqual(try plan().jobBaseName, "lockstep-final-cut")
+        var p = try plan()
+        p.output = "/x/" + String(repeating: "Ü", count: 5) + "_.mp4"
+        XCTAssertEqual(p.jobBaseName, "lockstep-render")
+        p.output = "/x/" + String(repeating: "a", count: 80) + ".mp4"
+        XCTAssertLessThanOrEqual(p.jobBaseName.count + "-segments".count, 52)  // room for Kubernetes' pod suffixes within 63
+    }
+}
