@@ -124,13 +124,8 @@ public struct LUTTransform: RGBTransform {
     public func apply(_ r: inout SIMD8<Float>, _ g: inout SIMD8<Float>, _ b: inout SIMD8<Float>) {
         let size = lut.size, n = Float(size - 1), top = Float(size - 2)
         let lo = lut.domainMin, span = lut.domainMax - lut.domainMin
-        // The cell (its corner nearest black, r0 g0 b0) and the position inside it, per channel.
-        @inline(__always) func cell(_ c: Lanes, _ lo: Float, _ span: Float) -> (Lanes, IntLanes, Lanes) {
-            let p = LaneMath.clamp((c - lo) / span * n, 0, n)
-            let (f, i) = LaneMath.floor(LaneMath.min(p, Lanes(repeating: top)))
-            return (f, i, p - f)
-        }
-        let (_, ri, dr) = cell(r, lo.x, span.x), (_, gi, dg) = cell(g, lo.y, span.y), (_, bi, db) = cell(b, lo.z, span.z)
+        let (ri, dr) = Self.cell(r, lo.x, span.x, n, top), (gi, dg) = Self.cell(g, lo.y, span.y, n, top)
+        let (bi, db) = Self.cell(b, lo.z, span.z, n, top)
         let s = Int32(size)
         let base = ri &+ s &* (gi &+ s &* bi)
         let t = packed.entries, sy = size, sz = size * size
@@ -153,12 +148,7 @@ public struct LUTTransform: RGBTransform {
             // Sorted here without branches, each fraction carrying its axis's stride.
             var v0 = dr, v1 = dg, v2 = db
             var s0 = Lanes(repeating: 1), s1 = Lanes(repeating: Float(sy)), s2 = Lanes(repeating: Float(sz))
-            @inline(__always) func order(_ a: inout Lanes, _ sa: inout Lanes, _ b: inout Lanes, _ sb: inout Lanes) {
-                let m = a .< b
-                (a, b) = (LaneMath.select(m, b, a), LaneMath.select(m, a, b))
-                (sa, sb) = (LaneMath.select(m, sb, sa), LaneMath.select(m, sa, sb))
-            }
-            order(&v0, &s0, &v1, &s1); order(&v1, &s1, &v2, &s2); order(&v0, &s0, &v1, &s1)
+            Self.order(&v0, &s0, &v1, &s1); Self.order(&v1, &s1, &v2, &s2); Self.order(&v0, &s0, &v1, &s1)
             let w0 = 1 - v0, w1 = v0 - v1, w2 = v1 - v2
             let a = LaneMath.roundEven(s0).1, ab = LaneMath.roundEven(s0 + s1).1, diagonal = 1 + sy + sz
             for i in 0..<8 {
@@ -168,6 +158,20 @@ public struct LUTTransform: RGBTransform {
             }
         }
         r = outR; g = outG; b = outB
+    }
+
+    /// The cell (its corner nearest black) and the position inside it, for one channel.
+    @inline(__always) static func cell(_ c: Lanes, _ lo: Float, _ span: Float, _ n: Float, _ top: Float) -> (IntLanes, Lanes) {
+        let p = LaneMath.clamp((c - lo) / span * n, 0, n)
+        let (f, i) = LaneMath.floor(LaneMath.min(p, Lanes(repeating: top)))
+        return (i, p - f)
+    }
+
+    /// a >= b after, each carrying its stride along.
+    @inline(__always) static func order(_ a: inout Lanes, _ sa: inout Lanes, _ b: inout Lanes, _ sb: inout Lanes) {
+        let m = a .< b
+        (a, b) = (LaneMath.select(m, b, a), LaneMath.select(m, a, b))
+        (sa, sb) = (LaneMath.select(m, sb, sa), LaneMath.select(m, sa, sb))
     }
 }
 

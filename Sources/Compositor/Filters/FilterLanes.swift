@@ -30,6 +30,11 @@ enum LaneMath {
         min(max(a, Lanes(repeating: lo)), Lanes(repeating: hi))
     }
 
+    /// 0 where `m` holds, else `a`. (`replacing(with: 0, where:)` takes a branch per lane.)
+    @inline(__always) static func zero(_ a: Lanes, where m: SIMDMask<IntLanes>) -> Lanes {
+        unsafeBitCast(unsafeBitCast(a, to: IntLanes.self) & ~unsafeBitCast(m, to: IntLanes.self), to: Lanes.self)
+    }
+
     /// `a` where `m` holds, else `b`.
     @inline(__always) static func select(_ m: SIMDMask<IntLanes>, _ a: Lanes, _ b: Lanes) -> Lanes {
         b.replacing(with: a, where: m)
@@ -51,8 +56,8 @@ enum LaneMath {
     /// floor(x) for |x| < 2^22, as Float and as Int32.
     @inline(__always) static func floor(_ x: Lanes) -> (Lanes, IntLanes) {
         let (t, i) = roundEven(x)
-        let up = t .> x
-        return (t - Lanes(repeating: 1).replacing(with: 0, where: .!up), i &+ unsafeBitCast(up, to: IntLanes.self))
+        let up = unsafeBitCast(t .> x, to: IntLanes.self)   // -1 where rounding went up
+        return (t + Lanes(up), i &+ up)
     }
 
     /// `UInt8(max(0, min(255, x.rounded())))` in every lane.
@@ -110,7 +115,7 @@ enum LaneMath {
         var e = Lanes((bits &>> 23) &- 126)
         var m = unsafeBitCast((bits & 0x007F_FFFF) | 0x3F00_0000, to: Lanes.self)
         let small = m .< 0.707106781186547524
-        e = e - Lanes(repeating: 1).replacing(with: 0, where: .!small)
+        e = e + Lanes(unsafeBitCast(small, to: IntLanes.self))   // -1 where small
         m = select(small, m + m - 1, m - 1)
         let z = m * m
         var y: Lanes = 7.0376836292E-2 * m - 1.1514610310E-1
@@ -125,7 +130,7 @@ enum LaneMath {
         y = y + e * -2.12194440e-4 - 0.5 * z
         let ln = m + y + e * 0.693359375
         let r = exp(ln * p)
-        return r.replacing(with: 0, where: tiny)
+        return zero(r, where: tiny)
     }
 
     /// e^x for x <= 0 (Cephes' expf); below -87, about 1e-38.

@@ -71,8 +71,8 @@ public struct RGBPointKernel<T: RGBTransform>: FilterKernel {
                     if columns < 16 {
                         // Pixels past the right edge are not part of any block's mean.
                         let inside = LaneMath.index .< Float(columns), insideHi = LaneMath.index .< Float(columns - 8)
-                        pbLo.replace(with: 0, where: .!inside); prLo.replace(with: 0, where: .!inside)
-                        pbHi.replace(with: 0, where: .!insideHi); prHi.replace(with: 0, where: .!insideHi)
+                        pbLo = LaneMath.zero(pbLo, where: .!inside); prLo = LaneMath.zero(prLo, where: .!inside)
+                        pbHi = LaneMath.zero(pbHi, where: .!insideHi); prHi = LaneMath.zero(prHi, where: .!insideHi)
                     }
                     sumPb += Self.pairSums(pbLo, pbHi); sumPr += Self.pairSums(prLo, prHi)
                 }
