@@ -122,9 +122,78 @@ public struct CubeLUT: Sendable, Equatable {
     }
 }
 
-/// A 3D LUT as a colour function.
+/// A 3D LUT as a colour function. The kernel's vector path works out eight pixels' cells and
+/// weights at once and reads each corner as one 16-byte load (`LUTTable`); the arithmetic is
+/// `CubeLUT.lookup`'s, in the same order.
 public struct LUTTransform: RGBTransform {
     let lut: CubeLUT, interpolation: CubeLUT.Interpolation
-    public init(_ lut: CubeLUT, _ interpolation: CubeLUT.Interpolation) { self.lut = lut; self.interpolation = interpolation }
+    let packed: LUTTable
+    public init(_ lut: CubeLUT, _ interpolation: CubeLUT.Interpolation) {
+        self.lut = lut; self.interpolation = interpolation; packed = LUTTable(lut)
+    }
     public func apply(_ c: SIMD3<Float>) -> SIMD3<Float> { lut.lookup(c, interpolation) }
+
+    public func apply(_ r: inout SIMD8<Float>, _ g: inout SIMD8<Float>, _ b: inout SIMD8<Float>) {
+        let size = lut.size, n = Float(size - 1), top = Float(size - 2)
+        let lo = lut.domainMin, span = lut.domainMax - lut.domainMin
+        let (ri, dr) = Self.cell(r, lo.x, span.x, n, top), (gi, dg) = Self.cell(g, lo.y, span.y, n, top)
+        let (bi, db) = Self.cell(b, lo.z, span.z, n, top)
+        let s = Int32(size)
+        let base = ri &+ s &* (gi &+ s &* bi)
+        let t = packed.entries, sy = size, sz = size * size
+        var outR = Lanes(), outG = Lanes(), outB = Lanes()
+        switch interpolation {
+        case .trilinear:
+            for i in 0..<8 {
+                let p = t + Int(base[i]), x = dr[i], y = dg[i], z = db[i]
+                let c000 = p[0], c100 = p[1], c010 = p[sy], c110 = p[sy + 1]
+                let c001 = p[sz], c101 = p[sz + 1], c011 = p[sz + sy], c111 = p[sz + sy + 1]
+                let c00 = c000 + (c100 - c000) * x, c10 = c010 + (c110 - c010) * x
+                let c01 = c001 + (c101 - c001) * x, c11 = c011 + (c111 - c011) * x
+                let c0 = c00 + (c10 - c00) * y, c1 = c01 + (c11 - c01) * y
+                let v = c0 + (c1 - c0) * z
+                outR[i] = v.x; outG[i] = v.y; outB[i] = v.z
+            }
+        case .tetrahedral:
+            // The tetrahedron is fixed by the order of the three fractions (FFmpeg's six cases):
+            // from the cell's corner, a step along the largest, then the next, then the last.
+            // Sorted here without branches, each fraction carrying its axis's stride.
+            var v0 = dr, v1 = dg, v2 = db
+            var s0 = Lanes(repeating: 1), s1 = Lanes(repeating: Float(sy)), s2 = Lanes(repeating: Float(sz))
+            Self.order(&v0, &s0, &v1, &s1); Self.order(&v1, &s1, &v2, &s2); Self.order(&v0, &s0, &v1, &s1)
+            let w0 = 1 - v0, w1 = v0 - v1, w2 = v1 - v2
+            let a = LaneMath.roundEven(s0).1, ab = LaneMath.roundEven(s0 + s1).1, diagonal = 1 + sy + sz
+            for i in 0..<8 {
+                let p = t + Int(base[i])
+                let v = w0[i] * p[0] + w1[i] * p[Int(a[i])] + w2[i] * p[Int(ab[i])] + v2[i] * p[diagonal]
+                outR[i] = v.x; outG[i] = v.y; outB[i] = v.z
+            }
+        }
+        r = outR; g = outG; b = outB
+    }
+
+    /// The cell (its corner nearest black) and the position inside it, for one channel.
+    @inline(__always) static func cell(_ c: Lanes, _ lo: Float, _ span: Float, _ n: Float, _ top: Float) -> (IntLanes, Lanes) {
+        let p = LaneMath.clamp((c - lo) / span * n, 0, n)
+        let (f, i) = LaneMath.floor(LaneMath.min(p, Lanes(repeating: top)))
+        return (i, p - f)
+    }
+
+    /// a >= b after, each carrying its stride along.
+    @inline(__always) static func order(_ a: inout Lanes, _ sa: inout Lanes, _ b: inout Lanes, _ sb: inout Lanes) {
+        let m = a .< b
+        (a, b) = (LaneMath.select(m, b, a), LaneMath.select(m, a, b))
+        (sa, sb) = (LaneMath.select(m, sb, sa), LaneMath.select(m, sa, sb))
+    }
+}
+
+/// A `CubeLUT`'s entries as (r, g, b, 0), 16 bytes each: a corner is one aligned load. Made with
+/// the transform, never per frame.
+final class LUTTable {
+    let entries: UnsafeMutablePointer<SIMD4<Float>>
+    init(_ lut: CubeLUT) {
+        entries = .allocate(capacity: lut.table.count)
+        for (i, c) in lut.table.enumerated() { (entries + i).initialize(to: SIMD4(c, 0)) }
+    }
+    deinit { entries.deallocate() }
 }

@@ -58,35 +58,45 @@ public struct HueKernel: FilterKernel {
 
 /// Darkens towards the corners: weight 1 inside `start`, 0 beyond `end`, smoothstep between,
 /// distances in half diagonals from the centre; luma above black and chroma scaled by it.
+/// Eight pixels at a time, in Float (the distances' squares are exact: quarter steps).
 public struct VignetteKernel: FilterKernel {
     let start: Double, end: Double
     public init(start: Double, end: Double) { self.start = start; self.end = end }
 
-    static func weight(dx: Double, dy: Double, halfDiagonal: Double, start: Double, end: Double) -> Double {
-        let d = (dx * dx + dy * dy).squareRoot() / halfDiagonal
-        if d <= start { return 1 }
-        if d >= end { return 0 }
-        let t = (d - start) / (end - start)
+    /// The weight of eight pixels whose squared distances from the centre are `d2`.
+    @inline(__always) static func weight(_ d2: Lanes, halfDiagonal: Float, start: Float, end: Float) -> Lanes {
+        let t = LaneMath.clamp((LaneMath.sqrt(d2) / halfDiagonal - start) / (end - start), 0, 1)
         return 1 - t * t * (3 - 2 * t)
     }
 
     public mutating func apply(_ input: YUVImage, into output: YUVImage) {
-        let w = Double(input.width), h = Double(input.height)
-        let half = (w * w + h * h).squareRoot() / 2
+        let w = Float(input.width), h = Float(input.height)
+        let half = Float((Double(input.width * input.width + input.height * input.height)).squareRoot() / 2)
+        let start = Float(start), end = Float(end)
         for r in 0..<input.height {
             let a = input.y.row(r), o = output.y.row(r)
-            for x in 0..<input.width {
-                let k = Self.weight(dx: Double(x) + 0.5 - w / 2, dy: Double(r) + 0.5 - h / 2, halfDiagonal: half, start: start, end: end)
-                o[x] = UInt8(max(0, min(255, (16 + (Double(a[x]) - 16) * k).rounded())))
+            let dy = Float(r) + 0.5 - h / 2
+            var x = 0
+            while x < input.width {
+                let n = min(8, input.width - x)
+                let dx = Float(x) + LaneMath.index + 0.5 - w / 2
+                let k = Self.weight(dx * dx + dy * dy, halfDiagonal: half, start: start, end: end)
+                LaneMath.store(LaneMath.bytes(16 + (LaneMath.load(a + x, n) - 16) * k), o + x, n)
+                x += 8
             }
         }
         for r in 0..<input.u.height {
             let ui = input.u.row(r), vi = input.v.row(r), uo = output.u.row(r), vo = output.v.row(r)
-            for x in 0..<input.u.width {
-                // A chroma sample sits at the centre of its 2x2 luma block.
-                let k = Self.weight(dx: Double(2 * x) + 1 - w / 2, dy: Double(2 * r) + 1 - h / 2, halfDiagonal: half, start: start, end: end)
-                uo[x] = UInt8(max(0, min(255, (128 + (Double(ui[x]) - 128) * k).rounded())))
-                vo[x] = UInt8(max(0, min(255, (128 + (Double(vi[x]) - 128) * k).rounded())))
+            // A chroma sample sits at the centre of its 2x2 luma block.
+            let dy = Float(2 * r) + 1 - h / 2
+            var x = 0
+            while x < input.u.width {
+                let n = min(8, input.u.width - x)
+                let dx = 2 * (Float(x) + LaneMath.index) + 1 - w / 2
+                let k = Self.weight(dx * dx + dy * dy, halfDiagonal: half, start: start, end: end)
+                LaneMath.store(LaneMath.bytes(128 + (LaneMath.load(ui + x, n) - 128) * k), uo + x, n)
+                LaneMath.store(LaneMath.bytes(128 + (LaneMath.load(vi + x, n) - 128) * k), vo + x, n)
+                x += 8
             }
         }
     }

@@ -4,46 +4,84 @@ import RealModule
 /// gamma, posterize, a 3D LUT.
 public protocol RGBTransform {
     func apply(_ c: SIMD3<Float>) -> SIMD3<Float>
+    /// The same on eight pixels at once, one component per vector: what the kernel runs. The
+    /// default calls `apply(_:)` per pixel; the presets give straight vector code.
+    func apply(_ r: inout SIMD8<Float>, _ g: inout SIMD8<Float>, _ b: inout SIMD8<Float>)
+}
+
+extension RGBTransform {
+    public func apply(_ r: inout SIMD8<Float>, _ g: inout SIMD8<Float>, _ b: inout SIMD8<Float>) {
+        for i in 0..<8 {
+            let c = apply(SIMD3(r[i], g[i], b[i]))
+            r[i] = c.x; g[i] = c.y; b[i] = c.z
+        }
+    }
 }
 
 /// Runs an `RGBTransform` on a yuv420p picture without a full-size RGB copy: each 2x2 block
 /// shares one chroma sample, so its four pixels are converted to RGB (BT.601 video range, as
-/// `YUVColor(rgb:)`), transformed, and converted back; the block's new chroma is the mean of
-/// its four. Nothing is allocated: the RGB working values live in registers, one block at a time.
+/// `YUVColor(rgb:)`), transformed, clipped to the gamut and converted back; the block's new
+/// chroma is the mean of its four. Eight blocks (two rows of sixteen pixels) at a time, in
+/// vectors (`Lanes`): nothing is allocated and nothing leaves the registers but the result.
 public struct RGBPointKernel<T: RGBTransform>: FilterKernel {
     let transform: T
     public init(_ transform: T) { self.transform = transform }
 
-    @inline(__always) static func toRGB(_ y: UInt8, _ pb: Float, _ pr: Float) -> SIMD3<Float> {
-        let yn = (Float(y) - 16) / 219
-        return SIMD3(yn + 1.402 * pr, yn - 0.344136 * pb - 0.714136 * pr, yn + 1.772 * pb)
+    /// The chroma offsets of eight blocks, each repeated for the block's two columns.
+    @inline(__always) static func pairs(_ v: Lanes) -> (Lanes, Lanes) {
+        var lo = Lanes(), hi = Lanes()
+        for i in 0..<4 { lo[2 * i] = v[i]; lo[2 * i + 1] = v[i]; hi[2 * i] = v[i + 4]; hi[2 * i + 1] = v[i + 4] }
+        return (lo, hi)
     }
 
-    @inline(__always) static func clamp8(_ x: Float) -> UInt8 { UInt8(max(0, min(255, x.rounded()))) }
+    /// Eight pixels of one row: luma written, their (B' - Y') / 1.772 and (R' - Y') / 1.402 returned.
+    @inline(__always) func pixels(_ yi: UnsafePointer<UInt8>, _ yo: UnsafeMutablePointer<UInt8>, _ count: Int,
+                                  _ offR: Lanes, _ offG: Lanes, _ offB: Lanes) -> (Lanes, Lanes) {
+        let yn = (LaneMath.load(yi, count) - 16) / 219
+        var r = yn + offR, g = yn + offG, b = yn + offB
+        transform.apply(&r, &g, &b)
+        r = LaneMath.clamp(r, 0, 1); g = LaneMath.clamp(g, 0, 1); b = LaneMath.clamp(b, 0, 1)
+        let l = 0.299 * r + 0.587 * g + 0.114 * b
+        LaneMath.store(LaneMath.bytes(16 + 219 * l), yo, count)
+        return ((b - l) / 1.772, (r - l) / 1.402)
+    }
+
+    /// Lane i + lane i+1 for each pair: eight pixels' values into four blocks' sums.
+    @inline(__always) static func pairSums(_ lo: Lanes, _ hi: Lanes) -> Lanes {
+        let s = SIMD16(lowHalf: lo, highHalf: hi)
+        return s.evenHalf + s.oddHalf
+    }
 
     public mutating func apply(_ input: YUVImage, into output: YUVImage) {
         let w = input.width, h = input.height
         for by in 0..<input.u.height {
             let ui = input.u.row(by), vi = input.v.row(by), uo = output.u.row(by), vo = output.v.row(by)
-            for bx in 0..<input.u.width {
-                let pb = (Float(ui[bx]) - 128) / 224, pr = (Float(vi[bx]) - 128) / 224
-                var sumPb: Float = 0, sumPr: Float = 0, n: Float = 0
-                for dy in 0..<2 {
-                    let yRow = 2 * by + dy
-                    guard yRow < h else { break }
-                    let yi = input.y.row(yRow), yo = output.y.row(yRow)
-                    for dx in 0..<2 {
-                        let x = 2 * bx + dx
-                        guard x < w else { break }
-                        // Clipped to the gamut in RGB, as an RGB filter's 8-bit output would be.
-                        let c = simd_clamp01(transform.apply(Self.toRGB(yi[x], pb, pr)))
-                        let yn = 0.299 * c.x + 0.587 * c.y + 0.114 * c.z
-                        yo[x] = Self.clamp8(16 + 219 * yn)
-                        sumPb += (c.z - yn) / 1.772; sumPr += (c.x - yn) / 1.402; n += 1
+            let rows = min(2, h - 2 * by)
+            var bx = 0
+            while bx < input.u.width {
+                let blocks = min(8, input.u.width - bx), columns = min(16, w - 2 * bx)
+                let pb = (LaneMath.load(ui + bx, blocks) - 128) / 224, pr = (LaneMath.load(vi + bx, blocks) - 128) / 224
+                let (rLo, rHi) = Self.pairs(1.402 * pr), (gLo, gHi) = Self.pairs(-0.344136 * pb - 0.714136 * pr)
+                let (bLo, bHi) = Self.pairs(1.772 * pb)
+                var sumPb = Lanes(), sumPr = Lanes()
+                for dy in 0..<rows {
+                    let yi = input.y.row(2 * by + dy) + 2 * bx, yo = output.y.row(2 * by + dy) + 2 * bx
+                    var (pbLo, prLo) = pixels(yi, yo, min(8, columns), rLo, gLo, bLo)
+                    var (pbHi, prHi) = columns > 8 ? pixels(yi + 8, yo + 8, columns - 8, rHi, gHi, bHi) : (Lanes(), Lanes())
+                    if columns < 16 {
+                        // Pixels past the right edge are not part of any block's mean.
+                        let inside = LaneMath.index .< Float(columns), insideHi = LaneMath.index .< Float(columns - 8)
+                        pbLo = LaneMath.zero(pbLo, where: .!inside); prLo = LaneMath.zero(prLo, where: .!inside)
+                        pbHi = LaneMath.zero(pbHi, where: .!insideHi); prHi = LaneMath.zero(prHi, where: .!insideHi)
                     }
+                    sumPb += Self.pairSums(pbLo, pbHi); sumPr += Self.pairSums(prLo, prHi)
                 }
-                uo[bx] = Self.clamp8(128 + 224 * sumPb / n)
-                vo[bx] = Self.clamp8(128 + 224 * sumPr / n)
+                // The mean over the block's pixels: 2 x rows, or 1 x rows for a last column alone.
+                var n = Lanes(repeating: Float(2 * rows))
+                if columns < 16 { n = LaneMath.min(n, LaneMath.max(Lanes(repeating: 1), (Float(columns) - 2 * LaneMath.index) * Float(rows))) }
+                LaneMath.store(LaneMath.bytes(128 + 224 * sumPb / n), uo + bx, blocks)
+                LaneMath.store(LaneMath.bytes(128 + 224 * sumPr / n), vo + bx, blocks)
+                bx += 8
             }
         }
     }
@@ -53,6 +91,7 @@ public struct RGBPointKernel<T: RGBTransform>: FilterKernel {
 public struct RosyTransform: RGBTransform {
     public init() {}
     public func apply(_ c: SIMD3<Float>) -> SIMD3<Float> { SIMD3(c.x, 0, c.z) }
+    public func apply(_ r: inout SIMD8<Float>, _ g: inout SIMD8<Float>, _ b: inout SIMD8<Float>) { g = .zero }
 }
 
 /// GPUImage's sepia colour matrix, mixed with the picture by `intensity`.
@@ -65,6 +104,12 @@ public struct SepiaTransform: RGBTransform {
                              0.2392 * c.x + 0.4696 * c.y + 0.0912 * c.z)
         return c + (s - c) * intensity
     }
+    public func apply(_ r: inout SIMD8<Float>, _ g: inout SIMD8<Float>, _ b: inout SIMD8<Float>) {
+        let sr = 0.3588 * r + 0.7044 * g + 0.1368 * b
+        let sg = 0.2990 * r + 0.5870 * g + 0.1140 * b
+        let sb = 0.2392 * r + 0.4696 * g + 0.0912 * b
+        r += (sr - r) * intensity; g += (sg - g) * intensity; b += (sb - b) * intensity
+    }
 }
 
 /// c^gamma per channel (GPUImage's gamma), negative values (out of gamut) kept at 0.
@@ -74,6 +119,13 @@ public struct GammaTransform: RGBTransform {
     public func apply(_ c: SIMD3<Float>) -> SIMD3<Float> {
         SIMD3(Float.pow(max(0, c.x), gamma), Float.pow(max(0, c.y), gamma), Float.pow(max(0, c.z), gamma))
     }
+    /// Above 1 the power is above 1 too (gamma > 0) and the kernel clips it to 1: computed on
+    /// c clipped to 0...1, where `LaneMath.pow01`'s polynomials hold.
+    public func apply(_ r: inout SIMD8<Float>, _ g: inout SIMD8<Float>, _ b: inout SIMD8<Float>) {
+        r = LaneMath.pow01(LaneMath.clamp(r, 0, 1), gamma)
+        g = LaneMath.pow01(LaneMath.clamp(g, 0, 1), gamma)
+        b = LaneMath.pow01(LaneMath.clamp(b, 0, 1), gamma)
+    }
 }
 
 /// floor(c * levels + 0.5) / levels per channel (GPUImage's posterize).
@@ -82,6 +134,11 @@ public struct PosterizeTransform: RGBTransform {
     public init(levels: Int) { self.levels = Float(levels) }
     public func apply(_ c: SIMD3<Float>) -> SIMD3<Float> {
         (simd_clamp01(c) * levels + 0.5).rounded(.down) / levels
+    }
+    public func apply(_ r: inout SIMD8<Float>, _ g: inout SIMD8<Float>, _ b: inout SIMD8<Float>) {
+        r = LaneMath.floor(LaneMath.clamp(r, 0, 1) * levels + 0.5).0 / levels
+        g = LaneMath.floor(LaneMath.clamp(g, 0, 1) * levels + 0.5).0 / levels
+        b = LaneMath.floor(LaneMath.clamp(b, 0, 1) * levels + 0.5).0 / levels
     }
 }
 
@@ -94,6 +151,7 @@ public struct BrightnessTransform: RGBTransform {
     let amount: Float
     public init(amount: Double) { self.amount = Float(amount) }
     public func apply(_ c: SIMD3<Float>) -> SIMD3<Float> { c + amount }
+    public func apply(_ r: inout SIMD8<Float>, _ g: inout SIMD8<Float>, _ b: inout SIMD8<Float>) { r += amount; g += amount; b += amount }
 }
 
 /// (c - 0.5) * amount + 0.5 (GPUImage's contrast).
@@ -101,6 +159,9 @@ public struct ContrastTransform: RGBTransform {
     let amount: Float
     public init(amount: Double) { self.amount = Float(amount) }
     public func apply(_ c: SIMD3<Float>) -> SIMD3<Float> { (c - 0.5) * amount + 0.5 }
+    public func apply(_ r: inout SIMD8<Float>, _ g: inout SIMD8<Float>, _ b: inout SIMD8<Float>) {
+        r = (r - 0.5) * amount + 0.5; g = (g - 0.5) * amount + 0.5; b = (b - 0.5) * amount + 0.5
+    }
 }
 
 /// mix(luma, c, amount), luma by BT.601's weights (GPUImage's saturation, whose weights are Rec. 709's).
@@ -111,6 +172,10 @@ public struct SaturationTransform: RGBTransform {
         let l = 0.299 * c.x + 0.587 * c.y + 0.114 * c.z
         return l + (c - l) * amount
     }
+    public func apply(_ r: inout SIMD8<Float>, _ g: inout SIMD8<Float>, _ b: inout SIMD8<Float>) {
+        let l = 0.299 * r + 0.587 * g + 0.114 * b
+        r = l + (r - l) * amount; g = l + (g - l) * amount; b = l + (b - l) * amount
+    }
 }
 
 /// c * 2^ev (GPUImage's exposure).
@@ -118,4 +183,5 @@ public struct ExposureTransform: RGBTransform {
     let k: Float
     public init(ev: Double) { k = Float.exp2(Float(ev)) }
     public func apply(_ c: SIMD3<Float>) -> SIMD3<Float> { c * k }
+    public func apply(_ r: inout SIMD8<Float>, _ g: inout SIMD8<Float>, _ b: inout SIMD8<Float>) { r *= k; g *= k; b *= k }
 }

@@ -1,15 +1,10 @@
 import RealModule
 
-/// Float scratch space owned by a kernel, allocated in `prepare`, freed with the kernel.
-final class FloatScratch {
-    let pointer: UnsafeMutablePointer<Float>
-    let count: Int
-    init(count: Int) { self.count = count; pointer = .allocate(capacity: max(1, count)); pointer.initialize(repeating: 0, count: max(1, count)) }
-    deinit { pointer.deallocate() }
-}
-
-/// A separable gaussian: a horizontal pass into float scratch, then a vertical one; edges repeat
-/// the border pixel. Weights are made once, for the standard deviation given.
+/// A separable gaussian, streamed a row at a time: each source row is widened to Float with
+/// its border pixel repeated, filtered across into a ring holding the 2r + 1 rows the vertical
+/// taps need, and each output row is the weighted sum down that ring (edges repeat the border
+/// row). The sums run in the order of the two-pass definition (across, then down, taps in
+/// order), eight pixels to a vector. Weights are made once, for the standard deviation given.
 struct Gaussian {
     let weights: [Float]   // taps -r...r
     let radius: Int
@@ -21,61 +16,111 @@ struct Gaussian {
         weights = w.map { Float($0 / total) }
     }
 
-    /// Blurs `src` into `out` (a w x h float plane, row stride w) using `tmp` (at least w x h).
-    func blur(_ src: Plane, tmp: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<Float>) {
-        let w = src.width, h = src.height, r = radius
-        weights.withUnsafeBufferPointer { k in
-            for y in 0..<h {
-                let s = src.row(y), t = tmp + y * w
-                for x in 0..<w {
-                    var acc: Float = 0
-                    if x >= r && x + r < w {
-                        for i in 0...(2 * r) { acc += k[i] * Float(s[x + i - r]) }
-                    } else {
-                        for i in 0...(2 * r) { acc += k[i] * Float(s[min(w - 1, max(0, x + i - r))]) }
+    /// Blurs `src`, handing each finished row (`src.width` floats, valid until the next call)
+    /// to `body` in order, top to bottom.
+    func blur(_ src: Plane, _ scratch: GaussianScratch, _ body: (Int, UnsafePointer<Float>) -> Void) {
+        let w = src.width, h = src.height, r = radius, taps = 2 * r + 1, stride = scratch.stride
+        precondition(w <= scratch.width && taps <= scratch.ringRows, "gaussian: scratch prepared for a smaller plane")
+        let padded = scratch.padded, ring = scratch.ring, out = scratch.out, rows = scratch.rows
+        weights.withUnsafeBufferPointer { kb in
+            let k = kb.baseAddress!
+            // Row j of the horizontal pass, into its ring slot.
+            @inline(__always) func across(_ j: Int) {
+                let s = src.row(j)
+                padded.update(repeating: Float(s[0]), count: r)
+                var x = 0
+                while x < w { (padded + r + x).storeLanes(LaneMath.load(s + x, min(8, w - x))); x += 8 }
+                (padded + r + w).update(repeating: Float(s[w - 1]), count: r)
+                let t = ring + (j % taps) * stride
+                x = 0
+                while x < w {
+                    var a0 = Lanes(), a1 = Lanes()
+                    for i in 0..<taps {
+                        let ki = k[i], p = padded + x + i
+                        a0 += ki * p.lanes(); a1 += ki * (p + 8).lanes()
                     }
-                    t[x] = acc
+                    (t + x).storeLanes(a0); (t + x + 8).storeLanes(a1)
+                    x += 16
                 }
             }
+            var filled = 0
             for y in 0..<h {
-                let o = out + y * w
-                for x in 0..<w { o[x] = 0 }
-                for i in 0...(2 * r) {
-                    let t = tmp + min(h - 1, max(0, y + i - r)) * w, ki = k[i]
-                    for x in 0..<w { o[x] += ki * t[x] }
+                while filled <= min(h - 1, y + r) { across(filled); filled += 1 }
+                for i in 0..<taps { rows[i] = UnsafePointer(ring + (min(h - 1, max(0, y + i - r)) % taps) * stride) }
+                var x = 0
+                while x < w {
+                    var a0 = Lanes(), a1 = Lanes()
+                    for i in 0..<taps {
+                        let ki = k[i], p = rows[i] + x
+                        a0 += ki * p.lanes(); a1 += ki * (p + 8).lanes()
+                    }
+                    (out + x).storeLanes(a0); (out + x + 8).storeLanes(a1)
+                    x += 16
                 }
+                body(y, out)
             }
         }
     }
 }
 
-@inline(__always) func clamp8(_ x: Float) -> UInt8 { UInt8(max(0, min(255, x.rounded()))) }
+/// The float rows a `Gaussian` streams through, for planes up to `width` wide and kernels up to
+/// `ringRows` taps: allocated in `prepare`, freed with the kernel.
+final class GaussianScratch {
+    let width: Int, stride: Int, ringRows: Int
+    let padded: UnsafeMutablePointer<Float>, ring: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<Float>
+    let rows: UnsafeMutablePointer<UnsafePointer<Float>>
+
+    init(width: Int, radius: Int) {
+        self.width = width
+        stride = (width + 15) / 16 * 16   // whole 16-pixel chunks: the last one computes past the edge
+        ringRows = 2 * radius + 1
+        padded = .allocate(capacity: stride + 2 * radius + 16)
+        padded.initialize(repeating: 0, count: stride + 2 * radius + 16)
+        ring = .allocate(capacity: ringRows * stride)
+        ring.initialize(repeating: 0, count: ringRows * stride)
+        out = .allocate(capacity: stride)
+        out.initialize(repeating: 0, count: stride)
+        rows = .allocate(capacity: ringRows)
+        rows.initialize(repeating: UnsafePointer(out), count: ringRows)
+    }
+
+    deinit { padded.deallocate(); ring.deallocate(); out.deallocate(); rows.deallocate() }
+}
+
+extension UnsafePointer<Float> {
+    @inline(__always) func lanes() -> Lanes { UnsafeRawPointer(self).loadUnaligned(as: Lanes.self) }
+}
+
+extension UnsafeMutablePointer<Float> {
+    @inline(__always) func lanes() -> Lanes { UnsafeRawPointer(self).loadUnaligned(as: Lanes.self) }
+    @inline(__always) func storeLanes(_ v: Lanes) { UnsafeMutableRawPointer(self).storeBytes(of: v, as: Lanes.self) }
+}
 
 /// Gaussian blur of every plane; chroma, at half resolution, with half the standard deviation.
 public struct BlurKernel: FilterKernel {
     let luma: Gaussian, chroma: Gaussian
-    var tmp: FloatScratch?, out: FloatScratch?
+    var scratch: GaussianScratch?
 
     public init(sigma: Double) { luma = Gaussian(sigma: sigma); chroma = Gaussian(sigma: max(0.15, sigma / 2)) }
 
     public mutating func prepare(format: FilterFormat) {
-        tmp = FloatScratch(count: format.width * format.height)
-        out = FloatScratch(count: format.width * format.height)
+        scratch = GaussianScratch(width: format.width, radius: max(luma.radius, chroma.radius))
     }
 
     public mutating func apply(_ input: YUVImage, into output: YUVImage) {
-        guard let tmp, let out else { preconditionFailure("blur: not prepared") }
+        guard let scratch else { preconditionFailure("blur: not prepared") }
         // Three calls, not a loop over an array of planes: that array would be allocated per frame.
-        Self.blur(input.y, output.y, luma, tmp, out)
-        Self.blur(input.u, output.u, chroma, tmp, out)
-        Self.blur(input.v, output.v, chroma, tmp, out)
+        Self.blur(input.y, output.y, luma, scratch)
+        Self.blur(input.u, output.u, chroma, scratch)
+        Self.blur(input.v, output.v, chroma, scratch)
     }
 
-    static func blur(_ s: Plane, _ d: Plane, _ g: Gaussian, _ tmp: FloatScratch, _ out: FloatScratch) {
-        g.blur(s, tmp: tmp.pointer, out: out.pointer)
-        for y in 0..<s.height {
-            let o = d.row(y), f = out.pointer + y * s.width
-            for x in 0..<s.width { o[x] = clamp8(f[x]) }
+    static func blur(_ s: Plane, _ d: Plane, _ g: Gaussian, _ scratch: GaussianScratch) {
+        let w = s.width
+        g.blur(s, scratch) { y, f in
+            let o = d.row(y)
+            var x = 0
+            while x < w { LaneMath.store(LaneMath.bytes((f + x).lanes()), o + x, min(8, w - x)); x += 8 }
         }
     }
 }
@@ -83,43 +128,62 @@ public struct BlurKernel: FilterKernel {
 /// Unsharp mask on the luma: y + amount * (y - gaussian(y)); chroma unchanged.
 public struct SharpenKernel: FilterKernel {
     let amount: Float, gaussian: Gaussian
-    var tmp: FloatScratch?, out: FloatScratch?
+    var scratch: GaussianScratch?
 
     public init(amount: Double, sigma: Double) { self.amount = Float(amount); gaussian = Gaussian(sigma: sigma) }
 
-    public mutating func prepare(format: FilterFormat) {
-        tmp = FloatScratch(count: format.width * format.height)
-        out = FloatScratch(count: format.width * format.height)
-    }
+    public mutating func prepare(format: FilterFormat) { scratch = GaussianScratch(width: format.width, radius: gaussian.radius) }
 
     public mutating func apply(_ input: YUVImage, into output: YUVImage) {
-        guard let tmp, let out else { preconditionFailure("sharpen: not prepared") }
-        let s = input.y
-        gaussian.blur(s, tmp: tmp.pointer, out: out.pointer)
-        for y in 0..<s.height {
-            let a = s.row(y), o = output.y.row(y), f = out.pointer + y * s.width
-            for x in 0..<s.width { let v = Float(a[x]); o[x] = clamp8(v + amount * (v - f[x])) }
+        guard let scratch else { preconditionFailure("sharpen: not prepared") }
+        let s = input.y, w = s.width, amount = amount
+        gaussian.blur(s, scratch) { y, f in
+            let a = s.row(y), o = output.y.row(y)
+            var x = 0
+            while x < w {
+                let n = min(8, w - x), v = LaneMath.load(a + x, n)
+                LaneMath.store(LaneMath.bytes(v + amount * (v - (f + x).lanes())), o + x, n)
+                x += 8
+            }
         }
         PlaneKernels.copyPlane(input.u, output.u); PlaneKernels.copyPlane(input.v, output.v)
     }
 }
 
 /// Sobel gradient magnitude of the luma: 16 + strength * |g| / 4, in grey (chroma neutral);
-/// borders repeat the edge pixel.
+/// borders repeat the edge pixel. Eight pixels at a time; the first and last columns read their
+/// neighbours one by one, clamped to the row.
 public struct EdgesKernel: FilterKernel {
     let strength: Float
     public init(strength: Double) { self.strength = Float(strength) }
 
     public mutating func apply(_ input: YUVImage, into output: YUVImage) {
-        let s = input.y, w = s.width, h = s.height
+        let s = input.y, w = s.width, h = s.height, strength = strength
         for y in 0..<h {
             let up = s.row(max(0, y - 1)), mid = s.row(y), down = s.row(min(h - 1, y + 1)), o = output.y.row(y)
-            for x in 0..<w {
-                let l = max(0, x - 1), r = min(w - 1, x + 1)
-                let gx = (Int(up[r]) + 2 * Int(mid[r]) + Int(down[r])) - (Int(up[l]) + 2 * Int(mid[l]) + Int(down[l]))
-                let gy = (Int(down[l]) + 2 * Int(down[x]) + Int(down[r])) - (Int(up[l]) + 2 * Int(up[x]) + Int(up[r]))
-                let m = Float(gx * gx + gy * gy).squareRoot()
-                o[x] = UInt8(min(235, max(16, (16 + strength * m / 4).rounded())))
+            var x = 0
+            while x < w {
+                let n = min(8, w - x)
+                var u0, u1, u2, m0, m2, d0, d1, d2: Lanes
+                if x >= 1 && x + 9 <= w {
+                    u0 = LaneMath.load(up + x - 1, 8); u1 = LaneMath.load(up + x, 8); u2 = LaneMath.load(up + x + 1, 8)
+                    m0 = LaneMath.load(mid + x - 1, 8); m2 = LaneMath.load(mid + x + 1, 8)
+                    d0 = LaneMath.load(down + x - 1, 8); d1 = LaneMath.load(down + x, 8); d2 = LaneMath.load(down + x + 1, 8)
+                } else {
+                    (u0, u1, u2, m0, m2, d0, d1, d2) = (Lanes(), Lanes(), Lanes(), Lanes(), Lanes(), Lanes(), Lanes(), Lanes())
+                    for i in 0..<8 {
+                        let c = min(w - 1, x + i), l = max(0, c - 1), r = min(w - 1, c + 1)
+                        u0[i] = Float(up[l]); u1[i] = Float(up[c]); u2[i] = Float(up[r])
+                        m0[i] = Float(mid[l]); m2[i] = Float(mid[r])
+                        d0[i] = Float(down[l]); d1[i] = Float(down[c]); d2[i] = Float(down[r])
+                    }
+                }
+                // Whole numbers all the way to the square (at most 2 * 1020^2): exact in Float.
+                let gx = (u2 + 2 * m2 + d2) - (u0 + 2 * m0 + d0)
+                let gy = (d0 + 2 * d1 + d2) - (u0 + 2 * u1 + u2)
+                let m = LaneMath.sqrtOfWhole(gx * gx + gy * gy)
+                LaneMath.store(LaneMath.bytes(LaneMath.clamp(16 + strength * m / 4, 16, 235)), o + x, n)
+                x += 8
             }
         }
         PlaneKernels.fillPlane(output.u, 128); PlaneKernels.fillPlane(output.v, 128)

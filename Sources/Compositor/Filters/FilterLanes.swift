@@ -1,0 +1,151 @@
+/// Eight pixels of one component as Float: the unit the filter kernels compute in.
+///
+/// Why this file: the build targets baseline x86-64 (SSE2), where Swift's generic SIMD
+/// `rounded()`, `pointwiseMin`, `squareRoot()` and float-to-integer conversions each end in a
+/// call per lane (seen in `swiftc -O -emit-assembly`). The few operations the kernels need are
+/// spelled here so LLVM emits straight vector code (minps, cmpps, cvtdq2ps, packuswb, mulps),
+/// and they round exactly as the scalar code they replace did (`x.rounded()`, halves up).
+typealias Lanes = SIMD8<Float>
+typealias IntLanes = SIMD8<Int32>
+
+enum LaneMath {
+    /// 1.5 * 2^23: added to |x| < 2^22, the sum's low mantissa bits are x rounded to even.
+    static let magic: Float = 12_582_912
+    static let magicBits: Int32 = 0x4B40_0000
+    static let index = Lanes(0, 1, 2, 3, 4, 5, 6, 7)
+
+    @inline(__always) static func min(_ a: Lanes, _ b: Lanes) -> Lanes {
+        var r = Lanes()
+        for i in 0..<8 { r[i] = a[i] < b[i] ? a[i] : b[i] }
+        return r
+    }
+
+    @inline(__always) static func max(_ a: Lanes, _ b: Lanes) -> Lanes {
+        var r = Lanes()
+        for i in 0..<8 { r[i] = a[i] > b[i] ? a[i] : b[i] }
+        return r
+    }
+
+    @inline(__always) static func clamp(_ a: Lanes, _ lo: Float, _ hi: Float) -> Lanes {
+        min(max(a, Lanes(repeating: lo)), Lanes(repeating: hi))
+    }
+
+    /// 0 where `m` holds, else `a`. (`replacing(with: 0, where:)` takes a branch per lane.)
+    @inline(__always) static func zero(_ a: Lanes, where m: SIMDMask<IntLanes>) -> Lanes {
+        unsafeBitCast(unsafeBitCast(a, to: IntLanes.self) & ~unsafeBitCast(m, to: IntLanes.self), to: Lanes.self)
+    }
+
+    /// `a` where `m` holds, else `b`.
+    @inline(__always) static func select(_ m: SIMDMask<IntLanes>, _ a: Lanes, _ b: Lanes) -> Lanes {
+        b.replacing(with: a, where: m)
+    }
+
+    /// x rounded to the nearest integer, ties to even (|x| < 2^22), as Float and as Int32.
+    @inline(__always) static func roundEven(_ x: Lanes) -> (Lanes, IntLanes) {
+        let big = x + magic
+        return (big - magic, unsafeBitCast(big, to: IntLanes.self) &- magicBits)
+    }
+
+    /// x rounded to the nearest integer, halves away from zero for x >= 0 (`Float.rounded()`).
+    @inline(__always) static func roundHalfUp(_ x: Lanes) -> IntLanes {
+        let (t, i) = roundEven(x)
+        // A half that went down to even goes up instead; x - t is exact here.
+        return i &- unsafeBitCast((x - t) .== 0.5, to: IntLanes.self)
+    }
+
+    /// floor(x) for |x| < 2^22, as Float and as Int32.
+    @inline(__always) static func floor(_ x: Lanes) -> (Lanes, IntLanes) {
+        let (t, i) = roundEven(x)
+        let up = unsafeBitCast(t .> x, to: IntLanes.self)   // -1 where rounding went up
+        return (t + Lanes(up), i &+ up)
+    }
+
+    /// `UInt8(max(0, min(255, x.rounded())))` in every lane.
+    @inline(__always) static func bytes(_ x: Lanes) -> SIMD8<UInt8> {
+        SIMD8<UInt8>(truncatingIfNeeded: roundHalfUp(clamp(x, 0, 255)))
+    }
+
+    /// `count` bytes from `p` (the lanes past it 0), as Float.
+    @inline(__always) static func load(_ p: UnsafePointer<UInt8>, _ count: Int) -> Lanes {
+        var v = SIMD8<UInt8>()
+        if count >= 8 {
+            v = UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self)
+        } else {
+            for i in 0..<count { v[i] = p[i] }
+        }
+        return Lanes(IntLanes(truncatingIfNeeded: v))
+    }
+
+    @inline(__always) static func load(_ p: UnsafeMutablePointer<UInt8>, _ count: Int) -> Lanes {
+        load(UnsafePointer(p), count)
+    }
+
+    /// The first `count` lanes of `v` to `p`.
+    @inline(__always) static func store(_ v: SIMD8<UInt8>, _ p: UnsafeMutablePointer<UInt8>, _ count: Int) {
+        if count >= 8 {
+            UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD8<UInt8>.self)
+        } else {
+            for i in 0..<count { p[i] = v[i] }
+        }
+    }
+
+    /// sqrt(x) for x >= 0: the reciprocal square root from the exponent trick, three Newton
+    /// steps (a few ulp), times x. Float.squareRoot() calls libm's sqrtf per lane here.
+    @inline(__always) static func sqrt(_ x: Lanes) -> Lanes {
+        var y = unsafeBitCast(IntLanes(repeating: 0x5F37_5A86) &- (unsafeBitCast(x, to: IntLanes.self) &>> 1), to: Lanes.self)
+        let h = x * 0.5
+        for _ in 0..<3 { y = y * (1.5 - h * y * y) }
+        return x * y
+    }
+
+    /// sqrt(q) for whole numbers 0 <= q < 2^22: `sqrt`, with perfect squares made exact (a
+    /// root one ulp low would round a tie such as 16 + 1.5 * 12 / 4 = 20.5 the wrong way).
+    @inline(__always) static func sqrtOfWhole(_ q: Lanes) -> Lanes {
+        let m = sqrt(q)
+        let (t, _) = roundEven(m)
+        return select(t * t .== q, t, m)
+    }
+
+    /// x^p for 0 <= x <= 1 and p > 0, as exp(p * ln x) with Cephes' single-precision
+    /// polynomials (relative error a few 1e-7); 0 below the smallest normal.
+    @inline(__always) static func pow01(_ x: Lanes, _ p: Float) -> Lanes {
+        let tiny = x .< Float.leastNormalMagnitude
+        let bits = unsafeBitCast(max(x, Lanes(repeating: .leastNormalMagnitude)), to: IntLanes.self)
+        // x = m * 2^e, m in [0.5, 1); then m in [sqrt(1/2), sqrt(2)) by moving one factor 2.
+        var e = Lanes((bits &>> 23) &- 126)
+        var m = unsafeBitCast((bits & 0x007F_FFFF) | 0x3F00_0000, to: Lanes.self)
+        let small = m .< 0.707106781186547524
+        e = e + Lanes(unsafeBitCast(small, to: IntLanes.self))   // -1 where small
+        m = select(small, m + m - 1, m - 1)
+        let z = m * m
+        var y: Lanes = 7.0376836292E-2 * m - 1.1514610310E-1
+        y = y * m + 1.1676998740E-1
+        y = y * m - 1.2420140846E-1
+        y = y * m + 1.4249322787E-1
+        y = y * m - 1.6668057665E-1
+        y = y * m + 2.0000714765E-1
+        y = y * m - 2.4999993993E-1
+        y = y * m + 3.3333331174E-1
+        y = y * m * z
+        y = y + e * -2.12194440e-4 - 0.5 * z
+        let ln = m + y + e * 0.693359375
+        let r = exp(ln * p)
+        return zero(r, where: tiny)
+    }
+
+    /// e^x for x <= 0 (Cephes' expf); below -87, about 1e-38.
+    @inline(__always) static func exp(_ v: Lanes) -> Lanes {
+        let x0 = max(v, Lanes(repeating: -87))
+        let (fx, n) = roundEven(x0 * 1.44269504088896341)
+        var x = x0 - fx * 0.693359375
+        x = x - fx * -2.12194440e-4
+        let z = x * x
+        var y: Lanes = 1.9875691500E-4 * x + 1.3981999507E-3
+        y = y * x + 8.3334519073E-3
+        y = y * x + 4.1665795894E-2
+        y = y * x + 1.6666665459E-1
+        y = y * x + 5.0000001201E-1
+        y = y * z + x + 1
+        return y * unsafeBitCast((n &+ 127) &<< 23, to: Lanes.self)
+    }
+}
