@@ -48,10 +48,20 @@ public final class Keyer {
     /// keys in place), or writes the matte or status view, as the settings say.
     public func apply(foreground fg: YUVImage, background bg: YUVImage, into out: YUVImage) {
         precondition(fg.width == bg.width && fg.height == bg.height && out.width == fg.width && out.height == fg.height)
-        let b = computeMatte(fg)
-        switch settings.view {
-        case .composite: composite(fg, bg, out, b)
-        case .matte, .status: writeView(b.alphaPlane, into: out)
+        guard settings.view == .composite else {
+            writeView(computeMatte(fg).alphaPlane, into: out)
+            return
+        }
+        let b = beginMatte(fg)
+        let ch = fg.u.height
+        if b.refines {
+            // Erode, dilate and feather need the whole matte before any of it is used.
+            for cy in 0..<ch { matteRows(cy, b) }
+            refine(b)
+            for cy in 0..<ch { compositeRows(cy, fg, bg, out, b) }
+        } else {
+            // One pass: each chroma row's two matte rows are keyed while they are in cache.
+            for cy in 0..<ch { matteRows(cy, b); compositeRows(cy, fg, bg, out, b) }
         }
     }
 
@@ -82,51 +92,62 @@ public final class Keyer {
     /// Measures the screen and computes the matte of `fg` into the keyer's alpha plane.
     @discardableResult
     public func computeMatte(_ fg: YUVImage) -> KeyerBuffers {
-        let b = prepare(width: fg.width, height: fg.height)
-        b.screen.measure(fg, key: difference, reference: reference, fallback: fallback)
-        let w = fg.width, h = fg.height, cw = fg.u.width, ch = fg.u.height
-        let key = difference, levels = self.levels
-        let sHalf = b.sHalf, strength = b.strength, invRow = b.invRow, gridRow = b.gridRow
-        // The screen strength is linear in (U, V) (with the primary-is-largest rule and the clamp
-        // at 0 on top), so it is computed once per chroma sample here and interpolated to each
-        // luma pixel below: the same as keying bilinearly upsampled chroma wherever neighbouring
-        // samples are on the same side of that rule, at a quarter of the work.
-        for cy in 0..<ch {
-            let ur = fg.u.row(cy), vr = fg.v.row(cy), sr = strength + cy * cw
-            for cx in 0..<cw { sr[cx] = key.strength(u: Float(Int(ur[cx]) - 128), v: Float(Int(vr[cx]) - 128)) }
-        }
-        b.screen.column0.withUnsafeBufferPointer { c0 in
-        b.screen.column1.withUnsafeBufferPointer { c1 in
-        b.screen.columnT.withUnsafeBufferPointer { ct in
-            for cy in 0..<ch {
-                // The local screen strength, once per chroma row (it varies over 16 pixels).
-                b.screen.interpolateRow(\.inverse, lumaY: Double(2 * cy) + 1, into: gridRow)
-                for x in 0..<w {
-                    let g0 = gridRow[Int(c0[x])], g1 = gridRow[Int(c1[x])]
-                    invRow[x] = g0 + ct[x] * (g1 - g0)
-                }
-                for half in 0..<2 {
-                    let y = 2 * cy + half
-                    guard y < h else { break }
-                    // Luma row 2cy sits a quarter of a chroma row above chroma row cy, 2cy+1 a
-                    // quarter below.
-                    let near = strength + cy * cw, far = strength + (half == 0 ? max(cy - 1, 0) : min(cy + 1, ch - 1)) * cw
-                    for cx in 0..<cw { sHalf[cx] = 0.75 * near[cx] + 0.25 * far[cx] }
-                    sHalf[cw] = sHalf[cw - 1]
-                    let out = b.alphaPlane.row(y)
-                    // Even luma columns sit on a chroma sample, odd ones halfway to the next.
-                    for cx in 0..<(w / 2) {
-                        let x = 2 * cx
-                        let s0 = sHalf[cx], s1 = 0.5 * (s0 + sHalf[cx + 1])
-                        out[x] = levels.byte(1 - s0 * invRow[x])
-                        out[x + 1] = levels.byte(1 - s1 * invRow[x + 1])
-                    }
-                    if w % 2 == 1 { out[w - 1] = levels.byte(1 - sHalf[cw - 1] * invRow[w - 1]) }
-                }
-            }
-        }}}
+        let b = beginMatte(fg)
+        for cy in 0..<fg.u.height { matteRows(cy, b) }
         refine(b)
         return b
+    }
+
+    /// Measures the screen of `fg` and the screen strength of each of its chroma samples.
+    private func beginMatte(_ fg: YUVImage) -> KeyerBuffers {
+        let b = prepare(width: fg.width, height: fg.height)
+        b.screen.measure(fg, key: difference, reference: reference, fallback: fallback)
+        let cw = fg.u.width, ch = fg.u.height
+        let key = difference, strength = b.strength
+        let ku = key.ku, kv = key.kv, d1u = key.d1u, d1v = key.d1v, d2u = key.d2u, d2v = key.d2v
+        // The screen strength is linear in (U, V) (with the primary-is-largest rule and the clamp
+        // at 0 on top), so it is computed once per chroma sample here and interpolated to each
+        // luma pixel in `matteRows`: the same as keying bilinearly upsampled chroma wherever
+        // neighbouring samples are on the same side of that rule, at a quarter of the work.
+        // (`ColourDifference.strength`, written out so that the loop vectorises.)
+        for cy in 0..<ch {
+            let ur = fg.u.row(cy), vr = fg.v.row(cy), sr = strength + cy * cw
+            for cx in 0..<cw {
+                let u = Float(Int32(ur[cx]) - 128), v = Float(Int32(vr[cx]) - 128)
+                let s = ku * u + kv * v
+                let e1 = d1u * u + d1v * v, e2 = d2u * u + d2v * v
+                sr[cx] = min(e1, e2) > 0 ? max(s, 0) : 0
+            }
+        }
+        return b
+    }
+
+    /// Matte rows 2cy and 2cy + 1 (those that exist), from the strengths of `beginMatte`.
+    private func matteRows(_ cy: Int, _ b: KeyerBuffers) {
+        let w = b.width, h = b.height, cw = (w + 1) / 2, ch = (h + 1) / 2
+        let sHalf = b.sHalf, strength = b.strength, invRow = b.invRow, gridRow = b.gridRow
+        let levels = self.levels
+        // The local screen strength, once per chroma row (it varies over 16 pixels).
+        b.screen.interpolateRow(.inverse, lumaY: Double(2 * cy) + 1, into: gridRow)
+        b.screen.gatherColumns(gridRow, into: invRow)
+        for half in 0..<2 {
+            let y = 2 * cy + half
+            guard y < h else { break }
+            // Luma row 2cy sits a quarter of a chroma row above chroma row cy, 2cy+1 a
+            // quarter below.
+            let near = strength + cy * cw, far = strength + (half == 0 ? max(cy - 1, 0) : min(cy + 1, ch - 1)) * cw
+            for cx in 0..<cw { sHalf[cx] = 0.75 * near[cx] + 0.25 * far[cx] }
+            sHalf[cw] = sHalf[cw - 1]
+            let out = b.alphaStorage + y * w, sRow = b.sRow
+            // Even luma columns sit on a chroma sample, odd ones halfway to the next. (Plain
+            // loops over whole rows, which the compiler vectorises.)
+            for cx in 0..<(w / 2) {
+                sRow[2 * cx] = sHalf[cx]
+                sRow[2 * cx + 1] = 0.5 * (sHalf[cx] + sHalf[cx + 1])
+            }
+            if w % 2 == 1 { sRow[w - 1] = sHalf[cw - 1] }
+            for x in 0..<w { out[x] = levels.byte(1 - sRow[x] * invRow[x]) }
+        }
     }
 
     /// Erode, dilate, feather, then the garbage matte (outside: transparent) and the core matte
@@ -149,52 +170,89 @@ public final class Keyer {
 
     // MARK: the composite
 
-    private func composite(_ fg: YUVImage, _ bg: YUVImage, _ out: YUVImage, _ b: KeyerBuffers) {
-        let w = fg.width, h = fg.height, cw = fg.u.width, ch = fg.u.height
-        let despill = self.despill, alpha = b.alphaPlane
+    /// Luma rows 2cy and 2cy + 1 and chroma row cy of the composite. Runs of eight pixels that
+    /// are all foreground or all background are copied; only the edge is computed.
+    private func compositeRows(_ cy: Int, _ fg: YUVImage, _ bg: YUVImage, _ out: YUVImage, _ b: KeyerBuffers) {
+        let w = b.width, h = b.height, cw = fg.u.width
+        let despill = self.despill, alpha = b.alphaStorage
         let rowY = b.gridRow, rowU = b.gridRowU, rowV = b.gridRowV
-        b.screen.column0.withUnsafeBufferPointer { c0 in
-        b.screen.column1.withUnsafeBufferPointer { c1 in
-        b.screen.columnT.withUnsafeBufferPointer { ct in
-            @inline(__always) func at(_ row: UnsafeMutablePointer<Float>, _ x: Int) -> Float {
-                let g0 = row[Int(c0[x])], g1 = row[Int(c1[x])]
-                return g0 + ct[x] * (g1 - g0)
-            }
-            for cy in 0..<ch {
-                let centre = Double(2 * cy) + 1
-                b.screen.interpolateRow(\.sy, lumaY: centre, into: rowY)
-                b.screen.interpolateRow(\.su, lumaY: centre, into: rowU)
-                b.screen.interpolateRow(\.sv, lumaY: centre, into: rowV)
-                for y in (2 * cy)..<min(2 * cy + 2, h) {
-                    let a = alpha.row(y), p = fg.y.row(y), q = bg.y.row(y), o = out.y.row(y)
-                    for x in 0..<w {
-                        let av = a[x]
-                        if av == 255 { o[x] = p[x] } else if av == 0 { o[x] = q[x] } else {
-                            let k = Float(255 - Int(av)) * (1 / 255)
-                            o[x] = clampByte(Float(p[x]) + k * (Float(q[x]) - at(rowY, x)))
-                        }
+        let screen = b.screen
+        let centre = Double(2 * cy) + 1
+        screen.interpolateRow(.y, lumaY: centre, into: rowY)
+        screen.interpolateRow(.u, lumaY: centre, into: rowU)
+        screen.interpolateRow(.v, lumaY: centre, into: rowV)
+        let c0 = screen.column0, c1 = screen.column1, ct = screen.columnT
+        @inline(__always) func at(_ row: UnsafeMutablePointer<Float>, _ x: Int) -> Float {
+            let g0 = row[Int(c0[x])], g1 = row[Int(c1[x])]
+            return g0 + ct[x] * (g1 - g0)
+        }
+        @inline(__always) func word(_ p: UnsafePointer<UInt8>) -> UInt64 { UnsafeRawPointer(p).loadUnaligned(as: UInt64.self) }
+        @inline(__always) func copyWord(_ from: UnsafePointer<UInt8>, _ to: UnsafeMutablePointer<UInt8>) {
+            UnsafeMutableRawPointer(to).storeBytes(of: word(from), as: UInt64.self)
+        }
+        for y in (2 * cy)..<min(2 * cy + 2, h) {
+            let a = UnsafePointer(alpha + y * w), p = UnsafePointer(fg.y.row(y)), q = UnsafePointer(bg.y.row(y)), o = out.y.row(y)
+            var x = 0
+            while x < w {
+                if x + 8 <= w {
+                    let m = word(a + x)
+                    if m == ~0 { copyWord(p + x, o + x); x += 8; continue }
+                    if m == 0 { copyWord(q + x, o + x); x += 8; continue }
+                }
+                for x in x..<min(x + 8, w) {
+                    let av = a[x]
+                    if av == 255 { o[x] = p[x] } else if av == 0 { o[x] = q[x] } else {
+                        let k = Float(255 - Int(av)) * (1 / 255)
+                        o[x] = clampByte(Float(p[x]) + k * (Float(q[x]) - at(rowY, x)))
                     }
                 }
-                let a0 = alpha.row(2 * cy), a1 = alpha.row(min(2 * cy + 1, h - 1))
-                let fu = fg.u.row(cy), fv = fg.v.row(cy), bu = bg.u.row(cy), bv = bg.v.row(cy)
-                let ou = out.u.row(cy), ov = out.v.row(cy)
-                for cx in 0..<cw {
-                    let x0 = 2 * cx, x1 = min(2 * cx + 1, w - 1)
-                    let sum = Int(a0[x0]) + Int(a0[x1]) + Int(a1[x0]) + Int(a1[x1])
-                    if sum == 0 { ou[cx] = bu[cx]; ov[cx] = bv[cx]; continue }
-                    var u = Float(fu[cx]) - 128, v = Float(fv[cx]) - 128
-                    if sum == 4 * 255 {
+                x += 8
+            }
+        }
+        let a0 = UnsafePointer(alpha + 2 * cy * w), a1 = UnsafePointer(alpha + min(2 * cy + 1, h - 1) * w)
+        let fu = fg.u.row(cy), fv = fg.v.row(cy), bu = UnsafePointer(bg.u.row(cy)), bv = UnsafePointer(bg.v.row(cy))
+        let ou = out.u.row(cy), ov = out.v.row(cy)
+        var cx = 0
+        while cx < cw {
+            if 2 * cx + 8 <= w {
+                let m0 = word(a0 + 2 * cx), m1 = word(a1 + 2 * cx)
+                // Eight luma columns (four chroma samples) of both rows all background: a copy.
+                if m0 == 0 && m1 == 0 {
+                    UnsafeMutableRawPointer(ou + cx).storeBytes(of: UnsafeRawPointer(bu + cx).loadUnaligned(as: UInt32.self), as: UInt32.self)
+                    UnsafeMutableRawPointer(ov + cx).storeBytes(of: UnsafeRawPointer(bv + cx).loadUnaligned(as: UInt32.self), as: UInt32.self)
+                    cx += 4
+                    continue
+                }
+                // All foreground: the run of such samples loses its spill, in one plain loop.
+                if m0 == ~0 && m1 == ~0 {
+                    var end = cx + 4
+                    while 2 * end + 8 <= w && word(a0 + 2 * end) == ~0 && word(a1 + 2 * end) == ~0 { end += 4 }
+                    for i in cx..<end {
+                        var u = Float(fu[i]) - 128, v = Float(fv[i]) - 128
                         despill.apply(u: &u, v: &v)
-                    } else {
-                        let k = Float(4 * 255 - sum) * (1 / 1020)
-                        u -= k * at(rowU, x0); v -= k * at(rowV, x0)
-                        despill.apply(u: &u, v: &v)
-                        u += k * (Float(bu[cx]) - 128); v += k * (Float(bv[cx]) - 128)
+                        ou[i] = clampByte(u + 128); ov[i] = clampByte(v + 128)
                     }
-                    ou[cx] = clampByte(u + 128); ov[cx] = clampByte(v + 128)
+                    cx = end
+                    continue
                 }
             }
-        }}}
+            for cx in cx..<min(cx + 4, cw) {
+                let x0 = 2 * cx, x1 = min(2 * cx + 1, w - 1)
+                let sum = Int(a0[x0]) + Int(a0[x1]) + Int(a1[x0]) + Int(a1[x1])
+                if sum == 0 { ou[cx] = bu[cx]; ov[cx] = bv[cx]; continue }
+                var u = Float(fu[cx]) - 128, v = Float(fv[cx]) - 128
+                if sum == 4 * 255 {
+                    despill.apply(u: &u, v: &v)
+                } else {
+                    let k = Float(4 * 255 - sum) * (1 / 1020)
+                    u -= k * at(rowU, x0); v -= k * at(rowV, x0)
+                    despill.apply(u: &u, v: &v)
+                    u += k * (Float(bu[cx]) - 128); v += k * (Float(bv[cx]) - 128)
+                }
+                ou[cx] = clampByte(u + 128); ov[cx] = clampByte(v + 128)
+            }
+            cx += 4
+        }
     }
 
     /// The matte (white = foreground, video range) or the status view, in grey.
@@ -223,9 +281,13 @@ public final class KeyerBuffers {
     let screen: ScreenEstimate
     let morphology: MatteMorphology?
     let garbage: [UInt8]?, core: [UInt8]?
-    private let alphaStorage: UnsafeMutablePointer<UInt8>, combinedStorage: UnsafeMutablePointer<UInt8>
-    /// One luma row's strength at chroma resolution, and its local screen's 1 / strength per pixel.
-    let sHalf: UnsafeMutablePointer<Float>, invRow: UnsafeMutablePointer<Float>
+    /// Whether the matte is changed after it is keyed (erode, dilate, feather, garbage, core).
+    let refines: Bool
+    let alphaStorage: UnsafeMutablePointer<UInt8>
+    private let combinedStorage: UnsafeMutablePointer<UInt8>
+    /// One luma row's strength at chroma resolution and per pixel, and its local screen's
+    /// 1 / strength per pixel.
+    let sHalf: UnsafeMutablePointer<Float>, sRow: UnsafeMutablePointer<Float>, invRow: UnsafeMutablePointer<Float>
     /// The screen strength of every chroma sample.
     let strength: UnsafeMutablePointer<Float>
     let gridRow: UnsafeMutablePointer<Float>, gridRowU: UnsafeMutablePointer<Float>, gridRowV: UnsafeMutablePointer<Float>
@@ -237,17 +299,18 @@ public final class KeyerBuffers {
         morphology = radius > 0 ? MatteMorphology(width: width, height: height, radius: radius) : nil
         garbage = settings.garbage.map { GarbageMatte.mask($0, width: width, height: height) }
         core = settings.core.map { GarbageMatte.mask($0, width: width, height: height) }
+        refines = morphology != nil || garbage != nil || core != nil
         alphaStorage = .allocate(capacity: width * height); alphaStorage.initialize(repeating: 0, count: width * height)
         combinedStorage = .allocate(capacity: width * height); combinedStorage.initialize(repeating: 0, count: width * height)
         let cw = (width + 1) / 2
-        sHalf = .allocate(capacity: cw + 1); invRow = .allocate(capacity: width)
+        sHalf = .allocate(capacity: cw + 1); sRow = .allocate(capacity: width); invRow = .allocate(capacity: width)
         strength = .allocate(capacity: cw * ((height + 1) / 2))
         gridRow = .allocate(capacity: screen.gridWidth); gridRowU = .allocate(capacity: screen.gridWidth); gridRowV = .allocate(capacity: screen.gridWidth)
     }
 
     deinit {
         alphaStorage.deallocate(); combinedStorage.deallocate()
-        sHalf.deallocate(); invRow.deallocate(); strength.deallocate()
+        sHalf.deallocate(); sRow.deallocate(); invRow.deallocate(); strength.deallocate()
         gridRow.deallocate(); gridRowU.deallocate(); gridRowV.deallocate()
     }
 

@@ -80,21 +80,38 @@ final class ScreenEstimate {
     private(set) var weight: [Float], sy: [Float], su: [Float], sv: [Float]
     private(set) var inverse: [Float]
     private var filledRows: [Bool]
-    /// Per luma column: the two grid columns around it and the interpolation weight.
-    let column0: [Int32], column1: [Int32], columnT: [Float]
+    /// Per luma column: the two grid columns around it and the interpolation weight (memory
+    /// this estimate owns, read on every row of the hot path).
+    let column0: UnsafeMutablePointer<Int32>, column1: UnsafeMutablePointer<Int32>, columnT: UnsafeMutablePointer<Float>
+    let width: Int
+
+    /// One measured row's samples: weight, luma, u, v.
+    private let sampleWeight: UnsafeMutablePointer<Float>, sampleLuma: UnsafeMutablePointer<Float>
+    private let sampleU: UnsafeMutablePointer<Float>, sampleV: UnsafeMutablePointer<Float>
+
+    /// The per-cell values a row can be interpolated from.
+    enum Table { case y, u, v, inverse }
 
     init(width: Int, height: Int) {
         let cw = (width + 1) / 2, ch = (height + 1) / 2
+        self.width = width
         gridWidth = (cw + Self.cell - 1) / Self.cell; gridHeight = (ch + Self.cell - 1) / Self.cell
         let n = gridWidth * gridHeight
         weight = [Float](repeating: 0, count: n); sy = weight; su = weight; sv = weight; inverse = weight
         filledRows = [Bool](repeating: false, count: gridHeight)
-        var c0 = [Int32](repeating: 0, count: width), c1 = c0, t = [Float](repeating: 0, count: width)
+        column0 = .allocate(capacity: width); column1 = .allocate(capacity: width); columnT = .allocate(capacity: width)
+        let samples = (cw + 1) / 2
+        sampleWeight = .allocate(capacity: samples); sampleLuma = .allocate(capacity: samples)
+        sampleU = .allocate(capacity: samples); sampleV = .allocate(capacity: samples)
         for x in 0..<width {
             let (i0, i1, f) = Self.position(Double(x) + 0.5, cells: gridWidth)
-            c0[x] = Int32(i0); c1[x] = Int32(i1); t[x] = f
+            column0[x] = Int32(i0); column1[x] = Int32(i1); columnT[x] = f
         }
-        column0 = c0; column1 = c1; columnT = t
+    }
+
+    deinit {
+        column0.deallocate(); column1.deallocate(); columnT.deallocate()
+        sampleWeight.deallocate(); sampleLuma.deallocate(); sampleU.deallocate(); sampleV.deallocate()
     }
 
     /// Grid coordinates of a luma coordinate (pixel centres at +0.5; cell centres every 16).
@@ -119,20 +136,39 @@ final class ScreenEstimate {
         su.withUnsafeMutableBufferPointer { gu in
         sv.withUnsafeMutableBufferPointer { gv in
             // Every other chroma sample both ways: 16 samples per cell are plenty for a mean,
-            // and the measurement costs a quarter of a full pass.
+            // and the measurement costs a quarter of a full pass. A cell's four samples of a row
+            // are summed in registers, in the same order as one at a time.
+            let ku = key.ku, kv = key.kv, d1u = key.d1u, d1v = key.d1v, d2u = key.d2u, d2v = key.d2v
             for cy in stride(from: 0, to: ch, by: 2) {
                 let ur = image.u.row(cy), vr = image.v.row(cy)
                 let y0 = image.y.row(2 * cy), y1 = image.y.row(min(2 * cy + 1, h - 1))
                 let rowBase = (cy / Self.cell) * gridWidth
+                // First each sample's weight (0 under the threshold: adding +0 changes no sum)
+                // and luma, in a loop without a carried dependency; then the sums, cell by cell.
+                var n = 0
                 for cx in stride(from: 0, to: cw, by: 2) {
-                    let u = Float(Int(ur[cx]) - 128), v = Float(Int(vr[cx]) - 128)
-                    let s = key.strength(u: u, v: v)
-                    guard s > threshold else { continue }
+                    let u = Float(Int32(ur[cx]) - 128), v = Float(Int32(vr[cx]) - 128)
+                    // ColourDifference.strength, written out.
+                    let e1 = d1u * u + d1v * v, e2 = d2u * u + d2v * v
+                    let s = min(e1, e2) > 0 ? max(ku * u + kv * v, 0) : 0
                     let x0 = 2 * cx, x1 = min(2 * cx + 1, w - 1)
-                    let luma = Float(Int(y0[x0]) + Int(y0[x1]) + Int(y1[x0]) + Int(y1[x1])) * 0.25
+                    let luma = Float(Int32(y0[x0]) + Int32(y0[x1]) + Int32(y1[x0]) + Int32(y1[x1])) * 0.25
                     let t = s * invRef * Self.ratio(strength: s, luma: luma), t2 = t * t, wgt = t2 * t2
-                    let i = rowBase + cx / Self.cell
-                    wt[i] += wgt; gy[i] += wgt * luma; gu[i] += wgt * u; gv[i] += wgt * v
+                    sampleWeight[n] = s > threshold ? wgt : 0; sampleLuma[n] = luma
+                    sampleU[n] = u; sampleV[n] = v
+                    n += 1
+                }
+                var start = 0, j = 0
+                while start < cw {
+                    let end = min(start + Self.cell, cw), i = rowBase + start / Self.cell
+                    var sw = wt[i], sl = gy[i], su = gu[i], sv = gv[i]
+                    for _ in stride(from: start, to: end, by: 2) {
+                        let wgt = sampleWeight[j]
+                        if wgt != 0 { sw += wgt; sl += wgt * sampleLuma[j]; su += wgt * sampleU[j]; sv += wgt * sampleV[j] }
+                        j += 1
+                    }
+                    wt[i] = sw; gy[i] = sl; gu[i] = su; gv[i] = sv
+                    start = end
                 }
             }
         }}}}
@@ -208,14 +244,36 @@ final class ScreenEstimate {
     private func copyRow(from a: Int, to b: Int) { for c in 0..<gridWidth { copyCell(from: a * gridWidth + c, to: b * gridWidth + c) } }
 
     /// One grid row interpolated at luma row coordinate `y` (pixel centre), into `out` (gridWidth values).
-    func interpolateRow(_ table: KeyPath<ScreenEstimate, [Float]>, lumaY y: Double, into out: UnsafeMutablePointer<Float>) {
-        let (r0, r1, f) = Self.position(y, cells: gridHeight)
-        let values = self[keyPath: table]
+    func interpolateRow(_ table: Table, lumaY y: Double, into out: UnsafeMutablePointer<Float>) {
+        switch table {
+        case .y: Self.interpolate(sy, gridWidth, gridHeight, y, out)
+        case .u: Self.interpolate(su, gridWidth, gridHeight, y, out)
+        case .v: Self.interpolate(sv, gridWidth, gridHeight, y, out)
+        case .inverse: Self.interpolate(inverse, gridWidth, gridHeight, y, out)
+        }
+    }
+
+    private static func interpolate(_ values: [Float], _ gridWidth: Int, _ gridHeight: Int, _ y: Double, _ out: UnsafeMutablePointer<Float>) {
+        let (r0, r1, f) = position(y, cells: gridHeight)
         values.withUnsafeBufferPointer { v in
             for c in 0..<gridWidth {
                 let a = v[r0 * gridWidth + c], b = v[r1 * gridWidth + c]
                 out[c] = a + f * (b - a)
             }
+        }
+    }
+
+    /// An interpolated grid row (`interpolateRow`) at every luma column, into `out` (width values).
+    func gatherColumns(_ row: UnsafeMutablePointer<Float>, into out: UnsafeMutablePointer<Float>) {
+        // Columns come in runs between the same two cells: per run, one plain loop.
+        var x = 0
+        while x < width {
+            let i0 = column0[x], i1 = column1[x]
+            var end = x + 1
+            while end < width && column0[end] == i0 && column1[end] == i1 { end += 1 }
+            let g0 = row[Int(i0)], g1 = row[Int(i1)], d = g1 - g0
+            for x in x..<end { out[x] = g0 + columnT[x] * d }
+            x = end
         }
     }
 }
