@@ -21,6 +21,8 @@ public final class MovieWriter {
     private var finished = false
     /// One frame at the nominal rate in the video time base: the duration of a packet that has none.
     private let ticksPerFrame: Int64
+    /// Each frame's own duration until its packet leaves the encoder (a variable rate's differ).
+    private var durations = FrameDurations()
 
     /// `path` is where bytes go (a temporary file); `container` is "mp4" or "mov". The file is
     /// created first: an unwritable place fails before any encoder is made. After a failure
@@ -59,10 +61,13 @@ public final class MovieWriter {
     /// Encodes output frame `index` (its pts). The frame stays the caller's.
     public func writeVideo(_ frame: Frame, index: Int64) throws { try writeVideo(frame, pts: index) }
 
-    /// Encodes a frame at `pts` in the video time base (1/fps unless `videoTimeBase` was given).
-    public func writeVideo(_ frame: Frame, pts index: Int64) throws {
+    /// Encodes a frame at `pts` in the video time base (1/fps unless `videoTimeBase` was given)
+    /// lasting `duration` there (nil: one frame at the nominal rate); its packet carries it, so
+    /// the stream ends exactly where its last frame does.
+    public func writeVideo(_ frame: Frame, pts index: Int64, duration: Int64? = nil) throws {
         guard !finished else { throw MediaError("a frame was written after the file was closed", path: path) }
         frame.pointer.pointee.pts = index
+        durations.sent(pts: index, duration: duration ?? ticksPerFrame)
         frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
         try video.send(frame.pointer)
         try drain(video, videoStream)
@@ -97,6 +102,7 @@ public final class MovieWriter {
     }
 
     private func drain(_ encoder: Encoder, _ stream: UnsafeMutablePointer<AVStream>) throws {
-        try encoder.drain(into: output, stream: stream, packet: packet, missingDuration: encoder === video ? ticksPerFrame : 0)
+        guard encoder === video else { return try encoder.drain(into: output, stream: stream, packet: packet, missingDuration: 0) }
+        try encoder.drain(into: output, stream: stream, packet: packet) { [ticksPerFrame] in durations.take(pts: $0, fallback: ticksPerFrame) }
     }
 }
