@@ -6,15 +6,8 @@ extension Encoder {
     /// time base; one frame for video, 0 leaves audio as the encoder made it): the last video
     /// packet's duration decides the track's length, never left unknown.
     func drain(into output: OutputFormat, stream: UnsafeMutablePointer<AVStream>, packet: Packet, missingDuration: Int64) throws {
-        try drain(into: output, stream: stream, packet: packet) { _ in missingDuration }
-    }
-
-    /// As above, with the duration of a packet that has none given by its pts (in the encoder's
-    /// time base): a variable-rate stream's frames each keep their own (x264 5.1 sets none).
-    func drain(into output: OutputFormat, stream: UnsafeMutablePointer<AVStream>, packet: Packet,
-               missingDuration: (_ pts: Int64) -> Int64) throws {
         while try receive(packet.pointer) == .produced {
-            if packet.pointer.pointee.duration == 0 { packet.pointer.pointee.duration = missingDuration(packet.pointer.pointee.pts) }
+            if packet.pointer.pointee.duration == 0 { packet.pointer.pointee.duration = missingDuration }
             av_packet_rescale_ts(packet.pointer, context.pointee.time_base, stream.pointee.time_base)
             packet.pointer.pointee.stream_index = stream.pointee.index
             try output.write(packet)

@@ -23,6 +23,12 @@ public final class MovieWriter {
     private let ticksPerFrame: Int64
     /// Each frame's own duration until its packet leaves the encoder (a variable rate's differ).
     private var durations = FrameDurations()
+    /// The last video packet, written when the next one comes or at `finish()`; and what closes
+    /// the track: the first dts, the earliest pts, the latest pts + duration (encoder time base).
+    private let held = Packet()
+    private var holding = false
+    private var firstDTS: Int64?
+    private var earliest = Int64.max, latest = Int64.min
 
     /// `path` is where bytes go (a temporary file); `container` is "mp4" or "mov". The file is
     /// created first: an unwritable place fails before any encoder is made. After a failure
@@ -89,6 +95,14 @@ public final class MovieWriter {
         guard !finished else { return }
         try video.send(nil)
         try drain(video, videoStream)
+        if holding {
+            // MP4's track length is the last dts minus the first plus the last packet's duration:
+            // that packet (last in decode order, not always the last shown) gets what makes it
+            // the frames' total. At a constant rate that is one frame; at a variable rate the
+            // dts x264 makes are spaced by the first frames' durations, not the last ones'.
+            held.pointer.pointee.duration = max(1, (latest - earliest) - (held.pointer.pointee.dts - (firstDTS ?? 0)))
+            try writeHeld()
+        }
         try audio?.finish()
         finished = true
         try output.finish()
@@ -103,6 +117,24 @@ public final class MovieWriter {
 
     private func drain(_ encoder: Encoder, _ stream: UnsafeMutablePointer<AVStream>) throws {
         guard encoder === video else { return try encoder.drain(into: output, stream: stream, packet: packet, missingDuration: 0) }
-        try encoder.drain(into: output, stream: stream, packet: packet) { [ticksPerFrame] in durations.take(pts: $0, fallback: ticksPerFrame) }
+        while try video.receive(packet.pointer) == .produced {
+            let p = packet.pointer
+            // x264 in FFmpeg 5.1 gives packets no duration: each gets its own frame's.
+            if p.pointee.duration == 0 { p.pointee.duration = durations.take(pts: p.pointee.pts, fallback: ticksPerFrame) }
+            if firstDTS == nil { firstDTS = p.pointee.dts }
+            earliest = min(earliest, p.pointee.pts)
+            latest = max(latest, p.pointee.pts + p.pointee.duration)
+            if holding { try writeHeld() }
+            av_packet_move_ref(held.pointer, p)
+            holding = true
+        }
+    }
+
+    /// Writes the held video packet (the muxer takes its reference).
+    private func writeHeld() throws {
+        av_packet_rescale_ts(held.pointer, video.context.pointee.time_base, videoStream.pointee.time_base)
+        held.pointer.pointee.stream_index = videoStream.pointee.index
+        holding = false
+        try output.write(held)
     }
 }
