@@ -105,12 +105,7 @@ final class ConcatCommandTests: ScratchFolderTestCase {
         let fifo = scratch.appendingPathComponent("camera.fifo").path
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
         // Half of a Matroska clip, then the writer keeps the pipe open and says nothing.
-        let source = fixture("late.mkv")
-        let size = try FileManager.default.attributesOfItem(atPath: source)[.size] as! Int
-        let feeder = Process()
-        feeder.executableURL = URL(fileURLWithPath: "/bin/sh")
-        feeder.arguments = ["-c", "{ head -c \(size / 2) '\(source)'; sleep 30; } > '\(fifo)'"]
-        try feeder.run()
+        let feeder = try StalledFeed.start(halfOf: fixture("late.mkv"), into: fifo)
         defer { feeder.terminate() }
         let out = scratch.appendingPathComponent("out.mp4").path
         let started = Date()
