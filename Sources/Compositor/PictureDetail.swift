@@ -12,9 +12,12 @@ public struct PictureDetail: Equatable, Sendable {
     /// Mean absolute difference between horizontal and between vertical neighbours (levels per
     /// pixel): 0 for a flat colour and nearly 0 for a smooth ramp; edges, texture and text raise it.
     public var gradient: Double
+    /// How much brighter than the frame before it, as a fade scales a picture (`rise(from:to:)`):
+    /// 0.017 is a 1.7% gain above black. nil for the first frame of a run (nothing before it).
+    public var rise: Double?
 
-    public init(mean: Double, level: Double? = nil, deviation: Double, gradient: Double) {
-        self.mean = mean; self.level = level ?? mean; self.deviation = deviation; self.gradient = gradient
+    public init(mean: Double, level: Double? = nil, deviation: Double, gradient: Double, rise: Double? = nil) {
+        self.mean = mean; self.level = level ?? mean; self.deviation = deviation; self.gradient = gradient; self.rise = rise
     }
 
     /// Measures `plane` on a grid of at most about `samples` x `samples` points (every pixel of a
@@ -54,18 +57,55 @@ public struct PictureDetail: Equatable, Sendable {
     }
 
     /// The mean of the values ranked in the middle half, counting a value straddling a quartile
-    /// by the part of it inside.
-    static func interquartileMean(_ histogram: UnsafeMutableBufferPointer<Int>, count: Int) -> Double {
+    /// by the part of it inside; bin v holds the value `value(v)`.
+    static func interquartileMean(_ histogram: UnsafeMutableBufferPointer<Int>, count: Int,
+                                  value: (Int) -> Double = { Double($0) }) -> Double {
         let low = Double(count) / 4, high = 3 * Double(count) / 4
         var below = 0.0, weighted = 0.0
-        for v in 0..<256 where histogram[v] > 0 {
+        for v in 0..<histogram.count where histogram[v] > 0 {
             let n = Double(histogram[v])
             let inside = max(0, min(below + n, high) - max(below, low))
-            weighted += inside * Double(v)
+            weighted += inside * value(v)
             below += n
             if below >= high { break }
         }
         return weighted / (high - low)
+    }
+
+    /// The gain from `previous` to `current` (same size, consecutive frames) as a fade from
+    /// black applies it, minus 1: the interquartile mean over the grid of (current - 16) /
+    /// (previous - 16) - 1, at the points at least 24 levels above black in `previous` (nearer
+    /// black a ratio is noise). A fade in of n frames gives frame k over frame k - 1 a gain of
+    /// k / (k - 1): its last step is 1/(n - 1) (1.7% for 2 s at 30 fps), a still picture 0. The
+    /// middle half leaves out what moves (less than a quarter of the picture either way) and
+    /// averages grain. nil when fewer than 64 points qualify (a black or near-black frame).
+    /// Binned in steps of 0.0005 within +-0.25 (the ends hold the rest); allocates nothing.
+    public static func rise(from previous: Plane, to current: Plane, samples: Int = 256) -> Double? {
+        precondition(samples >= 2)
+        let w = min(previous.width, current.width), h = min(previous.height, current.height)
+        let stepX = max(1, w / samples), stepY = max(1, h / samples)
+        let bins = 1000, width = 0.0005, lowest = -0.25
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: bins) { histogram -> Double? in
+            histogram.initialize(repeating: 0)
+            var count = 0
+            var y = 0
+            while y < h {
+                let before = previous.row(y), now = current.row(y)
+                var x = 0
+                while x < w {
+                    let p = Int(before[x]) - 16
+                    if p >= 24 {
+                        let r = Double(Int(now[x]) - 16) / Double(p) - 1
+                        histogram[max(0, min(bins - 1, Int(((r - lowest) / width).rounded(.down))))] += 1
+                        count += 1
+                    }
+                    x += stepX
+                }
+                y += stepY
+            }
+            guard count >= 64 else { return nil }
+            return interquartileMean(histogram, count: count) { lowest + (Double($0) + 0.5) * width }
+        }
     }
 }
 
@@ -95,6 +135,11 @@ public struct ThumbnailRule: Equatable, Sendable {
     /// cut (from black, a slate, another scene) and is taken at once: a fade never doubles the
     /// deviation from one frame to the next (frame k to k+1 scales it by (k+1)/k).
     public var cutMargin: Double = 2
+    /// A frame whose `rise` over the frame before it is more than this ends a candidate: the
+    /// frame before had not reached full level (a fade's last step is 1/(n - 1): 0.8% for a
+    /// 4 s fade at 30 fps). Over what grain and x264 leave in a still picture's middle half
+    /// (under 0.1%), so the frame taken from a fade is its first at full level, exactly.
+    public var fadeRise: Double = 0.005
 
     public init() {}
 
@@ -123,7 +168,8 @@ public struct ThumbnailRule: Equatable, Sendable {
 ///   slate, another scene): it is the thumbnail at once.
 /// - Any other picture becomes the candidate and is watched for `lookAhead` frames: if one of
 ///   them is brighter by more than `brighterBy` (a fade in, or a picture still brightening),
-///   the candidate is dropped and that frame is considered instead; otherwise the candidate is
+///   or rises over the frame before it by more than `fadeRise` (a fade's step, measured pixel
+///   by pixel), the candidate is dropped and that frame is considered instead; otherwise the candidate is
 ///   the thumbnail. So from a fade the frame taken is the first that no frame in the next
 ///   `lookAhead` outshines: within a few frames of the fade's end (its level within a few
 ///   percent of the full picture's), never its middle.
@@ -167,7 +213,9 @@ public struct ThumbnailPicker: Sendable {
         previous = d
 
         if let h = held {
-            if d.level <= h.level + max(rule.minBrighter, rule.brighterBy * (h.level - 16)) {
+            // Brighter than the frame before by a fade's step: that frame was not at full level.
+            let fading = (d.rise ?? 0) > rule.fadeRise
+            if !fading && d.level <= h.level + max(rule.minBrighter, rule.brighterBy * (h.level - 16)) {
                 watched += 1
                 return watched >= rule.lookAhead ? .takeHeld : .skip
             }

@@ -23,18 +23,7 @@ extension CompositeOptions {
                 : "\(range.lowerBound) to \(range.upperBound) inputs"
             throw JobError("--blend \(blend.rawValue) takes \(wanted); got \(inputs.count).")
         }
-        if let size {
-            if size.width < 2 || size.height < 2 || size.width % 2 != 0 || size.height % 2 != 0 {
-                throw JobError("--size \(size): width and height must be even numbers of at least 2.")
-            }
-            if size.width > Self.largestSide || size.height > Self.largestSide {
-                throw JobError("--size \(size): width and height must be at most \(Self.largestSide).")
-            }
-        }
-        if let frameRate {
-            guard frameRate.num > 0 else { throw JobError("--fps \(frameRate): the frame rate must be positive.") }
-            guard Self.frameRates.contains(frameRate) else { throw JobError("--fps \(frameRate): the frame rate must be between 1/1000 and 1000.") }
-        }
+        try Self.check(size: size, frameRate: frameRate)
         guard (0...1).contains(similarity) else { throw JobError("--similarity must be between 0 and 1; got \(similarity).") }
         guard (0...1).contains(smoothness) else { throw JobError("--smoothness must be between 0 and 1; got \(smoothness).") }
         try checkKeyer()
@@ -56,12 +45,37 @@ extension CompositeOptions {
             }
             guard gains.allSatisfy({ (0...16).contains($0) }) else { throw JobError("--gain values must be between 0 and 16.") }
         }
-        guard stallTimeout > 0 && stallTimeout <= Self.longestStallTimeout else {
-            throw JobError("--stall-timeout must be a positive number of seconds, at most \(Int(Self.longestStallTimeout)); got \(stallTimeout).")
+        try Self.check(stallTimeout: stallTimeout)
+        try Self.check(encode: encode)
+    }
+
+    /// --size and --fps, for every command that takes them (composite, concat).
+    public static func check(size: Size?, frameRate: Rational?) throws {
+        if let size {
+            if size.width < 2 || size.height < 2 || size.width % 2 != 0 || size.height % 2 != 0 {
+                throw JobError("--size \(size): width and height must be even numbers of at least 2.")
+            }
+            if size.width > largestSide || size.height > largestSide {
+                throw JobError("--size \(size): width and height must be at most \(largestSide).")
+            }
         }
+        if let frameRate {
+            guard frameRate.num > 0 else { throw JobError("--fps \(frameRate): the frame rate must be positive.") }
+            guard frameRates.contains(frameRate) else { throw JobError("--fps \(frameRate): the frame rate must be between 1/1000 and 1000.") }
+        }
+    }
+
+    public static func check(stallTimeout: Double) throws {
+        guard stallTimeout > 0 && stallTimeout <= longestStallTimeout else {
+            throw JobError("--stall-timeout must be a positive number of seconds, at most \(Int(longestStallTimeout)); got \(stallTimeout).")
+        }
+    }
+
+    /// --crf and --preset, for every command that encodes.
+    public static func check(encode: EncodeSettings) throws {
         guard (0...51).contains(encode.crf) else { throw JobError("--crf must be between 0 and 51; got \(encode.crf).") }
-        guard Self.presets.contains(encode.preset) else {
-            throw JobError("--preset \(encode.preset) is not an x264 preset; use one of \(Self.presets.joined(separator: ", ")).")
+        guard presets.contains(encode.preset) else {
+            throw JobError("--preset \(encode.preset) is not an x264 preset; use one of \(presets.joined(separator: ", ")).")
         }
     }
 }

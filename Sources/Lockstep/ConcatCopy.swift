@@ -12,6 +12,11 @@ import Media
 /// anything else is refused before a byte is written, naming the clip and the difference.
 /// A library function (a list of files in, one file out) so that scale-out can join its pieces.
 public enum ConcatCopy {
+    /// What the joined packets say about their frames: `perClip` writes concat's own record (clip
+    /// and source frame) into each packet, replacing any earlier one; `kept` leaves the packets'
+    /// records as they are (segments of one render already carry the single pass's global k).
+    public enum JoinProvenance: Sendable { case perClip, kept }
+
     /// Opens every clip's video packets and checks that they can be joined by copy.
     public static func check(_ clips: [String], cancellation: CancellationToken = CancellationToken()) throws -> [VideoPacketReader] {
         let readers = try clips.map { try VideoPacketReader(path: $0, cancellation: cancellation) }
@@ -29,6 +34,7 @@ public enum ConcatCopy {
     /// Writes the join of `clips` to `path` (the caller's temporary: it is left behind on failure
     /// for the caller to remove). `progress` gets the packets copied so far.
     public static func join(_ clips: [String], into path: String, container: String, audioBitRate: Int = EncodeSettings().audioBitRate,
+                            provenance: JoinProvenance = .perClip,
                             cancellation: CancellationToken = CancellationToken(),
                             progress: (Int64) -> Void = { _ in }) throws -> ConcatResult {
         let videos = try check(clips, cancellation: cancellation)
@@ -40,6 +46,15 @@ public enum ConcatCopy {
         let withAudio = audios.contains { $0 != nil }
         let writer = try PacketCopyWriter(path: path, container: container, template: videos[0], withAudio: withAudio, audioBitRate: audioBitRate)
         let outTb = writer.videoTimeBase
+        // Provenance (H.264): each packet's frame is named by its place in its clip's
+        // presentation order, which a first pass over the packets (nothing decoded) gives.
+        let order = writer.h264Framing == nil || provenance == .kept ? nil : try clips.map { try presentationOrder(of: $0, cancellation: cancellation) }
+        let rate = videos[0].frameRate ?? Rational(0, 1)
+        let header = Provenance(k: 0, src: [], sync: ConcatCheck.sync, fps: "\(rate.num)/\(rate.den)",
+                                inputs: videos.enumerated().map { k, v in
+                                    Provenance.Input(name: (v.path as NSString).lastPathComponent, timeBase: "\(v.timeBase.num)/\(v.timeBase.den)",
+                                                     audio: audios[k] != nil, frames: order.map { Int64($0[k].count) }) })
+        var clipStart: Int64 = 0  // output frames before the current clip
         let sampleTime = Rational(1, Int64(AudioFormat.sampleRate))
         func samples(_ t: Rational) -> Int64 { Rational.rescale(1, from: t, to: sampleTime) }
         let audio = withAudio ? ConcatAudio(fadeSamples: 0) { try writer.writeAudio(left: $0, right: $1, count: $2) } : nil
@@ -69,11 +84,23 @@ public enum ConcatCopy {
                     // decode order, the edit list's start_time is the earliest.
                     first = video.startTime ?? p.pts
                     lane?.setOrigin(Rational.rescale(first!, from: tb, to: sampleTime))
-                    audio?.begin(lane, at: samples(start), joined: k > 0)
+                    audio?.begin(lane, at: samples(start))
                     begun = true
                 }
                 func out(_ t: Int64) -> Int64 { Rational.rescale(1, from: start + local(t), to: outTb) }
-                try writer.copy(from: video, pts: out(p.pts), dts: out(p.dts), duration: Rational.rescale(p.duration, from: tb, to: outTb))
+                var userData: [UInt8]?
+                if let order {
+                    guard let shown = Self.index(of: p.pts, in: order[k]) else {
+                        throw MediaError("video packet \(video.packetsRead - 1) was not there on the first pass", path: video.path)
+                    }
+                    var record = clipStart + Int64(shown) == 0 ? header : Provenance(k: 0, src: [])
+                    record.k = clipStart + Int64(shown)
+                    record.clip = k
+                    record.src = [[Int64(shown), p.pts]]
+                    userData = record.payload()
+                }
+                try writer.copy(from: video, pts: out(p.pts), dts: out(p.dts), duration: Rational.rescale(p.duration, from: tb, to: outTb),
+                                userData: userData)
                 end = max(end, p.pts + max(p.duration, 0))
                 written += 1
                 progress(written)
@@ -87,12 +114,30 @@ public enum ConcatCopy {
             lane?.finish()
             try audio?.finish(at: samples(clipEnd), join: k + 1 < videos.count)
             clipFrames.append(video.packetsRead)
+            clipStart += video.packetsRead
             start = clipEnd
         }
         try writer.finish()
-        let rate = videos[0].frameRate ?? Rational(0, 1)
         return ConcatResult(frames: written, audioSamples: withAudio ? samples(start) : nil, canvas: videos[0].parameters.size,
                             frameRate: rate, clipFrames: clipFrames)
+    }
+
+    /// Every video packet's pts of the clip at `path`, sorted: presentation order.
+    static func presentationOrder(of path: String, cancellation: CancellationToken) throws -> [Int64] {
+        let reader = try VideoPacketReader(path: path, cancellation: cancellation)
+        var pts: [Int64] = []
+        while let p = try reader.next() { pts.append(p.pts) }
+        return pts.sorted()
+    }
+
+    /// The place of `pts` in sorted `order` (binary search), nil if absent.
+    static func index(of pts: Int64, in order: [Int64]) -> Int? {
+        var lo = 0, hi = order.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if order[mid] < pts { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < order.count && order[lo] == pts ? lo : nil
     }
 }
 

@@ -22,8 +22,11 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
 
     public init(options: ConcatOptions) { self.options = options }
 
-    public func cancel() {
-        failure.record(JobError.cancelled)
+    public func cancel() { stop(because: JobError.cancelled) }
+
+    /// The first failure wins (a cancel, or the watchdog's sentence); every reader is stopped.
+    private func stop(because error: Error) {
+        failure.record(error)
         cancellation.cancel()
         lock.lock(); let lanes = self.lanes; lock.unlock()
         for l in lanes { l.cancel() }
@@ -38,7 +41,11 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
 
         // Every clip is opened first: one that is not a movie, or has no video, fails before
         // anything is encoded.
-        let readers = try options.clips.map { try MovieReader(path: $0, audio: true, cancellation: cancellation) }
+        // A stop signal during the opens cancels them: that is the stop, not the clip's fault.
+        let readers: [MovieReader]
+        do { readers = try options.clips.map { try MovieReader(path: $0, audio: true, cancellation: cancellation) } } catch {
+            throw failure.error ?? error
+        }
         if let error = failure.error { throw error }
         let first = readers[0]
         let canvas = options.size ?? Size(width: max(2, first.video.displaySize.width & ~1), height: max(2, first.video.displaySize.height & ~1))
@@ -90,13 +97,22 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
         let expected = Self.expectedFrames(readers).map { min($0, maxFrames) }
         var emitted: Int64 = 0
         var clipFrames: [Int64] = []
+        // This thread fits nothing itself (the lanes do): it waits for clips and encodes.
+        let encoderClock = StageClock(name: "the encoder")
+        let watchdog = Watchdog(clocks: lanes.map(\.clock) + [encoderClock], timeout: options.stallTimeout) {
+            [weak self] in self?.stop(because: JobError($0))
+        }
+        watchdog.start()
+        defer { watchdog.stop() }
         start(0)
         for (k, lane) in lanes.enumerated() {
             if k + 1 < lanes.count { start(k + 1) }  // decodes ahead while this clip is encoded
             let first = emitted
-            audio?.begin(lane.audio, at: samples(first), joined: k > 0)
+            audio?.begin(lane.audio, at: samples(first))
             while emitted < maxFrames {
+                encoderClock.set("waiting for clip \(k + 1)", busy: false)
                 guard let popped = lane.frames.pop() else { break }  // closed: a failure
+                encoderClock.set("encoding frame \(emitted)", busy: true)
                 guard let item = popped else { break }               // the clip's end
                 var p = emitted == 0 ? header : Provenance(k: 0, src: [])
                 p.k = emitted
@@ -116,9 +132,12 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
             if let error = failure.error { throw error }
             let capped = emitted == maxFrames
             let end = samples(emitted)
+            encoderClock.set("waiting for the audio of clip \(k + 1)", busy: false)
             // No more pictures from this clip: its reader delivers only the audio its video covers.
-            lane.stopVideo(audioUntil: withAudio ? end - samples(first) : .min)
-            try audio?.finish(at: end, join: !capped && k + 1 < lanes.count)
+            // A crossfade goes on with this clip's own audio past its video's end.
+            let joined = !capped && k + 1 < lanes.count
+            lane.stopVideo(audioUntil: withAudio ? end - samples(first) + (joined ? fade : 0) : .min)
+            try audio?.finish(at: end, join: joined)
             lane.join()
             running.remove(k)
             if let error = failure.error { throw error }

@@ -10,14 +10,16 @@ public struct ConcatOptions: Sendable {
     public var maxDuration: Rational?
     public var size: Size?
     public var frameRate: Rational?
-    /// At each join the audio fades out over the last half of this and in over the first half
-    /// (nothing is borrowed across the join, so the join stays where the video's is). Off: no fade.
+    /// At each join the two clips' audio overlap for this long, centred on the join (equal-power
+    /// crossfade, `ConcatAudio`); the video's cut and the total length are unchanged. Off: plain joins.
     public var crossfadeMs: Int?
     /// Join the compressed video by packet copy instead of decoding and encoding it.
     public var copy = false
     /// Filter chains applied to each fitted picture, switched on a schedule of output times.
     public var filter: FilterSchedule?
     public var encode = EncodeSettings()
+    /// A stage (a clip's reader, the encoder) stuck this long stops the job, as in `composite`.
+    public var stallTimeout = 30.0
 
     public init(clips: [String], output: String) { self.clips = clips; self.output = output }
 
@@ -30,17 +32,8 @@ public struct ConcatOptions: Sendable {
         if let maxDuration, maxDuration.num <= 0 {
             throw JobError("--max-duration must be a positive number of seconds; got \(Self.text(maxDuration)).")
         }
-        if let size {
-            if size.width < 2 || size.height < 2 || size.width % 2 != 0 || size.height % 2 != 0 {
-                throw JobError("--size \(size): width and height must be even numbers of at least 2.")
-            }
-            if size.width > CompositeOptions.largestSide || size.height > CompositeOptions.largestSide {
-                throw JobError("--size \(size): width and height must be at most \(CompositeOptions.largestSide).")
-            }
-        }
-        if let frameRate, !CompositeOptions.frameRates.contains(frameRate) || frameRate.num <= 0 {
-            throw JobError("--fps \(frameRate): the frame rate must be between 1/1000 and 1000.")
-        }
+        try CompositeOptions.check(size: size, frameRate: frameRate)
+        try CompositeOptions.check(stallTimeout: stallTimeout)
         if let crossfadeMs, !(1...Self.longestCrossfadeMs).contains(crossfadeMs) {
             throw JobError("--crossfade-ms must be between 1 and \(Self.longestCrossfadeMs); got \(crossfadeMs).")
         }
@@ -55,10 +48,7 @@ public struct ConcatOptions: Sendable {
                 throw JobError("--copy cannot be combined with --filter or --filter-at: copied video is not decoded, so it cannot be filtered.")
             }
         }
-        guard (0...51).contains(encode.crf) else { throw JobError("--crf must be between 0 and 51; got \(encode.crf).") }
-        guard CompositeOptions.presets.contains(encode.preset) else {
-            throw JobError("--preset \(encode.preset) is not an x264 preset; use one of \(CompositeOptions.presets.joined(separator: ", ")).")
-        }
+        try CompositeOptions.check(encode: encode)
     }
 
     /// "0", "-1.5", "7/3" as the user would write it.

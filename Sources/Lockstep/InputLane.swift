@@ -67,6 +67,8 @@ final class InputLane: @unchecked Sendable {
             do { try run() } catch {
                 failure.record(error)
             }
+            // Done is not busy: a lane that ended early (concat's first clips) is never blamed.
+            clock.set("finished", busy: false)
             frames.close()
             for a in audioCopies { a.finish() }
         }

@@ -38,9 +38,7 @@ public struct ReverseOptions: Sendable {
         guard loops <= Self.mostLoops else { throw JobError("--loops must be at most \(Self.mostLoops) (it is \(loops)).") }
         if let p = poolFrames, p < 1 { throw JobError("--pool-frames must be at least 1 (it is \(p)).") }
         // --crf and --preset: the same rules and sentences as composite's.
-        var encoding = CompositeOptions(inputs: [input], output: output, blend: .single)
-        encoding.encode = encode
-        try encoding.check()
+        try CompositeOptions.check(encode: encode)
     }
 }
 
@@ -140,7 +138,7 @@ public final class ReverseJob: Sendable {
             var p = emitted == 0 ? header : Provenance(k: emitted, src: [])
             p.src = [[Int64(s), index.pts[s]]]
             try out.setUserDataSEI(p.payload())
-            try writer.writeVideo(out, pts: outputTime)
+            try writer.writeVideo(out, pts: outputTime, duration: variable ? index.durations[s] : 1)
             let start = outputSample(outputTime)
             outputTime += variable ? index.durations[s] : 1
             if let spool {

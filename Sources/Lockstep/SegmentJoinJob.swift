@@ -26,7 +26,7 @@ public enum SegmentJoinJob {
         var committed = false
         defer { if !committed { unlink(temporary) } }
         let clips = plan.segments.indices.map(plan.segmentFile)
-        let joined = try ConcatCopy.join(clips, into: temporary, container: OutputPath.container(for: plan.output))
+        let joined = try ConcatCopy.join(clips, into: temporary, container: OutputPath.container(for: plan.output), provenance: .kept)
         guard joined.frames == plan.totalFrames else {
             throw JobError("\(plan.output): the segments hold \(joined.frames) frames, the plan \(plan.totalFrames); nothing was written.")
         }

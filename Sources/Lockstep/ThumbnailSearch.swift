@@ -65,6 +65,7 @@ enum ThumbnailSearch {
         for window in plan.windows(from: start, duration: reader.duration) {
             try reader.seek(toSeconds: window.start)
             picker.restart()
+            analyzer.restart()
             var frames = 0
             while let time = try reader.next(into: decoded) {
                 if cancellation.isCancelled { throw JobError.cancelled }

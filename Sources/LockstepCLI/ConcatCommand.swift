@@ -25,17 +25,14 @@ struct ConcatCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Output frame rate (default: the first clip's).", valueName: "N[/D]"))
     var fps: Rational?
 
-    @Option(name: .customLong("crossfade-ms"), help: ArgumentHelp("Fade the audio out and in over this many ms around each join (default: no fade).", valueName: "MS"))
+    @Option(name: .customLong("crossfade-ms"), help: ArgumentHelp("Crossfade the audio over this many ms centred on each join, equal power (default: none).", valueName: "MS"))
     var crossfadeMs: Int?
 
     @Flag(help: "Join the compressed video by packet copy (same codec parameters, each clip starting with a keyframe).")
     var copy = false
 
-    @Option(help: "x264 constant rate factor (0 to 51).")
-    var crf: Int = 18
-
-    @Option(help: ArgumentHelp("x264 preset.", valueName: "ultrafast...veryslow"))
-    var preset: String = "veryfast"
+    @Option(name: .customLong("stall-timeout"), help: ArgumentHelp("Stop with an error when a stage makes no progress for this long.", valueName: "seconds"))
+    var stallTimeout: Double = 30
 
     @Flag(help: "No progress on stderr.")
     var quiet = false
@@ -43,8 +40,8 @@ struct ConcatCommand: ParsableCommand {
     @OptionGroup(title: "Filters (on every clip's fitted picture, at output times)")
     var filters: FilterArguments
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v or .mov).", valueName: "OUT"))
-    var output: String
+    @OptionGroup var encoding: EncodeArguments
+    var output: String { encoding.output }
 
     @Argument(help: ArgumentHelp("The clips, in order.", valueName: "CLIP"))
     var clips: [String] = []
@@ -56,22 +53,14 @@ struct ConcatCommand: ParsableCommand {
         options.frameRate = fps
         options.crossfadeMs = crossfadeMs
         options.copy = copy
-        options.encode = EncodeSettings(crf: crf, preset: preset)
+        options.encode = encoding.settings
+        options.stallTimeout = stallTimeout
         // A chain that does not parse is refused by `filters.validate()` with its own sentence.
         options.filter = try? filters.schedule()
         return options
     }
 
-    func validate() throws {
-        do {
-            try options.check()
-            try OutputPath.check(output, inputs: [])
-            for clip in clips { try OutputPath.checkInput(clip) }
-            try OutputPath.check(output, inputs: clips)
-        } catch let error as JobError {
-            throw ValidationError(error.description)
-        }
-    }
+    func validate() throws { try encoding.validate(inputs: clips) { try options.check() } }
 
     func run() throws {
         let job = ConcatJob(options: options)

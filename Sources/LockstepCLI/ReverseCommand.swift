@@ -16,8 +16,8 @@ struct ReverseCommand: ParsableCommand {
         its source frame as provenance (`lockstep verify` checks the order).
         """)
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v or .mov).", valueName: "OUT"))
-    var output: String
+    @OptionGroup var encoding: EncodeArguments
+    var output: String { encoding.output }
 
     @Flag(help: "Forward, then backward: the turning frame shown once.")
     var boomerang = false
@@ -31,12 +31,6 @@ struct ReverseCommand: ParsableCommand {
     @Option(name: .customLong("pool-frames"), help: ArgumentHelp("Decoded pictures held at most (default: 64 MiB of them, at least 4).", visibility: .hidden))
     var poolFrames: Int?
 
-    @Option(help: "x264 constant rate factor (0 to 51).")
-    var crf: Int = 18
-
-    @Option(help: ArgumentHelp("x264 preset.", valueName: "ultrafast...veryslow"))
-    var preset: String = "veryfast"
-
     @Flag(help: "No progress on stderr.")
     var quiet = false
 
@@ -49,19 +43,11 @@ struct ReverseCommand: ParsableCommand {
         o.loops = loops
         o.audio = audio
         o.poolFrames = poolFrames
-        o.encode = EncodeSettings(crf: crf, preset: preset)
+        o.encode = encoding.settings
         return o
     }
 
-    func validate() throws {
-        do {
-            try options.check()
-            try OutputPath.checkInput(input)
-            try OutputPath.check(output, inputs: [input])
-        } catch let error as JobError {
-            throw ValidationError(error.description)
-        }
-    }
+    func validate() throws { try encoding.validate(inputs: [input]) { try options.check() } }
 
     func run() throws {
         let meter = ProgressMeter(enabled: !quiet && isatty(STDERR_FILENO) == 1)

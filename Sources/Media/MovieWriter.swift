@@ -26,6 +26,14 @@ public final class MovieWriter {
     private var finished = false
     /// One frame at the nominal rate in the video time base: the duration of a packet that has none.
     private let ticksPerFrame: Int64
+    /// Each frame's own duration until its packet leaves the encoder (a variable rate's differ).
+    private var durations = FrameDurations()
+    /// The last video packet, written when the next one comes or at `finish()`; and what closes
+    /// the track: the first dts, the earliest pts, the latest pts + duration (encoder time base).
+    private let held = Packet()
+    private var holding = false
+    private var firstDTS: Int64?
+    private var earliest = Int64.max, latest = Int64.min
 
     /// `path` is where bytes go (a temporary file); `container` is "mp4" or "mov". The file is
     /// created first: an unwritable place fails before any encoder is made. After a failure
@@ -67,10 +75,13 @@ public final class MovieWriter {
     /// Encodes output frame `index` (its pts). The frame stays the caller's.
     public func writeVideo(_ frame: Frame, index: Int64) throws { try writeVideo(frame, pts: index) }
 
-    /// Encodes a frame at `pts` in the video time base (1/fps unless `videoTimeBase` was given).
-    public func writeVideo(_ frame: Frame, pts index: Int64) throws {
+    /// Encodes a frame at `pts` in the video time base (1/fps unless `videoTimeBase` was given)
+    /// lasting `duration` there (nil: one frame at the nominal rate); its packet carries it, so
+    /// the stream ends exactly where its last frame does.
+    public func writeVideo(_ frame: Frame, pts index: Int64, duration: Int64? = nil) throws {
         guard !finished else { throw MediaError("a frame was written after the file was closed", path: path) }
         frame.pointer.pointee.pts = index
+        durations.sent(pts: index, duration: duration ?? ticksPerFrame)
         frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
         try video.send(frame.pointer)
         try drain(video, videoStream)
@@ -92,6 +103,14 @@ public final class MovieWriter {
         guard !finished else { return }
         try video.send(nil)
         try drain(video, videoStream)
+        if holding {
+            // MP4's track length is the last dts minus the first plus the last packet's duration:
+            // that packet (last in decode order, not always the last shown) gets what makes it
+            // the frames' total. At a constant rate that is one frame; at a variable rate the
+            // dts x264 makes are spaced by the first frames' durations, not the last ones'.
+            held.pointer.pointee.duration = max(1, (latest - earliest) - (held.pointer.pointee.dts - (firstDTS ?? 0)))
+            try writeHeld()
+        }
         try audio?.finish()
         finished = true
         try output.finish()
@@ -105,6 +124,25 @@ public final class MovieWriter {
     }
 
     private func drain(_ encoder: Encoder, _ stream: UnsafeMutablePointer<AVStream>) throws {
-        try encoder.drain(into: output, stream: stream, packet: packet, missingDuration: encoder === video ? ticksPerFrame : 0)
+        guard encoder === video else { return try encoder.drain(into: output, stream: stream, packet: packet, missingDuration: 0) }
+        while try video.receive(packet.pointer) == .produced {
+            let p = packet.pointer
+            // x264 in FFmpeg 5.1 gives packets no duration: each gets its own frame's.
+            if p.pointee.duration == 0 { p.pointee.duration = durations.take(pts: p.pointee.pts, fallback: ticksPerFrame) }
+            if firstDTS == nil { firstDTS = p.pointee.dts }
+            earliest = min(earliest, p.pointee.pts)
+            latest = max(latest, p.pointee.pts + p.pointee.duration)
+            if holding { try writeHeld() }
+            av_packet_move_ref(held.pointer, p)
+            holding = true
+        }
+    }
+
+    /// Writes the held video packet (the muxer takes its reference).
+    private func writeHeld() throws {
+        av_packet_rescale_ts(held.pointer, video.context.pointee.time_base, videoStream.pointee.time_base)
+        held.pointer.pointee.stream_index = videoStream.pointee.index
+        holding = false
+        try output.write(held)
     }
 }

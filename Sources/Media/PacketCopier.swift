@@ -127,6 +127,10 @@ public final class PacketCopyWriter {
     private let videoStream: UnsafeMutablePointer<AVStream>
     private let audio: AACTrack?
     private var finished = false
+    /// H.264 only: how the copied packets delimit their NAL units (for `userData`); nil for other codecs.
+    public let h264Framing: H264UserData.Framing?
+    /// The rewritten packet (a copy with an SEI put in).
+    private let rewritten = Packet()
 
     /// `template`: the first clip; its parameters (and display matrix) describe the stream.
     public init(path: String, container: String, template: VideoPacketReader, withAudio: Bool, audioBitRate: Int = 192_000) throws {
@@ -147,6 +151,7 @@ public final class PacketCopyWriter {
             copy.update(from: matrix, count: 36)
         }
         videoStream = st
+        h264Framing = template.parameters.codec == "h264" ? H264UserData.Framing(extradata: template.parameters.extradata) : nil
         audio = withAudio ? try AACTrack(output: output, bitRate: audioBitRate) : nil
         try output.writeHeader()
     }
@@ -160,14 +165,30 @@ public final class PacketCopyWriter {
     /// The video stream's time base as the muxer settled it (after the header).
     public var videoTimeBase: Rational { videoStream.pointee.time_base.rational }
 
-    /// Writes the packet `reader.next()` just gave, with these times (in `videoTimeBase`).
-    public func copy(from reader: VideoPacketReader, pts: Int64, dts: Int64, duration: Int64) throws {
-        let p = reader.packet.pointer
+    /// Writes the packet `reader.next()` just gave, with these times (in `videoTimeBase`);
+    /// `userData` (H.264 only: `h264Framing` is set): that SEI payload put into the packet in
+    /// place of any Lockstep provenance it had, every other NAL unit kept byte for byte.
+    public func copy(from reader: VideoPacketReader, pts: Int64, dts: Int64, duration: Int64, userData: [UInt8]? = nil) throws {
+        var packet = reader.packet
+        if let userData, let framing = h264Framing {
+            let p = reader.packet.pointer
+            let bytes = Array(UnsafeBufferPointer(start: p.pointee.data, count: Int(p.pointee.size)))
+            let au: [UInt8]
+            do { au = try H264UserData.replacingUserData(in: bytes, framing: framing, payload: userData) } catch {
+                throw MediaError("video packet \(reader.packetsRead - 1) is not a whole H.264 access unit; provenance cannot be put in it", path: reader.path)
+            }
+            rewritten.unref()
+            try check(av_new_packet(rewritten.pointer, Int32(au.count)), "av_new_packet", path: path)
+            au.withUnsafeBufferPointer { rewritten.pointer.pointee.data.update(from: $0.baseAddress!, count: au.count) }
+            try check(av_packet_copy_props(rewritten.pointer, p), "av_packet_copy_props", path: path)
+            packet = rewritten
+        }
+        let p = packet.pointer
         p.pointee.pts = pts; p.pointee.dts = dts; p.pointee.duration = duration
         p.pointee.stream_index = videoStream.pointee.index
         p.pointee.pos = -1
         // av_interleaved_write_frame takes the packet's reference and leaves it blank.
-        try output.write(reader.packet)
+        try output.write(packet)
     }
 
     public func writeAudio(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) throws {

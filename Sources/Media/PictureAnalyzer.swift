@@ -3,12 +3,16 @@ import Compositor
 
 /// Measures decoded pictures for the thumbnail rule (`PictureDetail`) on a small video-range
 /// copy: libswscale shrinks each picture, whatever its pixel format and range, to at most
-/// `side` pixels a side (its aspect kept) in a buffer made once. So the thresholds mean the same
+/// `side` pixels a side (its aspect kept) in a buffer made once (two: the picture before is kept
+/// to measure how much brighter each one is, `PictureDetail.rise`). So the thresholds mean the same
 /// for a phone's full-range 4K and a 320x240 test clip, and grain is averaged away.
 public final class PictureAnalyzer {
     public let side: Int
     private let scaler = Scaler()
     private var buffer: YUVBuffer?
+    /// The picture measured last (the buffers swap: each is made once per size).
+    private var previous: YUVBuffer?
+    private var follows = false
 
     public init(side: Int = 256) {
         precondition(side >= 16)
@@ -24,6 +28,15 @@ public final class PictureAnalyzer {
         if buffer?.width != aw || buffer?.height != ah { buffer = YUVBuffer(width: aw, height: ah) }
         let image = buffer!.image
         try withExtendedLifetime(frame) { try scaler.scale(frame.pointer, into: image) }
-        return PictureDetail.measure(image.y, samples: side)
+        var detail = PictureDetail.measure(image.y, samples: side)
+        if follows, let previous, previous.width == aw, previous.height == ah {
+            detail.rise = PictureDetail.rise(from: previous.image.y, to: image.y, samples: side)
+        }
+        swap(&buffer, &previous)
+        follows = true
+        return detail
     }
+
+    /// The next picture does not follow the last one measured (a seek): it gets no `rise`.
+    public func restart() { follows = false }
 }

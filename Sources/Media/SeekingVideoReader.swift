@@ -30,14 +30,13 @@ public final class SeekingVideoReader {
         self.path = path
         input = try InputFormat(path: path, cancellation: cancellation)
         let ctx = input.context
-        let vs = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-        guard vs >= 0 else { throw MediaError("no video stream", path: path) }
+        // The other streams are discarded before indexing: the index pass skips their packets.
+        let vs = try input.onlyBestVideoStream()
         stream = vs
         let st = input.stream(vs)
         video = MovieReader.describeVideo(ctx, st)
         let packets = try input.indexPackets(of: vs, into: packet)
         index = try KeyframeIndex(packets: packets, video: video, path: path, containerName: input.containerName)
-        for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != vs { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
         decoder = try Decoder(stream: st, path: path, threads: threads, explode: true)
     }
 

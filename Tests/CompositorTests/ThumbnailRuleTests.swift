@@ -222,4 +222,47 @@ final class ThumbnailRuleTests: XCTestCase {
         conversion.apply(to: grey.image)
         XCTAssertEqual([grey.image.y[0, 0], grey.image.u[0, 0], grey.image.v[0, 0]], [100, 128, 128])
     }
+
+    // MARK: rise: a fade's step measured pixel by pixel
+
+    /// Checks and a ramp faded by `alpha`, with a bright 16x16 block (8% of the picture) at
+    /// column `block` and grain of +-`grain` levels (a fixed pattern shifted by `seed`).
+    func scene(alpha: Double, block: Int, grain: Int = 0, seed: Int = 0) -> (YUVBuffer, Plane) {
+        plane { x, y in
+            var v = ((x / 8 + y / 8) % 2 == 0 ? 60 : 180) + (x + y) / 4
+            if x >= block && x < block + 16 && y >= 16 && y < 32 { v = 235 }
+            v += grain == 0 ? 0 : ((x * 7 + y * 13 + seed * 5) % (2 * grain + 1)) - grain
+            return Int((16 + Double(v - 16) * alpha).rounded())
+        }
+    }
+
+    func testRiseIsTheFadesGainAndIgnoresWhatMoves() {
+        let (b0, p0) = scene(alpha: 59.0 / 60, block: 0), (b1, p1) = scene(alpha: 1, block: 4)
+        let (b2, p2) = scene(alpha: 1, block: 8, grain: 2, seed: 1), (b3, p3) = scene(alpha: 1, block: 12, grain: 2, seed: 2)
+        withExtendedLifetime([b0, b1, b2, b3]) {
+            XCTAssertEqual(PictureDetail.rise(from: p0, to: p1) ?? .nan, 1.0 / 59, accuracy: 0.001, "the fade's last step")
+            XCTAssertEqual(PictureDetail.rise(from: p1, to: p1) ?? .nan, 0, accuracy: 0.0005)
+            XCTAssertEqual(PictureDetail.rise(from: p2, to: p3) ?? .nan, 0, accuracy: 0.002, "a block moving, grain: still")
+        }
+        let (b, black) = plane { _, _ in 17 }
+        withExtendedLifetime(b) { XCTAssertNil(PictureDetail.rise(from: black, to: black), "near black nothing qualifies") }
+    }
+
+    /// A 2 s fade at 30 fps of a picture that moves and has grain: its level steps (1.6 levels at
+    /// the end) are hardly over the level's own wobble, so the level rule alone ends within the
+    /// fade's last frames; with the rise measured the frame taken is the first at full level.
+    func testFadeOfAMovingPictureEndsOnItsFirstFullFrameExactly() {
+        var frames: [PictureDetail] = []
+        var before: (YUVBuffer, Plane)?
+        for k in 0..<80 {
+            let alpha = k < 10 ? 0 : min(1, Double(k - 10) / 60)  // black 0-9, fade 10-69, full from 70
+            let now = scene(alpha: alpha, block: (k * 3) % 48, grain: 2, seed: k)
+            var d = withExtendedLifetime(now.0) { PictureDetail.measure(now.1) }
+            if let before { d.rise = withExtendedLifetime([before.0, now.0]) { PictureDetail.rise(from: before.1, to: now.1) } }
+            frames.append(d)
+            before = now
+        }
+        XCTAssertEqual(choose(frames).taken, 70)
+        XCTAssertEqual(choose(Array(frames[40...])).taken, 30, "from the middle of the fade: the same frame")
+    }
 }

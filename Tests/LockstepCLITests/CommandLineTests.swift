@@ -95,12 +95,7 @@ final class StallTests: XCTestCase {
         let fifo = dir.appendingPathComponent("camera.fifo").path
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
         // Half of a Matroska clip, then the writer keeps the pipe open and says nothing.
-        let source = CommandLineTests.root.appendingPathComponent("Fixtures/late.mkv").path
-        let size = try FileManager.default.attributesOfItem(atPath: source)[.size] as! Int
-        let feeder = Process()
-        feeder.executableURL = URL(fileURLWithPath: "/bin/sh")
-        feeder.arguments = ["-c", "{ head -c \(size / 2) '\(source)'; sleep 30; } > '\(fifo)'"]
-        try feeder.run()
+        let feeder = try StalledFeed.start(halfOf: CommandLineTests.root.appendingPathComponent("Fixtures/late.mkv").path, into: fifo)
         defer { feeder.terminate() }
 
         let out = dir.appendingPathComponent("out.mp4").path

@@ -26,6 +26,10 @@ final class ConcatCommandTests: ScratchFolderTestCase {
         XCTAssertEqual(message(["-o", "/tmp/o.mp4"]), "concat needs at least one clip.")
         XCTAssertEqual(message(["--size", "321x240", "-o", "/tmp/o.mp4", c0]), "--size 321x240: width and height must be even numbers of at least 2.")
         XCTAssertEqual(message(["--crossfade-ms", "0", "-o", "/tmp/o.mp4", c0]), "--crossfade-ms must be between 1 and 2000; got 0.")
+        XCTAssertEqual(message(["--stall-timeout", "0", "-o", "/tmp/o.mp4", c0]), "--stall-timeout must be a positive number of seconds, at most 86400; got 0.0.")
+        XCTAssertEqual(message(["--fps=-30", "-o", "/tmp/o.mp4", c0]), "--fps -30: the frame rate must be positive.")
+        XCTAssertEqual(message(["--preset", "quick", "-o", "/tmp/o.mp4", c0]),
+                       "--preset quick is not an x264 preset; use one of ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo.")
         XCTAssertEqual(message(["--copy", "--max-duration", "2", "-o", "/tmp/o.mp4", c0]),
                        "--copy cannot be combined with --max-duration: copied video is not re-encoded, so it cannot be cut, scaled or retimed.")
         XCTAssertEqual(message(["-o", "/tmp/o.mp4", c0, "/nonexistent/x.mp4"]), "/nonexistent/x.mp4: no such file.")
@@ -93,5 +97,23 @@ final class ConcatCommandTests: ScratchFolderTestCase {
         p.waitUntilExit()
         XCTAssertEqual(p.terminationStatus, 130)
         XCTAssertEqual(try leftovers(), [])
+    }
+
+    /// GPUImage #744, VidClips' frozen writer, as composite's StallTests: a clip that stops
+    /// delivering half-way ends the join with an error naming it (the watchdog), not a hang.
+    func testAClipThatStopsDeliveringEndsTheJoinWithAnErrorNamingIt() throws {
+        let fifo = scratch.appendingPathComponent("camera.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        // Half of a Matroska clip, then the writer keeps the pipe open and says nothing.
+        let feeder = try StalledFeed.start(halfOf: fixture("late.mkv"), into: fifo)
+        defer { feeder.terminate() }
+        let out = scratch.appendingPathComponent("out.mp4").path
+        let started = Date()
+        let r = try Processes.lockstep(["concat", "--stall-timeout", "2", "--quiet", "-o", out, fixture("q0.mp4"), fifo], timeout: 60)
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stderr, "Error: input 2 (\(fifo)) made no progress for 2 s while reading and decoding; stopped\n")
+        XCTAssertLessThan(elapsed, 15, "stopped by the watchdog, not by the feeder going away")
+        XCTAssertEqual(try leftovers(), ["camera.fifo"])
     }
 }

@@ -10,9 +10,12 @@ import XCTest
 final class ConcatCopyTests: ScratchTestCase {
     func path(_ name: String) -> String { Fixtures.url("concat/" + name).path }
 
-    /// Per-packet MD5 of the first video stream, as ffmpeg's framemd5 muxer lists them (copied, not decoded).
+    /// Per-packet MD5 of the first video stream, as ffmpeg's framemd5 muxer lists them (copied,
+    /// not decoded), with every SEI NAL unit taken out by ffmpeg's filter_units: the copy puts
+    /// Lockstep's provenance SEI into each packet, and everything else must be the clip's bytes.
     func packetHashes(_ url: String) throws -> [String] {
-        let text = String(decoding: try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-i", url, "-map", "0:v:0", "-c", "copy", "-f", "framemd5", "-"]), as: UTF8.self)
+        let text = String(decoding: try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-i", url, "-map", "0:v:0", "-c", "copy",
+                                                               "-bsf:v", "filter_units=remove_types=6", "-f", "framemd5", "-"]), as: UTF8.self)
         return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
     }
 
@@ -103,5 +106,34 @@ final class ConcatCopyTests: ScratchTestCase {
         XCTAssertLessThan(AudioAnalysis.goertzelPower(s[48_480..<86_000], frequency: 440, rate: 48000), 1e-7)
         XCTAssertGreaterThan(AudioAnalysis.goertzelPower(s[86_880..<134_000], frequency: 440, rate: 48000), 1e-3)
         XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
+    }
+
+    /// Each copied packet carries Lockstep's provenance (an SEI put in, as x264 puts it in for
+    /// the encoding path): which clip and source frame, so verify's concat checks run on it.
+    func testCopiedPacketsCarryProvenanceAndVerifyChecksTheJoins() throws {
+        let out = scratch.appendingPathComponent("copy.mp4")
+        var options = ConcatOptions(clips: [path("x0.mp4"), path("x1.mp4"), path("x0.mp4")], output: out.path)
+        options.copy = true
+        _ = try ConcatJob(options: options).run()
+        let report = try VerifyJob.run(out.path)
+        XCTAssertEqual(report.violations.map(\.message), [])
+        let frames = try VerifyJob.scan(out.path).frames
+        XCTAssertEqual(frames.count, 84)
+        XCTAssertEqual(frames.first?.provenance?.sync, "concat")
+        XCTAssertEqual(frames.first?.provenance?.inputs?.map(\.frames), [30, 24, 30])
+        for (k, f) in frames.enumerated() {
+            let want: (Int, Int64) = k < 30 ? (0, Int64(k)) : k < 54 ? (1, Int64(k - 30)) : (2, Int64(k - 54))
+            XCTAssertEqual(f.provenance?.k, Int64(k))
+            XCTAssertEqual(f.provenance?.clip, want.0, "frame \(k)")
+            XCTAssertEqual(f.provenance?.src.first?.first, want.1, "frame \(k)")
+        }
+        // Joined again (its own provenance replaced, not doubled): still clean, frames renumbered.
+        let again = scratch.appendingPathComponent("again.mp4")
+        var twice = ConcatOptions(clips: [out.path, path("x1.mp4")], output: again.path)
+        twice.copy = true
+        _ = try ConcatJob(options: twice).run()
+        XCTAssertEqual(try VerifyJob.run(again.path).violations.map(\.message), [])
+        let rejoined = try VerifyJob.scan(again.path).frames
+        XCTAssertEqual(rejoined.map { $0.provenance?.clip }, Array(repeating: 0, count: 84) + Array(repeating: 1, count: 24))
     }
 }

@@ -109,14 +109,19 @@ final class ConcatToneTests: ScratchTestCase {
         XCTAssertGreaterThan(jump, 5)
     }
 
-    func testCrossfadeDipsTheAudioAtEachJoinOnly() throws {
+    /// These clips' audio is exactly their video, so a crossfade has nothing from the other
+    /// side to overlap: clip k falls (cos) to -3 dB at the join, clip k + 1 rises (sin) from
+    /// there; the tone's phase goes on, the length is unchanged, and away from the joins nothing moves.
+    func testCrossfadeWithoutOverlappingAudioMeetsAtMinus3dBOnTheJoin() throws {
         let out = try concatTones { $0.crossfadeMs = 20 }
         let s = try AudioAnalysis.decodeMono(out)
         func rms(_ r: Range<Int>) -> Double { (s[r].reduce(0.0) { $0 + Double($1 * $1) } / Double(r.count)).squareRoot() }
         let steady = rms(20_000..<21_000)
         for j in Self.joins {
-            XCTAssertLessThan(rms((j - 48)..<(j + 48)), steady * 0.2, "the join at \(j) is faded")
+            XCTAssertEqual(rms((j - 48)..<(j + 48)), steady * 0.7071, accuracy: steady * 0.04, "the join at \(j) meets at -3 dB")
             XCTAssertEqual(rms((j - 1500)..<(j - 1000)), steady, accuracy: steady * 0.05, "outside the fade the tone is untouched")
+            XCTAssertEqual(rms((j + 1000)..<(j + 1500)), steady, accuracy: steady * 0.05)
+            XCTAssertLessThan(Self.degrees(Self.fit(s, (j - 240)..<j).phase, Self.fit(s, j..<(j + 240)).phase), 2, "no phase jump at \(j)")
         }
         let streams = try Probe.streams(out)
         XCTAssertEqual(try XCTUnwrap(streams.first { $0.codecType == "audio" }?.duration), 3.0, accuracy: 1e-6)

@@ -63,7 +63,7 @@ final class SegmentIndependentTests: ScratchTestCase {
         // The pictures: each joined frame is the single pass's frame k (closer to it than to
         // its neighbours; the two encodes differ only by x264's rounding).
         let joined = scratch.appendingPathComponent("joined.mp4")
-        _ = try ConcatCopy.join(segments.map(\.path), into: joined.path, container: "mp4")
+        _ = try ConcatCopy.join(segments.map(\.path), into: joined.path, container: "mp4", provenance: .kept)
         let mine = try LumaVideo.decode(joined), theirs = try LumaVideo.decode(single)
         XCTAssertEqual(mine.frames.count, theirs.frames.count)
         func distance(_ x: [UInt8], _ y: [UInt8]) -> Double { zip(x, y).reduce(0.0) { $0 + abs(Double($1.0) - Double($1.1)) } / Double(x.count) }

@@ -89,7 +89,7 @@ final class SegmentRenderTests: ScratchTestCase {
         XCTAssertEqual(try Self.keyframes(single), Array(stride(from: 0, to: Int(full.frames), by: 10)))
 
         let joined = scratch.appendingPathComponent("joined.mp4")
-        let result = try ConcatCopy.join(segments.map(\.path), into: joined.path, container: "mp4")
+        let result = try ConcatCopy.join(segments.map(\.path), into: joined.path, container: "mp4", provenance: .kept)
         XCTAssertEqual(result.frames, full.frames)
         XCTAssertEqual(Self.picks(try Self.provenance(joined)), Self.picks(singleRecords))
         let (v, a) = try Self.durations(joined)

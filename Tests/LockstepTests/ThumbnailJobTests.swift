@@ -98,18 +98,17 @@ final class ThumbnailJobTests: ScratchTestCase {
         assertIsFrame(thumb, of: try LumaVideo.decode(URL(fileURLWithPath: clip)), 60)
     }
 
-    func testFadeInGivesAFrameAtItsEndFromInsideTheFade() throws {
-        // Full picture from barcode frame 60 (2 s); the default start, 1 s, is half-way in. The
-        // rule takes the first frame no frame in the next 8 outshines: on this moving picture
-        // (the barcode and testsrc2 wobble the level by about 1) that is frame 57 to 60, at 95%
-        // of the full level or more.
+    func testFadeInGivesItsFirstFullFrameFromInsideTheFade() throws {
+        // Full picture from barcode frame 60 (2 s); the default start, 1 s, is half-way in. On
+        // this moving picture the level wobbles by about 1, as much as the fade's last steps;
+        // the fade's step measured pixel by pixel (1/59 at its end) finds frame 60 itself.
         let clip = try barcodedClip("fade.mp4", frames: 90, then: "fade=t=in:st=0:d=2")
         let source = try LumaVideo.decode(URL(fileURLWithPath: clip))
         for start: Double? in [nil, 0] {
             let (out, result) = try thumbnail([clip], "fade-\(start ?? -1).png", at: start)
             let thumb = try luma(out)
             guard let k = Barcode.read(thumb.frames[0], width: thumb.width, region: .band(0))?.index else { return XCTFail("no barcode") }
-            XCTAssertTrue((57...60).contains(k), "frame \(k) from \(String(describing: start))")
+            XCTAssertEqual(k, 60, "the first frame at full level, from \(String(describing: start))")
             XCTAssertEqual(result.picks[0].time, Double(k) / 30, accuracy: 0.001)
             assertIsFrame(thumb, of: source, k)
         }
@@ -151,6 +150,24 @@ final class ThumbnailJobTests: ScratchTestCase {
         XCTAssertEqual(result.size, Size(width: 160, height: 240))
         XCTAssertEqual(result.picks[0].time, 2.0, accuracy: 0.001, "black 0-24, fade 25-49, full from 50")
         assertIsFrame(try luma(out), of: source, 50)
+    }
+
+    /// A third maker: SMPTE HD bars under a grid with moving grain (the noise filter, new each
+    /// frame), 1 s black then a 3 s fade (`fade` filter), 24 fps, MPEG-4 part 2 in Matroska. The
+    /// fade's last step is 1/71; the first frame at full level is frame 96 (4 s).
+    func testIndependentGrainyFadeInMatroskaGivesItsFirstFullFrame() throws {
+        let clip = scratch.appendingPathComponent("bars-fade.mkv").path
+        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                                   "smptehdbars=s=320x180:r=24:d=6,drawgrid=w=16:h=16:t=1:c=white@0.5,noise=alls=6:allf=t,fade=t=in:st=1:d=3,format=yuv420p",
+                                   "-c:v", "mpeg4", "-q:v", "3", "-g", "48", clip])
+        let source = try LumaVideo.decode(URL(fileURLWithPath: clip))
+        XCTAssertEqual(source.frames.count, 144)
+        for start: Double? in [nil, 0, 3.5] {
+            let (out, result) = try thumbnail([clip], "bars-\(start ?? -1).png", at: start)
+            XCTAssertFalse(result.picks[0].fallback)
+            XCTAssertEqual(result.picks[0].time, 4.0, accuracy: 0.001, "from \(String(describing: start))")
+            assertIsFrame(try luma(out), of: source, 96)
+        }
     }
 
     func testIndependentWhiteSlateInMatroskaAndFullRangeBlack() throws {

@@ -1,0 +1,32 @@
+import Compositor
+import Foundation
+import TestSupport
+import XCTest
+@testable import Lockstep
+
+/// MovieWriter gives every video packet its frame's duration, so the video stream's duration,
+/// as ffprobe (the outside checker) reads it, is exactly the frames' total: at a constant rate
+/// frames/fps, at a variable one the sum of the frames' own durations (x264 in FFmpeg 5.1 sets
+/// none, and one nominal frame on the last packet ended a VFR reversal 27 ms early).
+final class StreamDurationTests: ScratchTestCase {
+    func testVariableRateReversalEndsWhereItsLastFrameDoes() throws {
+        let out = scratch.appendingPathComponent("vfr-reversed.mp4")
+        var options = ReverseOptions(input: Fixtures.url("reverse/vfr.mp4").path, output: out.path)
+        options.poolFrames = 8
+        options.audio = .none
+        _ = try ReverseJob(options: options).run()
+        let video = try XCTUnwrap(Probe.streams(out).first { $0.codecType == "video" })
+        XCTAssertEqual(video.nbReadFrames, 60)
+        // 20 frames of 1/60 s, 20 of 1/15 s, 20 of 1/30 s.
+        XCTAssertEqual(try XCTUnwrap(video.duration), 20.0 / 60 + 20.0 / 15 + 20.0 / 30, accuracy: 0.001)
+    }
+
+    func testConstantRateCompositeLastsItsFramesOverTheRate() throws {
+        let out = scratch.appendingPathComponent("single.mp4")
+        let options = CompositeOptions(inputs: [Fixtures.url("q0.mp4").path], output: out.path, blend: .single)
+        let result = try CompositeJob(options: options).run()
+        let video = try XCTUnwrap(Probe.streams(out).first { $0.codecType == "video" })
+        XCTAssertEqual(video.nbReadFrames, Int(result.frames))
+        XCTAssertEqual(try XCTUnwrap(video.duration), (result.frameRate.inverse * result.frames).seconds, accuracy: 0.001)
+    }
+}
