@@ -2,14 +2,11 @@ import CFFmpeg
 
 /// Owns one decoding AVCodecContext. send/receive give results, not errors, for EAGAIN and EOF.
 /// `explode`: damage in the stream is an error (AV_EF_EXPLODE), not concealed silently.
-/// `sliceThreadsOnly`: threads decode the slices of one picture together (FF_THREAD_SLICE), never
-/// several pictures at once, so every picture is decoded, concealed and flagged
-/// (decode_error_flags) in the calling thread's own context.
 final class Decoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     let path: String
 
-    init(stream: UnsafeMutablePointer<AVStream>, path: String, threads: Int32 = 0, sliceThreadsOnly: Bool = false, explode: Bool = false) throws {
+    init(stream: UnsafeMutablePointer<AVStream>, path: String, threads: Int32 = 0, explode: Bool = false) throws {
         self.path = path
         let par = stream.pointee.codecpar!
         guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
@@ -21,7 +18,7 @@ final class Decoder {
         try check(avcodec_parameters_to_context(ctx, par), "avcodec_parameters_to_context", path: path)
         ctx.pointee.pkt_timebase = stream.pointee.time_base
         ctx.pointee.thread_count = threads
-        ctx.pointee.thread_type = sliceThreadsOnly ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE
+        ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
         if explode { ctx.pointee.err_recognition |= AV_EF_EXPLODE }
         try check(avcodec_open2(ctx, codec, nil), "avcodec_open2", path: path)
     }

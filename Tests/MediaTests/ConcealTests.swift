@@ -40,15 +40,6 @@ final class ConcealTests: MediaTestCase {
         try check(p)
     }
 
-    /// Four slices a picture: the reader's slice threads decode them at once, and the
-    /// concealment flag must still reach the picture it belongs to.
-    func testCorruptBytesInAMovieWithFourSlicesAPicture() throws {
-        let p = path("slices.mp4")
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=640x480:r=30:d=3", "-c:v", "libx264", "-preset", "veryfast",
-                    "-x264-params", "slices=4", "-pix_fmt", "yuv420p", p])
-        try check(p)
-    }
-
     func testCorruptBytesInALockstepMadeMovie() throws {
         let p = path("lockstep.mp4")
         try writeMovie(p, frames: 90, size: Size(width: 160, height: 120))
