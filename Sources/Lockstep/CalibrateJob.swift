@@ -56,7 +56,9 @@ public enum CalibrateJob {
     public static let lowConfidence = 0.5
 
     public static func run(_ request: CalibrateRequest) throws -> CalibrationResult {
-        let motion = try FrameMotionExtractor.extract(path: request.video)
+        // LOCKSTEP_MOTION_OVERLAP=0: the benchmark's "before" (decoding waits for each batch's correlations).
+        let overlap = ProcessInfo.processInfo.environment["LOCKSTEP_MOTION_OVERLAP"] != "0"
+        let motion = try FrameMotionExtractor.extract(path: request.video, overlap: overlap)
         return try calibrate(request, motion: motion)
     }
 

@@ -29,73 +29,124 @@ public struct FrameMotionSeries: Sendable {
 /// only the small analysis square; frames are then taken in batches, and each batch's pairs are
 /// cut into one contiguous run per core, measured in parallel (a run computes the spectrum of
 /// the picture before it once more: one extra FFT per run, and no worker ever reads what
-/// another wrote), each worker with its own FFTW plans.
+/// another wrote), each worker with its own FFTW plans. Two batch buffers take turns: the
+/// workers measure one batch while this thread decodes the next into the other, so the
+/// decoder's threads never wait for the correlations.
 public enum FrameMotionExtractor {
     /// Frames per batch: enough to keep every core busy, small enough to bound memory
-    /// (about 4 MB of analysis squares at 256).
+    /// (about 4 MB of analysis squares at 256, twice).
     static let batch = 64
 
-    public static func extract(path: String, workers: Int? = nil) throws -> FrameMotionSeries {
+    /// `overlap`: false waits for each batch's correlations before decoding the next (the way it
+    /// was before the two buffers; `scripts/bench-calibrate` times both: LOCKSTEP_MOTION_OVERLAP=0).
+    /// The results are the same either way.
+    public static func extract(path: String, workers: Int? = nil, overlap: Bool = true) throws -> FrameMotionSeries {
         let reader = try LumaReader(path: path)
         let n = reader.side, area = n * n, k = Double(reader.scale)
         let workerCount = max(1, workers ?? ProcessInfo.processInfo.activeProcessorCount)
         let pool = (0..<workerCount).map { _ in CorrelationWorker(size: n) }
-        // Slot 0: the previous batch's last picture; slots 1...batch: this batch's.
-        var pictures = [UInt8](repeating: 0, count: (batch + 1) * area)
-        var batchTimes = [Int64](repeating: 0, count: batch)
+        let buffers = [PictureBatch(slots: batch + 1, area: area), PictureBatch(slots: batch + 1, area: area)]
+        let group = DispatchGroup()
         var times: [Int64] = []
         var shifts: [VideoShift] = []
         var peaks: [Double] = []
+        // The batch being measured: its pairs' times (from, to), in the workers' order.
+        var pending: [(from: Int64, to: Int64)] = []
+        var pendingRuns = 0
+        var pairTimes: [(from: Int64, to: Int64)] = []
+        pairTimes.reserveCapacity(batch)
         var origin: Int64?
+        var turn = 0
+
+        // Waits for the batch in flight and files its shifts.
+        func collect() {
+            guard pendingRuns > 0 else { return }
+            group.wait()
+            var results = pool.prefix(pendingRuns).lazy.flatMap(\.results).makeIterator()
+            for p in pending {
+                let r = results.next()!
+                shifts.append(VideoShift(from: p.from, to: p.to, dx: r.dx * k, dy: r.dy * k))
+                peaks.append(r.peak)
+            }
+            pendingRuns = 0
+        }
 
         while true {
+            let pictures = buffers[turn]
+            // Slot 0 holds the previous batch's last picture; slots 1...batch this batch's.
             var count = 0
-            try pictures.withUnsafeMutableBufferPointer { all in
-                while count < batch {
-                    let slot = UnsafeMutableBufferPointer(rebasing: all[((count + 1) * area)..<((count + 2) * area)])
-                    guard let t = try reader.next(into: slot) else { break }
-                    batchTimes[count] = t
-                    count += 1
-                }
+            while count < batch {
+                guard let t = try pictures.withSlot(count + 1, { try reader.next(into: $0) }) else { break }
+                pictures.times[count] = t
+                count += 1
             }
+            // The other buffer's batch is measured by now or soon: file it before this one starts.
+            collect()
             if count == 0 { break }
+            if origin == nil { origin = pictures.times[0] }
             // Pairs end at slots first...count: slot 0 is a picture only after the first batch.
             let first = times.isEmpty ? 2 : 1
-            let pairs = max(0, count - first + 1)
-            let runs = min(workerCount, pairs)
-            if runs > 0 {
-                // Shares the buffer (no copy) and is gone before the next batch writes into it.
-                let snapshot = pictures
-                DispatchQueue.concurrentPerform(iterations: runs) { w in
-                    let lo = first + pairs * w / runs, hi = first + pairs * (w + 1) / runs
-                    pool[w].measure(snapshot, pictureSize: area, pairsEndingAt: lo..<hi)
-                }
-            }
-            if origin == nil { origin = batchTimes[0] }
+            pairTimes.removeAll(keepingCapacity: true)
             var previous = times.last
-            var results = pool.prefix(runs).flatMap(\.results).makeIterator()
             for j in 0..<count {
-                let t = batchTimes[j] - origin!
-                if j + 1 >= first, let from = previous, let r = results.next() {
-                    shifts.append(VideoShift(from: from, to: t, dx: r.dx * k, dy: r.dy * k))
-                    peaks.append(r.peak)
-                }
+                let t = pictures.times[j] - origin!
+                if j + 1 >= first, let from = previous { pairTimes.append((from, t)) }
                 previous = t
                 times.append(t)
             }
-            // The last picture becomes the next batch's slot 0.
-            pictures.withUnsafeMutableBufferPointer { all in
-                all.baseAddress!.update(from: all.baseAddress! + count * area, count: area)
+            let pairs = pairTimes.count
+            let runs = min(workerCount, pairs)
+            if runs > 0 {
+                swap(&pending, &pairTimes)
+                pendingRuns = runs
+                DispatchQueue.global().async(group: group) {
+                    DispatchQueue.concurrentPerform(iterations: runs) { w in
+                        let lo = first + pairs * w / runs, hi = first + pairs * (w + 1) / runs
+                        pool[w].measure(pictures, pairsEndingAt: lo..<hi)
+                    }
+                }
+                if !overlap { collect() }
             }
+            // This batch's last picture becomes slot 0 of the next batch (read while the workers read it).
+            buffers[1 - turn].copySlot(0, from: pictures, slot: count)
+            turn = 1 - turn
         }
+        collect()
         return FrameMotionSeries(displaySize: reader.displaySize, frameTimes: times, shifts: shifts, peaks: peaks)
+    }
+}
+
+/// One batch of analysis squares (`slots` x `area` bytes) and their times, handed between the
+/// decoding thread and the workers.
+final class PictureBatch: @unchecked Sendable {
+    // @unchecked: the decoding thread writes a batch only while no worker has it (the batch
+    // before was collected, group.wait()); the workers only read it, and the decoding thread
+    // meanwhile reads its last slot and writes only the other batch.
+    let area: Int
+    let bytes: UnsafeMutableBufferPointer<UInt8>
+    var times: [Int64]
+
+    init(slots: Int, area: Int) {
+        self.area = area
+        bytes = .allocate(capacity: slots * area)
+        bytes.initialize(repeating: 0)
+        times = [Int64](repeating: 0, count: slots)
+    }
+    deinit { bytes.deallocate() }
+
+    func withSlot<R>(_ j: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(UnsafeMutableBufferPointer(rebasing: bytes[(j * area)..<((j + 1) * area)]))
+    }
+    func slot(_ j: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[(j * area)..<((j + 1) * area)]) }
+    func copySlot(_ j: Int, from other: PictureBatch, slot s: Int) {
+        (bytes.baseAddress! + j * area).update(from: other.bytes.baseAddress! + s * area, count: area)
     }
 }
 
 /// One core's share of a batch: its own FFTW plans and spectra, and the shifts it measured.
 final class CorrelationWorker: @unchecked Sendable {
     // @unchecked: iteration w of the batch's concurrentPerform is the only user of worker w, and
-    // the extracting thread reads `results` only after concurrentPerform has returned.
+    // the extracting thread reads `results` only after the batch's group has been waited for.
     private let correlator: FFTWCorrelator
     private var previous: CorrelationSpectrum
     private var current: CorrelationSpectrum
@@ -107,18 +158,15 @@ final class CorrelationWorker: @unchecked Sendable {
         results.reserveCapacity(FrameMotionExtractor.batch)
     }
 
-    /// The shifts of pictures (slots of `pictureSize` bytes) j - 1 -> j for j in `ends`.
-    func measure(_ pictures: [UInt8], pictureSize: Int, pairsEndingAt ends: Range<Int>) {
+    /// The shifts of pictures j - 1 -> j for j in `ends` (slots of `pictures`).
+    func measure(_ pictures: PictureBatch, pairsEndingAt ends: Range<Int>) {
         results.removeAll(keepingCapacity: true)
         guard !ends.isEmpty else { return }
-        pictures.withUnsafeBufferPointer { all in
-            func slot(_ j: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: all[(j * pictureSize)..<((j + 1) * pictureSize)]) }
-            correlator.spectrum(of: slot(ends.lowerBound - 1), into: previous)
-            for j in ends {
-                correlator.spectrum(of: slot(j), into: current)
-                results.append(correlator.shift(from: previous, to: current))
-                swap(&previous, &current)
-            }
+        correlator.spectrum(of: pictures.slot(ends.lowerBound - 1), into: previous)
+        for j in ends {
+            correlator.spectrum(of: pictures.slot(j), into: current)
+            results.append(correlator.shift(from: previous, to: current))
+            swap(&previous, &current)
         }
     }
 }

@@ -104,14 +104,29 @@ final class FrameMotionTests: ScratchTestCase {
         XCTAssertLessThan(worst, 0.15, "largest difference in px")
     }
 
+    func testDecodingWhileTheWorkersMeasureGivesTheSameShiftsAsWaitingForThem() throws {
+        // More than two batches, so both buffers are used twice and a batch's first pair
+        // reaches back into the other buffer.
+        let path = try makePan("long-pan.mp4", rotate: false, frames: 150)
+        let overlapped = try FrameMotionExtractor.extract(path: path, workers: 2, overlap: true)
+        let waited = try FrameMotionExtractor.extract(path: path, workers: 2, overlap: false)
+        XCTAssertEqual(overlapped.frameTimes.count, 150)
+        XCTAssertEqual(overlapped.shifts.count, 149)
+        XCTAssertEqual(overlapped.frameTimes, waited.frameTimes)
+        XCTAssertEqual(overlapped.shifts, waited.shifts)
+        XCTAssertEqual(overlapped.peaks, waited.peaks)
+        // The window reaches the picture's right edge after frame 73 (ffmpeg's crop then holds x).
+        for s in overlapped.shifts.prefix(70) { XCTAssertEqual(s.dx, -3, accuracy: 0.1); XCTAssertEqual(s.dy, -1.5, accuracy: 0.1) }
+    }
+
     /// ffmpeg pans a window over a still picture by a known number of pixels per frame, then
     /// (second movie, the same stream copied) tags it with a display rotation.
-    func makePan(_ name: String, rotate: Bool) throws -> String {
+    func makePan(_ name: String, rotate: Bool, frames: Int = 30) throws -> String {
         let out = scratch.appendingPathComponent(name).path
         // 3 px right and 1.5 px down per frame (scale 2x first, move 6 and 3, scale back).
-        let filter = "mandelbrot=s=1600x1000:end_pts=1:maxiter=200,trim=end_frame=1,loop=loop=40:size=1:start=0,setpts=N/30/TB,"
+        let filter = "mandelbrot=s=1600x1000:end_pts=1:maxiter=200,trim=end_frame=1,loop=loop=\(frames + 10):size=1:start=0,setpts=N/30/TB,"
             + "scale=3200:2000,crop=2560:1440:x='200+6*n':y='100+3*n',scale=1280:720,format=yuv420p"
-        try Shell.check("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", filter, "-frames:v", "30", "-r", "30",
+        try Shell.check("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", filter, "-frames:v", "\(frames)", "-r", "30",
                                    "-c:v", "libx264", "-preset", "ultrafast", "-crf", "12", out])
         guard rotate else { return out }
         // ffmpeg 5.1 writes the display matrix from the rotate tag when copying the stream:
