@@ -19,23 +19,95 @@ public enum AudioCodec: String, CaseIterable, Sendable {
     }
 }
 
-/// One audio stream of an output, 48 kHz stereo planar float in: what `MovieWriter` feeds.
-protocol AudioTrack: AnyObject {
-    /// Samples given so far.
-    var samplesWritten: Int64 { get }
-    func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) throws
-    /// The last partial frame, then the encoder's delayed packets.
-    func finish() throws
-}
+/// One audio stream of an output: 48 kHz stereo float samples in, whole codec frames encoded,
+/// packets written. Sample n gets pts n in 1/48000, so the track starts at exactly 0, and the
+/// last partial frame is sent as it is: the track is as long as the samples given (AAC's
+/// priming goes into the edit list; FLAC has none). One writer thread owns it.
+final class AudioTrack {
+    let codec: AudioCodec
+    let encoder: Encoder
+    let stream: UnsafeMutablePointer<AVStream>
+    private let output: OutputFormat
+    private let frame = Frame()
+    private let packet = Packet()
+    private var fill = 0
+    private var pts: Int64 = 0
+    /// Full scale of 24-bit samples; FFmpeg's FLAC encoder takes them in the high bits of 32.
+    private static let flacScale: Float = 8_388_608
 
-extension AACTrack: AudioTrack {}
-extension FLACTrack: AudioTrack {}
-
-func makeAudioTrack(_ codec: AudioCodec, output: OutputFormat, bitRate: Int) throws -> any AudioTrack {
-    switch codec {
-    case .aac: return try AACTrack(output: output, bitRate: bitRate)
-    case .flac: return try FLACTrack(output: output)
+    /// `bitRate`: AAC's; FLAC is lossless (24 bits).
+    init(_ codec: AudioCodec, output: OutputFormat, bitRate: Int) throws {
+        self.codec = codec
+        self.output = output
+        let globalHeader = output.needsGlobalHeader
+        let format = codec == .aac ? AV_SAMPLE_FMT_FLTP : AV_SAMPLE_FMT_S32
+        encoder = try Encoder(codecName: codec.rawValue, configure: { c in
+            c.pointee.sample_fmt = format
+            switch codec {
+            case .aac: c.pointee.bit_rate = Int64(bitRate)
+            case .flac: c.pointee.bits_per_raw_sample = 24
+            }
+            c.pointee.sample_rate = Int32(AudioFormat.sampleRate)
+            c.pointee.ch_layout = swift_AV_CHANNEL_LAYOUT_STEREO()
+            c.pointee.time_base = AVRational(num: 1, den: Int32(AudioFormat.sampleRate))
+            if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        }, options: [:])
+        stream = try output.addStream(for: encoder)
+        try makeAudioFrame(frame, format: format, samples: encoder.context.pointee.frame_size)
     }
+
+    /// Samples given so far.
+    var samplesWritten: Int64 { pts + Int64(fill) }
+
+    /// Appends samples; encodes every whole frame they complete.
+    func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) throws {
+        let frameSize = Int(encoder.context.pointee.frame_size)
+        var done = 0
+        while done < count {
+            if fill == 0 { try check(av_frame_make_writable(frame.pointer), "av_frame_make_writable") }
+            let n = min(count - done, frameSize - fill)
+            switch codec {
+            case .aac:  // planar float: L L L ..., R R R ...
+                let l = UnsafeMutableRawPointer(frame.pointer.pointee.data.0!).assumingMemoryBound(to: Float.self)
+                let r = UnsafeMutableRawPointer(frame.pointer.pointee.data.1!).assumingMemoryBound(to: Float.self)
+                (l + fill).update(from: left + done, count: n)
+                (r + fill).update(from: right + done, count: n)
+            case .flac:  // interleaved 32-bit: L R L R
+                let lr = UnsafeMutableRawPointer(frame.pointer.pointee.data.0!).assumingMemoryBound(to: Int32.self)
+                for i in 0..<n {
+                    lr[2 * (fill + i)] = Self.flacSample(left[done + i])
+                    lr[2 * (fill + i) + 1] = Self.flacSample(right[done + i])
+                }
+            }
+            fill += n; done += n
+            if fill == frameSize { try send(samples: frameSize) }
+        }
+    }
+
+    /// A float sample as 24 bits (rounded, clamped to full scale) in the high bits of 32.
+    static func flacSample(_ x: Float) -> Int32 {
+        let v = (x * flacScale).rounded()
+        let clamped = v.isNaN ? 0 : min(max(v, -flacScale), flacScale - 1)
+        return Int32(clamped) << 8
+    }
+
+    /// The last partial frame, then the encoder's delayed packets.
+    func finish() throws {
+        if fill > 0 { try send(samples: fill) }
+        try encoder.send(nil)
+        try drain()
+    }
+
+    private func send(samples: Int) throws {
+        frame.pointer.pointee.nb_samples = Int32(samples)
+        frame.pointer.pointee.pts = pts
+        pts += Int64(samples)
+        try encoder.send(frame.pointer)
+        fill = 0
+        try drain()
+    }
+
+    private func drain() throws { try writeReadyPackets(encoder, to: stream, of: output, using: packet) }
 }
 
 /// Writes every packet `encoder` has ready to `stream` of `output` (the part every audio track

@@ -21,7 +21,7 @@ public final class MovieWriter {
     private let output: OutputFormat
     private let video: Encoder
     private let videoStream: UnsafeMutablePointer<AVStream>
-    private let audio: (any AudioTrack)?
+    private let audio: AudioTrack?
     private let packet = Packet()
     private var finished = false
     /// One frame at the nominal rate in the video time base: the duration of a packet that has none.
@@ -68,7 +68,7 @@ public final class MovieWriter {
         videoStream = try output.addStream(for: video)
         videoStream.pointee.avg_frame_rate = frameRate.av
 
-        audio = withAudio ? try makeAudioTrack(settings.audioCodec, output: output, bitRate: settings.audioBitRate) : nil
+        audio = withAudio ? try AudioTrack(settings.audioCodec, output: output, bitRate: settings.audioBitRate) : nil
         try output.writeHeader()
     }
 

@@ -50,7 +50,6 @@ public final class VideoPacketReader {
     public init(path: String, cancellation: CancellationToken = CancellationToken()) throws {
         self.path = path
         input = try InputFormat(path: path, cancellation: cancellation)
-        let ctx = input.context
         let vs = try input.onlyBestVideoStream()
         streamIndex = vs
         let st = input.stream(vs)
@@ -125,7 +124,7 @@ public final class PacketCopyWriter {
     public let path: String
     private let output: OutputFormat
     private let videoStream: UnsafeMutablePointer<AVStream>
-    private let audio: AACTrack?
+    private let audio: AudioTrack?
     private var finished = false
     /// H.264 only: how the copied packets delimit their NAL units (for `userData`); nil for other codecs.
     public let h264Framing: H264UserData.Framing?
@@ -152,7 +151,7 @@ public final class PacketCopyWriter {
         }
         videoStream = st
         h264Framing = template.parameters.codec == "h264" ? H264UserData.Framing(extradata: template.parameters.extradata) : nil
-        audio = withAudio ? try AACTrack(output: output, bitRate: audioBitRate) : nil
+        audio = withAudio ? try AudioTrack(.aac, output: output, bitRate: audioBitRate) : nil
         try output.writeHeader()
     }
 
