@@ -100,9 +100,11 @@ public enum CalibrateJob {
         var report: [String] = [], warnings: [String] = []
         switch profile.axisMappingSource! {
         case .searched:
+            // Both scores are the coarse search's peaks, the measure the orientations were ranked
+            // by (the final whole-clip correlation is another measure: it is on the last line).
             let runner = sync.runnerUp.map { String(format: "; runner-up %@ scored %.3f", $0.orientation, $0.score) } ?? ""
             report.append(String(format: "axis mapping %@ (searched the 24 proper orientations: it scored %.3f%@)",
-                                 describe(sync.mapping), sync.correlation, runner))
+                                 describe(sync.mapping), sync.searchScore, runner))
         case .given: report.append("axis mapping \(describe(sync.mapping)) (given)")
         case .profile: report.append("axis mapping \(describe(sync.mapping)) (from the profile)")
         case .trace:
@@ -135,6 +137,9 @@ public enum CalibrateJob {
             warnings.append(String(format: "note: only %d sync point%@ could be used: the drift and clock jumps are not checked, and the confidence is held to %.1f or less",
                                    sync.syncPoints.count, sync.syncPoints.count == 1 ? "" : "s", sync.syncPoints.count == 1 ? 0.6 : 0.8))
         }
+        if let note = sync.driftNote {
+            warnings.append("note: \(note); the offset is fitted alone (drift 0)")
+        }
         if givenFocal == nil {
             report.append(String(format: "focal length %.1f px (estimated from the picture's shift against the gyro's rotation; none was given)", sync.focalLengthPx))
         }
@@ -146,7 +151,10 @@ public enum CalibrateJob {
             warnings.append(String(format: "warning: no still interval (picture and gyro both still): the gyro bias is not measured; keeping %.5f %.5f %.5f rad/s",
                                    base.gyroBias[0], base.gyroBias[1], base.gyroBias[2]))
         }
-        report.append(String(format: "correlation %.3f, next best peak %.3f; confidence %.2f", sync.correlation, sync.runnerUpPeak, sync.confidence))
+        // The search's peak next to the search's next best (the same measure), then the whole
+        // clip's correlation under the fitted clock.
+        report.append(String(format: "correlation %.3f over the clip; search peak %.3f, next best peak %.3f; confidence %.2f",
+                             sync.correlation, sync.searchScore, sync.runnerUpPeak, sync.confidence))
         if sync.confidence < lowConfidence {
             warnings.append(String(format: "warning: low confidence (%.2f): check the result before using it", sync.confidence))
         }

@@ -7,7 +7,17 @@
 /// outliers, so a new piece needs at least three points that agree with each other and not with
 /// their neighbours. The pieces then share one drift (a camera's clock runs at one rate; it is its
 /// count that jumps), fitted by weighted least squares over the inliers, each piece with its own
-/// intercept. The drift is kept only when it stands out of its own standard error (3 sigma).
+/// intercept.
+///
+/// The drift is claimed only on evidence; otherwise it is 0, the offset is fitted alone and
+/// `driftNote` says why. All three must hold:
+/// - the inliers span at least `minimumDriftSpanS` (20 s) of video: a window's offset is good to
+///   about 1 ms, and over a shorter span the drifts that matter (100 ppm and up: 2 ms over 20 s)
+///   are not far enough above that to be told from the windows' own scatter. (A 10 s clip with
+///   no drift, 6 scattered windows, was reported at 1835 ppm.)
+/// - at least `minimumDriftPoints` (5) independent measurements (inliers / overlap);
+/// - the slope is at least 3 standard errors from 0 (the standard error of a least-squares slope,
+///   sigma / sqrt(Sxx), from the inliers' residual scatter, scaled by sqrt(overlap)).
 public enum DriftFit {
     public struct Segment: Equatable, Sendable {
         /// Indices into the points given (sorted by time).
@@ -23,6 +33,8 @@ public enum DriftFit {
         public var outliers: [Int]
         /// RMS residual of the inliers, ms.
         public var rmsMs: Double
+        /// Why no drift was claimed ("drift not measurable: ..."), nil when it was.
+        public var driftNote: String?
         public func offsetMs(segment s: Int, atVideo v: Double) -> Double { segments[s].offsetMs + driftPpm * 1e-3 * v }
     }
 
@@ -31,6 +43,9 @@ public enum DriftFit {
     /// intervals, and so their errors: n of them carry n / overlap independent measurements, and
     /// the drift's standard error grows by sqrt(overlap). (Taken as independent, the scatter of
     /// synthcam2's stillhalf windows made a drift of -22 ppm look like 3.4 sigma; it is 2.4.)
+    public static let minimumDriftSpanS = 20.0
+    public static let minimumDriftPoints = 5.0
+
     public static func fit(_ points: [SyncPoint], toleranceMs: Double? = nil, overlap: Double = 1) -> Result? {
         let n = points.count
         guard n > 0 else { return nil }
@@ -110,7 +125,18 @@ public enum DriftFit {
         let sigma = max((sse / Double(dof)).squareRoot(), 0.02)
         let meanW = max(1e-6, members.joined().map { weight(points[$0].score) }.reduce(0, +) / Double(max(1, count)))
         let slopeError = sxx > 1e-9 ? sigma / (sxx / meanW).squareRoot() * max(1, overlap).squareRoot() : .infinity
-        if count < 3 || abs(slope) < 3 * slopeError { slope = 0 }
+        let times = members.joined().map { points[$0].videoTimeS }
+        let span = (times.max() ?? 0) - (times.min() ?? 0)
+        let independent = Double(count) / max(1, overlap)
+        var driftNote: String?
+        if span < minimumDriftSpanS {
+            driftNote = String(format: "drift not measurable: the sync points span %.1f s (at least %.0f s needed)", span, minimumDriftSpanS)
+        } else if independent < minimumDriftPoints {
+            driftNote = String(format: "drift not measurable: %d sync points are %.1f independent measurements (at least %.0f needed)", count, independent, minimumDriftPoints)
+        } else if abs(slope) < 3 * slopeError {
+            driftNote = String(format: "drift not measurable: %.0f ppm is within 3 standard errors (%.0f ppm each) of 0", slope * 1000, slopeError * 1000)
+        }
+        if count < 3 || driftNote != nil { slope = 0 }
         var rss = 0.0
         let segs = segments.enumerated().map { s, b -> Segment in
             Segment(points: b, offsetMs: means[s].o - slope * means[s].v)
@@ -121,7 +147,7 @@ public enum DriftFit {
         let inliers = members.flatMap { $0 }.sorted()
         let outliers = (0..<n).filter { !inliers.contains($0) }
         return Result(segments: segs, driftPpm: slope * 1000, inliers: inliers, outliers: outliers,
-                      rmsMs: count > 0 ? (rss / Double(count)).squareRoot() : 0)
+                      rmsMs: count > 0 ? (rss / Double(count)).squareRoot() : 0, driftNote: driftNote)
     }
 
     /// The outlier tolerance, from the points' own scatter: 3 robust sigmas (1.4826 x the median

@@ -35,8 +35,13 @@ public enum GyroSync {
 
     public struct Result: Sendable {
         public var mapping: AxisMapping
-        /// The best score of the orientation search's runner-up (nil when the mapping was given).
+        /// The best score of the orientation search's runner-up (nil when the mapping was given):
+        /// the coarse search's peak, the same measure as `searchScore`.
         public var runnerUp: (orientation: String, score: Double)?
+        /// The winner's peak in the coarse search (step 1): the measure the orientations were
+        /// ranked by, so the one to print next to the runner-up's (`correlation` is another
+        /// measure, on the full series under the fitted clock, and may be lower or higher).
+        public var searchScore: Double
         public var clock: ClockMapping
         public var syncPoints: [SyncPoint]
         /// Windows measured but not used: too little motion, weak, at their range's edge, or off the fitted lines.
@@ -44,6 +49,9 @@ public enum GyroSync {
         public var jumps: [Jump]
         /// Correlation over the whole clip under the final clock mapping.
         public var correlation: Double
+        /// Why the drift was not claimed (it is then 0 and the offset fitted alone); nil when it
+        /// was, or when there were too few sync points to try (calibrate says so separately).
+        public var driftNote: String?
         /// The next best peak of the global search (another offset or another orientation).
         public var runnerUpPeak: Double
         public var focalLengthPx: Double
@@ -148,11 +156,15 @@ public enum GyroSync {
             guard let p = PeakAnalysis(curve) else { rejected.append((centre, "not covered by the trace")); continue }
             if p.atEdge { rejected.append((centre, String(format: "peak at the edge of its search range (%.0f ms)", wOffsets[p.index]))); continue }
             guard let r = OffsetSearch.refine(series, idx, gyro: gyro, mapping: winner, centreMs: wOffsets[p.index], halfWidthMs: 4,
-                                              minPairs: max(6, idx.count * 3 / 4)) else { continue }
+                                              minPairs: max(6, idx.count * 3 / 4)) else { rejected.append((centre, "not covered by the trace")); continue }
             if r.score < minimumWindowScore { rejected.append((centre, String(format: "weak match (%.2f)", r.score))); continue }
             points.append(SyncPoint(videoTimeS: centre, offsetMs: r.offsetMs, score: r.score))
             windows.append(idx)
         }
+
+        // No window survived: the whole-clip peak alone is not a measurement we can check (its
+        // windows all disagree with it or could not be measured), so there is no offset to report.
+        if points.isEmpty { throw CalibrationError(noSyncPoint(rejected)) }
 
         // (4) The clock mapping. Under drift, every window is measured once more with the drift
         // applied inside it (the offset changes along a 4 s window by 4 ms at 1000 ppm), then refitted.
@@ -201,9 +213,10 @@ public enum GyroSync {
             // Each piece's intercept refined against all of its frames at once (the drift and the
             // jump times held): the windows overlap and are short; the whole piece is one measurement.
             clock = refinePieces(series, gyro: gyro, mapping: winner, clock: clock)
-        } else {
-            used = []
         }
+        // Windows were measured but no line runs through any three of them (each "off the fitted
+        // clock"): the fit's intercept would be a value from no measurement.
+        if used.isEmpty { throw CalibrationError(noSyncPoint(rejected)) }
 
         // (6) Focal length, bias, the final correlation, confidence.
         let mapping = fixedMatrix ?? winner.mapping
@@ -218,9 +231,27 @@ public enum GyroSync {
         let second = max(peak.runnerUp, runnerUp?.1 ?? -1)
         let margin = second < 1 ? max(0, min(1, (peak.value - second) / (1 - second))) : 0
         let confidence = max(0, min(1, max(0, correlation) * margin.squareRoot() * agreement))
-        return Result(mapping: mapping, runnerUp: runnerUp, clock: clock, syncPoints: used, rejected: rejected, jumps: jumps,
-                      correlation: correlation, runnerUpPeak: second, focalLengthPx: focal, still: still, confidence: confidence,
+        return Result(mapping: mapping, runnerUp: runnerUp, searchScore: peak.value, clock: clock, syncPoints: used, rejected: rejected, jumps: jumps,
+                      correlation: correlation, driftNote: used.count >= 3 ? fitted?.driftNote : nil, runnerUpPeak: second, focalLengthPx: focal, still: still, confidence: confidence,
                       searchedMs: range)
+    }
+
+    /// The sentence for a clip where every window was rejected, counting each reason.
+    static func noSyncPoint(_ rejected: [(videoTimeS: Double, reason: String)]) -> String {
+        let kinds: [(prefix: String, one: String, many: String)] = [
+            ("peak at the edge", "had its peak at the edge of the search range (try --search-ms)", "had their peak at the edge of the search range (try --search-ms)"),
+            ("weak match", "matched weakly", "matched weakly"),
+            ("not covered", "was not covered by the trace", "were not covered by the trace"),
+            ("too little motion", "had too little motion", "had too little motion"),
+            ("", "gave an offset on no line with the others", "gave offsets on no common line"),
+        ]
+        var parts: [String] = []
+        for k in kinds {
+            let n = k.prefix.isEmpty ? rejected.filter { $0.reason.hasSuffix("off the fitted clock") }.count
+                : rejected.filter { $0.reason.hasPrefix(k.prefix) }.count
+            if n > 0 { parts.append("\(n) \(n == 1 ? k.one : k.many)") }
+        }
+        return "no window gave a usable sync point" + (parts.isEmpty ? " (the clip is too short for one window)" : ": " + parts.joined(separator: ", "))
     }
 
     static func format(_ r: ClosedRange<Double>) -> String { String(format: "%.0f to %+.0f ms", r.lowerBound, r.upperBound) }

@@ -225,21 +225,44 @@ final class GyroSyncTests: XCTestCase {
     }
 
     func testDriftFitRejectsOutliersAndSplitsAtAJump() throws {
-        var points = (0..<10).map { SyncPoint(videoTimeS: Double($0) * 2 + 1, offsetMs: 100 + 0.5e-3 * 1000 * Double($0) * 2, score: 0.9) }
+        // Spread over 27 s and 22 s: DriftFit claims a drift only over at least 20 s of sync points.
+        var points = (0..<10).map { SyncPoint(videoTimeS: Double($0) * 3 + 1, offsetMs: 100 + 0.5e-3 * 1000 * Double($0) * 3, score: 0.9) }
         points[3].offsetMs += 40    // one wild window
         let one = try XCTUnwrap(DriftFit.fit(points))
         XCTAssertEqual(one.segments.count, 1)
         XCTAssertEqual(one.outliers, [3])
         XCTAssertEqual(one.driftPpm, 500, accuracy: 1)
         XCTAssertEqual(one.segments[0].offsetMs, 99.5, accuracy: 0.01)
+        XCTAssertNil(one.driftNote)
 
         let jumped = (0..<12).map { i -> SyncPoint in
-            let v = Double(i) + 0.5
-            return SyncPoint(videoTimeS: v, offsetMs: (v < 6 ? 20 : 70) + 0.2 * v, score: 0.9)
+            let v = Double(i) * 2 + 0.5
+            return SyncPoint(videoTimeS: v, offsetMs: (v < 12 ? 20 : 70) + 0.2 * v, score: 0.9)
         }
         let two = try XCTUnwrap(DriftFit.fit(jumped))
         XCTAssertEqual(two.segments.map(\.points), [0..<6, 6..<12])
         XCTAssertEqual(two.driftPpm, 200, accuracy: 1)
         XCTAssertEqual(two.segments[1].offsetMs - two.segments[0].offsetMs, 50, accuracy: 0.01)
+    }
+
+    /// A drift is claimed only on evidence: six windows over 8 s whose scatter happens to lean
+    /// (the shape of a 10 s clip reported at 1835 ppm) give drift 0 and say why; the same lean
+    /// over 40 s with 21 windows of 0.3 ms scatter is a drift.
+    func testDriftIsNotClaimedWithoutEvidence() throws {
+        let lean = [-6.0, -4.5, 1.0, -1.5, 5.0, 7.0]
+        let short = lean.enumerated().map { SyncPoint(videoTimeS: 1.0 + 1.6 * Double($0.offset), offsetMs: $0.element, score: 0.8) }
+        let s = try XCTUnwrap(DriftFit.fit(short, overlap: 2))
+        XCTAssertEqual(s.driftPpm, 0)
+        XCTAssertTrue(s.driftNote?.hasPrefix("drift not measurable: the sync points span ") == true && s.driftNote?.hasSuffix(" s (at least 20 s needed)") == true, "\(s.driftNote ?? "nil")")
+        // Long enough but scattered: 1.5 ms steps alternating about a 50 ppm lean, 3 sigma not reached.
+        let scattered = (0..<21).map { i in SyncPoint(videoTimeS: 2.0 * Double(i), offsetMs: 0.05 * 2 * Double(i) + (i % 2 == 0 ? 1.5 : -1.5), score: 0.8) }
+        let sc = try XCTUnwrap(DriftFit.fit(scattered, overlap: 2))
+        XCTAssertEqual(sc.driftPpm, 0)
+        XCTAssertTrue(sc.driftNote?.hasPrefix("drift not measurable: ") == true && sc.driftNote?.contains("standard errors") == true, "\(sc.driftNote ?? "nil")")
+        let wobble = [0.3, -0.2, 0.1, -0.3, 0.2]
+        let long = (0..<21).map { i in SyncPoint(videoTimeS: 2.0 * Double(i), offsetMs: 0.5 * 2 * Double(i) + wobble[i % 5], score: 0.8) }
+        let l = try XCTUnwrap(DriftFit.fit(long, overlap: 2))
+        XCTAssertEqual(l.driftPpm, 500, accuracy: 20)
+        XCTAssertNil(l.driftNote)
     }
 }
