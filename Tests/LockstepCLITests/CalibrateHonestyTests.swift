@@ -48,7 +48,7 @@ final class CalibrateHonestyTests: XCTestCase {
         var text = "t_ns,gx,gy,gz\n"
         for i in -200...2200 {
             let t = Double(i) / 200, d = velocity(t)
-            text += String(format: "%d,%.6f,%.6f,0\n", i * 5_000_000, -d.dy / 500, d.dx / 500)
+            text += "\(i * 5_000_000)," + String(format: "%.6f,%.6f,0\n", -d.dy / 500, d.dx / 500)
         }
         return text
     }
