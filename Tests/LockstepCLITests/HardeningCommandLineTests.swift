@@ -124,19 +124,10 @@ final class OutputAndSignalTests: ScratchFolderTestCase {
     func testSIGINTEndsAJobBlockedOpeningAFIFO() throws {
         let fifo = scratch.appendingPathComponent("camera.fifo").path
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
-        let p = Process()
-        p.executableURL = Repository.binary
-        p.arguments = ["composite", "--blend", "mix", "-o", scratch.appendingPathComponent("o.mp4").path, q[0], fifo]
-        let err = Pipe(); p.standardError = err; p.standardOutput = Pipe()
-        try p.run()
-        usleep(1_500_000)  // validation done, the open of the FIFO blocked
-        kill(p.processIdentifier, SIGINT)
-        let deadline = Date().addingTimeInterval(10)
-        while p.isRunning && Date() < deadline { usleep(50_000) }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL); XCTFail("SIGINT did not end a job blocked in open(2)") }
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 130)
-        XCTAssertEqual(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), "Error: cancelled\n")
+        let r = try runStopped(["composite", "--blend", "mix", "-o", scratch.appendingPathComponent("o.mp4").path, q[0], fifo],
+                               with: SIGINT, failure: "SIGINT did not end a job blocked in open(2)")
+        XCTAssertEqual(r.status, 130)
+        XCTAssertEqual(r.stderr, "Error: cancelled\n")
         XCTAssertEqual(try leftovers(), ["camera.fifo"])
     }
 

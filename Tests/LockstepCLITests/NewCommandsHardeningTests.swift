@@ -82,18 +82,7 @@ final class CodedReportPlaceTests: ScratchFolderTestCase {
 /// A stop signal while a job waits for a FIFO's writer: exit 128 + the signal, "Error: cancelled".
 final class NewCommandsFIFOSignalTests: ScratchFolderTestCase {
     func stop(_ args: [String], with sig: Int32) throws -> (status: Int32, stderr: String) {
-        let p = Process()
-        p.executableURL = Repository.binary
-        p.arguments = args
-        let err = Pipe(); p.standardError = err; p.standardOutput = Pipe()
-        try p.run()
-        usleep(1_500_000)  // validation done, the open of the FIFO blocked
-        kill(p.processIdentifier, sig)
-        let deadline = Date().addingTimeInterval(10)
-        while p.isRunning && Date() < deadline { usleep(50_000) }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL); XCTFail("the signal did not end \(args[0])") }
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        try runStopped(args, with: sig, failure: "the signal did not end \(args[0])")
     }
 
     // concat and reverse exited 1 with "Error: FIFO: cancelled" (the reader's error, not the job's).

@@ -111,7 +111,7 @@ final class ScaleOutSlurmTests: ScratchFolderTestCase {
 
         """)
         chmod(wrapper, 0o755)
-        FileManager.default.createFile(atPath: flag, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: flag, contents: nil), "the failure flag is made")
         let args = ["--blend", "chromakey", "--gop", "15", fixture("fg.mp4"), fixture("bg.mp4")]
         let out = scratch.appendingPathComponent("out.mp4"), work = ScaleOutPlan.workFolder(for: out.path)
         let first = try lockstep(["composite"] + args + ["-o", out.path, "--segments", "4", "--slurm", "--wait"], env: ["LOCKSTEP=\(wrapper)"])
