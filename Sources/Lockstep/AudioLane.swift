@@ -11,6 +11,10 @@ final class AudioLane {
     /// Input-clock position of left[0].
     private var base: Int64?
     private var ended = false
+    /// Set by `drop()`: the one reading this copy has gone (a failed variant); nothing more is kept.
+    private var dropped = false
+    /// Input samples this copy has been given in all (what the reader fed it).
+    private var fedCount: Int64 = 0
     /// Input-clock position of the output's sample 0, set from the first video frame.
     private(set) var origin: Int64?
 
@@ -20,6 +24,8 @@ final class AudioLane {
 
     func append(_ s: AudioSamples) {
         condition.lock(); defer { condition.unlock() }
+        if dropped { return }
+        fedCount += Int64(s.count)
         if base == nil { base = s.start }
         let end = base! + Int64(left.count)
         if s.start > end {
@@ -42,6 +48,18 @@ final class AudioLane {
     }
 
     func finish() { condition.lock(); ended = true; condition.broadcast(); condition.unlock() }
+
+    /// The reader of this copy has gone for good: what is held is freed and whatever the
+    /// reader appends from now on is ignored, so a failed variant costs no memory to the end.
+    func drop() {
+        condition.lock(); defer { condition.unlock() }
+        dropped = true; ended = true
+        left = []; right = []
+        condition.broadcast()
+    }
+
+    /// Input samples given to this copy so far, and how many it still holds.
+    var fed: (total: Int64, held: Int) { condition.lock(); defer { condition.unlock() }; return (fedCount, left.count) }
 
     // MARK: mixer side
 

@@ -56,7 +56,12 @@ struct Blender {
         out.withImage { o in
             Frame.withImages(frames, in: &images) { all in
                 if let matte, all.count > layout.places.count {
-                    Self.blend(all, matte: matte, below: below?.image, key: key, keyer: keyer, layout: layout, chromakey: mode == .chromakey, into: o)
+                    // The foreground's own alpha, if it has one, is its key under `multiply`.
+                    let top = mode == .chromakey ? 0 : layout.places.count - 1
+                    frames[top].withAlpha { alpha in
+                        Self.blend(all, matte: matte, fgAlpha: alpha.map { ($0, alphaMix, andColor) }, below: below?.image, key: key,
+                                   keyer: keyer, layout: layout, chromakey: mode == .chromakey, into: o)
+                    }
                     return
                 }
                 switch mode {
@@ -100,8 +105,12 @@ struct Blender {
     /// The matte's blends: the foreground (chromakey: input 1; stack: the top layer) over what
     /// is below it, weighted by the matte alone (`replace`) or by the key's alpha times the
     /// matte (`multiply`: keyed = below + a (fg - below), so mixing keyed over below with the
-    /// matte's weight m gives below + a m (fg - below)).
-    private static func blend(_ all: [YUVImage], matte: (mix: MatteMix, mode: MatteMode), below scratch: YUVImage?,
+    /// matte's weight m gives below + a m (fg - below)). A foreground with its own alpha:
+    /// `replace` ignores that alpha as it ignores the key colour (the matte is the alpha);
+    /// `multiply` multiplies the matte with the alpha (and with the key too under
+    /// `--key-alpha-and-color`), as it multiplies a colour key.
+    private static func blend(_ all: [YUVImage], matte: (mix: MatteMix, mode: MatteMode),
+                              fgAlpha: (plane: Plane, mix: MatteMix, andColor: Bool)?, below scratch: YUVImage?,
                               key: ChromaKey, keyer: Keyer?, layout: Layout, chromakey: Bool, into o: YUVImage) {
         let n = layout.places.count, m = all[n].y
         let fg: YUVImage, under: YUVImage
@@ -120,7 +129,11 @@ struct Blender {
         case .replace:
             matte.mix.apply(over: fg, under: under, matte: m, into: o)
         case .multiply:
-            if let keyer { keyer.apply(foreground: fg, background: under, into: o) } else { key.apply(foreground: fg, background: under, into: o) }
+            if let fgAlpha {
+                // `under` is an input or the scratch, never `o`: no copy needed to key by colour too.
+                keyByAlpha(fg, alpha: fgAlpha.plane, under: under, into: o, mix: fgAlpha.mix, andColor: fgAlpha.andColor,
+                           key: key, keyer: keyer, scratch: nil)
+            } else if let keyer { keyer.apply(foreground: fg, background: under, into: o) } else { key.apply(foreground: fg, background: under, into: o) }
             matte.mix.apply(over: o, under: under, matte: m, into: o)
         }
     }

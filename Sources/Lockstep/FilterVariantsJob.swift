@@ -15,6 +15,9 @@ public struct FilterVariantsOptions: Sendable {
     public var encode = EncodeSettings()
     /// Seconds a stage may be stuck before the job stops with an error naming it.
     public var stallTimeout = 30.0
+    /// Tests only: variant `variant` fails once it has written `afterFrames` frames (a failure
+    /// in the middle of the pass, which no input can be relied on to cause).
+    var injectedFailure: (variant: Int, afterFrames: Int64)?
 
     public init(input: String, folder: String, chains: [FilterChainSpec]) {
         self.input = input; self.folder = folder; self.chains = chains
@@ -89,7 +92,7 @@ public final class FilterVariantsJob: @unchecked Sendable {  // `writers` and `c
     /// The input's failure (or cancellation): it ends every variant.
     private let failure = FailureBox()
     private let lock = NSLock()
-    private var lane: InputLane?
+    private(set) var lane: InputLane?  // read by tests after `run()`
     private var writers: [VariantWriter] = []
     private var cancelled = false
     public var progress: (@Sendable (Int64, Int64?) -> Void)?
@@ -130,7 +133,8 @@ public final class FilterVariantsJob: @unchecked Sendable {  // `writers` and `c
         for (i, chain) in options.chains.enumerated() {
             do {
                 writers.append(try VariantWriter(number: i, chain: chain, output: outputs[i], canvas: canvas, frameRate: frameRate,
-                                                 settings: options.encode, withAudio: reader.audio != nil))
+                                                 settings: options.encode, withAudio: reader.audio != nil,
+                                                 failAfter: options.injectedFailure.flatMap { $0.variant == i ? $0.afterFrames : nil }))
             } catch {
                 variants[i].failure = "\(error)"
             }

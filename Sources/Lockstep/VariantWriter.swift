@@ -27,12 +27,15 @@ final class VariantWriter: @unchecked Sendable {
     private let chunk = 4096
     private let scratch: UnsafeMutablePointer<Float>
     private let done = DispatchSemaphore(value: 0)
+    /// Tests only (`FilterVariantsOptions.injectedFailure`): fail when this many frames are written.
+    private let failAfter: Int64?
 
     /// Prepares the chain (loading its .cube files) and creates the temporary file: either
     /// failing is this variant's setup failure.
     init(number: Int, chain: FilterChainSpec, output: String, canvas: Size, frameRate: Rational,
-         settings: EncodeSettings, withAudio: Bool) throws {
+         settings: EncodeSettings, withAudio: Bool, failAfter: Int64? = nil) throws {
         self.number = number
+        self.failAfter = failAfter
         self.output = output
         self.frameRate = frameRate
         clock = StageClock(name: "variant \(number + 1) (\(chain.text))")
@@ -93,6 +96,7 @@ final class VariantWriter: @unchecked Sendable {
     }
 
     private func encode(_ lent: Lent, with writer: MovieWriter) throws {
+        if let failAfter, written == failAfter { throw JobError("failed after \(failAfter) frames, as the test asked") }
         try out.makeWritable()  // the encoder may still hold the previous picture
         let (picture, chain) = try stage.render(lent.shared.item.frame, into: out, index: lent.index, time: lent.time)
         if picture !== out { out.withImage { o in lent.shared.item.frame.withImage { PlaneKernels.copy($0, into: o) } } }
@@ -125,6 +129,7 @@ final class VariantWriter: @unchecked Sendable {
     private func fail(_ error: Error) {
         self.error = error
         queue.close()
+        audio?.drop()  // the reader stops keeping audio for a variant that will never read it
         writer = nil  // closes the file
         unlink(temporary)
         clock.set("failed", busy: false)

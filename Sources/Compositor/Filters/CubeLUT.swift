@@ -133,7 +133,7 @@ public struct LUTTransform: RGBTransform {
     }
     public func apply(_ c: SIMD3<Float>) -> SIMD3<Float> { lut.lookup(c, interpolation) }
 
-    public func apply(_ r: inout SIMD8<Float>, _ g: inout SIMD8<Float>, _ b: inout SIMD8<Float>) {
+    @inline(__always) public func apply(_ r: inout SIMD8<Float>, _ g: inout SIMD8<Float>, _ b: inout SIMD8<Float>) {
         let size = lut.size, n = Float(size - 1), top = Float(size - 2)
         let lo = lut.domainMin, span = lut.domainMax - lut.domainMin
         let (ri, dr) = Self.cell(r, lo.x, span.x, n, top), (gi, dg) = Self.cell(g, lo.y, span.y, n, top)
@@ -141,19 +141,21 @@ public struct LUTTransform: RGBTransform {
         let s = Int32(size)
         let base = ri &+ s &* (gi &+ s &* bi)
         let t = packed.entries, sy = size, sz = size * size
-        var outR = Lanes(), outG = Lanes(), outB = Lanes()
+        let outR: Lanes, outG: Lanes, outB: Lanes
         switch interpolation {
         case .trilinear:
-            for i in 0..<8 {
+            // Lane by lane, each lane's index a constant: a loop writing `out[i]` stores the
+            // vector, writes a lane and reloads it, a store-forwarding stall per pixel.
+            @inline(__always) func lane(_ i: Int) -> SIMD4<Float> {
                 let p = t + Int(base[i]), x = dr[i], y = dg[i], z = db[i]
                 let c000 = p[0], c100 = p[1], c010 = p[sy], c110 = p[sy + 1]
                 let c001 = p[sz], c101 = p[sz + 1], c011 = p[sz + sy], c111 = p[sz + sy + 1]
                 let c00 = c000 + (c100 - c000) * x, c10 = c010 + (c110 - c010) * x
                 let c01 = c001 + (c101 - c001) * x, c11 = c011 + (c111 - c011) * x
                 let c0 = c00 + (c10 - c00) * y, c1 = c01 + (c11 - c01) * y
-                let v = c0 + (c1 - c0) * z
-                outR[i] = v.x; outG[i] = v.y; outB[i] = v.z
+                return c0 + (c1 - c0) * z
             }
+            (outR, outG, outB) = Self.transpose(lane(0), lane(1), lane(2), lane(3), lane(4), lane(5), lane(6), lane(7))
         case .tetrahedral:
             // The tetrahedron is fixed by the order of the three fractions (FFmpeg's six cases):
             // from the cell's corner, a step along the largest, then the next, then the last.
@@ -163,11 +165,11 @@ public struct LUTTransform: RGBTransform {
             Self.order(&v0, &s0, &v1, &s1); Self.order(&v1, &s1, &v2, &s2); Self.order(&v0, &s0, &v1, &s1)
             let w0 = 1 - v0, w1 = v0 - v1, w2 = v1 - v2
             let a = LaneMath.roundEven(s0).1, ab = LaneMath.roundEven(s0 + s1).1, diagonal = 1 + sy + sz
-            for i in 0..<8 {
+            @inline(__always) func lane(_ i: Int) -> SIMD4<Float> {
                 let p = t + Int(base[i])
-                let v = w0[i] * p[0] + w1[i] * p[Int(a[i])] + w2[i] * p[Int(ab[i])] + v2[i] * p[diagonal]
-                outR[i] = v.x; outG[i] = v.y; outB[i] = v.z
+                return w0[i] * p[0] + w1[i] * p[Int(a[i])] + w2[i] * p[Int(ab[i])] + v2[i] * p[diagonal]
             }
+            (outR, outG, outB) = Self.transpose(lane(0), lane(1), lane(2), lane(3), lane(4), lane(5), lane(6), lane(7))
         }
         r = outR; g = outG; b = outB
     }
@@ -177,6 +179,13 @@ public struct LUTTransform: RGBTransform {
         let p = LaneMath.clamp((c - lo) / span * n, 0, n)
         let (f, i) = LaneMath.floor(LaneMath.min(p, Lanes(repeating: top)))
         return (i, p - f)
+    }
+
+    /// Eight (r, g, b, _) into r, g and b lanes.
+    @inline(__always) static func transpose(_ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ c3: SIMD4<Float>,
+                                             _ c4: SIMD4<Float>, _ c5: SIMD4<Float>, _ c6: SIMD4<Float>, _ c7: SIMD4<Float>) -> (Lanes, Lanes, Lanes) {
+        (Lanes(c0.x, c1.x, c2.x, c3.x, c4.x, c5.x, c6.x, c7.x), Lanes(c0.y, c1.y, c2.y, c3.y, c4.y, c5.y, c6.y, c7.y),
+         Lanes(c0.z, c1.z, c2.z, c3.z, c4.z, c5.z, c6.z, c7.z))
     }
 
     /// a >= b after, each carrying its stride along.

@@ -105,47 +105,4 @@ enum LaneMath {
         let (t, _) = roundEven(m)
         return select(t * t .== q, t, m)
     }
-
-    /// x^p for 0 <= x <= 1 and p > 0, as exp(p * ln x) with Cephes' single-precision
-    /// polynomials (relative error a few 1e-7); 0 below the smallest normal.
-    @inline(__always) static func pow01(_ x: Lanes, _ p: Float) -> Lanes {
-        let tiny = x .< Float.leastNormalMagnitude
-        let bits = unsafeBitCast(max(x, Lanes(repeating: .leastNormalMagnitude)), to: IntLanes.self)
-        // x = m * 2^e, m in [0.5, 1); then m in [sqrt(1/2), sqrt(2)) by moving one factor 2.
-        var e = Lanes((bits &>> 23) &- 126)
-        var m = unsafeBitCast((bits & 0x007F_FFFF) | 0x3F00_0000, to: Lanes.self)
-        let small = m .< 0.707106781186547524
-        e = e + Lanes(unsafeBitCast(small, to: IntLanes.self))   // -1 where small
-        m = select(small, m + m - 1, m - 1)
-        let z = m * m
-        var y: Lanes = 7.0376836292E-2 * m - 1.1514610310E-1
-        y = y * m + 1.1676998740E-1
-        y = y * m - 1.2420140846E-1
-        y = y * m + 1.4249322787E-1
-        y = y * m - 1.6668057665E-1
-        y = y * m + 2.0000714765E-1
-        y = y * m - 2.4999993993E-1
-        y = y * m + 3.3333331174E-1
-        y = y * m * z
-        y = y + e * -2.12194440e-4 - 0.5 * z
-        let ln = m + y + e * 0.693359375
-        let r = exp(ln * p)
-        return zero(r, where: tiny)
-    }
-
-    /// e^x for x <= 0 (Cephes' expf); below -87, about 1e-38.
-    @inline(__always) static func exp(_ v: Lanes) -> Lanes {
-        let x0 = max(v, Lanes(repeating: -87))
-        let (fx, n) = roundEven(x0 * 1.44269504088896341)
-        var x = x0 - fx * 0.693359375
-        x = x - fx * -2.12194440e-4
-        let z = x * x
-        var y: Lanes = 1.9875691500E-4 * x + 1.3981999507E-3
-        y = y * x + 8.3334519073E-3
-        y = y * x + 4.1665795894E-2
-        y = y * x + 1.6666665459E-1
-        y = y * x + 5.0000001201E-1
-        y = y * z + x + 1
-        return y * unsafeBitCast((n &+ 127) &<< 23, to: Lanes.self)
-    }
 }
