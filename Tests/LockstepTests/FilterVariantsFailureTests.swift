@@ -40,6 +40,7 @@ final class FilterVariantsFailureTests: ScratchTestCase {
         let copies = try XCTUnwrap(job.lane).audioCopies
         XCTAssertEqual(copies.count, 3)
         let failed = copies[1].fed, good = copies[0].fed
+        print("variants audio: failed copy fed \(failed.total), holds \(failed.held); good copy fed \(good.total)")
         XCTAssertEqual(failed.held, 0)
         XCTAssertGreaterThan(good.total, Int64(3.9 * Double(AudioFormat.sampleRate)))
         XCTAssertLessThan(failed.total, good.total / 2, "fed \(failed.total) samples after failing at frame 10, of \(good.total)")
