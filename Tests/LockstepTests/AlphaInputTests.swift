@@ -50,24 +50,25 @@ final class AlphaInputTests: ScratchTestCase {
         return path
     }
 
-    /// PNG in MOV (rgba): a third generator and the RGB-with-alpha path: SMPTE bars at 480x360
-    /// (scaled to the canvas) under a left-to-right alpha ramp, with a fully opaque square.
-    func pngInMov() throws -> String {
-        let path = scratch.appendingPathComponent("fgpng.mov").path
-        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i",
-            "smptebars=s=480x360:r=30:d=2,format=rgba,geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='if(between(X,300,420)*between(Y,60,180),255,255*X/W)'",
-            "-c:v", "png", "-pix_fmt", "rgba", path])
+    /// A movie the ffmpeg CLI makes from a lavfi `graph` with `codec` options, in the scratch folder.
+    func made(_ name: String, _ graph: String, _ codec: [String]) throws -> String {
+        let path = scratch.appendingPathComponent(name).path
+        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", graph] + codec + [path])
         return path
     }
 
+    /// PNG in MOV (rgba): a third generator and the RGB-with-alpha path: SMPTE bars at 480x360
+    /// (scaled to the canvas) under a left-to-right alpha ramp, with a fully opaque square.
+    func pngInMov() throws -> String {
+        try made("fgpng.mov", "smptebars=s=480x360:r=30:d=2,format=rgba,geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='if(between(X,300,420)*between(Y,60,180),255,255*X/W)'",
+                 ["-c:v", "png", "-pix_fmt", "rgba"])
+    }
+
     /// FFV1 with alpha (yuva420p) in Matroska: a fourth codec and container, alpha drawn in the
-    /// YUV domain by the encoder's own format: a top-to-bottom ramp with a transparent band.
+    /// YUV domain: a top-to-bottom ramp with a transparent band.
     func ffv1Alpha() throws -> String {
-        let path = scratch.appendingPathComponent("fgffv1.mkv").path
-        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i",
-            "mandelbrot=s=320x240:r=30,trim=duration=2,format=yuva420p,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='if(between(Y,100,139),0,255*Y/H)'",
-            "-c:v", "ffv1", "-pix_fmt", "yuva420p", path])
-        return path
+        try made("fgffv1.mkv", "mandelbrot=s=320x240:r=30,trim=duration=2,format=yuva420p,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='if(between(Y,100,139),0,255*Y/H)'",
+                 ["-c:v", "ffv1", "-pix_fmt", "yuva420p"])
     }
 
     func checkStackMatchesOverlay(_ fg: String, bound: Double) throws {
