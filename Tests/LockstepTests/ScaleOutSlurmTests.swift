@@ -191,4 +191,24 @@ final class ScaleOutSlurmTests: ScratchFolderTestCase {
         XCTAssertTrue(yaml.contains("  completionMode: Indexed\n  completions: 4\n  parallelism: 4\n"), yaml)
         XCTAssertTrue(r.stdout.contains("kubectl wait --for=condition=complete --timeout=24h job/lockstep-out-segments"), r.stdout)
     }
+
+    /// `snake --segments 4 --slurm`: every segment rebuilds the trail (replayed motion, pixels
+    /// pre-rolled), so the joined movie's pictures are the single pass's to the pixel (both
+    /// lossless, --crf 0, decoded by the ffmpeg CLI) and so is its provenance.
+    func testSnakeInFourSegmentsHasTheSinglePassesPixels() throws {
+        let args = [fixture("synthetic/pan.mp4"), "--imu", fixture("synthetic/pan-imu.csv"), "--offset-ms", "87", "--crf", "0", "--gop", "15"]
+        let single = scratch.appendingPathComponent("single.mp4"), joined = scratch.appendingPathComponent("joined.mp4")
+        let one = try lockstep(["snake"] + args + ["-o", single.path])
+        XCTAssertEqual(one.status, 0, one.stderr)
+        let r = try lockstep(["snake"] + args + ["-o", joined.path, "--segments", "4", "--slurm", "--wait"])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("joined \(joined.path): 180 frames from 4 segments, verify clean"), r.stdout)
+        let a = try VerifyJob.scan(single.path), b = try VerifyJob.scan(joined.path)
+        XCTAssertEqual(b.frames.map { $0.provenance?.k }, (0..<180).map { Int64($0) })
+        XCTAssertEqual(b.frames.map { $0.provenance?.src }, a.frames.map { $0.provenance?.src })
+        let pa = try SnakeSegmentTests.pictures(single, width: 320, height: 240), pb = try SnakeSegmentTests.pictures(joined, width: 320, height: 240)
+        XCTAssertEqual(pa.count, 180)
+        XCTAssertEqual(pb.count, 180)
+        XCTAssertEqual(zip(pa, pb).enumerated().filter { $1.0 != $1.1 }.map(\.offset), [], "frames of the joined movie that differ")
+    }
 }
