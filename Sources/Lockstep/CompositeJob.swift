@@ -205,7 +205,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         var emitted: Int64 = 0
         if let origin = segment?.origins.first { snake?.firstFrameTime = Rational.rescale(origin.value, from: origin.timeBase, to: Rational(1, 1_000_000_000)) }
         // Pre-roll frames are drawn here, never handed to the writer.
-        let preRollFrame = firstTick < firstK ? try Frame(width: canvas.width, height: canvas.height) : nil
+        let preRollFrame: Frame? = try firstTick < firstK ? Frame(width: canvas.width, height: canvas.height) : nil
         loop: while failure.error == nil {
             switch sync.step() {
             case .need(let i):
