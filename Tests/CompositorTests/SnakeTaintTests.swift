@@ -1,4 +1,5 @@
 import Compositor
+import TestSupport
 import XCTest
 
 /// The snake's taint (which output pixels still depend on the trail before a segment's
@@ -56,14 +57,9 @@ final class SnakeTaintTests: XCTestCase {
     // MARK: the renderer itself
 
     struct Noise {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var generator: SeededGenerator
+        init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
+        mutating func next() -> UInt64 { generator.next() }
         mutating func picture(_ w: Int, _ h: Int) -> YUVBuffer {
             let b = YUVBuffer(width: w, height: h)
             for plane in [b.image.y, b.image.u, b.image.v] {
@@ -97,7 +93,7 @@ final class SnakeTaintTests: XCTestCase {
     func testTwoInitialStatesAgreeWhereverTheTaintSaysTheyMust() {
         let w = 128, h = 96, a = 70
         let p = SnakeParameters()
-        var noise = Noise(state: 13)
+        var noise = Noise(seed: 13)
         let frames = (0...a).map { _ in noise.picture(w, h) }
         let motions: [SnakeMotion?] = (0...a).map { k in
             let t = Double(k)

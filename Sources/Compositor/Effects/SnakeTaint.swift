@@ -72,25 +72,31 @@ public final class SnakeTaint {
         p.next.withUnsafeMutableBufferPointer { out in
             out.update(repeating: .max)
             p.lo.withUnsafeBufferPointer { lo in
-                for y in 0..<p.height where rows.inside[y] == 2 {
-                    let y0 = Int(rows.index[y]), fy = Int(rows.frac[y])
-                    let y1 = min(y0 + 1, maxY)
-                    // A source row of weight 0 (fy 0: the next row; fy 256: this one) adds nothing.
-                    let useRow0 = fy < 256, useRow1 = fy > 0
-                    let rowInFront = frontY.contains(y)
-                    for x in 0..<w where cols.inside[x] == 2 && !(rowInFront && frontX.contains(x)) {
-                        let x0 = Int(cols.index[x]), fx = Int(cols.frac[x])
-                        let x1 = min(x0 + 1, maxX)
-                        var m = t
-                        if useRow0 {
-                            if fx < 256 { m = min(m, lo[y0 * w + x0]) }
-                            if fx > 0 { m = min(m, lo[y0 * w + x1]) }
+                cols.inside.withUnsafeBufferPointer { inside in
+                    cols.index.withUnsafeBufferPointer { index in
+                        cols.frac.withUnsafeBufferPointer { frac in
+                            for y in 0..<p.height where rows.inside[y] == 2 {
+                                let y0 = Int(rows.index[y]), fy = Int(rows.frac[y])
+                                let r0 = y0 * w, r1 = min(y0 + 1, maxY) * w, o = y * w
+                                // A source row of weight 0 (fy 0: the next row; fy 256: this one) adds nothing.
+                                let useRow0 = fy < 256, useRow1 = fy > 0
+                                let rowInFront = frontY.contains(y)
+                                for x in 0..<w where inside[x] == 2 && !(rowInFront && frontX.contains(x)) {
+                                    let x0 = Int(index[x]), fx = Int(frac[x])
+                                    let x1 = min(x0 + 1, maxX)
+                                    var m = t
+                                    if useRow0 {
+                                        if fx < 256 { m = min(m, lo[r0 + x0]) }
+                                        if fx > 0 { m = min(m, lo[r0 + x1]) }
+                                    }
+                                    if useRow1 {
+                                        if fx < 256 { m = min(m, lo[r1 + x0]) }
+                                        if fx > 0 { m = min(m, lo[r1 + x1]) }
+                                    }
+                                    out[o + x] = m
+                                }
+                            }
                         }
-                        if useRow1 {
-                            if fx < 256 { m = min(m, lo[y1 * w + x0]) }
-                            if fx > 0 { m = min(m, lo[y1 * w + x1]) }
-                        }
-                        out[y * w + x] = m
                     }
                 }
             }
