@@ -88,4 +88,16 @@ final class SnakeSegmentTests: ScratchTestCase {
         XCTAssertEqual(segment.count, samples.count * 2)
         XCTAssertTrue(segment == Array(single[Int(samples.lowerBound) * 2..<Int(samples.upperBound) * 2]), "the segment's FLAC samples are the single pass's")
     }
+    /// A 25 fps input under a 30 fps output (`--sync time`): some ticks repeat a frame, so the
+    /// replay must take each tick's frame by the sync's own rules (and the job checks it did).
+    func testTimeSyncSnakeSegmentOfA25fpsInputIsPixelExact() throws {
+        var options = CompositeOptions(inputs: [Fixtures.url("r25.mp4").path], output: "", blend: .single)
+        options.sync = .time
+        options.frameRate = Rational(30, 1)
+        let gyroOnly = try CalibrateJobTests.readings().map { r -> IMUReading in var r = r; r.accel = nil; return r }
+        var snake = SnakeOptions(readings: gyroOnly, calibration: Self.calibration)
+        snake.gyroGain = 4
+        options.snake = snake
+        try assertSegmentsEqualTheSinglePass(options, ranges: [FrameRange(start: 25, end: 40)])
+    }
 }
