@@ -25,6 +25,14 @@ final class AudioLane {
     func append(_ s: AudioSamples) {
         condition.lock(); defer { condition.unlock() }
         if dropped { return }
+        if let origin, s.start + Int64(s.count) <= origin {
+            // Wholly before the output's first sample, so never read: a segment's pre-roll
+            // (the snake's) decodes from well before it, and must not pile that audio up.
+            if let b = base, b + Int64(left.count) <= origin {
+                left.removeAll(keepingCapacity: true); right.removeAll(keepingCapacity: true); base = nil
+            }
+            return
+        }
         fedCount += Int64(s.count)
         if base == nil { base = s.start }
         let end = base! + Int64(left.count)

@@ -9,6 +9,10 @@ struct SegmentSetup {
     var origins: [Timestamp]
     /// The single pass's length in frames.
     var outputLength: Int64
+    /// The first tick rendered: the segment's first frame, or earlier when frames before it
+    /// must be rendered (not written) to rebuild state the single pass carries from frame to
+    /// frame (the snake's trail).
+    var firstTick: Int64
 }
 
 extension CompositeJob {
@@ -20,23 +24,32 @@ extension CompositeJob {
     /// Opens every input at the place the segment needs: the index of its video packets (one
     /// pass, no decoding), the frame tick A takes from it by the sync's rules, a seek to the
     /// keyframe before that frame (or before the segment's first audio sample, if earlier).
-    /// Throws (naming the input) when the single pass would end before B.
+    /// Throws (naming the input) when the single pass would end before B. `preRoll` gets the
+    /// first input's frames (the video's clock) and says from which tick (at most A) the
+    /// pictures are needed; the audio still starts at A.
     static func startSegment(_ range: FrameRange, lanes: [InputLane], sync: SyncMode, frameRate: Rational,
-                             withAudio: Bool) throws -> SegmentSetup {
+                             withAudio: Bool, preRoll: (SegmentPlan.Frames) -> Int64 = { _ in Int64.max }) throws -> SegmentSetup {
         var origins: [Timestamp] = [], lengths: [Int64] = []
-        var plans: [(SegmentPlan.Start?, KeyframeIndex)] = []
+        var inputs: [(SegmentPlan.Frames, KeyframeIndex)] = []
         for lane in lanes {
             let index = try lane.reader.keyframeIndex()
             let frames = SegmentPlan.Frames(pts: index.pts, durations: index.durations, timeBase: index.timeBase)
             lengths.append(SegmentPlan.ticks(frames, sync: sync, frameRate: frameRate))
             origins.append(Timestamp(index.pts[0], index.timeBase))
-            let lead = withAudio && lane.audio != nil ? audioLead : nil
-            plans.append((SegmentPlan.start(tick: range.start, frames, sync: sync, frameRate: frameRate, audioLead: lead), index))
+            inputs.append((frames, index))
         }
         let length = lengths.min()!
         if range.end > length {
             let i = lengths.firstIndex(of: length)!
             throw FrameRange.pastEnd(range, input: i, path: lanes[i].reader.path, frames: length)
+        }
+        let firstTick = min(range.start, preRoll(inputs[0].0))
+        let plans = zip(lanes, inputs).map { lane, input -> (SegmentPlan.Start?, KeyframeIndex) in
+            let (frames, index) = input
+            let lead = withAudio && lane.audio != nil ? audioLead : nil
+            guard let audio = SegmentPlan.start(tick: range.start, frames, sync: sync, frameRate: frameRate, audioLead: lead),
+                  let video = SegmentPlan.start(tick: firstTick, frames, sync: sync, frameRate: frameRate, audioLead: nil) else { return (nil, index) }
+            return (SegmentPlan.Start(first: video.first, seekFrom: min(video.seekFrom, audio.seekFrom)), index)
         }
         let firstSample = AudioTimeline.samples(coveringFrames: range.start, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
         for (lane, (start, index)) in zip(lanes, plans) {
@@ -45,6 +58,6 @@ extension CompositeJob {
             let origin = Rational.rescale(index.pts[0], from: index.timeBase, to: Rational(1, Int64(AudioFormat.sampleRate)))
             lane.audioOrigin = origin + firstSample
         }
-        return SegmentSetup(origins: origins, outputLength: length)
+        return SegmentSetup(origins: origins, outputLength: length, firstTick: firstTick)
     }
 }

@@ -160,7 +160,13 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             return InputLane(index: i, reader: r, conformer: conformer, poolSize: 4, failure: failure, alphaConformer: alpha)
         }
         let withAudio = lanes.contains { $0.audio != nil }
-        let segment = try options.frames.map { try Self.startSegment($0, lanes: lanes, sync: options.sync, frameRate: frameRate, withAudio: withAudio) }
+        let snake = options.snake.map { SnakeStage(options: $0, canvas: canvas, frameRate: frameRate) }
+        let segment = try options.frames.map { range in
+            try Self.startSegment(range, lanes: lanes, sync: options.sync, frameRate: frameRate, withAudio: withAudio) { frames in
+                guard let snake else { return range.start }
+                return snake.startSegment(at: range.start, videoTime: Self.videoTime(frames, sync: options.sync, frameRate: frameRate))
+            }
+        }
         let firstK = options.frames?.start ?? 0
         let container = OutputPath.container(for: options.output)
         let temporary = OutputPath.temporary(beside: options.output)
@@ -191,12 +197,15 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                                 fps: "\(frameRate.num)/\(frameRate.den)",
                                 inputs: readers.map { Provenance.Input(name: ($0.path as NSString).lastPathComponent,
                                                                        timeBase: "\($0.video.timeBase.num)/\($0.video.timeBase.den)", audio: $0.audio != nil) })
-        var sync = FrameSync<LaneFrame>(mode: options.sync, inputs: lanes.count, frameRate: frameRate, startTick: firstK)
+        // A segment of the snake starts rendering before its first frame (`SnakeStage.startSegment`).
+        let firstTick = segment?.firstTick ?? firstK
+        var sync = FrameSync<LaneFrame>(mode: options.sync, inputs: lanes.count, frameRate: frameRate, startTick: firstTick)
         for (i, origin) in (segment?.origins ?? []).enumerated() { sync.setOrigin(origin, input: i) }
         var endedBy: Int?
         var emitted: Int64 = 0
-        let snake = options.snake.map { SnakeStage(options: $0, canvas: canvas, frameRate: frameRate) }
         if let origin = segment?.origins.first { snake?.firstFrameTime = Rational.rescale(origin.value, from: origin.timeBase, to: Rational(1, 1_000_000_000)) }
+        // Pre-roll frames are drawn here, never handed to the writer.
+        let preRollFrame: Frame? = try firstTick < firstK ? Frame(width: canvas.width, height: canvas.height) : nil
         loop: while failure.error == nil {
             switch sync.step() {
             case .need(let i):
@@ -205,15 +214,16 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                 if let item { sync.push(item.picture.source, payload: item, input: i) } else { sync.finish(input: i) }
             case .release(let item):
                 lanes[item.lane].recycle(item)
-            case .emit:
+            case .emit(let tick):
+                let preRolling = tick < firstK
                 if emitted == options.frames?.count { break loop }  // the segment is complete
                 compositorClock.set("waiting for the writer", busy: false)
-                guard let out = stage.pool.pop() else { break loop }
-                compositorClock.set("blending frame \(emitted)", busy: true)
+                guard let out = preRolling ? preRollFrame : stage.pool.pop() else { break loop }
+                compositorClock.set(preRolling ? "rendering pre-roll frame \(tick)" : "blending frame \(emitted)", busy: true)
                 try out.makeWritable()
                 let matte = options.matte == nil ? nil : sync.chosen(lanes.count - 1).frame
                 blender.blend({ sync.chosen($0).frame }, matte: matte, into: out)
-                let k = firstK + emitted  // the single pass's frame index
+                let k = preRolling ? tick : firstK + emitted  // the single pass's frame index
                 let chain: String?
                 if let matte, let matteMix, options.blend == .single {
                     chain = try filters?.apply(to: out, matte: matte, mix: matteMix, index: k, time: frameRate.inverse * k)
@@ -223,8 +233,10 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                 if let snake {
                     // The video's clock is the first input's: its chosen frame's pts.
                     let pts = sync.chosenFrame(0).pts
-                    snake.apply(to: out, index: k, time: Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, 1_000_000_000)))
+                    snake.apply(to: out, index: k, time: Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, 1_000_000_000)),
+                                written: !preRolling)
                 }
+                if preRolling { continue loop }
                 var record = provenance(of: sync, header: k == 0 ? header : nil)
                 record.filter = chain
                 try out.setUserDataSEI(record.payload())
@@ -265,6 +277,18 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                                    l.reader.damage.map { "\(l.reader.path): damaged \($0), concealed" }
                                } + sync.backwardJumps.map { Self.describe($0, path: options.readerPaths[$0.input]) },
                                picturesDecoded: lanes.map(\.reader.picturesDecoded))
+    }
+
+    /// The video's clock at each tick as the single pass sees it (what `SnakeStage` pairs
+    /// motion with): the time of the first input's frame the sync takes, from its first
+    /// frame's, ns.
+    static func videoTime(_ frames: SegmentPlan.Frames, sync: SyncMode, frameRate: Rational) -> (Int64) -> Int64 {
+        let ns = Rational(1, 1_000_000_000)
+        let origin = Rational.rescale(frames.pts[0], from: frames.timeBase, to: ns)
+        return { tick in
+            let i = SegmentPlan.frame(atTick: tick, frames, sync: sync, frameRate: frameRate)!
+            return Rational.rescale(frames.pts[i], from: frames.timeBase, to: ns) - origin
+        }
     }
 
     /// "input 2 (x.ts): its timestamps go back from 0.967 s to 0.000 s at source frame 30; the output ends there"

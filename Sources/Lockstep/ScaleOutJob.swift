@@ -11,7 +11,10 @@ public enum ScaleOutTarget: Sendable, Equatable {
 /// `lockstep composite ... -o OUT --segments N --slurm|--emit k8s`.
 public struct ScaleOutRequest: Sendable {
     public var composite: CompositeOptions
-    /// The user's arguments after `composite`, as typed.
+    /// The subcommand the segment tasks run (`composite`, `snake`, `filter`): each renders
+    /// through the composite pipeline.
+    public var command = "composite"
+    /// The user's arguments after the subcommand, as typed.
     public var arguments: [String]
     public var segments: Int
     public var target: ScaleOutTarget
@@ -59,7 +62,7 @@ public enum ScaleOutJob {
         }
         let cwd = FileManager.default.currentDirectoryPath
         let output = URL(fileURLWithPath: options.output, relativeTo: URL(fileURLWithPath: cwd, isDirectory: true)).standardizedFileURL.path
-        return try ScaleOutPlan(lockstep: request.lockstep, arguments: arguments, output: output, workingDirectory: cwd,
+        return try ScaleOutPlan(lockstep: request.lockstep, command: request.command, arguments: arguments, output: output, workingDirectory: cwd,
                                 totalFrames: frames, gop: gop, segments: request.segments)
     }
 

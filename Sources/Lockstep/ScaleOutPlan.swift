@@ -29,6 +29,8 @@ extension FrameRange: Codable {
 public struct ScaleOutPlan: Codable, Equatable, Sendable {
     /// Absolute path of the lockstep binary the tasks run (the one that made the plan).
     public var lockstep: String
+    /// The subcommand the tasks run: `composite`, `snake` or `filter`.
+    public var command: String
     /// The user's composite arguments without the output and the scale-out options.
     public var arguments: [String]
     /// Absolute path of the final output.
@@ -39,9 +41,10 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
     public var gop: Int64
     public var segments: [FrameRange]
 
-    public init(lockstep: String, arguments: [String], output: String, workingDirectory: String,
+    public init(lockstep: String, command: String = "composite", arguments: [String], output: String, workingDirectory: String,
                 totalFrames: Int64, gop: Int64, segments count: Int) throws {
         self.lockstep = lockstep
+        self.command = command
         self.arguments = arguments
         self.output = output
         self.workingDirectory = workingDirectory
@@ -91,7 +94,7 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
 
     /// The command of segment `i`, as an argument vector (the binary first).
     public func segmentCommand(_ i: Int) -> [String] {
-        [lockstep, "composite"] + arguments + ["--frames", segments[i].description, "--audio-codec", "flac", "-o", segmentFile(i)]
+        [lockstep, command] + arguments + ["--frames", segments[i].description, "--audio-codec", "flac", "-o", segmentFile(i)]
     }
 
     // MARK: Scripts
@@ -112,7 +115,7 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
         s += "esac\n"
         s += "n=$(printf %04d \"$i\")\n"
         s += "work=\(Self.shellQuote(work))\n"
-        s += "\"$lockstep\" composite \(arguments.map(Self.shellQuote).joined(separator: " ")) --frames \"$frames\" --audio-codec flac -o \"$work/seg-$n.mkv\"\n"
+        s += "\"$lockstep\" \(command) \(arguments.map(Self.shellQuote).joined(separator: " ")) --frames \"$frames\" --audio-codec flac -o \"$work/seg-$n.mkv\"\n"
         s += "echo \"$frames\" > \"$work/seg-$n.done.tmp\"\n"
         s += "mv -f \"$work/seg-$n.done.tmp\" \"$work/seg-$n.done\"\n"
         return s

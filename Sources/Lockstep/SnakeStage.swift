@@ -25,6 +25,9 @@ public struct SnakeSummary: Sendable {
     /// With a report: the time offset the picture's own motion points to (ms), to compare with
     /// the calibration's: a wrong offset pairs every frame with the wrong motion.
     public var measuredOffsetMs: Double?
+    /// A segment render: the frames rendered (not written) before its first frame to rebuild
+    /// the trail (`SnakePreRoll`); nil for a whole render.
+    public var preRollFrames: Int64?
 }
 
 /// The last stage of a composite (or the only one of `lockstep snake`): each frame is paired with
@@ -76,9 +79,21 @@ final class SnakeStage {
         sampler?.sample(from: v - window / 2, to: v - window / 2 + window)
     }
 
+    /// What drives the trail for a motion sample: user acceleration in g with an
+    /// accelerometer, else the rotation rate times the gain.
+    private func snakeMotion(_ sample: MotionSample?) -> SnakeMotion? {
+        sample.map { s -> SnakeMotion in
+            let t = Double(s.time) / 1e9
+            if let u = s.userAcceleration { return SnakeMotion(ax: u.x, ay: u.y, time: t) }
+            // Yaw (about camera y) moves the picture across, pitch (about x) up and down.
+            return SnakeMotion(ax: s.rotationRate.y * options.gyroGain, ay: s.rotationRate.x * options.gyroGain, time: t)
+        }
+    }
+
     /// Applies the effect to `frame` (the composited picture, in place); `time` is the frame's
-    /// time on the video's clock (ns, its pts).
-    func apply(to frame: Frame, index: Int64, time: Int64) {
+    /// time on the video's clock (ns, its pts). A segment's pre-roll frame (`written` false)
+    /// moves the trail but is not counted or reported: the output never shows it.
+    func apply(to frame: Frame, index: Int64, time: Int64, written: Bool = true) {
         if firstFrameTime == nil {
             firstFrameTime = time
             if let start = sampler?.times.first, start > window / 2 {
@@ -86,17 +101,45 @@ final class SnakeStage {
             }
         }
         let v = time - firstFrameTime!
-        lastVideoTime = v
+        segmentPlan?.check(tick: index, videoTime: v, warnings: &summary.warnings)
         let sample = motion(atVideo: v)
-        if sample != nil { summary.framesWithMotion += 1 } else { summary.framesWithoutMotion += 1 }
-        if options.reportPath != nil { record(frame, index: index, time: v, sample: sample) }
-        let motion = sample.map { s -> SnakeMotion in
-            let t = Double(s.time) / 1e9
-            if let u = s.userAcceleration { return SnakeMotion(ax: u.x, ay: u.y, time: t) }
-            // Yaw (about camera y) moves the picture across, pitch (about x) up and down.
-            return SnakeMotion(ax: s.rotationRate.y * options.gyroGain, ay: s.rotationRate.x * options.gyroGain, time: t)
+        if written {
+            lastVideoTime = v
+            if sample != nil { summary.framesWithMotion += 1 } else { summary.framesWithoutMotion += 1 }
+            if options.reportPath != nil { record(frame, index: index, time: v, sample: sample) }
         }
+        let motion = snakeMotion(sample)
         frame.withImage { image in renderer.render(image, motion: motion, into: image) }
+    }
+
+    /// The replay a segment render started from (`startSegment`), to check its frame times
+    /// against those the sync actually takes.
+    private var segmentPlan: SnakeSegmentPlan?
+
+    /// Prepares a segment render of output frames from `start` on: replays the trail's motion
+    /// from frame 0 (the motion of each frame's own time, `videoTime(k)` on the video's clock,
+    /// as the single pass pairs it: no pixels, no decoding), finds by the taint
+    /// (`SnakePreRoll`) how many frames before `start` must be rendered so that frame `start`
+    /// is the single pass's to the bit, and puts the trail's motion where the single pass has
+    /// it before the first of them. Returns that first frame's tick.
+    func startSegment(at start: Int64, videoTime: (Int64) -> Int64) -> Int64 {
+        var trail = SnakeTrail()
+        var before: [SnakeTrail] = [], shifts: [(dx: Double, dy: Double)] = [], times: [Int64] = []
+        before.reserveCapacity(Int(start) + 1); shifts.reserveCapacity(Int(start) + 1); times.reserveCapacity(Int(start) + 1)
+        for k in 0...start {
+            let v = videoTime(k)
+            before.append(trail)
+            times.append(v)
+            trail.advance(snakeMotion(motion(atVideo: v)), damping: options.parameters.damping)
+            shifts.append(trail.shift(options.parameters, width: renderer.width, height: renderer.height))
+        }
+        let d = SnakePreRoll.frames(before: Int(start), width: renderer.width, height: renderer.height,
+                                    parameters: options.parameters) { shifts[$0] }
+        let first = start - Int64(d)
+        summary.preRollFrames = Int64(d)
+        renderer.restore(before[Int(first)])
+        segmentPlan = SnakeSegmentPlan(times: times)
+        return first
     }
 
     private func record(_ frame: Frame, index: Int64, time: Int64, sample: MotionSample?) {
@@ -176,5 +219,20 @@ final class SnakeStage {
         let mapped = options.readings.map { r -> IMUReading in var r = r; r.t = clock.videoNs(fromIMU: r.t); return r }
         return (try? OffsetEstimator.estimate(shifts: shifts, readings: mapped, calibration: options.calibration,
                                              focalLength: focal, searchMs: 1000))?.offsetMs
+    }
+}
+
+/// The frame times a segment's replay assumed, tick by tick: the sync must take the same
+/// frames, or the replayed trail is not the single pass's (said once, as a warning).
+struct SnakeSegmentPlan {
+    let times: [Int64]
+    private var warned = false
+    init(times: [Int64]) { self.times = times }
+
+    mutating func check(tick: Int64, videoTime v: Int64, warnings: inout [String]) {
+        guard !warned, tick >= 0, tick < Int64(times.count), times[Int(tick)] != v else { return }
+        warned = true
+        warnings.append("the snake's segment replay assumed frame time \(SnakeStage.seconds(times[Int(tick)])) s at output frame \(tick), "
+                        + "the sync took \(SnakeStage.seconds(v)) s: the trail may differ from the single pass's")
     }
 }

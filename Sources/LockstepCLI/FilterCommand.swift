@@ -29,6 +29,7 @@ struct FilterCommand: ParsableCommand {
     @Option(help: ArgumentHelp("x264 preset.", valueName: "ultrafast...veryslow")) var preset = "veryfast"
     @Flag(help: "No progress on stderr.") var quiet = false
     @OptionGroup(title: "Segment renders") var segment: SegmentArguments
+    @OptionGroup(title: "Scale-out (segments on a Slurm job array, or Kubernetes manifests)") var scaleOut: ScaleOutArguments
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v or .mov).", valueName: "OUT"))
     var output: String?
@@ -43,6 +44,7 @@ struct FilterCommand: ParsableCommand {
         if let variants {
             guard filters.isEmpty else { throw ValidationError("--variants cannot be combined with --filter or --filter-at; each variant is a whole chain.") }
             guard matte.matte == nil else { throw ValidationError("--variants cannot be combined with --matte.") }
+            guard !scaleOut.requested else { throw ValidationError("--variants cannot be combined with --segments: each variant is a render of its own.") }
             do {
                 try variantOptions(input: input, folder: output, text: variants).check()
                 try OutputPath.checkInput(input)
@@ -86,7 +88,9 @@ struct FilterCommand: ParsableCommand {
             try runVariants(variantOptions(input: input!, folder: output!, text: variants), quiet: quiet)
             return
         }
-        try runComposite(options(input: input!, output: output!), quiet: quiet)
+        let options = try options(input: input!, output: output!)
+        if scaleOut.requested { return try scaleOut.run(options, command: "filter") }
+        try runComposite(options, quiet: quiet)
     }
 }
 

@@ -65,12 +65,14 @@ struct ScaleOutArguments: ParsableArguments {
         return .slurm(SlurmSettings(partition: partition, time: time))
     }
 
-    /// Runs the scale-out of `options`; the segment tasks get the user's own arguments.
-    func run(_ options: CompositeOptions) throws {
+    /// Runs the scale-out of `options`; the segment tasks run `command` (`composite`, `snake`,
+    /// `filter`) with the user's own arguments.
+    func run(_ options: CompositeOptions, command: String = "composite") throws {
         let raw = Array(CommandLine.arguments.dropFirst())
-        let arguments = raw.first == "composite" ? Array(raw.dropFirst()) : raw
+        let arguments = raw.first == command ? Array(raw.dropFirst()) : raw
         var request = ScaleOutRequest(composite: options, arguments: arguments, segments: segments ?? 1, target: target,
                                       lockstep: ScaleOutJob.currentExecutable())
+        request.command = command
         request.dryRun = dryRun
         request.wait = wait
         request.resume = resume

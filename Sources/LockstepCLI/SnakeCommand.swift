@@ -71,6 +71,7 @@ struct SnakeCommand: ParsableCommand {
     @Option(help: "x264 preset.") var preset = "veryfast"
     @Flag(help: "No progress on stderr.") var quiet = false
     @OptionGroup(title: "Segment renders") var segment: SegmentArguments
+    @OptionGroup(title: "Scale-out (segments on a Slurm job array, or Kubernetes manifests)") var scaleOut: ScaleOutArguments
     @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v, .mov or .mkv).", valueName: "OUT")) var output: String
 
     func validate() throws {
@@ -94,6 +95,7 @@ struct SnakeCommand: ParsableCommand {
         options.filter = try filters.schedule()
         options.encode = EncodeSettings(crf: crf, preset: preset)
         segment.apply(to: &options)
+        if scaleOut.requested { return try scaleOut.run(options, command: "snake") }
         try runComposite(options, quiet: quiet)
     }
 }
@@ -109,6 +111,9 @@ func runComposite(_ options: CompositeOptions, quiet: Bool) throws {
     if let range = options.frames {
         // What starting part way in cost: pictures decoded per input, also those before frame A.
         print("frames \(range): pictures decoded per input: \(result.picturesDecoded.map(String.init).joined(separator: ", "))")
+        if let d = result.snake?.preRollFrames {
+            print("snake: \(d) frames rendered before frame \(range.start) to rebuild the trail exactly")
+        }
     }
     if let s = result.snake {
         print("motion: \(s.framesWithMotion) frames paired, \(s.framesWithoutMotion) without"

@@ -191,4 +191,28 @@ final class ScaleOutSlurmTests: ScratchFolderTestCase {
         XCTAssertTrue(yaml.contains("  completionMode: Indexed\n  completions: 4\n  parallelism: 4\n"), yaml)
         XCTAssertTrue(r.stdout.contains("kubectl wait --for=condition=complete --timeout=24h job/lockstep-out-segments"), r.stdout)
     }
+
+    /// `snake --segments 4 --slurm`: every segment rebuilds the trail (replayed motion, pixels
+    /// pre-rolled), so the joined movie's pictures are the single pass's to the pixel (both
+    /// lossless, --crf 0, decoded by the ffmpeg CLI) and so is its provenance. The background
+    /// fixture with the synthetic camera's gyro, the front quad at 0.6: the join runs `verify`,
+    /// whose frozen-frame rule (mean luma change under 0.1) takes a snake whose only change is
+    /// a quarter-size front quad over a still picture for frozen frames.
+    func testSnakeInFourSegmentsHasTheSinglePassesPixels() throws {
+        let args = [fixture("bg.mp4"), "--imu", fixture("synthetic/pan-imu.csv"), "--offset-ms", "87", "--gyro-gain", "4",
+                    "--front-scale", "0.6", "--crf", "0", "--gop", "15"]
+        let single = scratch.appendingPathComponent("single.mp4"), joined = scratch.appendingPathComponent("joined.mp4")
+        let one = try lockstep(["snake"] + args + ["-o", single.path])
+        XCTAssertEqual(one.status, 0, one.stderr)
+        let r = try lockstep(["snake"] + args + ["-o", joined.path, "--segments", "4", "--slurm", "--wait"])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("joined \(joined.path): 90 frames from 4 segments, verify clean"), r.stdout)
+        let a = try VerifyJob.scan(single.path), b = try VerifyJob.scan(joined.path)
+        XCTAssertEqual(b.frames.map { $0.provenance?.k }, (0..<90).map { Int64($0) })
+        XCTAssertEqual(b.frames.map { $0.provenance?.src }, a.frames.map { $0.provenance?.src })
+        let pa = try SnakeSegmentTests.pictures(single, width: 320, height: 240), pb = try SnakeSegmentTests.pictures(joined, width: 320, height: 240)
+        XCTAssertEqual(pa.count, 90)
+        XCTAssertEqual(pb.count, 90)
+        XCTAssertEqual(zip(pa, pb).enumerated().filter { $1.0 != $1.1 }.map(\.offset), [], "frames of the joined movie that differ")
+    }
 }

@@ -30,17 +30,88 @@ public struct SnakeMotion: Equatable, Sendable {
     public init(ax: Double, ay: Double, time: Double) { self.ax = ax; self.ay = ay; self.time = time }
 }
 
+/// The trail's motion: its velocity and the time of the last motion sample (dt is taken from
+/// it). A function of the motion alone, never of the pixels: a segment render replays it from
+/// frame 0 without decoding (`SnakePreRoll`).
+public struct SnakeTrail: Equatable, Sendable {
+    public var vx = 0.0, vy = 0.0
+    public var lastMotionTime: Double?
+    public init() {}
+
+    /// One frame's motion; nil (no motion for this frame) lets the velocity decay.
+    public mutating func advance(_ motion: SnakeMotion?, damping: Double) {
+        if let motion {
+            let dt = lastMotionTime.map { max(0, motion.time - $0) } ?? 0
+            lastMotionTime = motion.time
+            vx = (vx + motion.ax * dt) * damping
+            vy = (vy + motion.ay * dt) * damping
+        } else {
+            vx *= damping
+            vy *= damping
+        }
+    }
+
+    /// The shift of the trail quad in pixels (across, down) on a width x height canvas.
+    public func shift(_ parameters: SnakeParameters, width: Int, height: Int) -> (dx: Double, dy: Double) {
+        let m = parameters.mirror ? -1.0 : 1.0
+        let tx = vx * parameters.shiftGain * Double(width) * m
+        let ty = vy * parameters.shiftGain * Double(width)
+        return (tx * Double(width) / 2, ty * Double(height) / 2)
+    }
+}
+
+/// How one quad samples one plane along one axis: per destination pixel, whether it is outside
+/// the quad (0), in its border (1) or inside (2), and inside, the source pixel and the weight of
+/// the next one in 1/256ths. The renderer and the taint (`SnakeTaint`) both build their tables
+/// here, so the taint follows the very footprint the pixels are drawn with.
+enum SnakeSampling {
+    /// The quad's centre on a plane of pw x ph whose luma plane is lw x lh, moved by (dx, dy)
+    /// luma pixels.
+    static func centre(plane pw: Int, _ ph: Int, luma lw: Int, _ lh: Int, dx: Double, dy: Double) -> (x: Double, y: Double) {
+        let sx = Double(pw) / Double(lw), sy = Double(ph) / Double(lh)
+        return (Double(pw) / 2 + dx * sx, Double(ph) / 2 + dy * sy)
+    }
+
+    /// The table of one axis: `n` destination pixels, the quad from `origin` over `extent`,
+    /// `srcSize` source pixels.
+    static func table(_ n: Int, _ origin: Double, _ extent: Double, _ srcSize: Int, border: Double,
+                      _ index: inout [Int32], _ frac: inout [Int32], _ inside: inout [UInt8]) {
+        for i in 0..<n {
+            let t = (Double(i) + 0.5 - origin) / extent   // 0...1 across the quad
+            if t < 0 || t >= 1 { inside[i] = 0; continue }
+            inside[i] = (t < border || t > 1 - border) ? 1 : 2   // 1: border
+            let x = min(max(t * Double(srcSize) - 0.5, 0), Double(srcSize - 1))
+            let x0 = Int(x)
+            // Weights in 1/256ths: the per-pixel work is integer only.
+            index[i] = Int32(x0); frac[i] = Int32(((x - Double(x0)) * 256).rounded())
+        }
+    }
+
+    /// Both axes' tables of a quad of `scale` centred at (cx, cy) on a dw x dh plane, sampling a
+    /// sw x sh source.
+    static func tables(scale: Double, cx: Double, cy: Double, dw: Int, dh: Int, sw: Int, sh: Int, border: Double,
+                       cols: inout AxisTable, rows: inout AxisTable) {
+        let qw = scale * Double(dw), qh = scale * Double(dh)
+        table(dw, cx - qw / 2, qw, sw, border: border, &cols.index, &cols.frac, &cols.inside)
+        table(dh, cy - qh / 2, qh, sh, border: border, &rows.index, &rows.frac, &rows.inside)
+    }
+
+    struct AxisTable {
+        var index: [Int32], frac: [Int32], inside: [UInt8]
+        init(count n: Int) { index = Array(repeating: 0, count: n); frac = index; inside = Array(repeating: 0, count: n) }
+    }
+}
+
 public final class SnakeRenderer {
     public let width: Int, height: Int
     public var parameters: SnakeParameters
-    public private(set) var velocity = (x: 0.0, y: 0.0)
-    private var lastMotionTime: Double?
+    public private(set) var trail = SnakeTrail()
+    public var velocity: (x: Double, y: Double) { (trail.vx, trail.vy) }
     /// Ping-pong: the previous output and the one being drawn.
     private var previous: YUVBuffer
     private var drawing: YUVBuffer
     // Per-row and per-column sampling tables, reused every frame (no allocation per frame).
-    private var colIndex: [Int32], colFrac: [Int32], colInside: [UInt8]
-    private var rowIndex: [Int32], rowFrac: [Int32], rowInside: [UInt8]
+    private var cols: SnakeSampling.AxisTable, rows: SnakeSampling.AxisTable
 
     public init(width: Int, height: Int, parameters: SnakeParameters = SnakeParameters()) {
         self.width = width; self.height = height; self.parameters = parameters
@@ -48,31 +119,23 @@ public final class SnakeRenderer {
         drawing = YUVBuffer(width: width, height: height)
         PlaneKernels.fill(previous.image, .black)
         let n = max(width, height)
-        colIndex = Array(repeating: 0, count: n); colFrac = Array(repeating: 0, count: n); colInside = Array(repeating: 0, count: n)
-        rowIndex = colIndex; rowFrac = colFrac; rowInside = colInside
+        cols = SnakeSampling.AxisTable(count: n); rows = cols
+    }
+
+    /// Puts the renderer in a state a run had before some frame: the trail's motion, and
+    /// (optionally) its previous output. A segment render restores the single pass's motion
+    /// and pre-rolls the pixels; tests start two renderers from different pictures.
+    public func restore(_ trail: SnakeTrail, previousOutput picture: YUVImage? = nil) {
+        self.trail = trail
+        if let picture { PlaneKernels.copy(picture, into: previous.image) }
     }
 
     /// The shift of the trail quad, in pixels (across, down), for the current velocity.
-    public var trailShift: (dx: Double, dy: Double) {
-        let m = parameters.mirror ? -1.0 : 1.0
-        let tx = velocity.x * parameters.shiftGain * Double(width) * m
-        let ty = velocity.y * parameters.shiftGain * Double(width)
-        return (tx * Double(width) / 2, ty * Double(height) / 2)
-    }
+    public var trailShift: (dx: Double, dy: Double) { trail.shift(parameters, width: width, height: height) }
 
     /// Advances the trail velocity by one frame's motion; nil (no motion for this frame) lets
     /// the velocity decay.
-    public func advance(_ motion: SnakeMotion?) {
-        if let motion {
-            let dt = lastMotionTime.map { max(0, motion.time - $0) } ?? 0
-            lastMotionTime = motion.time
-            velocity.x = (velocity.x + motion.ax * dt) * parameters.damping
-            velocity.y = (velocity.y + motion.ay * dt) * parameters.damping
-        } else {
-            velocity.x *= parameters.damping
-            velocity.y *= parameters.damping
-        }
-    }
+    public func advance(_ motion: SnakeMotion?) { trail.advance(motion, damping: parameters.damping) }
 
     /// Draws the next output from `current` (same size) into `out`, and keeps it as the trail.
     public func render(_ current: YUVImage, motion: SnakeMotion?, into out: YUVImage) {
@@ -89,43 +152,32 @@ public final class SnakeRenderer {
 
     /// Draws `src` scaled by `scale` about the centre, moved by (dx, dy) pixels, with its border.
     func draw(_ src: YUVImage, scale: Double, dx: Double, dy: Double, into dst: YUVImage) {
-        drawPlane(src.y, dst.y, scale: scale, cx: Double(dst.y.width) / 2 + dx, cy: Double(dst.y.height) / 2 + dy, black: 16)
-        let sx = Double(dst.u.width) / Double(dst.y.width), sy = Double(dst.u.height) / Double(dst.y.height)
-        drawPlane(src.u, dst.u, scale: scale, cx: Double(dst.u.width) / 2 + dx * sx, cy: Double(dst.u.height) / 2 + dy * sy, black: 128)
-        drawPlane(src.v, dst.v, scale: scale, cx: Double(dst.v.width) / 2 + dx * sx, cy: Double(dst.v.height) / 2 + dy * sy, black: 128)
+        func plane(_ s: Plane, _ d: Plane, black: UInt8) {
+            let c = SnakeSampling.centre(plane: d.width, d.height, luma: dst.y.width, dst.y.height, dx: dx, dy: dy)
+            drawPlane(s, d, scale: scale, cx: c.x, cy: c.y, black: black)
+        }
+        plane(src.y, dst.y, black: 16)
+        plane(src.u, dst.u, black: 128)
+        plane(src.v, dst.v, black: 128)
     }
 
     /// One plane: a pixel whose centre falls inside the quad samples src bilinearly at the
     /// matching point; inside the border band it is black; outside the quad it is left alone.
     private func drawPlane(_ s: Plane, _ d: Plane, scale: Double, cx: Double, cy: Double, black: UInt8) {
-        let qw = scale * Double(d.width), qh = scale * Double(d.height)
-        let left = cx - qw / 2, top = cy - qh / 2
-        func table(_ n: Int, _ origin: Double, _ extent: Double, _ srcSize: Int,
-                   _ index: inout [Int32], _ frac: inout [Int32], _ inside: inout [UInt8]) {
-            for i in 0..<n {
-                let t = (Double(i) + 0.5 - origin) / extent   // 0...1 across the quad
-                if t < 0 || t >= 1 { inside[i] = 0; continue }
-                inside[i] = (t < parameters.border || t > 1 - parameters.border) ? 1 : 2   // 1: border
-                let x = min(max(t * Double(srcSize) - 0.5, 0), Double(srcSize - 1))
-                let x0 = Int(x)
-                // Weights in 1/256ths: the per-pixel work is integer only.
-                index[i] = Int32(x0); frac[i] = Int32(((x - Double(x0)) * 256).rounded())
-            }
-        }
-        table(d.width, left, qw, s.width, &colIndex, &colFrac, &colInside)
-        table(d.height, top, qh, s.height, &rowIndex, &rowFrac, &rowInside)
+        SnakeSampling.tables(scale: scale, cx: cx, cy: cy, dw: d.width, dh: d.height, sw: s.width, sh: s.height,
+                             border: parameters.border, cols: &cols, rows: &rows)
         let maxX = s.width - 1, maxY = s.height - 1
-        for y in 0..<d.height where rowInside[y] != 0 {
+        for y in 0..<d.height where rows.inside[y] != 0 {
             let out = d.row(y)
-            if rowInside[y] == 1 {
-                for x in 0..<d.width where colInside[x] != 0 { out[x] = black }
+            if rows.inside[y] == 1 {
+                for x in 0..<d.width where cols.inside[x] != 0 { out[x] = black }
                 continue
             }
-            let y0 = Int(rowIndex[y]), fy = Int(rowFrac[y])
+            let y0 = Int(rows.index[y]), fy = Int(rows.frac[y])
             let r0 = s.row(y0), r1 = s.row(min(y0 + 1, maxY))
-            colInside.withUnsafeBufferPointer { inside in
-                colIndex.withUnsafeBufferPointer { index in
-                    colFrac.withUnsafeBufferPointer { frac in
+            cols.inside.withUnsafeBufferPointer { inside in
+                cols.index.withUnsafeBufferPointer { index in
+                    cols.frac.withUnsafeBufferPointer { frac in
                         for x in 0..<d.width {
                             let kind = inside[x]
                             if kind == 0 { continue }
