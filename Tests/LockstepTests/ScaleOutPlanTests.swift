@@ -42,7 +42,8 @@ final class ScaleOutPlanTests: XCTestCase {
 
     func testSegmentArgumentsDropTheOutputAndTheScaleOutOptions() throws {
         let typed = ["--blend", "quad", "-o", "out.mp4", "--segments", "4", "--slurm", "--partition=debug", "--time", "10:00",
-                     "--wait", "--dry-run", "--resume", "--gop", "12", "a.mp4", "--output=x.mp4", "-oy.mp4", "b c.mp4"]
+                     "--wait", "--wait-timeout", "60", "--dry-run", "--resume", "--gop", "12", "a.mp4", "--output=x.mp4", "-oy.mp4", "b c.mp4",
+                     "--wait-timeout=5"]
         XCTAssertEqual(try ScaleOutCommandLine.segmentArguments(typed), ["--blend", "quad", "--gop", "12", "a.mp4", "b c.mp4"])
         XCTAssertThrowsError(try ScaleOutCommandLine.segmentArguments(["--frames", "0:10", "a.mp4"])) {
             XCTAssertEqual("\($0)", "--frames cannot be given with --segments: each segment task sets it.")
