@@ -1,12 +1,17 @@
 import ArgumentParser
+import Foundation
 import XCTest
 @testable import LockstepCLI
 
 /// `--wait-timeout`'s sentences, parsed without running anything.
 final class ScaleOutWaitTimeoutValidationTests: XCTestCase {
+    let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+
     func message(_ extra: [String]) -> String {
         do {
-            _ = try CompositeCommand.parse(["--blend", "mix", "-o", "/tmp/o.mp4", "a.mp4", "b.mp4"] + extra)
+            _ = try CompositeCommand.parse(["--blend", "mix", "-o", "/tmp/o.mp4", fixtures.appendingPathComponent("fg.mp4").path,
+                                          fixtures.appendingPathComponent("bg.mp4").path] + extra)
             return "accepted"
         } catch {
             return CompositeCommand.message(for: error)
