@@ -139,7 +139,7 @@ public enum ScaleOutJob {
         if let submitter {
             let jobs = ScaleOutStore.loadJobs(work: fresh.work)
             if !jobs.isEmpty, let active = try submitter.states(of: jobs).first(where: { SlurmSubmitter.activeStates.contains($0.state) }) {
-                throw JobError("\(fresh.work): job \(active.id) of this scale-out is still \(active.state.lowercased()); wait for it or scancel it before --resume.")
+                throw JobError("\(fresh.work): job \(active.id) of this scale-out is still \(active.state.lowercased()); add --wait to wait for it, or scancel it before --resume.")
             }
         }
         return saved
