@@ -44,6 +44,18 @@ extension InputFormat {
         return packets
     }
 
+    /// An MP4/MOV stream's samples less those its edit list cuts (flagged discarded in the
+    /// index), when the index lists every sample; else nil. Counts flags only: cheap, and valid
+    /// with B-frames too.
+    static func shownSamples(_ ctx: UnsafeMutablePointer<AVFormatContext>, _ st: UnsafeMutablePointer<AVStream>) -> Int64? {
+        guard String(cString: ctx.pointee.iformat.pointee.name).hasPrefix("mov,") else { return nil }
+        let count = avformat_index_get_entries_count(st)
+        guard count > 0, Int64(count) == st.pointee.nb_frames else { return nil }
+        var shown: Int64 = 0
+        for i in 0..<count where (avformat_index_get_entry(st, i)!.pointee.flags & AVINDEX_DISCARD_FRAME) == 0 { shown += 1 }
+        return shown
+    }
+
     /// Where a stream's packet records come from: the sample table, or a pass over every packet.
     func keyframePackets(of stream: Int32, into packet: Packet) throws -> (packets: [KeyframeIndex.Packet], source: KeyframeIndex.Source) {
         if let table = sampleTablePackets(of: stream) { return (table, .sampleTable) }

@@ -19,6 +19,8 @@ final class SegmentSampleTableTests: ScratchTestCase {
         try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=s=160x120:r=25:d=5",
                                    "-f", "lavfi", "-i", "sine=f=440:r=48000:d=5",
                                    "-c:v", "libx264", "-bf", "0", "-g", "30", "-c:a", "aac", "-ac", "2", b])
+        // What a scale-out plans from: the frames shown, not the samples the cut's index lists.
+        XCTAssertEqual(CompositeJob.expectedFrames([try MovieReader(path: cut, audio: false)], sync: .index, frameRate: Rational(25, 1)), 137)
         for path in [cut, b] {
             let reader = try MovieReader(path: path, audio: false)
             _ = try reader.keyframeIndex()

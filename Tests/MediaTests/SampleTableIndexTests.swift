@@ -70,6 +70,9 @@ final class SampleTableIndexTests: MediaTestCase {
         XCTAssertEqual(table?.filter(\.discard).count, 15)
         XCTAssertEqual(pass.filter(\.discard).count, 15)
         try assertSameIndex(p, frames: 105)
+        let video = try MovieReader(path: p, audio: false).video
+        XCTAssertEqual(video.indexedFrames, 120)
+        XCTAssertEqual(video.shownFrames, 105)
         let index = try KeyframeIndex(packets: table!, timeBase: Rational(1, 15360))
         XCTAssertEqual(index.pts.first, 0)
         XCTAssertNil(index.seekPoints[0], "frame 0 is mid-GOP: decoded from the stream's start")
