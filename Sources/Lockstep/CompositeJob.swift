@@ -313,7 +313,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         let counts: [Int64] = readers.compactMap { r in
             switch sync {
             case .index:
-                if let n = r.video.indexedFrames { return n }
+                if let n = r.video.shownFrames ?? r.video.indexedFrames { return n }
                 guard let d = r.video.duration ?? r.containerDuration, let fps = r.video.frameRate else { return nil }
                 return Rational.rescale(1, from: d * fps, to: Rational(1, 1))
             case .time:

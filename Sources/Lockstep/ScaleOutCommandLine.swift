@@ -5,7 +5,7 @@
 /// user wrote it. Pure.
 public enum ScaleOutCommandLine {
     /// Options of ours that take a value.
-    public static let valueOptions: Set<String> = ["--segments", "--partition", "--time", "--emit", "--image", "--volume-claim", "-o", "--output"]
+    public static let valueOptions: Set<String> = ["--segments", "--partition", "--time", "--emit", "--image", "--volume-claim", "--wait-timeout", "-o", "--output"]
     /// Options of ours without a value.
     public static let flags: Set<String> = ["--slurm", "--dry-run", "--wait", "--resume"]
     /// Options a segment task sets itself: the user cannot give them with --segments.

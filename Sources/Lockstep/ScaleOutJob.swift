@@ -20,6 +20,8 @@ public struct ScaleOutRequest: Sendable {
     public var target: ScaleOutTarget
     public var dryRun = false
     public var wait = false
+    /// With `wait`: stop waiting after this many seconds (the jobs go on).
+    public var waitTimeout: Double?
     public var resume = false
     /// Absolute path of the lockstep binary the tasks run.
     public var lockstep: String
@@ -69,11 +71,18 @@ public enum ScaleOutJob {
     // MARK: Slurm
 
     static func runSlurm(_ fresh: ScaleOutPlan, settings: SlurmSettings, request: ScaleOutRequest, say: (String) -> Void) throws {
+        try fresh.checkSlurmPaths()
         let submitter: SlurmSubmitter? = request.dryRun ? try? SlurmSubmitter() : try SlurmSubmitter()
         let work = fresh.work
         var plan = fresh
         var todo = Array(plan.segments.indices)
         if request.resume {
+            // A scale-out whose jobs still run (a `--wait` that timed out): wait for them again.
+            if request.wait, !request.dryRun, let submitter, let jobs = try stillRunning(fresh, submitter: submitter) {
+                say("waiting again for jobs \(jobs.joined(separator: ", ")) of this scale-out")
+                return try waitAndReport(try ScaleOutStore.loadPlan(work: work), jobs: jobs, submitter: submitter,
+                                         timeout: request.waitTimeout, say: say)
+            }
             plan = try resumablePlan(fresh, submitter: submitter)
             todo = plan.segments.indices.filter { !FileManager.default.fileExists(atPath: plan.doneMarker($0)) }
         } else if FileManager.default.fileExists(atPath: work) {
@@ -117,7 +126,7 @@ public enum ScaleOutJob {
         ids.append(join)
         try ScaleOutStore.saveJobs(ids, work: work)
         say("submitted the join as job \(join)" + (todo.isEmpty ? "" : " (after job \(ids[0]) succeeds)"))
-        if request.wait { try waitAndReport(plan, jobs: ids, submitter: submitter, say: say) }
+        if request.wait { try waitAndReport(plan, jobs: ids, submitter: submitter, timeout: request.waitTimeout, say: say) }
     }
 
     /// The plan in the work folder, when it is the same render as the one asked for and none
@@ -133,15 +142,34 @@ public enum ScaleOutJob {
         if let submitter {
             let jobs = ScaleOutStore.loadJobs(work: fresh.work)
             if !jobs.isEmpty, let active = try submitter.states(of: jobs).first(where: { SlurmSubmitter.activeStates.contains($0.state) }) {
-                throw JobError("\(fresh.work): job \(active.id) of this scale-out is still \(active.state.lowercased()); wait for it or scancel it before --resume.")
+                throw JobError("\(fresh.work): job \(active.id) of this scale-out is still \(active.state.lowercased()); add --wait to wait for it, or scancel it before --resume.")
             }
         }
         return saved
     }
 
+    /// The saved jobs of the scale-out in `fresh`'s work folder that are still pending or
+    /// running, nil if none (or no work folder, or another render's).
+    static func stillRunning(_ fresh: ScaleOutPlan, submitter: SlurmSubmitter) throws -> [String]? {
+        guard FileManager.default.fileExists(atPath: fresh.planFile),
+              let saved = try? ScaleOutStore.loadPlan(work: fresh.work),
+              saved.arguments == fresh.arguments, saved.segments == fresh.segments, saved.output == fresh.output else { return nil }
+        let jobs = ScaleOutStore.loadJobs(work: fresh.work)
+        guard !jobs.isEmpty, try submitter.anyActive(jobs) else { return nil }
+        return jobs
+    }
+
     /// Polls squeue until no job of the scale-out is pending or running, then says what happened.
-    static func waitAndReport(_ plan: ScaleOutPlan, jobs: [String], submitter: SlurmSubmitter, say: (String) -> Void) throws {
-        while try submitter.anyActive(jobs) { usleep(500_000) }
+    /// After `timeout` seconds it stops waiting, leaves the jobs running and throws a sentence
+    /// naming them (`--resume --wait` waits again).
+    static func waitAndReport(_ plan: ScaleOutPlan, jobs: [String], submitter: SlurmSubmitter, timeout: Double? = nil,
+                              poll: Double = 0.5, say: (String) -> Void) throws {
+        let start = ProcessInfo.processInfo.systemUptime  // monotonic: a clock change cannot end the wait
+        while try submitter.anyActive(jobs) {
+            let waited = ProcessInfo.processInfo.systemUptime - start
+            if let timeout, waited >= timeout { throw JobError.timedOut(plan, jobs: jobs, after: timeout) }
+            Thread.sleep(forTimeInterval: min(poll, timeout.map { max(0.001, $0 - waited) } ?? poll))
+        }
         if !FileManager.default.fileExists(atPath: plan.work) && FileManager.default.fileExists(atPath: plan.output) {
             say("joined \(plan.output): \(plan.totalFrames) frames from \(plan.segments.count) segments, verify clean")
             return
@@ -190,5 +218,14 @@ public enum ScaleOutJob {
         try ScaleOutStore.write(Data(readme.utf8), to: readmeFile)
         say("wrote \(segmentsFile), \(joinFile) and \(readmeFile)")
         say(readme)
+    }
+}
+
+extension JobError {
+    /// `--wait-timeout` ran out: one sentence naming the jobs left running and the way on.
+    static func timedOut(_ plan: ScaleOutPlan, jobs: [String], after seconds: Double) -> JobError {
+        let names = jobs.count == 1 ? "job \(jobs[0])" : "jobs " + jobs.dropLast().joined(separator: ", ") + " and " + jobs.last!
+        let limit = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+        return JobError("\(plan.output): not finished after --wait-timeout \(limit) s; \(names) left running (squeue -j \(jobs.joined(separator: ","))); run the same command with --resume --wait to wait again.")
     }
 }

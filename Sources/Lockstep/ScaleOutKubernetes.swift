@@ -34,53 +34,49 @@ extension ScaleOutPlan {
 
     private func podSpec(container: String, command: [String], settings: KubernetesSettings, indent: String) -> String {
         let folder = URL(fileURLWithPath: output).deletingLastPathComponent().path
-        var s = ""
-        s += "\(indent)restartPolicy: Never\n"
-        s += "\(indent)containers:\n"
-        s += "\(indent)- name: \(container)\n"
-        s += "\(indent)  image: \(Self.yaml(settings.image))\n"
-        s += "\(indent)  workingDir: \(Self.yaml(workingDirectory))\n"
-        s += "\(indent)  command: [\(command.map(Self.yaml).joined(separator: ", "))]\n"
-        s += "\(indent)  env:\n"
-        s += "\(indent)  - name: LOCKSTEP\n"
-        s += "\(indent)    value: \"lockstep\"\n"
-        s += "\(indent)  volumeMounts:\n"
-        s += "\(indent)  - name: shared\n"
-        s += "\(indent)    mountPath: \(Self.yaml(folder))\n"
-        s += "\(indent)volumes:\n"
-        s += "\(indent)- name: shared\n"
-        s += "\(indent)  persistentVolumeClaim:\n"
-        s += "\(indent)    claimName: \(Self.yaml(settings.volumeClaim))\n"
-        return s
+        return [
+            "restartPolicy: Never",
+            "containers:",
+            "- name: \(container)",
+            "  image: \(Self.yaml(settings.image))",
+            "  workingDir: \(Self.yaml(workingDirectory))",
+            "  command: [\(command.map(Self.yaml).joined(separator: ", "))]",
+            "  env:",
+            "  - name: LOCKSTEP",
+            "    value: \"lockstep\"",
+            "  volumeMounts:",
+            "  - name: shared",
+            "    mountPath: \(Self.yaml(folder))",
+            "volumes:",
+            "- name: shared",
+            "  persistentVolumeClaim:",
+            "    claimName: \(Self.yaml(settings.volumeClaim))",
+        ].map { indent + $0 + "\n" }.joined()
     }
 
-    private func jobHead(_ name: String, about: String) -> String {
-        "# Lockstep scale-out of \(output): \(about)\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: \(name)\nspec:\n"
+    /// A Job: its `spec` fields (one "key: value" a line), then the pod template.
+    private func job(_ name: String, about: String, spec: [String], container: String, command: [String], settings: KubernetesSettings) -> String {
+        var s = "# Lockstep scale-out of \(Self.comment(output)): \(about)\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: \(name)\nspec:\n"
+        for field in spec { s += "  \(field)\n" }
+        s += "  template:\n"
+        s += "    spec:\n"
+        return s + podSpec(container: container, command: command, settings: settings, indent: "      ")
     }
 
     /// The segments as one Indexed Job: pod i gets `JOB_COMPLETION_INDEX=i` and runs the same
     /// `segment.sh` the Slurm array runs. A failed index is retried with the same index.
     public func kubernetesSegmentsJob(_ settings: KubernetesSettings, parallelism: Int? = nil) -> String {
-        var s = jobHead("\(jobBaseName)-segments", about: "\(segments.count) segment renders (frames \(segments.map(\.description).joined(separator: ", "))).")
-        s += "  completionMode: Indexed\n"
-        s += "  completions: \(segments.count)\n"
-        s += "  parallelism: \(parallelism ?? segments.count)\n"
-        s += "  backoffLimit: \(3 * segments.count)\n"
-        s += "  template:\n"
-        s += "    spec:\n"
-        s += podSpec(container: "segment", command: ["/bin/bash", segmentScriptFile], settings: settings, indent: "      ")
-        return s
+        job("\(jobBaseName)-segments", about: "\(segments.count) segment renders (frames \(segments.map(\.description).joined(separator: ", "))).",
+            spec: ["completionMode: Indexed", "completions: \(segments.count)", "parallelism: \(parallelism ?? segments.count)",
+                   "backoffLimit: \(3 * segments.count)"],
+            container: "segment", command: ["/bin/bash", segmentScriptFile], settings: settings)
     }
 
     /// The join as a plain Job (one pod), to create after the segments' Job is complete.
     public func kubernetesJoinJob(_ settings: KubernetesSettings) -> String {
-        var s = jobHead("\(jobBaseName)-join", about: "the join. Create it only after \(jobBaseName)-segments is complete.")
-        s += "  completions: 1\n"
-        s += "  backoffLimit: 0\n"
-        s += "  template:\n"
-        s += "    spec:\n"
-        s += podSpec(container: "join", command: ["lockstep", "join-segments", work], settings: settings, indent: "      ")
-        return s
+        job("\(jobBaseName)-join", about: "the join. Create it only after \(jobBaseName)-segments is complete.",
+            spec: ["completions: 1", "backoffLimit: 0"],
+            container: "join", command: ["lockstep", "join-segments", work], settings: settings)
     }
 
     /// How to run the two Jobs, written beside them.

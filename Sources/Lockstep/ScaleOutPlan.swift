@@ -130,10 +130,10 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
     /// What both scripts start with: the sbatch directives, strict bash, the binary to run.
     private func scriptHead(job: String, log: String, slurm: SlurmSettings, about: String, extra: String = "") -> String {
         var s = "#!/bin/bash\n"
-        s += "# Lockstep scale-out of \(output): \(about)\n"
+        s += "# Lockstep scale-out of \(Self.comment(output)): \(about)\n"
         s += "#SBATCH --job-name=\(job)\n" + extra
-        s += "#SBATCH --output=\(work)/\(log)\n"
-        s += "#SBATCH --chdir=\(workingDirectory)\n"
+        s += "#SBATCH --output=\(Self.sbatchQuote(Self.sbatchLiteral(work) + "/" + log))\n"
+        s += "#SBATCH --chdir=\(Self.sbatchQuote(workingDirectory))\n"
         s += slurm.directives
         s += "set -euo pipefail\n"
         s += "lockstep=${LOCKSTEP:-\(Self.shellQuote(lockstep))}\n"
@@ -159,6 +159,38 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
         return parts.joined(separator: ",")
     }
 
+    /// A value for an `#SBATCH` line: as it is when that is safe, else double-quoted. sbatch
+    /// takes a directive's argument up to white space or an unquoted `#` (the rest of the line is
+    /// a comment); inside "..." or '...' spaces and `#` are kept, and a backslash takes the next
+    /// character as it is (Slurm's sbatch/opt.c, `_get_argument`). No shell reads these lines:
+    /// `$` and backquotes are plain characters there.
+    public static func sbatchQuote(_ s: String) -> String {
+        if !s.isEmpty && !s.contains(where: { $0.isWhitespace || "#\"'\\".contains($0) }) { return s }
+        return "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    /// A path inside sbatch's `--output` filename pattern: `%` is its replacement symbol and
+    /// `%%` a plain `%` (sbatch(1), "filename pattern").
+    public static func sbatchLiteral(_ path: String) -> String { path.replacingOccurrences(of: "%", with: "%%") }
+
+    /// Text for a `#` comment line: a newline in a file name would end the comment.
+    static func comment(_ s: String) -> String {
+        s.replacingOccurrences(of: "\n", with: "?").replacingOccurrences(of: "\r", with: "?")
+    }
+
+    /// Paths `#SBATCH` lines cannot carry: a newline ends the directive, and a backslash in
+    /// `--output` turns off the `%a` that names each task's log (sbatch(1), "filename pattern").
+    public func checkSlurmPaths() throws {
+        for (what, path) in [("the output", output), ("the submitting folder", workingDirectory)] {
+            if path.contains(where: { $0 == "\n" || $0 == "\r" }) {
+                throw JobError("\(path): --slurm cannot use \(what) here: a path with a line break cannot go into an #SBATCH line.")
+            }
+        }
+        if output.contains("\\") {
+            throw JobError("\(output): --slurm cannot use an output path with a backslash: sbatch then ignores the %a that names each task's log.")
+        }
+    }
+
     /// A word for bash: as it is when it holds only safe characters, else single-quoted.
     public static func shellQuote(_ s: String) -> String {
         let safe = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+@%")
@@ -175,8 +207,8 @@ public struct SlurmSettings: Codable, Equatable, Sendable {
 
     var directives: String {
         var s = ""
-        if let partition { s += "#SBATCH --partition=\(partition)\n" }
-        if let time { s += "#SBATCH --time=\(time)\n" }
+        if let partition { s += "#SBATCH --partition=\(ScaleOutPlan.sbatchQuote(partition))\n" }
+        if let time { s += "#SBATCH --time=\(ScaleOutPlan.sbatchQuote(time))\n" }
         return s
     }
 }

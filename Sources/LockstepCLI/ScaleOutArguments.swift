@@ -27,6 +27,9 @@ struct ScaleOutArguments: ParsableArguments {
     @Flag(help: "--slurm: wait for the join and report (exit 1 when a segment or the join failed).")
     var wait = false
 
+    @Option(name: .customLong("wait-timeout"), help: ArgumentHelp("--wait: stop waiting after SECONDS and exit 1, leaving the jobs running (--resume --wait waits again).", valueName: "SECONDS"))
+    var waitTimeout: Double?
+
     @Flag(help: "--slurm: submit again only the segments not done, then the join.")
     var resume = false
 
@@ -43,7 +46,8 @@ struct ScaleOutArguments: ParsableArguments {
 
     func validate() throws {
         guard requested else {
-            for (given, name) in [(partition != nil, "--partition"), (time != nil, "--time"), (dryRun, "--dry-run"), (wait, "--wait"), (resume, "--resume")] where given {
+            for (given, name) in [(partition != nil, "--partition"), (time != nil, "--time"), (dryRun, "--dry-run"), (wait, "--wait"),
+                                 (waitTimeout != nil, "--wait-timeout"), (resume, "--resume")] where given {
                 throw ValidationError("\(name) needs --segments N with --slurm.")
             }
             return
@@ -53,11 +57,18 @@ struct ScaleOutArguments: ParsableArguments {
         if slurm && emit != nil { throw ValidationError("--slurm and --emit k8s exclude each other: submit, or write manifests.") }
         guard slurm || emit != nil else { throw ValidationError("--segments needs --slurm or --emit k8s.") }
         if emit != nil {
-            for (given, name) in [(partition != nil, "--partition"), (time != nil, "--time"), (wait, "--wait"), (resume, "--resume")] where given {
+            for (given, name) in [(partition != nil, "--partition"), (time != nil, "--time"), (wait, "--wait"),
+                                  (waitTimeout != nil, "--wait-timeout"), (resume, "--resume")] where given {
                 throw ValidationError("\(name) goes with --slurm, not --emit k8s.")
             }
         }
         if wait && dryRun { throw ValidationError("--wait and --dry-run exclude each other: a dry run submits nothing.") }
+        if let waitTimeout {
+            guard wait else { throw ValidationError("--wait-timeout needs --wait.") }
+            guard waitTimeout.isFinite, waitTimeout > 0 else {
+                throw ValidationError("--wait-timeout must be a positive number of seconds (got \(waitTimeout)).")
+            }
+        }
     }
 
     var target: ScaleOutTarget {
@@ -75,6 +86,7 @@ struct ScaleOutArguments: ParsableArguments {
         request.command = command
         request.dryRun = dryRun
         request.wait = wait
+        request.waitTimeout = waitTimeout
         request.resume = resume
         try ScaleOutJob.run(request) { print($0) }
     }

@@ -10,7 +10,7 @@ final class InputFormat {
     let path: String
     private var handle: UnsafeMutablePointer<AVFormatContext>?
     /// A FIFO we opened ourselves (FFmpeg's `pipe:` protocol does not close it), else -1.
-    private var fifo: Int32 = -1
+    private(set) var fifo: Int32 = -1
     /// Kept alive here: the context's interrupt callback points at it, unretained.
     let cancellation: CancellationToken
 
@@ -66,10 +66,15 @@ final class InputFormat {
         return vs
     }
 
+    /// Packets `read(into:)` has taken from the demuxer (any stream): what opening part way in
+    /// costs, counted for tests.
+    private(set) var packetsRead = 0
+
     /// Reads the next packet; false at the end of the file.
     func read(into packet: Packet) throws -> Bool {
         let r = av_read_frame(context, packet.pointer)
         if r == AVERROR_EOF_CODE { return false }
+        packetsRead += 1
         do { try check(r, "av_read_frame", path: path) } catch let e as MediaError { throw e.unreadable() }
         return true
     }

@@ -16,9 +16,20 @@ public struct KeyframeIndex: Equatable, Sendable {
         public var dts: Int64?
         public var duration: Int64
         public var keyframe: Bool
-        public init(pts: Int64?, dts: Int64?, duration: Int64, keyframe: Bool) {
-            self.pts = pts; self.dts = dts; self.duration = duration; self.keyframe = keyframe
+        /// Decoded but never shown: before or after an MP4 edit list's range (mov.c's
+        /// `AV_PKT_FLAG_DISCARD`; the decoder drops the picture). Not a frame of the index.
+        public var discard: Bool
+        public init(pts: Int64?, dts: Int64?, duration: Int64, keyframe: Bool, discard: Bool = false) {
+            self.pts = pts; self.dts = dts; self.duration = duration; self.keyframe = keyframe; self.discard = discard
         }
+    }
+
+    /// Where the packet records came from.
+    public enum Source: Equatable, Sendable {
+        /// The container's sample table (MP4/MOV without composition offsets): no packet read.
+        case sampleTable
+        /// One pass over every video packet, without decoding (Matroska, B-frames, anything else).
+        case packetPass
     }
 
     public let timeBase: Rational
@@ -43,14 +54,15 @@ public struct KeyframeIndex: Equatable, Sendable {
         case repeatedTimestamp(Int64)
     }
 
-    /// The index of packets read in decode order. Throws `Problem` when presentation order
-    /// cannot be known.
+    /// The index of packets read in decode order (discarded ones are passed over: decoding from
+    /// the start never shows them, so frame k is the k-th picture shown). Throws `Problem`
+    /// when presentation order cannot be known.
     public init(packets: [Packet], timeBase: Rational) throws {
         self.timeBase = timeBase
-        guard !packets.isEmpty else { throw Problem.noFrames }
+        guard packets.contains(where: { !$0.discard }) else { throw Problem.noFrames }
         var order: [(pts: Int64, packet: Int)] = []
         order.reserveCapacity(packets.count)
-        for (i, p) in packets.enumerated() {
+        for (i, p) in packets.enumerated() where !p.discard {
             guard let t = p.pts ?? p.dts else { throw Problem.noTimestamp(packet: i) }
             order.append((t, i))
         }

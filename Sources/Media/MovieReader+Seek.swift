@@ -12,18 +12,28 @@ struct SeekState {
     /// The keyframe packet decoding starts from, until it has been read: video packets the
     /// demuxer gives before it are skipped.
     var key: KeyframeIndex.Packet?
+    /// Where `keyframeIndex()` took the packet records from.
+    var source: KeyframeIndex.Source?
 }
 
 /// Starting a `MovieReader` part way in (`--frames`): seek to a keyframe, decode forward, drop
 /// the pictures before the first one wanted, and number pictures by their place in the stream.
 extension MovieReader {
-    /// Every video frame's place and where decoding can start: one pass over the video packets
-    /// without decoding (a demuxer index alone cannot say where B-frames are shown), after which
-    /// the demuxer is back at the start. Call before reading.
+    /// Every video frame's place and where decoding can start: from an MP4/MOV's sample table
+    /// where it lists every sample's shown time (no packet read), else one pass over the video
+    /// packets without decoding (Matroska has no per-frame index; with B-frames FFmpeg's index
+    /// holds decode times only), after which the demuxer is back at the start. Call before reading.
     public func keyframeIndex() throws -> KeyframeIndex {
-        let packets = try input.indexPackets(of: videoStream, into: Packet())
+        let (packets, source) = try input.keyframePackets(of: videoStream, into: Packet())
+        seekState.source = source
         return try KeyframeIndex(packets: packets, video: video, path: path, containerName: containerName)
     }
+
+    /// Where `keyframeIndex()` found the frames, once called.
+    public var keyframeIndexSource: KeyframeIndex.Source? { seekState.source }
+
+    /// Packets read from the demuxer so far (every stream's, the index pass's included).
+    public var packetsRead: Int { input.packetsRead }
 
     /// Starts at presentation frame `first`: seeks to the keyframe of the GOP holding frame `from`
     /// (at most `first`; earlier to give the audio decoder time to settle), so pictures from

@@ -14,6 +14,9 @@ public struct VideoInfo: Equatable, Sendable {
     public var frameRate: Rational?
     /// Frames the container's index lists (exact for MP4/MOV), if it has one.
     public var indexedFrames: Int64?
+    /// Of those, the frames decoding from the start shows: an MP4 edit list can cut samples that
+    /// are decoded but never shown (a `-ss ... -c copy` cut mid-GOP). nil without an index.
+    public var shownFrames: Int64? = nil
     public var duration: Rational?
     public var startTime: Timestamp?
 }
@@ -348,6 +351,7 @@ public final class MovieReader {
             size: Size(width: w, height: h), displaySize: displayed, rotation: rotation,
             pixelFormat: Scaler.formatName(par.format), timeBase: tb, frameRate: rate,
             indexedFrames: nb > 0 ? nb : nil,
+            shownFrames: InputFormat.shownSamples(ctx, st),
             duration: dur > 0 && dur != NOPTS ? tb * dur : nil,
             startTime: start != NOPTS ? Timestamp(start, tb) : nil)
     }

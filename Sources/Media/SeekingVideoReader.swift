@@ -1,8 +1,8 @@
 import CFFmpeg
 import Compositor
 
-/// One movie's video stream read out of order: its `KeyframeIndex` is built when it opens (one
-/// pass over the packets, no decoding), then `decode(_:)` seeks to the keyframe a range of
+/// One movie's video stream read out of order: its `KeyframeIndex` is built when it opens (from
+/// an MP4's sample table, or else one pass over the packets, no decoding), then `decode(_:)` seeks to the keyframe a range of
 /// frames needs and decodes from there, handing over only the frames of the range. Memory is
 /// the decoder's own (its reference pictures and frame threads), whatever the length of the
 /// file or of its GOPs: what the caller keeps of the frames handed over is the caller's.
@@ -35,7 +35,7 @@ public final class SeekingVideoReader {
         stream = vs
         let st = input.stream(vs)
         video = MovieReader.describeVideo(ctx, st)
-        let packets = try input.indexPackets(of: vs, into: packet)
+        let packets = try input.keyframePackets(of: vs, into: packet).packets
         index = try KeyframeIndex(packets: packets, video: video, path: path, containerName: input.containerName)
         decoder = try Decoder(stream: st, path: path, threads: threads, explode: true)
     }

@@ -42,7 +42,8 @@ final class ScaleOutPlanTests: XCTestCase {
 
     func testSegmentArgumentsDropTheOutputAndTheScaleOutOptions() throws {
         let typed = ["--blend", "quad", "-o", "out.mp4", "--segments", "4", "--slurm", "--partition=debug", "--time", "10:00",
-                     "--wait", "--dry-run", "--resume", "--gop", "12", "a.mp4", "--output=x.mp4", "-oy.mp4", "b c.mp4"]
+                     "--wait", "--wait-timeout", "60", "--dry-run", "--resume", "--gop", "12", "a.mp4", "--output=x.mp4", "-oy.mp4", "b c.mp4",
+                     "--wait-timeout=5"]
         XCTAssertEqual(try ScaleOutCommandLine.segmentArguments(typed), ["--blend", "quad", "--gop", "12", "a.mp4", "b c.mp4"])
         XCTAssertThrowsError(try ScaleOutCommandLine.segmentArguments(["--frames", "0:10", "a.mp4"])) {
             XCTAssertEqual("\($0)", "--frames cannot be given with --segments: each segment task sets it.")
@@ -79,7 +80,7 @@ final class ScaleOutPlanTests: XCTestCase {
         let lines = s.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.first, "#!/bin/bash")
         for expected in ["#SBATCH --array=1,3", "#SBATCH --partition=render", "#SBATCH --time=02:00:00", "#SBATCH --chdir=/shared/in",
-                         "#SBATCH --output=/shared/out/.final cut.mp4.lockstep-work/seg-%4a.log",
+                         "#SBATCH --output=\"/shared/out/.final cut.mp4.lockstep-work/seg-%4a.log\"",
                          "  0) frames=0:20 ;;", "  3) frames=70:100 ;;",
                          "work='/shared/out/.final cut.mp4.lockstep-work'",
                          "lockstep=${LOCKSTEP:-/opt/lockstep/bin/lockstep}",
@@ -90,6 +91,61 @@ final class ScaleOutPlanTests: XCTestCase {
         // The marker comes after the render: `set -e` skips it when the render fails.
         XCTAssertTrue(lines.contains("set -euo pipefail"))
         XCTAssertLessThan(lines.firstIndex { $0.hasPrefix("\"$lockstep\" composite") }!, lines.firstIndex { $0.hasPrefix("mv -f") }!)
+    }
+
+    /// sbatch reads an #SBATCH value up to white space or `#` unless quoted, takes `\\` as an
+    /// escape, and `%` in --output as a replacement symbol (`%%` a plain one).
+    func testSbatchQuoting() {
+        XCTAssertEqual(ScaleOutPlan.sbatchQuote("/shared/in"), "/shared/in")
+        XCTAssertEqual(ScaleOutPlan.sbatchQuote("/a b/c"), "\"/a b/c\"")
+        XCTAssertEqual(ScaleOutPlan.sbatchQuote("/take#2"), "\"/take#2\"")
+        XCTAssertEqual(ScaleOutPlan.sbatchQuote("/say \"hi\""), "\"/say \\\"hi\\\"\"")
+        XCTAssertEqual(ScaleOutPlan.sbatchQuote("it's"), "\"it's\"")
+        XCTAssertEqual(ScaleOutPlan.sbatchQuote("$HOME"), "$HOME")
+        XCTAssertEqual(ScaleOutPlan.sbatchQuote(""), "\"\"")
+        XCTAssertEqual(ScaleOutPlan.sbatchLiteral("/x/100% cut"), "/x/100%% cut")
+    }
+
+    /// Spaces, `#`, `%`, quotes and `$` in the work folder, the inputs and the submitting folder:
+    /// every #SBATCH value quoted for sbatch, every shell word for bash, the YAML strings quoted.
+    func testPathsWithSpacesAndOddCharactersAreQuotedEverywhere() throws {
+        let p = try ScaleOutPlan(lockstep: "/opt/lock step/lockstep", arguments: ["--blend", "chromakey", "my fg.mp4", "/in/bg #2 $x.mp4"],
+                                 output: "/shared/out 100%/take #1 \"best\".mp4", workingDirectory: "/shared/in put",
+                                 totalFrames: 100, gop: 10, segments: 4)
+        let s = p.segmentScript(indices: [0, 1, 2, 3], slurm: SlurmSettings(partition: "gpu nodes", time: "1:00:00"))
+        let lines = s.split(separator: "\n").map(String.init)
+        for expected in ["#SBATCH --output=\"/shared/out 100%%/.take #1 \\\"best\\\".mp4.lockstep-work/seg-%4a.log\"",
+                         "#SBATCH --chdir=\"/shared/in put\"",
+                         "#SBATCH --partition=\"gpu nodes\"",
+                         "#SBATCH --time=1:00:00",
+                         "work='/shared/out 100%/.take #1 \"best\".mp4.lockstep-work'",
+                         "lockstep=${LOCKSTEP:-'/opt/lock step/lockstep'}",
+                         "\"$lockstep\" composite --blend chromakey 'my fg.mp4' '/in/bg #2 $x.mp4' --frames \"$frames\" --audio-codec flac -o \"$work/seg-$n.mkv\""] {
+            XCTAssertTrue(lines.contains(expected), "missing line: \(expected)\n\(s)")
+        }
+        let join = p.joinScript(slurm: SlurmSettings())
+        XCTAssertTrue(join.contains("#SBATCH --output=\"/shared/out 100%%/.take #1 \\\"best\\\".mp4.lockstep-work/join.log\"\n"), join)
+        XCTAssertTrue(join.contains("exec \"$lockstep\" join-segments '/shared/out 100%/.take #1 \"best\".mp4.lockstep-work'\n"), join)
+        let yaml = p.kubernetesSegmentsJob(KubernetesSettings())
+        XCTAssertTrue(yaml.contains("  workingDir: \"/shared/in put\"\n"), yaml)
+        XCTAssertTrue(yaml.contains("    mountPath: \"/shared/out 100%\"\n"), yaml)
+        XCTAssertTrue(yaml.contains("  command: [\"/bin/bash\", \"/shared/out 100%/.take #1 \\\"best\\\".mp4.lockstep-work/segment.sh\"]\n"), yaml)
+        XCTAssertNoThrow(try p.checkSlurmPaths())
+    }
+
+    /// A line break would end the #SBATCH line (and the comment above it); a backslash turns off
+    /// sbatch's %a: one sentence each, before anything is written.
+    func testPathsSlurmCannotCarryAreSentences() throws {
+        var p = try plan()
+        p.output = "/shared/two\nlines.mp4"
+        XCTAssertThrowsError(try p.checkSlurmPaths()) {
+            XCTAssertEqual("\($0)", "/shared/two\nlines.mp4: --slurm cannot use the output here: a path with a line break cannot go into an #SBATCH line.")
+        }
+        XCTAssertFalse(p.kubernetesJoinJob(KubernetesSettings()).contains("two\nlines"), "the YAML comment stays one line")
+        p.output = "/shared/back\\slash.mp4"
+        XCTAssertThrowsError(try p.checkSlurmPaths()) {
+            XCTAssertEqual("\($0)", "/shared/back\\slash.mp4: --slurm cannot use an output path with a backslash: sbatch then ignores the %a that names each task's log.")
+        }
     }
 
     func testJoinScriptRunsTheHiddenJoinOnTheWorkFolder() throws {

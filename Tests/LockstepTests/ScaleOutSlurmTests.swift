@@ -142,6 +142,30 @@ final class ScaleOutSlurmTests: ScratchFolderTestCase {
         try assertSameRender(single, out, frames: 60, bands: [.band(1), .band(0)])
     }
 
+    /// An output folder and name with spaces, `#`, `%` and quotes (sbatch's #SBATCH values and
+    /// `--output` pattern), and a `--wait-timeout` shorter than the job: one line naming the jobs,
+    /// exit 1, nothing cancelled; `--resume --wait` then waits for the same jobs to the end.
+    func testOddOutputPathAndAWaitThatTimesOutThenResumes() throws {
+        let folder = scratch.appendingPathComponent("out dir #1 100%")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let out = folder.appendingPathComponent("take \"1\".mp4").path, work = ScaleOutPlan.workFolder(for: out)
+        let args = ["composite", "--blend", "chromakey", "--gop", "15", fixture("fg.mp4"), fixture("bg.mp4"), "-o", out, "--segments", "4", "--slurm", "--wait"]
+        let first = try lockstep(args + ["--wait-timeout", "0.5"])
+        XCTAssertEqual(first.status, 1, first.stdout + first.stderr)
+        let lines = first.stdout.split(separator: "\n")
+        let ids = [lines.first { $0.hasPrefix("submitted segments ") }?.split(separator: " ").last,
+                   lines.first { $0.hasPrefix("submitted the join as job ") }?.split(separator: " ")[5]].compactMap { $0.map(String.init) }
+        XCTAssertEqual(ids.count, 2, first.stdout)
+        XCTAssertEqual(first.stderr, "Error: \(out): not finished after --wait-timeout 0.5 s; jobs \(ids[0]) and \(ids[1]) left running (squeue -j \(ids.joined(separator: ","))); run the same command with --resume --wait to wait again.\n")
+        let again = try lockstep(args + ["--resume"])
+        XCTAssertEqual(again.status, 0, again.stdout + again.stderr)
+        XCTAssertTrue(again.stdout.contains("waiting again for jobs \(ids[0]), \(ids[1]) of this scale-out\n"), again.stdout)
+        XCTAssertTrue(again.stdout.contains("joined \(out): 60 frames from 4 segments, verify clean"), again.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work), "the work folder is removed")
+        XCTAssertEqual(try VerifyJob.scan(out).frames.count, 60)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["take \"1\".mp4"])
+    }
+
     func testBadRequestsAreOneSentence() throws {
         let out = scratch.appendingPathComponent("out.mp4").path
         let base = ["composite", "--blend", "chromakey", fixture("fg.mp4"), fixture("bg.mp4"), "-o", out]
