@@ -68,6 +68,8 @@ public final class SnakeRenderer {
             lastMotionTime = motion.time
             velocity.x = (velocity.x + motion.ax * dt) * parameters.damping
             velocity.y = (velocity.y + motion.ay * dt) * parameters.damping
+            // An absurd trace (1e308 rad/s) must not leave the trail at infinity for good.
+            if !(velocity.x.isFinite && velocity.y.isFinite) { velocity = (0, 0) }
         } else {
             velocity.x *= parameters.damping
             velocity.y *= parameters.damping
@@ -104,7 +106,8 @@ public final class SnakeRenderer {
                    _ index: inout [Int32], _ frac: inout [Int32], _ inside: inout [UInt8]) {
             for i in 0..<n {
                 let t = (Double(i) + 0.5 - origin) / extent   // 0...1 across the quad
-                if t < 0 || t >= 1 { inside[i] = 0; continue }
+                // Written so that NaN (a trail pushed to infinity) is outside too.
+                guard t >= 0 && t < 1 else { inside[i] = 0; continue }
                 inside[i] = (t < parameters.border || t > 1 - parameters.border) ? 1 : 2   // 1: border
                 let x = min(max(t * Double(srcSize) - 0.5, 0), Double(srcSize - 1))
                 let x0 = Int(x)
