@@ -1,4 +1,5 @@
 import Foundation
+import Media
 import Motion
 
 /// What `lockstep calibrate` was asked: the movie, the trace, and whatever the user fixed.
@@ -55,10 +56,11 @@ public enum CalibrateJob {
     /// Below this the result is printed with a warning to check it (scale: Calibration/README.md).
     public static let lowConfidence = 0.5
 
-    public static func run(_ request: CalibrateRequest) throws -> CalibrationResult {
+    /// `cancellation`: raised from a stop signal's queue; decoding then stops with `JobError.cancelled`.
+    public static func run(_ request: CalibrateRequest, cancellation: CancellationToken = CancellationToken()) throws -> CalibrationResult {
         // LOCKSTEP_MOTION_OVERLAP=0: the benchmark's "before" (decoding waits for each batch's correlations).
         let overlap = ProcessInfo.processInfo.environment["LOCKSTEP_MOTION_OVERLAP"] != "0"
-        let motion = try FrameMotionExtractor.extract(path: request.video, overlap: overlap)
+        let motion = try FrameMotionExtractor.extract(path: request.video, overlap: overlap, cancellation: cancellation)
         return try calibrate(request, motion: motion)
     }
 

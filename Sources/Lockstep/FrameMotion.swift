@@ -40,8 +40,11 @@ public enum FrameMotionExtractor {
     /// `overlap`: false waits for each batch's correlations before decoding the next (the way it
     /// was before the two buffers; `scripts/bench-calibrate` times both: LOCKSTEP_MOTION_OVERLAP=0).
     /// The results are the same either way.
-    public static func extract(path: String, workers: Int? = nil, overlap: Bool = true) throws -> FrameMotionSeries {
-        let reader = try LumaReader(path: path)
+    /// `cancellation`: checked before each picture; once raised, the batch in flight is waited
+    /// for and `JobError.cancelled` thrown (a stop signal under `lockstep calibrate`).
+    public static func extract(path: String, workers: Int? = nil, overlap: Bool = true,
+                               cancellation: CancellationToken = CancellationToken()) throws -> FrameMotionSeries {
+        let reader = try LumaReader(path: path, cancellation: cancellation)
         let n = reader.side, area = n * n, k = Double(reader.scale)
         let workerCount = max(1, workers ?? ProcessInfo.processInfo.activeProcessorCount)
         let pool = (0..<workerCount).map { _ in CorrelationWorker(size: n) }
@@ -76,6 +79,7 @@ public enum FrameMotionExtractor {
             // Slot 0 holds the previous batch's last picture; slots 1...batch this batch's.
             var count = 0
             while count < batch {
+                if cancellation.isCancelled { group.wait(); throw JobError.cancelled }
                 guard let t = try pictures.withSlot(count + 1, { try reader.next(into: $0) }) else { break }
                 pictures.times[count] = t
                 count += 1

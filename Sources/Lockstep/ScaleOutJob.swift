@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import Media
+import Motion
 
 /// Where a scale-out goes.
 public enum ScaleOutTarget: Sendable, Equatable {
@@ -64,6 +65,11 @@ public enum ScaleOutJob {
         }
         let cwd = FileManager.default.currentDirectoryPath
         let output = URL(fileURLWithPath: options.output, relativeTo: URL(fileURLWithPath: cwd, isDirectory: true)).standardizedFileURL.path
+        // The output's path and the current folder go into job-script and manifest comments: a
+        // line break there would start a line bash (or YAML) reads.
+        for (what, p) in [("-o", output), ("the current folder", cwd)] where p.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw JobError("\(what) \(MessageText.quote(p, limit: 200)): a path with a line break or another control character cannot go into a job script; use another name.")
+        }
         return try ScaleOutPlan(lockstep: request.lockstep, command: request.command, arguments: arguments, output: output, workingDirectory: cwd,
                                 totalFrames: frames, gop: gop, segments: request.segments)
     }

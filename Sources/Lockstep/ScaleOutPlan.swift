@@ -205,6 +205,13 @@ public struct SlurmSettings: Codable, Equatable, Sendable {
     public var time: String?
     public init(partition: String? = nil, time: String? = nil) { self.partition = partition; self.time = time }
 
+    /// A value that can stand after `#SBATCH --partition=` or `--time=` as one word.
+    public static func isDirectiveWord(_ s: String) -> Bool {
+        !s.isEmpty && s.unicodeScalars.allSatisfy { c in
+            switch c { case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ".", ",", ":": return true; default: return false }
+        }
+    }
+
     var directives: String {
         var s = ""
         if let partition { s += "#SBATCH --partition=\(ScaleOutPlan.sbatchQuote(partition))\n" }

@@ -40,14 +40,38 @@ struct CalibrateCommand: ParsableCommand {
         let name = URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent
         var base = try calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) } ?? Calibration(name: name)
         base.name = name
-        let source = try TraceSource.open(path: imu, trace: trace)
-        let info = try source.single().info
-        let request = CalibrateRequest(
-            video: video, readings: try source.readings(), base: base, baseIsProfile: calibration != nil,
-            axisMapping: axisMapping.map { .orientation($0) },
-            traceOrientation: CalibrateRequest.statedOrientation(info), traceAxisMapping: CalibrateRequest.statedAxisMapping(info),
-            focalLength: focalLength, searchMs: searchMs)
-        let r = try CalibrateJob.run(request)
+        // A stop signal raises the token: decoding stops at the next picture (or a blocked open
+        // returns), nothing is saved, exit 128 + the signal. The profile is only ever written
+        // after the job, by an atomic rename, so no partial profile can carry -o's name.
+        let token = CancellationToken()
+        let r: CalibrationResult
+        do {
+            r = try withCancellation({
+                token.cancel()
+                // Reading a trace from a FIFO or a stalled mount blocks in read(), which no
+                // token reaches; nothing is written before the job ends, so ending the process
+                // then leaves nothing behind.
+                let status = 128 + (lastStopSignal() ?? SIGINT)
+                DispatchQueue.global().asyncAfter(deadline: .now() + 3) {
+                    FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
+                    _exit(status)
+                }
+            }) {
+                let source = try TraceSource.open(path: imu, trace: trace)
+                let info = try source.single().info
+                let request = CalibrateRequest(
+                    video: video, readings: try source.readings(), base: base, baseIsProfile: calibration != nil,
+                    axisMapping: axisMapping.map { .orientation($0) },
+                    traceOrientation: CalibrateRequest.statedOrientation(info), traceAxisMapping: CalibrateRequest.statedAxisMapping(info),
+                    focalLength: focalLength, searchMs: searchMs)
+                let r = try CalibrateJob.run(request, cancellation: token)
+                if token.isCancelled { throw JobError.cancelled }
+                return r
+            }
+        } catch let error as JobError where error == .cancelled {
+            FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
+            throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
+        }
         try r.profile.save(URL(fileURLWithPath: output))
         for line in r.report { print(line) }
         print("wrote \(output)")

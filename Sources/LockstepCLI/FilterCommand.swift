@@ -56,6 +56,8 @@ struct FilterCommand: ParsableCommand {
             return
         }
         guard !filters.isEmpty else { throw ValidationError("--filter CHAIN or --filter-at T=CHAIN is needed; `lockstep filter --list` prints the presets.") }
+        // The mode says what the matte does to a key's alpha: filter has no key, so it was ignored (exit 0).
+        if matte.matteMode != nil { throw ValidationError("--matte-mode goes with composite's keyed blends; filter weights its filter by the matte.") }
         do {
             try options(input: input, output: output).check()
             try OutputPath.checkInput(input)

@@ -34,7 +34,13 @@ struct LockstepCommand: ParsableCommand {
             try command.run()
         } catch {
             let code = exitCode(for: error)
-            let text = fullMessage(for: error)
+            var text = fullMessage(for: error)
+            // The message itself (a path or value the user gave may hold a line break) is
+            // escaped whole before the text is cut into lines: it stays one line, the usage after it.
+            let message = self.message(for: error)
+            if message.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" }) {
+                text = text.replacingOccurrences(of: message, with: MessageText.quote(message, limit: 500))
+            }
             if code == .success {
                 if !text.isEmpty { print(text) }
             } else if !text.isEmpty {

@@ -63,6 +63,14 @@ struct ScaleOutArguments: ParsableArguments {
             }
         }
         if wait && dryRun { throw ValidationError("--wait and --dry-run exclude each other: a dry run submits nothing.") }
+        // Both go into the scripts as `#SBATCH --partition=P` lines: a line break would start a
+        // line bash runs, a space would cut the directive.
+        if let partition, !SlurmSettings.isDirectiveWord(partition) {
+            throw ValidationError("--partition must be a Slurm partition name (letters, digits, - _ . , only), found '\(MessageText.quote(partition))'.")
+        }
+        if let time, !SlurmSettings.isDirectiveWord(time) {
+            throw ValidationError("--time must be a Slurm time limit such as 2:00:00 or 1-12 (letters, digits, - _ . , : only), found '\(MessageText.quote(time))'.")
+        }
         if let waitTimeout {
             guard wait else { throw ValidationError("--wait-timeout needs --wait.") }
             guard waitTimeout.isFinite, waitTimeout > 0 else {

@@ -43,6 +43,21 @@ struct SnakeArguments: ParsableArguments {
         if let imu, !FileManager.default.fileExists(atPath: imu) { throw ValidationError("\(imu): no such file.") }
     }
 
+    /// The report is written over whatever has its name: never over the movie, the output, the
+    /// trace or the profile (`--report TRACE` replaced the trace with the CSV report).
+    func checkReport(input: String, output: String) throws {
+        guard let report else { return }
+        let real = { (p: String) in URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path }
+        if real(report) == real(output) { throw ValidationError("--report \(report) is the output movie; write the report somewhere else.") }
+        do {
+            try OutputPath.checkPlace(report, inputs: [input, output] + [imu, calibration].compactMap { $0 })
+        } catch let error as JobError {
+            throw ValidationError("--report \(error.description)")
+        }
+    }
+
+    static let maximumRate = 1000.0
+
     func options() throws -> SnakeOptions {
         guard let imu else { throw ValidationError("--imu TRACE is needed for the snake effect.") }
         let source = try TraceSource.open(path: imu, trace: trace)
@@ -50,7 +65,12 @@ struct SnakeArguments: ParsableArguments {
         // No profile: a camera file's telemetry states its own axes (and is on the video's clock).
         if calibration == nil, let m = CalibrateRequest.statedAxisMapping(try source.single().info) { profile.axisMapping = m }
         if let offsetMs { profile.timeOffsetMs = offsetMs }
-        var o = SnakeOptions(readings: try source.readings(), calibration: profile)
+        let readings = try source.readings()
+        // Gyros top out near 35 rad/s (2000 degrees/s); 1e308 rad/s crashed the renderer.
+        if let bad = readings.first(where: { r in !((r.gyro * r.gyro).sum() <= Self.maximumRate * Self.maximumRate) }) {
+            throw JobError("\(imu): a gyro reading at \(String(format: "%.3f", Double(bad.t) / 1e9)) s is beyond 1000 rad/s; not a trace of a camera's motion.")
+        }
+        var o = SnakeOptions(readings: readings, calibration: profile)
         o.gyroGain = gyroGain
         o.parameters.trailScale = trailScale; o.parameters.frontScale = frontScale
         o.parameters.damping = damping; o.parameters.shiftGain = shiftGain; o.parameters.mirror = mirror
@@ -83,10 +103,11 @@ struct SnakeCommand: ParsableCommand {
             segment.apply(to: &options)
             try options.check()
             try OutputPath.checkInput(input)
-            try OutputPath.check(output, inputs: [input])
+            try OutputPath.check(output, inputs: [input] + [snake.imu, snake.calibration].compactMap { $0 })
         } catch let error as JobError {
             throw ValidationError(error.description)
         }
+        try snake.checkReport(input: input, output: output)
     }
 
     func run() throws {

@@ -45,9 +45,10 @@ public final class LumaReader {
 
     /// `side`: the analysis square's samples per side, or nil for the motion analysis's
     /// default (256 when the picture's shorter side has 256 pixels, else 128).
-    public init(path: String, side wanted: Int? = nil, threads: Int32 = 0) throws {
+    /// `cancellation`: raising it makes a blocked open or read return (a FIFO with no writer).
+    public init(path: String, side wanted: Int? = nil, threads: Int32 = 0, cancellation: CancellationToken = CancellationToken()) throws {
         self.path = path
-        input = try InputFormat(path: path, cancellation: CancellationToken())
+        input = try InputFormat(path: path, cancellation: cancellation)
         let ctx = input.context
         let vs = try input.onlyBestVideoStream()
         streamIndex = vs

@@ -61,10 +61,44 @@ public struct Calibration: Codable, Equatable, Sendable {
         do {
             let c = try JSONDecoder().decode(Calibration.self, from: data)
             guard c.gyroBias.count == 3 else { throw CalibrationError("\(source): gyroBias needs 3 numbers (x, y, z)") }
+            if let problem = c.outOfRange { throw CalibrationError("\(source): \(problem)") }
             return c
         } catch let e as CalibrationError { throw e } catch {
-            throw CalibrationError("\(source): not a calibration profile (\(error))")
+            throw CalibrationError("\(source): not a calibration profile (\(MessageText.quote(reason(error), limit: 200)))")
         }
+    }
+
+    /// A decoding error in a few words (its full description is a nested dump with the JSON
+    /// parser's NSError inside).
+    static func reason(_ error: Error) -> String {
+        guard let e = error as? DecodingError else { return "\(error)" }
+        func at(_ c: DecodingError.Context) -> String {
+            c.codingPath.isEmpty ? c.debugDescription : c.codingPath.map(\.stringValue).joined(separator: ".") + ": " + c.debugDescription
+        }
+        switch e {
+        case .keyNotFound(let key, _): return "no \(key.stringValue)"
+        case .dataCorrupted(let c), .typeMismatch(_, let c), .valueNotFound(_, let c): return at(c)
+        @unknown default: return "\(e)"
+        }
+    }
+
+    /// The first field outside what a device can have, as a phrase (nil: all fine). The same
+    /// bounds as the command-line options that set them: a profile's `timeOffsetMs` of 1e300
+    /// reached the snake's integer nanoseconds.
+    var outOfRange: String? {
+        func bad(_ v: Double?, _ range: ClosedRange<Double>) -> Bool { v.map { !range.contains($0) } ?? false }
+        if gyroBias.contains(where: { !(-100...100).contains($0) }) { return "gyroBias must be 3 numbers between -100 and 100 rad/s" }
+        if bad(timeOffsetMs, -3_600_000...3_600_000) { return "timeOffsetMs must be between -3600000 and 3600000" }
+        if let f = focalLengthPx, !(f > 0 && f <= 1_000_000) { return "focalLengthPx must be above 0 and at most 1000000" }
+        if let f = horizontalFOVDeg, !(f > 0 && f < 180) { return "horizontalFOVDeg must be above 0 and below 180" }
+        if bad(frameReadoutMs, 0...10_000) { return "frameReadoutMs must be between 0 and 10000" }
+        if bad(clockDriftPpm, -100_000...100_000) { return "clockDriftPpm must be between -100000 and 100000" }
+        if bad(confidence, 0...1) { return "confidence must be between 0 and 1" }
+        for p in clockPieces ?? [] where bad(p.fromVideoS, -86_400...86_400 * 365) || bad(p.offsetMs, -3_600_000...3_600_000)
+            || bad(p.driftPpm, -100_000...100_000) {
+            return "clockPieces: each needs fromVideoS, offsetMs within an hour and driftPpm within 100000"
+        }
+        return nil
     }
 
     /// The profile as JSON, keys sorted (MotionIO's `save(_:)` writes it).

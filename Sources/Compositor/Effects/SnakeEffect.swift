@@ -45,6 +45,8 @@ public struct SnakeTrail: Equatable, Sendable {
             lastMotionTime = motion.time
             vx = (vx + motion.ax * dt) * damping
             vy = (vy + motion.ay * dt) * damping
+            // An absurd trace (1e308 rad/s) must not leave the trail at infinity for good.
+            if !(vx.isFinite && vy.isFinite) { vx = 0; vy = 0 }
         } else {
             vx *= damping
             vy *= damping
@@ -78,7 +80,8 @@ enum SnakeSampling {
                       _ index: inout [Int32], _ frac: inout [Int32], _ inside: inout [UInt8]) {
         for i in 0..<n {
             let t = (Double(i) + 0.5 - origin) / extent   // 0...1 across the quad
-            if t < 0 || t >= 1 { inside[i] = 0; continue }
+            // Written so that NaN (a trail pushed to infinity) is outside too.
+            guard t >= 0 && t < 1 else { inside[i] = 0; continue }
             inside[i] = (t < border || t > 1 - border) ? 1 : 2   // 1: border
             let x = min(max(t * Double(srcSize) - 0.5, 0), Double(srcSize - 1))
             let x0 = Int(x)

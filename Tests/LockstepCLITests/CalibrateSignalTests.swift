@@ -1,0 +1,66 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `lockstep calibrate` stopped by a signal: it had no handler of its own (SIGINT/SIGTERM killed
+/// it by the default action, no "Error:" line, a shell saw no 130/143 from the program, and a
+/// trace read from a FIFO could not be stopped cleanly). Now: exit 128 + the signal, "Error:
+/// cancelled", no profile under -o's name, nothing new in the folder.
+final class CalibrateSignalTests: ScratchFolderTestCase {
+    /// A 60 s 640x360 clip made by the ffmpeg CLI (decoding it takes several seconds in a debug
+    /// build) and a gyro CSV covering it, written here.
+    func longClipAndTrace() throws -> (clip: String, trace: String) {
+        let clip = scratch.appendingPathComponent("long.mp4").path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        p.arguments = ["-v", "error", "-y", "-nostdin", "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=60",
+                       "-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "ultrafast", "-threads", "1", clip]
+        try p.run(); p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        var text = "t_ns,gx,gy,gz\n"
+        for i in 0...12_000 { text += "\(i * 5_000_000),0.01,0.02,0\n" }
+        return (clip, try file("trace.csv", text))
+    }
+
+    func testSIGINTAndSIGTERMWhileDecodingExit130And143LeavingNoProfile() throws {
+        let (clip, trace) = try longClipAndTrace()
+        let out = scratch.appendingPathComponent("profile.json").path
+        let before = try leftovers()
+        for (sig, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+            let started = Date()
+            let r = try runStopped(["calibrate", clip, "--imu", trace, "-o", out], with: sig, failure: "calibrate ran on after signal \(sig)")
+            XCTAssertEqual(r.status, status)
+            XCTAssertEqual(r.stderr, "Error: cancelled\n")
+            // 1.5 s before the signal, then the next picture: well under the 3 s fallback.
+            XCTAssertLessThan(Date().timeIntervalSince(started), 4.4)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+            XCTAssertEqual(try leftovers(), before)
+        }
+    }
+
+    // A FIFO as the movie: the open blocks; the token's interrupt ends it.
+    func testStoppedWhileOpeningAFIFOMovieExits130() throws {
+        let fifo = scratch.appendingPathComponent("camera.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        var text = "t_ns,gx,gy,gz\n"
+        for i in 0...200 { text += "\(i * 5_000_000),0.01,0.02,0\n" }
+        let trace = try file("trace.csv", text)
+        let out = scratch.appendingPathComponent("profile.json").path
+        let r = try runStopped(["calibrate", fifo, "--imu", trace, "-o", out], with: SIGINT, failure: "calibrate ran on after SIGINT")
+        XCTAssertEqual(r.status, 130)
+        XCTAssertEqual(r.stderr, "Error: cancelled\n")
+        XCTAssertEqual(try leftovers(), ["camera.fifo", "trace.csv"])
+    }
+
+    // A FIFO as the trace: read() blocks where no token reaches; the fallback ends the process.
+    func testStoppedWhileReadingAFIFOTraceExits143() throws {
+        let fifo = scratch.appendingPathComponent("trace.csv").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let out = scratch.appendingPathComponent("profile.json").path
+        let r = try runStopped(["calibrate", Repository.fixture("q0.mp4"), "--imu", fifo, "-o", out], with: SIGTERM,
+                               failure: "calibrate ran on after SIGTERM")
+        XCTAssertEqual(r.status, 143)
+        XCTAssertEqual(r.stderr, "Error: cancelled\n")
+        XCTAssertEqual(try leftovers(), ["trace.csv"])
+    }
+}
