@@ -56,9 +56,7 @@ public enum CalibrateJob {
     public static let lowConfidence = 0.5
 
     public static func run(_ request: CalibrateRequest) throws -> CalibrationResult {
-        // LOCKSTEP_MOTION_OVERLAP=0: the benchmark's "before" (decoding waits for each batch's correlations).
-        let overlap = ProcessInfo.processInfo.environment["LOCKSTEP_MOTION_OVERLAP"] != "0"
-        let motion = try FrameMotionExtractor.extract(path: request.video, overlap: overlap)
+        let motion = try FrameMotionExtractor.extract(path: request.video)
         return try calibrate(request, motion: motion)
     }
 
