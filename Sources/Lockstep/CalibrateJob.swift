@@ -58,9 +58,7 @@ public enum CalibrateJob {
 
     /// `cancellation`: raised from a stop signal's queue; decoding then stops with `JobError.cancelled`.
     public static func run(_ request: CalibrateRequest, cancellation: CancellationToken = CancellationToken()) throws -> CalibrationResult {
-        // LOCKSTEP_MOTION_OVERLAP=0: the benchmark's "before" (decoding waits for each batch's correlations).
-        let overlap = ProcessInfo.processInfo.environment["LOCKSTEP_MOTION_OVERLAP"] != "0"
-        let motion = try FrameMotionExtractor.extract(path: request.video, overlap: overlap, cancellation: cancellation)
+        let motion = try FrameMotionExtractor.extract(path: request.video, cancellation: cancellation)
         return try calibrate(request, motion: motion)
     }
 

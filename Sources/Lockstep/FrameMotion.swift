@@ -38,8 +38,8 @@ public enum FrameMotionExtractor {
     static let batch = 64
 
     /// `overlap`: false waits for each batch's correlations before decoding the next (the way it
-    /// was before the two buffers; `scripts/bench-calibrate` times both: LOCKSTEP_MOTION_OVERLAP=0).
-    /// The results are the same either way.
+    /// was before the two buffers; timed against the overlap once, in the README's calibrate
+    /// speed paragraph). The results are the same either way (FrameMotionTests).
     /// `cancellation`: checked before each picture; once raised, the batch in flight is waited
     /// for and `JobError.cancelled` thrown (a stop signal under `lockstep calibrate`).
     public static func extract(path: String, workers: Int? = nil, overlap: Bool = true,

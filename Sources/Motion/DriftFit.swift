@@ -17,7 +17,9 @@
 ///   no drift, 6 scattered windows, was reported at 1835 ppm.)
 /// - at least `minimumDriftPoints` (5) independent measurements (inliers / overlap);
 /// - the slope is at least 3 standard errors from 0 (the standard error of a least-squares slope,
-///   sigma / sqrt(Sxx), from the inliers' residual scatter, scaled by sqrt(overlap)).
+///   sigma / sqrt(Sxx), from the inliers' residual scatter, scaled by sqrt(overlap), or by
+///   sqrt((1 + rho) / (1 - rho)) when the residuals' lag-1 autocorrelation rho says their errors
+///   are more correlated than the overlap alone makes them).
 public enum DriftFit {
     public struct Segment: Equatable, Sendable {
         /// Indices into the points given (sorted by time).
@@ -118,13 +120,22 @@ public enum DriftFit {
         }
         var slope = sxx > 1e-9 ? sxy / sxx : 0     // ms per s
         var sse = 0.0, count = 0
+        var residuals: [[Double]] = []
         for (s, m) in members.enumerated() {
-            for i in m { let r = points[i].offsetMs - (means[s].o + slope * (points[i].videoTimeS - means[s].v)); sse += r * r; count += 1 }
+            residuals.append(m.map { i in points[i].offsetMs - (means[s].o + slope * (points[i].videoTimeS - means[s].v)) })
+            for r in residuals[s] { sse += r * r; count += 1 }
         }
         let dof = max(1, count - members.count - 1)
         let sigma = max((sse / Double(dof)).squareRoot(), 0.02)
         let meanW = max(1e-6, members.joined().map { weight(points[$0].score) }.reduce(0, +) / Double(max(1, count)))
-        let slopeError = sxx > 1e-9 ? sigma / (sxx / meanW).squareRoot() * max(1, overlap).squareRoot() : .infinity
+        // Neighbouring windows share data (they overlap by half), so their errors are correlated
+        // and the slope's variance is larger than n independent points give: by `overlap` for the
+        // windows' design, or by (1 + rho) / (1 - rho) (an AR(1) error's effective sample size,
+        // rho at most 0.9) when the residuals' own lag-1 autocorrelation rho says more: a slow
+        // wander of the windows' offsets (scene content, rolling shutter) leans like a drift.
+        let rho = min(0.9, max(0, lagOneAutocorrelation(residuals)))
+        let inflation = max(1, overlap, (1 + rho) / (1 - rho))
+        let slopeError = sxx > 1e-9 ? sigma / (sxx / meanW).squareRoot() * inflation.squareRoot() : .infinity
         let times = members.joined().map { points[$0].videoTimeS }
         let span = (times.max() ?? 0) - (times.min() ?? 0)
         let independent = Double(count) / max(1, overlap)
@@ -153,11 +164,37 @@ public enum DriftFit {
     /// The outlier tolerance, from the points' own scatter: 3 robust sigmas (1.4826 x the median
     /// absolute residual about one robust line), at least 1.5 ms and at most 5 ms (so a jump of
     /// more than about 5 ms is always seen as one, however noisy the windows).
+    ///
+    /// The scatter about the line alone can collapse: when the windows fall into two interleaved
+    /// groups (offsets alternating +-1.5 ms), the robust line settles on one group, the median
+    /// residual is 0, the tolerance its 1.5 ms floor, and the other half of the windows become
+    /// "outliers": the drift was then fitted to one group's perfect line (a 50 ppm lean in +-1.5 ms
+    /// of scatter came out as a 50 ppm drift, "3 standard errors" from residuals of 0). So the
+    /// scatter is also measured from consecutive windows' differences (the line's slope removed),
+    /// whose median neither a jump (one difference) nor a wild window (two) moves, and which does
+    /// not depend on which points the line kept; the larger of the two is used.
     static func tolerance(_ points: [SyncPoint]) -> Double {
         guard points.count >= 4 else { return 1.5 }
         let line = robustLine(points[...], c: 1.5)
         let r = points.map { abs($0.offsetMs - line.at($0.videoTimeS)) }.sorted()
-        return min(5, max(1.5, 3 * 1.4826 * r[r.count / 2]))
+        let aboutLine = 1.4826 * r[r.count / 2]
+        // A difference of two errors has twice their variance: sigma = 1.4826 x median / sqrt(2).
+        let steps = zip(points, points.dropFirst()).map { abs(($1.offsetMs - $0.offsetMs) - line.b * ($1.videoTimeS - $0.videoTimeS)) }.sorted()
+        let fromSteps = 1.4826 * steps[steps.count / 2] / 2.0.squareRoot()
+        return min(5, max(1.5, 3 * max(aboutLine, fromSteps)))
+    }
+
+    /// The lag-1 autocorrelation of residuals, each run (segment) on its own, in time order; 0
+    /// when there are too few to say.
+    static func lagOneAutocorrelation(_ runs: [[Double]]) -> Double {
+        var num = 0.0, den = 0.0, n = 0
+        for r in runs {
+            den += r.reduce(0) { $0 + $1 * $1 }
+            n += r.count
+            for (a, b) in zip(r, r.dropFirst()) { num += a * b }
+        }
+        guard n >= 6, den > 1e-12 else { return 0 }
+        return max(-1, min(1, num / den))
     }
 
     /// A window's weight: its signal-to-noise ratio r^2 / (1 - r^2) (a window at 0.999 is worth

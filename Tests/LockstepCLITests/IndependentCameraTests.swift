@@ -11,18 +11,22 @@ import XCTest
 /// compares with the generator's truth.json through CONTRACT-calibrate.md's fields and messages.
 ///
 /// Tolerances (from the issue): offset at the clip's start, middle and end within 1 ms; drift
-/// within 20 ppm; bias within 10% of the true bias's magnitude on every axis (|b| = 0.026 rad/s,
-/// so 0.0026 rad/s per axis: judging a small component against its own size would ask for
-/// 0.0008 rad/s, below what a few seconds of 0.003 rad/s noise can give); the focal length within
+/// within 20 ppm; bias within 10%: the error vector's length within 10% of the true bias's
+/// (|b| = 0.026 rad/s, so 0.0026 rad/s; judging the small z component against its own size would
+/// ask for 0.0008 rad/s, about one standard error of the mean of noise10x's 0.03 rad/s noise over
+/// its still seconds); a confidence of 0.7 or more (the scale's "trust it") and no "low
+/// confidence" warning on every right answer, while a wrong trace or wrong axes score under 0.3
+/// or are refused (testZWrongTraceOrAxes...); the focal length within
 /// 5%; at least 99% of frames (90% for the jump, 1 s around it excluded) paired within a quarter
 /// of the nominal frame interval of the truth's IMU time. Of the axis mapping only the camera x and
 /// y rows are checked: a roll about the optical axis does not move the picture as a whole, so a
 /// global-shift estimator cannot see the z row (it is printed, not judged), except where the
 /// trace's own orientation line gives all three rows.
 ///
-/// Cost: the generator makes all 13 variants once per run (class-wide, 2 processes); the
-/// calibrate + snake runs of the next variant start in the background while a test checks the
-/// current one, so two run at once.
+/// Cost: the generator makes all 13 variants once per run (class-wide, 2 processes); only the
+/// drift variants and stillhalf are 60 s long (the others 24 s, 20 s and 12 s: see the
+/// generator's `variants()`); the calibrate + snake runs of the next variant start in the
+/// background while a test checks the current one, so two run at once.
 final class IndependentCameraTests: XCTestCase {
     static let root = CommandLineTests.root
 
@@ -208,9 +212,11 @@ final class IndependentCameraTests: XCTestCase {
         if stills > 0 {
             let tolerance = 0.1 * sqrt(trueBias.reduce(0) { $0 + $1 * $1 })
             if let b = bias, b.count == 3 {
-                for i in 0..<3 {
-                    XCTAssertLessThanOrEqual(abs(b[i] - trueBias[i]), tolerance, "\(variant): bias axis \(i): found \(b[i]), truth \(trueBias[i]) (tolerance \(tolerance) rad/s)", file: file, line: line)
-                }
+                var squares = 0.0
+                for i in 0..<3 { let d: Double = b[i] - trueBias[i]; squares += d * d }
+                let error = squares.squareRoot()
+                summary.append(String(format: "bias error %.5f rad/s (tolerance %.5f)", error, tolerance))
+                XCTAssertLessThanOrEqual(error, tolerance, "\(variant): bias found \(b), truth \(trueBias): error \(error) rad/s (tolerance \(tolerance) rad/s)", file: file, line: line)
             } else {
                 XCTFail("\(variant): no gyroBias in the profile", file: file, line: line)
             }
@@ -241,6 +247,10 @@ final class IndependentCameraTests: XCTestCase {
         XCTAssertEqual(profile["focalLengthEstimated"] as? Bool, true, "\(variant): focalLengthEstimated", file: file, line: line)
         if let f { XCTAssertLessThanOrEqual(abs(f - trueF) / trueF, 0.05, "\(variant): focal length \(f) px, truth \(trueF)", file: file, line: line) } else { XCTFail("\(variant): no focalLengthPx", file: file, line: line) }
         summary.append("confidence: \(profile["confidence"] ?? "none"); sync points: \((profile["syncPoints"] as? [Any])?.count ?? 0)")
+        // A right answer must say so: "0.7 to 1: trust it" (Calibration/README.md), no warning.
+        let confidence = ClockPieces.number(profile["confidence"]) ?? -1
+        XCTAssertGreaterThanOrEqual(confidence, 0.7, "\(variant): a right answer's confidence", file: file, line: line)
+        XCTAssertFalse(c.stderr.contains("low confidence"), "\(variant): \(c.stderr)", file: file, line: line)
 
         // Pairing, judged against the truth's clock.
         guard let s = run.snake else { return }
@@ -299,6 +309,48 @@ final class IndependentCameraTests: XCTestCase {
         try? FileManager.default.removeItem(at: scratch)
     }
 
+    // MARK: confidence on wrong answers
+
+    /// The other side of the confidence scale on this camera: base's video against nostill's
+    /// trace (another seed's motion), and base's own trace with the IMU's x and y axes forced the
+    /// wrong way round (--axis-mapping XYZ; the truth is YXz). Each must be refused (exit 1, no
+    /// profile) or score under 0.3 with a "low confidence" warning: never a confident answer.
+    func testZWrongTraceOrAxesScoreUnder0Point3OrAreRefused() throws {
+        let dir = try fixtures()
+        let video = dir.appendingPathComponent("base/cam.mp4").path
+        let cases: [(name: String, args: [String])] = [
+            ("another camera's trace", ["--imu", dir.appendingPathComponent("nostill/cam.gcsv").path]),
+            ("x and y swapped", ["--imu", dir.appendingPathComponent("base/cam.gcsv").path, "--axis-mapping", "XYZ"]),
+        ]
+        let scratch = dir.appendingPathComponent("wrong")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let results = Mutex<[Int: CommandResult]>([:])
+        DispatchQueue.concurrentPerform(iterations: cases.count) { i in
+            let out = scratch.appendingPathComponent("OUT\(i).json")
+            let r = (try? runCommand(CommandLineTests.binary, ["calibrate", video] + cases[i].args + ["-o", out.path], timeout: 900, scratch: scratch))
+                ?? CommandResult(status: -1, stdout: "", stderr: "could not run", seconds: 0, timedOut: false)
+            results.withLock { $0[i] = r }
+        }
+        for (i, c) in cases.enumerated() {
+            let r = results.withLock { $0[i]! }
+            let out = scratch.appendingPathComponent("OUT\(i).json")
+            print("\(c.name): exit \(r.status) in \(String(format: "%.1f", r.seconds)) s; stdout \(r.stdout.replacingOccurrences(of: "\n", with: " | ")); stderr \(r.stderr.replacingOccurrences(of: "\n", with: " | "))")
+            if r.status == 1 {
+                XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "\(c.name): refused, so no profile")
+                XCTAssertTrue(r.stderr.hasPrefix("Error: \(video): "), "\(c.name): \(r.stderr)")
+                continue
+            }
+            XCTAssertEqual(r.status, 0, "\(c.name): exit 0 or 1, nothing else: \(r.stderr)")
+            guard let json = (try? Data(contentsOf: out)).flatMap({ try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }),
+                  let confidence = ClockPieces.number(json["confidence"]) else {
+                XCTFail("\(c.name): no profile with a confidence"); continue
+            }
+            XCTAssertLessThan(confidence, 0.3, "\(c.name): a wrong answer's confidence")
+            XCTAssertTrue(r.stderr.contains("warning: low confidence"), "\(c.name): \(r.stderr)")
+        }
+    }
+
     // MARK: the generator's own output
 
     /// What the ffmpeg CLI sees of the fixtures: the VFR clip has its gaps, the others none, and each
@@ -320,7 +372,7 @@ final class IndependentCameraTests: XCTestCase {
             if v == "vfr25" {
                 let dropped = Double(truth["framesDropped"] as! Int) / Double(pts.count + (truth["framesDropped"] as! Int))
                 XCTAssertEqual(dropped, 0.25, accuracy: 0.03, "a quarter of the frames dropped")
-                XCTAssertGreaterThan(gaps, 300, "ffprobe must show the dropped frames as gaps")
+                XCTAssertGreaterThan(gaps, (truth["framesDropped"] as! Int) * 2 / 3, "ffprobe must show the dropped frames as gaps")
                 XCTAssertTrue(steps.allSatisfy { abs($0 - $0.rounded()) < 0.01 }, "every kept frame keeps its own time")
             } else {
                 XCTAssertEqual(gaps, 0, v)
@@ -460,5 +512,34 @@ final class RealFootageShiftTests: XCTestCase {
             XCTAssertEqual(o.0 - base.0, d, accuracy: 1, "trace moved by \(d) ms: offset at 0 s moved \(o.0 - base.0) ms")
             XCTAssertEqual(o.1 - base.1, d, accuracy: 1, "trace moved by \(d) ms: offset at 6 s moved \(o.1 - base.1) ms")
         }
+    }
+
+    /// `lockstep snake karma.mp4 --imu karma.mp4 -o out.mp4` with nothing else: the GoPro file's
+    /// own telemetry (its stated axes, on the video's clock) drives the snake; every frame is in
+    /// the report and every frame whose motion window the trace covers is paired.
+    func testSnakeRunsOnTheGoProFileWithNothingElse() throws {
+        guard let karma = Self.karma else { return XCTFail("karma.mp4 is not beside the checkout (../shared/media/karma.mp4)") }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-karma-snake-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let out = scratch.appendingPathComponent("snake.mp4"), report = scratch.appendingPathComponent("r.csv")
+        let r = try runCommand(CommandLineTests.binary, ["snake", karma.path, "--imu", karma.path, "--report", report.path, "-o", out.path],
+                               timeout: 900, scratch: scratch)
+        print("snake karma.mp4 --imu karma.mp4: exit \(r.status) in \(String(format: "%.1f", r.seconds)) s; \(r.stdout.replacingOccurrences(of: "\n", with: " | ")) \(r.stderr.replacingOccurrences(of: "\n", with: " | "))")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out.path))
+        let rows = try String(contentsOf: report, encoding: .utf8).split(separator: "\n").dropFirst()
+            .map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        // ffprobe, an outside reader, counts the clip's frames.
+        let p = try runCommand(URL(fileURLWithPath: "/usr/bin/env"), ["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_frames",
+                                                                      "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", karma.path],
+                               timeout: 120, scratch: scratch)
+        let frames = Int(p.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").first ?? "") ?? -1
+        XCTAssertEqual(rows.count, frames, "one report row per frame")
+        let paired = rows.filter { $0.count > 4 && $0[4] == "1" }.count
+        // The GPMF gyro starts 11.5 ms after the first frame and ends with the file: the first
+        // frame's window (+-8.3 ms) is not covered; every other frame is.
+        XCTAssertGreaterThanOrEqual(paired, frames - 1, "frames paired")
+        XCTAssertTrue(r.stdout.contains("motion: \(paired) frames paired, \(frames - paired) without"), r.stdout)
     }
 }

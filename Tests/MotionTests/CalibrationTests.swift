@@ -59,4 +59,27 @@ final class CalibrationTests: XCTestCase {
         XCTAssertEqual((json["syncPoints"] as? [[String: Any]])?.first?["videoTimeS"] as? Double, 1)
         XCTAssertEqual(json["focalLengthEstimated"] as? Bool, true)
     }
+
+    /// Every key a profile can hold (all fields set, so none is left out of the JSON), with the
+    /// pieces' and sync points' own keys, has a row or a mention in Calibration/README.md.
+    func testEveryFieldAProfileCanHoldIsDocumented() throws {
+        var a = Calibration(name: "cam", axisMapping: .orientation("YXz"), gyroBias: [0.01, 0, 0], timeOffsetMs: 1,
+                            focalLengthPx: 500, horizontalFOVDeg: 70, frameReadoutMs: 10)
+        a.clock = ClockMapping(pieces: [.init(fromVideoS: 0, offsetMs: 1, driftPpm: 20), .init(fromVideoS: 4, offsetMs: -49, driftPpm: 20)])
+        a.syncPoints = [SyncPoint(videoTimeS: 1, offsetMs: 1, score: 0.9)]
+        a.axisMappingSource = .searched
+        a.focalLengthEstimated = true
+        a.confidence = 0.9
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: a.encoded()) as? [String: Any])
+        var keys = Set(json.keys)
+        for nested in ["clockPieces", "syncPoints"] {
+            for item in try XCTUnwrap(json[nested] as? [[String: Any]]) { keys.formUnion(item.keys) }
+        }
+        XCTAssertGreaterThanOrEqual(keys.count, 18, "\(keys.sorted())")
+        let readme = try String(contentsOf: Self.profiles.appendingPathComponent("README.md"), encoding: .utf8)
+        for key in keys.sorted() {
+            XCTAssertTrue(readme.contains("`\(key)`") || readme.contains("\"\(key)\""), "Calibration/README.md does not document \(key)")
+        }
+        for source in ["given", "profile", "trace", "searched"] { XCTAssertTrue(readme.contains("`\"\(source)\"`"), source) }
+    }
 }

@@ -254,6 +254,24 @@ final class GyroSyncTests: XCTestCase {
         let s = try XCTUnwrap(DriftFit.fit(short, overlap: 2))
         XCTAssertEqual(s.driftPpm, 0)
         XCTAssertTrue(s.driftNote?.hasPrefix("drift not measurable: the sync points span ") == true && s.driftNote?.hasSuffix(" s (at least 20 s needed)") == true, "\(s.driftNote ?? "nil")")
+        // Long enough but scattered: 1.5 ms steps alternating about a 50 ppm lean, 3 sigma not
+        // reached. (The tolerance came from the scatter about a line that had settled on the even
+        // windows: 0, so 1.5 ms, the odd half "outliers", and the drift fitted to the evens alone
+        // with residuals of 0 was kept at 50 ppm.) Every window is an inlier now.
+        let scattered = (0..<21).map { i in SyncPoint(videoTimeS: 2.0 * Double(i), offsetMs: 0.05 * 2 * Double(i) + (i % 2 == 0 ? 1.5 : -1.5), score: 0.8) }
+        let sc = try XCTUnwrap(DriftFit.fit(scattered, overlap: 2))
+        XCTAssertEqual(sc.driftPpm, 0)
+        XCTAssertEqual(sc.inliers.count, 21, "the other half of the windows are not outliers")
+        XCTAssertTrue(sc.driftNote?.hasPrefix("drift not measurable: ") == true && sc.driftNote?.contains("standard errors") == true, "\(sc.driftNote ?? "nil")")
+        // A 60 ppm lean under a slow wander (residuals correlated from window to window far beyond
+        // the half overlap, lag-1 autocorrelation 0.78): counted as the overlap alone, 3.8 standard
+        // errors and claimed; with the residuals' own correlation (effective sample size), 1.9.
+        let wander = [0.6, 0.7, 0.5, 0.2, -0.3, -0.6, -0.7, -0.5, -0.1, 0.3, 0.6]
+        let slow = (0..<21).map { i in SyncPoint(videoTimeS: 2.0 * Double(i), offsetMs: 0.06 * 2 * Double(i) + wander[i % wander.count], score: 0.8) }
+        let sl = try XCTUnwrap(DriftFit.fit(slow, overlap: 2))
+        XCTAssertEqual(sl.driftPpm, 0, "\(sl.driftNote ?? "nil")")
+        XCTAssertEqual(sl.inliers.count, 21)
+        XCTAssertTrue(sl.driftNote?.contains("standard errors") == true, "\(sl.driftNote ?? "nil")")
         let wobble = [0.3, -0.2, 0.1, -0.3, 0.2]
         let long = (0..<21).map { i in SyncPoint(videoTimeS: 2.0 * Double(i), offsetMs: 0.5 * 2 * Double(i) + wobble[i % 5], score: 0.8) }
         let l = try XCTUnwrap(DriftFit.fit(long, overlap: 2))
