@@ -39,11 +39,13 @@ final class SnakeBracketTests: XCTestCase {
         [b.image.y, b.image.u, b.image.v].flatMap { p in (0..<p.height).flatMap { y in (0..<p.width).map { p[$0, y] } } }
     }
 
-    /// A steady pan on 48x32 (noise pictures): the trail quad's centre pixel samples itself
-    /// outside the front quad for ever, so the taint goes back to frame 0; the bracket closes
+    /// A steady pan on 48x32 (noise pictures): outside the front quad some trail pixels keep a
+    /// non-zero weight on pixels that depend on themselves, so the taint goes back to frame 0,
+    /// while the weight of the old picture fades below what rounding keeps; the bracket closes
     /// after `expected` frames. The picture it proves equals renders from frame 0 from five
-    /// noise pictures and both extremes; one frame shorter the bracket stays open, and two
-    /// noise starts that late do differ somewhere (the proof is not vacuous).
+    /// noise pictures and both extremes; one frame shorter the bracket stays open. (Not
+    /// asserted: that two noise starts one frame later differ. With seed 7 they agree: the
+    /// bracket is a sufficient condition, not a necessary one.)
     func assertBracketCloses(trailScale: Double, ax: Double, expected: Int, file: StaticString = #filePath, line: UInt = #line) {
         var p = SnakeParameters(); p.trailScale = trailScale
         let a = 40
@@ -71,8 +73,6 @@ final class SnakeBracketTests: XCTestCase {
             let full = run(from: 0, to: a, initial: s, frames: frames, motions: pan.motions, before: pan.before[0], parameters: p)
             XCTAssertTrue(Self.bytes(full) == truth, "start picture \(i): from frame 0 equals the bracket's", file: file, line: line)
         }
-        let late = starts.prefix(2).map { run(from: a - d + 1, to: a, initial: $0, frames: frames, motions: pan.motions, before: pan.before[a - d + 1], parameters: p) }
-        XCTAssertNotEqual(Self.bytes(late[0]), Self.bytes(late[1]), "one frame shorter, the start shows", file: file, line: line)
     }
 
     /// Default parameters (trail 0.85), a pan of 4.6 px a frame: exact after 16 frames.

@@ -99,11 +99,11 @@ final class SnakeSegmentTests: ScratchTestCase {
         options.snake = SnakeOptions(readings: try CalibrateJobTests.readings(), calibration: Self.calibration)
         let ranges = [FrameRange(start: 100, end: 130), FrameRange(start: 170, end: 180)]
         let results = try assertSegmentsEqualTheSinglePass(options, ranges: ranges)
+        // The window of 16 frames does not close the bracket, the window of 32 does (measured).
+        XCTAssertEqual(results.map { $0.snake?.preRollFrames }, [24, 25])
+        XCTAssertEqual(results.map { $0.snake?.preRollRendered }, [32, 32])
         for (r, range) in zip(results, ranges) {
-            let d = try XCTUnwrap(r.snake?.preRollFrames), rendered = try XCTUnwrap(r.snake?.preRollRendered)
-            print("snake segment 48x32 \(range): D \(d), rendered \(rendered)")
-            XCTAssertLessThan(rendered, range.start, "not from frame 0")
-            XCTAssertLessThanOrEqual(d, rendered)
+            print("snake segment 48x32 \(range): D \(r.snake?.preRollFrames ?? -1), rendered \(r.snake?.preRollRendered ?? -1)")
         }
     }
 
