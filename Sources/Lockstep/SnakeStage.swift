@@ -61,10 +61,10 @@ final class SnakeStage {
     private var agreement = (dot: 0.0, pp: 0.0, oo: 0.0)
     private var shifts: [VideoShift] = []
     private var lastTime: Int64?
-    /// A segment whose taint reaches past the pre-roll window: its frames up to the segment's
-    /// first, for the bracket (`SnakeBracketWindow`), and where the true first frame goes.
-    /// `taintHolds`: the window is the taint's own pre-roll (exact anyway; the bracket may
-    /// only prove a shorter one).
+    /// A segment's pre-roll frames up to its first, kept for the bracket (`SnakeBracketWindow`),
+    /// and where the true first frame goes. `taintHolds`: the window is the taint's own
+    /// pre-roll (exact anyway; the bracket may only prove a shorter D); otherwise the window is
+    /// shorter than the taint's D and only the bracket can make frame A exact.
     private var bracketWindow: (frames: SnakeBracketWindow, truth: YUVBuffer, taintHolds: Bool)?
     /// The longest window the bracket keeps pictures for (64 canvases: 200 MB at 1080p).
     static let longestBracketWindow: Int64 = 64
