@@ -72,7 +72,8 @@ public struct JobError: Error, CustomStringConvertible, Equatable, Sendable {
 /// handler itself); it only raises flags, closes queues and wakes waiters.
 public final class CompositeJob: @unchecked Sendable {  // mutable state guarded by `lock`
     public let options: CompositeOptions
-    private let failure = FailureBox()
+    /// The current attempt's failure (a snake segment may start again, `run()`).
+    private var failure = FailureBox()
     private var lanes: [InputLane] = []
     private var writerStage: WriterStage?
     private let lock = NSCondition()
@@ -89,7 +90,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
     public func cancel() { stop(because: JobError.cancelled) }
 
     private func stop(because error: Error) {
-        lock.lock(); cancelled = true; let lanes = self.lanes; let w = writerStage; lock.broadcast(); lock.unlock()
+        lock.lock(); cancelled = true; let lanes = self.lanes; let w = writerStage; let failure = self.failure; lock.broadcast(); lock.unlock()
         failure.record(error)
         cancellation.cancel()
         for l in lanes { l.cancel() }
@@ -119,7 +120,22 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         return try box.readers()
     }
 
+    /// A snake segment whose pre-roll window the bracket did not close: the attempt is dropped
+    /// before any frame is written, and the job starts again with a longer window.
+    private struct LongerPreRoll: Error {}
+
     public func run() throws -> CompositeResult {
+        // Snake segments: pre-roll windows of 16, 32, 64 frames, then the taint's own pre-roll
+        // (as far back as frame 0 if need be), which is always exact (`SnakeStage.startSegment`).
+        for window in [16, 32, SnakeStage.longestBracketWindow, .max] as [Int64] {
+            lock.lock(); failure = FailureBox(); lock.unlock()
+            do { return try run(preRollWindow: window) } catch is LongerPreRoll { continue }
+        }
+        fatalError("the last window is the taint's, which never asks for a longer one")
+    }
+
+    private func run(preRollWindow: Int64) throws -> CompositeResult {
+        lock.lock(); let failure = self.failure; lock.unlock()
         try options.check()
         try OutputPath.check(options.output, inputs: options.readerPaths)
         let folder = URL(fileURLWithPath: options.output).deletingLastPathComponent().path
@@ -164,7 +180,8 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         let segment = try options.frames.map { range in
             try Self.startSegment(range, lanes: lanes, sync: options.sync, frameRate: frameRate, withAudio: withAudio) { frames in
                 guard let snake else { return range.start }
-                return snake.startSegment(at: range.start, videoTime: Self.videoTime(frames, sync: options.sync, frameRate: frameRate))
+                return snake.startSegment(at: range.start, videoTime: Self.videoTime(frames, sync: options.sync, frameRate: frameRate),
+                                          window: preRollWindow)
             }
         }
         let firstK = options.frames?.start ?? 0
@@ -203,6 +220,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         for (i, origin) in (segment?.origins ?? []).enumerated() { sync.setOrigin(origin, input: i) }
         var endedBy: Int?
         var emitted: Int64 = 0
+        var longerPreRoll = false
         if let origin = segment?.origins.first { snake?.firstFrameTime = Rational.rescale(origin.value, from: origin.timeBase, to: Rational(1, 1_000_000_000)) }
         // Pre-roll frames are drawn here, never handed to the writer.
         let preRollFrame: Frame? = try firstTick < firstK ? Frame(width: canvas.width, height: canvas.height) : nil
@@ -235,6 +253,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                     let pts = sync.chosenFrame(0).pts
                     snake.apply(to: out, index: k, time: Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, 1_000_000_000)),
                                 written: !preRolling)
+                    if snake.needsLongerPreRoll { longerPreRoll = true; break loop }
                 }
                 if preRolling { continue loop }
                 var record = provenance(of: sync, header: k == 0 ? header : nil)
@@ -259,6 +278,10 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             for l in lanes { _ = l.join(timeout: 1) }
         }
         while sync.drain() != nil {}
+        if longerPreRoll {
+            lock.lock(); let wasCancelled = cancelled; lock.unlock()
+            if !wasCancelled && failure.error == nil { throw LongerPreRoll() }
+        }
         if let error = failure.error { throw error }
         guard emitted > 0 else {
             throw MediaError("has no video frame to composite", path: options.readerPaths[endedBy ?? 0])

@@ -25,9 +25,13 @@ public struct SnakeSummary: Sendable {
     /// With a report: the time offset the picture's own motion points to (ms), to compare with
     /// the calibration's: a wrong offset pairs every frame with the wrong motion.
     public var measuredOffsetMs: Double?
-    /// A segment render: the frames rendered (not written) before its first frame to rebuild
-    /// the trail (`SnakePreRoll`); nil for a whole render.
+    /// A segment render: the fewest frames before its first frame that the proofs found enough
+    /// to rebuild the trail exactly (`SnakePreRoll`'s taint, or `SnakeBracket`); nil for a whole
+    /// render.
     public var preRollFrames: Int64?
+    /// A segment render: the frames actually decoded and rendered (not written) before its
+    /// first frame: `preRollFrames`, or the bracket's window that `preRollFrames` was found in.
+    public var preRollRendered: Int64?
 }
 
 /// The last stage of a composite (or the only one of `lockstep snake`): each frame is paired with
@@ -57,6 +61,16 @@ final class SnakeStage {
     private var agreement = (dot: 0.0, pp: 0.0, oo: 0.0)
     private var shifts: [VideoShift] = []
     private var lastTime: Int64?
+    /// A segment's pre-roll frames up to its first, kept for the bracket (`SnakeBracketWindow`),
+    /// and where the true first frame goes. `taintHolds`: the window is the taint's own
+    /// pre-roll (exact anyway; the bracket may only prove a shorter D); otherwise the window is
+    /// shorter than the taint's D and only the bracket can make frame A exact.
+    private var bracketWindow: (frames: SnakeBracketWindow, truth: YUVBuffer, taintHolds: Bool)?
+    /// The longest window the bracket keeps pictures for (64 canvases: 200 MB at 1080p).
+    static let longestBracketWindow: Int64 = 64
+    /// Set at a segment's first frame when even the whole window does not close the bracket:
+    /// the job must start again with a longer window (`CompositeJob.run`).
+    private(set) var needsLongerPreRoll = false
 
     init(options: SnakeOptions, canvas: Size, frameRate: Rational) {
         self.options = options
@@ -109,7 +123,23 @@ final class SnakeStage {
             if options.reportPath != nil { record(frame, index: index, time: v, sample: sample) }
         }
         let motion = snakeMotion(sample)
-        frame.withImage { image in renderer.render(image, motion: motion, into: image) }
+        frame.withImage { image in
+            guard let (window, truth, taintHolds) = bracketWindow, Int(index) >= window.first else {
+                renderer.render(image, motion: motion, into: image)
+                return
+            }
+            window.store(Int(index), picture: image, motion: motion, trailBefore: renderer.trail)
+            renderer.render(image, motion: motion, into: image)  // the trail's motion; pixels from an unknown start
+            guard Int(index) == window.last else { return }
+            bracketWindow = nil
+            if let d = window.shortestPreRoll(into: truth.image) {
+                summary.preRollFrames = min(Int64(d), summary.preRollFrames ?? .max)
+                renderer.restore(renderer.trail, previousOutput: truth.image)
+                PlaneKernels.copy(truth.image, into: image)
+            } else if !taintHolds {
+                needsLongerPreRoll = true
+            }
+        }
     }
 
     /// The replay a segment render started from (`startSegment`), to check its frame times
@@ -122,7 +152,12 @@ final class SnakeStage {
     /// (`SnakePreRoll`) how many frames before `start` must be rendered so that frame `start`
     /// is the single pass's to the bit, and puts the trail's motion where the single pass has
     /// it before the first of them. Returns that first frame's tick.
-    func startSegment(at start: Int64, videoTime: (Int64) -> Int64) -> Int64 {
+    ///
+    /// When the taint needs more than `window` frames (a trail that feeds itself for ever
+    /// makes it go back to frame 0), only `window` frames are pre-rolled, and at frame `start`
+    /// the bracket (`SnakeBracket`) finds among them the fewest that make it exact; if none
+    /// do, `needsLongerPreRoll` is set and the job starts again with a longer window.
+    func startSegment(at start: Int64, videoTime: (Int64) -> Int64, window: Int64 = .max) -> Int64 {
         var trail = SnakeTrail()
         var before: [SnakeTrail] = [], shifts: [(dx: Double, dy: Double)] = [], times: [Int64] = []
         before.reserveCapacity(Int(start) + 1); shifts.reserveCapacity(Int(start) + 1); times.reserveCapacity(Int(start) + 1)
@@ -135,8 +170,16 @@ final class SnakeStage {
         }
         let d = SnakePreRoll.frames(before: Int(start), width: renderer.width, height: renderer.height,
                                     parameters: options.parameters) { shifts[$0] }
-        let first = start - Int64(d)
-        summary.preRollFrames = Int64(d)
+        let taintHolds = Int64(d) <= window || window >= start
+        let rendered = taintHolds ? Int64(d) : window
+        let first = start - rendered
+        if taintHolds { summary.preRollFrames = Int64(d) }
+        summary.preRollRendered = rendered
+        if rendered > 0 && rendered <= Self.longestBracketWindow {
+            let frames = SnakeBracketWindow(first: Int(first), last: Int(start), width: renderer.width, height: renderer.height,
+                                            parameters: options.parameters)
+            bracketWindow = (frames, YUVBuffer(width: renderer.width, height: renderer.height), taintHolds)
+        }
         renderer.restore(before[Int(first)])
         segmentPlan = SnakeSegmentPlan(times: times)
         return first

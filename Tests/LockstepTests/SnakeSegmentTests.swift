@@ -66,6 +66,7 @@ final class SnakeSegmentTests: ScratchTestCase {
         let results = try assertSegmentsEqualTheSinglePass(options, ranges: [FrameRange(start: 100, end: 130), FrameRange(start: 170, end: 180)])
         for r in results {
             let d = try XCTUnwrap(r.snake?.preRollFrames)
+            print("snake segment 320x240: D \(d), rendered \(r.snake?.preRollRendered ?? -1)")
             XCTAssertGreaterThan(d, 0, "the trail is rebuilt")
             XCTAssertLessThan(d, 100, "not from frame 0")
         }
@@ -81,6 +82,7 @@ final class SnakeSegmentTests: ScratchTestCase {
         options.snake = snake
         let range = FrameRange(start: 30, end: 50)
         let results = try assertSegmentsEqualTheSinglePass(options, ranges: [range])
+        print("composite snake segment: D \(results.first?.snake?.preRollFrames ?? -1), rendered \(results.first?.snake?.preRollRendered ?? -1)")
         XCTAssertGreaterThan(try XCTUnwrap(results.first?.snake?.preRollFrames), 0)
         let single = try SegmentRenderTests.samples(scratch.appendingPathComponent("single.mkv"))
         let segment = try SegmentRenderTests.samples(scratch.appendingPathComponent("seg-0.mkv"))
@@ -88,6 +90,23 @@ final class SnakeSegmentTests: ScratchTestCase {
         XCTAssertEqual(segment.count, samples.count * 2)
         XCTAssertTrue(segment == Array(single[Int(samples.lowerBound) * 2..<Int(samples.upperBound) * 2]), "the segment's FLAC samples are the single pass's")
     }
+    /// On a 48x32 canvas the front quad is 12x8 and the trail feeds itself outside it for
+    /// ever: the taint alone went back to frame 0 for every segment. The bracket
+    /// (`SnakeBracket`) closes within the first window: D is short, the pictures exact.
+    func testSmallCanvasSnakeSegmentNeedsAShortPreRoll() throws {
+        var options = CompositeOptions(inputs: [CalibrateJobTests.video], output: "", blend: .single)
+        options.size = Size(width: 48, height: 32)
+        options.snake = SnakeOptions(readings: try CalibrateJobTests.readings(), calibration: Self.calibration)
+        let ranges = [FrameRange(start: 100, end: 130), FrameRange(start: 170, end: 180)]
+        let results = try assertSegmentsEqualTheSinglePass(options, ranges: ranges)
+        // The window of 16 frames does not close the bracket, the window of 32 does (measured).
+        XCTAssertEqual(results.map { $0.snake?.preRollFrames }, [24, 25])
+        XCTAssertEqual(results.map { $0.snake?.preRollRendered }, [32, 32])
+        for (r, range) in zip(results, ranges) {
+            print("snake segment 48x32 \(range): D \(r.snake?.preRollFrames ?? -1), rendered \(r.snake?.preRollRendered ?? -1)")
+        }
+    }
+
     /// A 25 fps input under a 30 fps output (`--sync time`): some ticks repeat a frame, so the
     /// replay must take each tick's frame by the sync's own rules (and the job checks it did).
     func testTimeSyncSnakeSegmentOfA25fpsInputIsPixelExact() throws {
@@ -98,6 +117,7 @@ final class SnakeSegmentTests: ScratchTestCase {
         var snake = SnakeOptions(readings: gyroOnly, calibration: Self.calibration)
         snake.gyroGain = 4
         options.snake = snake
-        try assertSegmentsEqualTheSinglePass(options, ranges: [FrameRange(start: 25, end: 40)])
+        let results = try assertSegmentsEqualTheSinglePass(options, ranges: [FrameRange(start: 25, end: 40)])
+        print("25 fps snake segment: D \(results.first?.snake?.preRollFrames ?? -1), rendered \(results.first?.snake?.preRollRendered ?? -1)")
     }
 }

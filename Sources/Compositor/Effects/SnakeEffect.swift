@@ -133,6 +133,29 @@ public final class SnakeRenderer {
         if let picture { PlaneKernels.copy(picture, into: previous.image) }
     }
 
+    /// As `restore(_:previousOutput:)`, with every pixel of every plane of the previous output
+    /// set to `value`: the extremes 0 and 255 that `SnakeBracket` starts from.
+    public func restore(_ trail: SnakeTrail, previousFill value: UInt8) {
+        self.trail = trail
+        PlaneKernels.fill(previous.image, YUVColor(y: value, u: value, v: value))
+    }
+
+    /// Whether this renderer's last output (its trail) equals `other`'s on every pixel of
+    /// every plane. No allocation.
+    public func lastOutputEquals(_ other: SnakeRenderer) -> Bool {
+        precondition(other.width == width && other.height == height)
+        func same(_ p: Plane, _ q: Plane) -> Bool {
+            for y in 0..<p.height where !UnsafeBufferPointer(start: p.row(y), count: p.width)
+                .elementsEqual(UnsafeBufferPointer(start: q.row(y), count: q.width)) { return false }
+            return true
+        }
+        let a = previous.image, b = other.previous.image
+        return same(a.y, b.y) && same(a.u, b.u) && same(a.v, b.v)
+    }
+
+    /// Copies the last output into `out` (same size).
+    public func copyLastOutput(into out: YUVImage) { PlaneKernels.copy(previous.image, into: out) }
+
     /// The shift of the trail quad, in pixels (across, down), for the current velocity.
     public var trailShift: (dx: Double, dy: Double) { trail.shift(parameters, width: width, height: height) }
 
