@@ -278,7 +278,7 @@ public enum Checks {
             if let d = frames[k].difference, d < stillDifference, !black(frames[k]) {
                 if !provenance {
                     found = (.repeatedPicture, nil)
-                } else if let rendered = frames[k].provenance?.change, rendered < renderedChange {
+                } else if let rendered = renderedChange(frames, at: k), rendered < renderedChange {
                     // The render itself barely changed (a still source, a snake of still
                     // footage): the file shows what was rendered. Only without this measure
                     // (older files) does an advancing source alone make a frozen frame.
@@ -296,6 +296,16 @@ public enum Checks {
         }
         close()
         return v
+    }
+
+    /// Frame k's provenance "change"; for a render's first frame inside a join of segment
+    /// renders (nothing rendered before it in its own render, so none), its neighbours' measure
+    /// stands in, the larger of the two: the footage is still there only if it is on both sides.
+    static func renderedChange(_ frames: [ScannedFrame], at k: Int) -> Double? {
+        if let c = frames[k].provenance?.change { return c }
+        guard k > 0, let before = frames[k - 1].provenance?.change else { return nil }
+        let after = k + 1 < frames.count ? frames[k + 1].provenance?.change : nil
+        return max(before, after ?? before)
     }
 
     // MARK: audio
