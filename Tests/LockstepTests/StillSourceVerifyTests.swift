@@ -63,19 +63,8 @@ final class StillSourceVerifyTests: ScratchTestCase {
         // Written like Lockstep writes, provenance with "change": the renderer's pictures changed
         // by 20 levels a frame, but from frame 5 on the file repeats frame 4's picture.
         let path = scratch.appendingPathComponent("lost.mp4").path
-        let writer = try MovieWriter(path: path, container: "mp4", canvas: Size(width: 64, height: 48), frameRate: Rational(30, 1),
-                                     settings: EncodeSettings(), withAudio: false)
-        let frame = try Frame(width: 64, height: 48)
-        for k in 0..<8 {
-            try frame.makeWritable()
-            frame.withImage { PlaneKernels.fill($0, YUVColor(y: UInt8(60 + 20 * min(k, 4)), u: 128, v: 128)) }
-            var p = Provenance(k: Int64(k), src: [[Int64(k), Int64(k) * 512]])
-            if k == 0 { p.sync = "index"; p.blend = "mix"; p.fps = "30/1"; p.inputs = [.init(name: "a.mp4", timeBase: "1/15360", audio: false)] }
-            if k > 0 { p.change = 20 }
-            try frame.setUserDataSEI(p.payload())
-            try writer.writeVideo(frame, index: Int64(k))
-        }
-        try writer.finish()
+        try VerifyCatchesBrokenMoviesTests.writeFrozenFromFrame5(path, change: 20)
+        XCTAssertEqual(try VerifyJob.scan(path).frames.map { $0.provenance?.change }, [nil] + Array(repeating: 20, count: 7))
         XCTAssertEqual(try VerifyJob.run(path).violations, [Violation(.frozenFrame, frame: 5, time: 5.0 / 30,
             "output frames 5-7 are the same picture as frame 4 (to the end) although input 1 advanced from source frame 4 to 7")])
     }
