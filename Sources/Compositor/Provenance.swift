@@ -14,6 +14,10 @@
 ///     errors it concealed) also: "damaged":[1] (the inputs concerned)
 ///     under `lockstep filter`, every frame also: "filter":"blur:radius=2,mono" (the chain in
 ///     force for that frame, as written; "none" for none)
+///     `lockstep composite`/`snake`, every frame after a render's first also: "change":0.42, the
+///     mean absolute luma difference of the rendered picture (before encoding) from the one
+///     rendered before it (`RenderedChange`), so `verify` can tell a still source from a
+///     picture lost on the way to the file; files without it are checked as before
 ///     `lockstep concat`: "sync":"concat", src holds the one source frame shown, "clip" says
 ///     which input it comes from, and each header input may give its "frames" (the count its
 ///     container lists), so `verify` can tell a join that lost frames
@@ -43,6 +47,9 @@ public struct Provenance: Codable, Equatable, Sendable {
     public var filter: String?
     /// Under concat: the input (clip) the one source frame in `src` comes from.
     public var clip: Int?
+    /// How much the rendered picture changed from the previous rendered one (`RenderedChange`),
+    /// mean absolute luma difference, two decimals; nil where not measured.
+    public var change: Double?
 
     public init(k: Int64, src: [[Int64]], sync: String? = nil, blend: String? = nil, fps: String? = nil, inputs: [Input]? = nil) {
         self.k = k; self.src = src; self.sync = sync; self.blend = blend; self.fps = fps; self.inputs = inputs
@@ -62,6 +69,7 @@ public struct Provenance: Codable, Equatable, Sendable {
         }
         if let damaged { json += ",\"damaged\":[" + damaged.map(String.init).joined(separator: ",") + "]" }
         if let filter { json += ",\"filter\":\(Provenance.quote(filter))" }
+        if let change, change.isFinite { json += ",\"change\":" + Provenance.hundredths(change) }
         json += "}"
         return Provenance.uuid + Array(json.utf8)
     }
@@ -81,6 +89,13 @@ public struct Provenance: Codable, Equatable, Sendable {
             }
         }
         return out + "\""
+    }
+
+    /// A non-negative number with two decimals ("0.42", "12.00"); JSON has no NaN or infinity.
+    static func hundredths(_ v: Double) -> String {
+        let c = Int64((max(0, min(v, 1e9)) * 100).rounded())
+        let cents = c % 100
+        return "\(c / 100)." + (cents < 10 ? "0" : "") + "\(cents)"
     }
 
     private static func format4(_ v: UInt32) -> String {

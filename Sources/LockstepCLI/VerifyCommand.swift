@@ -11,7 +11,8 @@ struct VerifyCommand: ParsableCommand {
         count against duration. Provenance (Lockstep outputs): under index sync every input advances one \
         source frame per output frame; under time sync each chosen source frame is the one on screen at the \
         tick. Pictures: frozen frames (the same picture, mean luma difference under 0.1, although a source \
-        advanced; without provenance, any repeated picture), each run named once by its first frame; black \
+        advanced and, where the provenance gives the rendered picture's change, that render changed by 1.0 \
+        or more; without provenance, any repeated picture), each run named once by its first frame; black \
         frames at the start or the end. Audio: start and end against the video to 1 ms (Lockstep cuts audio \
         to the sample, so more is a fault), silence in the last 100 ms (under -60 dBFS, in a track not \
         silent throughout); with provenance, that there is audio when an input had some (the mix cannot \

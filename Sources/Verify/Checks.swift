@@ -8,6 +8,10 @@ public enum Checks {
     public static let audioTolerance = 0.001         // 1 ms: Lockstep cuts audio to the sample
     public static let blackMean = 20.0, blackDeviation = 4.0   // video-range black is 16
     public static let stillDifference = 0.1          // mean absolute luma difference of a repeated picture
+    /// A rendered picture (provenance "change") that differs from the previous one by this much
+    /// survives encoding as a clear change: ten times `stillDifference`, so encoder noise on
+    /// either side cannot turn a still source into a frozen frame.
+    public static let renderedChange = 1.0
     public static let silence = -60.0                // dBFS
 
     public static func run(_ scan: Scan) -> VerifyReport {
@@ -63,7 +67,7 @@ public enum Checks {
     /// A record the checks can compute with: k and every source index in range, every source
     /// a [index, pts] pair.
     static func wellFormed(_ p: Provenance) -> Bool {
-        (0...largestIndex).contains(p.k) && p.src.allSatisfy { $0.count == 2 && (0...largestIndex).contains($0[0]) && (-largestPTS...largestPTS).contains($0[1]) }
+        (0...largestIndex).contains(p.k) && (p.change.map { (0...255).contains($0) } ?? true) && p.src.allSatisfy { $0.count == 2 && (0...largestIndex).contains($0[0]) && (-largestPTS...largestPTS).contains($0[1]) }
     }
 
     /// A positive rational whose parts fit FFmpeg's 32-bit AVRational, as a header's "fps" and
@@ -274,6 +278,10 @@ public enum Checks {
             if let d = frames[k].difference, d < stillDifference, !black(frames[k]) {
                 if !provenance {
                     found = (.repeatedPicture, nil)
+                } else if let rendered = renderedChange(frames, at: k), rendered < renderedChange {
+                    // The render itself barely changed (a still source, a snake of still
+                    // footage): the file shows what was rendered. Only without this measure
+                    // (older files) does an advancing source alone make a frozen frame.
                 } else if let a = frames[k - 1].provenance?.src, let b = frames[k].provenance?.src, a.count == b.count,
                           let i = b.indices.first(where: { b[$0].first != a[$0].first }) {
                     found = (.frozenFrame, i)
@@ -288,6 +296,16 @@ public enum Checks {
         }
         close()
         return v
+    }
+
+    /// Frame k's provenance "change"; for a render's first frame inside a join of segment
+    /// renders (nothing rendered before it in its own render, so none), its neighbours' measure
+    /// stands in, the larger of the two: the footage is still there only if it is on both sides.
+    static func renderedChange(_ frames: [ScannedFrame], at k: Int) -> Double? {
+        if let c = frames[k].provenance?.change { return c }
+        guard k > 0, let before = frames[k - 1].provenance?.change else { return nil }
+        let after = k + 1 < frames.count ? frames[k + 1].provenance?.change : nil
+        return max(before, after ?? before)
     }
 
     // MARK: audio

@@ -54,6 +54,15 @@ final class VerifyCatchesBrokenMoviesTests: ScratchTestCase {
         // Written like Lockstep writes: the provenance is right, but from output frame 5 on the
         // picture no longer changes (a stuck blender, say).
         let path = scratch.appendingPathComponent("frozen-provenance.mp4").path
+        try Self.writeFrozenFromFrame5(path)
+        let report = try VerifyJob.run(path)
+        XCTAssertEqual(report.violations, [Violation(.frozenFrame, frame: 5, time: 5.0 / 30,
+            "output frames 5-7 are the same picture as frame 4 (to the end) although input 1 advanced from source frame 4 to 7")])
+    }
+
+    /// 8 frames, provenance advancing input 1 every frame, the picture changing until frame 4
+    /// and repeated from frame 5 on; `change`: the provenance's rendered change (frames 1-7).
+    static func writeFrozenFromFrame5(_ path: String, change: Double? = nil) throws {
         let writer = try MovieWriter(path: path, container: "mp4", canvas: Size(width: 64, height: 48), frameRate: Rational(30, 1),
                                      settings: EncodeSettings(), withAudio: false)
         let frame = try Frame(width: 64, height: 48)
@@ -62,13 +71,11 @@ final class VerifyCatchesBrokenMoviesTests: ScratchTestCase {
             frame.withImage { PlaneKernels.fill($0, YUVColor(y: UInt8(60 + 20 * min(k, 4)), u: 128, v: 128)) }
             var p = Provenance(k: Int64(k), src: [[Int64(k), Int64(k) * 512]])
             if k == 0 { p.sync = "index"; p.blend = "mix"; p.fps = "30/1"; p.inputs = [.init(name: "a.mp4", timeBase: "1/15360", audio: false)] }
+            if k > 0 { p.change = change }
             try frame.setUserDataSEI(p.payload())
             try writer.writeVideo(frame, index: Int64(k))
         }
         try writer.finish()
-        let report = try VerifyJob.run(path)
-        XCTAssertEqual(report.violations, [Violation(.frozenFrame, frame: 5, time: 5.0 / 30,
-            "output frames 5-7 are the same picture as frame 4 (to the end) although input 1 advanced from source frame 4 to 7")])
     }
 
     func testSilenceAtTheEndIsNamed() throws {

@@ -1,0 +1,43 @@
+/// How much each rendered picture (before encoding) differs from the one rendered before it:
+/// the mean absolute luma difference over every 4th pixel of every 4th row. It goes into the
+/// frame's provenance ("change"), so `verify` can tell a still source, whose pictures barely
+/// change, from a picture lost between rendering and the file.
+///
+/// One instance per render, used on one thread. The previous subsample lives in a buffer
+/// allocated once: measuring allocates nothing.
+public final class RenderedChange {
+    public static let step = 4
+    private let width: Int, height: Int
+    private let previous: UnsafeMutableBufferPointer<UInt8>
+    private var hasPrevious = false
+
+    /// `width` × `height`: the canvas every measured picture has.
+    public init(width: Int, height: Int) {
+        self.width = width; self.height = height
+        let count = ((width + Self.step - 1) / Self.step) * ((height + Self.step - 1) / Self.step)
+        previous = .allocate(capacity: max(count, 1))
+        previous.initialize(repeating: 0)
+    }
+    deinit { previous.deallocate() }
+
+    /// The difference from the picture measured before (nil for the first, or a picture of
+    /// another size); `image` becomes the one the next call compares with.
+    public func measure(_ image: YUVImage) -> Double? {
+        guard image.width == width, image.height == height else { hasPrevious = false; return nil }
+        var total = 0, n = 0
+        for y in stride(from: 0, to: height, by: Self.step) {
+            let row = image.y.row(y)
+            for x in stride(from: 0, to: width, by: Self.step) {
+                let l = row[x]
+                total += abs(Int(l) - Int(previous[n]))
+                previous[n] = l
+                n += 1
+            }
+        }
+        defer { hasPrevious = true }
+        return hasPrevious && n > 0 ? Double(total) / Double(n) : nil
+    }
+
+    /// Forget the previous picture (the next one starts afresh).
+    public func reset() { hasPrevious = false }
+}

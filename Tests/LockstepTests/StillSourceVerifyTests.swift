@@ -1,0 +1,71 @@
+import Compositor
+import Foundation
+import Media
+import TestSupport
+import Verify
+import XCTest
+@testable import Lockstep
+
+/// `verify` on renders of still footage: the pictures barely change, and that is what was
+/// rendered (provenance "change"), so no frozen frame. A picture lost after rendering is still one.
+final class StillSourceVerifyTests: ScratchTestCase {
+
+    /// Two still inputs made by the ffmpeg CLI (not by us): a flat gray (lavfi color) and one
+    /// testsrc2 picture looped by the image demuxer, each 2 s at 30 fps, libx264.
+    func stillInputs() throws -> [String] {
+        let gray = scratch.appendingPathComponent("gray.mp4").path
+        _ = try Shell.check("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=gray:s=320x240:r=30", "-t", "2",
+                                                "-c:v", "libx264", "-pix_fmt", "yuv420p", gray])
+        let png = scratch.appendingPathComponent("still.png").path
+        _ = try Shell.check("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x240", "-frames:v", "1", png])
+        let still = scratch.appendingPathComponent("still.mp4").path
+        _ = try Shell.check("/usr/bin/ffmpeg", ["-v", "error", "-y", "-loop", "1", "-framerate", "30", "-i", png, "-t", "2",
+                                                "-c:v", "libx264", "-tune", "stillimage", "-pix_fmt", "yuv420p", still])
+        return [gray, still]
+    }
+
+    func testACompositeOfStillInputsVerifiesClean() throws {
+        let (out, result) = try compose(.mix, try stillInputs())
+        XCTAssertEqual(result.frames, 60)
+        let scan = try VerifyJob.scan(out.path)
+        let changes = scan.frames.map { $0.provenance?.change }
+        XCTAssertNil(changes[0], "frame 0 has nothing rendered before it")
+        XCTAssertEqual(changes.dropFirst().compactMap { $0 }.count, 59, "\(changes)")
+        XCTAssertTrue(changes.dropFirst().allSatisfy { ($0 ?? 99) < Checks.renderedChange }, "\(changes)")
+        XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
+        // The same file read as an older one (no "change"): today's rule flags it, so the clean
+        // result above is the field's doing.
+        var old = scan
+        for k in old.frames.indices { old.frames[k].provenance?.change = nil }
+        XCTAssertEqual(Checks.run(old).violations.first?.kind, .frozenFrame, "\(Checks.run(old).violations)")
+    }
+
+    func testAJoinOfStillSegmentsWithKeptProvenanceVerifiesClean() throws {
+        // Two segment-like pieces (frames 0-29 and 30-59) joined by concat --copy keeping each
+        // frame's record as written: "change" is kept, and absent on the second piece's first
+        // frame (nothing rendered before it in its render), where its neighbours' measures
+        // stand in: the Slurm join's case.
+        let inputs = try stillInputs()
+        var pieces: [String] = []
+        for range in [FrameRange(start: 0, end: 30), FrameRange(start: 30, end: 60)] {
+            let (out, _) = try compose(.mix, inputs) { $0.frames = range }
+            pieces.append(out.path)
+        }
+        let joined = scratch.appendingPathComponent("joined.mp4").path
+        _ = try ConcatCopy.join(pieces, into: joined, container: "mp4", provenance: .kept)
+        let changes = try VerifyJob.scan(joined).frames.map { $0.provenance?.change }
+        XCTAssertEqual(changes.indices.filter { changes[$0] == nil }, [0, 30], "\(changes)")
+        let v = try VerifyJob.run(joined).violations
+        XCTAssertEqual(v, [], "\(v)")
+    }
+
+    func testARenderedChangeTheFileLostIsStillFrozen() throws {
+        // Written like Lockstep writes, provenance with "change": the renderer's pictures changed
+        // by 20 levels a frame, but from frame 5 on the file repeats frame 4's picture.
+        let path = scratch.appendingPathComponent("lost.mp4").path
+        try VerifyCatchesBrokenMoviesTests.writeFrozenFromFrame5(path, change: 20)
+        XCTAssertEqual(try VerifyJob.scan(path).frames.map { $0.provenance?.change }, [nil] + Array(repeating: 20, count: 7))
+        XCTAssertEqual(try VerifyJob.run(path).violations, [Violation(.frozenFrame, frame: 5, time: 5.0 / 30,
+            "output frames 5-7 are the same picture as frame 4 (to the end) although input 1 advanced from source frame 4 to 7")])
+    }
+}
