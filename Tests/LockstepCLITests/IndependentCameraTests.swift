@@ -24,7 +24,7 @@ import XCTest
 /// trace's own orientation line gives all three rows.
 ///
 /// Cost: the generator makes all 13 variants once per run (class-wide, 2 processes); only the
-/// drift variants and stillhalf are 60 s long (the others 24 s, 20 s and 12 s: see the
+/// drift variants, jitter and stillhalf are 60 s long (the others 24 s, 20 s and 12 s: see the
 /// generator's `variants()`); the calibrate + snake runs of the next variant start in the
 /// background while a test checks the current one, so two run at once.
 final class IndependentCameraTests: XCTestCase {
