@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import XCTest
 
 /// `lockstep calibrate CLIP --imu TRACE` where the trace is a whole session and the clip a few
@@ -8,7 +9,7 @@ import XCTest
 /// (the trace's own first second, repeated) with 150 s of unrelated turning; calibrate gets
 /// nothing else. The offset must be the short trace's, moved by exactly the 400 s, within 1 ms:
 /// on the synthetic camera (scripts/make-synthetic-camera) and on karma.mp4's real GoPro gyro.
-final class LongTraceCalibrateTests: XCTestCase {
+final class LongTraceCalibrateTests: ScratchFolderTestCase {
     static let placedAtNs: Int64 = 400_000_000_000
 
     /// The CSV (`t_ns,gx,gy,gz[,...]`, header kept) placed `placedAtNs` into a 500 s trace.
@@ -45,7 +46,8 @@ final class LongTraceCalibrateTests: XCTestCase {
 
     /// Calibrates `video` against the short trace and the long one, two at a time; the offsets at
     /// 0 s and 6 s of each.
-    func offsets(video: URL, trace: URL, scratch: URL, name: String) throws -> (short: [Double], long: [Double], seconds: Double)? {
+    func offsets(video: URL, trace: URL, name: String) throws -> (short: [Double], long: [Double], seconds: Double)? {
+        let scratch: URL = self.scratch
         let long = scratch.appendingPathComponent("\(name)-500s.csv")
         try Self.longTrace(String(contentsOf: trace, encoding: .utf8)).write(to: long, atomically: true, encoding: .utf8)
         let traces = [trace, long]
@@ -74,11 +76,7 @@ final class LongTraceCalibrateTests: XCTestCase {
 
     func testTheSyntheticCameraAgainstA500SecondTrace() throws {
         let dir = CommandLineTests.root.appendingPathComponent("Fixtures/synthetic")
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-longtrace-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        guard let o = try offsets(video: dir.appendingPathComponent("pan.mp4"), trace: dir.appendingPathComponent("pan-imu.csv"),
-                                  scratch: scratch, name: "pan") else { return }
+        guard let o = try offsets(video: dir.appendingPathComponent("pan.mp4"), trace: dir.appendingPathComponent("pan-imu.csv"), name: "pan") else { return }
         // truth.json: 87 ms.
         XCTAssertEqual(o.long[0] + 400_000, 87, accuracy: 1)
         for i in 0..<2 { XCTAssertEqual(o.long[i] + 400_000, o.short[i], accuracy: 1) }
@@ -86,13 +84,10 @@ final class LongTraceCalibrateTests: XCTestCase {
 
     func testKarmaAgainstA500SecondTrace() throws {
         guard let karma = RealFootageShiftTests.karma else { return XCTFail("karma.mp4 is not beside the checkout (../shared/media/karma.mp4)") }
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-longtrace-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
         let exported = scratch.appendingPathComponent("karma.csv")
         let e = try runCommand(CommandLineTests.binary, ["imu", "export", karma.path, "-o", exported.path], timeout: 300, scratch: scratch)
         guard e.status == 0 else { return XCTFail("lockstep imu export \(karma.lastPathComponent) failed (\(e.status)): \(e.stderr)") }
-        guard let o = try offsets(video: karma, trace: exported, scratch: scratch, name: "karma") else { return }
+        guard let o = try offsets(video: karma, trace: exported, name: "karma") else { return }
         for i in 0..<2 { XCTAssertEqual(o.long[i] + 400_000, o.short[i], accuracy: 1) }
     }
 }
