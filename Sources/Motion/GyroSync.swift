@@ -269,7 +269,7 @@ public enum GyroSync {
     /// orientation search's.
     static let candidateWindowMs = 400.0
     /// How many candidates of the first pass are scanned over the 24 orientations.
-    static let candidateCount = 6
+    static let candidateCount = 12
 
     /// The grid indices of `offsets` within +-`candidateWindowMs` of the first pass's candidates.
     static func nearCandidates(_ series: SyncSeries, gyro: GyroIntegral, offsets: [Double], step: Double, range: ClosedRange<Double>,
