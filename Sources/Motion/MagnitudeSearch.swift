@@ -70,8 +70,9 @@ enum MagnitudeSearch {
                 let sg = pg[i1 + lag] - pg[i0 + lag], sgg = pgg[i1 + lag] - pgg[i0 + lag]
                 let svg = gr[(lag % size + size) % size]
                 let nn = Double(n)
-                let den = ((svv - sv * sv / nn) * (sgg - sg * sg / nn)).squareRoot()
-                curve.append((lag, den > 1e-12 ? (svg - sv * sg / nn) / den : 0))
+                // A trace at rest there (under 1e-6 rad/s of spread: rounding, not motion) matches nothing.
+                let varV = svv - sv * sv / nn, varG = sgg - sg * sg / nn
+                curve.append((lag, varV > 1e-9 * nn && varG > 1e-12 * nn ? (svg - sv * sg / nn) / (varV * varG).squareRoot() : 0))
             }
             for (k, p) in curve.enumerated() where p.r > 0 {
                 let left = k > 0 && curve[k - 1].lag == p.lag - 1 ? curve[k - 1].r : -2

@@ -88,4 +88,24 @@ final class LongTraceSyncTests: XCTestCase {
             XCTAssertEqual(near.confidence, full.confidence, accuracy: 0.05, name)
         }
     }
+
+    /// The first pass keeps the full scan's rule: an answer at the edge of the range is refused.
+    func testAPeakAtTheEdgeOfTheRangeIsStillRefused() throws {
+        let (shifts, readings) = SyntheticRig().make()
+        XCTAssertThrowsError(try GyroSync.run(shifts: shifts, readings: readings, options: .init(searchMs: 50, exhaustiveSearchLimit: 0))) {
+            XCTAssertTrue("\($0)".contains("outside the search range") && "\($0)".contains("--search-ms"), "\($0)")
+        }
+    }
+
+    /// A long trace that never moves: no candidate, one sentence saying so.
+    func testAStillLongTraceIsRefusedWithASentence() throws {
+        var rig = SyntheticRig()
+        rig.seconds = 6
+        rig.clock = .constant(offsetMs: -400_187.3)
+        rig.gyroNoise = 0
+        let (shifts, readings) = Self.longTrace(rig, lengthS: 500, busy: [], keepClip: false)
+        XCTAssertThrowsError(try GyroSync.run(shifts: shifts, readings: readings, options: .init())) {
+            XCTAssertEqual("\($0)", "no stretch of the trace moves like the video at any offset in the search range (-497014 to +2984 ms): is it the right trace?")
+        }
+    }
 }
