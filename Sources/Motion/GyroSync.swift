@@ -6,8 +6,9 @@ import Foundation
 /// radian), the gyro bias (from every still stretch) and a confidence.
 ///
 /// Steps: (1) a coarse search of every candidate orientation at every candidate offset on a
-/// series merged to at most ~400 intervals; the winner's peak must not sit at the edge of the
-/// range; (2) refined on the full series to 0.005 ms; (3) the offset measured again in windows
+/// series merged to at most ~400 intervals (on a long range, only at the offsets near the peaks
+/// of `MagnitudeSearch`'s mapping-free first pass); the winner's peak must not sit at the edge
+/// of the range; (2) refined on the full series to 0.005 ms; (3) the offset measured again in windows
 /// across the clip (each searched +-`windowSearchMs` around the global answer; windows with too
 /// little motion, a weak match or a peak at the edge of their range are rejected); (4) DriftFit;
 /// (5) where pieces meet, the jump is placed at the frame where the two lines' predictions
