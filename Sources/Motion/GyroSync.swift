@@ -6,8 +6,9 @@ import Foundation
 /// radian), the gyro bias (from every still stretch) and a confidence.
 ///
 /// Steps: (1) a coarse search of every candidate orientation at every candidate offset on a
-/// series merged to at most ~400 intervals; the winner's peak must not sit at the edge of the
-/// range; (2) refined on the full series to 0.005 ms; (3) the offset measured again in windows
+/// series merged to at most ~400 intervals (on a long range, only at the offsets near the peaks
+/// of `MagnitudeSearch`'s mapping-free first pass); the winner's peak must not sit at the edge
+/// of the range; (2) refined on the full series to 0.005 ms; (3) the offset measured again in windows
 /// across the clip (each searched +-`windowSearchMs` around the global answer; windows with too
 /// little motion, a weak match or a peak at the edge of their range are rejected); (4) DriftFit;
 /// (5) where pieces meet, the jump is placed at the frame where the two lines' predictions
@@ -22,8 +23,15 @@ public enum GyroSync {
         /// at least half the clip (derived from both extents).
         public var searchMs: Double?
         public var focalLengthPx: Double?
-        public init(mapping: AxisMapping? = nil, bias: [Double] = [0, 0, 0], searchMs: Double? = nil, focalLengthPx: Double? = nil) {
+        /// Above this many (offset, interval) pairs the coarse search does not scan every offset:
+        /// a first pass free of the mapping (`MagnitudeSearch`) picks the few places worth it.
+        /// A 6 s clip against a 500 s trace is 10.8 million; the default range of a trace a
+        /// second longer than the clip at each end, under 0.3 million.
+        public var exhaustiveSearchLimit: Int
+        public init(mapping: AxisMapping? = nil, bias: [Double] = [0, 0, 0], searchMs: Double? = nil, focalLengthPx: Double? = nil,
+                    exhaustiveSearchLimit: Int = 1_000_000) {
             self.mapping = mapping; self.bias = bias; self.searchMs = searchMs; self.focalLengthPx = focalLengthPx
+            self.exhaustiveSearchLimit = exhaustiveSearchLimit
         }
     }
 
@@ -108,12 +116,33 @@ public enum GyroSync {
         let step = max(1, meanInterval * Double(group) / 4)
         var offsets = stride(from: range.lowerBound, through: range.upperBound, by: step).map { $0 }
         if let last = offsets.last, last < range.upperBound - 1e-9 { offsets.append(range.upperBound) }    // the edge itself
-        let table = OffsetSearch.scan(coarse, 0..<coarse.count, gyro: gyro, offsetsMs: offsets, mappings: candidates,
+        // Every offset of the grid, or (a long range: a short clip beside a whole session's log)
+        // only those near the peaks of the mapping-free first pass.
+        let scanned = offsets.count * coarse.count > options.exhaustiveSearchLimit
+            ? try nearCandidates(coarse, gyro: gyro, offsets: offsets, step: step, range: range, candidates: candidates)
+            : Array(offsets.indices)
+        var searched: [Double] = []
+        var table: [[Double?]] = []
+        var peaks: [PeakAnalysis?] = []
+        var winnerIndex = 0
+        var grid = scanned
+        for pass in 1... {
+            searched = grid.map { offsets[$0] }
+            table = OffsetSearch.scan(coarse, 0..<coarse.count, gyro: gyro, offsetsMs: searched, mappings: candidates,
                                       minPairs: max(3, coarse.count / 2))
-        let peaks = table.map { PeakAnalysis($0) }
-        guard let winnerIndex = peaks.indices.filter({ peaks[$0] != nil }).max(by: { peaks[$0]!.value < peaks[$1]!.value }) else {
-            throw CalibrationError("the trace does not overlap the video at any offset in the search range (\(format(range))); widen it with --search-ms")
+            let whole = grid.count == offsets.count
+            peaks = table.map { whole ? PeakAnalysis($0) : PeakAnalysis($0, grid: grid, gridCount: offsets.count) }
+            guard let w = peaks.indices.filter({ peaks[$0] != nil }).max(by: { peaks[$0]!.value < peaks[$1]!.value }) else {
+                throw CalibrationError("the trace does not overlap the video at any offset in the search range (\(format(range))); widen it with --search-ms")
+            }
+            winnerIndex = w
+            // The peak climbs out of its window: scan on around it (each pass adds a window; a
+            // slope still climbing after 8 is left as it is).
+            guard let p = peaks[w], p.besideUnscanned, pass < 8 else { break }
+            let centre = grid[p.index], half = Int((candidateWindowMs / step).rounded(.up))
+            grid = Array(Set(grid).union(max(0, centre - half)...min(offsets.count - 1, centre + half))).sorted()
         }
+        offsets = searched
         let peak = peaks[winnerIndex]!
         let winner = candidates[winnerIndex]
         var runnerUp: (String, Double)?
@@ -234,6 +263,33 @@ public enum GyroSync {
         return Result(mapping: mapping, runnerUp: runnerUp, searchScore: peak.value, clock: clock, syncPoints: used, rejected: rejected, jumps: jumps,
                       correlation: correlation, driftNote: used.count >= 3 ? fitted?.driftNote : nil, runnerUpPeak: second, focalLengthPx: focal, still: still, confidence: confidence,
                       searchedMs: range)
+    }
+
+    /// Half the width of the scan around each candidate of the first pass, ms: the first pass's
+    /// grid is a frame interval or more, and the magnitude's peak may sit a few cells from the
+    /// orientation search's.
+    static let candidateWindowMs = 400.0
+    /// How many candidates of the first pass are scanned over the 24 orientations.
+    static let candidateCount = 12
+
+    /// The grid indices of `offsets` within +-`candidateWindowMs` of the first pass's candidates.
+    static func nearCandidates(_ series: SyncSeries, gyro: GyroIntegral, offsets: [Double], step: Double, range: ClosedRange<Double>,
+                               candidates: [SignedPermutation]) throws -> [Int] {
+        let axes = Array(Set(candidates.map { $0.axes[2] })).sorted()
+        let meanInterval = Double(series.to[series.count - 1] - series.from[0]) / Double(series.count) / 1e6
+        let found = MagnitudeSearch.candidates(series, gyro: gyro, rangeMs: range, opticalAxes: axes, gridMs: max(10, meanInterval),
+                                               count: candidateCount, separationMs: 2 * candidateWindowMs)
+        guard !found.isEmpty else {
+            throw CalibrationError("no stretch of the trace moves like the video at any offset in the search range (\(format(range))): is it the right trace?")
+        }
+        var set = Set<Int>()
+        let half = Int((candidateWindowMs / step).rounded(.up))
+        for c in found {
+            let k = Int(((c.offsetMs - range.lowerBound) / step).rounded())
+            let lo = max(0, k - half), hi = min(offsets.count - 1, k + half)
+            if lo <= hi { set.formUnion(lo...hi) }
+        }
+        return set.sorted()
     }
 
     /// The sentence for a clip where every window was rejected, counting each reason.

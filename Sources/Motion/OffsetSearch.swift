@@ -20,19 +20,36 @@ struct PeakAnalysis: Equatable {
     /// The best is the first or last valid candidate: the true peak may lie beyond.
     var atEdge: Bool
 
-    /// `values[i]` nil where too few intervals overlap the trace.
-    init?(_ values: [Double?]) {
+    /// The best sits next to a grid point that was not scanned (only with a grid): the caller
+    /// scans around it and asks again.
+    var besideUnscanned = false
+
+    /// `values[i]` nil where too few intervals overlap the trace. With `grid`, `values[i]` belongs
+    /// to point `grid[i]` (increasing) of a grid of `gridCount` points of which only some were
+    /// scanned: a gap between scanned points is unknown, neither an edge nor a lower neighbour.
+    init?(_ values: [Double?], grid: [Int]? = nil, gridCount: Int? = nil) {
         guard let best = values.indices.filter({ values[$0] != nil }).max(by: { values[$0]! < values[$1]! }) else { return nil }
         index = best; value = values[best]!
         func v(_ i: Int) -> Double { (i >= 0 && i < values.count) ? (values[i] ?? -2) : -2 }
-        atEdge = v(best - 1) == -2 || v(best + 1) == -2
+        /// Whether array index `i` (next to `j`, `i = j +- 1`) holds `j`'s grid neighbour, or that
+        /// neighbour lies outside the grid (both known: an edge, or a value).
+        func known(_ i: Int, nextTo j: Int) -> Bool {
+            guard let grid, let gridCount else { return true }
+            let g = grid[j] + (i - j)
+            if g < 0 || g >= gridCount { return true }
+            return i >= 0 && i < values.count && grid[i] == g
+        }
+        atEdge = (known(best - 1, nextTo: best) && v(best - 1) == -2) || (known(best + 1, nextTo: best) && v(best + 1) == -2)
+        besideUnscanned = !known(best - 1, nextTo: best) || !known(best + 1, nextTo: best)
         var lo = best
-        while lo > 0, let p = values[lo - 1], p <= v(lo) { lo -= 1 }
+        while lo > 0, known(lo - 1, nextTo: lo), let p = values[lo - 1], p <= v(lo) { lo -= 1 }
         var hi = best
-        while hi < values.count - 1, let n = values[hi + 1], n <= v(hi) { hi += 1 }
+        while hi < values.count - 1, known(hi + 1, nextTo: hi), let n = values[hi + 1], n <= v(hi) { hi += 1 }
         var r = -1.0
         for j in values.indices where (j < lo || j > hi) {
             guard let x = values[j] else { continue }
+            // Beside a gap the value may be a slope's foot, not a peak: not counted.
+            guard known(j - 1, nextTo: j), known(j + 1, nextTo: j) else { continue }
             if x >= v(j - 1) && x >= v(j + 1) { r = max(r, x) }
         }
         runnerUp = r
