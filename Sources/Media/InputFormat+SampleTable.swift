@@ -26,6 +26,10 @@ extension InputFormat {
         case .none:
             return Self.tableRecords(st, count: Int(count), fileSize: fileSize, ctts: nil)
         case .perSample(let perSample, let shift):
+            // Interlaced H.264 gets each packet's duration from the parser's repeat_pict
+            // (field pairs, pulldown), which the table cannot know: read the packets.
+            let fields = st.pointee.codecpar.pointee.field_order
+            guard fields == AV_FIELD_PROGRESSIVE || fields == AV_FIELD_UNKNOWN else { return nil }
             return Self.tableRecords(st, count: Int(count), fileSize: fileSize, ctts: (perSample, shift, Self.guessedDuration(st)))
         }
     }
@@ -62,9 +66,13 @@ extension InputFormat {
         return packets
     }
 
-    /// The duration libavformat gives a video packet its demuxer left without one (demux.c's
-    /// compute_pkt_fields with ff_compute_frame_duration, no parser: mov.c sets none for H.264
-    /// or MPEG-4): one frame at `r_frame_rate`, rounded down in the stream's time base, or 0.
+    /// The duration libavformat gives a video packet its demuxer left without one (mov.c sets
+    /// none when the track has `ctts`; demux.c's compute_pkt_fields then asks
+    /// ff_compute_frame_duration): one frame at `r_frame_rate`, rounded down in the stream's
+    /// time base, or 0. Equal to the packet pass for every fixture of `SampleTableIndexTests`
+    /// (x264, x265, MPEG-2, MPEG-4, constant and variable rate); where it is not (a codec frame
+    /// rate unlike the container's, read by the H.264 parser), only durations differ, of which
+    /// the index keeps the last frame's; never a pts or a keyframe.
     static func guessedDuration(_ st: UnsafeMutablePointer<AVStream>) -> Int64 {
         let rate = st.pointee.r_frame_rate, tb = st.pointee.time_base
         guard rate.num > 0, rate.den > 0, tb.num > 0, tb.den > 0 else { return 0 }

@@ -159,6 +159,24 @@ final class SampleTableIndexTests: MediaTestCase {
         try assertSameIndexWithBFrames(p, frames: 75)
     }
 
+    /// Frames dropped at random places with B-frames: the steps differ and the stream has no
+    /// single frame rate, yet every pts and duration is the packets'.
+    func testVariableRateWithBFrames() throws {
+        let p = path("vfrbf.mp4")
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc=size=96x64:rate=30:duration=3", "-vf", "select='not(eq(mod(n\\,7)\\,3))'",
+                    "-vsync", "vfr", "-c:v", "libx264", "-g", "20", "-video_track_timescale", "90000", p])
+        try assertSameIndexWithBFrames(p, frames: 90 - 13)
+    }
+
+    /// HEVC (x265's B-frames, `hvc1`) and MPEG-2 in a .mov: other encoders, other offsets.
+    func testHEVCAndMPEG2() throws {
+        let hevc = path("hevc.mp4"), m2v = path("m2v.mov")
+        try ffmpeg(Array(x264.prefix(4)) + ["-c:v", "libx265", "-x265-params", "log-level=error:keyint=25", "-tag:v", "hvc1", "-pix_fmt", "yuv420p", hevc])
+        try assertSameIndexWithBFrames(hevc, frames: 120)
+        try ffmpeg(Array(x264.prefix(4)) + ["-c:v", "mpeg2video", "-bf", "2", "-g", "15", m2v])
+        try assertSameIndexWithBFrames(m2v, frames: 120)
+    }
+
     /// Lockstep's own writer makes B-frames; its outputs used to pay the packet pass.
     func testOwnWriterOutput() throws {
         let p = path("own.mp4")
@@ -182,6 +200,19 @@ final class SampleTableIndexTests: MediaTestCase {
         XCTAssertNil(MP4Boxes.compositionOffsets(path: p, trackID: st.pointee.id, sampleCount: 120))
         XCTAssertNotNil(MP4Boxes.compositionOffsets(path: src, trackID: st.pointee.id, sampleCount: 120))
         XCTAssertNil(try bothWays(p).table)
+        let reader = try MovieReader(path: p, audio: false)
+        XCTAssertEqual(try reader.keyframeIndex().frameCount, 120)
+        XCTAssertEqual(reader.keyframeIndexSource, .packetPass)
+    }
+
+    /// Interlaced H.264 with B-frames: the parser may give packets durations of its own
+    /// (repeat_pict), so the packets are read, and the index is still right.
+    func testInterlacedBFramesFallBack() throws {
+        let p = path("tff.mp4")
+        try ffmpeg(x264 + ["-flags", "+ildct+ilme", "-top", "1", p])
+        let (table, pass) = try bothWays(p)
+        XCTAssertTrue(pass.contains { $0.pts != $0.dts }, "the fixture has B-frames")
+        XCTAssertNil(table)
         let reader = try MovieReader(path: p, audio: false)
         XCTAssertEqual(try reader.keyframeIndex().frameCount, 120)
         XCTAssertEqual(reader.keyframeIndexSource, .packetPass)
