@@ -42,22 +42,28 @@ final class SampleTableIndexTests: MediaTestCase {
         try assertSameIndex(p, frames: 120)
     }
 
-    /// Another encoder, container flavour and time scale: MPEG-4 part 2 in a .mov, moov first.
+    /// Another encoder, container flavour and time scale: MPEG-4 part 2 in a .mov, moov first,
+    /// without and with B-frames.
     func testMPEG4InMOV() throws {
-        let p = path("m4v.mov")
-        try ffmpeg(["-f", "lavfi", "-i", "mandelbrot=size=128x96:rate=25", "-t", "3", "-c:v", "mpeg4", "-g", "12", "-movflags", "+faststart", p])
-        try assertSameIndex(p, frames: 75)
+        for bf in [0, 2] {
+            let p = path("m4v-\(bf).mov")
+            try ffmpeg(["-f", "lavfi", "-i", "mandelbrot=size=128x96:rate=25", "-t", "3", "-c:v", "mpeg4", "-bf", "\(bf)", "-g", "12", "-movflags", "+faststart", p])
+            try bf == 0 ? assertSameIndex(p, frames: 75) : assertSameIndexWithBFrames(p, frames: 75)
+        }
     }
 
-    /// Frames dropped at random places: the steps differ, the table still gives every time.
+    /// Frames dropped at random places: the steps differ, the table still gives every time,
+    /// without and with B-frames (no single frame rate: every pts and duration the packets').
     func testVariableRate() throws {
-        let p = path("vfr.mp4")
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc=size=96x64:rate=30:duration=3", "-vf", "select='not(eq(mod(n\\,7)\\,3))'",
-                    "-vsync", "vfr", "-c:v", "libx264", "-bf", "0", "-g", "20", "-video_track_timescale", "90000", p])
-        let (table, _) = try bothWays(p)
-        let steps = Set(zip(table ?? [], (table ?? []).dropFirst()).map { $1.dts! - $0.dts! })
-        XCTAssertGreaterThan(steps.count, 1, "the fixture is variable-rate")
-        try assertSameIndex(p, frames: 90 - 13)
+        for bf in [0, 3] {
+            let p = path("vfr-\(bf).mp4")
+            try ffmpeg(["-f", "lavfi", "-i", "testsrc=size=96x64:rate=30:duration=3", "-vf", "select='not(eq(mod(n\\,7)\\,3))'",
+                        "-vsync", "vfr", "-c:v", "libx264", "-bf", "\(bf)", "-g", "20", "-video_track_timescale", "90000", p])
+            let (table, _) = try bothWays(p)
+            let steps = Set(zip(table ?? [], (table ?? []).dropFirst()).map { $1.dts! - $0.dts! })
+            XCTAssertGreaterThan(steps.count, 1, "the fixture is variable-rate")
+            try bf == 0 ? assertSameIndex(p, frames: 90 - 13) : assertSameIndexWithBFrames(p, frames: 90 - 13)
+        }
     }
 
     /// A cut with `-ss` and stream copy: an edit list starts the movie at 0.5 s, mid-GOP; the 15
@@ -150,22 +156,6 @@ final class SampleTableIndexTests: MediaTestCase {
         XCTAssertEqual(first, 90)
         XCTAssertGreaterThanOrEqual(packets, 6)
         XCTAssertLessThanOrEqual(packets, 15)
-    }
-
-    /// Another encoder and container flavour: MPEG-4 part 2 with B-frames in a .mov.
-    func testBFramesMPEG4InMOV() throws {
-        let p = path("bf.mov")
-        try ffmpeg(["-f", "lavfi", "-i", "mandelbrot=size=128x96:rate=25", "-t", "3", "-c:v", "mpeg4", "-bf", "2", "-g", "12", p])
-        try assertSameIndexWithBFrames(p, frames: 75)
-    }
-
-    /// Frames dropped at random places with B-frames: the steps differ and the stream has no
-    /// single frame rate, yet every pts and duration is the packets'.
-    func testVariableRateWithBFrames() throws {
-        let p = path("vfrbf.mp4")
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc=size=96x64:rate=30:duration=3", "-vf", "select='not(eq(mod(n\\,7)\\,3))'",
-                    "-vsync", "vfr", "-c:v", "libx264", "-g", "20", "-video_track_timescale", "90000", p])
-        try assertSameIndexWithBFrames(p, frames: 90 - 13)
     }
 
     /// HEVC (x265's B-frames, `hvc1`) and MPEG-2 in a .mov: other encoders, other offsets.
