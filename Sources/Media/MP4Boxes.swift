@@ -57,7 +57,7 @@ enum MP4Boxes {
     /// A `ctts` payload: version (1 byte), flags (3), entry_count (4), then entry_count runs of
     /// (sample_count, sample_offset), 4 bytes each. Bounded before reading: no more runs than
     /// samples (a run holds at least one), and the runs must fit the box.
-    static func parseCTTS(_ fd: Int32, _ body: Range<Int64>, sampleCount: Int) -> CompositionOffsets? {
+    private static func parseCTTS(_ fd: Int32, _ body: Range<Int64>, sampleCount: Int) -> CompositionOffsets? {
         guard body.count >= 8, let head = read(fd, at: body.lowerBound, count: 8, atLeast: 8) else { return nil }
         let entries = Int(bigEndian(head, 4, 4))
         guard entries > 0 else { return CompositionOffsets.none }
@@ -120,7 +120,7 @@ enum MP4Boxes {
         return Int32(truncatingIfNeeded: bigEndian(b, at, 4))
     }
 
-    static func read(_ fd: Int32, at offset: Int64, count: Int, atLeast: Int) -> [UInt8]? {
+    private static func read(_ fd: Int32, at offset: Int64, count: Int, atLeast: Int) -> [UInt8]? {
         var bytes = [UInt8](repeating: 0, count: count)
         let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
         guard n >= atLeast else { return nil }

@@ -113,11 +113,13 @@ final class SampleTableIndexTests: MediaTestCase {
 
     private let x264 = ["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=4", "-c:v", "libx264", "-g", "25", "-pix_fmt", "yuv420p"]
 
-    /// x264's defaults: 3 B-frames, pyramid; `ctts` version 0, shifted by an edit list.
+    /// x264's defaults: 3 B-frames, pyramid; `ctts` version 0, shifted by an edit list; in an
+    /// MP4 and in a QuickTime .mov.
     func testBFramesX264Default() throws {
-        let p = path("bf.mp4")
-        try ffmpeg(x264 + [p])
-        try assertSameIndexWithBFrames(p, frames: 120)
+        for p in [path("bf.mp4"), path("bf.mov")] {
+            try ffmpeg(x264 + [p])
+            try assertSameIndexWithBFrames(p, frames: 120)
+        }
     }
 
     /// Adaptive B-frame placement (trellis), so the offsets vary run by run.
