@@ -293,6 +293,26 @@ final class SampleTableIndexTests: MediaTestCase {
         XCTAssertLessThanOrEqual(packets, 20)
     }
 
+    /// Every segment's first frame, in a B-frame file, the same cut with an edit list (mov.c
+    /// shifts its seeks by 5 frames) and the same delayed by an empty edit: the seek lands on
+    /// that segment's keyframe (fewer packets read than a GOP), the last segment's too.
+    func testEverySegmentSeeksToItsOwnKeyframe() throws {
+        let src = path("src.mp4"), cut = path("cut.mp4"), late = path("late.mp4")
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64:rate=30:duration=4", "-c:v", "libx264", "-g", "25",
+                    "-sc_threshold", "0", "-pix_fmt", "yuv420p", src])
+        try ffmpeg(["-ss", "0.5", "-i", src, "-c", "copy", cut])
+        try ffmpeg(["-itsoffset", "1", "-i", src, "-c", "copy", late])
+        for p in [src, cut, late] {
+            let index = try MovieReader(path: p, audio: false).keyframeIndex()
+            XCTAssertGreaterThan(index.segmentStarts.count, 4, p)
+            for start in index.segmentStarts.dropFirst() {
+                let (_, first, packets) = try packetsToFirstPicture(p, at: start)
+                XCTAssertEqual(first, start, "\(p) frame \(start)")
+                XCTAssertLessThan(packets, 10, "\(p) frame \(start): read from an earlier keyframe")
+            }
+        }
+    }
+
     /// Where a seek aims: a keyframe's dts for most demuxers; for mov.c's (which takes a pts and
     /// subtracts a shift of its own) half way to the next keyframe's decode time, or for the
     /// last keyframe the last frame's time.
