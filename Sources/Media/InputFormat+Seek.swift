@@ -15,6 +15,15 @@ extension InputFormat {
         do { try check(r, "avformat_seek_file", path: path) } catch let e as MediaError { throw e.unreadable() }
     }
 
+    /// Puts the demuxer at the keyframe segment `j` of `index` decodes from (the start of the
+    /// file for a segment without one). Returns the keyframe, nil for the start.
+    @discardableResult
+    func seek(stream: Int32, toSegment j: Int, of index: KeyframeIndex) throws -> KeyframeIndex.Packet? {
+        let target = index.seekTarget(ofSegment: j, presentationTimes: containerName.hasPrefix("mov,"))
+        try seek(stream: stream, toKeyframeAtOrBefore: target)
+        return target == nil ? nil : index.seekPoints[j]
+    }
+
     /// Reads every packet of `stream` once, in decode order, without decoding (other streams'
     /// packets are not even read into memory), and leaves the demuxer at the start again.
     func indexPackets(of stream: Int32, into packet: Packet) throws -> [KeyframeIndex.Packet] {

@@ -26,9 +26,9 @@ public struct KeyframeIndex: Equatable, Sendable {
 
     /// Where the packet records came from.
     public enum Source: Equatable, Sendable {
-        /// The container's sample table (MP4/MOV without composition offsets): no packet read.
+        /// The container's sample table (MP4/MOV, with `ctts` offsets read from the file): no packet read.
         case sampleTable
-        /// One pass over every video packet, without decoding (Matroska, B-frames, anything else).
+        /// One pass over every video packet, without decoding (Matroska, fragmented MP4, anything else).
         case packetPass
     }
 
@@ -83,6 +83,23 @@ public struct KeyframeIndex: Equatable, Sendable {
         if starts.first != 0 { starts.insert(0, at: 0); seeks.insert(nil, at: 0) }
         segmentStarts = starts
         seekPoints = seeks
+    }
+
+    /// The timestamp a demuxer's seek needs to land on segment `j`'s keyframe (nil: segment 0
+    /// before any keyframe, decoded from the start). Most demuxers search decode times: the
+    /// keyframe's dts. mov.c (`presentationTimes`) takes a pts and subtracts its own shift
+    /// (min_corrected_pts + dts_shift, not public) before searching decode times, so neither
+    /// the keyframe's dts (lands a GOP early with B-frames: x264's keyframe dts is 2 frames
+    /// before its pts and the shift is 2 frames) nor its pts (early in a B-frame file cut with
+    /// an edit list, where the shift is 5 frames) is safe: half way to the next keyframe's
+    /// decode time is, for any shift below half a GOP. Landing early costs reading a GOP;
+    /// landing late is caught as an error by the reader.
+    public func seekTarget(ofSegment j: Int, presentationTimes: Bool) -> Int64? {
+        guard let key = seekPoints[j] else { return nil }
+        guard presentationTimes, let pts = key.pts, let dts = key.dts else { return key.dts ?? key.pts! }
+        let nextDTS = seekPoints[(j + 1)...].lazy.compactMap { $0?.dts }.first
+        if let nextDTS, nextDTS > dts { return pts + (nextDTS - dts) / 2 }
+        return Swift.max(pts, self.pts[self.pts.count - 1])  // no keyframe after it: any later time lands there
     }
 
     /// Presentation index of the frame with this pts, if there is one.

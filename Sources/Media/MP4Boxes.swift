@@ -2,20 +2,40 @@
 import Glibc
 #endif
 
-/// Just enough of an MP4/MOV box tree to say whether a track's samples are shown at their
-/// decode times. FFmpeg's index of a `mov` stream holds decode times only (mov.c fills
-/// `AVIndexEntry.timestamp` from `stts`); the presentation time adds the `ctts` offset, which
-/// no public API gives. Without a `ctts` box, mov.c sets pts = dts for every sample, so the
-/// index alone is the packets' timestamps. Reads box headers only (8 or 16 bytes each, and a
-/// `tkhd`'s first 24 bytes), never sample data: a few dozen small reads whatever the length.
+/// Just enough of an MP4/MOV box tree to give a track's composition offsets. FFmpeg's index of
+/// a `mov` stream holds decode times only (mov.c fills `AVIndexEntry.timestamp` from `stts`);
+/// the presentation time adds the `ctts` offset, which no public API gives. Reads box headers
+/// (8 or 16 bytes each, and a `tkhd`'s first 24 bytes) and the one `ctts` payload, never sample
+/// data: a few dozen small reads and one of 8 bytes per `ctts` run, whatever the length.
 enum MP4Boxes {
-    /// False: the track has no composition offsets (pts = dts for each sample). True: it has
-    /// (`ctts`). nil: cannot tell (not MP4, a malformed box, a fragmented file whose samples
-    /// and offsets live in `moof` boxes, no track with that id).
-    static func hasCompositionOffsets(path: String, trackID: Int32) -> Bool? {
+    /// A track's `ctts` as mov.c reads it.
+    enum CompositionOffsets: Equatable {
+        /// No `ctts` box, or one without entries: mov.c sets pts = dts for every sample.
+        case none
+        /// One offset per sample (decode order), and the shift mov.c adds to every pts
+        /// (`dts_shift`: the largest negation of a negative offset, the last two entries left
+        /// out as mov_read_ctts leaves them out).
+        case perSample([Int32], shift: Int64)
+    }
+
+    /// The track's composition offsets, checked against `sampleCount` (the track's sample
+    /// count from `stts`); nil: cannot tell or not trustworthy (not MP4, a malformed or cut
+    /// box, a fragmented file whose samples and offsets live in `moof` boxes, no track with
+    /// that id, two `ctts` boxes, counts that do not add up to the sample count, an offset
+    /// mov.c would call invalid, or a version 0 offset that only reads as signed).
+    static func compositionOffsets(path: String, trackID: Int32, sampleCount: Int) -> CompositionOffsets? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        guard let stbl = sampleTableBoxes(fd, trackID: trackID) else { return nil }
+        let ctts = stbl.filter { $0.type == "ctts" }
+        guard let box = ctts.first else { return CompositionOffsets.none }
+        guard ctts.count == 1 else { return nil }
+        return parseCTTS(fd, box.body, sampleCount: sampleCount)
+    }
+
+    /// The boxes inside the `stbl` of the track with `trackID` (nil: see `compositionOffsets`).
+    private static func sampleTableBoxes(_ fd: Int32, trackID: Int32) -> [Box]? {
         let end = lseek(fd, 0, SEEK_END)
         guard end > 0, let top = children(fd, 0..<Int64(end)) else { return nil }
         if top.contains(where: { $0.type == "moof" }) { return nil }
@@ -28,11 +48,44 @@ enum MP4Boxes {
             guard trackID == self.trackID(fd, tkhd.body) else { continue }
             guard let mdia = kids.first(where: { $0.type == "mdia" }), let inMdia = children(fd, mdia.body),
                   let minf = inMdia.first(where: { $0.type == "minf" }), let inMinf = children(fd, minf.body),
-                  let stbl = inMinf.first(where: { $0.type == "stbl" }), let inStbl = children(fd, stbl.body)
-            else { return nil }
-            return inStbl.contains { $0.type == "ctts" }
+                  let stbl = inMinf.first(where: { $0.type == "stbl" }) else { return nil }
+            return children(fd, stbl.body)
         }
         return nil
+    }
+
+    /// A `ctts` payload: version (1 byte), flags (3), entry_count (4), then entry_count runs of
+    /// (sample_count, sample_offset), 4 bytes each. Bounded before reading: no more runs than
+    /// samples (a run holds at least one), and the runs must fit the box.
+    private static func parseCTTS(_ fd: Int32, _ body: Range<Int64>, sampleCount: Int) -> CompositionOffsets? {
+        guard body.count >= 8, let head = read(fd, at: body.lowerBound, count: 8, atLeast: 8) else { return nil }
+        let entries = Int(bigEndian(head, 4, 4))
+        guard entries > 0 else { return CompositionOffsets.none }
+        guard entries <= sampleCount, Int64(entries) * 8 <= Int64(body.count) - 8,
+              let runs = read(fd, at: body.lowerBound + 8, count: entries * 8, atLeast: entries * 8) else { return nil }
+        return offsets(version: head[0], runs: runs, entries: entries, sampleCount: sampleCount)
+    }
+
+    /// The pure half of `parseCTTS`: `runs` holds `entries` big-endian (count, offset) pairs.
+    static func offsets(version: UInt8, runs: [UInt8], entries: Int, sampleCount: Int) -> CompositionOffsets? {
+        guard version <= 1, runs.count >= entries * 8 else { return nil }
+        var perSample: [Int32] = []
+        perSample.reserveCapacity(sampleCount)
+        var shift: Int64 = 0
+        for i in 0..<entries {
+            let count = bigEndian(runs, i * 8, 4), raw = bigEndian(runs, i * 8 + 4, 4)
+            // mov.c reads both fields as signed ints whatever the version, skips runs whose
+            // count reads as <= 0 and drops the whole table for an offset beyond 2^28 (not the
+            // last two). Such tables are not what a camera or encoder writes: read packets.
+            guard count > 0, count <= UInt64(Int32.max), count <= UInt64(sampleCount - perSample.count) else { return nil }
+            let offset = Int32(truncatingIfNeeded: raw)
+            if version == 0 && offset < 0 { return nil }  // unsigned in the spec, signed in mov.c
+            guard offset.magnitude <= 1 << 28 else { return nil }
+            if i + 2 < entries, offset < 0 { shift = max(shift, -Int64(offset)) }
+            perSample.append(contentsOf: repeatElement(offset, count: Int(count)))
+        }
+        guard perSample.count == sampleCount else { return nil }
+        return .perSample(perSample, shift: shift)
     }
 
     struct Box { var type: String; var body: Range<Int64> }

@@ -46,8 +46,7 @@ extension MovieReader {
         seekState.first = first
         let segment = index.segment(of: min(from, first))
         // Segment 0 is where the demuxer already is.
-        guard segment > 0, let key = index.seekPoints[segment] else { return }
-        try input.seek(stream: videoStream, toKeyframeAtOrBefore: key.dts ?? key.pts!)
+        guard segment > 0, let key = try input.seek(stream: videoStream, toSegment: segment, of: index) else { return }
         seekState.key = key
     }
 

@@ -50,8 +50,7 @@ public final class SeekingVideoReader {
         guard !range.isEmpty else { return }
         precondition(range.lowerBound >= 0 && range.upperBound <= index.frameCount, "frames \(range) outside 0..<\(index.frameCount)")
         let segment = index.segment(of: range.lowerBound)
-        let key = index.seekPoints[segment]
-        try input.seek(stream: stream, toKeyframeAtOrBefore: key.map { $0.dts ?? $0.pts! })
+        let key = try input.seek(stream: stream, toSegment: segment, of: index)
         seeks += 1
         avcodec_flush_buffers(decoder.context)
         var awaitingKey = key != nil

@@ -5,9 +5,9 @@ import TestSupport
 import XCTest
 @testable import Lockstep
 
-/// Segments of MP4 inputs whose frame order comes from the sample table (no B-frames): one cut
-/// with `-ss ... -c copy` (an edit list starting mid-GOP, 13 samples decoded but never shown)
-/// and one with AAC, under `--sync index`, so frame k of each input must be the k-th picture
+/// Segments of MP4 inputs whose frame order comes from the sample table: one without B-frames
+/// cut with `-ss ... -c copy` (an edit list starting mid-GOP, 13 samples decoded but never
+/// shown) and one with x264's B-frames (`ctts`) and AAC, under `--sync index`, so frame k of each input must be the k-th picture
 /// decoding from the start shows. The segments' picks equal the single pass's.
 final class SegmentSampleTableTests: ScratchTestCase {
     func testSegmentsOfTableIndexedInputsEqualTheSinglePass() throws {
@@ -18,7 +18,7 @@ final class SegmentSampleTableTests: ScratchTestCase {
         try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-ss", "0.52", "-i", src, "-c", "copy", cut])
         try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=s=160x120:r=25:d=5",
                                    "-f", "lavfi", "-i", "sine=f=440:r=48000:d=5",
-                                   "-c:v", "libx264", "-bf", "0", "-g", "30", "-c:a", "aac", "-ac", "2", b])
+                                   "-c:v", "libx264", "-g", "30", "-c:a", "aac", "-ac", "2", b])
         // What a scale-out plans from: the frames shown, not the samples the cut's index lists.
         XCTAssertEqual(CompositeJob.expectedFrames([try MovieReader(path: cut, audio: false)], sync: .index, frameRate: Rational(25, 1)), 137)
         for path in [cut, b] {
