@@ -51,7 +51,8 @@ let package = Package(
         .target(name: "SyncCode", dependencies: ["Compositor", .product(name: "RealModule", package: "swift-numerics")],
                 swiftSettings: [.swiftLanguageMode(.v6)]),
         .target(name: "Verify", dependencies: ["Compositor", "SyncCode"], swiftSettings: [.swiftLanguageMode(.v6)]),
-        .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "MotionIO", "TraceStore", "IIO", "Verify", "SyncCode", "CFFTW"],
+        .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "MotionIO", "TraceStore", "IIO", "Verify", "SyncCode", "CFFTW",
+                                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
                 swiftSettings: [.swiftLanguageMode(.v6)]),
         .executableTarget(
             name: "LockstepCLI",

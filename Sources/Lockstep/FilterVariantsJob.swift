@@ -1,7 +1,7 @@
 import Compositor
 import Foundation
 import Media
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// `lockstep filter IN --variants CHAIN[;CHAIN...] -o DIR/` (VidClips' one file per filter):
 /// the input is decoded once; every decoded picture is lent to one writer thread per chain,
@@ -220,14 +220,14 @@ final class SharedFrame: Sendable {
     /// after the last release.
     let item: LaneFrame
     private let lane: InputLane
-    private let holders: Mutex<Int>
+    private let holders: NIOLockedValueBox<Int>  // a pthread mutex, seen by ThreadSanitizer (see StageClock)
 
     init(_ item: LaneFrame, lane: InputLane, holders: Int) {
-        self.item = item; self.lane = lane; self.holders = Mutex(holders)
+        self.item = item; self.lane = lane; self.holders = NIOLockedValueBox(holders)
     }
 
     func release() {
-        let last = holders.withLock { n -> Bool in n -= 1; return n == 0 }
+        let last = holders.withLockedValue { n -> Bool in n -= 1; return n == 0 }
         if last { lane.recycle(item) }
     }
 }

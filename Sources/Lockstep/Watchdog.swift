@@ -1,21 +1,23 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// What one stage is doing and since when. A stage is `busy` when it is working on its own
 /// (decoding, encoding); waiting for another stage is not busy, so a stall is blamed on the
 /// stage that is stuck, not on the ones queued behind it. Set by its stage, read by the watchdog.
+/// A pthread mutex (NIO's lock), not `Synchronization.Mutex`: on Linux the standard library's
+/// futex lock is invisible to ThreadSanitizer, which then reports every access as a race.
 final class StageClock: Sendable {
     let name: String
-    private let current = Mutex<(activity: String, busy: Bool, since: UInt64)>(("starting", false, DispatchTime.now().uptimeNanoseconds))
+    private let current = NIOLockedValueBox<(activity: String, busy: Bool, since: UInt64)>(("starting", false, DispatchTime.now().uptimeNanoseconds))
 
     init(name: String) { self.name = name }
 
     func set(_ activity: String, busy: Bool) {
         let now = DispatchTime.now().uptimeNanoseconds
-        current.withLock { $0 = (activity, busy, now) }
+        current.withLockedValue { $0 = (activity, busy, now) }
     }
 
-    var state: (activity: String, busy: Bool, since: UInt64) { current.withLock { $0 } }
+    var state: (activity: String, busy: Bool, since: UInt64) { current.withLockedValue { $0 } }
 }
 
 /// Never a hang (GPUImage #744, VidClips' frozen writer): a thread that looks at every stage

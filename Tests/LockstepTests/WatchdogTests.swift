@@ -27,3 +27,29 @@ final class WatchdogTests: XCTestCase {
                        "nothing moved for 2.5 s (the compositor waiting for input 1, input 1 (a.mp4) waiting for a free frame); stopped")
     }
 }
+
+/// A stage's clock is set by the stage's thread and read by the watchdog's. This test has its
+/// teeth under ThreadSanitizer (CI runs WatchdogTests there): a lock TSan cannot see, such as
+/// `Synchronization.Mutex` on Linux, is reported as a race here and fails the run.
+final class StageClockThreadTests: XCTestCase {
+    func testAClockSetOnOneThreadIsReadWholeOnAnother() {
+        let clock = StageClock(name: "input 1")
+        let done = DispatchSemaphore(value: 0)
+        let writer = Thread {
+            for i in 0..<5_000 { clock.set("frame \(i)", busy: i % 2 == 0) }
+            done.signal()
+        }
+        writer.start()
+        var seen = 0
+        while done.wait(timeout: .now()) == .timedOut {
+            let state = clock.state
+            // Activity and busy are set together: a torn read would pair "frame 3" with busy.
+            if let n = Int(state.activity.dropFirst("frame ".count)) {
+                XCTAssertEqual(state.busy, n % 2 == 0, state.activity)
+                seen += 1
+            }
+        }
+        XCTAssertEqual(clock.state.activity, "frame 4999")
+        XCTAssertFalse(clock.state.busy)
+    }
+}
