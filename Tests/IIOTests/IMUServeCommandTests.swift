@@ -102,15 +102,18 @@ final class IMUServeCommandTests: IIOTestCase {
         for (sig, speed) in [(SIGTERM, "1"), (SIGHUP, "0"), (SIGINT, "0.001"), (SIGTERM, "0")] {
             let what = "signal \(sig), --speed \(speed)"
             let (server, port) = try serveProcess("shake.gcsv", ["--speed", speed, "--loop"])
-            let idle = try RawClient(port: port)
+            // Answers may wait on a loaded machine (ThreadSanitizer with builds beside it: no
+            // answer to the third VERSION within 5 s at full speed); what this test times is the
+            // exit after the signal, so the clients wait up to 20 s.
+            let idle = try RawClient(port: port, timeout: 20)
             XCTAssertEqual(idle.ask("VERSION\r\n", lines: 1), ["0.24.v0.24  "], what)
-            let streaming = try RawClient(port: port)
+            let streaming = try RawClient(port: port, timeout: 20)
             XCTAssertEqual(streaming.ask("OPEN iio:device0 1000 00000001\r\n", lines: 1), ["0"], what)
             streaming.send("READBUF iio:device0 20000000\r\n")
             // An answered VERSION proves the server accepted this connection before the signal
             // (under ThreadSanitizer a bare connect could still sit in the listen backlog, and
             // the count below would then be 2).
-            let halfLine = try RawClient(port: port)
+            let halfLine = try RawClient(port: port, timeout: 20)
             XCTAssertEqual(halfLine.ask("VERSION\r\n", lines: 1), ["0.24.v0.24  "], what)
             halfLine.send("READ iio:dev")
             Thread.sleep(forTimeInterval: 0.5)
