@@ -64,7 +64,7 @@ final class ReaderFailureTests: MediaTestCase {
             _ = mediaError { _ = try MovieReader(path: path("missing.mp4")) }
         }
         for _ in 0..<5 { _ = mediaError { try self.readAll(fixture("truncated.mp4")) } }
-        XCTAssertEqual(openDescriptors(), before)
+        assertNoDescriptorLeak(since: before)
         XCTAssertEqual(Frame.live, frames)
     }
 
