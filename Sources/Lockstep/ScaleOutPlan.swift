@@ -1,4 +1,5 @@
 import Foundation
+import Motion
 
 /// A range is stored in plan.json as the text the CLI takes ("A:B").
 extension FrameRange: Codable {
@@ -93,6 +94,12 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
     public var joinLog: String { work + "/join.log" }
 
     /// The command of segment `i`, as an argument vector (the binary first).
+    /// Whether `other` renders the same output the same way (its segments can be resumed or
+    /// waited for as this plan's): the same subcommand, arguments, output and segments.
+    public func isSameRender(as other: ScaleOutPlan) -> Bool {
+        command == other.command && arguments == other.arguments && output == other.output && segments == other.segments
+    }
+
     public func segmentCommand(_ i: Int) -> [String] {
         [lockstep, command] + arguments + ["--frames", segments[i].description, "--audio-codec", "flac", "-o", segmentFile(i)]
     }
@@ -178,14 +185,19 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
         s.replacingOccurrences(of: "\n", with: "?").replacingOccurrences(of: "\r", with: "?")
     }
 
-    /// Paths `#SBATCH` lines cannot carry: a newline ends the directive, and a backslash in
+    /// Paths no job script or manifest can carry, whatever the target: the output's path and
+    /// the submitting folder go into comments, `#SBATCH` lines and YAML, where a line break (or
+    /// another control character) would end the line and start one bash or YAML reads.
+    public func checkScriptPaths() throws {
+        for (what, p) in [("-o", output), ("the current folder", workingDirectory)] where p.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw JobError("\(what) \(MessageText.quote(p, limit: 200)): a path with a line break or another control character cannot go into a job script; use another name.")
+        }
+    }
+
+    /// Paths `#SBATCH` lines cannot carry beyond `checkScriptPaths`'s: a backslash in
     /// `--output` turns off the `%a` that names each task's log (sbatch(1), "filename pattern").
     public func checkSlurmPaths() throws {
-        for (what, path) in [("the output", output), ("the submitting folder", workingDirectory)] {
-            if path.contains(where: { $0 == "\n" || $0 == "\r" }) {
-                throw JobError("\(path): --slurm cannot use \(what) here: a path with a line break cannot go into an #SBATCH line.")
-            }
-        }
+        try checkScriptPaths()
         if output.contains("\\") {
             throw JobError("\(output): --slurm cannot use an output path with a backslash: sbatch then ignores the %a that names each task's log.")
         }
