@@ -85,13 +85,13 @@ final class SecondSweepHardeningTests: ScratchFolderTestCase {
         try FileManager.default.copyItem(atPath: panIMU, toPath: trace)
         let before = try Data(contentsOf: URL(fileURLWithPath: trace))
         let out = scratch.appendingPathComponent("o.mp4").path, report = scratch.appendingPathComponent("r.csv").path
-        let composite = ["composite", "--blend", "single", pan, "--snake", "--imu", trace]
+        let composite = ["composite", "--blend", "mix", pan, pan, "--snake", "--imu", trace]
         let r = try run(composite + ["-o", out, "--report", trace])
         XCTAssertEqual(r.status, 64)
         XCTAssertEqual(r.error, "Error: --report \(trace) is also an input; write the output somewhere else.")
         let store = scratch.appendingPathComponent("store.mp4").path  // a trace may have any name
         try FileManager.default.copyItem(atPath: panIMU, toPath: store)
-        let o = try run(["composite", "--blend", "single", pan, "--snake", "--imu", store, "-o", store])
+        let o = try run(["composite", "--blend", "mix", pan, pan, "--snake", "--imu", store, "-o", store])
         XCTAssertEqual(o.status, 64)
         XCTAssertEqual(o.error, "Error: \(store) is also an input; write the output somewhere else.")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before)
