@@ -54,6 +54,21 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
         self.segments = try Self.boundaries(frames: totalFrames, segments: count, gop: gop)
     }
 
+    /// A plan.json as saved; one written before segment tasks could run `snake` or `filter` has
+    /// no `command` and is a composite's (a join or a `--resume` after an upgrade read it as
+    /// "not a readable scale-out plan").
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        lockstep = try c.decode(String.self, forKey: .lockstep)
+        command = try c.decodeIfPresent(String.self, forKey: .command) ?? "composite"
+        arguments = try c.decode([String].self, forKey: .arguments)
+        output = try c.decode(String.self, forKey: .output)
+        workingDirectory = try c.decode(String.self, forKey: .workingDirectory)
+        totalFrames = try c.decode(Int64.self, forKey: .totalFrames)
+        gop = try c.decode(Int64.self, forKey: .gop)
+        segments = try c.decode([FrameRange].self, forKey: .segments)
+    }
+
     /// The work folder beside the output: `.NAME.lockstep-work`. Hidden, and on the same
     /// (shared) file system as the output, so the join's rename into place is atomic.
     public static func workFolder(for output: String) -> String {

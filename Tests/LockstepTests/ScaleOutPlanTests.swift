@@ -184,6 +184,19 @@ final class ScaleOutPlanTests: XCTestCase {
         XCTAssertEqual(try JSONDecoder().decode(ScaleOutPlan.self, from: JSONEncoder().encode(p)), p)
     }
 
+    /// A plan saved before the `command` field (every task then ran `composite`) still loads,
+    /// as a composite's: a join or `--resume` after an upgrade must not find it unreadable.
+    func testAPlanWithoutACommandIsAComposite() throws {
+        let p = try plan()
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder().encode(p)) as? [String: Any])
+        XCTAssertEqual(json.removeValue(forKey: "command") as? String, "composite")
+        let old = try JSONDecoder().decode(ScaleOutPlan.self, from: JSONSerialization.data(withJSONObject: json))
+        XCTAssertEqual(old, p)
+        var snake = p
+        snake.command = "snake"
+        XCTAssertEqual(try JSONDecoder().decode(ScaleOutPlan.self, from: JSONEncoder().encode(snake)).command, "snake")
+    }
+
     func testKubernetesNamesAreDNSLabels() throws {
         XCTAssertEqual(try plan().jobBaseName, "lockstep-final-cut")
         var p = try plan()
