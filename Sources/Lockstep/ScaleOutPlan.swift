@@ -108,13 +108,13 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
     public var joinScriptFile: String { work + "/join.sh" }
     public var joinLog: String { work + "/join.log" }
 
-    /// The command of segment `i`, as an argument vector (the binary first).
     /// Whether `other` renders the same output the same way (its segments can be resumed or
     /// waited for as this plan's): the same subcommand, arguments, output and segments.
     public func isSameRender(as other: ScaleOutPlan) -> Bool {
         command == other.command && arguments == other.arguments && output == other.output && segments == other.segments
     }
 
+    /// The command of segment `i`, as an argument vector (the binary first).
     public func segmentCommand(_ i: Int) -> [String] {
         [lockstep, command] + arguments + ["--frames", segments[i].description, "--audio-codec", "flac", "-o", segmentFile(i)]
     }
