@@ -104,6 +104,21 @@ final class SecondSweepHardeningTests: ScratchFolderTestCase {
         XCTAssertEqual(try leftovers(), ["store.mp4", "trace.csv"])
     }
 
+    // --report DIR passed validation, the whole render ran, and the report's write then failed
+    // with Foundation's error dump ("Error Domain=NSCocoaErrorDomain Code=512 ...") and no movie.
+    func testAReportOrProfileNamingAFolderIsRefusedBeforeTheWork() throws {
+        let folder = scratch.appendingPathComponent("reports")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        let out = scratch.appendingPathComponent("o.mp4").path
+        let r = try run(["snake", pan, "--imu", panIMU, "-o", out, "--report", folder.path])
+        XCTAssertEqual(r.status, 64)
+        XCTAssertEqual(r.error, "Error: --report \(folder.path) is a folder; give a file name.")
+        let c = try run(["calibrate", pan, "--imu", panIMU, "-o", folder.path])
+        XCTAssertEqual(c.status, 64)
+        XCTAssertEqual(c.error, "Error: \(folder.path) is a folder; give a file name.")
+        XCTAssertEqual(try leftovers(), ["reports"])
+    }
+
     // A profile whose timeOffsetMs is 1e300 reached the snake's integer nanoseconds; /dev/zero
     // as a profile was read until memory ran out.
     func testSnakeProfilesOutOfRangeOrNotFilesAreOneSentence() throws {
