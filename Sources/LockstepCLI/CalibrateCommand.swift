@@ -55,7 +55,7 @@ struct CalibrateCommand: ParsableCommand {
                 DispatchQueue.global().asyncAfter(deadline: .now() + 3) {
                     // Its own words: that the job did not stop by itself is worth knowing (and
                     // is how the tests tell this path from the token's, without a clock).
-                    FileHandle.standardError.write(Data("Error: cancelled (a read did not return within 3 s of the signal)\n".utf8))
+                    FileHandle.standardError.write(Data("Error: cancelled (the job did not stop within 3 s of the signal)\n".utf8))
                     _exit(status)
                 }
             }) {

@@ -59,7 +59,7 @@ final class CalibrateSignalTests: ScratchFolderTestCase {
         let r = try runStopped(["calibrate", Repository.fixture("q0.mp4"), "--imu", fifo, "-o", out], with: SIGTERM,
                                failure: "calibrate ran on after SIGTERM")
         XCTAssertEqual(r.status, 143)
-        XCTAssertEqual(r.stderr, "Error: cancelled (a read did not return within 3 s of the signal)\n")
+        XCTAssertEqual(r.stderr, "Error: cancelled (the job did not stop within 3 s of the signal)\n")
         XCTAssertEqual(try leftovers(), ["trace.csv"])
     }
 }
