@@ -13,7 +13,8 @@ final class AudioLane {
     private var ended = false
     /// Set by `drop()`: the one reading this copy has gone (a failed variant); nothing more is kept.
     private var dropped = false
-    /// Input samples this copy has been given in all (what the reader fed it).
+    /// Input samples this copy has taken in (those wholly before the output's first sample,
+    /// a pre-roll's, are passed over and not counted).
     private var fedCount: Int64 = 0
     /// Input-clock position of the output's sample 0, set from the first video frame.
     private(set) var origin: Int64?
@@ -66,7 +67,7 @@ final class AudioLane {
         condition.broadcast()
     }
 
-    /// Input samples given to this copy so far, and how many it still holds.
+    /// Input samples this copy has taken in so far (`fedCount`), and how many it still holds.
     var fed: (total: Int64, held: Int) { condition.lock(); defer { condition.unlock() }; return (fedCount, left.count) }
 
     // MARK: mixer side

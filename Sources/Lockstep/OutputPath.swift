@@ -38,6 +38,11 @@ public enum OutputPath {
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
             throw JobError("\(output): the folder \(folder) does not exist.")
         }
+        // A folder under the name: the file could only be written at the end, after the work,
+        // and then failed with Foundation's error dump (snake --report DIR, calibrate -o DIR).
+        if FileManager.default.fileExists(atPath: output, isDirectory: &isFolder), isFolder.boolValue {
+            throw JobError("\(output) is a folder; give a file name.")
+        }
         let real = url.standardizedFileURL.resolvingSymlinksInPath().path
         if inputs.contains(where: { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path == real }) {
             throw JobError("\(output) is also an input; write the output somewhere else.")

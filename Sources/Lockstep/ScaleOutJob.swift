@@ -1,7 +1,6 @@
 import Compositor
 import Foundation
 import Media
-import Motion
 
 /// Where a scale-out goes.
 public enum ScaleOutTarget: Sendable, Equatable {
@@ -65,13 +64,10 @@ public enum ScaleOutJob {
         }
         let cwd = FileManager.default.currentDirectoryPath
         let output = URL(fileURLWithPath: options.output, relativeTo: URL(fileURLWithPath: cwd, isDirectory: true)).standardizedFileURL.path
-        // The output's path and the current folder go into job-script and manifest comments: a
-        // line break there would start a line bash (or YAML) reads.
-        for (what, p) in [("-o", output), ("the current folder", cwd)] where p.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            throw JobError("\(what) \(MessageText.quote(p, limit: 200)): a path with a line break or another control character cannot go into a job script; use another name.")
-        }
-        return try ScaleOutPlan(lockstep: request.lockstep, command: request.command, arguments: arguments, output: output, workingDirectory: cwd,
-                                totalFrames: frames, gop: gop, segments: request.segments)
+        let plan = try ScaleOutPlan(lockstep: request.lockstep, command: request.command, arguments: arguments, output: output, workingDirectory: cwd,
+                                    totalFrames: frames, gop: gop, segments: request.segments)
+        try plan.checkScriptPaths()
+        return plan
     }
 
     // MARK: Slurm
@@ -142,8 +138,8 @@ public enum ScaleOutJob {
             throw JobError("\(fresh.work): no work folder to resume (the scale-out finished, or never started).")
         }
         let saved = try ScaleOutStore.loadPlan(work: fresh.work)
-        guard saved.arguments == fresh.arguments, saved.segments == fresh.segments, saved.output == fresh.output else {
-            throw JobError("\(fresh.work) was planned for other arguments or segments; remove it to start again.")
+        guard saved.isSameRender(as: fresh) else {
+            throw JobError("\(fresh.work) was planned for another command, other arguments or segments; remove it to start again.")
         }
         if let submitter {
             let jobs = ScaleOutStore.loadJobs(work: fresh.work)
@@ -159,7 +155,7 @@ public enum ScaleOutJob {
     static func stillRunning(_ fresh: ScaleOutPlan, submitter: SlurmSubmitter) throws -> [String]? {
         guard FileManager.default.fileExists(atPath: fresh.planFile),
               let saved = try? ScaleOutStore.loadPlan(work: fresh.work),
-              saved.arguments == fresh.arguments, saved.segments == fresh.segments, saved.output == fresh.output else { return nil }
+              saved.isSameRender(as: fresh) else { return nil }
         let jobs = ScaleOutStore.loadJobs(work: fresh.work)
         guard !jobs.isEmpty, try submitter.anyActive(jobs) else { return nil }
         return jobs

@@ -1,4 +1,5 @@
 import Foundation
+import Motion
 
 /// A range is stored in plan.json as the text the CLI takes ("A:B").
 extension FrameRange: Codable {
@@ -53,6 +54,21 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
         self.segments = try Self.boundaries(frames: totalFrames, segments: count, gop: gop)
     }
 
+    /// A plan.json as saved; one written before segment tasks could run `snake` or `filter` has
+    /// no `command` and is a composite's (a join or a `--resume` after an upgrade read it as
+    /// "not a readable scale-out plan").
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        lockstep = try c.decode(String.self, forKey: .lockstep)
+        command = try c.decodeIfPresent(String.self, forKey: .command) ?? "composite"
+        arguments = try c.decode([String].self, forKey: .arguments)
+        output = try c.decode(String.self, forKey: .output)
+        workingDirectory = try c.decode(String.self, forKey: .workingDirectory)
+        totalFrames = try c.decode(Int64.self, forKey: .totalFrames)
+        gop = try c.decode(Int64.self, forKey: .gop)
+        segments = try c.decode([FrameRange].self, forKey: .segments)
+    }
+
     /// The work folder beside the output: `.NAME.lockstep-work`. Hidden, and on the same
     /// (shared) file system as the output, so the join's rename into place is atomic.
     public static func workFolder(for output: String) -> String {
@@ -91,6 +107,12 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
     public var segmentScriptFile: String { work + "/segment.sh" }
     public var joinScriptFile: String { work + "/join.sh" }
     public var joinLog: String { work + "/join.log" }
+
+    /// Whether `other` renders the same output the same way (its segments can be resumed or
+    /// waited for as this plan's): the same subcommand, arguments, output and segments.
+    public func isSameRender(as other: ScaleOutPlan) -> Bool {
+        command == other.command && arguments == other.arguments && output == other.output && segments == other.segments
+    }
 
     /// The command of segment `i`, as an argument vector (the binary first).
     public func segmentCommand(_ i: Int) -> [String] {
@@ -178,14 +200,19 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
         s.replacingOccurrences(of: "\n", with: "?").replacingOccurrences(of: "\r", with: "?")
     }
 
-    /// Paths `#SBATCH` lines cannot carry: a newline ends the directive, and a backslash in
+    /// Paths no job script or manifest can carry, whatever the target: the output's path and
+    /// the submitting folder go into comments, `#SBATCH` lines and YAML, where a line break (or
+    /// another control character) would end the line and start one bash or YAML reads.
+    public func checkScriptPaths() throws {
+        for (what, p) in [("-o", output), ("the current folder", workingDirectory)] where p.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw JobError("\(what) \(MessageText.quote(p, limit: 200)): a path with a line break or another control character cannot go into a job script; use another name.")
+        }
+    }
+
+    /// Paths `#SBATCH` lines cannot carry beyond `checkScriptPaths`'s: a backslash in
     /// `--output` turns off the `%a` that names each task's log (sbatch(1), "filename pattern").
     public func checkSlurmPaths() throws {
-        for (what, path) in [("the output", output), ("the submitting folder", workingDirectory)] {
-            if path.contains(where: { $0 == "\n" || $0 == "\r" }) {
-                throw JobError("\(path): --slurm cannot use \(what) here: a path with a line break cannot go into an #SBATCH line.")
-            }
-        }
+        try checkScriptPaths()
         if output.contains("\\") {
             throw JobError("\(output): --slurm cannot use an output path with a backslash: sbatch then ignores the %a that names each task's log.")
         }

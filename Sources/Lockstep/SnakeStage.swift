@@ -251,7 +251,13 @@ final class SnakeStage {
                                                    residual, stated, middle, stated + residual))
                 }
             }
-            try (report.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            do {
+                try (report.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            } catch {
+                // Foundation's description is a nested NSError dump: one line naming the report.
+                let posix = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? Error).map { $0 as NSError }.flatMap { $0.domain == NSPOSIXErrorDomain ? $0.code : nil }
+                throw JobError("\(path): cannot write the snake report (\(posix.map { String(cString: strerror(Int32($0))) } ?? error.localizedDescription))")
+            }
         }
         return summary
     }

@@ -121,10 +121,12 @@ struct CompositeCommand: ParsableCommand {
             if snakeEffect && snake.imu == nil { throw ValidationError("--snake needs --imu TRACE.") }
             for input in inputs { try OutputPath.checkInput(input) }
             try matte.checkFile()
-            try OutputPath.check(output, inputs: inputs)
+            // With --snake the trace and the profile are read too: -o must not replace them.
+            try OutputPath.check(output, inputs: inputs + (snakeEffect ? snake.readFiles : []))
         } catch let error as JobError {
             throw ValidationError(error.description)
         }
+        if snakeEffect { try snake.checkReport(inputs: inputs, output: output, scaledOut: scaleOut.requested) }
     }
 
     func run() throws {

@@ -43,14 +43,20 @@ struct SnakeArguments: ParsableArguments {
         if let imu, !FileManager.default.fileExists(atPath: imu) { throw ValidationError("\(imu): no such file.") }
     }
 
-    /// The report is written over whatever has its name: never over the movie, the output, the
-    /// trace or the profile (`--report TRACE` replaced the trace with the CSV report).
-    func checkReport(input: String, output: String) throws {
+    /// The files the effect reads besides the movies: the output must not replace them.
+    var readFiles: [String] { [imu, calibration].compactMap { $0 } }
+
+    /// The report is written over whatever has its name: never over a movie, the output, the
+    /// trace or the profile (`--report TRACE` replaced the trace with the CSV report), and not
+    /// from a scale-out, whose every segment task would write its own frames' rows over the
+    /// same file. `snake` and `composite --snake` alike.
+    func checkReport(inputs: [String], output: String, scaledOut: Bool) throws {
         guard let report else { return }
+        if scaledOut { throw ValidationError("--report cannot be combined with --segments: each segment task would write its own frames' report over the same file.") }
         let real = { (p: String) in URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path }
         if real(report) == real(output) { throw ValidationError("--report \(report) is the output movie; write the report somewhere else.") }
         do {
-            try OutputPath.checkPlace(report, inputs: [input, output] + [imu, calibration].compactMap { $0 })
+            try OutputPath.checkPlace(report, inputs: inputs + [output] + readFiles)
         } catch let error as JobError {
             throw ValidationError("--report \(error.description)")
         }
@@ -103,11 +109,11 @@ struct SnakeCommand: ParsableCommand {
             segment.apply(to: &options)
             try options.check()
             try OutputPath.checkInput(input)
-            try OutputPath.check(output, inputs: [input] + [snake.imu, snake.calibration].compactMap { $0 })
+            try OutputPath.check(output, inputs: [input] + snake.readFiles)
         } catch let error as JobError {
             throw ValidationError(error.description)
         }
-        try snake.checkReport(input: input, output: output)
+        try snake.checkReport(inputs: [input], output: output, scaledOut: scaleOut.requested)
     }
 
     func run() throws {

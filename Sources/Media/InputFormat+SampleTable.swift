@@ -48,18 +48,23 @@ extension InputFormat {
         var lastPos: Int64 = -1
         for i in 0..<count {
             let e = next
-            guard e.size > 0, e.pos >= 0, fileSize <= 0 || e.pos + Int64(e.size) <= fileSize else { return nil }
+            // Positions and times are the file's words (a `co64` offset, an edit's media time):
+            // compared and added without overflow, anything out of reach read as packets.
+            guard e.size > 0, e.pos >= 0, fileSize <= 0 || Int64(e.size) <= fileSize - e.pos else { return nil }
             if i + 1 < count { next = avformat_index_get_entry(st, Int32(i + 1))!.pointee }
             let keyframe = (e.flags & AVINDEX_KEYFRAME) != 0, discard = (e.flags & AVINDEX_DISCARD_FRAME) != 0
             if let ctts {
                 guard e.pos > lastPos else { return nil }
                 lastPos = e.pos
-                packets.append(KeyframeIndex.Packet(pts: e.timestamp + ctts.shift + Int64(ctts.offsets[i]), dts: e.timestamp,
-                                                    duration: ctts.duration, keyframe: keyframe, discard: discard))
+                let (pts, overflow) = e.timestamp.addingReportingOverflow(ctts.shift + Int64(ctts.offsets[i]))
+                guard !overflow else { return nil }
+                packets.append(KeyframeIndex.Packet(pts: pts, dts: e.timestamp, duration: ctts.duration, keyframe: keyframe, discard: discard))
             } else {
                 let nextDTS = i + 1 < count ? next.timestamp : st.pointee.duration
+                let (step, overflow) = nextDTS.subtractingReportingOverflow(e.timestamp)
+                guard nextDTS == NOPTS || !overflow else { return nil }
                 packets.append(KeyframeIndex.Packet(pts: e.timestamp, dts: e.timestamp,
-                                                    duration: nextDTS != NOPTS && nextDTS >= e.timestamp ? nextDTS - e.timestamp : 0,
+                                                    duration: nextDTS != NOPTS && nextDTS >= e.timestamp ? step : 0,
                                                     keyframe: keyframe, discard: discard))
             }
         }

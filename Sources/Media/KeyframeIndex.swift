@@ -52,7 +52,15 @@ public struct KeyframeIndex: Equatable, Sendable {
         case noTimestamp(packet: Int)
         /// Two packets with the same presentation time.
         case repeatedTimestamp(Int64)
+        /// A packet whose pts or dts is beyond +-`timestampLimit`: the steps between frames and
+        /// the seek targets could not be computed (a file's word: a Matroska cluster time near
+        /// 2^64 reads as a large negative pts).
+        case timestampOutOfRange(packet: Int, value: Int64)
     }
+
+    /// Every pts and dts is within +-2^61 ticks (73 years at 1 ns, 800 000 years at 1/90000 s), so
+    /// the step between any two, and a time plus half a step, cannot overflow.
+    public static let timestampLimit: Int64 = 1 << 61
 
     /// The index of packets read in decode order (discarded ones are passed over: decoding from
     /// the start never shows them, so frame k is the k-th picture shown). Throws `Problem`
@@ -64,6 +72,9 @@ public struct KeyframeIndex: Equatable, Sendable {
         order.reserveCapacity(packets.count)
         for (i, p) in packets.enumerated() where !p.discard {
             guard let t = p.pts ?? p.dts else { throw Problem.noTimestamp(packet: i) }
+            for v in [p.pts, p.dts].compactMap({ $0 }) where !(-Self.timestampLimit...Self.timestampLimit).contains(v) {
+                throw Problem.timestampOutOfRange(packet: i, value: v)
+            }
             order.append((t, i))
         }
         order.sort { $0.pts < $1.pts }

@@ -105,7 +105,9 @@ enum MP4Boxes {
             } else if size32 == 0 {
                 size = range.upperBound - at  // to the end of the parent
             }
-            guard size >= header, at + size <= range.upperBound else { return nil }
+            // `size` is the file's word (up to 2^63 - 1 in a 64-bit size): compared with the room
+            // left, never added to `at`, which would overflow.
+            guard size >= header, size <= range.upperBound - at else { return nil }
             boxes.append(Box(type: type, body: (at + header)..<(at + size)))
             at += size
         }

@@ -96,6 +96,8 @@ extension KeyframeIndex {
             case .noFrames: throw MediaError("the video stream has no frames", path: path, kind: .unreadable)
             case .noTimestamp(let p): throw MediaError("video packet \(p) has no timestamp; its place in the picture order is unknown", path: path, kind: .unreadable)
             case .repeatedTimestamp(let t): throw MediaError("two video frames have the same time \(seconds(Timestamp(t, video.timeBase)))", path: path, kind: .unreadable)
+            case .timestampOutOfRange(let p, let v):
+                throw MediaError("video packet \(p) has the timestamp \(v) (of \(video.timeBase.num)/\(video.timeBase.den) s), beyond the 2^61 Lockstep computes with", path: path, kind: .unreadable)
             }
         }
     }

@@ -71,6 +71,8 @@ public enum GyroSync {
     public static let minimumMotionPx = 0.2
     public static let minimumWindowScore = 0.5
     public static let windowSearchMs = 600.0
+    /// The widest default search range (ms): a day of trace around the video.
+    public static let maximumSearchMs = 86_400_000.0
 
     public static func run(shifts: [VideoShift], readings: [IMUReading], options: Options) throws -> Result {
         let series = SyncSeries(shifts)
@@ -108,6 +110,12 @@ public enum GyroSync {
             let half = (v1 - v0) / 2
             let lo = (v0 - t1 + half) * 1000, hi = (v1 - t0 - half) * 1000
             guard lo < hi else { throw CalibrationError(String(format: "the trace (%.1f s) is too short to cover half of the video (%.1f s)", t1 - t0, v1 - v0)) }
+            // The range follows the trace's extent, which its timestamps alone set (a glitched
+            // one years away is a valid timestamp): every offset of the grid, and the first
+            // pass's FFT cells, are held in memory, so a range of years ran out of it.
+            guard hi - lo <= maximumSearchMs else {
+                throw CalibrationError(String(format: "the trace spans %.0f s, and calibrate searches offsets over at most %.0f s (a day): cut the trace to the session around the video, or give --search-ms", t1 - t0, maximumSearchMs / 1000))
+            }
             range = lo.rounded(.down)...hi.rounded(.up)
         }
         let group = max(1, series.count / 400)

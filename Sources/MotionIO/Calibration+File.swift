@@ -5,13 +5,19 @@ import Motion
 extension Calibration {
     public static func load(_ url: URL) throws -> Calibration {
         // Read only a regular file of profile size: /dev/zero was read until memory ran out,
-        // a FIFO blocked the command before its signal handling started.
-        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-        guard let attributes, attributes[.type] as? FileAttributeType == .typeRegular else {
+        // a FIFO blocked the command before its signal handling started. stat, not
+        // FileManager's attributes: those are the link's own for a symbolic link (a profile
+        // linked from a shared folder was "not a regular file"), and nil for a missing file
+        // (which said "not a regular file" too, instead of why it cannot be read).
+        var info = stat()
+        guard stat(url.path, &info) == 0 else {
+            throw CalibrationError("\(url.path): cannot be read (\(String(cString: strerror(errno))))")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw CalibrationError("\(url.path): not a calibration profile (not a regular file)")
         }
-        if let size = (attributes[.size] as? NSNumber)?.int64Value, size > maximumFileSize {
-            throw CalibrationError("\(url.path): not a calibration profile (\(size) bytes; a profile is a few hundred)")
+        if Int64(info.st_size) > maximumFileSize {
+            throw CalibrationError("\(url.path): not a calibration profile (\(info.st_size) bytes; a profile is a few hundred)")
         }
         let data: Data
         do { data = try Data(contentsOf: url) } catch {

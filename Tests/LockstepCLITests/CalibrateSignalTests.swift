@@ -27,12 +27,11 @@ final class CalibrateSignalTests: ScratchFolderTestCase {
         let out = scratch.appendingPathComponent("profile.json").path
         let before = try leftovers()
         for (sig, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
-            let started = Date()
             let r = try runStopped(["calibrate", clip, "--imu", trace, "-o", out], with: sig, failure: "calibrate ran on after signal \(sig)")
             XCTAssertEqual(r.status, status)
+            // The token's way out, not the 3 s fallback's (which says so): no wall clock, which
+            // a loaded machine stretched past the 4.4 s this test allowed.
             XCTAssertEqual(r.stderr, "Error: cancelled\n")
-            // 1.5 s before the signal, then the next picture: well under the 3 s fallback.
-            XCTAssertLessThan(Date().timeIntervalSince(started), 4.4)
             XCTAssertFalse(FileManager.default.fileExists(atPath: out))
             XCTAssertEqual(try leftovers(), before)
         }
@@ -60,7 +59,7 @@ final class CalibrateSignalTests: ScratchFolderTestCase {
         let r = try runStopped(["calibrate", Repository.fixture("q0.mp4"), "--imu", fifo, "-o", out], with: SIGTERM,
                                failure: "calibrate ran on after SIGTERM")
         XCTAssertEqual(r.status, 143)
-        XCTAssertEqual(r.stderr, "Error: cancelled\n")
+        XCTAssertEqual(r.stderr, "Error: cancelled (the job did not stop within 3 s of the signal)\n")
         XCTAssertEqual(try leftovers(), ["trace.csv"])
     }
 }

@@ -77,6 +77,48 @@ final class SecondSweepHardeningTests: ScratchFolderTestCase {
         XCTAssertEqual(try leftovers(), ["store.mp4", "trace.csv"])
     }
 
+    // The same guards were only in `snake`: `composite --snake --report TRACE` (or -o TRACE)
+    // still replaced the trace, and a scale-out's every segment task wrote its own rows over
+    // the one --report file.
+    func testCompositeSnakeReportAndScaleOutReportAreRefused() throws {
+        let trace = scratch.appendingPathComponent("trace.csv").path
+        try FileManager.default.copyItem(atPath: panIMU, toPath: trace)
+        let before = try Data(contentsOf: URL(fileURLWithPath: trace))
+        let out = scratch.appendingPathComponent("o.mp4").path, report = scratch.appendingPathComponent("r.csv").path
+        let composite = ["composite", "--blend", "mix", pan, pan, "--snake", "--imu", trace]
+        let r = try run(composite + ["-o", out, "--report", trace])
+        XCTAssertEqual(r.status, 64)
+        XCTAssertEqual(r.error, "Error: --report \(trace) is also an input; write the output somewhere else.")
+        let store = scratch.appendingPathComponent("store.mp4").path  // a trace may have any name
+        try FileManager.default.copyItem(atPath: panIMU, toPath: store)
+        let o = try run(["composite", "--blend", "mix", pan, pan, "--snake", "--imu", store, "-o", store])
+        XCTAssertEqual(o.status, 64)
+        XCTAssertEqual(o.error, "Error: \(store) is also an input; write the output somewhere else.")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before)
+        for command in [composite, ["snake", pan, "--imu", trace]] {
+            let s = try run(command + ["-o", out, "--report", report, "--segments", "2", "--emit", "k8s"])
+            XCTAssertEqual(s.status, 64, command[0])
+            XCTAssertEqual(s.error, "Error: --report cannot be combined with --segments: each segment task would write its own frames' report over the same file.")
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: trace)), before)
+        XCTAssertEqual(try leftovers(), ["store.mp4", "trace.csv"])
+    }
+
+    // --report DIR passed validation, the whole render ran, and the report's write then failed
+    // with Foundation's error dump ("Error Domain=NSCocoaErrorDomain Code=512 ...") and no movie.
+    func testAReportOrProfileNamingAFolderIsRefusedBeforeTheWork() throws {
+        let folder = scratch.appendingPathComponent("reports")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        let out = scratch.appendingPathComponent("o.mp4").path
+        let r = try run(["snake", pan, "--imu", panIMU, "-o", out, "--report", folder.path])
+        XCTAssertEqual(r.status, 64)
+        XCTAssertEqual(r.error, "Error: --report \(folder.path) is a folder; give a file name.")
+        let c = try run(["calibrate", pan, "--imu", panIMU, "-o", folder.path])
+        XCTAssertEqual(c.status, 64)
+        XCTAssertEqual(c.error, "Error: \(folder.path) is a folder; give a file name.")
+        XCTAssertEqual(try leftovers(), ["reports"])
+    }
+
     // A profile whose timeOffsetMs is 1e300 reached the snake's integer nanoseconds; /dev/zero
     // as a profile was read until memory ran out.
     func testSnakeProfilesOutOfRangeOrNotFilesAreOneSentence() throws {

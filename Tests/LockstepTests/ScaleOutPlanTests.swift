@@ -66,12 +66,13 @@ final class ScaleOutPlanTests: XCTestCase {
         XCTAssertEqual(ScaleOutPlan.arraySpec([5, 0, 1, 3]), "0-1,3,5")
     }
 
+    /// Each (input, expected) pair through `quote`, one failure per wrong pair.
+    private func assertQuotes(_ quote: (String) -> String, _ pairs: KeyValuePairs<String, String>, line: UInt = #line) {
+        for (input, expected) in pairs { XCTAssertEqual(quote(input), expected, "quoting \(input)", line: line) }
+    }
+
     func testShellQuoting() {
-        XCTAssertEqual(ScaleOutPlan.shellQuote("a.mp4"), "a.mp4")
-        XCTAssertEqual(ScaleOutPlan.shellQuote("b c.mp4"), "'b c.mp4'")
-        XCTAssertEqual(ScaleOutPlan.shellQuote("it's"), "'it'\\''s'")
-        XCTAssertEqual(ScaleOutPlan.shellQuote(""), "''")
-        XCTAssertEqual(ScaleOutPlan.shellQuote("$HOME"), "'$HOME'")
+        assertQuotes(ScaleOutPlan.shellQuote, ["a.mp4": "a.mp4", "b c.mp4": "'b c.mp4'", "it's": "'it'\\''s'", "": "''", "$HOME": "'$HOME'"])
     }
 
     func testSegmentScriptHoldsTheArrayTheRangesAndTheAtomicMarker() throws {
@@ -96,14 +97,9 @@ final class ScaleOutPlanTests: XCTestCase {
     /// sbatch reads an #SBATCH value up to white space or `#` unless quoted, takes `\\` as an
     /// escape, and `%` in --output as a replacement symbol (`%%` a plain one).
     func testSbatchQuoting() {
-        XCTAssertEqual(ScaleOutPlan.sbatchQuote("/shared/in"), "/shared/in")
-        XCTAssertEqual(ScaleOutPlan.sbatchQuote("/a b/c"), "\"/a b/c\"")
-        XCTAssertEqual(ScaleOutPlan.sbatchQuote("/take#2"), "\"/take#2\"")
-        XCTAssertEqual(ScaleOutPlan.sbatchQuote("/say \"hi\""), "\"/say \\\"hi\\\"\"")
-        XCTAssertEqual(ScaleOutPlan.sbatchQuote("it's"), "\"it's\"")
-        XCTAssertEqual(ScaleOutPlan.sbatchQuote("$HOME"), "$HOME")
-        XCTAssertEqual(ScaleOutPlan.sbatchQuote(""), "\"\"")
-        XCTAssertEqual(ScaleOutPlan.sbatchLiteral("/x/100% cut"), "/x/100%% cut")
+        assertQuotes(ScaleOutPlan.sbatchQuote, ["/shared/in": "/shared/in", "/a b/c": "\"/a b/c\"", "/take#2": "\"/take#2\"",
+                                                "/say \"hi\"": "\"/say \\\"hi\\\"\"", "it's": "\"it's\"", "$HOME": "$HOME", "": "\"\""])
+        assertQuotes(ScaleOutPlan.sbatchLiteral, ["/x/100% cut": "/x/100%% cut"])
     }
 
     /// Spaces, `#`, `%`, quotes and `$` in the work folder, the inputs and the submitting folder:
@@ -138,14 +134,42 @@ final class ScaleOutPlanTests: XCTestCase {
     func testPathsSlurmCannotCarryAreSentences() throws {
         var p = try plan()
         p.output = "/shared/two\nlines.mp4"
-        XCTAssertThrowsError(try p.checkSlurmPaths()) {
-            XCTAssertEqual("\($0)", "/shared/two\nlines.mp4: --slurm cannot use the output here: a path with a line break cannot go into an #SBATCH line.")
+        // One check for both targets (it was written twice, with two different messages).
+        for check in [p.checkScriptPaths, p.checkSlurmPaths] {
+            XCTAssertThrowsError(try check()) {
+                XCTAssertEqual("\($0)", "-o /shared/two\\nlines.mp4: a path with a line break or another control character cannot go into a job script; use another name.")
+            }
+        }
+        var q = try plan()
+        q.workingDirectory = "/shared/tab\there"
+        XCTAssertThrowsError(try q.checkSlurmPaths()) {
+            XCTAssertEqual("\($0)", "the current folder /shared/tab\\there: a path with a line break or another control character cannot go into a job script; use another name.")
         }
         XCTAssertFalse(p.kubernetesJoinJob(KubernetesSettings()).contains("two\nlines"), "the YAML comment stays one line")
         p.output = "/shared/back\\slash.mp4"
         XCTAssertThrowsError(try p.checkSlurmPaths()) {
             XCTAssertEqual("\($0)", "/shared/back\\slash.mp4: --slurm cannot use an output path with a backslash: sbatch then ignores the %a that names each task's log.")
         }
+    }
+
+    /// `--resume` (and `--resume --wait`) take up a work folder only for the same render: a
+    /// saved plan of `composite` with the same arguments is not one of `snake`'s (the subcommand
+    /// was left out of the comparison, so the two commands' segments could be joined).
+    func testResumeNeedsTheSameSubcommand() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("resume-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let composite = try ScaleOutPlan(lockstep: "/bin/lockstep", command: "composite", arguments: ["in.mp4"],
+                                         output: dir.appendingPathComponent("out.mp4").path, workingDirectory: "/tmp",
+                                         totalFrames: 100, gop: 10, segments: 2)
+        var snake = composite
+        snake.command = "snake"
+        try FileManager.default.createDirectory(atPath: composite.work, withIntermediateDirectories: true)
+        try ScaleOutStore.save(composite)
+        XCTAssertEqual(try ScaleOutJob.resumablePlan(composite, submitter: nil), composite)
+        XCTAssertThrowsError(try ScaleOutJob.resumablePlan(snake, submitter: nil)) {
+            XCTAssertEqual("\($0)", "\(composite.work) was planned for another command, other arguments or segments; remove it to start again.")
+        }
+        XCTAssertFalse(snake.isSameRender(as: composite))
     }
 
     func testJoinScriptRunsTheHiddenJoinOnTheWorkFolder() throws {
@@ -158,6 +182,19 @@ final class ScaleOutPlanTests: XCTestCase {
     func testPlanRoundTripsThroughJSON() throws {
         let p = try plan()
         XCTAssertEqual(try JSONDecoder().decode(ScaleOutPlan.self, from: JSONEncoder().encode(p)), p)
+    }
+
+    /// A plan saved before the `command` field (every task then ran `composite`) still loads,
+    /// as a composite's: a join or `--resume` after an upgrade must not find it unreadable.
+    func testAPlanWithoutACommandIsAComposite() throws {
+        let p = try plan()
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder().encode(p)) as? [String: Any])
+        XCTAssertEqual(json.removeValue(forKey: "command") as? String, "composite")
+        let old = try JSONDecoder().decode(ScaleOutPlan.self, from: JSONSerialization.data(withJSONObject: json))
+        XCTAssertEqual(old, p)
+        var snake = p
+        snake.command = "snake"
+        XCTAssertEqual(try JSONDecoder().decode(ScaleOutPlan.self, from: JSONEncoder().encode(snake)).command, "snake")
     }
 
     func testKubernetesNamesAreDNSLabels() throws {

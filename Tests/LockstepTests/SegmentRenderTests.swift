@@ -8,19 +8,6 @@ import XCTest
 /// `--frames A:B`: segments rendered apart and joined by copy are the single pass, frame for
 /// frame and sample for sample; each input is opened by seeking, not by decoding from the start.
 final class SegmentRenderTests: ScratchTestCase {
-    /// Renders `inputs` (fixture names or paths) into `name` in the scratch folder, FLAC audio into
-    /// Matroska, GOP 10, optionally only `frames`.
-    func render(_ blend: BlendMode, _ inputs: [String], _ name: String, frames: FrameRange? = nil,
-                configure: (inout CompositeOptions) -> Void = { _ in }) throws -> (URL, CompositeResult) {
-        let out = scratch.appendingPathComponent(name)
-        var options = CompositeOptions(inputs: inputs.map { $0.hasPrefix("/") ? $0 : Fixtures.url($0).path }, output: out.path, blend: blend)
-        options.encode.gop = 10
-        options.encode.audioCodec = .flac
-        options.frames = frames
-        configure(&options)
-        return (out, try CompositeJob(options: options).run())
-    }
-
     /// Every frame's provenance record, in presentation order, read with our own reader.
     static func provenance(_ url: URL) throws -> [Provenance] {
         let reader = try MovieReader(path: url.path, audio: false)

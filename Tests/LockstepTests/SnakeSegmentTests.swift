@@ -121,3 +121,17 @@ final class SnakeSegmentTests: ScratchTestCase {
         print("25 fps snake segment: D \(results.first?.snake?.preRollFrames ?? -1), rendered \(results.first?.snake?.preRollRendered ?? -1)")
     }
 }
+
+extension SnakeSegmentTests {
+    /// The report is written after the render; a write that fails (its folder gone, a folder
+    /// under its name) said Foundation's nested error dump ("Error Domain=NSCocoaErrorDomain
+    /// Code=512 ...") instead of a line naming the report and the cause.
+    func testAReportThatCannotBeWrittenIsOneSentence() throws {
+        let folder = scratch.appendingPathComponent("report.csv")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        var options = SnakeOptions(readings: [], calibration: Self.calibration)
+        options.reportPath = folder.path
+        let stage = SnakeStage(options: options, canvas: Size(width: 16, height: 16), frameRate: Rational(30, 1))
+        XCTAssertThrowsError(try stage.finish()) { XCTAssertEqual("\($0)", "\(folder.path): cannot write the snake report (Is a directory)") }
+    }
+}

@@ -55,4 +55,23 @@ final class KeyframeIndexTests: XCTestCase {
         XCTAssertThrowsError(try KeyframeIndex(packets: [P(pts: 0, dts: 0, duration: 1, keyframe: true), P(pts: 0, dts: 1, duration: 1, keyframe: false)],
                                                timeBase: Rational(1, 30))) { XCTAssertEqual($0 as? KeyframeIndex.Problem, .repeatedTimestamp(0)) }
     }
+
+    /// Timestamps are the file's words (a Matroska cluster time near 2^64 reads as a pts near
+    /// -2^63): two frames further apart than Int64 holds trapped on the step between them, and a
+    /// seek target (a time plus half a step) could too. Beyond +-2^61 is now a problem; at the
+    /// limit every step and target is computed.
+    func testTimestampsBeyondTheLimitAreAProblemNotATrap() throws {
+        let far = KeyframeIndex.timestampLimit
+        XCTAssertThrowsError(try KeyframeIndex(packets: [P(pts: .min + 5, dts: .min + 5, duration: 1, keyframe: true),
+                                                         P(pts: .max - 5, dts: .max - 5, duration: 1, keyframe: true)], timeBase: Rational(1, 1000))) {
+            XCTAssertEqual($0 as? KeyframeIndex.Problem, .timestampOutOfRange(packet: 0, value: .min + 5))
+        }
+        XCTAssertThrowsError(try KeyframeIndex(packets: [P(pts: 0, dts: far + 1, duration: 1, keyframe: true)], timeBase: Rational(1, 1000))) {
+            XCTAssertEqual($0 as? KeyframeIndex.Problem, .timestampOutOfRange(packet: 0, value: far + 1))
+        }
+        let edge = try KeyframeIndex(packets: [P(pts: -far, dts: -far, duration: 1, keyframe: true), P(pts: far, dts: far, duration: 1, keyframe: true)],
+                                     timeBase: Rational(1, 1000))
+        XCTAssertEqual(edge.durations, [2 * far, 1])  // the last: its packet's duration
+        XCTAssertEqual(edge.seekTarget(ofSegment: 0, presentationTimes: true), 0)
+    }
 }

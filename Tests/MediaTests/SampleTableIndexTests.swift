@@ -18,6 +18,22 @@ final class SampleTableIndexTests: MediaTestCase {
         return (table, pass)
     }
 
+    /// The table cannot stand in for `path`: no table records, and the reader's index comes
+    /// from the packet pass with `frames` frames.
+    private func assertPacketPass(_ path: String, frames: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertNil(try bothWays(path).table, file: file, line: line)
+        let reader = try MovieReader(path: path, audio: false)
+        XCTAssertEqual(try reader.keyframeIndex().frameCount, frames, file: file, line: line)
+        XCTAssertEqual(reader.keyframeIndexSource, .packetPass, file: file, line: line)
+    }
+
+    /// `MP4Boxes`' reading of the `ctts` of `path`'s video track (the track of `trackOf`, by default `path`'s own).
+    private func compositionOffsets(_ path: String, trackOf: String? = nil, sampleCount: Int) throws -> MP4Boxes.CompositionOffsets? {
+        let input = try InputFormat(path: trackOf ?? path, cancellation: CancellationToken())
+        let st = input.stream(try input.onlyBestVideoStream())
+        return MP4Boxes.compositionOffsets(path: path, trackID: st.pointee.id, sampleCount: sampleCount)
+    }
+
     /// The table's records equal the packet pass's, field for field, and so do the indexes.
     private func assertSameIndex(_ path: String, frames: Int, file: StaticString = #filePath, line: UInt = #line) throws {
         let (table, pass) = try bothWays(path)
@@ -187,14 +203,9 @@ final class SampleTableIndexTests: MediaTestCase {
         let entries = Int(bytes[at + 8..<at + 12].reduce(0) { $0 << 8 | UInt32($1) })
         bytes[at + 12 + (entries - 1) * 8 + 3] &+= 1
         try Data(bytes).write(to: URL(fileURLWithPath: p))
-        let input = try InputFormat(path: p, cancellation: CancellationToken())
-        let st = input.stream(try input.onlyBestVideoStream())
-        XCTAssertNil(MP4Boxes.compositionOffsets(path: p, trackID: st.pointee.id, sampleCount: 120))
-        XCTAssertNotNil(MP4Boxes.compositionOffsets(path: src, trackID: st.pointee.id, sampleCount: 120))
-        XCTAssertNil(try bothWays(p).table)
-        let reader = try MovieReader(path: p, audio: false)
-        XCTAssertEqual(try reader.keyframeIndex().frameCount, 120)
-        XCTAssertEqual(reader.keyframeIndexSource, .packetPass)
+        XCTAssertNil(try compositionOffsets(p, sampleCount: 120))
+        XCTAssertNotNil(try compositionOffsets(src, trackOf: p, sampleCount: 120))
+        try assertPacketPass(p, frames: 120)
     }
 
     /// Interlaced H.264 with B-frames: the parser may give packets durations of its own
@@ -205,19 +216,14 @@ final class SampleTableIndexTests: MediaTestCase {
         let (table, pass) = try bothWays(p)
         XCTAssertTrue(pass.contains { $0.pts != $0.dts }, "the fixture has B-frames")
         XCTAssertNil(table)
-        let reader = try MovieReader(path: p, audio: false)
-        XCTAssertEqual(try reader.keyframeIndex().frameCount, 120)
-        XCTAssertEqual(reader.keyframeIndexSource, .packetPass)
+        try assertPacketPass(p, frames: 120)
     }
 
     /// Fragmented MP4 keeps samples and offsets in `moof` boxes: packets are read.
     func testFragmentedFallsBack() throws {
         let p = path("frag.mp4")
         try ffmpeg(x264 + ["-movflags", "frag_keyframe+empty_moov", p])
-        XCTAssertNil(try bothWays(p).table)
-        let reader = try MovieReader(path: p, audio: false)
-        XCTAssertEqual(try reader.keyframeIndex().frameCount, 120)
-        XCTAssertEqual(reader.keyframeIndexSource, .packetPass)
+        try assertPacketPass(p, frames: 120)
     }
 
     /// The `ctts` runs as mov.c reads them: expanded per sample, dts_shift from the negative
@@ -237,6 +243,21 @@ final class SampleTableIndexTests: MediaTestCase {
         XCTAssertNil(MP4Boxes.offsets(version: 1, runs: runs([(0, 5), (4, 0)]), entries: 2, sampleCount: 4), "an empty run")
         XCTAssertNil(MP4Boxes.offsets(version: 1, runs: runs([(4, 1 << 29)]), entries: 1, sampleCount: 4), "an offset mov.c rejects")
         XCTAssertNil(MP4Boxes.offsets(version: 2, runs: runs([(4, 0)]), entries: 1, sampleCount: 4), "an unknown version")
+    }
+
+    /// A box after the movie whose 64-bit size is near 2^63 (FFmpeg opens the file, the box is
+    /// past everything it needs): the box walk added that size to the box's position and
+    /// trapped on the overflow. Now the size is out of reach: not an MP4 the walk trusts, and
+    /// the packets are read.
+    func testHugeBoxSizeAfterTheMovieFallsBackInsteadOfTrapping() throws {
+        let src = path("src.mp4"), p = path("huge-box.mp4")
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25:duration=2", "-c:v", "libx264", "-bf", "0", "-movflags", "+faststart", src])
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: src)))
+        let size: UInt64 = 0x7FFF_FFFF_FFFF_FF00
+        bytes += [0, 0, 0, 1] + Array("free".utf8) + (0..<8).map { UInt8(truncatingIfNeeded: size >> (56 - 8 * $0)) }
+        try Data(bytes).write(to: URL(fileURLWithPath: p))
+        XCTAssertNil(try compositionOffsets(p, sampleCount: 50))
+        try assertPacketPass(p, frames: 50)
     }
 
     /// Matroska has no per-frame index; a cut MP4's table points past its end: both read packets

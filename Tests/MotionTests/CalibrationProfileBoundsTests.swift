@@ -48,4 +48,21 @@ final class CalibrationProfileBoundsTests: XCTestCase {
         try Data(count: 2 << 20).write(to: big)
         XCTAssertThrowsError(try Calibration.load(big)) { XCTAssertEqual("\($0)", "\(big.path): not a calibration profile (2097152 bytes; a profile is a few hundred)") }
     }
+
+    // The file-type check looked at a symbolic link itself (FileManager's attributes do not
+    // follow it): a profile linked from elsewhere was "not a regular file", and a missing one too.
+    func testALinkedProfileLoadsAndAMissingOneSaysWhy() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("callink-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let profile = dir.appendingPathComponent("real.json"), link = dir.appendingPathComponent("link.json")
+        try Data("{\(Self.base),\"timeOffsetMs\":12.5}".utf8).write(to: profile)
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: profile.path)
+        XCTAssertEqual(try Calibration.load(link).timeOffsetMs, 12.5)
+        let missing = dir.appendingPathComponent("missing.json")
+        XCTAssertThrowsError(try Calibration.load(missing)) { XCTAssertEqual("\($0)", "\(missing.path): cannot be read (No such file or directory)") }
+        let directory = dir.appendingPathComponent("sub.json")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        XCTAssertThrowsError(try Calibration.load(directory)) { XCTAssertEqual("\($0)", "\(directory.path): not a calibration profile (not a regular file)") }
+    }
 }

@@ -97,6 +97,21 @@ final class LongTraceSyncTests: XCTestCase {
         }
     }
 
+    /// One glitched timestamp three years after the rest (a valid timestamp on its own): the
+    /// default range spans the trace, and its grid of offsets (and the first pass's cells) ran
+    /// the process out of memory. Now one sentence; a day-long trace is still searched.
+    func testATraceSpanningYearsIsRefusedWithASentence() throws {
+        var rig = SyntheticRig()
+        rig.seconds = 6
+        let (shifts, clip) = rig.make()
+        var readings = clip
+        readings.append(IMUReading(t: clip[clip.count - 1].t + 94_608_000_000_000_000, gyro: SIMD3(0, 0, 0)))
+        XCTAssertThrowsError(try GyroSync.run(shifts: shifts, readings: readings, options: .init())) {
+            XCTAssertTrue("\($0)".hasPrefix("the trace spans 9460800"), "\($0)")
+            XCTAssertTrue("\($0)".hasSuffix(" s, and calibrate searches offsets over at most 86400 s (a day): cut the trace to the session around the video, or give --search-ms"), "\($0)")
+        }
+    }
+
     /// A long trace that never moves: no candidate, one sentence saying so.
     func testAStillLongTraceIsRefusedWithASentence() throws {
         var rig = SyntheticRig()
