@@ -17,6 +17,8 @@ let package = Package(
     products: [
         .executable(name: "lockstep", targets: ["LockstepCLI"]),
         .library(name: "Lockstep", targets: ["Lockstep"]),
+        // The parsing modules alone (no FFmpeg, SQLite or jobs): what Fuzz/ builds against.
+        .library(name: "LockstepParsers", targets: ["Compositor", "Motion", "Verify", "IIO"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
