@@ -83,6 +83,12 @@ final class ScreenEstimate {
     /// Per luma column: the two grid columns around it and the interpolation weight (memory
     /// this estimate owns, read on every row of the hot path).
     let column0: UnsafeMutablePointer<Int32>, column1: UnsafeMutablePointer<Int32>, columnT: UnsafeMutablePointer<Float>
+    /// Per group of eight luma columns (8j ..< 8j + 8): its two grid columns. Cell centres sit
+    /// at 8 + 16c, so every group lies between the same two (checked in init); the lane kernels
+    /// rely on it.
+    let group0: UnsafeMutablePointer<Int32>, group1: UnsafeMutablePointer<Int32>
+    /// Per chroma sample: the interpolation weight at its even (2cx) and odd (2cx + 1) luma column.
+    let evenT: UnsafeMutablePointer<Float>, oddT: UnsafeMutablePointer<Float>
     let width: Int
 
     /// One measured row's samples: weight, luma, u, v.
@@ -100,6 +106,9 @@ final class ScreenEstimate {
         weight = [Float](repeating: 0, count: n); sy = weight; su = weight; sv = weight; inverse = weight
         filledRows = [Bool](repeating: false, count: gridHeight)
         column0 = .allocate(capacity: width); column1 = .allocate(capacity: width); columnT = .allocate(capacity: width)
+        let groups = (width + 7) / 8
+        group0 = .allocate(capacity: groups); group1 = .allocate(capacity: groups)
+        evenT = .allocate(capacity: cw); oddT = .allocate(capacity: cw)
         let samples = (cw + 1) / 2
         sampleWeight = .allocate(capacity: samples); sampleLuma = .allocate(capacity: samples)
         sampleU = .allocate(capacity: samples); sampleV = .allocate(capacity: samples)
@@ -107,10 +116,18 @@ final class ScreenEstimate {
             let (i0, i1, f) = Self.position(Double(x) + 0.5, cells: gridWidth)
             column0[x] = Int32(i0); column1[x] = Int32(i1); columnT[x] = f
         }
+        for j in 0..<groups {
+            group0[j] = column0[8 * j]; group1[j] = column1[8 * j]
+            for x in (8 * j)..<min(8 * j + 8, width) {
+                precondition(column0[x] == group0[j] && column1[x] == group1[j], "grid columns change inside a group of eight")
+            }
+        }
+        for cx in 0..<cw { evenT[cx] = columnT[2 * cx]; oddT[cx] = 2 * cx + 1 < width ? columnT[2 * cx + 1] : 0 }
     }
 
     deinit {
         column0.deallocate(); column1.deallocate(); columnT.deallocate()
+        group0.deallocate(); group1.deallocate(); evenT.deallocate(); oddT.deallocate()
         sampleWeight.deallocate(); sampleLuma.deallocate(); sampleU.deallocate(); sampleV.deallocate()
     }
 
@@ -131,6 +148,7 @@ final class ScreenEstimate {
         for i in weight.indices { weight[i] = 0; sy[i] = 0; su[i] = 0; sv[i] = 0 }
         let cw = image.u.width, ch = image.u.height, h = image.height, w = image.width
         let threshold = 0.15 * reference, invRef = 1 / reference
+        let lumaScale: Float = 255 / 219
         weight.withUnsafeMutableBufferPointer { wt in
         sy.withUnsafeMutableBufferPointer { gy in
         su.withUnsafeMutableBufferPointer { gu in
@@ -146,7 +164,26 @@ final class ScreenEstimate {
                 // First each sample's weight (0 under the threshold: adding +0 changes no sum)
                 // and luma, in a loop without a carried dependency; then the sums, cell by cell.
                 var n = 0
-                for cx in stride(from: 0, to: cw, by: 2) {
+                // Eight samples (sixteen chroma, thirty-two luma columns) at a time on lanes,
+                // the same operations as the scalar loop below.
+                var cx = 0
+                while cx + 16 <= cw && 2 * cx + 32 <= w {
+                    let u = KeyerLanes.bytes16(ur + cx).evenHalf, v = KeyerLanes.bytes16(vr + cx).evenHalf
+                    let uf = Lanes(IntLanes(truncatingIfNeeded: u)) - 128, vf = Lanes(IntLanes(truncatingIfNeeded: v)) - 128
+                    let s = KeyerLanes.strength(uf, vf, key)
+                    // Rows summed, then column pairs (2cx, 2cx + 1) of every other pair.
+                    let rows = SIMD32<UInt16>(truncatingIfNeeded: KeyerLanes.bytes32(y0 + 2 * cx))
+                        &+ SIMD32<UInt16>(truncatingIfNeeded: KeyerLanes.bytes32(y1 + 2 * cx))
+                    let pairs = rows.evenHalf &+ rows.oddHalf
+                    let luma = Lanes(IntLanes(truncatingIfNeeded: pairs.evenHalf)) * 0.25
+                    let ratio = s / LaneMath.max((luma - 16) * lumaScale, Lanes(repeating: 8))
+                    let t = s * invRef * ratio, t2 = t * t, wgt = t2 * t2
+                    KeyerLanes.storeFloats(KeyerLanes.keep(wgt, where: s .> threshold), sampleWeight + n)
+                    KeyerLanes.storeFloats(luma, sampleLuma + n)
+                    KeyerLanes.storeFloats(uf, sampleU + n); KeyerLanes.storeFloats(vf, sampleV + n)
+                    n += 8; cx += 16
+                }
+                for cx in stride(from: cx, to: cw, by: 2) {
                     let u = Float(Int32(ur[cx]) - 128), v = Float(Int32(vr[cx]) - 128)
                     // ColourDifference.strength, written out.
                     let e1 = d1u * u + d1v * v, e2 = d2u * u + d2v * v
@@ -263,17 +300,29 @@ final class ScreenEstimate {
         }
     }
 
-    /// An interpolated grid row (`interpolateRow`) at every luma column, into `out` (width values).
-    func gatherColumns(_ row: UnsafeMutablePointer<Float>, into out: UnsafeMutablePointer<Float>) {
-        // Columns come in runs between the same two cells: per run, one plain loop.
-        var x = 0
-        while x < width {
-            let i0 = column0[x], i1 = column1[x]
-            var end = x + 1
-            while end < width && column0[end] == i0 && column1[end] == i1 { end += 1 }
-            let g0 = row[Int(i0)], g1 = row[Int(i1)], d = g1 - g0
-            for x in x..<end { out[x] = g0 + columnT[x] * d }
-            x = end
+    /// An interpolated grid row (`interpolateRow`) at luma column `x`.
+    @inline(__always) func at(_ row: UnsafePointer<Float>, _ x: Int) -> Float {
+        let g0 = row[Int(column0[x])], g1 = row[Int(column1[x])]
+        return g0 + columnT[x] * (g1 - g0)
+    }
+
+    /// An interpolated grid row at the even and odd luma column of every chroma sample (`at`),
+    /// eight samples (two groups) at a time.
+    func spreadRow(_ row: UnsafePointer<Float>, even: UnsafeMutablePointer<Float>, odd: UnsafeMutablePointer<Float>) {
+        let cw = (width + 1) / 2
+        var cx = 0
+        while 2 * cx + 16 <= width {
+            let j = cx / 4
+            let g0 = Lanes(lowHalf: SIMD4(repeating: row[Int(group0[j])]), highHalf: SIMD4(repeating: row[Int(group0[j + 1])]))
+            let g1 = Lanes(lowHalf: SIMD4(repeating: row[Int(group1[j])]), highHalf: SIMD4(repeating: row[Int(group1[j + 1])]))
+            let d = g1 - g0
+            KeyerLanes.storeFloats(g0 + KeyerLanes.loadFloats(evenT + cx) * d, even + cx)
+            KeyerLanes.storeFloats(g0 + KeyerLanes.loadFloats(oddT + cx) * d, odd + cx)
+            cx += 8
+        }
+        for cx in cx..<cw {
+            even[cx] = at(row, 2 * cx)
+            odd[cx] = 2 * cx + 1 < width ? at(row, 2 * cx + 1) : 0
         }
     }
 }
