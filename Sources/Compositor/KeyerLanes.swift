@@ -49,8 +49,12 @@ enum KeyerLanes {
 
     /// `clampByte` in every lane: clamped to 0...255, rounded half to even.
     @inline(__always) static func clampBytes(_ x: Lanes) -> SIMD8<UInt8> {
-        let big = LaneMath.clamp(x, 0, 255) + LaneMath.magic
-        return SIMD8<UInt8>(truncatingIfNeeded: unsafeBitCast(big, to: IntLanes.self))
+        SIMD8<UInt8>(truncatingIfNeeded: clampBits(x))
+    }
+
+    /// `clampByte` in the low byte of every lane (the rest is the rounding constant's).
+    @inline(__always) static func clampBits(_ x: Lanes) -> IntLanes {
+        unsafeBitCast(LaneMath.clamp(x, 0, 255) + LaneMath.magic, to: IntLanes.self)
     }
 
     /// `x` where `m` holds, else 0.
@@ -105,10 +109,9 @@ enum KeyerLanes {
             let s = loadFloats(sHalf + cx), next = loadFloats(sHalf + cx + 1)
             let even = (1 - s * loadFloats(inverseEven + cx) - black) * scale
             let odd = (1 - 0.5 * (s + next) * loadFloats(inverseOdd + cx) - black) * scale
-            let e = clampBytes(even), o = clampBytes(odd)
-            let both = SIMD16<UInt8>(e[0], o[0], e[1], o[1], e[2], o[2], e[3], o[3],
-                                     e[4], o[4], e[5], o[5], e[6], o[6], e[7], o[7])
-            UnsafeMutableRawPointer(out + 2 * cx).storeBytes(of: both, as: SIMD16<UInt8>.self)
+            // Even and odd bytes interleaved as one little-endian 16-bit word per sample.
+            let both = (clampBits(even) & 0xFF) | ((clampBits(odd) & 0xFF) &<< 8)
+            UnsafeMutableRawPointer(out + 2 * cx).storeBytes(of: SIMD8<UInt16>(truncatingIfNeeded: both), as: SIMD8<UInt16>.self)
             cx += 8
         }
         for x in (2 * cx)..<w {

@@ -77,9 +77,13 @@ final class ScreenEstimate {
     static let cell = 8  // chroma samples per cell side (16 luma pixels)
     let gridWidth: Int, gridHeight: Int
     /// Per cell: weight, then weighted Y, u, v sums; then the finished Y, u, v and 1 / strength.
-    private(set) var weight: [Float], sy: [Float], su: [Float], sv: [Float]
-    private(set) var inverse: [Float]
-    private var filledRows: [Bool]
+    /// (Memory the estimate owns: an array property would be checked for exclusive access and
+    /// uniqueness on every element written.)
+    let weight: UnsafeMutablePointer<Float>, sy: UnsafeMutablePointer<Float>, su: UnsafeMutablePointer<Float>
+    let sv: UnsafeMutablePointer<Float>, inverse: UnsafeMutablePointer<Float>
+    private let filledRows: UnsafeMutablePointer<Bool>
+    /// gridWidth x gridHeight.
+    let cells: Int
     /// Per luma column: the two grid columns around it and the interpolation weight (memory
     /// this estimate owns, read on every row of the hot path).
     let column0: UnsafeMutablePointer<Int32>, column1: UnsafeMutablePointer<Int32>, columnT: UnsafeMutablePointer<Float>
@@ -103,8 +107,12 @@ final class ScreenEstimate {
         self.width = width
         gridWidth = (cw + Self.cell - 1) / Self.cell; gridHeight = (ch + Self.cell - 1) / Self.cell
         let n = gridWidth * gridHeight
-        weight = [Float](repeating: 0, count: n); sy = weight; su = weight; sv = weight; inverse = weight
-        filledRows = [Bool](repeating: false, count: gridHeight)
+        cells = n
+        func zeros() -> UnsafeMutablePointer<Float> {
+            let p = UnsafeMutablePointer<Float>.allocate(capacity: n); p.initialize(repeating: 0, count: n); return p
+        }
+        weight = zeros(); sy = zeros(); su = zeros(); sv = zeros(); inverse = zeros()
+        filledRows = .allocate(capacity: gridHeight); filledRows.initialize(repeating: false, count: gridHeight)
         column0 = .allocate(capacity: width); column1 = .allocate(capacity: width); columnT = .allocate(capacity: width)
         let groups = (width + 7) / 8
         group0 = .allocate(capacity: groups); group1 = .allocate(capacity: groups)
@@ -128,6 +136,7 @@ final class ScreenEstimate {
     deinit {
         column0.deallocate(); column1.deallocate(); columnT.deallocate()
         group0.deallocate(); group1.deallocate(); evenT.deallocate(); oddT.deallocate()
+        weight.deallocate(); sy.deallocate(); su.deallocate(); sv.deallocate(); inverse.deallocate(); filledRows.deallocate()
         sampleWeight.deallocate(); sampleLuma.deallocate(); sampleU.deallocate(); sampleV.deallocate()
     }
 
@@ -145,14 +154,12 @@ final class ScreenEstimate {
     /// on the screen dims strength and luma alike. So they barely move the estimate of a cell
     /// that also holds pure screen.
     func measure(_ image: YUVImage, key: ColourDifference, reference: Float, fallback: YUVColor) {
-        for i in weight.indices { weight[i] = 0; sy[i] = 0; su[i] = 0; sv[i] = 0 }
+        for i in 0..<cells { weight[i] = 0; sy[i] = 0; su[i] = 0; sv[i] = 0 }
         let cw = image.u.width, ch = image.u.height, h = image.height, w = image.width
         let threshold = 0.15 * reference, invRef = 1 / reference
         let lumaScale: Float = 255 / 219
-        weight.withUnsafeMutableBufferPointer { wt in
-        sy.withUnsafeMutableBufferPointer { gy in
-        su.withUnsafeMutableBufferPointer { gu in
-        sv.withUnsafeMutableBufferPointer { gv in
+        let wt = weight, gy = sy, gu = su, gv = sv
+        do {
             // Every other chroma sample both ways: 16 samples per cell are plenty for a mean,
             // and the measurement costs a quarter of a full pass. A cell's four samples of a row
             // are summed in registers, in the same order as one at a time.
@@ -208,7 +215,7 @@ final class ScreenEstimate {
                     start = end
                 }
             }
-        }}}}
+        }
         finish(key: key, fallback: fallback)
     }
 
@@ -219,14 +226,14 @@ final class ScreenEstimate {
     private func finish(key: ColourDifference, fallback: YUVColor) {
         let gw = gridWidth, gh = gridHeight
         var strongest: Float = 0, strongestRatio: Float = 0
-        for i in weight.indices where weight[i] > 0 {
+        for i in 0..<cells where weight[i] > 0 {
             sy[i] /= weight[i]; su[i] /= weight[i]; sv[i] /= weight[i]
             inverse[i] = key.strength(u: su[i], v: sv[i])
             if inverse[i] > strongest { strongest = inverse[i]; strongestRatio = Self.ratio(strength: inverse[i], luma: sy[i]) }
         }
         // Not screen: a cell much weaker than the strongest (a green cast), or weak for its
         // brightness (a light semi-transparent subject covering the whole cell).
-        for i in weight.indices where weight[i] > 0 {
+        for i in 0..<cells where weight[i] > 0 {
             if inverse[i] < 0.35 * strongest || Self.ratio(strength: inverse[i], luma: sy[i]) < 0.7 * strongestRatio { weight[i] = 0 }
         }
         for r in 0..<gh { filledRows[r] = false }
@@ -251,8 +258,8 @@ final class ScreenEstimate {
                 filledRows[r] = true
             }
         }
-        if !filledRows.contains(true) {
-            for i in weight.indices { sy[i] = Float(fallback.y); su[i] = Float(Int(fallback.u) - 128); sv[i] = Float(Int(fallback.v) - 128) }
+        if !(0..<gh).contains(where: { filledRows[$0] }) {
+            for i in 0..<cells { sy[i] = Float(fallback.y); su[i] = Float(Int(fallback.u) - 128); sv[i] = Float(Int(fallback.v) - 128) }
         } else {
             for r in 0..<gh where !filledRows[r] {
                 // The nearest filled row (the upper one on a tie).
@@ -265,7 +272,7 @@ final class ScreenEstimate {
             }
         }
         // A screen too weak to divide by (no screen: the fallback grey) keys nothing.
-        for i in inverse.indices {
+        for i in 0..<cells {
             let s = key.strength(u: su[i], v: sv[i])
             inverse[i] = s > 1 ? 1 / s : 0
         }
@@ -290,13 +297,11 @@ final class ScreenEstimate {
         }
     }
 
-    private static func interpolate(_ values: [Float], _ gridWidth: Int, _ gridHeight: Int, _ y: Double, _ out: UnsafeMutablePointer<Float>) {
+    private static func interpolate(_ v: UnsafeMutablePointer<Float>, _ gridWidth: Int, _ gridHeight: Int, _ y: Double, _ out: UnsafeMutablePointer<Float>) {
         let (r0, r1, f) = position(y, cells: gridHeight)
-        values.withUnsafeBufferPointer { v in
-            for c in 0..<gridWidth {
-                let a = v[r0 * gridWidth + c], b = v[r1 * gridWidth + c]
-                out[c] = a + f * (b - a)
-            }
+        for c in 0..<gridWidth {
+            let a = v[r0 * gridWidth + c], b = v[r1 * gridWidth + c]
+            out[c] = a + f * (b - a)
         }
     }
 
