@@ -31,12 +31,12 @@ enum KeyerLanes {
         Lanes(IntLanes(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self)))
     }
 
-    @inline(__always) static func bytes16(_ p: UnsafePointer<UInt8>) -> SIMD16<UInt8> {
-        UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self)
-    }
-
-    @inline(__always) static func bytes32(_ p: UnsafePointer<UInt8>) -> SIMD32<UInt8> {
-        UnsafeRawPointer(p).loadUnaligned(as: SIMD32<UInt8>.self)
+    /// Bytes 0, 2, 4, ... 14 from `p` (sixteen bytes read), as Int32 lanes.
+    @inline(__always) static func evenBytes(_ p: UnsafePointer<UInt8>) -> IntLanes {
+        let lo = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Int32>.self), hi = UnsafeRawPointer(p + 8).loadUnaligned(as: SIMD4<Int32>.self)
+        // Each 32-bit word holds two wanted bytes: bits 0-7 and 16-23.
+        let a = lo & 0xFF, b = (lo &>> 16) & 0xFF, c = hi & 0xFF, d = (hi &>> 16) & 0xFF
+        return IntLanes(a[0], b[0], a[1], b[1], c[0], d[0], c[1], d[1])
     }
 
     @inline(__always) static func storeBytes(_ v: SIMD8<UInt8>, _ p: UnsafeMutablePointer<UInt8>) {
@@ -183,10 +183,11 @@ enum KeyerLanes {
                 // All foreground: k = 0, so only the despill changes anything.
                 KeyerLanes.despill(&u, &v, despill)
             } else {
-                let r0 = UnsafeRawPointer(a0 + x).loadUnaligned(as: SIMD16<UInt8>.self)
-                let r1 = UnsafeRawPointer(a1 + x).loadUnaligned(as: SIMD16<UInt8>.self)
-                let pairs = SIMD16<UInt16>(truncatingIfNeeded: r0) &+ SIMD16<UInt16>(truncatingIfNeeded: r1)
-                let sum = Lanes(IntLanes(truncatingIfNeeded: pairs.evenHalf &+ pairs.oddHalf))
+                // The four alphas of each sample: the two bytes of a 16-bit word, in both rows.
+                let r0 = UnsafeRawPointer(a0 + x).loadUnaligned(as: SIMD8<UInt16>.self)
+                let r1 = UnsafeRawPointer(a1 + x).loadUnaligned(as: SIMD8<UInt16>.self)
+                let pairs = (r0 & 0xFF) &+ (r0 &>> 8) &+ (r1 & 0xFF) &+ (r1 &>> 8)
+                let sum = Lanes(IntLanes(truncatingIfNeeded: pairs))
                 let k = (1020 - sum) * inverse1020
                 // The screen at the even luma column of each sample: two grid-cell pairs.
                 let j = x / 8

@@ -175,14 +175,15 @@ final class ScreenEstimate {
                 // the same operations as the scalar loop below.
                 var cx = 0
                 while cx + 16 <= cw && 2 * cx + 32 <= w {
-                    let u = KeyerLanes.bytes16(ur + cx).evenHalf, v = KeyerLanes.bytes16(vr + cx).evenHalf
-                    let uf = Lanes(IntLanes(truncatingIfNeeded: u)) - 128, vf = Lanes(IntLanes(truncatingIfNeeded: v)) - 128
+                    // Little-endian words: the low byte of each is the sample (or luma column) wanted.
+                    let u = KeyerLanes.evenBytes(ur + cx), v = KeyerLanes.evenBytes(vr + cx)
+                    let uf = Lanes(u) - 128, vf = Lanes(v) - 128
                     let s = KeyerLanes.strength(uf, vf, key)
-                    // Rows summed, then column pairs (2cx, 2cx + 1) of every other pair.
-                    let rows = SIMD32<UInt16>(truncatingIfNeeded: KeyerLanes.bytes32(y0 + 2 * cx))
-                        &+ SIMD32<UInt16>(truncatingIfNeeded: KeyerLanes.bytes32(y1 + 2 * cx))
-                    let pairs = rows.evenHalf &+ rows.oddHalf
-                    let luma = Lanes(IntLanes(truncatingIfNeeded: pairs.evenHalf)) * 0.25
+                    // Columns 2cx and 2cx + 1 of every other sample: the two low bytes of 32-bit words.
+                    let q0 = UnsafeRawPointer(y0 + 2 * cx).loadUnaligned(as: IntLanes.self)
+                    let q1 = UnsafeRawPointer(y1 + 2 * cx).loadUnaligned(as: IntLanes.self)
+                    let sum = (q0 & 0xFF) &+ ((q0 &>> 8) & 0xFF) &+ (q1 & 0xFF) &+ ((q1 &>> 8) & 0xFF)
+                    let luma = Lanes(sum) * 0.25
                     let ratio = s / LaneMath.max((luma - 16) * lumaScale, Lanes(repeating: 8))
                     let t = s * invRef * ratio, t2 = t * t, wgt = t2 * t2
                     KeyerLanes.storeFloats(KeyerLanes.keep(wgt, where: s .> threshold), sampleWeight + n)
