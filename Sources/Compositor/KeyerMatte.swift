@@ -117,7 +117,7 @@ final class ScreenEstimate {
         let groups = (width + 7) / 8
         group0 = .allocate(capacity: groups); group1 = .allocate(capacity: groups)
         evenT = .allocate(capacity: cw); oddT = .allocate(capacity: cw)
-        let samples = (cw + 1) / 2
+        let samples = 4 * gridWidth
         sampleWeight = .allocate(capacity: samples); sampleLuma = .allocate(capacity: samples)
         sampleU = .allocate(capacity: samples); sampleV = .allocate(capacity: samples)
         for x in 0..<width {
@@ -203,17 +203,38 @@ final class ScreenEstimate {
                     sampleU[n] = u; sampleV[n] = v
                     n += 1
                 }
-                var start = 0, j = 0
-                while start < cw {
-                    let end = min(start + Self.cell, cw), i = rowBase + start / Self.cell
-                    var sw = wt[i], sl = gy[i], su = gu[i], sv = gv[i]
-                    for _ in stride(from: start, to: end, by: 2) {
+                // Cell c holds samples 4c ..< 4c + 4 (a short last cell: padded with weight 0,
+                // which adds +0 to every sum, as skipping it would). Four cells at a time, one
+                // per lane, each summing its samples in order: the same sums as one at a time.
+                for j in n..<(4 * gridWidth) { sampleWeight[j] = 0; sampleLuma[j] = 0; sampleU[j] = 0; sampleV[j] = 0 }
+                @inline(__always) func columns(_ p: UnsafeMutablePointer<Float>) -> (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) {
+                    let r = UnsafeRawPointer(p)
+                    let a = r.loadUnaligned(as: SIMD4<Float>.self), b = r.loadUnaligned(fromByteOffset: 16, as: SIMD4<Float>.self)
+                    let c = r.loadUnaligned(fromByteOffset: 32, as: SIMD4<Float>.self), d = r.loadUnaligned(fromByteOffset: 48, as: SIMD4<Float>.self)
+                    return (SIMD4(a[0], b[0], c[0], d[0]), SIMD4(a[1], b[1], c[1], d[1]),
+                            SIMD4(a[2], b[2], c[2], d[2]), SIMD4(a[3], b[3], c[3], d[3]))
+                }
+                @inline(__always) func load(_ p: UnsafeMutablePointer<Float>) -> SIMD4<Float> { UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self) }
+                @inline(__always) func store(_ v: SIMD4<Float>, _ p: UnsafeMutablePointer<Float>) { UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD4<Float>.self) }
+                var c = 0
+                while c + 4 <= gridWidth {
+                    let (w0, w1, w2, w3) = columns(sampleWeight + 4 * c), (l0, l1, l2, l3) = columns(sampleLuma + 4 * c)
+                    let (u0, u1, u2, u3) = columns(sampleU + 4 * c), (v0, v1, v2, v3) = columns(sampleV + 4 * c)
+                    let i = rowBase + c
+                    var sw = load(wt + i), sl = load(gy + i), su = load(gu + i), sv = load(gv + i)
+                    sw += w0; sl += w0 * l0; su += w0 * u0; sv += w0 * v0
+                    sw += w1; sl += w1 * l1; su += w1 * u1; sv += w1 * v1
+                    sw += w2; sl += w2 * l2; su += w2 * u2; sv += w2 * v2
+                    sw += w3; sl += w3 * l3; su += w3 * u3; sv += w3 * v3
+                    store(sw, wt + i); store(sl, gy + i); store(su, gu + i); store(sv, gv + i)
+                    c += 4
+                }
+                for c in c..<gridWidth {
+                    let i = rowBase + c
+                    for j in (4 * c)..<(4 * c + 4) {
                         let wgt = sampleWeight[j]
-                        if wgt != 0 { sw += wgt; sl += wgt * sampleLuma[j]; su += wgt * sampleU[j]; sv += wgt * sampleV[j] }
-                        j += 1
+                        wt[i] += wgt; gy[i] += wgt * sampleLuma[j]; gu[i] += wgt * sampleU[j]; gv[i] += wgt * sampleV[j]
                     }
-                    wt[i] = sw; gy[i] = sl; gu[i] = su; gv[i] = sv
-                    start = end
                 }
             }
         }
