@@ -105,8 +105,18 @@ enum KeyerLanes {
         // Even luma columns sit on a chroma sample, odd ones halfway to the next.
         let black = levels.black, scale = levels.scale
         cx = 0
+        // A pixel with no screen in it (strength 0 here and at the next sample: a foreground
+        // run) has raw matte 1 whatever the local screen: sixteen of them are one store.
+        let opaque = SIMD16<UInt8>(repeating: levels.byte(1))
         while 2 * cx + 16 <= w {
             let s = loadFloats(sHalf + cx), next = loadFloats(sHalf + cx + 1)
+            let any = unsafeBitCast(s, to: SIMD8<UInt32>.self) | unsafeBitCast(next, to: SIMD8<UInt32>.self)
+            let words = unsafeBitCast(any.lowHalf | any.highHalf, to: SIMD2<UInt64>.self)
+            if words[0] | words[1] == 0 {
+                UnsafeMutableRawPointer(out + 2 * cx).storeBytes(of: opaque, as: SIMD16<UInt8>.self)
+                cx += 8
+                continue
+            }
             let even = (1 - s * loadFloats(inverseEven + cx) - black) * scale
             let odd = (1 - 0.5 * (s + next) * loadFloats(inverseOdd + cx) - black) * scale
             // Even and odd bytes interleaved as one little-endian 16-bit word per sample.

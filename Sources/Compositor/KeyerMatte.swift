@@ -141,7 +141,7 @@ final class ScreenEstimate {
     }
 
     /// Grid coordinates of a luma coordinate (pixel centres at +0.5; cell centres every 16).
-    static func position(_ luma: Double, cells: Int) -> (Int, Int, Float) {
+    @inline(__always) static func position(_ luma: Double, cells: Int) -> (Int, Int, Float) {
         let g = min(max((luma - 8) / 16, 0), Double(cells - 1))
         let i0 = Int(g.rounded(.down)), i1 = min(i0 + 1, cells - 1)
         return (i0, i1, Float(g - Double(i0)))
@@ -321,7 +321,14 @@ final class ScreenEstimate {
 
     private static func interpolate(_ v: UnsafeMutablePointer<Float>, _ gridWidth: Int, _ gridHeight: Int, _ y: Double, _ out: UnsafeMutablePointer<Float>) {
         let (r0, r1, f) = position(y, cells: gridHeight)
-        for c in 0..<gridWidth {
+        let a = v + r0 * gridWidth, b = v + r1 * gridWidth
+        var c = 0
+        while c + 8 <= gridWidth {
+            let x = KeyerLanes.loadFloats(a + c), y = KeyerLanes.loadFloats(b + c)
+            KeyerLanes.storeFloats(x + f * (y - x), out + c)
+            c += 8
+        }
+        for c in c..<gridWidth {
             let a = v[r0 * gridWidth + c], b = v[r1 * gridWidth + c]
             out[c] = a + f * (b - a)
         }
