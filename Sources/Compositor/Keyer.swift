@@ -56,12 +56,12 @@ public final class Keyer {
         let ch = fg.u.height
         if b.refines {
             // Erode, dilate and feather need the whole matte before any of it is used.
-            for cy in 0..<ch { matteRows(cy, b) }
+            for cy in 0..<ch { matteRows(cy, fg, b) }
             refine(b)
             for cy in 0..<ch { compositeRows(cy, fg, bg, out, b) }
         } else {
             // One pass: each chroma row's two matte rows are keyed while they are in cache.
-            for cy in 0..<ch { matteRows(cy, b); compositeRows(cy, fg, bg, out, b) }
+            for cy in 0..<ch { matteRows(cy, fg, b); compositeRows(cy, fg, bg, out, b) }
         }
     }
 
@@ -93,30 +93,31 @@ public final class Keyer {
     @discardableResult
     public func computeMatte(_ fg: YUVImage) -> KeyerBuffers {
         let b = beginMatte(fg)
-        for cy in 0..<fg.u.height { matteRows(cy, b) }
+        for cy in 0..<fg.u.height { matteRows(cy, fg, b) }
         refine(b)
         return b
     }
 
-    /// Measures the screen of `fg` and the screen strength of each of its chroma samples.
+    /// Measures the screen of `fg`.
     private func beginMatte(_ fg: YUVImage) -> KeyerBuffers {
         let b = prepare(width: fg.width, height: fg.height)
         b.screen.measure(fg, key: difference, reference: reference, fallback: fallback)
-        let cw = fg.u.width, ch = fg.u.height
-        let key = difference, strength = b.strength
-        // The screen strength is linear in (U, V) (with the primary-is-largest rule and the clamp
-        // at 0 on top), so it is computed once per chroma sample here and interpolated to each
-        // luma pixel in `matteRows`: the same as keying bilinearly upsampled chroma wherever
-        // neighbouring samples are on the same side of that rule, at a quarter of the work.
-        for cy in 0..<ch {
-            KeyerLanes.strengthRow(u: fg.u.row(cy), v: fg.v.row(cy), count: cw, key: key, into: strength + cy * cw)
-        }
         return b
     }
 
-    /// Matte rows 2cy and 2cy + 1 (those that exist), from the strengths of `beginMatte`.
-    private func matteRows(_ cy: Int, _ b: KeyerBuffers) {
+    /// Matte rows 2cy and 2cy + 1 (those that exist). Called for cy = 0, 1, 2, ... in turn.
+    private func matteRows(_ cy: Int, _ fg: YUVImage, _ b: KeyerBuffers) {
         let w = b.width, h = b.height, cw = (w + 1) / 2, ch = (h + 1) / 2
+        // The screen strength is linear in (U, V) (with the primary-is-largest rule and the clamp
+        // at 0 on top), so it is computed once per chroma sample and interpolated to each luma
+        // pixel: the same as keying bilinearly upsampled chroma wherever neighbouring samples
+        // are on the same side of that rule, at a quarter of the work. Chroma rows cy - 1, cy
+        // and cy + 1 are used, kept in a ring of three rows (row r in slot r % 3): row cy + 1 is
+        // computed here, before the composite of row cy can overwrite anything.
+        @inline(__always) func strength(_ r: Int) -> UnsafeMutablePointer<Float> { b.strength + (r % 3) * cw }
+        for r in (cy == 0 ? 0 : cy + 1)..<min(cy + 2, ch) {
+            KeyerLanes.strengthRow(u: fg.u.row(r), v: fg.v.row(r), count: cw, key: difference, into: strength(r))
+        }
         // The local screen's 1 / strength, once per chroma row (it varies over 16 pixels).
         b.screen.interpolateRow(.inverse, lumaY: Double(2 * cy) + 1, into: b.gridRow)
         b.screen.spreadRow(b.gridRow, even: b.inverseEven, odd: b.inverseOdd)
@@ -126,7 +127,7 @@ public final class Keyer {
             // Luma row 2cy sits a quarter of a chroma row above chroma row cy, 2cy+1 a
             // quarter below.
             let far = half == 0 ? max(cy - 1, 0) : min(cy + 1, ch - 1)
-            KeyerLanes.matteRow(near: b.strength + cy * cw, far: b.strength + far * cw, inverseEven: b.inverseEven,
+            KeyerLanes.matteRow(near: strength(cy), far: strength(far), inverseEven: b.inverseEven,
                                 inverseOdd: b.inverseOdd, sHalf: b.sHalf, width: w, levels: levels, into: b.alphaStorage + y * w)
         }
     }
@@ -204,7 +205,7 @@ public final class KeyerBuffers {
     /// One luma row's strength at chroma resolution, and its local screen's 1 / strength at the
     /// even and odd luma column of each chroma sample.
     let sHalf: UnsafeMutablePointer<Float>, inverseEven: UnsafeMutablePointer<Float>, inverseOdd: UnsafeMutablePointer<Float>
-    /// The screen strength of every chroma sample.
+    /// The screen strength of three chroma rows (a ring: `Keyer.matteRows`).
     let strength: UnsafeMutablePointer<Float>
     let gridRow: UnsafeMutablePointer<Float>, gridRowU: UnsafeMutablePointer<Float>, gridRowV: UnsafeMutablePointer<Float>
 
@@ -220,7 +221,7 @@ public final class KeyerBuffers {
         combinedStorage = .allocate(capacity: width * height); combinedStorage.initialize(repeating: 0, count: width * height)
         let cw = (width + 1) / 2
         sHalf = .allocate(capacity: cw + 1); inverseEven = .allocate(capacity: cw); inverseOdd = .allocate(capacity: cw)
-        strength = .allocate(capacity: cw * ((height + 1) / 2))
+        strength = .allocate(capacity: 3 * cw)
         gridRow = .allocate(capacity: screen.gridWidth); gridRowU = .allocate(capacity: screen.gridWidth); gridRowV = .allocate(capacity: screen.gridWidth)
     }
 
