@@ -56,12 +56,12 @@ public final class Keyer {
         let ch = fg.u.height
         if b.refines {
             // Erode, dilate and feather need the whole matte before any of it is used.
-            for cy in 0..<ch { matteRows(cy, b) }
+            for cy in 0..<ch { matteRows(cy, fg, b) }
             refine(b)
             for cy in 0..<ch { compositeRows(cy, fg, bg, out, b) }
         } else {
             // One pass: each chroma row's two matte rows are keyed while they are in cache.
-            for cy in 0..<ch { matteRows(cy, b); compositeRows(cy, fg, bg, out, b) }
+            for cy in 0..<ch { matteRows(cy, fg, b); compositeRows(cy, fg, bg, out, b) }
         }
     }
 
@@ -93,60 +93,42 @@ public final class Keyer {
     @discardableResult
     public func computeMatte(_ fg: YUVImage) -> KeyerBuffers {
         let b = beginMatte(fg)
-        for cy in 0..<fg.u.height { matteRows(cy, b) }
+        for cy in 0..<fg.u.height { matteRows(cy, fg, b) }
         refine(b)
         return b
     }
 
-    /// Measures the screen of `fg` and the screen strength of each of its chroma samples.
+    /// Measures the screen of `fg`.
     private func beginMatte(_ fg: YUVImage) -> KeyerBuffers {
         let b = prepare(width: fg.width, height: fg.height)
         b.screen.measure(fg, key: difference, reference: reference, fallback: fallback)
-        let cw = fg.u.width, ch = fg.u.height
-        let key = difference, strength = b.strength
-        let ku = key.ku, kv = key.kv, d1u = key.d1u, d1v = key.d1v, d2u = key.d2u, d2v = key.d2v
-        // The screen strength is linear in (U, V) (with the primary-is-largest rule and the clamp
-        // at 0 on top), so it is computed once per chroma sample here and interpolated to each
-        // luma pixel in `matteRows`: the same as keying bilinearly upsampled chroma wherever
-        // neighbouring samples are on the same side of that rule, at a quarter of the work.
-        // (`ColourDifference.strength`, written out so that the loop vectorises.)
-        for cy in 0..<ch {
-            let ur = fg.u.row(cy), vr = fg.v.row(cy), sr = strength + cy * cw
-            for cx in 0..<cw {
-                let u = Float(Int32(ur[cx]) - 128), v = Float(Int32(vr[cx]) - 128)
-                let s = ku * u + kv * v
-                let e1 = d1u * u + d1v * v, e2 = d2u * u + d2v * v
-                sr[cx] = min(e1, e2) > 0 ? max(s, 0) : 0
-            }
-        }
         return b
     }
 
-    /// Matte rows 2cy and 2cy + 1 (those that exist), from the strengths of `beginMatte`.
-    private func matteRows(_ cy: Int, _ b: KeyerBuffers) {
+    /// Matte rows 2cy and 2cy + 1 (those that exist). Called for cy = 0, 1, 2, ... in turn.
+    private func matteRows(_ cy: Int, _ fg: YUVImage, _ b: KeyerBuffers) {
         let w = b.width, h = b.height, cw = (w + 1) / 2, ch = (h + 1) / 2
-        let sHalf = b.sHalf, strength = b.strength, invRow = b.invRow, gridRow = b.gridRow
-        let levels = self.levels
-        // The local screen strength, once per chroma row (it varies over 16 pixels).
-        b.screen.interpolateRow(.inverse, lumaY: Double(2 * cy) + 1, into: gridRow)
-        b.screen.gatherColumns(gridRow, into: invRow)
+        // The screen strength is linear in (U, V) (with the primary-is-largest rule and the clamp
+        // at 0 on top), so it is computed once per chroma sample and interpolated to each luma
+        // pixel: the same as keying bilinearly upsampled chroma wherever neighbouring samples
+        // are on the same side of that rule, at a quarter of the work. Chroma rows cy - 1, cy
+        // and cy + 1 are used, kept in a ring of three rows (row r in slot r % 3): row cy + 1 is
+        // computed here, before the composite of row cy can overwrite anything.
+        @inline(__always) func strength(_ r: Int) -> UnsafeMutablePointer<Float> { b.strength + (r % 3) * cw }
+        for r in (cy == 0 ? 0 : cy + 1)..<min(cy + 2, ch) {
+            KeyerLanes.strengthRow(u: fg.u.row(r), v: fg.v.row(r), count: cw, key: difference, into: strength(r))
+        }
+        // The local screen's 1 / strength, once per chroma row (it varies over 16 pixels).
+        b.screen.interpolateRow(.inverse, lumaY: Double(2 * cy) + 1, into: b.gridRow)
+        b.screen.spreadRow(b.gridRow, even: b.inverseEven, odd: b.inverseOdd)
         for half in 0..<2 {
             let y = 2 * cy + half
             guard y < h else { break }
             // Luma row 2cy sits a quarter of a chroma row above chroma row cy, 2cy+1 a
             // quarter below.
-            let near = strength + cy * cw, far = strength + (half == 0 ? max(cy - 1, 0) : min(cy + 1, ch - 1)) * cw
-            for cx in 0..<cw { sHalf[cx] = 0.75 * near[cx] + 0.25 * far[cx] }
-            sHalf[cw] = sHalf[cw - 1]
-            let out = b.alphaStorage + y * w, sRow = b.sRow
-            // Even luma columns sit on a chroma sample, odd ones halfway to the next. (Plain
-            // loops over whole rows, which the compiler vectorises.)
-            for cx in 0..<(w / 2) {
-                sRow[2 * cx] = sHalf[cx]
-                sRow[2 * cx + 1] = 0.5 * (sHalf[cx] + sHalf[cx + 1])
-            }
-            if w % 2 == 1 { sRow[w - 1] = sHalf[cw - 1] }
-            for x in 0..<w { out[x] = levels.byte(1 - sRow[x] * invRow[x]) }
+            let far = half == 0 ? max(cy - 1, 0) : min(cy + 1, ch - 1)
+            KeyerLanes.matteRow(near: strength(cy), far: strength(far), inverseEven: b.inverseEven,
+                                inverseOdd: b.inverseOdd, sHalf: b.sHalf, width: w, levels: levels, into: b.alphaStorage + y * w)
         }
     }
 
@@ -170,89 +152,24 @@ public final class Keyer {
 
     // MARK: the composite
 
-    /// Luma rows 2cy and 2cy + 1 and chroma row cy of the composite. Runs of eight pixels that
-    /// are all foreground or all background are copied; only the edge is computed.
+    /// Luma rows 2cy and 2cy + 1 and chroma row cy of the composite (`KeyerLanes`). Blocks of
+    /// sixteen pixels that are all foreground or all background are copied; only the edge is
+    /// computed.
     private func compositeRows(_ cy: Int, _ fg: YUVImage, _ bg: YUVImage, _ out: YUVImage, _ b: KeyerBuffers) {
-        let w = b.width, h = b.height, cw = fg.u.width
-        let despill = self.despill, alpha = b.alphaStorage
-        let rowY = b.gridRow, rowU = b.gridRowU, rowV = b.gridRowV
+        let w = b.width, h = b.height, alpha = b.alphaStorage
         let screen = b.screen
         let centre = Double(2 * cy) + 1
-        screen.interpolateRow(.y, lumaY: centre, into: rowY)
-        screen.interpolateRow(.u, lumaY: centre, into: rowU)
-        screen.interpolateRow(.v, lumaY: centre, into: rowV)
-        let c0 = screen.column0, c1 = screen.column1, ct = screen.columnT
-        @inline(__always) func at(_ row: UnsafeMutablePointer<Float>, _ x: Int) -> Float {
-            let g0 = row[Int(c0[x])], g1 = row[Int(c1[x])]
-            return g0 + ct[x] * (g1 - g0)
-        }
-        @inline(__always) func word(_ p: UnsafePointer<UInt8>) -> UInt64 { UnsafeRawPointer(p).loadUnaligned(as: UInt64.self) }
-        @inline(__always) func copyWord(_ from: UnsafePointer<UInt8>, _ to: UnsafeMutablePointer<UInt8>) {
-            UnsafeMutableRawPointer(to).storeBytes(of: word(from), as: UInt64.self)
-        }
+        screen.interpolateRow(.y, lumaY: centre, into: b.gridRow)
+        screen.interpolateRow(.u, lumaY: centre, into: b.gridRowU)
+        screen.interpolateRow(.v, lumaY: centre, into: b.gridRowV)
         for y in (2 * cy)..<min(2 * cy + 2, h) {
-            let a = UnsafePointer(alpha + y * w), p = UnsafePointer(fg.y.row(y)), q = UnsafePointer(bg.y.row(y)), o = out.y.row(y)
-            var x = 0
-            while x < w {
-                if x + 8 <= w {
-                    let m = word(a + x)
-                    if m == ~0 { copyWord(p + x, o + x); x += 8; continue }
-                    if m == 0 { copyWord(q + x, o + x); x += 8; continue }
-                }
-                for x in x..<min(x + 8, w) {
-                    let av = a[x]
-                    if av == 255 { o[x] = p[x] } else if av == 0 { o[x] = q[x] } else {
-                        let k = Float(255 - Int(av)) * (1 / 255)
-                        o[x] = clampByte(Float(p[x]) + k * (Float(q[x]) - at(rowY, x)))
-                    }
-                }
-                x += 8
-            }
+            KeyerLanes.compositeLuma(alpha: alpha + y * w, foreground: fg.y.row(y), background: bg.y.row(y), into: out.y.row(y),
+                                     width: w, screenY: b.gridRow, screen: screen)
         }
-        let a0 = UnsafePointer(alpha + 2 * cy * w), a1 = UnsafePointer(alpha + min(2 * cy + 1, h - 1) * w)
-        let fu = fg.u.row(cy), fv = fg.v.row(cy), bu = UnsafePointer(bg.u.row(cy)), bv = UnsafePointer(bg.v.row(cy))
-        let ou = out.u.row(cy), ov = out.v.row(cy)
-        var cx = 0
-        while cx < cw {
-            if 2 * cx + 8 <= w {
-                let m0 = word(a0 + 2 * cx), m1 = word(a1 + 2 * cx)
-                // Eight luma columns (four chroma samples) of both rows all background: a copy.
-                if m0 == 0 && m1 == 0 {
-                    UnsafeMutableRawPointer(ou + cx).storeBytes(of: UnsafeRawPointer(bu + cx).loadUnaligned(as: UInt32.self), as: UInt32.self)
-                    UnsafeMutableRawPointer(ov + cx).storeBytes(of: UnsafeRawPointer(bv + cx).loadUnaligned(as: UInt32.self), as: UInt32.self)
-                    cx += 4
-                    continue
-                }
-                // All foreground: the run of such samples loses its spill, in one plain loop.
-                if m0 == ~0 && m1 == ~0 {
-                    var end = cx + 4
-                    while 2 * end + 8 <= w && word(a0 + 2 * end) == ~0 && word(a1 + 2 * end) == ~0 { end += 4 }
-                    for i in cx..<end {
-                        var u = Float(fu[i]) - 128, v = Float(fv[i]) - 128
-                        despill.apply(u: &u, v: &v)
-                        ou[i] = clampByte(u + 128); ov[i] = clampByte(v + 128)
-                    }
-                    cx = end
-                    continue
-                }
-            }
-            for cx in cx..<min(cx + 4, cw) {
-                let x0 = 2 * cx, x1 = min(2 * cx + 1, w - 1)
-                let sum = Int(a0[x0]) + Int(a0[x1]) + Int(a1[x0]) + Int(a1[x1])
-                if sum == 0 { ou[cx] = bu[cx]; ov[cx] = bv[cx]; continue }
-                var u = Float(fu[cx]) - 128, v = Float(fv[cx]) - 128
-                if sum == 4 * 255 {
-                    despill.apply(u: &u, v: &v)
-                } else {
-                    let k = Float(4 * 255 - sum) * (1 / 1020)
-                    u -= k * at(rowU, x0); v -= k * at(rowV, x0)
-                    despill.apply(u: &u, v: &v)
-                    u += k * (Float(bu[cx]) - 128); v += k * (Float(bv[cx]) - 128)
-                }
-                ou[cx] = clampByte(u + 128); ov[cx] = clampByte(v + 128)
-            }
-            cx += 4
-        }
+        KeyerLanes.compositeChroma(alpha: alpha + 2 * cy * w, alpha + min(2 * cy + 1, h - 1) * w,
+                                   foreground: fg.u.row(cy), fg.v.row(cy), background: bg.u.row(cy), bg.v.row(cy),
+                                   into: out.u.row(cy), out.v.row(cy), width: w, screenU: b.gridRowU, screenV: b.gridRowV,
+                                   screen: screen, despill: despill)
     }
 
     /// The matte (white = foreground, video range) or the status view, in grey.
@@ -285,10 +202,10 @@ public final class KeyerBuffers {
     let refines: Bool
     let alphaStorage: UnsafeMutablePointer<UInt8>
     private let combinedStorage: UnsafeMutablePointer<UInt8>
-    /// One luma row's strength at chroma resolution and per pixel, and its local screen's
-    /// 1 / strength per pixel.
-    let sHalf: UnsafeMutablePointer<Float>, sRow: UnsafeMutablePointer<Float>, invRow: UnsafeMutablePointer<Float>
-    /// The screen strength of every chroma sample.
+    /// One luma row's strength at chroma resolution, and its local screen's 1 / strength at the
+    /// even and odd luma column of each chroma sample.
+    let sHalf: UnsafeMutablePointer<Float>, inverseEven: UnsafeMutablePointer<Float>, inverseOdd: UnsafeMutablePointer<Float>
+    /// The screen strength of three chroma rows (a ring: `Keyer.matteRows`).
     let strength: UnsafeMutablePointer<Float>
     let gridRow: UnsafeMutablePointer<Float>, gridRowU: UnsafeMutablePointer<Float>, gridRowV: UnsafeMutablePointer<Float>
 
@@ -303,14 +220,14 @@ public final class KeyerBuffers {
         alphaStorage = .allocate(capacity: width * height); alphaStorage.initialize(repeating: 0, count: width * height)
         combinedStorage = .allocate(capacity: width * height); combinedStorage.initialize(repeating: 0, count: width * height)
         let cw = (width + 1) / 2
-        sHalf = .allocate(capacity: cw + 1); sRow = .allocate(capacity: width); invRow = .allocate(capacity: width)
-        strength = .allocate(capacity: cw * ((height + 1) / 2))
+        sHalf = .allocate(capacity: cw + 1); inverseEven = .allocate(capacity: cw); inverseOdd = .allocate(capacity: cw)
+        strength = .allocate(capacity: 3 * cw)
         gridRow = .allocate(capacity: screen.gridWidth); gridRowU = .allocate(capacity: screen.gridWidth); gridRowV = .allocate(capacity: screen.gridWidth)
     }
 
     deinit {
         alphaStorage.deallocate(); combinedStorage.deallocate()
-        sHalf.deallocate(); sRow.deallocate(); invRow.deallocate(); strength.deallocate()
+        sHalf.deallocate(); inverseEven.deallocate(); inverseOdd.deallocate(); strength.deallocate()
         gridRow.deallocate(); gridRowU.deallocate(); gridRowV.deallocate()
     }
 

@@ -77,12 +77,22 @@ final class ScreenEstimate {
     static let cell = 8  // chroma samples per cell side (16 luma pixels)
     let gridWidth: Int, gridHeight: Int
     /// Per cell: weight, then weighted Y, u, v sums; then the finished Y, u, v and 1 / strength.
-    private(set) var weight: [Float], sy: [Float], su: [Float], sv: [Float]
-    private(set) var inverse: [Float]
-    private var filledRows: [Bool]
+    /// (Memory the estimate owns: an array property would be checked for exclusive access and
+    /// uniqueness on every element written.)
+    let weight: UnsafeMutablePointer<Float>, sy: UnsafeMutablePointer<Float>, su: UnsafeMutablePointer<Float>
+    let sv: UnsafeMutablePointer<Float>, inverse: UnsafeMutablePointer<Float>
+    private let filledRows: UnsafeMutablePointer<Bool>
+    /// gridWidth x gridHeight.
+    let cells: Int
     /// Per luma column: the two grid columns around it and the interpolation weight (memory
     /// this estimate owns, read on every row of the hot path).
     let column0: UnsafeMutablePointer<Int32>, column1: UnsafeMutablePointer<Int32>, columnT: UnsafeMutablePointer<Float>
+    /// Per group of eight luma columns (8j ..< 8j + 8): its two grid columns. Cell centres sit
+    /// at 8 + 16c, so every group lies between the same two (checked in init); the lane kernels
+    /// rely on it.
+    let group0: UnsafeMutablePointer<Int32>, group1: UnsafeMutablePointer<Int32>
+    /// Per chroma sample: the interpolation weight at its even (2cx) and odd (2cx + 1) luma column.
+    let evenT: UnsafeMutablePointer<Float>, oddT: UnsafeMutablePointer<Float>
     let width: Int
 
     /// One measured row's samples: weight, luma, u, v.
@@ -97,25 +107,41 @@ final class ScreenEstimate {
         self.width = width
         gridWidth = (cw + Self.cell - 1) / Self.cell; gridHeight = (ch + Self.cell - 1) / Self.cell
         let n = gridWidth * gridHeight
-        weight = [Float](repeating: 0, count: n); sy = weight; su = weight; sv = weight; inverse = weight
-        filledRows = [Bool](repeating: false, count: gridHeight)
+        cells = n
+        func zeros() -> UnsafeMutablePointer<Float> {
+            let p = UnsafeMutablePointer<Float>.allocate(capacity: n); p.initialize(repeating: 0, count: n); return p
+        }
+        weight = zeros(); sy = zeros(); su = zeros(); sv = zeros(); inverse = zeros()
+        filledRows = .allocate(capacity: gridHeight); filledRows.initialize(repeating: false, count: gridHeight)
         column0 = .allocate(capacity: width); column1 = .allocate(capacity: width); columnT = .allocate(capacity: width)
-        let samples = (cw + 1) / 2
+        let groups = (width + 7) / 8
+        group0 = .allocate(capacity: groups); group1 = .allocate(capacity: groups)
+        evenT = .allocate(capacity: cw); oddT = .allocate(capacity: cw)
+        let samples = 4 * gridWidth
         sampleWeight = .allocate(capacity: samples); sampleLuma = .allocate(capacity: samples)
         sampleU = .allocate(capacity: samples); sampleV = .allocate(capacity: samples)
         for x in 0..<width {
             let (i0, i1, f) = Self.position(Double(x) + 0.5, cells: gridWidth)
             column0[x] = Int32(i0); column1[x] = Int32(i1); columnT[x] = f
         }
+        for j in 0..<groups {
+            group0[j] = column0[8 * j]; group1[j] = column1[8 * j]
+            for x in (8 * j)..<min(8 * j + 8, width) {
+                precondition(column0[x] == group0[j] && column1[x] == group1[j], "grid columns change inside a group of eight")
+            }
+        }
+        for cx in 0..<cw { evenT[cx] = columnT[2 * cx]; oddT[cx] = 2 * cx + 1 < width ? columnT[2 * cx + 1] : 0 }
     }
 
     deinit {
         column0.deallocate(); column1.deallocate(); columnT.deallocate()
+        group0.deallocate(); group1.deallocate(); evenT.deallocate(); oddT.deallocate()
+        weight.deallocate(); sy.deallocate(); su.deallocate(); sv.deallocate(); inverse.deallocate(); filledRows.deallocate()
         sampleWeight.deallocate(); sampleLuma.deallocate(); sampleU.deallocate(); sampleV.deallocate()
     }
 
     /// Grid coordinates of a luma coordinate (pixel centres at +0.5; cell centres every 16).
-    static func position(_ luma: Double, cells: Int) -> (Int, Int, Float) {
+    @inline(__always) static func position(_ luma: Double, cells: Int) -> (Int, Int, Float) {
         let g = min(max((luma - 8) / 16, 0), Double(cells - 1))
         let i0 = Int(g.rounded(.down)), i1 = min(i0 + 1, cells - 1)
         return (i0, i1, Float(g - Double(i0)))
@@ -128,13 +154,12 @@ final class ScreenEstimate {
     /// on the screen dims strength and luma alike. So they barely move the estimate of a cell
     /// that also holds pure screen.
     func measure(_ image: YUVImage, key: ColourDifference, reference: Float, fallback: YUVColor) {
-        for i in weight.indices { weight[i] = 0; sy[i] = 0; su[i] = 0; sv[i] = 0 }
+        for i in 0..<cells { weight[i] = 0; sy[i] = 0; su[i] = 0; sv[i] = 0 }
         let cw = image.u.width, ch = image.u.height, h = image.height, w = image.width
         let threshold = 0.15 * reference, invRef = 1 / reference
-        weight.withUnsafeMutableBufferPointer { wt in
-        sy.withUnsafeMutableBufferPointer { gy in
-        su.withUnsafeMutableBufferPointer { gu in
-        sv.withUnsafeMutableBufferPointer { gv in
+        let lumaScale: Float = 255 / 219
+        let wt = weight, gy = sy, gu = su, gv = sv
+        do {
             // Every other chroma sample both ways: 16 samples per cell are plenty for a mean,
             // and the measurement costs a quarter of a full pass. A cell's four samples of a row
             // are summed in registers, in the same order as one at a time.
@@ -146,7 +171,27 @@ final class ScreenEstimate {
                 // First each sample's weight (0 under the threshold: adding +0 changes no sum)
                 // and luma, in a loop without a carried dependency; then the sums, cell by cell.
                 var n = 0
-                for cx in stride(from: 0, to: cw, by: 2) {
+                // Eight samples (sixteen chroma, thirty-two luma columns) at a time on lanes,
+                // the same operations as the scalar loop below.
+                var cx = 0
+                while cx + 16 <= cw && 2 * cx + 32 <= w {
+                    // Little-endian words: the low byte of each is the sample (or luma column) wanted.
+                    let u = KeyerLanes.evenBytes(ur + cx), v = KeyerLanes.evenBytes(vr + cx)
+                    let uf = Lanes(u) - 128, vf = Lanes(v) - 128
+                    let s = KeyerLanes.strength(uf, vf, key)
+                    // Columns 2cx and 2cx + 1 of every other sample: the two low bytes of 32-bit words.
+                    let q0 = UnsafeRawPointer(y0 + 2 * cx).loadUnaligned(as: IntLanes.self)
+                    let q1 = UnsafeRawPointer(y1 + 2 * cx).loadUnaligned(as: IntLanes.self)
+                    let sum = (q0 & 0xFF) &+ ((q0 &>> 8) & 0xFF) &+ (q1 & 0xFF) &+ ((q1 &>> 8) & 0xFF)
+                    let luma = Lanes(sum) * 0.25
+                    let ratio = s / LaneMath.max((luma - 16) * lumaScale, Lanes(repeating: 8))
+                    let t = s * invRef * ratio, t2 = t * t, wgt = t2 * t2
+                    KeyerLanes.storeFloats(KeyerLanes.keep(wgt, where: s .> threshold), sampleWeight + n)
+                    KeyerLanes.storeFloats(luma, sampleLuma + n)
+                    KeyerLanes.storeFloats(uf, sampleU + n); KeyerLanes.storeFloats(vf, sampleV + n)
+                    n += 8; cx += 16
+                }
+                for cx in stride(from: cx, to: cw, by: 2) {
                     let u = Float(Int32(ur[cx]) - 128), v = Float(Int32(vr[cx]) - 128)
                     // ColourDifference.strength, written out.
                     let e1 = d1u * u + d1v * v, e2 = d2u * u + d2v * v
@@ -158,20 +203,41 @@ final class ScreenEstimate {
                     sampleU[n] = u; sampleV[n] = v
                     n += 1
                 }
-                var start = 0, j = 0
-                while start < cw {
-                    let end = min(start + Self.cell, cw), i = rowBase + start / Self.cell
-                    var sw = wt[i], sl = gy[i], su = gu[i], sv = gv[i]
-                    for _ in stride(from: start, to: end, by: 2) {
+                // Cell c holds samples 4c ..< 4c + 4 (a short last cell: padded with weight 0,
+                // which adds +0 to every sum, as skipping it would). Four cells at a time, one
+                // per lane, each summing its samples in order: the same sums as one at a time.
+                for j in n..<(4 * gridWidth) { sampleWeight[j] = 0; sampleLuma[j] = 0; sampleU[j] = 0; sampleV[j] = 0 }
+                @inline(__always) func columns(_ p: UnsafeMutablePointer<Float>) -> (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) {
+                    let r = UnsafeRawPointer(p)
+                    let a = r.loadUnaligned(as: SIMD4<Float>.self), b = r.loadUnaligned(fromByteOffset: 16, as: SIMD4<Float>.self)
+                    let c = r.loadUnaligned(fromByteOffset: 32, as: SIMD4<Float>.self), d = r.loadUnaligned(fromByteOffset: 48, as: SIMD4<Float>.self)
+                    return (SIMD4(a[0], b[0], c[0], d[0]), SIMD4(a[1], b[1], c[1], d[1]),
+                            SIMD4(a[2], b[2], c[2], d[2]), SIMD4(a[3], b[3], c[3], d[3]))
+                }
+                @inline(__always) func load(_ p: UnsafeMutablePointer<Float>) -> SIMD4<Float> { UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self) }
+                @inline(__always) func store(_ v: SIMD4<Float>, _ p: UnsafeMutablePointer<Float>) { UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD4<Float>.self) }
+                var c = 0
+                while c + 4 <= gridWidth {
+                    let (w0, w1, w2, w3) = columns(sampleWeight + 4 * c), (l0, l1, l2, l3) = columns(sampleLuma + 4 * c)
+                    let (u0, u1, u2, u3) = columns(sampleU + 4 * c), (v0, v1, v2, v3) = columns(sampleV + 4 * c)
+                    let i = rowBase + c
+                    var sw = load(wt + i), sl = load(gy + i), su = load(gu + i), sv = load(gv + i)
+                    sw += w0; sl += w0 * l0; su += w0 * u0; sv += w0 * v0
+                    sw += w1; sl += w1 * l1; su += w1 * u1; sv += w1 * v1
+                    sw += w2; sl += w2 * l2; su += w2 * u2; sv += w2 * v2
+                    sw += w3; sl += w3 * l3; su += w3 * u3; sv += w3 * v3
+                    store(sw, wt + i); store(sl, gy + i); store(su, gu + i); store(sv, gv + i)
+                    c += 4
+                }
+                for c in c..<gridWidth {
+                    let i = rowBase + c
+                    for j in (4 * c)..<(4 * c + 4) {
                         let wgt = sampleWeight[j]
-                        if wgt != 0 { sw += wgt; sl += wgt * sampleLuma[j]; su += wgt * sampleU[j]; sv += wgt * sampleV[j] }
-                        j += 1
+                        wt[i] += wgt; gy[i] += wgt * sampleLuma[j]; gu[i] += wgt * sampleU[j]; gv[i] += wgt * sampleV[j]
                     }
-                    wt[i] = sw; gy[i] = sl; gu[i] = su; gv[i] = sv
-                    start = end
                 }
             }
-        }}}}
+        }
         finish(key: key, fallback: fallback)
     }
 
@@ -182,14 +248,14 @@ final class ScreenEstimate {
     private func finish(key: ColourDifference, fallback: YUVColor) {
         let gw = gridWidth, gh = gridHeight
         var strongest: Float = 0, strongestRatio: Float = 0
-        for i in weight.indices where weight[i] > 0 {
+        for i in 0..<cells where weight[i] > 0 {
             sy[i] /= weight[i]; su[i] /= weight[i]; sv[i] /= weight[i]
             inverse[i] = key.strength(u: su[i], v: sv[i])
             if inverse[i] > strongest { strongest = inverse[i]; strongestRatio = Self.ratio(strength: inverse[i], luma: sy[i]) }
         }
         // Not screen: a cell much weaker than the strongest (a green cast), or weak for its
         // brightness (a light semi-transparent subject covering the whole cell).
-        for i in weight.indices where weight[i] > 0 {
+        for i in 0..<cells where weight[i] > 0 {
             if inverse[i] < 0.35 * strongest || Self.ratio(strength: inverse[i], luma: sy[i]) < 0.7 * strongestRatio { weight[i] = 0 }
         }
         for r in 0..<gh { filledRows[r] = false }
@@ -214,8 +280,8 @@ final class ScreenEstimate {
                 filledRows[r] = true
             }
         }
-        if !filledRows.contains(true) {
-            for i in weight.indices { sy[i] = Float(fallback.y); su[i] = Float(Int(fallback.u) - 128); sv[i] = Float(Int(fallback.v) - 128) }
+        if !(0..<gh).contains(where: { filledRows[$0] }) {
+            for i in 0..<cells { sy[i] = Float(fallback.y); su[i] = Float(Int(fallback.u) - 128); sv[i] = Float(Int(fallback.v) - 128) }
         } else {
             for r in 0..<gh where !filledRows[r] {
                 // The nearest filled row (the upper one on a tie).
@@ -228,7 +294,7 @@ final class ScreenEstimate {
             }
         }
         // A screen too weak to divide by (no screen: the fallback grey) keys nothing.
-        for i in inverse.indices {
+        for i in 0..<cells {
             let s = key.strength(u: su[i], v: sv[i])
             inverse[i] = s > 1 ? 1 / s : 0
         }
@@ -253,27 +319,44 @@ final class ScreenEstimate {
         }
     }
 
-    private static func interpolate(_ values: [Float], _ gridWidth: Int, _ gridHeight: Int, _ y: Double, _ out: UnsafeMutablePointer<Float>) {
+    private static func interpolate(_ v: UnsafeMutablePointer<Float>, _ gridWidth: Int, _ gridHeight: Int, _ y: Double, _ out: UnsafeMutablePointer<Float>) {
         let (r0, r1, f) = position(y, cells: gridHeight)
-        values.withUnsafeBufferPointer { v in
-            for c in 0..<gridWidth {
-                let a = v[r0 * gridWidth + c], b = v[r1 * gridWidth + c]
-                out[c] = a + f * (b - a)
-            }
+        let a = v + r0 * gridWidth, b = v + r1 * gridWidth
+        var c = 0
+        while c + 8 <= gridWidth {
+            let x = KeyerLanes.loadFloats(a + c), y = KeyerLanes.loadFloats(b + c)
+            KeyerLanes.storeFloats(x + f * (y - x), out + c)
+            c += 8
+        }
+        for c in c..<gridWidth {
+            let a = v[r0 * gridWidth + c], b = v[r1 * gridWidth + c]
+            out[c] = a + f * (b - a)
         }
     }
 
-    /// An interpolated grid row (`interpolateRow`) at every luma column, into `out` (width values).
-    func gatherColumns(_ row: UnsafeMutablePointer<Float>, into out: UnsafeMutablePointer<Float>) {
-        // Columns come in runs between the same two cells: per run, one plain loop.
-        var x = 0
-        while x < width {
-            let i0 = column0[x], i1 = column1[x]
-            var end = x + 1
-            while end < width && column0[end] == i0 && column1[end] == i1 { end += 1 }
-            let g0 = row[Int(i0)], g1 = row[Int(i1)], d = g1 - g0
-            for x in x..<end { out[x] = g0 + columnT[x] * d }
-            x = end
+    /// An interpolated grid row (`interpolateRow`) at luma column `x`.
+    @inline(__always) func at(_ row: UnsafePointer<Float>, _ x: Int) -> Float {
+        let g0 = row[Int(column0[x])], g1 = row[Int(column1[x])]
+        return g0 + columnT[x] * (g1 - g0)
+    }
+
+    /// An interpolated grid row at the even and odd luma column of every chroma sample (`at`),
+    /// eight samples (two groups) at a time.
+    func spreadRow(_ row: UnsafePointer<Float>, even: UnsafeMutablePointer<Float>, odd: UnsafeMutablePointer<Float>) {
+        let cw = (width + 1) / 2
+        var cx = 0
+        while 2 * cx + 16 <= width {
+            let j = cx / 4
+            let g0 = Lanes(lowHalf: SIMD4(repeating: row[Int(group0[j])]), highHalf: SIMD4(repeating: row[Int(group0[j + 1])]))
+            let g1 = Lanes(lowHalf: SIMD4(repeating: row[Int(group1[j])]), highHalf: SIMD4(repeating: row[Int(group1[j + 1])]))
+            let d = g1 - g0
+            KeyerLanes.storeFloats(g0 + KeyerLanes.loadFloats(evenT + cx) * d, even + cx)
+            KeyerLanes.storeFloats(g0 + KeyerLanes.loadFloats(oddT + cx) * d, odd + cx)
+            cx += 8
+        }
+        for cx in cx..<cw {
+            even[cx] = at(row, 2 * cx)
+            odd[cx] = 2 * cx + 1 < width ? at(row, 2 * cx + 1) : 0
         }
     }
 }

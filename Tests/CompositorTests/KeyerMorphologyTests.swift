@@ -30,11 +30,12 @@ final class KeyerMorphologyTests: XCTestCase {
     }
 
     func testLargeRadiiAgreeWithTheDirectMinimumAndMaximum() {
-        // van Herk / Gil-Werman against the definition, edges repeating, radii 1 to 6.
+        // Against the definition, edges repeating: radii up to 16 take the window whole on
+        // lanes, larger ones van Herk / Gil-Werman (`MatteMorphology.directRadius`).
         var rng = SystemRandomNumberGenerator()
-        let w = 23, h = 17
+        let w = 41, h = 17
         let source = (0..<h).map { _ in (0..<w).map { _ in UInt8.random(in: 0...255, using: &rng) } }
-        for r in 1...6 {
+        for r in [1, 2, 3, 6, 16, 17, 20] {
             for minimum in [true, false] {
                 let (b, p) = matte(source)
                 let m = MatteMorphology(width: w, height: h, radius: r)
@@ -65,6 +66,27 @@ final class KeyerMorphologyTests: XCTestCase {
         MatteMorphology(width: 6, height: 4, radius: 1).feather(p, radius: 1)
         XCTAssertEqual(rows(p), Array(repeating: [0, 28, 85, 170, 227, 255], count: 4))
         withExtendedLifetime(b) {}
+    }
+
+    func testFeatherAgreesWithTwoBoxBlursByDefinition() {
+        // Each box: the mean of the (2r+1) pixels around, edges repeating, rounded to nearest
+        // (never a half: 2r+1 is odd); horizontal then vertical, twice. Radii on both sides of
+        // `MatteMorphology.directRadius`.
+        var rng = SystemRandomNumberGenerator()
+        let w = 45, h = 21
+        let source = (0..<h).map { _ in (0..<w).map { _ in UInt8.random(in: 0...255, using: &rng) } }
+        func box(_ a: [[UInt8]], _ r: Int) -> [[UInt8]] {
+            let k = 2 * r + 1
+            func mean(_ s: Int) -> UInt8 { UInt8((2 * s + k) / (2 * k)) }
+            let across = (0..<h).map { y in (0..<w).map { x in mean((-r...r).reduce(0) { $0 + Int(a[y][min(max(x + $1, 0), w - 1)]) }) } }
+            return (0..<h).map { y in (0..<w).map { x in mean((-r...r).reduce(0) { $0 + Int(across[min(max(y + $1, 0), h - 1)][x]) }) } }
+        }
+        for r in [1, 4, 16, 17] {
+            let (b, p) = matte(source)
+            MatteMorphology(width: w, height: h, radius: r).feather(p, radius: r)
+            XCTAssertEqual(rows(p), box(box(source, r), r), "radius \(r)")
+            withExtendedLifetime(b) {}
+        }
     }
 
     func testGarbageRectAndPolygonMasks() {

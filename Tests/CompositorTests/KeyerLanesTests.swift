@@ -1,0 +1,103 @@
+@testable import Compositor
+import XCTest
+
+/// The keyer's lane kernels (`KeyerLanes`) against the keyer written one pixel at a time, as it
+/// was before the lanes: matte and composite must be the same bytes, on pictures whose widths
+/// put pixels both in the eight-lane blocks and in the scalar tails.
+final class KeyerLanesTests: XCTestCase {
+    /// A soft-edged disc of subject on an unevenly lit green screen, with noise (deterministic).
+    func plates(_ w: Int, _ h: Int) -> (fg: YUVBuffer, bg: YUVBuffer) {
+        let fg = YUVBuffer(width: w, height: h), bg = YUVBuffer(width: w, height: h)
+        var seed: UInt32 = 2_463_534_242
+        func noise(_ n: Int) -> Double { seed ^= seed << 13; seed ^= seed >> 17; seed ^= seed << 5; return Double(Int(seed % UInt32(2 * n + 1)) - n) }
+        func cover(_ x: Double, _ y: Double) -> Double {
+            let d = ((x - Double(w) / 2) * (x - Double(w) / 2) + (y - Double(h) / 2) * (y - Double(h) / 2)).squareRoot()
+            return min(max((Double(min(w, h)) * 0.35 - d) / 3, 0), 1)   // 1 = subject
+        }
+        func byte(_ v: Double) -> UInt8 { UInt8(min(max(v.rounded(), 0), 255)) }
+        for y in 0..<h {
+            for x in 0..<w {
+                let t = cover(Double(x) + 0.5, Double(y) + 0.5), light = 0.7 + 0.3 * Double(x) / Double(w)
+                fg.image.y[x, y] = byte(t * 150 + (1 - t) * 145 * light + noise(3))
+                bg.image.y[x, y] = UInt8((x * 7 + y * 3) & 255)
+            }
+        }
+        for y in 0..<fg.image.u.height {
+            for x in 0..<fg.image.u.width {
+                let t = cover(2 * Double(x) + 0.5, 2 * Double(y) + 1)
+                fg.image.u[x, y] = byte(t * 118 + (1 - t) * 54 + noise(2))
+                fg.image.v[x, y] = byte(t * 150 + (1 - t) * 34 + noise(2))
+                bg.image.u[x, y] = UInt8((x * 5 + y) & 255); bg.image.v[x, y] = UInt8((x + 9 * y) & 255)
+            }
+        }
+        return (fg, bg)
+    }
+
+    /// The matte and composite one pixel at a time, from the keyer's own screen estimate.
+    func reference(_ keyer: Keyer, _ fg: YUVImage, _ bg: YUVImage) -> (alpha: [UInt8], out: YUVBuffer) {
+        let w = fg.width, h = fg.height, cw = fg.u.width, ch = fg.u.height
+        let screen = keyer.computeMatte(fg).screen
+        let grid = UnsafeMutablePointer<Float>.allocate(capacity: 4 * screen.gridWidth)
+        defer { grid.deallocate() }
+        let gy = grid + screen.gridWidth, gu = gy + screen.gridWidth, gv = gu + screen.gridWidth
+        func strength(_ cx: Int, _ cy: Int) -> Float {
+            keyer.difference.strength(u: Float(Int(fg.u[cx, cy]) - 128), v: Float(Int(fg.v[cx, cy]) - 128))
+        }
+        var alpha = [UInt8](repeating: 0, count: w * h)
+        for y in 0..<h {
+            let cy = y / 2, far = y % 2 == 0 ? max(cy - 1, 0) : min(cy + 1, ch - 1)
+            screen.interpolateRow(.inverse, lumaY: Double(2 * cy) + 1, into: grid)
+            let half = (0...cw).map { c in 0.75 * strength(min(c, cw - 1), cy) + 0.25 * strength(min(c, cw - 1), far) }
+            for x in 0..<w {
+                let s = x % 2 == 0 ? half[x / 2] : 0.5 * (half[x / 2] + half[x / 2 + 1])
+                alpha[y * w + x] = keyer.levels.byte(1 - s * screen.at(grid, x))
+            }
+        }
+        let out = YUVBuffer(width: w, height: h), o = out.image
+        for cy in 0..<ch {
+            screen.interpolateRow(.y, lumaY: Double(2 * cy) + 1, into: gy)
+            screen.interpolateRow(.u, lumaY: Double(2 * cy) + 1, into: gu)
+            screen.interpolateRow(.v, lumaY: Double(2 * cy) + 1, into: gv)
+            for y in (2 * cy)..<min(2 * cy + 2, h) {
+                for x in 0..<w {
+                    let a = alpha[y * w + x], p = fg.y[x, y], q = bg.y[x, y]
+                    let k = Float(255 - Int(a)) * (1 / 255)
+                    o.y[x, y] = a == 255 ? p : a == 0 ? q : clampByte(Float(p) + k * (Float(q) - screen.at(gy, x)))
+                }
+            }
+            for cx in 0..<cw {
+                let x0 = 2 * cx, x1 = min(2 * cx + 1, w - 1), y1 = min(2 * cy + 1, h - 1)
+                let sum = Int(alpha[2 * cy * w + x0]) + Int(alpha[2 * cy * w + x1]) + Int(alpha[y1 * w + x0]) + Int(alpha[y1 * w + x1])
+                if sum == 0 { o.u[cx, cy] = bg.u[cx, cy]; o.v[cx, cy] = bg.v[cx, cy]; continue }
+                let k = Float(1020 - sum) * (1 / 1020)
+                var u = Float(fg.u[cx, cy]) - 128, v = Float(fg.v[cx, cy]) - 128
+                u -= k * screen.at(gu, x0); v -= k * screen.at(gv, x0)
+                keyer.despill.apply(u: &u, v: &v)
+                u += k * (Float(bg.u[cx, cy]) - 128); v += k * (Float(bg.v[cx, cy]) - 128)
+                o.u[cx, cy] = clampByte(u + 128); o.v[cx, cy] = clampByte(v + 128)
+            }
+        }
+        return (alpha, out)
+    }
+
+    func bytes(_ p: Plane) -> [UInt8] { (0..<p.height).flatMap { y in (0..<p.width).map { p[$0, y] } } }
+
+    func testLanesGiveTheSameBytesAsOnePixelAtATime() {
+        var clipped = KeyerSettings(); clipped.clipBlack = 0.2; clipped.clipWhite = 0.8; clipped.despill = 0.6
+        for (w, h) in [(64, 36), (53, 21), (50, 19), (33, 17)] {
+            for settings in [KeyerSettings(), clipped] {
+                let (fg, bg) = plates(w, h)
+                let keyer = Keyer(settings: settings), out = YUVBuffer(width: w, height: h)
+                keyer.apply(foreground: fg.image, background: bg.image, into: out.image)
+                let matte = bytes(keyer.alpha!)
+                let (alpha, expected) = reference(keyer, fg.image, bg.image)
+                XCTAssertEqual(matte, alpha, "matte \(w)x\(h)")
+                // The picture has all three kinds of pixel, so every path ran.
+                XCTAssertTrue(alpha.contains(0) && alpha.contains(255) && alpha.contains { $0 != 0 && $0 != 255 }, "\(w)x\(h)")
+                for (got, want, name) in [(out.image.y, expected.image.y, "Y"), (out.image.u, expected.image.u, "U"), (out.image.v, expected.image.v, "V")] {
+                    XCTAssertEqual(bytes(got), bytes(want), "\(name) \(w)x\(h)")
+                }
+            }
+        }
+    }
+}
