@@ -126,7 +126,8 @@ struct CompositeCommand: ParsableCommand {
         } catch let error as JobError {
             throw ValidationError(error.description)
         }
-        if snakeEffect { try snake.checkReport(inputs: inputs, output: output, scaledOut: scaleOut.requested) }
+        // The matte movie is read too: the report must not replace it.
+        if snakeEffect { try snake.checkReport(inputs: inputs + (matte.matte.map { [$0] } ?? []), output: output, scaledOut: scaleOut.requested) }
     }
 
     func run() throws {

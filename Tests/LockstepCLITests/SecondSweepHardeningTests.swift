@@ -104,6 +104,20 @@ final class SecondSweepHardeningTests: ScratchFolderTestCase {
         XCTAssertEqual(try leftovers(), ["store.mp4", "trace.csv"])
     }
 
+    // composite --snake --report M with --matte M: the report was checked against the movies,
+    // the trace and the output, not the matte, and replaced the user's matte movie.
+    func testCompositeSnakeReportNeverReplacesTheMatte() throws {
+        let matte = scratch.appendingPathComponent("matte.mp4").path
+        try FileManager.default.copyItem(atPath: pan, toPath: matte)
+        let before = try Data(contentsOf: URL(fileURLWithPath: matte))
+        let out = scratch.appendingPathComponent("o.mp4").path
+        let r = try run(["composite", "--blend", "chromakey", pan, pan, "--matte", matte, "--snake", "--imu", panIMU, "-o", out, "--report", matte])
+        XCTAssertEqual(r.status, 64)
+        XCTAssertEqual(r.error, "Error: --report \(matte) is also an input; write the output somewhere else.")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: matte)), before)
+        XCTAssertEqual(try leftovers(), ["matte.mp4"])
+    }
+
     // --report DIR passed validation, the whole render ran, and the report's write then failed
     // with Foundation's error dump ("Error Domain=NSCocoaErrorDomain Code=512 ...") and no movie.
     func testAReportOrProfileNamingAFolderIsRefusedBeforeTheWork() throws {
