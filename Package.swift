@@ -34,7 +34,9 @@ let package = Package(
         .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
 
-        .target(name: "Compositor", dependencies: [.product(name: "RealModule", package: "swift-numerics")],
+        // The kernels' vector conversions, in C so that they are always inlined (CLanes.h says why).
+        .target(name: "CLanes"),
+        .target(name: "Compositor", dependencies: ["CLanes", .product(name: "RealModule", package: "swift-numerics")],
                 swiftSettings: [.swiftLanguageMode(.v6)]),
         .target(name: "Motion", dependencies: [.product(name: "RealModule", package: "swift-numerics")],
                 swiftSettings: [.swiftLanguageMode(.v6)]),

@@ -28,7 +28,7 @@ enum KeyerLanes {
     }
 
     @inline(__always) static func bytes(_ p: UnsafePointer<UInt8>) -> Lanes {
-        Lanes(IntLanes(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self)))
+        LaneMath.float(LaneMath.widen(UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self)))
     }
 
     /// Bytes 0, 2, 4, ... 14 from `p` (sixteen bytes read), as Int32 lanes.
@@ -49,7 +49,7 @@ enum KeyerLanes {
 
     /// `clampByte` in every lane: clamped to 0...255, rounded half to even.
     @inline(__always) static func clampBytes(_ x: Lanes) -> SIMD8<UInt8> {
-        SIMD8<UInt8>(truncatingIfNeeded: clampBits(x))
+        LaneMath.narrow8(clampBits(x))
     }
 
     /// `clampByte` in the low byte of every lane (the rest is the rounding constant's).
@@ -121,7 +121,7 @@ enum KeyerLanes {
             let odd = (1 - 0.5 * (s + next) * loadFloats(inverseOdd + cx) - black) * scale
             // Even and odd bytes interleaved as one little-endian 16-bit word per sample.
             let both = (clampBits(even) & 0xFF) | ((clampBits(odd) & 0xFF) &<< 8)
-            UnsafeMutableRawPointer(out + 2 * cx).storeBytes(of: SIMD8<UInt16>(truncatingIfNeeded: both), as: SIMD8<UInt16>.self)
+            UnsafeMutableRawPointer(out + 2 * cx).storeBytes(of: LaneMath.narrow16(both), as: SIMD8<UInt16>.self)
             cx += 8
         }
         for x in (2 * cx)..<w {
@@ -197,7 +197,7 @@ enum KeyerLanes {
                 let r0 = UnsafeRawPointer(a0 + x).loadUnaligned(as: SIMD8<UInt16>.self)
                 let r1 = UnsafeRawPointer(a1 + x).loadUnaligned(as: SIMD8<UInt16>.self)
                 let pairs = (r0 & 0xFF) &+ (r0 &>> 8) &+ (r1 & 0xFF) &+ (r1 &>> 8)
-                let sum = Lanes(IntLanes(truncatingIfNeeded: pairs))
+                let sum = LaneMath.float(LaneMath.widen(pairs))
                 let k = (1020 - sum) * inverse1020
                 // The screen at the even luma column of each sample: two grid-cell pairs.
                 let j = x / 8

@@ -177,13 +177,13 @@ final class ScreenEstimate {
                 while cx + 16 <= cw && 2 * cx + 32 <= w {
                     // Little-endian words: the low byte of each is the sample (or luma column) wanted.
                     let u = KeyerLanes.evenBytes(ur + cx), v = KeyerLanes.evenBytes(vr + cx)
-                    let uf = Lanes(u) - 128, vf = Lanes(v) - 128
+                    let uf = LaneMath.float(u) - 128, vf = LaneMath.float(v) - 128
                     let s = KeyerLanes.strength(uf, vf, key)
                     // Columns 2cx and 2cx + 1 of every other sample: the two low bytes of 32-bit words.
                     let q0 = UnsafeRawPointer(y0 + 2 * cx).loadUnaligned(as: IntLanes.self)
                     let q1 = UnsafeRawPointer(y1 + 2 * cx).loadUnaligned(as: IntLanes.self)
                     let sum = (q0 & 0xFF) &+ ((q0 &>> 8) & 0xFF) &+ (q1 & 0xFF) &+ ((q1 &>> 8) & 0xFF)
-                    let luma = Lanes(sum) * 0.25
+                    let luma = LaneMath.float(sum) * 0.25
                     let ratio = s / LaneMath.max((luma - 16) * lumaScale, Lanes(repeating: 8))
                     let t = s * invRef * ratio, t2 = t * t, wgt = t2 * t2
                     KeyerLanes.storeFloats(KeyerLanes.keep(wgt, where: s .> threshold), sampleWeight + n)

@@ -158,9 +158,9 @@ final class MatteMorphology {
                 var x = 0
                 while x + 8 <= w {
                     var sum = IntLanes()
-                    for d in 0...(2 * r) { sum &+= IntLanes(truncatingIfNeeded: UnsafeRawPointer(line + x + d).loadUnaligned(as: SIMD8<UInt8>.self)) }
-                    let (_, rounded) = LaneMath.roundEven(Lanes(sum) * inverseK)
-                    UnsafeMutableRawPointer(out + x).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: rounded), as: SIMD8<UInt8>.self)
+                    for d in 0...(2 * r) { sum &+= LaneMath.widen(UnsafeRawPointer(line + x + d).loadUnaligned(as: SIMD8<UInt8>.self)) }
+                    let (_, rounded) = LaneMath.roundEven(LaneMath.float(sum) * inverseK)
+                    UnsafeMutableRawPointer(out + x).storeBytes(of: LaneMath.narrow8(rounded), as: SIMD8<UInt8>.self)
                     x += 8
                 }
                 for x in x..<w {
@@ -193,10 +193,10 @@ final class MatteMorphology {
                 let inverseK = 1 / Float(k)
                 while x + 8 <= w {
                     let at = UnsafeMutableRawPointer(sums + x), sum = at.loadUnaligned(as: IntLanes.self)
-                    let (_, rounded) = LaneMath.roundEven(Lanes(sum) * inverseK)
-                    UnsafeMutableRawPointer(out + x).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: rounded), as: SIMD8<UInt8>.self)
-                    let plus = IntLanes(truncatingIfNeeded: UnsafeRawPointer(add + x).loadUnaligned(as: SIMD8<UInt8>.self))
-                    let minus = IntLanes(truncatingIfNeeded: UnsafeRawPointer(sub + x).loadUnaligned(as: SIMD8<UInt8>.self))
+                    let (_, rounded) = LaneMath.roundEven(LaneMath.float(sum) * inverseK)
+                    UnsafeMutableRawPointer(out + x).storeBytes(of: LaneMath.narrow8(rounded), as: SIMD8<UInt8>.self)
+                    let plus = LaneMath.widen(UnsafeRawPointer(add + x).loadUnaligned(as: SIMD8<UInt8>.self))
+                    let minus = LaneMath.widen(UnsafeRawPointer(sub + x).loadUnaligned(as: SIMD8<UInt8>.self))
                     at.storeBytes(of: sum &+ plus &- minus, as: IntLanes.self)
                     x += 8
                 }

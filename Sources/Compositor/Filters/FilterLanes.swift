@@ -5,6 +5,8 @@
 /// call per lane (seen in `swiftc -O -emit-assembly`). The few operations the kernels need are
 /// spelled here so LLVM emits straight vector code (minps, cmpps, cvtdq2ps, packuswb, mulps),
 /// and they round exactly as the scalar code they replace did (`x.rounded()`, halves up).
+import CLanes
+
 typealias Lanes = SIMD8<Float>
 typealias IntLanes = SIMD8<Int32>
 
@@ -13,6 +15,13 @@ enum LaneMath {
     static let magic: Float = 12_582_912
     static let magicBits: Int32 = 0x4B40_0000
     static let index = Lanes(0, 1, 2, 3, 4, 5, 6, 7)
+
+    /// Conversions (exact; CLanes.h says why they are in C).
+    @inline(__always) static func float(_ x: IntLanes) -> Lanes { clanes_float(x) }
+    @inline(__always) static func widen(_ x: SIMD8<UInt8>) -> IntLanes { clanes_widen8(x) }
+    @inline(__always) static func widen(_ x: SIMD8<UInt16>) -> IntLanes { clanes_widen16(x) }
+    @inline(__always) static func narrow8(_ x: IntLanes) -> SIMD8<UInt8> { clanes_narrow8(x) }
+    @inline(__always) static func narrow16(_ x: IntLanes) -> SIMD8<UInt16> { clanes_narrow16(x) }
 
     @inline(__always) static func min(_ a: Lanes, _ b: Lanes) -> Lanes {
         var r = Lanes()
@@ -57,12 +66,12 @@ enum LaneMath {
     @inline(__always) static func floor(_ x: Lanes) -> (Lanes, IntLanes) {
         let (t, i) = roundEven(x)
         let up = unsafeBitCast(t .> x, to: IntLanes.self)   // -1 where rounding went up
-        return (t + Lanes(up), i &+ up)
+        return (t + float(up), i &+ up)
     }
 
     /// `UInt8(max(0, min(255, x.rounded())))` in every lane.
     @inline(__always) static func bytes(_ x: Lanes) -> SIMD8<UInt8> {
-        SIMD8<UInt8>(truncatingIfNeeded: roundHalfUp(clamp(x, 0, 255)))
+        narrow8(roundHalfUp(clamp(x, 0, 255)))
     }
 
     /// `count` bytes from `p` (the lanes past it 0), as Float.
@@ -73,7 +82,7 @@ enum LaneMath {
         } else {
             for i in 0..<count { v[i] = p[i] }
         }
-        return Lanes(IntLanes(truncatingIfNeeded: v))
+        return float(widen(v))
     }
 
     @inline(__always) static func load(_ p: UnsafeMutablePointer<UInt8>, _ count: Int) -> Lanes {
