@@ -74,8 +74,8 @@ final class InputFormat {
     func read(into packet: Packet) throws -> Bool {
         let r = av_read_frame(context, packet.pointer)
         if r == AVERROR_EOF_CODE { return false }
-        packetsRead += 1
         do { try check(r, "av_read_frame", path: path) } catch let e as MediaError { throw e.unreadable() }
+        packetsRead += 1
         return true
     }
 
