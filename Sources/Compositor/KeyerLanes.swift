@@ -8,7 +8,7 @@
 /// per block of sixteen pixels (all foreground: copy, all background: copy, else compute).
 ///
 /// Every lane computes the same Float operations, in the same order, as the scalar code that
-/// handles a row's last few pixels (`Keyer`'s tails), so the output does not depend on where a
+/// handles a row's last few pixels (each kernel's tail loop), so the output does not depend on where a
 /// pixel falls: the same bytes as before this file, on the hash harness of the README.
 enum KeyerLanes {
     /// 1 / 255 and 1 / 1020 as the scalar code rounds them.
@@ -31,12 +31,13 @@ enum KeyerLanes {
         LaneMath.float(LaneMath.widen(UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self)))
     }
 
-    /// Bytes 0, 2, 4, ... 14 from `p` (sixteen bytes read), as Int32 lanes.
+    /// Bytes 0, 2, 4, ... 14 from `p` (exactly sixteen bytes read), as Int32 lanes.
     @inline(__always) static func evenBytes(_ p: UnsafePointer<UInt8>) -> IntLanes {
-        let lo = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Int32>.self), hi = UnsafeRawPointer(p + 8).loadUnaligned(as: SIMD4<Int32>.self)
-        // Each 32-bit word holds two wanted bytes: bits 0-7 and 16-23.
-        let a = lo & 0xFF, b = (lo &>> 16) & 0xFF, c = hi & 0xFF, d = (hi &>> 16) & 0xFF
-        return IntLanes(a[0], b[0], a[1], b[1], c[0], d[0], c[1], d[1])
+        let words = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Int32>.self)
+        // Each 32-bit word holds two wanted bytes: bits 0-7 and 16-23. (A second load at p + 8
+        // read eight bytes past the sixteen, past the plane's end on its last row.)
+        let a = words & 0xFF, b = (words &>> 16) & 0xFF
+        return IntLanes(a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3])
     }
 
     @inline(__always) static func storeBytes(_ v: SIMD8<UInt8>, _ p: UnsafeMutablePointer<UInt8>) {

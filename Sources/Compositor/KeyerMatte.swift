@@ -163,7 +163,6 @@ final class ScreenEstimate {
             // Every other chroma sample both ways: 16 samples per cell are plenty for a mean,
             // and the measurement costs a quarter of a full pass. A cell's four samples of a row
             // are summed in registers, in the same order as one at a time.
-            let ku = key.ku, kv = key.kv, d1u = key.d1u, d1v = key.d1v, d2u = key.d2u, d2v = key.d2v
             for cy in stride(from: 0, to: ch, by: 2) {
                 let ur = image.u.row(cy), vr = image.v.row(cy)
                 let y0 = image.y.row(2 * cy), y1 = image.y.row(min(2 * cy + 1, h - 1))
@@ -193,9 +192,7 @@ final class ScreenEstimate {
                 }
                 for cx in stride(from: cx, to: cw, by: 2) {
                     let u = Float(Int32(ur[cx]) - 128), v = Float(Int32(vr[cx]) - 128)
-                    // ColourDifference.strength, written out.
-                    let e1 = d1u * u + d1v * v, e2 = d2u * u + d2v * v
-                    let s = min(e1, e2) > 0 ? max(ku * u + kv * v, 0) : 0
+                    let s = key.strength(u: u, v: v)
                     let x0 = 2 * cx, x1 = min(2 * cx + 1, w - 1)
                     let luma = Float(Int32(y0[x0]) + Int32(y0[x1]) + Int32(y1[x0]) + Int32(y1[x1])) * 0.25
                     let t = s * invRef * Self.ratio(strength: s, luma: luma), t2 = t * t, wgt = t2 * t2

@@ -52,7 +52,8 @@ public enum ScaleOutJob {
     static func makePlan(_ request: ScaleOutRequest) throws -> ScaleOutPlan {
         let options = request.composite
         try options.check()
-        try OutputPath.check(options.output, inputs: options.inputs)
+        // Every file the tasks read, the matte too: the join must not replace any of them.
+        try OutputPath.check(options.output, inputs: options.readerPaths)
         let arguments = try ScaleOutCommandLine.segmentArguments(request.arguments)
         let gop = Int64(options.encode.gop)
         let readers = try options.inputs.map { try MovieReader(path: $0, audio: false) }

@@ -121,8 +121,9 @@ struct CompositeCommand: ParsableCommand {
             if snakeEffect && snake.imu == nil { throw ValidationError("--snake needs --imu TRACE.") }
             for input in inputs { try OutputPath.checkInput(input) }
             try matte.checkFile()
-            // With --snake the trace and the profile are read too: -o must not replace them.
-            try OutputPath.check(output, inputs: inputs + (snakeEffect ? snake.readFiles : []))
+            // The matte, and with --snake the trace and the profile, are read too: -o must not
+            // replace them.
+            try OutputPath.check(output, inputs: inputs + (matte.matte.map { [$0] } ?? []) + (snakeEffect ? snake.readFiles : []))
         } catch let error as JobError {
             throw ValidationError(error.description)
         }

@@ -84,7 +84,8 @@ final class KeyerLanesTests: XCTestCase {
 
     func testLanesGiveTheSameBytesAsOnePixelAtATime() {
         var clipped = KeyerSettings(); clipped.clipBlack = 0.2; clipped.clipWhite = 0.8; clipped.despill = 0.6
-        for (w, h) in [(64, 36), (53, 21), (50, 19), (33, 17)] {
+        // 160 and 130 wide: eight grid cells or more, so the screen's row interpolation runs on lanes too.
+        for (w, h) in [(64, 36), (53, 21), (50, 19), (33, 17), (160, 40), (130, 37)] {
             for settings in [KeyerSettings(), clipped] {
                 let (fg, bg) = plates(w, h)
                 let keyer = Keyer(settings: settings), out = YUVBuffer(width: w, height: h)
@@ -99,5 +100,48 @@ final class KeyerLanesTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// The screen measurement (lanes over 32 luma columns at a time, cells summed four at a
+    /// time) against every measured sample added one at a time: each cell that stays screen
+    /// must hold exactly the weighted means of its samples, and a cell with no sample over the
+    /// threshold must be empty.
+    func testTheScreenMeasuredOnLanesIsEverySampleAddedInTurn() {
+        var notScreen = 0
+        for (w, h) in [(160, 120), (160, 40), (130, 37), (64, 36), (33, 17)] {
+            let (fg, _) = plates(w, h)
+            let image = fg.image
+            let keyer = Keyer(settings: KeyerSettings())
+            let screen = keyer.computeMatte(image).screen
+            let cells = screen.cells, gridWidth = screen.gridWidth
+            var weight = [Float](repeating: 0, count: cells), sy = weight, su = weight, sv = weight
+            let threshold = 0.15 * keyer.reference, inverseReference = 1 / keyer.reference
+            // Every other chroma sample both ways; 8 x 8 chroma samples per cell.
+            for cy in stride(from: 0, to: image.u.height, by: 2) {
+                for cx in stride(from: 0, to: image.u.width, by: 2) {
+                    let u = Float(Int(image.u[cx, cy]) - 128), v = Float(Int(image.v[cx, cy]) - 128)
+                    let s = keyer.difference.strength(u: u, v: v)
+                    guard s > threshold else { continue }
+                    let x0 = 2 * cx, x1 = min(2 * cx + 1, w - 1), y0 = 2 * cy, y1 = min(2 * cy + 1, h - 1)
+                    let luma = Float(Int(image.y[x0, y0]) + Int(image.y[x1, y0]) + Int(image.y[x0, y1]) + Int(image.y[x1, y1])) * 0.25
+                    let t = s * inverseReference * ScreenEstimate.ratio(strength: s, luma: luma), t2 = t * t, wgt = t2 * t2
+                    let i = (cy / ScreenEstimate.cell) * gridWidth + cx / ScreenEstimate.cell
+                    weight[i] += wgt; sy[i] += wgt * luma; su[i] += wgt * u; sv[i] += wgt * v
+                }
+            }
+            var compared = 0
+            for i in 0..<cells {
+                if weight[i] == 0 { XCTAssertEqual(screen.weight[i], 0, "cell \(i), \(w)x\(h)") }
+                guard screen.weight[i] > 0 else { continue }
+                XCTAssertEqual(screen.sy[i], sy[i] / weight[i], "Y of cell \(i), \(w)x\(h)")
+                XCTAssertEqual(screen.su[i], su[i] / weight[i], "U of cell \(i), \(w)x\(h)")
+                XCTAssertEqual(screen.sv[i], sv[i] / weight[i], "V of cell \(i), \(w)x\(h)")
+                compared += 1
+            }
+            XCTAssertGreaterThan(compared, 0, "\(w)x\(h)")
+            notScreen += cells - compared
+        }
+        // On 160x120 the subject covers whole cells: the empty-cell side was checked too.
+        XCTAssertGreaterThan(notScreen, 0)
     }
 }

@@ -116,6 +116,11 @@ final class SecondSweepHardeningTests: ScratchFolderTestCase {
         XCTAssertEqual(r.error, "Error: --report \(matte) is also an input; write the output somewhere else.")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: matte)), before)
         XCTAssertEqual(try leftovers(), ["matte.mp4"])
+        let o = try run(["composite", "--blend", "chromakey", pan, pan, "--matte", matte, "-o", matte, "--segments", "2", "--emit", "k8s"])
+        XCTAssertEqual(o.status, 64)
+        XCTAssertEqual(o.error, "Error: \(matte) is also an input; write the output somewhere else.")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: matte)), before)
+        XCTAssertEqual(try leftovers(), ["matte.mp4"])
     }
 
     // --report DIR passed validation, the whole render ran, and the report's write then failed

@@ -71,9 +71,8 @@ final class FilterVariantsJobTests: ScratchTestCase {
         try checkOnePassEqualsSeparateRuns(input: try independentClip(), expectedFrames: 48, samples: 2 * 48_000)
     }
 
-    /// A variant whose .cube is malformed fails at setup, and one whose name is taken by a
-    /// folder fails when its finished file is moved into place: both lose only their own file,
-    /// the folder that was there stays, and the others are written in full.
+    /// A variant whose .cube is malformed fails at setup and loses only its own file; the
+    /// others are written in full.
     func testAFailingVariantLosesOnlyItsOwnFile() throws {
         let folder = scratch.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -155,6 +155,24 @@ final class ScaleOutPlanTests: XCTestCase {
     /// `--resume` (and `--resume --wait`) take up a work folder only for the same render: a
     /// saved plan of `composite` with the same arguments is not one of `snake`'s (the subcommand
     /// was left out of the comparison, so the two commands' segments could be joined).
+    /// Each segment task reads the matte: -o naming it passed (only the movies were checked),
+    /// and the join would have replaced the user's matte.
+    func testTheOutputCannotBeTheMatte() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-scaleout-matte-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let matte = folder.appendingPathComponent("matte.mp4").path
+        try FileManager.default.copyItem(atPath: Fixtures.url("bg.mp4").path, toPath: matte)
+        var options = CompositeOptions(inputs: [Fixtures.url("fg.mp4").path, Fixtures.url("bg.mp4").path], output: matte, blend: .chromakey)
+        options.matte = MatteOptions(path: matte)
+        let request = ScaleOutRequest(composite: options, arguments: ["--blend", "chromakey"], segments: 2,
+                                      target: .kubernetes(KubernetesSettings()), lockstep: "/opt/lockstep/bin/lockstep")
+        XCTAssertThrowsError(try ScaleOutJob.makePlan(request)) {
+            XCTAssertEqual("\($0)", "\(matte) is also an input; write the output somewhere else.")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["matte.mp4"])
+    }
+
     func testResumeNeedsTheSameSubcommand() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("resume-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -69,14 +69,17 @@ final class StillSourceVerifyTests: ScratchTestCase {
             "output frames 5-7 are the same picture as frame 4 (to the end) although input 1 advanced from source frame 4 to 7")])
     }
 
-    /// Every picture after the first carries "change", each below what verify counts as a
-    /// rendered change, and verify finds nothing.
-    func checkStillRender(_ path: String, frames: Int, file: StaticString = #filePath, line: UInt = #line) throws -> Scan {
+    /// Every picture after the first carries "change", below what verify counts as a rendered
+    /// change except at `cuts` (where one still gives way to another), and verify finds nothing.
+    func checkStillRender(_ path: String, frames: Int, cuts: Set<Int> = [], file: StaticString = #filePath, line: UInt = #line) throws -> Scan {
         let scan = try VerifyJob.scan(path)
         let changes = scan.frames.map { $0.provenance?.change }
         XCTAssertEqual(changes.count, frames, file: file, line: line)
         XCTAssertNil(changes.first ?? nil, "frame 0 has nothing rendered before it", file: file, line: line)
         XCTAssertEqual(changes.dropFirst().compactMap { $0 }.count, frames - 1, "\(changes)", file: file, line: line)
+        for (k, change) in changes.enumerated().dropFirst() {
+            XCTAssertEqual(change ?? .infinity >= Checks.renderedChange, cuts.contains(k), "frame \(k): change \(change ?? .nan)", file: file, line: line)
+        }
         let v = try VerifyJob.run(path).violations
         XCTAssertEqual(v, [], "\(v)", file: file, line: line)
         return scan
@@ -86,7 +89,8 @@ final class StillSourceVerifyTests: ScratchTestCase {
         let inputs = try stillInputs()
         let joined = scratch.appendingPathComponent("concat.mp4").path
         _ = try ConcatJob(options: ConcatOptions(clips: inputs, output: joined)).run()
-        let scan = try checkStillRender(joined, frames: 120)
+        // The second still starts at frame 60: the one rendered change.
+        let scan = try checkStillRender(joined, frames: 120, cuts: [60])
         // Read as a file without "change", the stills are frozen frames: the field matters here too.
         var old = scan
         for k in old.frames.indices { old.frames[k].provenance?.change = nil }
@@ -96,7 +100,8 @@ final class StillSourceVerifyTests: ScratchTestCase {
         var reverse = ReverseOptions(input: inputs[1], output: reversed)
         reverse.boomerang = true
         _ = try ReverseJob(options: reverse).run()
-        _ = try checkStillRender(reversed, frames: try VerifyJob.scan(reversed).frames.count)
+        // A boomerang of 60 frames: forward, then back with the turning frame shown once.
+        _ = try checkStillRender(reversed, frames: 60 + 59)
 
         let folder = scratch.appendingPathComponent("variants")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)

@@ -34,9 +34,12 @@ final class WatchdogTests: XCTestCase {
 final class StageClockThreadTests: XCTestCase {
     func testAClockSetOnOneThreadIsReadWholeOnAnother() {
         let clock = StageClock(name: "input 1")
-        let done = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0), readerSawOne = DispatchSemaphore(value: 0)
         let writer = Thread {
-            for i in 0..<5_000 { clock.set("frame \(i)", busy: i % 2 == 0) }
+            clock.set("frame 0", busy: true)
+            // The rest is written only once the reader is reading: the two overlap for sure.
+            readerSawOne.wait()
+            for i in 1..<5_000 { clock.set("frame \(i)", busy: i % 2 == 0) }
             done.signal()
         }
         writer.start()
@@ -47,8 +50,10 @@ final class StageClockThreadTests: XCTestCase {
             if let n = Int(state.activity.dropFirst("frame ".count)) {
                 XCTAssertEqual(state.busy, n % 2 == 0, state.activity)
                 seen += 1
+                if seen == 1 { readerSawOne.signal() }
             }
         }
+        XCTAssertGreaterThan(seen, 0)
         XCTAssertEqual(clock.state.activity, "frame 4999")
         XCTAssertFalse(clock.state.busy)
     }

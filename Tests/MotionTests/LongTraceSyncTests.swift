@@ -99,7 +99,7 @@ final class LongTraceSyncTests: XCTestCase {
 
     /// One glitched timestamp three years after the rest (a valid timestamp on its own): the
     /// default range spans the trace, and its grid of offsets (and the first pass's cells) ran
-    /// the process out of memory. Now one sentence; a day-long trace is still searched.
+    /// the process out of memory. Now one sentence (the limit is a day: GyroSync's range check).
     func testATraceSpanningYearsIsRefusedWithASentence() throws {
         var rig = SyntheticRig()
         rig.seconds = 6
