@@ -178,7 +178,7 @@ enum KeyerLanes {
                                 width w: Int, screenU: UnsafePointer<Float>, screenV: UnsafePointer<Float>,
                                 screen: ScreenEstimate, despill: Despill) {
         let cw = (w + 1) / 2
-        let group0 = screen.group0, group1 = screen.group1, evenT = screen.evenT
+        let evenT = screen.evenT
         var cx = 0
         while 2 * cx + 16 <= w {
             let x = 2 * cx
@@ -200,12 +200,10 @@ enum KeyerLanes {
                 let pairs = (r0 & 0xFF) &+ (r0 &>> 8) &+ (r1 & 0xFF) &+ (r1 &>> 8)
                 let sum = LaneMath.float(LaneMath.widen(pairs))
                 let k = (1020 - sum) * inverse1020
-                // The screen at the even luma column of each sample: two grid-cell pairs.
-                let j = x / 8
+                // The screen at the even luma column of each sample (as `ScreenEstimate.spreadRow`).
                 let t = loadFloats(evenT + cx)
                 @inline(__always) func spread(_ row: UnsafePointer<Float>) -> Lanes {
-                    let g0 = Lanes(lowHalf: SIMD4(repeating: row[Int(group0[j])]), highHalf: SIMD4(repeating: row[Int(group0[j + 1])]))
-                    let g1 = Lanes(lowHalf: SIMD4(repeating: row[Int(group1[j])]), highHalf: SIMD4(repeating: row[Int(group1[j + 1])]))
+                    let (g0, g1) = screen.cells(row, chroma: cx)
                     return g0 + t * (g1 - g0)
                 }
                 u -= k * spread(screenU); v -= k * spread(screenV)

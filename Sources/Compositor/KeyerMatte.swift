@@ -337,15 +337,21 @@ final class ScreenEstimate {
         return g0 + columnT[x] * (g1 - g0)
     }
 
+    /// The two grid cells (values of `row`) around each of chroma samples cx ..< cx + 8, whose
+    /// sixteen luma columns 2cx ..< 2cx + 16 are two groups of eight (cx a multiple of 4).
+    @inline(__always) func cells(_ row: UnsafePointer<Float>, chroma cx: Int) -> (Lanes, Lanes) {
+        let j = cx / 4
+        return (Lanes(lowHalf: SIMD4(repeating: row[Int(group0[j])]), highHalf: SIMD4(repeating: row[Int(group0[j + 1])])),
+                Lanes(lowHalf: SIMD4(repeating: row[Int(group1[j])]), highHalf: SIMD4(repeating: row[Int(group1[j + 1])])))
+    }
+
     /// An interpolated grid row at the even and odd luma column of every chroma sample (`at`),
     /// eight samples (two groups) at a time.
     func spreadRow(_ row: UnsafePointer<Float>, even: UnsafeMutablePointer<Float>, odd: UnsafeMutablePointer<Float>) {
         let cw = (width + 1) / 2
         var cx = 0
         while 2 * cx + 16 <= width {
-            let j = cx / 4
-            let g0 = Lanes(lowHalf: SIMD4(repeating: row[Int(group0[j])]), highHalf: SIMD4(repeating: row[Int(group0[j + 1])]))
-            let g1 = Lanes(lowHalf: SIMD4(repeating: row[Int(group1[j])]), highHalf: SIMD4(repeating: row[Int(group1[j + 1])]))
+            let (g0, g1) = cells(row, chroma: cx)
             let d = g1 - g0
             KeyerLanes.storeFloats(g0 + KeyerLanes.loadFloats(evenT + cx) * d, even + cx)
             KeyerLanes.storeFloats(g0 + KeyerLanes.loadFloats(oddT + cx) * d, odd + cx)

@@ -221,8 +221,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         var endedBy: Int?
         var emitted: Int64 = 0
         var longerPreRoll = false
-        // What verify needs to tell a still source from a frozen output (see Provenance.change).
-        let change = RenderedChange(width: canvas.width, height: canvas.height)
+        let stamp = ProvenanceStamp(width: canvas.width, height: canvas.height)
         if let origin = segment?.origins.first { snake?.firstFrameTime = Rational.rescale(origin.value, from: origin.timeBase, to: Rational(1, 1_000_000_000)) }
         // Pre-roll frames are drawn here, never handed to the writer.
         let preRollFrame: Frame? = try firstTick < firstK ? Frame(width: canvas.width, height: canvas.height) : nil
@@ -260,8 +259,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                 if preRolling { continue loop }
                 var record = provenance(of: sync, header: k == 0 ? header : nil)
                 record.filter = chain
-                record.change = out.withImage { change.measure($0) }
-                try out.setUserDataSEI(record.payload())
+                try stamp.stamp(out, with: record)
                 guard stage.queue.push(out) else { break loop }
                 emitted += 1
                 progress?(emitted, expected)

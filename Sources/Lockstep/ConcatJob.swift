@@ -60,8 +60,7 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
         let filters = try options.filter.map { try FilterStage(schedule: $0, canvas: canvas) }
         // The filtered picture: the lanes' pool frames keep their margins from one use to the next.
         let filtered = try filters.map { _ in try Frame(width: canvas.width, height: canvas.height) }
-        // What verify needs to tell a still source from a frozen output (see Provenance.change).
-        let change = RenderedChange(width: canvas.width, height: canvas.height)
+        let stamp = ProvenanceStamp(width: canvas.width, height: canvas.height)
         let lanes = try readers.enumerated().map { k, r in
             let layout = Layout(blend: .single, canvas: canvas, inputs: [r.video.displaySize])
             let conformer: Conformer
@@ -124,8 +123,7 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
                 if let filters, let filtered {
                     (picture, p.filter) = try filters.render(item.frame, into: filtered, index: emitted, time: frameRate.inverse * emitted)
                 }
-                p.change = picture.withImage { change.measure($0) }
-                try picture.setUserDataSEI(p.payload())
+                try stamp.stamp(picture, with: p)
                 try writer.writeVideo(picture, index: emitted)
                 lane.recycle(item)
                 emitted += 1

@@ -17,7 +17,7 @@ public struct MatteOptions: Sendable, Equatable {
 
 extension CompositeOptions {
     /// Every movie the job reads: the inputs, then the matte.
-    var readerPaths: [String] { inputs + (matte.map { [$0.path] } ?? []) }
+    public var readerPaths: [String] { inputs + (matte.map { [$0.path] } ?? []) }
 
     /// The matte's rules, one sentence each (the options named as on the command line).
     func checkMatte() throws {

@@ -116,8 +116,7 @@ public final class ReverseJob: Sendable {
                                       fill: .black, rotation: reader.video.rotation)
         let frames = (0..<min(pool, index.longestSegment)).map { _ in Frame() }
         let out = Frame()
-        // What verify needs to tell a still source from a frozen output (see Provenance.change).
-        let change = RenderedChange(width: canvas.width, height: canvas.height)
+        let stamp = ProvenanceStamp(width: canvas.width, height: canvas.height)
         let header = Provenance(k: 0, src: [], sync: options.boomerang ? "boomerang" : "reverse", fps: "\(frameRate.num)/\(frameRate.den)",
                                 inputs: [Provenance.Input(name: (options.input as NSString).lastPathComponent,
                                                           timeBase: "\(tb.num)/\(tb.den)", audio: spool != nil)])
@@ -139,8 +138,7 @@ public final class ReverseJob: Sendable {
             try conformer.fit(picture, into: out)
             var p = emitted == 0 ? header : Provenance(k: emitted, src: [])
             p.src = [[Int64(s), index.pts[s]]]
-            p.change = out.withImage { change.measure($0) }
-            try out.setUserDataSEI(p.payload())
+            try stamp.stamp(out, with: p)
             try writer.writeVideo(out, pts: outputTime, duration: variable ? index.durations[s] : 1)
             let start = outputSample(outputTime)
             outputTime += variable ? index.durations[s] : 1

@@ -20,8 +20,7 @@ final class VariantWriter: @unchecked Sendable {
     private var writer: MovieWriter?
     private let temporary: String
     private let out: Frame
-    /// What verify needs to tell a still source from a frozen output (Provenance.change).
-    private let change: RenderedChange
+    private let stamp: ProvenanceStamp
     private let frameRate: Rational
     private var error: Error?
     private var written: Int64 = 0
@@ -43,7 +42,7 @@ final class VariantWriter: @unchecked Sendable {
         clock = StageClock(name: "variant \(number + 1) (\(chain.text))")
         stage = try FilterStage(schedule: FilterSchedule(initial: chain), canvas: canvas)
         out = try Frame(width: canvas.width, height: canvas.height)
-        change = RenderedChange(width: canvas.width, height: canvas.height)
+        stamp = ProvenanceStamp(width: canvas.width, height: canvas.height)
         temporary = OutputPath.temporary(beside: output)
         scratch = .allocate(capacity: chunk * 2)
         do {
@@ -105,8 +104,7 @@ final class VariantWriter: @unchecked Sendable {
         if picture !== out { out.withImage { o in lent.shared.item.frame.withImage { PlaneKernels.copy($0, into: o) } } }
         var record = lent.record
         record.filter = chain
-        record.change = out.withImage { change.measure($0) }
-        try out.setUserDataSEI(record.payload())
+        try stamp.stamp(out, with: record)
         try writer.writeVideo(out, index: lent.index)
         written += 1
         if let audio {

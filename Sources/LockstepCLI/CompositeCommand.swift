@@ -115,20 +115,20 @@ struct CompositeCommand: ParsableCommand {
     func validate() throws {
         // The rules live in the library (a Swift caller gets the same sentences); here they
         // become usage errors (exit 64).
+        let options = self.options
         do {
             try options.check()
             try OutputPath.check(output, inputs: [])
             if snakeEffect && snake.imu == nil { throw ValidationError("--snake needs --imu TRACE.") }
             for input in inputs { try OutputPath.checkInput(input) }
             try matte.checkFile()
-            // The matte, and with --snake the trace and the profile, are read too: -o must not
-            // replace them.
-            try OutputPath.check(output, inputs: inputs + (matte.matte.map { [$0] } ?? []) + (snakeEffect ? snake.readFiles : []))
+            // Every movie read (the matte too), and with --snake the trace and the profile: -o
+            // must not replace them.
+            try OutputPath.check(output, inputs: options.readerPaths + (snakeEffect ? snake.readFiles : []))
         } catch let error as JobError {
             throw ValidationError(error.description)
         }
-        // The matte movie is read too: the report must not replace it.
-        if snakeEffect { try snake.checkReport(inputs: inputs + (matte.matte.map { [$0] } ?? []), output: output, scaledOut: scaleOut.requested) }
+        if snakeEffect { try snake.checkReport(inputs: options.readerPaths, output: output, scaledOut: scaleOut.requested) }
     }
 
     func run() throws {
