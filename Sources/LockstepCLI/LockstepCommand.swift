@@ -35,15 +35,18 @@ struct LockstepCommand: ParsableCommand {
         } catch {
             let code = exitCode(for: error)
             var text = fullMessage(for: error)
+            if code == .success {
+                // --help and --version: many lines, printed as they are.
+                if !text.isEmpty { print(text) }
+                Foundation.exit(code.rawValue)
+            }
             // The message itself (a path or value the user gave may hold a line break) is
             // escaped whole before the text is cut into lines: it stays one line, the usage after it.
             let message = self.message(for: error)
             if message.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" }) {
                 text = text.replacingOccurrences(of: message, with: MessageText.quote(message, limit: 500))
             }
-            if code == .success {
-                if !text.isEmpty { print(text) }
-            } else if !text.isEmpty {
+            if !text.isEmpty {
                 let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
                     line.count > 500 || line.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" })
                         ? MessageText.quote(line, limit: 500) : String(line)

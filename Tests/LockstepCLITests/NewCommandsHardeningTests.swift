@@ -134,4 +134,20 @@ final class EchoedValueTests: XCTestCase {
         XCTAssertEqual(e.status, 64)
         XCTAssertEqual(e.stderr.split(separator: "\n").first, "Error: The value '\\u{1B}[31m' is invalid for '--pool-frames'")
     }
+
+    // The escaping took --help's many lines for one message with line breaks: the whole help
+    // came out as one line with "\n" in it, cut at 500 characters.
+    func testHelpIsPrintedWhole() throws {
+        for args in [["--help"], ["composite", "--help"], ["help", "composite"], ["imu", "serve", "--help"]] {
+            let r = try Processes.lockstep(args, timeout: 60)
+            XCTAssertEqual(r.status, 0, "\(args)")
+            XCTAssertFalse(r.stdout.contains("\\n"), "\(args)")
+            XCTAssertTrue(r.stdout.contains("-h, --help"), "\(args)")
+            XCTAssertGreaterThan(r.stdout.split(separator: "\n").count, 8, "\(args)")
+        }
+        let composite = try Processes.lockstep(["composite", "--help"], timeout: 60).stdout
+        for option in ["--keyer", "--clip-black", "--despill", "--garbage", "--key-view", "--report"] {
+            XCTAssertTrue(composite.contains(option), option)
+        }
+    }
 }
