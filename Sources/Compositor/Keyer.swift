@@ -41,7 +41,8 @@ public final class Keyer {
         return b
     }
 
-    /// The matte of the last `computeMatte` (255 = foreground), as a plane the keyer owns.
+    /// The matte of the last `computeMatte` (255 = foreground), as a plane the keyer owns. (A
+    /// composite with no erode, dilate, feather, garbage or core keeps only two matte rows.)
     public var alpha: Plane? { buffers.map { $0.alphaPlane } }
 
     /// Keys `foreground` over `background` into `out` (which may be `background`, as a stack
@@ -56,12 +57,17 @@ public final class Keyer {
         let ch = fg.u.height
         if b.refines {
             // Erode, dilate and feather need the whole matte before any of it is used.
-            for cy in 0..<ch { matteRows(cy, fg, b) }
+            for cy in 0..<ch { matteRows(cy, fg, b, into: b.planeRows(cy)) }
             refine(b)
-            for cy in 0..<ch { compositeRows(cy, fg, bg, out, b) }
+            for cy in 0..<ch { compositeRows(cy, fg, bg, out, b, alpha: b.planeRows(cy)) }
         } else {
-            // One pass: each chroma row's two matte rows are keyed while they are in cache.
-            for cy in 0..<ch { matteRows(cy, fg, b); compositeRows(cy, fg, bg, out, b) }
+            // One pass: each chroma row's two matte rows are keyed while they are in L1, in a
+            // two-row ring (a whole matte plane would be 2 MB a 1080p frame written and
+            // evicted for nothing).
+            for cy in 0..<ch {
+                let rows = b.ringRows(cy)
+                matteRows(cy, fg, b, into: rows); compositeRows(cy, fg, bg, out, b, alpha: rows)
+            }
         }
     }
 
@@ -93,7 +99,7 @@ public final class Keyer {
     @discardableResult
     public func computeMatte(_ fg: YUVImage) -> KeyerBuffers {
         let b = beginMatte(fg)
-        for cy in 0..<fg.u.height { matteRows(cy, fg, b) }
+        for cy in 0..<fg.u.height { matteRows(cy, fg, b, into: b.planeRows(cy)) }
         refine(b)
         return b
     }
@@ -106,7 +112,7 @@ public final class Keyer {
     }
 
     /// Matte rows 2cy and 2cy + 1 (those that exist). Called for cy = 0, 1, 2, ... in turn.
-    private func matteRows(_ cy: Int, _ fg: YUVImage, _ b: KeyerBuffers) {
+    private func matteRows(_ cy: Int, _ fg: YUVImage, _ b: KeyerBuffers, into rows: MatteRows) {
         let w = b.width, h = b.height, cw = (w + 1) / 2, ch = (h + 1) / 2
         // The screen strength is linear in (U, V) (with the primary-is-largest rule and the clamp
         // at 0 on top), so it is computed once per chroma sample and interpolated to each luma
@@ -128,7 +134,7 @@ public final class Keyer {
             // quarter below.
             let far = half == 0 ? max(cy - 1, 0) : min(cy + 1, ch - 1)
             KeyerLanes.matteRow(near: strength(cy), far: strength(far), inverseEven: b.inverseEven,
-                                inverseOdd: b.inverseOdd, sHalf: b.sHalf, width: w, levels: levels, into: b.alphaStorage + y * w)
+                                inverseOdd: b.inverseOdd, sHalf: b.sHalf, width: w, levels: levels, into: half == 0 ? rows.even : rows.odd)
         }
     }
 
@@ -155,18 +161,19 @@ public final class Keyer {
     /// Luma rows 2cy and 2cy + 1 and chroma row cy of the composite (`KeyerLanes`). Blocks of
     /// sixteen pixels that are all foreground or all background are copied; only the edge is
     /// computed.
-    private func compositeRows(_ cy: Int, _ fg: YUVImage, _ bg: YUVImage, _ out: YUVImage, _ b: KeyerBuffers) {
-        let w = b.width, h = b.height, alpha = b.alphaStorage
+    private func compositeRows(_ cy: Int, _ fg: YUVImage, _ bg: YUVImage, _ out: YUVImage, _ b: KeyerBuffers,
+                               alpha rows: MatteRows) {
+        let w = b.width, h = b.height
         let screen = b.screen
         let centre = Double(2 * cy) + 1
         screen.interpolateRow(.y, lumaY: centre, into: b.gridRow)
         screen.interpolateRow(.u, lumaY: centre, into: b.gridRowU)
         screen.interpolateRow(.v, lumaY: centre, into: b.gridRowV)
         for y in (2 * cy)..<min(2 * cy + 2, h) {
-            KeyerLanes.compositeLuma(alpha: alpha + y * w, foreground: fg.y.row(y), background: bg.y.row(y), into: out.y.row(y),
+            KeyerLanes.compositeLuma(alpha: y == 2 * cy ? rows.even : rows.odd, foreground: fg.y.row(y), background: bg.y.row(y), into: out.y.row(y),
                                      width: w, screenY: b.gridRow, screen: screen)
         }
-        KeyerLanes.compositeChroma(alpha: alpha + 2 * cy * w, alpha + min(2 * cy + 1, h - 1) * w,
+        KeyerLanes.compositeChroma(alpha: rows.even, rows.odd,
                                    foreground: fg.u.row(cy), fg.v.row(cy), background: bg.u.row(cy), bg.v.row(cy),
                                    into: out.u.row(cy), out.v.row(cy), width: w, screenU: b.gridRowU, screenV: b.gridRowV,
                                    screen: screen, despill: despill)
@@ -192,6 +199,12 @@ public final class Keyer {
     UInt8(truncatingIfNeeded: (min(max(x, 0), 255) + 12_582_912).bitPattern)
 }
 
+/// Matte rows 2cy and 2cy + 1 of one chroma row; `odd` is `even` when the picture has no row
+/// 2cy + 1 (the chroma composite then reads row 2cy twice, as the plane's clamp did).
+struct MatteRows {
+    let even: UnsafeMutablePointer<UInt8>, odd: UnsafeMutablePointer<UInt8>
+}
+
 /// Everything a keyer needs for one picture size, made once.
 public final class KeyerBuffers {
     public let width: Int, height: Int
@@ -201,6 +214,8 @@ public final class KeyerBuffers {
     /// Whether the matte is changed after it is keyed (erode, dilate, feather, garbage, core).
     let refines: Bool
     let alphaStorage: UnsafeMutablePointer<UInt8>
+    /// Two matte rows: the one-pass composite's (`Keyer.apply`).
+    let matteRing: UnsafeMutablePointer<UInt8>
     private let combinedStorage: UnsafeMutablePointer<UInt8>
     /// One luma row's strength at chroma resolution, and its local screen's 1 / strength at the
     /// even and odd luma column of each chroma sample.
@@ -219,6 +234,7 @@ public final class KeyerBuffers {
         refines = morphology != nil || garbage != nil || core != nil
         alphaStorage = .allocate(capacity: width * height); alphaStorage.initialize(repeating: 0, count: width * height)
         combinedStorage = .allocate(capacity: width * height); combinedStorage.initialize(repeating: 0, count: width * height)
+        matteRing = .allocate(capacity: 2 * width); matteRing.initialize(repeating: 0, count: 2 * width)
         let cw = (width + 1) / 2
         sHalf = .allocate(capacity: cw + 1); inverseEven = .allocate(capacity: cw); inverseOdd = .allocate(capacity: cw)
         strength = .allocate(capacity: 3 * cw)
@@ -226,9 +242,17 @@ public final class KeyerBuffers {
     }
 
     deinit {
-        alphaStorage.deallocate(); combinedStorage.deallocate()
+        alphaStorage.deallocate(); combinedStorage.deallocate(); matteRing.deallocate()
         sHalf.deallocate(); inverseEven.deallocate(); inverseOdd.deallocate(); strength.deallocate()
         gridRow.deallocate(); gridRowU.deallocate(); gridRowV.deallocate()
+    }
+
+    /// Where matte rows 2cy and 2cy + 1 go: the plane's rows, or the two-row ring's.
+    func planeRows(_ cy: Int) -> MatteRows {
+        MatteRows(even: alphaStorage + 2 * cy * width, odd: alphaStorage + min(2 * cy + 1, height - 1) * width)
+    }
+    func ringRows(_ cy: Int) -> MatteRows {
+        MatteRows(even: matteRing, odd: 2 * cy + 1 < height ? matteRing + width : matteRing)
     }
 
     /// The matte: 255 = foreground. Its views keep these buffers alive.

@@ -108,7 +108,8 @@ enum KeyerLanes {
         cx = 0
         // A pixel with no screen in it (strength 0 here and at the next sample: a foreground
         // run) has raw matte 1 whatever the local screen: sixteen of them are one store.
-        let opaque = SIMD16<UInt8>(repeating: levels.byte(1))
+        let opaque = SIMD16<UInt8>(repeating: levels.byte(1)), transparent = SIMD16<UInt8>(repeating: 0)
+        let transparentFrom = Lanes(repeating: levels.transparentFrom), opaqueUpTo = Lanes(repeating: levels.opaqueUpTo)
         while 2 * cx + 16 <= w {
             let s = loadFloats(sHalf + cx), next = loadFloats(sHalf + cx + 1)
             let any = unsafeBitCast(s, to: SIMD8<UInt32>.self) | unsafeBitCast(next, to: SIMD8<UInt32>.self)
@@ -118,8 +119,21 @@ enum KeyerLanes {
                 cx += 8
                 continue
             }
-            let even = (1 - s * loadFloats(inverseEven + cx) - black) * scale
-            let odd = (1 - 0.5 * (s + next) * loadFloats(inverseOdd + cx) - black) * scale
+            // The screen share of each pixel; all sixteen past a cut: one store (most of a
+            // frame is plain screen). Within the cuts, the levels.
+            let pe = s * loadFloats(inverseEven + cx), po = 0.5 * (s + next) * loadFloats(inverseOdd + cx)
+            if all((pe .>= transparentFrom) .& (po .>= transparentFrom)) {
+                UnsafeMutableRawPointer(out + 2 * cx).storeBytes(of: transparent, as: SIMD16<UInt8>.self)
+                cx += 8
+                continue
+            }
+            if all((pe .<= opaqueUpTo) .& (po .<= opaqueUpTo)) {
+                UnsafeMutableRawPointer(out + 2 * cx).storeBytes(of: opaque, as: SIMD16<UInt8>.self)
+                cx += 8
+                continue
+            }
+            let even = (1 - pe - black) * scale
+            let odd = (1 - po - black) * scale
             // Even and odd bytes interleaved as one little-endian 16-bit word per sample.
             let both = (clampBits(even) & 0xFF) | ((clampBits(odd) & 0xFF) &<< 8)
             UnsafeMutableRawPointer(out + 2 * cx).storeBytes(of: LaneMath.narrow16(both), as: SIMD8<UInt16>.self)

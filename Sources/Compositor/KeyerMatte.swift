@@ -54,10 +54,19 @@ public struct MatteLevels: Sendable, Equatable {
     public let black: Float, white: Float
     /// 255 / (white - black): one multiplication per pixel instead of a division.
     let scale: Float
+    /// A pixel whose screen share p (1 - raw matte) is at least `transparentFrom` is 0, at most
+    /// `opaqueUpTo` is 255: `byte` lands within half a step of 0 or 255 there. The slack (a
+    /// thousandth of a step and 1e-6) is at least nine times the rounding of `byte`'s few Float
+    /// operations (about 1.2e-7 of p). The lane kernel skips the levels for blocks wholly past
+    /// a cut.
+    let transparentFrom: Float, opaqueUpTo: Float
     public init(black: Double, white: Double) {
         precondition(white > black)
         self.black = Float(black); self.white = Float(white)
         scale = Float(255 / (white - black))
+        let step = (white - black) / 255, slack = 1e-6 + 0.001 * step
+        transparentFrom = Float(1 - black - 0.5 * step + slack)
+        opaqueUpTo = Float(1 - white + 0.5 * step - slack)
     }
     /// alpha * 255, rounded (half to even), from the raw matte.
     @inline(__always) public func byte(_ raw: Float) -> UInt8 {

@@ -90,7 +90,7 @@ final class KeyerLanesTests: XCTestCase {
                 let (fg, bg) = plates(w, h)
                 let keyer = Keyer(settings: settings), out = YUVBuffer(width: w, height: h)
                 keyer.apply(foreground: fg.image, background: bg.image, into: out.image)
-                let matte = bytes(keyer.alpha!)
+                let matte = bytes(keyer.computeMatte(fg.image).alphaPlane)
                 let (alpha, expected) = reference(keyer, fg.image, bg.image)
                 XCTAssertEqual(matte, alpha, "matte \(w)x\(h)")
                 // The picture has all three kinds of pixel, so every path ran.
@@ -98,6 +98,50 @@ final class KeyerLanesTests: XCTestCase {
                 for (got, want, name) in [(out.image.y, expected.image.y, "Y"), (out.image.u, expected.image.u, "U"), (out.image.v, expected.image.v, "V")] {
                     XCTAssertEqual(bytes(got), bytes(want), "\(name) \(w)x\(h)")
                 }
+            }
+        }
+    }
+
+    /// The lane kernel writes 0 or 255 without the levels for blocks past these cuts, so every
+    /// screen share past a cut must give that byte, and the cuts must sit within a twentieth of
+    /// a step of where `byte` changes (or the kernel would skip little).
+    func testTheCutsAreWhereTheLevelsGiveZeroAndFull() {
+        for (black, white) in [(0.05, 0.95), (0.0, 1.0), (0.2, 0.8), (0.3, 0.35), (0.0, 0.01)] {
+            let levels = MatteLevels(black: black, white: white)
+            let step = Float((white - black) / 255)
+            var p = levels.transparentFrom
+            for _ in 0..<20_000 { XCTAssertEqual(levels.byte(1 - p), 0, "\(black)/\(white) p \(p)"); p = p.nextUp }
+            p = levels.opaqueUpTo
+            for _ in 0..<20_000 { XCTAssertEqual(levels.byte(1 - p), 255, "\(black)/\(white) p \(p)"); p = p.nextDown }
+            XCTAssertNotEqual(levels.byte(1 - (levels.transparentFrom - 0.05 * step)), 0, "\(black)/\(white)")
+            XCTAssertNotEqual(levels.byte(1 - (levels.opaqueUpTo + 0.05 * step)), 255, "\(black)/\(white)")
+            for p in stride(from: levels.transparentFrom, through: 3, by: 0.0137) { XCTAssertEqual(levels.byte(1 - p), 0) }
+            for p in stride(from: levels.opaqueUpTo, through: -2, by: -0.0137) { XCTAssertEqual(levels.byte(1 - p), 255) }
+        }
+    }
+
+    /// The one-pass composite keeps two matte rows in a ring; a composite that refines the
+    /// matte keeps the whole plane. A garbage matte over the whole picture refines nothing, so
+    /// both must give the same bytes, at every size (odd heights: the last chroma row has one
+    /// luma row).
+    func testTheTwoRowRingGivesTheSameCompositeAsTheWholeMatte() {
+        var whole = KeyerSettings(); whole.garbage = .rect(x: 0, y: 0, width: 1, height: 1)
+        var clipped = KeyerSettings(); clipped.clipBlack = 0.2; clipped.clipWhite = 0.8; clipped.despill = 0.6
+        var clippedWhole = clipped; clippedWhole.garbage = whole.garbage
+        for (w, h) in [(64, 36), (53, 21), (50, 19), (33, 17), (160, 40), (130, 37)] {
+            for (ring, plane) in [(KeyerSettings(), whole), (clipped, clippedWhole)] {
+                let (fg, bg) = plates(w, h)
+                let a = YUVBuffer(width: w, height: h), b = YUVBuffer(width: w, height: h)
+                Keyer(settings: ring).apply(foreground: fg.image, background: bg.image, into: a.image)
+                Keyer(settings: plane).apply(foreground: fg.image, background: bg.image, into: b.image)
+                for (x, y, name) in [(a.image.y, b.image.y, "Y"), (a.image.u, b.image.u, "U"), (a.image.v, b.image.v, "V")] {
+                    XCTAssertEqual(bytes(x), bytes(y), "\(name) \(w)x\(h)")
+                }
+                // In place (a stack keys into its background): the same bytes again.
+                let c = YUVBuffer(width: w, height: h)
+                PlaneKernels.copy(bg.image, into: c.image)
+                Keyer(settings: ring).apply(foreground: fg.image, background: c.image, into: c.image)
+                XCTAssertEqual(bytes(c.image.y) + bytes(c.image.u) + bytes(c.image.v), bytes(b.image.y) + bytes(b.image.u) + bytes(b.image.v), "in place \(w)x\(h)")
             }
         }
     }
