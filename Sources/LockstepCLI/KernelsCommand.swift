@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// `lockstep kernels`: milliseconds per frame of each blend kernel and of the snake renderer, on
-/// one core, for scripts/bench (hidden: a measuring tool, not a feature). Each line gives the wall
+/// one core, next to a plain copy of a frame (the memory floor of any blend), for scripts/bench (hidden: a measuring tool, not a feature). Each line gives the wall
 /// time and the thread's CPU time: on a shared machine the wall time also counts the time other
 /// processes held the core, the CPU time does not (it still pays for their cache traffic).
 struct KernelsCommand: ParsableCommand {
@@ -39,6 +39,8 @@ struct KernelsCommand: ParsableCommand {
             print("\(name) \(String(format: "%.2f", ms)) ms/frame (cpu \(String(format: "%.2f", cpuMs)))")
         }
         withExtendedLifetime((a, b, out)) {
+            // The floor of any blend: one frame read, one written.
+            time("copy") { _ in PlaneKernels.copy(b.image, into: out.image) }
             time("chromakey") { _ in key.apply(foreground: a.image, background: b.image, into: out.image) }
             time("keyer") { _ in keyer.apply(foreground: a.image, background: b.image, into: out.image) }
             time("mix") { _ in PlaneKernels.mix([a.image, b.image], weights: weights, into: out.image) }
