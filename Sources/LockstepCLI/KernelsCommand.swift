@@ -6,9 +6,10 @@ import Glibc
 #endif
 
 /// `lockstep kernels`: milliseconds per frame of each blend kernel and of the snake renderer, on
-/// one core, next to a plain copy of a frame (the memory floor of any blend), for scripts/bench (hidden: a measuring tool, not a feature). Each line gives the wall
-/// time and the thread's CPU time: on a shared machine the wall time also counts the time other
-/// processes held the core, the CPU time does not (it still pays for their cache traffic).
+/// one core, next to a plain copy of a frame (the memory floor of any blend), for scripts/bench
+/// (hidden: a measuring tool, not a feature). Each line gives the wall time and the thread's CPU
+/// time: on a shared machine the wall time also counts the time other processes held the core,
+/// the CPU time does not (it still pays for their cache traffic).
 struct KernelsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "kernels", abstract: "Time the per-frame kernels.", shouldDisplay: false)
 
