@@ -1,11 +1,11 @@
 import ArgumentParser
+import TestSupport
 import XCTest
 @testable import LockstepCLI
 
 /// The keyer's options: what a person sees for each bad value (exit 64), and that good ones pass.
 final class KeyerValidationTests: XCTestCase {
-    let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+    let fixtures = Repository.fixtures
     var fg: String { fixtures.appendingPathComponent("fg.mp4").path }
     var bg: String { fixtures.appendingPathComponent("bg.mp4").path }
 

@@ -1,11 +1,11 @@
 import Foundation
 import Lockstep
+import TestSupport
 import XCTest
 
 /// The IMU jobs and `TraceSource` from Swift, without the CLI: what a user of the library runs.
 final class IMUJobTests: ScratchTestCase {
-    static let imu = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures/imu")
+    static let imu = Repository.fixtures.appendingPathComponent("imu")
     func fixture(_ name: String) -> String { Self.imu.appendingPathComponent(name).path }
     var store: String { scratch.appendingPathComponent("s.sqlite").path }
     /// The scratch folder's names, but for the -wal and -shm files SQLite leaves beside a WAL

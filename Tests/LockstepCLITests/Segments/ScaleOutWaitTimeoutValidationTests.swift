@@ -1,12 +1,12 @@
 import ArgumentParser
 import Foundation
+import TestSupport
 import XCTest
 @testable import LockstepCLI
 
 /// `--wait-timeout`'s sentences, parsed without running anything.
 final class ScaleOutWaitTimeoutValidationTests: XCTestCase {
-    let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+    let fixtures = Repository.fixtures
 
     func message(_ extra: [String]) -> String {
         do {

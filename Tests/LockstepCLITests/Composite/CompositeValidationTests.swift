@@ -1,11 +1,11 @@
 import ArgumentParser
+import TestSupport
 import XCTest
 @testable import LockstepCLI
 
 /// What a person sees for each kind of bad option: the exact sentence.
 final class CompositeValidationTests: XCTestCase {
-    let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+    let fixtures = Repository.fixtures
     var fg: String { fixtures.appendingPathComponent("fg.mp4").path }
     var bg: String { fixtures.appendingPathComponent("bg.mp4").path }
 

@@ -1,13 +1,13 @@
 import Foundation
 import Motion
+import TestSupport
 import XCTest
 @testable import Lockstep
 
 /// Calibration on the synthetic camera (scripts/make-synthetic-camera) with nothing but the two
 /// files: the orientation, offset, focal length and bias it was made with must come back.
 final class CalibrateJobTests: XCTestCase {
-    static let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures/synthetic")
+    static let dir = Repository.fixtures.appendingPathComponent("synthetic")
     static let video = dir.appendingPathComponent("pan.mp4").path
 
     struct Truth: Decodable { var timeOffsetMs: Double; var gyroBias: [Double]; var focalLengthPx: Double; var axisMapping: String }
