@@ -16,4 +16,17 @@ public enum Repository {
     }
     /// The built `lockstep`.
     public static var binary: URL { products.appendingPathComponent("lockstep") }
+
+    /// The real media made elsewhere (`../shared/media` beside the checkout, or beside a worktree
+    /// one level deeper; `$LOCKSTEP_SHARED_MEDIA` overrides). CI has it: a test that needs a file
+    /// and finds none fails with this path in its message, it never skips.
+    public static var sharedMedia: URL {
+        if let path = ProcessInfo.processInfo.environment["LOCKSTEP_SHARED_MEDIA"] { return URL(fileURLWithPath: path) }
+        let up = root.deletingLastPathComponent()
+        let candidates = [up, up.deletingLastPathComponent()].map { $0.appendingPathComponent("shared/media") }
+        return candidates.first { FileManager.default.fileExists(atPath: $0.path) } ?? candidates[0]
+    }
+
+    /// A shared real file by its path under `shared/media` ("karma.mp4", "phones/hlg10-color-test.mp4").
+    public static func shared(_ name: String) -> String { sharedMedia.appendingPathComponent(name).path }
 }

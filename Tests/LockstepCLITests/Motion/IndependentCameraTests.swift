@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import XCTest
 
 /// Issue 10's "Must hold" list on a second synthetic camera, made by
@@ -432,10 +433,8 @@ final class RealFootageShiftTests: XCTestCase {
     static let shifts: [Double] = [-250, 100, 333, 1500]
 
     static var karma: URL? {
-        let root = CommandLineTests.root
-        return [root.appendingPathComponent("../shared/media/karma.mp4"), root.appendingPathComponent("../../shared/media/karma.mp4"),
-                URL(fileURLWithPath: "/work/shared/media/karma.mp4")]
-            .map(\.standardizedFileURL).first { FileManager.default.fileExists(atPath: $0.path) }
+        let url = URL(fileURLWithPath: Repository.shared("karma.mp4"))
+        return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }
 
     func testShiftingTheTraceClockMovesTheOffsetByExactlyThatMuch() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Motion
+import TestSupport
 import XCTest
 @testable import Lockstep
 
@@ -9,14 +10,8 @@ import XCTest
 /// against the values it wrote. A missing outside reader fails the test, it never skips.
 final class EmbeddedTelemetryTests: ScratchTestCase {
     static var packageRoot: URL { Fixtures.directory.deletingLastPathComponent() }
-    /// ../shared/media/karma.mp4 from the checkout (or from a worktree one level deeper), or
-    /// $LOCKSTEP_KARMA_MP4.
-    static var karma: String {
-        if let path = ProcessInfo.processInfo.environment["LOCKSTEP_KARMA_MP4"] { return path }
-        let up = packageRoot.deletingLastPathComponent()
-        let candidates = [up, up.deletingLastPathComponent()].map { $0.appendingPathComponent("shared/media/karma.mp4").path }
-        return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
-    }
+    /// ../shared/media/karma.mp4 (Repository.sharedMedia).
+    static var karma: String { Repository.shared("karma.mp4") }
     static func script(_ name: String) -> String { packageRoot.appendingPathComponent("scripts/\(name)").path }
 
     struct Reference: Decodable {
@@ -28,7 +23,7 @@ final class EmbeddedTelemetryTests: ScratchTestCase {
     }
 
     func testKarmaAgreesWithTelemetryParser() throws {
-        XCTAssertTrue(FileManager.default.fileExists(atPath: Self.karma), "karma.mp4 not found at \(Self.karma) (set LOCKSTEP_KARMA_MP4)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: Self.karma), "karma.mp4 not found at \(Self.karma) (set LOCKSTEP_SHARED_MEDIA)")
         let r = try Shell.run("python3", [Self.script("telemetry-parser-dump"), Self.karma])
         guard r.status == 0 else { return XCTFail("telemetry-parser-dump failed (\(r.status)): \(r.stderr)") }
         let ref = try JSONDecoder().decode(Reference.self, from: r.stdout)
