@@ -1,6 +1,7 @@
 import Foundation
 import Motion
 import TraceStore
+import TestSupport
 import XCTest
 
 /// `lockstep imu ...` run as a person would: output, exit status and the exact error text.
@@ -237,6 +238,7 @@ final class IMUImportHardeningTests: IIOTestCase {
         addTeardownBlock { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         let deadline = Date() + 60
         while !started() && p.isRunning && Date() < deadline { usleep(5_000) }
+        XCTAssertTrue(Processes.waitUntilCatching(p.processIdentifier, sig), "imu import never caught signal \(sig)")
         XCTAssertTrue(p.isRunning, "the import was still running when interrupted")
         kill(p.processIdentifier, sig)
         let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

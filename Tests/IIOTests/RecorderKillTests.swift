@@ -95,6 +95,7 @@ final class RecorderKillTests: IIOTestCase {
         let (record, first) = try startRecord(["--uri", "ip:127.0.0.1:\(port)", "-o", path])
         let p = record.process
         Thread.sleep(forTimeInterval: 1.2)
+        XCTAssertTrue(Processes.waitUntilCatching(p.processIdentifier, sig), "imu record never caught signal \(sig)")
         kill(p.processIdentifier, sig)
         let text = first + String(decoding: record.err.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()

@@ -54,6 +54,25 @@ public enum Processes {
         return (r.status, String(decoding: r.stdout, as: UTF8.self), r.stderr)
     }
 
+    /// Waits until process `pid` catches `sig` (its handler is installed: the signal's bit in
+    /// /proc/PID/status's SigCgt), at most `seconds`; true if it does. A test that signals a job
+    /// must wait for this: a fixed sleep lets a loaded machine deliver the signal before the
+    /// program has installed its handler, and the default action kills it (exit by signal).
+    @discardableResult
+    public static func waitUntilCatching(_ pid: Int32, _ sig: Int32, within seconds: Double = 60) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return false }
+            if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+               let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16),
+               mask & (1 << UInt64(sig - 1)) != 0 {
+                return true
+            }
+            usleep(10_000)
+        }
+        return false
+    }
+
     public static func resolve(_ exe: String) -> String {
         if exe.contains("/") { return exe }
         let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)

@@ -92,7 +92,8 @@ final class ConcatCommandTests: ScratchFolderTestCase {
         p.standardError = FileHandle.nullDevice
         try p.run()
         Thread.sleep(forTimeInterval: 1.5)
-        XCTAssertTrue(p.isRunning, "the join of 60 clips takes longer than 1.5 s")
+        XCTAssertTrue(Processes.waitUntilCatching(p.processIdentifier, SIGINT), "concat never caught SIGINT")
+        XCTAssertTrue(p.isRunning, "the join of 60 clips takes longer than that")
         kill(p.processIdentifier, SIGINT)
         p.waitUntilExit()
         XCTAssertEqual(p.terminationStatus, 130)

@@ -76,6 +76,7 @@ final class CommandLineTests: ScratchFolderTestCase {
         let deadline = Date().addingTimeInterval(20)
         while (try leftovers()).isEmpty && Date() < deadline { usleep(20_000) }
         XCTAssertFalse(try leftovers().isEmpty, "the job should have started writing")
+        XCTAssertTrue(Processes.waitUntilCatching(p.processIdentifier, SIGINT), "the job never caught SIGINT")
         kill(p.processIdentifier, SIGINT)
         p.waitUntilExit()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -94,6 +94,7 @@ final class OutputAndSignalTests: ScratchFolderTestCase {
         let out = scratch.appendingPathComponent("o.mp4").path
         let (p, err) = try startLongJob(out)
         XCTAssertFalse(try leftovers().isEmpty, "the job should have started writing")
+        XCTAssertTrue(Processes.waitUntilCatching(p.processIdentifier, signal), "the job never caught signal \(signal)")
         kill(p.processIdentifier, signal)
         p.waitUntilExit()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -3,7 +3,8 @@ import TestSupport
 import XCTest
 
 extension XCTestCase {
-    /// Starts `lockstep ARGS`, waits 1.5 s (validation done, the open of a FIFO blocked), sends
+    /// Starts `lockstep ARGS`, waits 1.5 s (validation done, the open of a FIFO blocked) and
+    /// until it catches `sig` (on a loaded machine its start can take longer than that), sends
     /// `sig`, and returns the exit status and stderr. A process still running 10 s after the
     /// signal is killed and `failure` reported.
     func runStopped(_ args: [String], with sig: Int32, failure: String) throws -> (status: Int32, stderr: String) {
@@ -13,6 +14,7 @@ extension XCTestCase {
         let err = Pipe(); p.standardError = err; p.standardOutput = Pipe()
         try p.run()
         usleep(1_500_000)
+        XCTAssertTrue(Processes.waitUntilCatching(p.processIdentifier, sig), "lockstep never caught signal \(sig)")
         kill(p.processIdentifier, sig)
         let deadline = Date().addingTimeInterval(10)
         while p.isRunning && Date() < deadline { usleep(50_000) }

@@ -58,6 +58,7 @@ final class ThumbnailCommandTests: ScratchFolderTestCase {
         let err = Pipe(); p.standardError = err; p.standardOutput = Pipe()
         try p.run()
         usleep(1_000_000)  // validation done, the open of the FIFO waiting for a writer
+        XCTAssertTrue(Processes.waitUntilCatching(p.processIdentifier, SIGINT), "thumbnail never caught SIGINT")
         kill(p.processIdentifier, SIGINT)
         let deadline = Date().addingTimeInterval(10)
         while p.isRunning && Date() < deadline { usleep(50_000) }
