@@ -69,8 +69,12 @@ class FilterVariantsTestCase: ScratchTestCase {
             for k in 0..<min(a.count, b.count) { maxDiff = max(maxDiff, abs(Int(a[k]) - Int(b[k]))) }
             let kept = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-variants-mismatch-\(UUID().uuidString.prefix(8))")
             try? FileManager.default.copyItem(at: folder, to: kept)
+            for k in specs.indices {
+                let one = scratch.appendingPathComponent("separate-\(k).mp4")
+                try? FileManager.default.copyItem(at: one, to: kept.appendingPathComponent(one.lastPathComponent))
+            }
             XCTFail("run \(run), \(spec.text): one pass differs from the separate run from frame \(first / frameBytes), plane \(plane), "
-                    + "by up to \(maxDiff) levels; the one-pass files are kept in \(kept.path)")
+                    + "by up to \(maxDiff) levels; both runs' files are kept in \(kept.path)")
         }
         // The chain is the variant's own, in provenance on every frame.
         let recorded = try VerifyJob.scan(result.variants[2].output).frames.compactMap(\.provenance).map { $0.filter ?? "?" }
