@@ -19,6 +19,14 @@ public struct VideoInfo: Equatable, Sendable {
     public var shownFrames: Int64? = nil
     public var duration: Rational?
     public var startTime: Timestamp?
+    /// The stream's own rate (FFmpeg's r_frame_rate), if it states one.
+    public var statedFrameRate: Rational? = nil
+    /// The rate the clip was recorded at (`NominalRate`): what the default output rate is.
+    /// Measured from the shown frames' steps where the container indexes them (MP4/MOV).
+    public var nominalFrameRate: Rational? = nil
+    /// A picture, not a movie: an image file (JPEG, PNG, WebP: FFmpeg's image demuxers) or a
+    /// stream whose index lists one frame. Held for the whole output.
+    public var isStill = false
 }
 
 public struct AudioInfo: Equatable, Sendable {
@@ -126,7 +134,10 @@ public final class MovieReader {
         // `frameThreads` (a reader that only reads pictures, `verify --coded`): every core, and
         // damage is still an error (EXPLODE) though a concealed slice may go unflagged.
         videoDecoder = try Decoder(stream: stream, path: path, threads: frameThreads && !conceal ? 0 : 1, explode: !conceal)
-        video = MovieReader.describeVideo(ctx, stream)
+        var info = MovieReader.describeVideo(ctx, stream)
+        info.nominalFrameRate = NominalRate.of(measured: input.sampleSteps(of: vs).flatMap(NominalRate.measured) ?? info.frameRate,
+                                               stated: info.statedFrameRate)
+        video = info
         var audioIndex: Int32 = -1
         if wantAudio {
             let a = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, vs, nil, 0)
@@ -343,6 +354,8 @@ public final class MovieReader {
         let displayed = rotation == 90 || rotation == 270 ? Size(width: h, height: dw) : Size(width: dw, height: h)
         let rate = st.pointee.avg_frame_rate.num > 0 ? st.pointee.avg_frame_rate.rational
             : (st.pointee.r_frame_rate.num > 0 ? st.pointee.r_frame_rate.rational : nil)
+        let stated = st.pointee.r_frame_rate.num > 0 && st.pointee.r_frame_rate.den > 0 ? st.pointee.r_frame_rate.rational : nil
+        let container = String(cString: ctx.pointee.iformat.pointee.name)
         let nb = st.pointee.nb_frames
         let dur = st.pointee.duration
         let start = st.pointee.start_time
@@ -353,7 +366,9 @@ public final class MovieReader {
             indexedFrames: nb > 0 ? nb : nil,
             shownFrames: InputFormat.shownSamples(ctx, st),
             duration: dur > 0 && dur != NOPTS ? tb * dur : nil,
-            startTime: start != NOPTS ? Timestamp(start, tb) : nil)
+            startTime: start != NOPTS ? Timestamp(start, tb) : nil,
+            statedFrameRate: stated,
+            isStill: container == "image2" || container.hasSuffix("_pipe") || nb == 1)
     }
 
     private static func describeAudio(_ st: UnsafeMutablePointer<AVStream>) -> AudioInfo {
