@@ -92,6 +92,26 @@ public final class MovieReader {
     /// When set, each delivered picture's `userData` holds the payload of the user-data SEI that
     /// starts with these 16 bytes (Lockstep's provenance), if any.
     public var userDataUUID: [UInt8]?
+    /// Parts per billion by which this input's clock runs fast against the reference clock (a
+    /// composite's drift correction). Set before reading: the audio is then resampled onto the
+    /// corrected clock and its positions (`AudioSamples.start`, `audioPosition(of:)`) are on it.
+    public var audioDriftPpb: Int64 = 0 {
+        didSet { resampler?.driftPpb = audioDriftPpb }
+    }
+
+    /// A time of this input's own clock (a picture's pts) in 1/48000 s of the clock its audio is
+    /// delivered on: the same, or with a drift, scaled onto the corrected clock.
+    public func audioPosition(of pts: Timestamp) -> Int64 {
+        corrected(Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, Int64(AudioFormat.sampleRate))))
+    }
+
+    /// A position of the input's own clock (1/48000 s) on the corrected clock.
+    private func corrected(_ position: Int64) -> Int64 {
+        guard audioDriftPpb != 0 else { return position }
+        let n = Int128(position) * 1_000_000_000, d = Int128(1_000_000_000 + audioDriftPpb)
+        return Int64(clamping: n >= 0 ? (n + d / 2) / d : -((-n + d / 2) / d))
+    }
+
     /// Every damaged frame so far, in order (only under `conceal`).
     public private(set) var damage: [Damage] = []
 
@@ -284,7 +304,7 @@ public final class MovieReader {
             if audioNext == nil {
                 let pts = f.best_effort_timestamp != NOPTS ? f.best_effort_timestamp : 0
                 let tb = input.stream(audioStream).pointee.time_base.rational
-                audioNext = Rational.rescale(1, from: audioStart(pts, timeBase: tb, frameSamples: Int64(f.nb_samples), rate: Int64(f.sample_rate)), to: Rational(1, Int64(AudioFormat.sampleRate)))
+                audioNext = corrected(Rational.rescale(1, from: audioStart(pts, timeBase: tb, frameSamples: Int64(f.nb_samples), rate: Int64(f.sample_rate)), to: Rational(1, Int64(AudioFormat.sampleRate))))
             }
             let n = try resampler!.convert(decodedAudio.pointer, start: audioNext!) { sink($0) }
             audioNext! += Int64(n)
