@@ -113,14 +113,17 @@ public struct FrameSync<Payload> {
     /// `startTick`: a segment render's first tick (its global output index; the inputs' frames
     /// pushed start there, and their origins are given with `setOrigin`). `placement`: where
     /// each input lies in time (time sync; under index sync only `holdLast` applies).
-    public init(mode: SyncMode, inputs: Int, frameRate: Rational, startTick: Int64 = 0, placement: SyncPlacement? = nil) {
+    /// `start`: the reference time of output time 0, when not `placement.start` (a concat places
+    /// each clip at its own output time on one clock from 0).
+    public init(mode: SyncMode, inputs: Int, frameRate: Rational, startTick: Int64 = 0, placement: SyncPlacement? = nil,
+                start: Rational? = nil) {
         precondition(inputs > 0 && frameRate.num > 0 && startTick >= 0)
         let placement = placement ?? .together(inputs)
         precondition(placement.clocks.count == inputs, "one clock per input")
         self.mode = mode
         self.frameRate = frameRate
         self.placement = placement
-        start = mode == .time ? placement.start : Rational(0, 1)
+        self.start = mode == .time ? start ?? placement.start : Rational(0, 1)
         tick = startTick
         firstTick = startTick
         var lane = Lane(); lane.window.reserveCapacity(3)
