@@ -161,12 +161,13 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
                                                 placement: SyncPlacement(clocks: [InputClock(offset: clipStart)]), start: Rational(0, 1))
                 if let end = CompositeJob.streamEnd(lane.reader.video) { sync.setStreamEnd(end, input: 0) }
                 var shownFirst = false
+                var delivered: Int64 = 0
                 clip: while emitted < maxFrames {
                     switch sync.step() {
                     case .need:
                         encoderClock.set("waiting for clip \(k + 1)", busy: false)
                         guard let popped = lane.frames.pop() else { break clip }  // closed: a failure
-                        if let item = popped { sync.push(item.picture.source, payload: item, input: 0) } else { sync.finish(input: 0) }
+                        if let item = popped { sync.push(item.picture.source, payload: item, input: 0); delivered += 1 } else { sync.finish(input: 0) }
                     case .release(let item):
                         lane.recycle(item)
                     case .emit:
@@ -180,7 +181,7 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
                         }
                         try write(sync.chosen(0), record: p)
                     case .end:
-                        clipEnd = sync.endTime(input: 0)
+                        clipEnd = sync.endTime(input: 0).map { Self.length($0, frames: delivered, video: lane.reader.video) }
                         break clip
                     }
                 }
@@ -220,6 +221,18 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
         committed = true
         return ConcatResult(frames: emitted, audioSamples: withAudio ? samples(emitted) : nil, canvas: canvas,
                             frameRate: frameRate, clipFrames: clipFrames, notices: notices)
+    }
+
+    /// A clip's length as its frames' times give it, or exactly its frame count at its nominal
+    /// rate when that is within its times' rounding (Matroska stores 24 fps at 1 ms, the last
+    /// frame's time and its duration both rounded: 30 frames end at 1208 + 41 = 1.249 s, not
+    /// 1.25; a join placed 1 ms early would shift all that follows). Up to a time-base unit (two
+    /// halves), at most 1 ms.
+    static func length(_ measured: Rational, frames: Int64, video: VideoInfo) -> Rational {
+        guard frames > 0, let rate = video.nominalFrameRate, rate.num > 0 else { return measured }
+        let exact = rate.inverse * frames
+        let rounding = min(video.timeBase, Rational(1, 1000))
+        return (exact - measured).magnitudeAtMost(rounding) ? exact : measured
     }
 
     /// `--keep-frames`: one line naming the clips whose speed changes, and by how much.
