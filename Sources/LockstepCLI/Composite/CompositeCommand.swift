@@ -21,7 +21,7 @@ struct CompositeCommand: ParsableCommand {
     @Option(help: "How the inputs are combined.")
     var blend: BlendMode
 
-    @Option(help: ArgumentHelp("time: the frame of each input on screen at k/fps (the default). index: output frame k uses frame k of every input.", valueName: "time|index"))
+    @Option(help: ArgumentHelp("time: the frame of each input on screen at k/fps (the default). index: output frame k uses frame k of every input.", valueName: "index|time"))
     var sync: SyncMode = .time
 
     @OptionGroup(title: "Time placement (--sync time)")
