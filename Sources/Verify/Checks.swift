@@ -180,6 +180,8 @@ public enum Checks {
         // Per input: the last record showing a frame ([index, pts, until?]), and whether it has
         // been absent after showing frames (then it has ended for good).
         var last: [[Int64]?] = Array(repeating: nil, count: timeBases.count)
+        // Per input: the output frame from which it has been absent after its frames (ended).
+        var absentSince: [Int?] = Array(repeating: nil, count: timeBases.count)
         // Source steps (time sync without `until`, older files): per input, the smallest
         // positive pts step per source frame seen.
         var sourceStep: [Rational?] = Array(repeating: nil, count: timeBases.count)
@@ -207,19 +209,25 @@ public enum Checks {
             let tick = fps.flatMap { $0.inverse.multiplied(by: Int64(k)) }
             for i in indices.indices {
                 guard let index = indices[i] else {
-                    // Absent: only under --longest, and only outside the input's own span.
+                    // Absent: only under --longest, and only outside the input's own span: before
+                    // its start, or after the end of what it showed (and then for good).
                     if !(timeSync && placement.coverage == "longest") {
                         v.append(Violation(.droppedSource, frame: k, time: t, "output frame \(k): \(name(i)) is absent, and only --longest leaves an input out"))
                     } else if let tick, let local = placement.inputTime(tick, input: i), let tb = i < timeBases.count ? timeBases[i] : nil {
                         let slack = min(tb.multiplied(by: Rational(1, 2)) ?? Rational(1, 1000), Rational(1, 1000))
-                        let before = local.adding(slack).map { $0 < placement.trimStart(i) } ?? true
+                        let before = last[i] == nil && (local.adding(slack).map { $0 < placement.trimStart(i) } ?? true)
                         let after = last[i].map { r in r.count > 2 && origins.map { i < $0.count } == true
                             && (tb.multiplied(by: r[2] - origins![i]).map { $0 <= local.adding(slack) ?? local } ?? true) } ?? false
                         if !before && !after {
                             v.append(Violation(.droppedSource, frame: k, time: t, "output frame \(k) at \(seconds(tick)): \(name(i)) is absent, but its \(seconds(local)) is inside its span"))
                         }
+                        if after && i < absentSince.count && absentSince[i] == nil { absentSince[i] = k }
                     }
                     continue
+                }
+                if i < absentSince.count, let since = absentSince[i] {
+                    v.append(Violation(.reorderedSource, frame: k, time: t, "output frame \(k): \(name(i)) comes back with source frame \(index) after being absent from output frame \(since), past what it had shown"))
+                    absentSince[i] = nil
                 }
                 let record = p.src[i]
                 if held.contains(i) && header?.holdLast != true {

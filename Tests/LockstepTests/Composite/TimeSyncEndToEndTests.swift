@@ -33,6 +33,10 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
         for (got, want) in zip(beeps, source.beeps) {
             XCTAssertEqual(got, shift + want, accuracy: 0.002, "\(what): beep", file: file, line: line)
         }
+        // What the README quotes: flash lateness (0 to one output frame) and beep error.
+        print(String(format: "%@: flashes late by %@ ms, beeps off by %@ ms", what,
+                     zip(flashes, source.flashes).map { String(format: "%.1f", ($0 - shift - $1) * 1000) }.joined(separator: ", "),
+                     zip(beeps, source.beeps).map { String(format: "%+.3f", ($0 - shift - $1) * 1000) }.joined(separator: ", ")))
     }
 
     func cell(_ i: Int, of size: (Int, Int)) -> (x: Int, y: Int, w: Int, h: Int) {
@@ -127,6 +131,10 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
             for (x, y) in zip(b, beeps[0]) { XCTAssertEqual(x, y, accuracy: 0.001, "camera \(i + 1)'s beep against camera 1's") }
         }
         for (x, t) in zip(beeps[0], scene.dropFirst()) { XCTAssertEqual(x, t - 1.25, accuracy: 0.002) }
+        for i in 1..<3 {
+            print(String(format: "camera %d against camera 1: beeps off by %@ ms", i + 1,
+                         zip(beeps[i], beeps[0]).map { String(format: "%+.3f", ($0 - $1) * 1000) }.joined(separator: ", ")))
+        }
         let flashes = try (0..<3).map { try FlashBeep.flashes(outs[0], region: cell($0, of: (160, 120))) }
         for (i, f) in flashes.enumerated() {
             XCTAssertEqual(f.count, 4, "camera \(i + 1)")
@@ -135,6 +143,7 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
         XCTAssertEqual(try VerifyJob.run(outs[0].path).violations, [])
         // Without the drift, camera 2's last beep lands off by 500 ppm of its 4.35 s: more than 1 ms.
         let undrifted = try FlashBeep.beeps(try run([0, 1, 0], drift: false))
+        print(String(format: "camera 2 without --drift: beeps off by %@ ms", zip(undrifted, beeps[0]).map { String(format: "%+.3f", ($0 - $1) * 1000) }.joined(separator: ", ")))
         XCTAssertGreaterThan(abs(undrifted.last! - beeps[0].last!), 0.0015, "\(undrifted) against \(beeps[0])")
     }
 
@@ -158,6 +167,43 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
         XCTAssertEqual(first.count, 4)
         XCTAssertEqual(second.count, first.count)
         for (x, y) in zip(second, first) { XCTAssertEqual(x, y, accuracy: 0.001) }
+        print(String(format: "cut and retimed clip against its source: beeps off by %@ ms", zip(second, first).map { String(format: "%+.3f", ($0 - $1) * 1000) }.joined(separator: ", ")))
         for (x, t) in zip(first, a.beeps.dropFirst()) { XCTAssertEqual(x, t - 2, accuracy: 0.001) }
+    }
+}
+
+/// The long cases (run by `scripts/test --all`): drift over a minute, where it moves whole frames.
+final class TimeSyncSlowTests: ScratchTestCase {
+    func cell(_ i: Int) -> (x: Int, y: Int, w: Int, h: Int) { (i % 2 * 80, i / 2 * 60, 80, 60) }
+
+    /// Two cameras over 60 s, the second 500 ppm fast and started 2.5 s late: with --drift its
+    /// flashes stay on the first's frames to the end, its beeps within 1 ms; without it, they
+    /// wander 30 ms (a frame) by the end.
+    func testAMinuteOfDriftStaysOnTheFrame() throws {
+        let scene = stride(from: 3.1, to: 60.0, by: 4.3).map { $0 }
+        let a = try FlashBeep.make(scratch.appendingPathComponent("a.mp4").path, rate: "30", seconds: 61, at: scene, tone: 1000)
+        let b = try FlashBeep.make(scratch.appendingPathComponent("b.mp4").path, rate: "30000/1001", seconds: 58, at: scene, tone: 1000,
+                                   time: "2.5+t/1.0005")
+        func run(_ gains: [Double], drift: Double) throws -> URL {
+            try compose(.quad, [a.path, b.path]) { o in
+                o.clocks = [.identity, InputClock(offset: Rational(5, 2), driftPpm: drift)]
+                o.gains = gains
+            }.0
+        }
+        let withDrift = try run([1, 0], drift: 500)
+        let fa = try FlashBeep.flashes(withDrift, region: cell(0)), fb = try FlashBeep.flashes(withDrift, region: cell(1))
+        XCTAssertEqual(fa.count, fb.count)
+        XCTAssertGreaterThan(fa.count, 10)
+        for (x, y) in zip(fa, fb) { XCTAssertEqual(x, y, accuracy: 1.0 / 30 + 0.001) }
+        let ba = try FlashBeep.beeps(withDrift), bb = try FlashBeep.beeps(try run([0, 1], drift: 500))
+        XCTAssertEqual(ba.count, bb.count)
+        let worst = zip(ba, bb).map { abs($0 - $1) }.max() ?? 1
+        print(String(format: "a minute at 500 ppm, corrected: worst beep %.3f ms over %d beeps", worst * 1000, ba.count))
+        XCTAssertLessThan(worst, 0.001)
+        XCTAssertEqual(try VerifyJob.run(withDrift.path).violations, [])
+        let off = try FlashBeep.beeps(try run([0, 1], drift: 0))
+        let wander = abs(off.last! - ba.last!)
+        print(String(format: "a minute at 500 ppm, uncorrected: the last beep %.1f ms off", wander * 1000))
+        XCTAssertGreaterThan(wander, 0.02)
     }
 }
