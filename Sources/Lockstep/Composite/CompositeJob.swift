@@ -8,8 +8,9 @@ public struct CompositeOptions: Sendable {
     public var output: String
     public var blend: BlendMode
     /// Time sync by default: each input keeps its own speed and its sound stays on its picture,
-    /// whatever the rates (docs/drafts/ISSUE-21-timing.md says why); `.index` by name.
-    public var sync: SyncMode = .time
+    /// whatever the rates (docs/drafts/ISSUE-21-timing.md says why); `.index` by name. One input
+    /// (`.single`: `filter`, `snake`) keeps every frame once, as those commands always have.
+    public var sync: SyncMode
     /// Time sync: where each input lies in time, one clock per input in input order (the first
     /// input is the reference: offset 0, drift 0; it may be trimmed). nil: every input from its
     /// first frame at the same instant, no drift. `lockstep align`'s offsets and drifts go here
@@ -51,6 +52,7 @@ public struct CompositeOptions: Sendable {
 
     public init(inputs: [String], output: String, blend: BlendMode) {
         self.inputs = inputs; self.output = output; self.blend = blend
+        sync = blend == .single ? .index : .time
     }
 
     /// The sync's placement of every reader (inputs, then the matte, on the first input's clock).

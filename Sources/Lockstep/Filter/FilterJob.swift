@@ -7,8 +7,6 @@ import Foundation
 extension CompositeOptions {
     public static func filter(input: String, output: String, schedule: FilterSchedule) -> CompositeOptions {
         var options = CompositeOptions(inputs: [input], output: output, blend: .single)
-        // One input: every frame once, as before issue 21 (composite's default is time sync).
-        options.sync = .index
         options.filter = schedule
         return options
     }
