@@ -122,6 +122,16 @@ public final class MovieReader {
     var framesOut = 0
     /// Where a segment render started reading (`MovieReader+Seek.swift`).
     var seekState = SeekState()
+    /// Pictures handed out by `next`.
+    private var picturesOut = 0
+
+    /// The error of a start part way in whose first frame does not come out of the decoder.
+    private func startFailed(_ index: KeyframeIndex) -> MediaError {
+        let first = seekState.first
+        return MediaError("frame \(first) at \(seconds(Timestamp(index.pts[first], video.timeBase))) does not come out of the decoder from its keyframe; this file cannot be started part way in",
+                          path: path, kind: .unreadable)
+    }
+
     /// Pictures the video decoder produced, also those dropped before a segment's first frame.
     public internal(set) var picturesDecoded = 0
     private var videoPacketsRead: Int64 = 0
@@ -213,7 +223,10 @@ public final class MovieReader {
                 }
             }
             if readEnded {
-                if videoEnded || !decodesVideo { return .end }
+                if videoEnded || !decodesVideo {
+                    if decodesVideo, picturesOut == 0, let index = seekState.index { throw startFailed(index) }
+                    return .end
+                }
                 continue
             }
             guard try input.read(into: packet) else {
@@ -327,7 +340,14 @@ public final class MovieReader {
         lastPts = pts
         let duration = d.pkt_duration > 0 ? tb * d.pkt_duration : nil
         let time = Timestamp(pts, tb)
-        if let index = seekState.index { framesOut = try presentationIndex(of: pts, in: index) }
+        if let index = seekState.index {
+            framesOut = try presentationIndex(of: pts, in: index)
+            // Started part way in, the first picture must be the one asked for: a keyframe the
+            // decoder will not start from (an open GOP's I-frame without a recovery point, which
+            // FFmpeg holds back) would otherwise silently leave frames out.
+            if picturesOut == 0 && framesOut != seekState.first { throw startFailed(index) }
+        }
+        picturesOut += 1
         // The decoder concealed something in this picture itself (a slice it could not read).
         let flagged = d.decode_error_flags != 0 || (d.flags & AV_FRAME_FLAG_CORRUPT) != 0
         if flagged && !conceal {
