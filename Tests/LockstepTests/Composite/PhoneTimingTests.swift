@@ -68,6 +68,16 @@ final class PhoneTimingTests: ScratchTestCase {
         XCTAssertEqual(try VerifyJob.scan(openGOP).frames.count, 12, "verify counts what the edit list shows")
     }
 
+    /// A thumbnail from inside the open-GOP clip is the frame asked for, not one from before it
+    /// (a seek there decodes nothing: FFmpeg will not start from its I-frames).
+    func testAThumbnailInsideTheOpenGOPClipIsTheFrameAskedFor() throws {
+        for at in [10.0] {
+            let png = scratch.appendingPathComponent("t\(Int(at)).png").path
+            let r = try ThumbnailJob(options: ThumbnailOptions(inputs: [openGOP], output: png, at: at)).run()
+            XCTAssertEqual(r.picks.first?.time ?? -1, at, accuracy: 1e-6)
+        }
+    }
+
     /// The Android clip's pts jitter (16.06-17.24 ms a frame): the default rate is its nominal
     /// 60, not 810000/13487; time sync repeats or skips where the jitter crosses a tick, each
     /// declared and checked by verify.
