@@ -11,7 +11,7 @@ final class PhoneSeekTests: MediaTestCase {
     var iphone: String { Repository.shared("phones/sample_edit_list.mp4") }
     var openGOP: String { Repository.shared("phones/iibbibb_editlist_videoonly.mp4") }
 
-    func ffprobePTS(_ path: String) throws -> [Int64] {
+    static func ffprobePTS(_ path: String) throws -> [Int64] {
         let data = try Processes.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts", "-of", "csv=p=0", path])
         return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { Int64($0.split(separator: ",").first ?? "") }
     }
@@ -25,7 +25,7 @@ final class PhoneSeekTests: MediaTestCase {
             let pass = try input.indexPackets(of: vs, into: Packet())
             if let table { XCTAssertEqual(table, pass, path) }
             let reader = try MovieReader(path: path, audio: false)
-            XCTAssertEqual(try reader.keyframeIndex().pts, try ffprobePTS(path), path)
+            XCTAssertEqual(try reader.keyframeIndex().pts, try Self.ffprobePTS(path), path)
         }
     }
 
@@ -34,9 +34,13 @@ final class PhoneSeekTests: MediaTestCase {
     /// writes nothing either) one sentence saying it cannot be started part way in; never
     /// other frames.
     func testEverySegmentStartsWhereItShouldOrSaysItCannot() throws {
+        try Self.segments([openGOP], openGOP: openGOP)
+    }
+
+    static func segments(_ paths: [String], openGOP: String) throws {
         var refused: [String] = []
-        for path in [iphone, openGOP] {
-            let shown = try ffprobePTS(path)
+        for path in paths {
+            let shown = try Self.ffprobePTS(path)
             let index = try MovieReader(path: path, audio: false).keyframeIndex()
             for first in Set(index.segmentStarts + [shown.count - 1]).sorted() {
                 let reader = try MovieReader(path: path, audio: false)
@@ -66,8 +70,12 @@ final class PhoneSeekTests: MediaTestCase {
 
     /// Reverse's reader: each range decoded alone gives its frames.
     func testEveryRangeDecodesAlone() throws {
-        for path in [iphone, openGOP] {
-            let shown = try ffprobePTS(path)
+        try Self.ranges([openGOP])
+    }
+
+    static func ranges(_ paths: [String]) throws {
+        for path in paths {
+            let shown = try Self.ffprobePTS(path)
             let reader = try SeekingVideoReader(path: path)
             for start in stride(from: shown.count - 1, through: 0, by: -5) {
                 var got: [Int64] = []
@@ -75,5 +83,14 @@ final class PhoneSeekTests: MediaTestCase {
                 XCTAssertEqual(got, Array(shown[start..<min(shown.count, start + 5)]), "\(path) frames from \(start)")
             }
         }
+    }
+}
+
+/// The same on the iPhone clip (10-bit HEVC: every segment and range decoded is seconds of work).
+final class PhoneSeekSlowTests: XCTestCase {
+    func testTheIPhoneClipFromEverySegmentAndRange() throws {
+        let iphone = Repository.shared("phones/sample_edit_list.mp4"), openGOP = Repository.shared("phones/iibbibb_editlist_videoonly.mp4")
+        try PhoneSeekTests.segments([iphone], openGOP: openGOP)
+        try PhoneSeekTests.ranges([iphone])
     }
 }
