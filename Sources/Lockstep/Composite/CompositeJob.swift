@@ -425,6 +425,10 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
     }
 
     static func expectedFrames(_ readers: [MovieReader], sync: SyncMode, frameRate: Rational) -> Int64? {
+        // A still is shown throughout: it does not bound the output (stills alone: one frame).
+        let movies = readers.filter { !$0.video.isStill }
+        if movies.isEmpty { return readers.isEmpty ? nil : 1 }
+        let readers = movies
         let counts: [Int64] = readers.compactMap { r in
             switch sync {
             case .index:
