@@ -110,6 +110,9 @@ extension Rational {
     }
     public func multiplied(by k: Int64) -> Rational? { Rational.exact(Int128(num) * Int128(k), Int128(den)) }
 
+    /// |self| <= limit, compared exactly.
+    public func magnitudeAtMost(_ limit: Rational) -> Bool { self <= limit && Rational(-num, den) <= limit }
+
     /// `value` in units of `from` expressed in units of `to`, rounded to nearest, ties away
     /// from zero: the arithmetic of `av_rescale_q`.
     public static func rescale(_ value: Int64, from: Rational, to: Rational) -> Int64 {

@@ -43,6 +43,18 @@ public final class AlphaConformer {
         self.place = place; self.picture = picture; self.fill = fill
     }
 
+    /// A frame of the place with no picture in it: its fill, transparent (an absent input).
+    public func emptyFrame() throws -> Frame {
+        let out = Frame()
+        out.pointer.pointee.format = AV_PIX_FMT_YUVA420P.rawValue
+        out.pointer.pointee.width = Int32(place.width)
+        out.pointer.pointee.height = Int32(place.height)
+        try check(av_frame_get_buffer(out.pointer, 0), "av_frame_get_buffer(\(place) yuva420p)")
+        PlaneKernels.fill(out.image, fill)
+        out.withAlpha { a in for y in 0..<a!.height { a!.row(y).update(repeating: 0, count: a!.width) } }
+        return out
+    }
+
     /// Fits the picture in `decoded` into `out`. `decoded` is left empty either way.
     public func fit(_ decoded: Frame, into out: Frame) throws {
         defer { decoded.unref() }

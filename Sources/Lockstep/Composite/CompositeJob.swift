@@ -7,7 +7,20 @@ public struct CompositeOptions: Sendable {
     public var inputs: [String]
     public var output: String
     public var blend: BlendMode
-    public var sync: SyncMode = .index
+    /// Time sync by default: each input keeps its own speed and its sound stays on its picture,
+    /// whatever the rates (docs/drafts/ISSUE-21-timing.md says why); `.index` by name. One input
+    /// (`.single`: `filter`, `snake`) keeps every frame once, as those commands always have.
+    public var sync: SyncMode
+    /// Time sync: where each input lies in time, one clock per input in input order (the first
+    /// input is the reference: offset 0, drift 0; it may be trimmed). nil: every input from its
+    /// first frame at the same instant, no drift. `lockstep align`'s offsets and drifts go here
+    /// (`InputClock(offset:driftPpm:)`); `--offsets`, `--drift` and `--trim` fill it.
+    public var clocks: [InputClock]?
+    /// Time sync: the time every input saw (`common`, the default) or from the earliest start to
+    /// the latest end (`longest`, black and silence where an input has no picture).
+    public var coverage = SyncPlacement.Coverage.common
+    /// An input that ends early shows its last frame until the output ends, instead of ending it.
+    public var holdLast = false
     public var size: Size?
     public var frameRate: Rational?
     public var keyColor = RGB(r: 0, g: 255, b: 0)
@@ -39,7 +52,17 @@ public struct CompositeOptions: Sendable {
 
     public init(inputs: [String], output: String, blend: BlendMode) {
         self.inputs = inputs; self.output = output; self.blend = blend
+        sync = blend == .single ? .index : .time
     }
+
+    /// The sync's placement of every reader (inputs, then the matte, on the first input's clock).
+    public var placement: SyncPlacement {
+        let given = clocks ?? Array(repeating: .identity, count: inputs.count)
+        return SyncPlacement(clocks: given + (matte == nil ? [] : [given.first ?? .identity]), coverage: coverage, holdLast: holdLast)
+    }
+
+    /// Whether any input is placed other than "every input from its first frame at once".
+    public var placesInputs: Bool { !(clocks ?? []).allSatisfy(\.isIdentity) || coverage != .common }
 }
 
 public struct CompositeResult: Sendable {
@@ -55,6 +78,9 @@ public struct CompositeResult: Sendable {
     public var warnings: [String] = []
     /// Pictures decoded per input, also those decoded only to reach a segment's first frame.
     public var picturesDecoded: [Int] = []
+    /// What the job chose that the user should hear of, one line each (inputs that change speed
+    /// under index sync, stills held): given to `announce` as soon as known, and kept here.
+    public var notices: [String] = []
 }
 
 /// A failure of the job that is not FFmpeg's: bad input combinations, cancellation.
@@ -82,6 +108,11 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
     private let cancellation = CancellationToken()
     /// Called on the compositor thread after each output frame: (frames done, frames expected).
     public var progress: (@Sendable (Int64, Int64?) -> Void)?
+    /// Called with each notice (`CompositeResult.notices`) as soon as it is known, before the
+    /// first frame when it can be.
+    public var announce: (@Sendable (String) -> Void)?
+    /// Lines already announced (a snake segment's run may start again).
+    private var announced = Set<String>()
 
     public init(options: CompositeOptions) { self.options = options }
 
@@ -148,7 +179,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         let canvas = options.size ?? Size(width: max(smallest, first.video.displaySize.width & ~1),
                                           height: max(smallest, first.video.displaySize.height & ~1))
         guard canvas.width >= 2 && canvas.height >= 2 else { throw MediaError("picture too small to be a canvas", path: first.path) }
-        guard let frameRate = options.frameRate ?? first.video.frameRate else {
+        guard let frameRate = options.frameRate ?? Self.defaultFrameRate(readers.prefix(options.inputs.count)) else {
             throw MediaError("no frame rate in the file; give one with --fps", path: first.path)
         }
         if options.blend == .quad && (canvas.width < 4 || canvas.height < 4) {
@@ -176,6 +207,21 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             return InputLane(index: i, reader: r, conformer: conformer, poolSize: 4, failure: failure, alphaConformer: alpha)
         }
         let withAudio = lanes.contains { $0.audio != nil }
+        let placement = options.placement
+        let timing = Timing(placement: placement, sync: options.sync, frameRate: frameRate)
+        for (i, lane) in lanes.enumerated() {
+            lane.reader.audioDriftPpb = options.sync == .time ? placement.clocks[i].driftPpb : 0
+            lane.audioShift = timing.audioShift(input: i)
+            lane.audio?.audible = timing.audible(input: i)
+        }
+        // What an absent input (`--longest`) shows: its place with no picture, as its margins are.
+        let blanks = try lanes.map { lane -> Frame? in
+            guard options.coverage == .longest else { return nil }
+            if let alpha = lane.alphaConformer { return try alpha.emptyFrame() }
+            return try Frame(width: lane.conformer.place.width, height: lane.conformer.place.height, color: lane.conformer.fill)
+        }
+        let notices = Self.notices(readers: Array(readers.prefix(options.inputs.count)), sync: options.sync, frameRate: frameRate)
+        for line in notices where !announced.contains(line) { announced.insert(line); announce?(line) }
         let snake = options.snake.map { SnakeStage(options: $0, canvas: canvas, frameRate: frameRate) }
         let segment = try options.frames.map { range in
             try Self.startSegment(range, lanes: lanes, sync: options.sync, frameRate: frameRate, withAudio: withAudio) { frames in
@@ -210,14 +256,12 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         defer { watchdog.stop() }
         let expected = options.frames?.count ?? Self.expectedFrames(readers, sync: options.sync, frameRate: frameRate)
 
-        let header = Provenance(k: 0, src: [], sync: options.sync.rawValue, blend: options.blend.rawValue,
-                                fps: "\(frameRate.num)/\(frameRate.den)",
-                                inputs: readers.map { Provenance.Input(name: ($0.path as NSString).lastPathComponent,
-                                                                       timeBase: "\($0.video.timeBase.num)/\($0.video.timeBase.den)", audio: $0.audio != nil) })
         // A segment of the snake starts rendering before its first frame (`SnakeStage.startSegment`).
         let firstTick = segment?.firstTick ?? firstK
-        var sync = FrameSync<LaneFrame>(mode: options.sync, inputs: lanes.count, frameRate: frameRate, startTick: firstTick)
+        var sync = FrameSync<LaneFrame>(mode: options.sync, inputs: lanes.count, frameRate: frameRate, startTick: firstTick, placement: placement)
         for (i, origin) in (segment?.origins ?? []).enumerated() { sync.setOrigin(origin, input: i) }
+        for (i, r) in readers.enumerated() { if let end = Self.streamEnd(r.video) { sync.setStreamEnd(end, input: i) } }
+        var idle = Set<Int>()
         var endedBy: Int?
         var emitted: Int64 = 0
         var longerPreRoll = false
@@ -234,14 +278,20 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             case .release(let item):
                 lanes[item.lane].recycle(item)
             case .emit(let tick):
+                // An input past its trim's end is not read again: its reader goes on with audio only.
+                for i in lanes.indices where sync.isIdle(i) && !idle.contains(i) {
+                    idle.insert(i)
+                    lanes[i].stopVideo(audioUntil: withAudio ? min(timing.audible(input: i).upperBound, Int64.max) : .min)
+                }
                 let preRolling = tick < firstK
                 if emitted == options.frames?.count { break loop }  // the segment is complete
                 compositorClock.set("waiting for the writer", busy: false)
                 guard let out = preRolling ? preRollFrame : stage.pool.pop() else { break loop }
                 compositorClock.set(preRolling ? "rendering pre-roll frame \(tick)" : "blending frame \(emitted)", busy: true)
                 try out.makeWritable()
-                let matte = options.matte == nil ? nil : sync.chosen(lanes.count - 1).frame
-                blender.blend({ sync.chosen($0).frame }, matte: matte, into: out)
+                func picture(_ i: Int) -> Frame { sync.chosenIfPresent(i)?.frame ?? blanks[i]! }
+                let matte = options.matte == nil ? nil : picture(lanes.count - 1)
+                blender.blend(picture, matte: matte, into: out)
                 let k = preRolling ? tick : firstK + emitted  // the single pass's frame index
                 let chain: String?
                 if let matte, let matteMix, options.blend == .single {
@@ -257,7 +307,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                     if snake.needsLongerPreRoll { longerPreRoll = true; break loop }
                 }
                 if preRolling { continue loop }
-                var record = provenance(of: sync, header: k == 0 ? header : nil)
+                var record = provenance(of: sync, header: k == 0 ? header(sync, readers: readers, frameRate: frameRate) : nil)
                 record.filter = chain
                 try stamp.stamp(out, with: record)
                 guard stage.queue.push(out) else { break loop }
@@ -291,6 +341,10 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             let i = endedBy ?? 0
             throw FrameRange.pastEnd(range, input: i, path: options.readerPaths[i], frames: firstK + emitted)
         }
+        // A still found only by reading (a one-frame movie whose container lists no count).
+        let lateNotices = (0..<options.inputs.count).filter { sync.isStill($0) && !readers[$0].video.isStill }
+            .map { Self.stillNotice(input: $0, path: options.inputs[$0]) }
+        for line in lateNotices where !announced.contains(line) { announced.insert(line); announce?(line) }
         let snakeSummary = try snake?.finish()
         try filters?.finish(frames: segment?.outputLength ?? emitted, frameRate: frameRate)
         try OutputPath.commit(temporary, to: options.output)
@@ -300,7 +354,8 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                                warnings: lanes.flatMap { l in
                                    l.reader.damage.map { "\(l.reader.path): damaged \($0), concealed" }
                                } + sync.backwardJumps.map { Self.describe($0, path: options.readerPaths[$0.input]) },
-                               picturesDecoded: lanes.map(\.reader.picturesDecoded))
+                               picturesDecoded: lanes.map(\.reader.picturesDecoded),
+                               notices: notices + lateNotices)
     }
 
     /// The video's clock at each tick as the single pass sees it (what `SnakeStage` pairs
@@ -322,18 +377,58 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             + "at source frame \(jump.refused.index); under --sync time the output ends there"
     }
 
-    /// The record of the tick just emitted: source index and pts per input (plus, on frame 0,
-    /// the file's header fields).
+    /// The record of the tick just emitted: source index and pts per input, and under time sync
+    /// until when that frame is on screen ([] for an absent input; plus, on frame 0, the file's
+    /// header fields).
     private func provenance(of sync: FrameSync<LaneFrame>, header: Provenance?) -> Provenance {
         var p = header ?? Provenance(k: 0, src: [])
         p.k = sync.tick
-        p.src = (0..<sync.inputCount).map { let f = sync.chosenFrame($0); return [Int64(f.index), f.pts.value] }
-        let damaged = (0..<sync.inputCount).filter { sync.chosen($0).picture.damaged }
+        p.src = (0..<sync.inputCount).map { i in
+            guard sync.presence(i) != .absent else { return [] }
+            let f = sync.chosenFrame(i)
+            return [Int64(f.index), f.pts.value] + (sync.until(i).map { [$0.value] } ?? [])
+        }
+        let damaged = (0..<sync.inputCount).filter { sync.chosenIfPresent($0)?.picture.damaged ?? false }
         p.damaged = damaged.isEmpty ? nil : damaged
+        let held = (0..<sync.inputCount).filter { sync.presence($0) == .held }
+        p.held = held.isEmpty ? nil : held
         return p
     }
 
+    /// Frame 0's header: the sync, the blend, the rate, every input with its clock.
+    private func header(_ sync: FrameSync<LaneFrame>, readers: [MovieReader], frameRate: Rational) -> Provenance {
+        var h = Provenance(k: 0, src: [], sync: options.sync.rawValue, blend: options.blend.rawValue, fps: "\(frameRate.num)/\(frameRate.den)")
+        let placement = sync.placement
+        h.inputs = readers.enumerated().map { i, r in
+            var input = Provenance.Input(name: (r.path as NSString).lastPathComponent,
+                                         timeBase: "\(r.video.timeBase.num)/\(r.video.timeBase.den)", audio: r.audio != nil)
+            input.origin = sync.origin(i)?.value
+            let clock = placement.clocks[i]
+            if options.sync == .time {
+                if clock.offset != Rational(0, 1) { input.offset = "\(clock.offset.num)/\(clock.offset.den)" }
+                if clock.driftPpm != 0 { input.driftPpm = clock.driftPpm }
+                if clock.trim != .whole { input.trim = Self.trimText(clock.trim) }
+            }
+            if sync.isStill(i) { input.still = true }
+            return input
+        }
+        if sync.start != Rational(0, 1) { h.start = "\(sync.start.num)/\(sync.start.den)" }
+        if placement.coverage != .common && options.sync == .time { h.coverage = placement.coverage.rawValue }
+        if placement.holdLast { h.holdLast = true }
+        return h
+    }
+
+    /// "1.5:9" (exact fractions where a decimal would round: "1/3:").
+    static func trimText(_ t: InputClock.Trim) -> String {
+        func exact(_ r: Rational) -> String { r.den == 1 ? "\(r.num)" : "\(r.num)/\(r.den)" }
+        return exact(t.start) + ":" + (t.end.map(exact) ?? "")
+    }
+
     static func expectedFrames(_ readers: [MovieReader], sync: SyncMode, frameRate: Rational) -> Int64? {
+        // A still is shown throughout: it does not bound the output (stills alone: one frame).
+        let movies = readers.filter { !$0.video.isStill }
+        if movies.isEmpty { return readers.isEmpty ? nil : 1 }
+        let readers = movies
         let counts: [Int64] = readers.compactMap { r in
             switch sync {
             case .index:

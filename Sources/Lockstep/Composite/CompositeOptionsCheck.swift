@@ -45,8 +45,57 @@ extension CompositeOptions {
             }
             guard gains.allSatisfy({ (0...16).contains($0) }) else { throw JobError("--gain values must be between 0 and 16.") }
         }
+        try checkPlacement()
         try Self.check(stallTimeout: stallTimeout)
         try Self.check(encode: encode)
+    }
+
+    /// The largest offset or trim point: a day, far past any recording yet inside every clock's arithmetic.
+    public static let longestOffset = Rational(86_400, 1)
+    /// The largest clock drift: 1%, twenty times a poor camera crystal's.
+    public static let largestDriftPpm = 10_000.0
+
+    /// --offsets, --drift, --trim, --longest: time sync's placement of the inputs.
+    func checkPlacement() throws {
+        if let clocks {
+            guard clocks.count == inputs.count else {
+                throw JobError("--offsets, --drift and --trim need one value per input: \(inputs.count) expected, \(clocks.count) given.")
+            }
+            if let first = clocks.first {
+                if first.offset != Rational(0, 1) {
+                    throw JobError("--offsets: the first input is the clock the others are placed on, so its offset must be 0; got \(InputClock.text(first.offset)).")
+                }
+                if first.driftPpm != 0 {
+                    throw JobError("--drift: the first input is the clock the others are measured against, so its drift must be 0; got \(first.driftPpm).")
+                }
+            }
+            for (i, c) in clocks.enumerated() {
+                guard c.offset.magnitudeAtMost(Self.longestOffset) else {
+                    throw JobError("--offsets: input \(i + 1)'s offset must be within \(Self.longestOffset.num) s; got \(InputClock.text(c.offset)).")
+                }
+                guard c.driftPpm.isFinite, abs(c.driftPpm) <= Self.largestDriftPpm else {
+                    throw JobError("--drift: input \(i + 1)'s drift must be between -\(Int(Self.largestDriftPpm)) and \(Int(Self.largestDriftPpm)) ppm; got \(c.driftPpm).")
+                }
+                let t = c.trim
+                guard t.start >= Rational(0, 1), t.start.magnitudeAtMost(Self.longestOffset), t.end.map({ $0.magnitudeAtMost(Self.longestOffset) }) ?? true else {
+                    throw JobError("--trim: input \(i + 1)'s trim must lie between 0 and \(Self.longestOffset.num) s of its own time; got \(Self.text(t)).")
+                }
+                if let end = t.end, end <= t.start {
+                    throw JobError("--trim: input \(i + 1)'s trim must end after it starts; got \(Self.text(t)).")
+                }
+            }
+        }
+        if sync == .index && placesInputs {
+            throw JobError("--offsets, --drift, --trim and --longest need --sync time: index sync takes frame k of every input, whatever its time.")
+        }
+        if frames != nil && placesInputs {
+            throw JobError("--frames cannot be combined with --offsets, --drift, --trim or --longest: a segment render places inputs only from their first frames.")
+        }
+    }
+
+    /// "1.5:9.25", ":20", "3:" as the option is written.
+    static func text(_ t: InputClock.Trim) -> String {
+        (t.start == Rational(0, 1) ? "" : InputClock.text(t.start)) + ":" + (t.end.map(InputClock.text) ?? "")
     }
 
     /// --size and --fps, for every command that takes them (composite, concat).

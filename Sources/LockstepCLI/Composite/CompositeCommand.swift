@@ -7,8 +7,11 @@ struct CompositeCommand: ParsableCommand {
         commandName: "composite",
         abstract: "Blend N movies frame by frame into one H.264/AAC movie.",
         discussion: """
-        Every output frame is made of exactly one frame of every input; the output ends when an \
-        input has no frame left for the next tick, and its audio (all inputs mixed) ends with its video.
+        Every output frame is made of exactly one frame of every input: by default the frame on \
+        screen at that instant (each input keeps its speed and its sound stays on its picture, \
+        whatever the rates; --sync index takes frame k of every input instead). The output ends \
+        when an input has no frame left for the next tick (a still picture is shown throughout; \
+        --hold-last, --longest say otherwise), and its audio (all inputs mixed) ends with its video.
           chromakey  FOREGROUND BACKGROUND: the foreground's key colour shows the background
           quad       2 to 4 inputs in a 2x2 grid, in reading order
           stack      2 to 4 inputs: the first is the bottom; each next one is keyed over it
@@ -18,13 +21,16 @@ struct CompositeCommand: ParsableCommand {
     @Option(help: "How the inputs are combined.")
     var blend: BlendMode
 
-    @Option(help: ArgumentHelp("index: output frame k uses frame k of every input. time: the frame on screen at k/fps.", valueName: "index|time"))
-    var sync: SyncMode = .index
+    @Option(help: ArgumentHelp("time: the frame of each input on screen at k/fps (the default). index: output frame k uses frame k of every input.", valueName: "index|time"))
+    var sync: SyncMode = .time
+
+    @OptionGroup(title: "Time placement (--sync time)")
+    var placement: PlacementArguments
 
     @Option(help: ArgumentHelp("Canvas size, even numbers (default: the first input's display size).", valueName: "WxH"))
     var size: Size?
 
-    @Option(help: ArgumentHelp("Output frame rate (default: the first input's).", valueName: "N[/D]"))
+    @Option(help: ArgumentHelp("Output frame rate (default: the first input's nominal rate, e.g. 29.97 for a phone's variable-rate clip).", valueName: "N[/D]"))
     var fps: Rational?
 
     @Option(name: .customLong("key-color"), help: ArgumentHelp("Chroma key colour.", valueName: "RRGGBB"))
@@ -93,6 +99,7 @@ struct CompositeCommand: ParsableCommand {
     var options: CompositeOptions {
         var options = CompositeOptions(inputs: inputs, output: output, blend: blend)
         options.sync = sync
+        placement.apply(to: &options)
         options.size = size
         options.frameRate = fps
         options.keyColor = keyColor
@@ -115,6 +122,7 @@ struct CompositeCommand: ParsableCommand {
     func validate() throws {
         // The rules live in the library (a Swift caller gets the same sentences); here they
         // become usage errors (exit 64).
+        try placement.check(inputs: inputs.count)
         let options = self.options
         do {
             try options.check()

@@ -102,7 +102,9 @@ final class CompositeEndToEndTests: ScratchTestCase {
     }
 
     func testIndexSyncOfA25fpsInputTakesOneFrameEachTick() throws {
-        let (out, r) = try compose(.quad, ["q0.mp4", "r25.mp4"])
+        // Index sync named (time sync is the default since issue 21).
+        let (out, r) = try compose(.quad, ["q0.mp4", "r25.mp4"]) { $0.sync = .index }
+        XCTAssertEqual(r.notices, ["--sync index shows one frame of every input per output frame at 30 fps: input 2 (\(Fixtures.url("r25.mp4").path), 25 fps) at 1.2x speed; their sound keeps its own speed (--sync time keeps every input's)"])
         XCTAssertEqual(r.frames, 50)
         try assertIdentities(out, frames: 50, [(quadBand(0, cell: 0), 0, { $0 }), (quadBand(1, cell: 1), 1, { $0 })])
     }
@@ -179,10 +181,21 @@ final class CompositeEndToEndTests: ScratchTestCase {
 
     func testAnOutputFrameRateOverridesTheFirstInputs() throws {
         // Index sync at 15 fps: still one frame of each input per tick, now 1/15 s apart.
-        let (out, r) = try compose(.chromakey, ["fg.mp4", "bg.mp4"]) { $0.frameRate = Rational(15, 1) }
+        // (Index sync named: time sync is the default since issue 21; its case follows.)
+        let (out, r) = try compose(.chromakey, ["fg.mp4", "bg.mp4"]) { $0.frameRate = Rational(15, 1); $0.sync = .index }
         XCTAssertEqual(r.frames, 60)
         try assertIdentities(out, frames: 60, [(.band(1), 1, { $0 }), (.band(0), 0, { $0 })])
         try assertTiming(out, frames: 60, fps: 15, audio: true)
+    }
+
+    func testAnOutputFrameRateUnderTimeSyncKeepsTheInputsDuration() throws {
+        // Time sync (the default) at 15 fps: the 2 s foreground lasts 2 s, 30 frames, tick k
+        // showing each input's frame 2k (on screen at k/15).
+        let (out, r) = try compose(.chromakey, ["fg.mp4", "bg.mp4"]) { $0.frameRate = Rational(15, 1) }
+        XCTAssertEqual(r.frames, 30)
+        try assertIdentities(out, frames: 30, [(.band(1), 1, { 2 * $0 }), (.band(0), 0, { 2 * $0 })])
+        try assertTiming(out, frames: 30, fps: 15, audio: true)
+        XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
     }
 
     func testACanvasSizeScalesEveryInputToFit() throws {

@@ -163,7 +163,7 @@ final class VerifyCatchesBrokenMoviesTests: ScratchTestCase {
         let clean = try Shell.run(exe, ["verify", composite.path])
         XCTAssertEqual(clean.status, 0, String(decoding: clean.stdout, as: UTF8.self))
         XCTAssertEqual(String(decoding: clean.stdout, as: UTF8.self),
-                       "\(composite.path): 60 frames, step 33.333 ms, provenance: index sync of fg.mp4, bg.mp4, audio\nok\n")
+                       "\(composite.path): 60 frames, step 33.333 ms, provenance: time sync of fg.mp4, bg.mp4, audio\nok\n")  // time: composite's default since issue 21
         let black = try broken("black2.mp4", ["-vf", "tpad=start=2:color=black", "-an"])
         let r = try Shell.run(exe, ["verify", black])
         XCTAssertEqual(r.status, 1)
