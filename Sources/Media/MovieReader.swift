@@ -356,7 +356,7 @@ public final class MovieReader {
             startTime: start != NOPTS ? Timestamp(start, tb) : nil)
     }
 
-    private static func describeAudio(_ st: UnsafeMutablePointer<AVStream>) -> AudioInfo {
+    static func describeAudio(_ st: UnsafeMutablePointer<AVStream>) -> AudioInfo {
         let par = st.pointee.codecpar
         var layout = [CChar](repeating: 0, count: 64)
         av_channel_layout_describe(&par!.pointee.ch_layout, &layout, layout.count)

@@ -1,0 +1,172 @@
+import AudioAlign
+import Foundation
+import Media
+
+/// Where one input lies on the first input's clock, as `align` found it from the sound:
+/// first-input time = offset + scale * this input's time (both presentation times, seconds).
+public struct InputClock: Equatable, Sendable {
+    public var path: String
+    /// Where this input's time 0 lies on the first input's clock, seconds (0 for the first).
+    public var offset: Double
+    /// First-input seconds per second of this input (1 for the first).
+    public var scale: Double
+    /// 0 to 1 (`SoundAlignment.confidence`; 1 for the first).
+    public var confidence: Double
+    /// The measurement behind it (nil for the first input).
+    public var details: SoundAlignment?
+
+    /// How much faster this input's clock runs than the first's, ppm (+500: it counts
+    /// 1.0005 s while the first counts 1 s).
+    public var driftPpm: Double { (1 / scale - 1) * 1e6 }
+    public func firstTime(ofInputTime t: Double) -> Double { offset + scale * t }
+    public func inputTime(ofFirstTime t: Double) -> Double { (t - offset) / scale }
+
+    public static func reference(_ path: String) -> InputClock { InputClock(path: path, offset: 0, scale: 1, confidence: 1) }
+}
+
+public struct AlignResult: Equatable, Sendable {
+    /// One per input, in the order given; the first is the reference.
+    public var inputs: [InputClock]
+    /// Seconds of sound read per input.
+    public var soundSeconds: [Double]
+
+    /// `{"inputs":[{"path":"...","offset":S,"driftPpm":P,"confidence":C,...}, ...]}`: the
+    /// documented keys first, then the measurement's details.
+    public var json: String {
+        func number(_ x: Double, _ digits: Int) -> String {
+            let s = String(format: "%.\(digits)f", x)
+            return s == "-0" || s.hasPrefix("-0.") && Double(s) == 0 ? String(s.dropFirst()) : s
+        }
+        let items = inputs.map { c -> String in
+            var fields = ["\"path\":\(Self.quote(c.path))", "\"offset\":\(number(c.offset, 6))",
+                          "\"driftPpm\":\(number(c.driftPpm, 1))", "\"confidence\":\(number(c.confidence, 3))",
+                          "\"scale\":\(number(c.scale, 9))"]
+            if let d = c.details {
+                fields += ["\"offsetErrorMs\":\(number(d.offsetErrorMs, 4))", "\"driftErrorPpm\":\(number(d.driftErrorPpm, 1))",
+                           "\"windows\":\(d.windows)", "\"agreeing\":\(d.agreeing)", "\"residualMs\":\(number(d.residualMs, 4))",
+                           "\"peakZ\":\(number(d.peakZ, 1))", "\"distinctness\":\(number(d.distinctness, 2))",
+                           "\"overlap\":[\(number(d.overlap.lowerBound, 3)),\(number(d.overlap.upperBound, 3))]"]
+            }
+            return "{" + fields.joined(separator: ",") + "}"
+        }
+        return "{\"inputs\":[" + items.joined(separator: ",") + "]}"
+    }
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// `lockstep align`: reads every input's sound (audio only: the video is never decoded), mono at
+/// 8 kHz, on threads of their own, then finds each input after the first on the first's clock
+/// (`SoundAligner`). An input that cannot be placed stops the job with a sentence naming it and
+/// why: no offset is ever made up.
+public final class AlignJob: @unchecked Sendable {  // `cancellation` is thread-safe; the rest is immutable
+    public let inputs: [String]
+    private let cancellation = CancellationToken()
+
+    public init(inputs: [String]) { self.inputs = inputs }
+
+    /// Stops the reads from another thread: `run()` throws `JobError.cancelled`.
+    public func cancel() { cancellation.cancel() }
+
+    /// At least two inputs, each a readable file.
+    public static func check(inputs: [String]) throws {
+        guard inputs.count >= 2 else { throw JobError("align needs at least 2 inputs (the first is the reference); got \(inputs.count).") }
+        for input in inputs { try OutputPath.checkInput(input) }
+    }
+
+    public func run() throws -> AlignResult {
+        try Self.check(inputs: inputs)
+        let settings = SoundAligner.Settings()
+        let sounds = try readAll(rate: settings.rate)
+        if cancellation.isCancelled { throw JobError.cancelled }
+        let signals = sounds.map { AlignSignal(samples: $0.samples, rate: $0.rate, start: $0.start) }
+        guard signals[0].rms >= SoundAligner.silence else {
+            throw JobError("input 1 (\(inputs[0])) is silent (no sound above -70 dBFS): there is nothing to align the others by.")
+        }
+        let aligner = SoundAligner(reference: signals[0], engine: FFTWCorrelationEngine(), settings: settings)
+        let outcomes = Outcomes(count: inputs.count)
+        DispatchQueue.concurrentPerform(iterations: inputs.count - 1) { k in
+            outcomes.set(k + 1, aligner.align(signals[k + 1]))
+        }
+        var clocks = [InputClock.reference(inputs[0])]
+        for i in 1..<inputs.count {
+            switch outcomes.get(i) {
+            case .success(let a):
+                clocks.append(InputClock(path: inputs[i], offset: a.offset, scale: a.scale, confidence: a.confidence, details: a))
+            case .failure(let refusal):
+                throw JobError(Self.describe(refusal, input: i, path: inputs[i], reference: inputs[0]))
+            }
+        }
+        return AlignResult(inputs: clocks, soundSeconds: sounds.map(\.duration))
+    }
+
+    /// Every input's sound, read in parallel (two at a time per core is no faster: the decoders
+    /// are compute-bound). Failures are reported in input order.
+    private func readAll(rate: Int) throws -> [MonoSound] {
+        let results = ReadResults(count: inputs.count)
+        let (inputs, cancellation) = (self.inputs, self.cancellation)
+        DispatchQueue.concurrentPerform(iterations: inputs.count) { i in
+            results.set(i, Result { try SoundReader.read(inputs[i], rate: rate, cancellation: cancellation) })
+        }
+        return try results.all()
+    }
+
+    /// The sentence for an input that was not aligned.
+    static func describe(_ refusal: AlignRefusal, input i: Int, path: String, reference: String) -> String {
+        let name = "input \(i + 1) (\(path))", first = "input 1 (\(reference))"
+        switch refusal {
+        case .silent:
+            return "\(name) is silent (no sound above -70 dBFS): there is nothing to align it by; no offset is given."
+        case .tooShort(let s):
+            return "\(name) has only \(String(format: "%.2f", s)) s of sound; align needs at least 1 s."
+        case .noMatch(let z, let lead):
+            return "\(name): its sound matches no part of \(first) (best peak \(String(format: "%.1f", z)) times the correlation's rms, "
+                + "\(String(format: "%.2f", lead)) times the next place; a match is over 7 and 1.6): another event, music or noise only, "
+                + "or no sound in common; no offset is given."
+        case .ambiguous(let offsets):
+            let places = offsets.map { String(format: "%.3f s", $0) }.joined(separator: " and ")
+            return "\(name): parts of its sound match \(first) at different places (offsets \(places)) equally well "
+                + "(a repeated sound, or two recordings joined); no offset is given."
+        case .noOverlap(let s):
+            return "\(name) shares only \(String(format: "%.2f", s)) s of sound with \(first); align needs at least 1 s."
+        case .inconsistent(let agreeing, let windows):
+            return "\(name): only \(agreeing) of its \(windows) stretches with sound agree on one place in \(first): "
+                + "its sound does not match well enough; no offset is given."
+        }
+    }
+}
+
+private final class ReadResults: @unchecked Sendable {  // guarded by `lock`
+    private let lock = NSLock()
+    private var results: [Result<MonoSound, Error>?]
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ r: Result<MonoSound, Error>) { lock.lock(); results[i] = r; lock.unlock() }
+    func all() throws -> [MonoSound] {
+        lock.lock(); defer { lock.unlock() }
+        return try results.map { r in
+            do { return try r!.get() } catch let e as MediaError where e.kind == .cancelled { throw JobError.cancelled }
+        }
+    }
+}
+
+private final class Outcomes: @unchecked Sendable {  // guarded by `lock`
+    private let lock = NSLock()
+    private var outcomes: [Result<SoundAlignment, AlignRefusal>?]
+    init(count: Int) { outcomes = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ r: Result<SoundAlignment, AlignRefusal>) { lock.lock(); outcomes[i] = r; lock.unlock() }
+    func get(_ i: Int) -> Result<SoundAlignment, AlignRefusal> { lock.lock(); defer { lock.unlock() }; return outcomes[i]! }
+}
