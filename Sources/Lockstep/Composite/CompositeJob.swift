@@ -20,6 +20,11 @@ public struct CompositeOptions: Sendable {
     public var weights: [Double]?
     public var gains: [Double]?
     public var audio = true
+    /// `--audio-from N`: only this input's sound (0-based), the others' not even decoded: the
+    /// usual multi-camera choice, since microphones of one event mixed comb even when aligned.
+    public var audioFrom: Int?
+    /// `--loudness`: bring the output's sound to this integrated loudness, LUFS (EBU R128: -23).
+    public var loudness: Double?
     /// Conceal decode errors in the inputs and go on (each damaged frame named in a warning and
     /// in the output's provenance) instead of stopping at the first.
     public var conceal = false
@@ -55,6 +60,18 @@ public struct CompositeResult: Sendable {
     public var warnings: [String] = []
     /// Pictures decoded per input, also those decoded only to reach a segment's first frame.
     public var picturesDecoded: [Int] = []
+    /// With `loudness`: what was measured and done.
+    public var loudness: LoudnessSummary?
+}
+
+/// `--loudness`'s report: the inputs' mix as measured before the job, the gain applied to reach
+/// the target, and the loudness of what was written (after the mixer's limiter).
+public struct LoudnessSummary: Equatable, Sendable {
+    public var target: Double
+    /// LUFS; -infinity for silence (then no gain is applied).
+    public var mixLUFS: Double
+    public var gainDB: Double
+    public var writtenLUFS: Double
 }
 
 /// A failure of the job that is not FFmpeg's: bad input combinations, cancellation.
@@ -103,7 +120,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
     private func openReaders() throws -> [MovieReader] {
         let box = OpenedReaders(count: options.readerPaths.count)
         for (i, path) in options.readerPaths.enumerated() {
-            let audio = options.audio && i < options.inputs.count, conceal = options.conceal, cancellation = self.cancellation
+            let audio = options.audio && i < options.inputs.count && (options.audioFrom == nil || options.audioFrom == i), conceal = options.conceal, cancellation = self.cancellation
             let t = Thread { [box, lock] in
                 let result = Result { try MovieReader(path: path, audio: audio, conceal: conceal, cancellation: cancellation) }
                 box.set(i, result)
@@ -140,8 +157,12 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         try OutputPath.check(options.output, inputs: options.readerPaths)
         let folder = URL(fileURLWithPath: options.output).deletingLastPathComponent().path
         OutputPath.removeStaleTemporaries(in: folder)
+        try options.checkLoudnessInputs()
         let readers = try openReaders()
         let first = readers[0]
+        if let n = options.audioFrom, readers[n].audio == nil {
+            throw JobError("--audio-from \(n + 1): input \(n + 1) (\(options.inputs[n])) has no audio stream Lockstep can decode.")
+        }
         // The first input's size, even (4:2:0), and large enough for every place to hold a 2x2
         // picture (a quad's cells are a quarter of the canvas).
         let smallest = options.blend == .quad ? 4 : 2
@@ -191,9 +212,17 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         defer { if !committed { unlink(temporary) } }
         let writer = try MovieWriter(path: temporary, container: container, canvas: canvas, frameRate: frameRate,
                                      settings: options.encode, withAudio: withAudio)
-        let gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])
+        var gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])
+        if let n = options.audioFrom { for i in gains.indices where i != n { gains[i] = 0 } }
+        var loudness: LoudnessPass.Measurement?
+        if let target = options.loudness, withAudio {
+            let mixed = lanes.filter { $0.audio != nil }.map { (path: options.readerPaths[$0.index], gain: gains[$0.index]) }
+            let m = try LoudnessPass.measure(mixed, target: target, cancellation: cancellation)
+            gains = gains.map { $0 * Float(m.gain) }
+            loudness = m
+        }
         let stage = try WriterStage(writer: writer, lanes: lanes, gains: gains, frameRate: frameRate, canvas: canvas,
-                                    poolSize: 3, failure: failure, firstFrame: firstK)
+                                    poolSize: 3, failure: failure, firstFrame: firstK, measuresLoudness: loudness != nil)
         lock.lock()
         self.lanes = lanes; writerStage = stage
         let wasCancelled = cancelled
@@ -293,14 +322,19 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         }
         let snakeSummary = try snake?.finish()
         try filters?.finish(frames: segment?.outputLength ?? emitted, frameRate: frameRate)
+        let summary = try loudness.map { m in
+            LoudnessSummary(target: options.loudness!, mixLUFS: m.mixLUFS, gainDB: 20 * log10(m.gain), writtenLUFS: try stage.writtenLoudness() ?? -.infinity)
+        }
         try OutputPath.commit(temporary, to: options.output)
         committed = true
-        return CompositeResult(frames: emitted, audioSamples: withAudio ? audioEnd : nil, canvas: canvas,
+        var result = CompositeResult(frames: emitted, audioSamples: withAudio ? audioEnd : nil, canvas: canvas,
                                frameRate: frameRate, endedBy: endedBy, snake: snakeSummary,
                                warnings: lanes.flatMap { l in
                                    l.reader.damage.map { "\(l.reader.path): damaged \($0), concealed" }
                                } + sync.backwardJumps.map { Self.describe($0, path: options.readerPaths[$0.input]) },
                                picturesDecoded: lanes.map(\.reader.picturesDecoded))
+        result.loudness = summary
+        return result
     }
 
     /// The video's clock at each tick as the single pass sees it (what `SnakeStage` pairs

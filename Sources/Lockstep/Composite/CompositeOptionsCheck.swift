@@ -45,8 +45,35 @@ extension CompositeOptions {
             }
             guard gains.allSatisfy({ (0...16).contains($0) }) else { throw JobError("--gain values must be between 0 and 16.") }
         }
+        if let n = audioFrom {
+            guard audio else { throw JobError("--audio-from and --audio none contradict each other: choose one.") }
+            guard inputs.indices.contains(n) else {
+                throw JobError("--audio-from \(n + 1): there \(inputs.count == 1 ? "is 1 input" : "are \(inputs.count) inputs"); give 1 to \(inputs.count).")
+            }
+        }
+        if let loudness {
+            guard audio else { throw JobError("--loudness needs sound, and --audio none writes none.") }
+            guard loudness.isFinite && Self.loudnessTargets.contains(loudness) else {
+                throw JobError("--loudness must be r128 (-23 LUFS) or a target between -70 and -5 LUFS; got \(loudness).")
+            }
+        }
         try Self.check(stallTimeout: stallTimeout)
         try Self.check(encode: encode)
+    }
+
+    /// Integrated loudness targets `--loudness` takes, LUFS: from R128's gate to louder than
+    /// any broadcast or streaming norm (-14 to -24).
+    public static let loudnessTargets = -70.0 ... -5.0
+
+    /// `--loudness` reads the inputs' sound once before the job: a pipe can be read only once.
+    func checkLoudnessInputs() throws {
+        guard loudness != nil else { return }
+        for (i, path) in inputs.enumerated() {
+            var st = stat()
+            if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFIFO {
+                throw JobError("--loudness measures the sound before the job, and input \(i + 1) (\(path)) is a pipe, which can be read only once.")
+            }
+        }
     }
 
     /// --size and --fps, for every command that takes them (composite, concat).

@@ -48,6 +48,12 @@ struct CompositeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("mix: every input's audio; none: no audio stream.", valueName: "mix|none"))
     var audio: AudioChoice = .mix
 
+    @Option(name: .customLong("audio-from"), help: ArgumentHelp("Only this input's sound (1 is the first): one camera's microphone, not a mix of several, which combs.", valueName: "N"))
+    var audioFrom: Int?
+
+    @Option(help: ArgumentHelp("Bring the output's sound to this integrated loudness (EBU R128): r128 for -23 LUFS, or a target in LUFS (--loudness=-16).", valueName: "r128|LUFS"))
+    var loudness: LoudnessTarget?
+
     @Option(help: "x264 constant rate factor (0 to 51).")
     var crf: Int = 18
 
@@ -103,6 +109,8 @@ struct CompositeCommand: ParsableCommand {
         options.weights = weights?.values
         options.gains = gain?.values
         options.audio = audio == .mix
+        options.audioFrom = audioFrom.map { $0 - 1 }
+        options.loudness = loudness?.lufs
         options.encode = EncodeSettings(crf: crf, preset: preset)
         options.stallTimeout = stallTimeout
         options.conceal = conceal

@@ -40,6 +40,16 @@ struct NumberList: ExpressibleByArgument {
     }
 }
 
+/// `--loudness`: "r128" (EBU R128's -23 LUFS) or a number of LUFS.
+struct LoudnessTarget: ExpressibleByArgument {
+    var lufs: Double
+    init?(argument: String) {
+        if argument.lowercased() == "r128" || argument.lowercased() == "ebu" { lufs = -23; return }
+        guard let v = Double(argument.lowercased().replacingOccurrences(of: "lufs", with: "").trimmingCharacters(in: .whitespaces)) else { return nil }
+        lufs = v
+    }
+}
+
 enum AudioChoice: String, CaseIterable, ExpressibleByArgument {
     /// Every input's default audio stream, mixed.
     case mix
