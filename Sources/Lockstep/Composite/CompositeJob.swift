@@ -25,6 +25,17 @@ public struct CompositeOptions: Sendable {
     public var audioFrom: Int?
     /// `--loudness`: bring the output's sound to this integrated loudness, LUFS (EBU R128: -23).
     public var loudness: Double?
+    /// grid, quad and pip: the grid's shape, cell fitting, borders, labels, insets.
+    public var grid = GridSpec()
+
+    /// The grid's rows and columns (quad: 2x2; blends without cells: 1x1).
+    public var gridShape: (rows: Int, columns: Int) {
+        switch blend {
+        case .quad: return (2, 2)
+        case .grid: return grid.layout.map { ($0.rows, $0.columns) } ?? GridSpec.shape(for: inputs.count)
+        default: return (1, 1)
+        }
+    }
     /// Conceal decode errors in the inputs and go on (each damaged frame named in a warning and
     /// in the output's provenance) instead of stopping at the first.
     public var conceal = false
@@ -163,21 +174,25 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         if let n = options.audioFrom, readers[n].audio == nil {
             throw JobError("--audio-from \(n + 1): input \(n + 1) (\(options.inputs[n])) has no audio stream Lockstep can decode.")
         }
-        // The first input's size, even (4:2:0), and large enough for every place to hold a 2x2
-        // picture (a quad's cells are a quarter of the canvas).
-        let smallest = options.blend == .quad ? 4 : 2
-        let canvas = options.size ?? Size(width: max(smallest, first.video.displaySize.width & ~1),
-                                          height: max(smallest, first.video.displaySize.height & ~1))
+        // The canvas: --size, or for blends that give each input a place of its own (quad, grid,
+        // pip) one chosen from all inputs (`Layout.canvas`), else the first input's size; even
+        // (4:2:0), and large enough for every cell to hold a 2x2 picture.
+        let sizes = readers.prefix(options.inputs.count).map(\.video.displaySize)
+        let (rows, columns) = options.gridShape
+        let smallest = Size(width: 2 * columns, height: 2 * rows)
+        let chosen = options.blend.placesInputs ? Layout.canvas(blend: options.blend, inputs: sizes, cells: options.grid)
+            : Size(width: first.video.displaySize.width & ~1, height: first.video.displaySize.height & ~1)
+        let canvas = options.size ?? Size(width: max(smallest.width, chosen.width), height: max(smallest.height, chosen.height))
         guard canvas.width >= 2 && canvas.height >= 2 else { throw MediaError("picture too small to be a canvas", path: first.path) }
         guard let frameRate = options.frameRate ?? first.video.frameRate else {
             throw MediaError("no frame rate in the file; give one with --fps", path: first.path)
         }
-        if options.blend == .quad && (canvas.width < 4 || canvas.height < 4) {
-            throw JobError("--size \(canvas) is too small for quad: each of its cells needs at least 2x2 pixels")
+        if canvas.width < smallest.width || canvas.height < smallest.height {
+            throw JobError("--size \(canvas) is too small for \(options.blend.rawValue): each of its \(rows)x\(columns) cells needs at least 2x2 pixels")
         }
         // Before any thread starts: a .cube that cannot be read stops the job here.
         let filters = try options.filter.map { try FilterStage(schedule: $0, canvas: canvas) }
-        let layout = Layout(blend: options.blend, canvas: canvas, inputs: readers.prefix(options.inputs.count).map(\.video.displaySize))
+        let layout = Layout(blend: options.blend, canvas: canvas, inputs: sizes, cells: options.grid)
         let matteMix = options.matte.map { MatteMix(factor: $0.mixFactor) }
         let key = ChromaKey(keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness)
         var blender = Blender(mode: options.blend, layout: layout, key: key, keyer: options.makeKeyer(),
@@ -191,7 +206,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                 let place = layout.places[i], pic = layout.pictures[i]
                 conformer = try Conformer(place: Size(width: place.width, height: place.height),
                                           picture: Rect(x: pic.x - place.x, y: pic.y - place.y, width: pic.width, height: pic.height),
-                                          fill: blender.marginColor(ofInput: i), rotation: r.video.rotation)
+                                          fill: blender.marginColor(ofInput: i), rotation: r.video.rotation, keep: layout.keep[i])
             } catch let e as MediaError { throw e.at(r.path) }
             let alpha = try options.alphaConformer(ofInput: i, reader: r, place: conformer.place, picture: conformer.picture, fill: conformer.fill)
             return InputLane(index: i, reader: r, conformer: conformer, poolSize: 4, failure: failure, alphaConformer: alpha)

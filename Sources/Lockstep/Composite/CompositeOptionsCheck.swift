@@ -45,6 +45,7 @@ extension CompositeOptions {
             }
             guard gains.allSatisfy({ (0...16).contains($0) }) else { throw JobError("--gain values must be between 0 and 16.") }
         }
+        try checkGrid()
         if let n = audioFrom {
             guard audio else { throw JobError("--audio-from and --audio none contradict each other: choose one.") }
             guard inputs.indices.contains(n) else {
@@ -59,6 +60,41 @@ extension CompositeOptions {
         }
         try Self.check(stallTimeout: stallTimeout)
         try Self.check(encode: encode)
+    }
+
+    /// The largest grid side (`--layout`), and the widest border.
+    public static let largestGridSide = 16
+    public static let widestBorder = 64
+
+    /// --layout, --cell-fit, --border, --labels and the pip options against the blend.
+    func checkGrid() throws {
+        let placed = blend.placesInputs
+        if let shape = grid.layout {
+            guard blend == .grid else { throw JobError("--layout needs --blend grid (quad is always 2x2; pip places its insets itself).") }
+            guard (1...Self.largestGridSide).contains(shape.rows), (1...Self.largestGridSide).contains(shape.columns) else {
+                throw JobError("--layout \(shape.rows)x\(shape.columns): rows and columns must be between 1 and \(Self.largestGridSide).")
+            }
+            guard shape.cells >= inputs.count else {
+                throw JobError("--layout \(shape.rows)x\(shape.columns) has \(shape.cells) cell\(shape.cells == 1 ? "" : "s") for \(inputs.count) inputs.")
+            }
+        }
+        if grid.fit != .fit && !placed { throw JobError("--cell-fit needs --blend grid, quad or pip.") }
+        if grid.border != 0 {
+            guard placed else { throw JobError("--border needs --blend grid, quad or pip.") }
+            guard (0...Self.widestBorder).contains(grid.border) else {
+                throw JobError("--border must be between 0 and \(Self.widestBorder) pixels; got \(grid.border).")
+            }
+        }
+        if let labels = grid.labels {
+            guard placed else { throw JobError("--labels and --label need --blend grid, quad or pip.") }
+            guard labels.count <= inputs.count else { throw JobError("--label is given \(labels.count) times for \(inputs.count) inputs.") }
+        }
+        if grid.pip != GridSpec.PiP() {
+            guard blend == .pip else { throw JobError("--pip-corner and --pip-size need --blend pip.") }
+            guard grid.pip.size.isFinite && GridSpec.PiP.sizes.contains(grid.pip.size) else {
+                throw JobError("--pip-size must be between \(GridSpec.PiP.sizes.lowerBound) and \(GridSpec.PiP.sizes.upperBound) (a share of the canvas width); got \(grid.pip.size).")
+            }
+        }
     }
 
     /// Integrated loudness targets `--loudness` takes, LUFS: from R128's gate to louder than

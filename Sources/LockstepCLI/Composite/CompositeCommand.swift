@@ -11,6 +11,8 @@ struct CompositeCommand: ParsableCommand {
         input has no frame left for the next tick, and its audio (all inputs mixed) ends with its video.
           chromakey  FOREGROUND BACKGROUND: the foreground's key colour shows the background
           quad       2 to 4 inputs in a 2x2 grid, in reading order
+          grid       2 to 64 inputs in a grid (--layout RxC), in reading order
+          pip        the first input on the whole canvas, 1 to 3 more in insets in a corner
           stack      2 to 4 inputs: the first is the bottom; each next one is keyed over it
           mix        2 to 4 inputs, weighted average
         """)
@@ -35,6 +37,9 @@ struct CompositeCommand: ParsableCommand {
 
     @Option(help: "--keyer gpuimage: width of the soft edge above --similarity (0 to 1).")
     var smoothness: Double = 0.1
+
+    @OptionGroup(title: "Grid, quad and picture-in-picture")
+    var cells: GridArguments
 
     @OptionGroup(title: "Keyer (chromakey and stack)")
     var keying: KeyerArguments
@@ -111,6 +116,7 @@ struct CompositeCommand: ParsableCommand {
         options.audio = audio == .mix
         options.audioFrom = audioFrom.map { $0 - 1 }
         options.loudness = loudness?.lufs
+        options.grid = cells.spec(inputs: inputs)
         options.encode = EncodeSettings(crf: crf, preset: preset)
         options.stallTimeout = stallTimeout
         options.conceal = conceal
