@@ -129,7 +129,7 @@ public struct Layout: Equatable, Sendable {
     /// pixels) of the orientation most inputs have (landscape on a tie), the reference. pip: the
     /// first input's own size (it fills the canvas). quad and grid: cells of the reference's
     /// shape, as many pixels in all as the reference has (a 2x2 grid of 1920x1080 inputs is
-    /// 1920x1080; 1x3 is 3 cells of 1110x624).
+    /// 1920x1080; 1x3 of them is 3 cells of 1108x624).
     public static func canvas(blend: BlendMode, inputs: [Size], cells spec: GridSpec = GridSpec()) -> Size {
         guard let first = inputs.first else { return Size(width: 2, height: 2) }
         func even(_ v: Double) -> Int { max(2, Int(v.rounded()) & ~1) }
