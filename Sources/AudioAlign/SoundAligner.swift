@@ -126,7 +126,7 @@ public struct SoundAligner: Sendable {
 
     public let reference: AlignSignal
     public let settings: Settings
-    private let engine: any CorrelationEngine
+    public let engine: any CorrelationEngine
     private let decimate: Decimator
     private let coarseSearch: any PreparedReference
 

@@ -12,8 +12,11 @@ public struct InputClock: Equatable, Sendable {
     public var scale: Double
     /// 0 to 1 (`SoundAlignment.confidence`; 1 for the first).
     public var confidence: Double
-    /// The measurement behind it (nil for the first input).
+    /// The measurement behind it (nil for the first input; against `via` when that is set).
     public var details: SoundAlignment?
+    /// The input (0-based) this one was aligned through, when its sound does not overlap the
+    /// first's: a camera that started after the first stopped is placed by one that saw both.
+    public var via: Int?
 
     /// How much faster this input's clock runs than the first's, ppm (+500: it counts
     /// 1.0005 s while the first counts 1 s).
@@ -22,6 +25,14 @@ public struct InputClock: Equatable, Sendable {
     public func inputTime(ofFirstTime t: Double) -> Double { (t - offset) / scale }
 
     public static func reference(_ path: String) -> InputClock { InputClock(path: path, offset: 0, scale: 1, confidence: 1) }
+
+    /// This input placed through `clock` (input `index`), from `a`, its alignment against that input.
+    static func through(_ clock: InputClock, index: Int, path: String, _ a: SoundAlignment) -> InputClock {
+        var details = a
+        details.overlap = clock.firstTime(ofInputTime: a.overlap.lowerBound)...clock.firstTime(ofInputTime: a.overlap.upperBound)
+        return InputClock(path: path, offset: clock.offset + clock.scale * a.offset, scale: clock.scale * a.scale,
+                          confidence: min(clock.confidence, a.confidence), details: details, via: index)
+    }
 }
 
 public struct AlignResult: Equatable, Sendable {
@@ -47,6 +58,7 @@ public struct AlignResult: Equatable, Sendable {
                            "\"peakZ\":\(number(d.peakZ, 1))", "\"distinctness\":\(number(d.distinctness, 2))",
                            "\"overlap\":[\(number(d.overlap.lowerBound, 3)),\(number(d.overlap.upperBound, 3))]"]
             }
+            if let via = c.via { fields.append("\"via\":\(via + 1)") }
             return "{" + fields.joined(separator: ",") + "}"
         }
         return "{\"inputs\":[" + items.joined(separator: ",") + "]}"
@@ -102,16 +114,38 @@ public final class AlignJob: @unchecked Sendable {  // `cancellation` is thread-
         DispatchQueue.concurrentPerform(iterations: inputs.count - 1) { k in
             outcomes.set(k + 1, aligner.align(signals[k + 1]))
         }
-        var clocks = [InputClock.reference(inputs[0])]
+        var clocks: [InputClock?] = [InputClock.reference(inputs[0])] + Array(repeating: nil, count: inputs.count - 1)
+        var refusals: [Int: AlignRefusal] = [:]
         for i in 1..<inputs.count {
             switch outcomes.get(i) {
-            case .success(let a):
-                clocks.append(InputClock(path: inputs[i], offset: a.offset, scale: a.scale, confidence: a.confidence, details: a))
-            case .failure(let refusal):
-                throw JobError(Self.describe(refusal, input: i, path: inputs[i], reference: inputs[0]))
+            case .success(let a): clocks[i] = InputClock(path: inputs[i], offset: a.offset, scale: a.scale, confidence: a.confidence, details: a)
+            case .failure(let refusal): refusals[i] = refusal
             }
         }
-        return AlignResult(inputs: clocks, soundSeconds: sounds.map(\.duration))
+        // An input that shares no sound with the first may share some with another input that
+        // was placed: try each of those as the reference, until nothing more is placed.
+        var tried = Set<[Int]>()
+        var progress = true
+        while progress {
+            progress = false
+            for i in refusals.keys.sorted() {
+                if case .silent = refusals[i]! { continue }
+                if case .tooShort = refusals[i]! { continue }
+                for j in 1..<inputs.count where j != i && clocks[j] != nil && !tried.contains([i, j]) {
+                    tried.insert([i, j])
+                    if case .success(let a) = SoundAligner(reference: signals[j], engine: aligner.engine, settings: settings).align(signals[i]) {
+                        clocks[i] = InputClock.through(clocks[j]!, index: j, path: inputs[i], a)
+                        refusals[i] = nil
+                        progress = true
+                        break
+                    }
+                }
+            }
+        }
+        if let (i, refusal) = refusals.min(by: { $0.key < $1.key }) {
+            throw JobError(Self.describe(refusal, input: i, path: inputs[i], reference: inputs[0], othersTried: tried.contains { $0[0] == i }))
+        }
+        return AlignResult(inputs: clocks.map { $0! }, soundSeconds: sounds.map(\.duration))
     }
 
     /// Every input's sound, read in parallel (two at a time per core is no faster: the decoders
@@ -126,8 +160,8 @@ public final class AlignJob: @unchecked Sendable {  // `cancellation` is thread-
     }
 
     /// The sentence for an input that was not aligned.
-    static func describe(_ refusal: AlignRefusal, input i: Int, path: String, reference: String) -> String {
-        let name = "input \(i + 1) (\(path))", first = "input 1 (\(reference))"
+    static func describe(_ refusal: AlignRefusal, input i: Int, path: String, reference: String, othersTried: Bool = false) -> String {
+        let name = "input \(i + 1) (\(path))", first = "input 1 (\(reference))" + (othersTried ? " nor of any other input" : "")
         switch refusal {
         case .silent:
             return "\(name) is silent (no sound above -70 dBFS): there is nothing to align it by; no offset is given."

@@ -9,7 +9,8 @@ struct AlignCommand: ParsableCommand {
         discussion: """
         For each input after the first: the offset (where its time 0 lies on the first input's \
         clock, seconds), its clock's drift against the first (ppm; positive: it runs fast) and a \
-        confidence (0 to 1). Only the sound is read; the video is not decoded. An input whose sound \
+        confidence (0 to 1). An input whose sound does not overlap the first's is placed through \
+        another input that overlaps both. Only the sound is read; the video is not decoded. An input whose sound \
         does not match the first's (another event, silence, music or noise only) stops the command \
         with exit status 1 and a sentence naming it: no offset is ever made up.
         """)
@@ -37,7 +38,8 @@ struct AlignCommand: ParsableCommand {
                   + "  drift " + String(format: "%+.1f ppm", c.driftPpm)
                   + "  confidence " + String(format: "%.2f", c.confidence)
                   + "  (\(d.agreeing) of \(d.windows) windows agree, scatter " + String(format: "%.3f ms", d.residualMs)
-                  + ", overlap " + String(format: "%.2f-%.2f s", d.overlap.lowerBound, d.overlap.upperBound) + ")")
+                  + ", overlap " + String(format: "%.2f-%.2f s", d.overlap.lowerBound, d.overlap.upperBound)
+                  + (c.via.map { ", through input \($0 + 1)" } ?? "") + ")")
         }
     }
 }

@@ -80,3 +80,32 @@ final class AlignJobTests: ScratchTestCase {
                        + #"{"path":"c.mov","offset":-1.250000,"driftPpm":500.0,"confidence":0.750,"scale":0.999500250}]}"#)
     }
 }
+
+/// Three cameras in a row, the third starting after the first stopped: it is placed through the
+/// second, which heard both.
+final class AlignThroughAnotherInputTests: ScratchTestCase {
+    func testPlacedThroughTheInputThatOverlapsBoth() throws {
+        let event = scratch.appendingPathComponent("event.wav").path
+        func ffmpeg(_ args: [String]) throws { try Processes.check("ffmpeg", ["-nostdin", "-loglevel", "error", "-y"] + args) }
+        try ffmpeg(["-f", "lavfi", "-i", "anoisesrc=color=pink:amplitude=0.5:seed=3:sample_rate=48000:duration=30",
+                    "-af", "volume='0.1+0.9*gt(sin(5*t)*sin(1.9*t+2)*sin(0.53*t),0.02)':eval=frame", "-c:a", "pcm_f32le", event])
+        // a: event 0-12 s; b: 9-21 s; c: 18-30 s, its clock 200 ppm fast (relabelled at 47990.4... 47990 Hz).
+        let cuts: [(String, Int, String)] = [("a", 0, "48000"), ("b", 432_000, "48000"), ("c", 864_000, "47990")]
+        var paths: [String] = []
+        for (name, start, clock) in cuts {
+            let path = scratch.appendingPathComponent("\(name).mp4").path
+            try ffmpeg(["-i", event, "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-filter_complex",
+                        "[0:a]atrim=start_sample=\(start),asetpts=N/SR/TB,asetrate=\(clock),aresample=48000[a]",
+                        "-map", "1:v", "-map", "[a]", "-t", "12", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", path])
+            paths.append(path)
+        }
+        let r = try AlignJob(inputs: paths).run()
+        XCTAssertNil(r.inputs[1].via)
+        XCTAssertEqual(r.inputs[1].offset, 9, accuracy: 0.001)
+        let c = r.inputs[2]
+        XCTAssertEqual(c.via, 1)
+        XCTAssertEqual(c.offset, 18, accuracy: 0.001)
+        XCTAssertEqual(c.scale, 47990.0 / 48000, accuracy: 25e-6)
+        XCTAssertTrue(r.json.contains(#""via":2"#))
+    }
+}
