@@ -11,9 +11,12 @@ public struct MonoSound: Sendable {
     public var start: Double
     /// The audio stream as the file holds it (codec, rate, channels).
     public var source: AudioInfo
+    /// Where the file's video stream starts on the same clock (its first shown frame, as the
+    /// container says; nothing decoded), seconds; nil without video.
+    public var videoStart: Double?
     public var duration: Double { Double(samples.count) / Double(rate) }
-    public init(samples: [Float], rate: Int, start: Double, source: AudioInfo) {
-        self.samples = samples; self.rate = rate; self.start = start; self.source = source
+    public init(samples: [Float], rate: Int, start: Double, source: AudioInfo, videoStart: Double? = nil) {
+        self.samples = samples; self.rate = rate; self.start = start; self.source = source; self.videoStart = videoStart
     }
 }
 
@@ -29,6 +32,11 @@ public enum SoundReader {
         let ctx = input.context
         let index = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         guard index >= 0 else { throw MediaError("has no audio stream", path: path) }
+        let video = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        let videoStart: Double? = video < 0 ? nil : {
+            let st = input.stream(video).pointee
+            return st.start_time == NOPTS ? nil : (st.time_base.rational * st.start_time).seconds
+        }()
         for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != index { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
         let stream = input.stream(index)
         let info = MovieReader.describeAudio(stream)
@@ -61,7 +69,7 @@ public enum SoundReader {
         _ = try decoder.send(nil)
         try drain()
         try resampler.convert(nil, into: &samples)
-        return MonoSound(samples: samples, rate: rate, start: start ?? 0, source: info)
+        return MonoSound(samples: samples, rate: rate, start: start ?? 0, source: info, videoStart: videoStart)
     }
 }
 

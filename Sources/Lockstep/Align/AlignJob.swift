@@ -3,8 +3,14 @@ import Foundation
 import Media
 
 /// Where one input lies on the first input's clock, as `align` found it from the sound:
-/// first-input time = offset + scale * this input's time (both presentation times, seconds).
-public struct InputClock: Equatable, Sendable {
+/// first-input time = offset + scale * this input's time (both presentation times, seconds:
+/// pts, edit lists applied, 0 where a player shows 0:00).
+///
+/// The same convention as time sync's per-input clock (issue 21b, Compositor's `InputClock`):
+/// input time t = (first time - offset) * (1 + driftPpm / 10^6), a positive drift a clock that
+/// runs fast; but that clock counts each input's time from its first shown frame, so what it takes
+/// is `firstFrameOffset` (the offset between the first frames), with `driftPpm` as it is.
+public struct AlignedInput: Equatable, Sendable {
     public var path: String
     /// Where this input's time 0 lies on the first input's clock, seconds (0 for the first).
     public var offset: Double
@@ -14,6 +20,10 @@ public struct InputClock: Equatable, Sendable {
     public var confidence: Double
     /// The measurement behind it (nil for the first input; against `via` when that is set).
     public var details: SoundAlignment?
+    /// Where this input's first video frame lies on the clock of the first input's first video
+    /// frame, seconds (`offset` moved from pts 0 to the two first frames: what time sync's
+    /// `InputClock.offset` takes); nil when either has no video stream with a start time.
+    public var firstFrameOffset: Double?
     /// The input (0-based) this one was aligned through, when its sound does not overlap the
     /// first's: a camera that started after the first stopped is placed by one that saw both.
     public var via: Int?
@@ -24,20 +34,29 @@ public struct InputClock: Equatable, Sendable {
     public func firstTime(ofInputTime t: Double) -> Double { offset + scale * t }
     public func inputTime(ofFirstTime t: Double) -> Double { (t - offset) / scale }
 
-    public static func reference(_ path: String) -> InputClock { InputClock(path: path, offset: 0, scale: 1, confidence: 1) }
+    public static func reference(_ path: String, videoStart: Double? = nil) -> AlignedInput {
+        AlignedInput(path: path, offset: 0, scale: 1, confidence: 1, firstFrameOffset: videoStart.map { _ in 0 })
+    }
+
+    /// `firstFrameOffset` from the two inputs' first frames' times (each on its own clock).
+    func withFirstFrames(_ videoStart: Double?, reference: Double?) -> AlignedInput {
+        var a = self
+        a.firstFrameOffset = videoStart.flatMap { v in reference.map { firstTime(ofInputTime: v) - $0 } }
+        return a
+    }
 
     /// This input placed through `clock` (input `index`), from `a`, its alignment against that input.
-    static func through(_ clock: InputClock, index: Int, path: String, _ a: SoundAlignment) -> InputClock {
+    static func through(_ clock: AlignedInput, index: Int, path: String, _ a: SoundAlignment) -> AlignedInput {
         var details = a
         details.overlap = clock.firstTime(ofInputTime: a.overlap.lowerBound)...clock.firstTime(ofInputTime: a.overlap.upperBound)
-        return InputClock(path: path, offset: clock.offset + clock.scale * a.offset, scale: clock.scale * a.scale,
+        return AlignedInput(path: path, offset: clock.offset + clock.scale * a.offset, scale: clock.scale * a.scale,
                           confidence: min(clock.confidence, a.confidence), details: details, via: index)
     }
 }
 
 public struct AlignResult: Equatable, Sendable {
     /// One per input, in the order given; the first is the reference.
-    public var inputs: [InputClock]
+    public var inputs: [AlignedInput]
     /// Seconds of sound read per input.
     public var soundSeconds: [Double]
 
@@ -59,6 +78,7 @@ public struct AlignResult: Equatable, Sendable {
                            "\"overlap\":[\(number(d.overlap.lowerBound, 3)),\(number(d.overlap.upperBound, 3))]"]
             }
             if let via = c.via { fields.append("\"via\":\(via + 1)") }
+            if let f = c.firstFrameOffset, c.details != nil { fields.append("\"firstFrameOffset\":\(number(f, 6))") }
             return "{" + fields.joined(separator: ",") + "}"
         }
         return "{\"inputs\":[" + items.joined(separator: ",") + "]}"
@@ -114,11 +134,11 @@ public final class AlignJob: @unchecked Sendable {  // `cancellation` is thread-
         DispatchQueue.concurrentPerform(iterations: inputs.count - 1) { k in
             outcomes.set(k + 1, aligner.align(signals[k + 1]))
         }
-        var clocks: [InputClock?] = [InputClock.reference(inputs[0])] + Array(repeating: nil, count: inputs.count - 1)
+        var clocks: [AlignedInput?] = [AlignedInput.reference(inputs[0], videoStart: sounds[0].videoStart)] + Array(repeating: nil, count: inputs.count - 1)
         var refusals: [Int: AlignRefusal] = [:]
         for i in 1..<inputs.count {
             switch outcomes.get(i) {
-            case .success(let a): clocks[i] = InputClock(path: inputs[i], offset: a.offset, scale: a.scale, confidence: a.confidence, details: a)
+            case .success(let a): clocks[i] = AlignedInput(path: inputs[i], offset: a.offset, scale: a.scale, confidence: a.confidence, details: a)
             case .failure(let refusal): refusals[i] = refusal
             }
         }
@@ -134,7 +154,7 @@ public final class AlignJob: @unchecked Sendable {  // `cancellation` is thread-
                 for j in 1..<inputs.count where j != i && clocks[j] != nil && !tried.contains([i, j]) {
                     tried.insert([i, j])
                     if case .success(let a) = SoundAligner(reference: signals[j], engine: aligner.engine, settings: settings).align(signals[i]) {
-                        clocks[i] = InputClock.through(clocks[j]!, index: j, path: inputs[i], a)
+                        clocks[i] = AlignedInput.through(clocks[j]!, index: j, path: inputs[i], a)
                         refusals[i] = nil
                         progress = true
                         break
@@ -145,7 +165,8 @@ public final class AlignJob: @unchecked Sendable {  // `cancellation` is thread-
         if let (i, refusal) = refusals.min(by: { $0.key < $1.key }) {
             throw JobError(Self.describe(refusal, input: i, path: inputs[i], reference: inputs[0], othersTried: tried.contains { $0[0] == i }))
         }
-        return AlignResult(inputs: clocks.map { $0! }, soundSeconds: sounds.map(\.duration))
+        let placed = clocks.enumerated().map { i, c in i == 0 ? c! : c!.withFirstFrames(sounds[i].videoStart, reference: sounds[0].videoStart) }
+        return AlignResult(inputs: placed, soundSeconds: sounds.map(\.duration))
     }
 
     /// Every input's sound, read in parallel (two at a time per core is no faster: the decoders

@@ -23,7 +23,7 @@ final class AlignJobTests: ScratchTestCase {
                     "-map", "1:v", "-map", "[a]", "-t", "8", "-ac", "1", "-c:v", "libx265", "-preset", "ultrafast",
                     "-x265-params", "log-level=error", "-c:a", "flac", second])
         let result = try AlignJob(inputs: [hero, second]).run()
-        XCTAssertEqual(result.inputs[0], InputClock.reference(hero))
+        XCTAssertEqual(result.inputs[0].offset, 0); XCTAssertEqual(result.inputs[0].scale, 1); XCTAssertNil(result.inputs[0].details)
         let b = result.inputs[1]
         XCTAssertEqual(b.offset, 2.5, accuracy: 0.001)
         XCTAssertEqual(b.driftPpm, 0, accuracy: 25)
@@ -43,14 +43,19 @@ final class AlignJobTests: ScratchTestCase {
         let first = scratch.appendingPathComponent("first.mp4").path, second = scratch.appendingPathComponent("second.mp4").path
         try ffmpeg(["-i", event, "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-map", "1:v", "-map", "0:a", "-t", "12",
                     "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", first])
+        // Its picture starts 0.5 s after its sound (ffprobe: video start_time 0.5).
         try ffmpeg(["-i", event, "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-filter_complex",
-                    "[0:a]atrim=start_sample=84000,asetpts=N/SR/TB,asetrate=48015,aresample=48000,volume=0.5,pan=stereo|c0=c0|c1=c0[a]",
-                    "-map", "1:v", "-map", "[a]", "-t", "10", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", second])
+                    "[0:a]atrim=start_sample=84000,asetpts=N/SR/TB,asetrate=48015,aresample=48000,volume=0.5,pan=stereo|c0=c0|c1=c0[a];"
+                    + "[1:v]setpts=PTS+0.5/TB[v]", "-fps_mode", "passthrough",
+                    "-map", "[v]", "-map", "[a]", "-t", "10", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", second])
         let b = try AlignJob(inputs: [first, second]).run().inputs[1]
         // One second of the second camera holds 48015 event samples: scale 48015/48000.
         XCTAssertEqual(b.offset, 1.75, accuracy: 0.001)
         XCTAssertEqual(b.scale, 48015.0 / 48000, accuracy: 25e-6)
         XCTAssertEqual(b.driftPpm, (48000.0 / 48015 - 1) * 1e6, accuracy: 25)
+        // What time sync's per-input clock takes: the first frames' offset (its picture 0.5 s of
+        // its own clock later).
+        XCTAssertEqual(try XCTUnwrap(b.firstFrameOffset), 1.75 + 0.5 * 48015.0 / 48000, accuracy: 0.002)
     }
 
     /// Another event's sound, digital silence and music heard in no event are refused with a
@@ -74,7 +79,7 @@ final class AlignJobTests: ScratchTestCase {
     }
 
     func testJSONHasTheDocumentedKeysFirst() {
-        let r = AlignResult(inputs: [.reference("a \"b\".mp4"), InputClock(path: "c.mov", offset: -1.25, scale: 1 / 1.0005, confidence: 0.75)],
+        let r = AlignResult(inputs: [.reference("a \"b\".mp4"), AlignedInput(path: "c.mov", offset: -1.25, scale: 1 / 1.0005, confidence: 0.75)],
                             soundSeconds: [1, 1])
         XCTAssertEqual(r.json, #"{"inputs":[{"path":"a \"b\".mp4","offset":0.000000,"driftPpm":0.0,"confidence":1.000,"scale":1.000000000},"#
                        + #"{"path":"c.mov","offset":-1.250000,"driftPpm":500.0,"confidence":0.750,"scale":0.999500250}]}"#)
