@@ -84,6 +84,14 @@ public struct AlignResult: Equatable, Sendable {
         return "{\"inputs\":[" + items.joined(separator: ",") + "]}"
     }
 
+    /// `--offsets s1,s2,... --drift p1,p2,...` for `composite` (time sync's per-input clocks, which
+    /// count from each input's first frame: `firstFrameOffset` where known).
+    public var compositeOptions: String {
+        let offsets = inputs.map { String(format: "%.6f", $0.firstFrameOffset ?? $0.offset) }
+        let drifts = inputs.map { String(format: "%.1f", $0.driftPpm) }
+        return "--offsets " + offsets.joined(separator: ",") + " --drift " + drifts.joined(separator: ",")
+    }
+
     static func quote(_ s: String) -> String {
         var out = "\""
         for u in s.unicodeScalars {

@@ -18,10 +18,14 @@ struct AlignCommand: ParsableCommand {
     @Flag(help: "One JSON document: {\"inputs\":[{\"path\":...,\"offset\":S,\"driftPpm\":P,\"confidence\":C,...},...]}.")
     var json = false
 
+    @Flag(name: .customLong("as-options"), help: "One line of composite options instead: --offsets s1,s2,... --drift p1,p2,... (each offset between the inputs' first frames, as time sync counts).")
+    var asOptions = false
+
     @Argument(help: ArgumentHelp("Movies (or sound files) of one event; the first is the reference.", valueName: "INPUT"))
     var inputs: [String] = []
 
     func validate() throws {
+        if json && asOptions { throw ValidationError("--json and --as-options: choose one.") }
         do { try AlignJob.check(inputs: inputs) } catch let e as JobError { throw ValidationError(e.description) }
     }
 
@@ -29,6 +33,7 @@ struct AlignCommand: ParsableCommand {
         let job = AlignJob(inputs: inputs)
         let result = try withCancellation({ job.cancel() }) { try job.run() }
         if json { print(result.json); return }
+        if asOptions { print(result.compositeOptions); return }
         for (i, c) in result.inputs.enumerated() {
             guard let d = c.details else {
                 print("input 1  \(c.path)  reference (offset 0)")

@@ -14,6 +14,7 @@ final class AlignCommandTests: XCTestCase {
         XCTAssertEqual(message([Repository.shared("karma.mp4")]), "align needs at least 2 inputs (the first is the reference); got 1.")
         XCTAssertEqual(message([Repository.shared("karma.mp4"), "/nonexistent/b.mp4"]), "/nonexistent/b.mp4: no such file.")
         XCTAssertEqual(message([Repository.shared("karma.mp4"), "/tmp"]), "/tmp: is a folder, not a movie.")
+        XCTAssertEqual(message(["--json", "--as-options", Repository.shared("karma.mp4"), Repository.shared("karma.mp4")]), "--json and --as-options: choose one.")
     }
 
     /// The real clip against a cut of itself made by ffmpeg (from sample 96,000: 2 s, PCM in
@@ -39,6 +40,13 @@ final class AlignCommandTests: XCTestCase {
         let text = try Processes.lockstep(["align", karma, cut])
         XCTAssertTrue(text.stdout.hasPrefix("input 1  \(karma)  reference (offset 0)\ninput 2  \(cut)  offset +"), text.stdout)
         XCTAssertTrue(text.stdout.contains("confidence 1.00"), text.stdout)
+        // For composite: the first frames' offsets (both pictures start at 0 here) and the drifts.
+        let options = try Processes.lockstep(["align", "--as-options", karma, cut])
+        XCTAssertTrue(options.stdout.hasPrefix("--offsets 0.000000,"), options.stdout)
+        let parts = options.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
+        XCTAssertEqual(parts.count, 4)
+        XCTAssertEqual(Double(parts[1].split(separator: ",")[1])!, 2, accuracy: 0.001)
+        XCTAssertEqual(parts[2], "--drift")
     }
 
     func testAnotherEventExits1NamingIt() throws {
