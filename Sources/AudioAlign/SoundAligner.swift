@@ -50,6 +50,17 @@ public struct SoundAlignment: Equatable, Sendable {
     /// How much faster the input's clock runs than the reference's, parts per million: an input
     /// that counts 1.0005 s while the reference counts 1 s is at +500.
     public var driftPpm: Double { (1 / scale - 1) * 1e6 }
+
+    /// The reference's place on the input's clock (the same measurement, turned round).
+    public var inverted: SoundAlignment {
+        var a = self
+        a.offset = -offset / scale
+        a.scale = 1 / scale
+        a.offsetErrorMs = offsetErrorMs / scale
+        a.overlap = inputTime(ofReferenceTime: overlap.lowerBound)...inputTime(ofReferenceTime: overlap.upperBound)
+        return a
+    }
+
     public func referenceTime(ofInputTime t: Double) -> Double { offset + scale * t }
     public func inputTime(ofReferenceTime t: Double) -> Double { (t - offset) / scale }
 }
@@ -143,12 +154,20 @@ public struct SoundAligner: Sendable {
         precondition(input.rate == settings.rate, "the input must be at the settings' rate")
         guard input.rms >= Self.silence else { return .failure(.silent) }
         guard input.duration >= Self.shortest else { return .failure(.tooShort(seconds: input.duration)) }
-        let coarse: CoarseLine
-        switch coarseLine(input) {
-        case .success(let c): coarse = c
-        case .failure(let refusal): return .failure(refusal)
+        let forward = coarseLine(input).flatMap { fine(input, from: $0) }
+        // The coarse windows sample the input; a reference much shorter than the input can fall
+        // between them (or only a window's edge can reach it, and match at a wrong place, which
+        // the fine stage then refuses). Then search the reference's windows in the input instead.
+        if case .failure(let refusal) = forward, input.duration > reference.duration, reference.rms >= Self.silence {
+            switch refusal {
+            case .noMatch, .inconsistent, .noOverlap:
+                if case .success(let back) = SoundAligner(reference: input, engine: engine, settings: settings).align(reference) {
+                    return .success(back.inverted)
+                }
+            case .silent, .tooShort, .ambiguous: break
+            }
         }
-        return fine(input, from: coarse)
+        return forward
     }
 
     // MARK: coarse

@@ -82,6 +82,19 @@ final class SoundAlignerTests: XCTestCase {
         XCTAssertEqual(a.driftPpm, 0, accuracy: 10)
     }
 
+    /// A short reference inside a long input falls between the input's coarse windows: the
+    /// reference's windows are searched in the input instead, and the answer turned round.
+    func testShortReferenceInsideALongInput() throws {
+        let event = GrainSound(seconds: 60, seed: 9)
+        let reference = record(event, from: 22, seconds: 8)
+        let input = record(event, from: 0, seconds: 60, noise: 0.02)
+        let a = try SoundAligner(reference: reference, engine: PlainCorrelationEngine(), settings: Self.settings).align(input).get()
+        XCTAssertEqual(a.offset, -22, accuracy: 0.0002)
+        XCTAssertEqual(a.driftPpm, 0, accuracy: 25)
+        XCTAssertEqual(a.overlap.lowerBound, 0, accuracy: 0.01)
+        XCTAssertEqual(a.overlap.upperBound, 8, accuracy: 0.01)
+    }
+
     func testRefusesSilence() {
         let reference = record(GrainSound(seconds: 12, seed: 3), from: 0, seconds: 12)
         let silent = AlignSignal(samples: [Float](repeating: 0, count: 10 * Self.rate), rate: Self.rate, start: 0)
