@@ -24,8 +24,8 @@ struct GridArguments: ParsableArguments {
     @Option(help: ArgumentHelp("A line this wide (pixels, even) around each cell, or each inset under pip.", valueName: "px"))
     var border: Int = 0
 
-    @Option(name: .customLong("border-color"), help: ArgumentHelp("The border's colour.", valueName: "RRGGBB"))
-    var borderColor: RGB = RGB(r: 255, g: 255, b: 255)
+    @Option(name: .customLong("border-color"), help: ArgumentHelp("The border's colour (default: FFFFFF, white).", valueName: "RRGGBB"))
+    var borderColor: RGB?
 
     @Flag(help: "Each input's file name in its cell's bottom-left corner.")
     var labels = false
@@ -44,7 +44,7 @@ struct GridArguments: ParsableArguments {
         g.layout = layout
         g.fit = cellFit
         g.border = border
-        g.borderColor = borderColor
+        if let borderColor { g.borderColor = borderColor }
         if labels || !label.isEmpty {
             let names = inputs.map { ($0 as NSString).lastPathComponent }
             g.labels = label.count > inputs.count ? label : label + names.dropFirst(label.count)
