@@ -13,6 +13,16 @@ import PackageDescription
 //   MotionIO               reads and writes Motion's files (trace files, profiles)
 //   Lockstep               the library: jobs that wire adapters to the core
 //   LockstepCLI            the `lockstep` command, thin
+// LOCKSTEP_OPTIMIZE=1 (scripts/test sets it): the product's own modules are optimised in debug
+// builds too, so the tests exercise them at a realistic speed. Unoptimised, the compositor's
+// lane kernels and the motion math run 10-50x slower (generic SIMD operations through type
+// metadata: a 320x240 3D-LUT filter spent 32% of a run in one closure) and the tests spend
+// most of their time there. The tests themselves, and the packages we depend on, stay as the
+// configuration builds them; `-enable-testing` stays, so `@testable import` works. Only when
+// asked: unsafe flags would keep Lockstep from being used as a versioned dependency.
+let ownSettings: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+    + (Context.environment["LOCKSTEP_OPTIMIZE"] == "1" ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : [])
+
 let package = Package(
     name: "lockstep",
     platforms: [.macOS(.v13)],
@@ -40,35 +50,35 @@ let package = Package(
         // The kernels' vector conversions, in C so that they are always inlined (CLanes.h says why).
         .target(name: "CLanes"),
         .target(name: "Compositor", dependencies: ["CLanes", .product(name: "RealModule", package: "swift-numerics")],
-                swiftSettings: [.swiftLanguageMode(.v6)]),
+                swiftSettings: ownSettings),
         .target(name: "Motion", dependencies: [.product(name: "RealModule", package: "swift-numerics")],
-                swiftSettings: [.swiftLanguageMode(.v6)]),
+                swiftSettings: ownSettings),
         // Where inputs lie on each other's clocks by their sound (`align`): the correlation's
         // weighting, peaks, drift fit and decisions, pure; the FFTs are Lockstep's (FFTW).
         .target(name: "AudioAlign", dependencies: ["Motion", .product(name: "RealModule", package: "swift-numerics")],
-                swiftSettings: [.swiftLanguageMode(.v6)]),
+                swiftSettings: ownSettings),
         // Motion's file I/O (trace files, profiles): the parsing stays in Motion, pure.
-        .target(name: "MotionIO", dependencies: ["Motion"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .target(name: "MotionIO", dependencies: ["Motion"], swiftSettings: ownSettings),
         .target(name: "Media", dependencies: ["CFFmpeg", "Compositor", .product(name: "Atomics", package: "swift-atomics")],
-                swiftSettings: [.swiftLanguageMode(.v6)]),
+                swiftSettings: ownSettings),
         .target(name: "TraceStore", dependencies: ["Motion", .product(name: "GRDB", package: "GRDB.swift")],
-                swiftSettings: [.swiftLanguageMode(.v6)]),
+                swiftSettings: ownSettings),
         .target(
             name: "IIO",
             dependencies: ["CIIO", "Motion", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
-            swiftSettings: [.swiftLanguageMode(.v6)]),
+            swiftSettings: ownSettings),
         // The timestamp-sync test kit's codes (frame numbers in pictures and in sound): pure.
         .target(name: "SyncCode", dependencies: ["Compositor", .product(name: "RealModule", package: "swift-numerics")],
-                swiftSettings: [.swiftLanguageMode(.v6)]),
-        .target(name: "Verify", dependencies: ["Compositor", "SyncCode"], swiftSettings: [.swiftLanguageMode(.v6)]),
+                swiftSettings: ownSettings),
+        .target(name: "Verify", dependencies: ["Compositor", "SyncCode"], swiftSettings: ownSettings),
         .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "MotionIO", "TraceStore", "IIO", "Verify", "SyncCode", "CFFTW", "AudioAlign", "CEBUR128",
                                             .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
-                swiftSettings: [.swiftLanguageMode(.v6)]),
+                swiftSettings: ownSettings),
         .executableTarget(
             name: "LockstepCLI",
             dependencies: ["Lockstep", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            swiftSettings: [.swiftLanguageMode(.v6)]),
+            swiftSettings: ownSettings),
 
         // Scratch folders, fixtures, the built binary and outside processes, shared by every
         // test target (a plain target: SwiftPM links it into the test bundles that use it).

@@ -28,13 +28,18 @@ import XCTest
 /// drift variants, jitter and stillhalf are 60 s long (the others 24 s, 20 s and 12 s: see the
 /// generator's `variants()`); the calibrate + snake runs of the next variant start in the
 /// background while a test checks the current one, so two run at once.
-final class IndependentCameraTests: XCTestCase {
+class IndependentCameraTestCase: XCTestCase {
     static let root = CommandLineTests.root
 
-    /// The variants, in the order their tests run (XCTest sorts test names: testNoStill before
-    /// testNoise10x), so the run started ahead is the next one needed.
-    static let variants = ["base", "drift1000", "drift200", "gyro1khz", "gyro50hz", "jitter", "jump50",
-                           "nostill", "noise10x", "offset2500", "orient", "stillhalf", "vfr25"]
+    /// Every variant, in the order their tests run (XCTest sorts test names: testNoStill before
+    /// testNoise10x), so the run started ahead is the next one needed. The default tier
+    /// (IndependentCameraTests) renders two of them; IndependentCameraSlowTests the rest.
+    static let defaultVariants = ["base", "orient"]
+    static let slowVariants = ["drift1000", "drift200", "gyro1khz", "gyro50hz", "jitter", "jump50",
+                               "nostill", "noise10x", "offset2500", "stillhalf", "vfr25"]
+    /// This class's variants (made once per test process, in one run of the generator).
+    class var variants: [String] { defaultVariants }
+    static func group(of variant: String) -> [String] { defaultVariants.contains(variant) ? defaultVariants : slowVariants }
 
     // MARK: fixtures, made once per test run
 
@@ -44,7 +49,17 @@ final class IndependentCameraTests: XCTestCase {
     /// used as it is and kept; otherwise the fixtures are made in a temporary folder, removed at the end.
     static let reused = ProcessInfo.processInfo.environment["LOCKSTEP_SYNTHCAM2_DIR"].map { URL(fileURLWithPath: $0) }
 
-    static let generated: Result<Generated, GenerationFailed> = {
+    /// The generated fixtures of each group of variants, by the group's first variant.
+    static let made = Mutex<[String: Result<Generated, GenerationFailed>]>([:])
+
+    static func generated(_ variants: [String]) -> Result<Generated, GenerationFailed> {
+        if let done = made.withLock({ $0[variants[0]] }) { return done }
+        let result = generate(variants)
+        made.withLock { $0[variants[0]] = result }
+        return result
+    }
+
+    static func generate(_ variants: [String]) -> Result<Generated, GenerationFailed> {
         if let dir = reused {
             let missing = variants.filter { !FileManager.default.fileExists(atPath: dir.appendingPathComponent("\($0)/truth.json").path) }
             return missing.isEmpty ? .success(Generated(dir: dir, seconds: 0, log: "reused"))
@@ -55,19 +70,19 @@ final class IndependentCameraTests: XCTestCase {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let r = try runCommand(URL(fileURLWithPath: "/usr/bin/env"),
                                    ["python3", root.appendingPathComponent("scripts/make-synthetic-camera-2").path,
-                                    "--variant", "all", "--jobs", "2", "--out", dir.path],
+                                    "--variant", variants.joined(separator: ","), "--jobs", "2", "--out", dir.path],
                                    timeout: 1200, scratch: dir)
             guard r.status == 0 else { return .failure(GenerationFailed(message: "make-synthetic-camera-2 exited \(r.status): \(r.stderr)")) }
-            print("IndependentCameraTests: generated 13 variants in \(String(format: "%.1f", r.seconds)) s\n\(r.stdout)")
+            print("\(self): generated \(variants.count) variants in \(String(format: "%.1f", r.seconds)) s\n\(r.stdout)")
             return .success(Generated(dir: dir, seconds: r.seconds, log: r.stdout))
         } catch {
             return .failure(GenerationFailed(message: "make-synthetic-camera-2 could not run: \(error)"))
         }
-    }()
+    }
     struct GenerationFailed: Error, Sendable { var message: String }
 
     func fixtures() throws -> URL {
-        switch Self.generated {
+        switch Self.generated(Self.variants) {
         case .success(let g): return g.dir
         case .failure(let e): XCTFail(e.message); throw e
         }
@@ -75,13 +90,13 @@ final class IndependentCameraTests: XCTestCase {
 
     override class func setUp() {
         super.setUp()
-        _ = generated
+        _ = generated(variants)
     }
 
     override class func tearDown() {
         // Wait for runs started ahead (nothing left running), then remove the fixtures.
-        for job in runs.values where job.wasStarted { _ = job.wait() }
-        if case .success(let g) = generated, reused == nil { try? FileManager.default.removeItem(at: g.dir) }
+        for v in variants { if let job = runs[v], job.wasStarted { _ = job.wait() } }
+        if case .success(let g) = generated(variants), reused == nil { try? FileManager.default.removeItem(at: g.dir) }
         super.tearDown()
     }
 
@@ -95,12 +110,12 @@ final class IndependentCameraTests: XCTestCase {
         var failure: String?
     }
 
-    static let runs: [String: OnceJob<Run>] = Dictionary(uniqueKeysWithValues: variants.map { v in
-        (v, OnceJob(label: "synthcam2-\(v)") { IndependentCameraTests.runVariant(v) })
+    static let runs: [String: OnceJob<Run>] = Dictionary(uniqueKeysWithValues: (defaultVariants + slowVariants).map { v in
+        (v, OnceJob(label: "synthcam2-\(v)") { IndependentCameraTestCase.runVariant(v) })
     })
 
     static func runVariant(_ variant: String) -> Run {
-        guard case .success(let g) = generated else {
+        guard case .success(let g) = generated(group(of: variant)) else {
             return Run(calibrate: CommandResult(status: -1, stdout: "", stderr: "", seconds: 0, timedOut: false), failure: "no fixtures")
         }
         let dir = g.dir.appendingPathComponent(variant)
@@ -135,13 +150,14 @@ final class IndependentCameraTests: XCTestCase {
 
     /// Which of this class's tests this process runs: swift test --filter hands the runner a
     /// comma-separated list of Class/test names; none or the class alone means all of them.
-    static let selectedVariants: [String] = {
+    class var selectedVariants: [String] {
+        let name = "\(self)"
         let specs = CommandLine.arguments.dropFirst().flatMap { $0.split(separator: ",").map(String.init) }
-        let mine = specs.filter { $0.hasPrefix("IndependentCameraTests/") || $0.hasPrefix("LockstepCLITests.IndependentCameraTests/") }
+        let mine = specs.filter { $0.hasPrefix("\(name)/") || $0.hasPrefix("LockstepCLITests.\(name)/") }
         if mine.isEmpty { return variants }
         let names = Set(mine.compactMap { $0.split(separator: "/").last.map { String($0).lowercased() } })
         return variants.filter { v in names.contains { $0.hasPrefix("test\(v)") } }
-    }()
+    }
 
     /// This variant's run, after starting the next selected one in the background.
     func outcome(of variant: String) throws -> (Run, [String: Any], URL) {
@@ -271,58 +287,10 @@ final class IndependentCameraTests: XCTestCase {
                                     file: file, line: line)
     }
 
-    // MARK: one test per variant
-
-    func testBase() throws { try check("base") }
-    func testDrift200() throws { try check("drift200") }
-    func testDrift1000() throws { try check("drift1000") }
-    func testGyro1kHz() throws { try check("gyro1khz") }
-    func testGyro50Hz() throws { try check("gyro50hz") }
-    func testJitter() throws { try check("jitter") }
-    func testJump50() throws { try check("jump50", Expect(jumpAt: 4.0)) }
-    func testNoise10x() throws { try check("noise10x") }
-    func testNoStill() throws { try check("nostill") }
-    func testOffset2500() throws { try check("offset2500") }
-    /// A gcsv with Gyroflow's `orientation` line: the mapping comes from the trace, all three rows.
-    func testOrientLineOfTheGcsvIsApplied() throws { try check("orient", Expect(axisSource: "trace", allRows: true)) }
-    func testStillHalf() throws { try check("stillhalf") }
-    func testVFR25() throws { try check("vfr25") }
-
-    // MARK: the search range
-
-    /// An offset beyond --search-ms is a failure with a sentence, never the window's edge.
-    func testZOffsetOutsideTheSearchRangeFailsWithASentence() throws {
-        let dir = try fixtures().appendingPathComponent("base")
-        let truth = try Self.truth(dir)
-        XCTAssertEqual(truth["timeOffsetMs"] as? Double, 143)
-        let scratch = dir.appendingPathComponent("narrow")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        let out = scratch.appendingPathComponent("OUT.json")
-        let r = try runCommand(CommandLineTests.binary, ["calibrate", dir.appendingPathComponent("cam.mp4").path,
-                                                         "--imu", dir.appendingPathComponent("cam.gcsv").path, "--search-ms", "50", "-o", out.path],
-                               timeout: 900, scratch: scratch)
-        print("search-ms 50 on a 143 ms truth: exit \(r.status); stdout \(r.stdout.replacingOccurrences(of: "\n", with: " | ")); stderr \(r.stderr.replacingOccurrences(of: "\n", with: " | "))")
-        XCTAssertEqual(r.status, 1, "exit status; stdout: \(r.stdout)")
-        XCTAssertTrue(r.stderr.contains("outside the search range"), r.stderr)
-        XCTAssertTrue(r.stderr.contains("--search-ms"), r.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "no profile may be written")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path), [], "nothing left behind")
-        try? FileManager.default.removeItem(at: scratch)
-    }
-
-    // MARK: confidence on wrong answers
-
-    /// The other side of the confidence scale on this camera: base's video against nostill's
-    /// trace (another seed's motion), and base's own trace with the IMU's x and y axes forced the
-    /// wrong way round (--axis-mapping XYZ; the truth is YXz). Each must be refused (exit 1, no
-    /// profile) or score under 0.3 with a "low confidence" warning: never a confident answer.
-    func testZWrongTraceOrAxesScoreUnder0Point3OrAreRefused() throws {
+    /// Each case (calibrate `video` with these arguments) must be refused (exit 1, no profile)
+    /// or score under 0.3 with a "low confidence" warning: never a confident answer.
+    func checkWrong(video: String, cases: [(name: String, args: [String])]) throws {
         let dir = try fixtures()
-        let video = dir.appendingPathComponent("base/cam.mp4").path
-        let cases: [(name: String, args: [String])] = [
-            ("another camera's trace", ["--imu", dir.appendingPathComponent("nostill/cam.gcsv").path]),
-            ("x and y swapped", ["--imu", dir.appendingPathComponent("base/cam.gcsv").path, "--axis-mapping", "XYZ"]),
-        ]
         let scratch = dir.appendingPathComponent("wrong")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -352,13 +320,11 @@ final class IndependentCameraTests: XCTestCase {
         }
     }
 
-    // MARK: the generator's own output
-
     /// What the ffmpeg CLI sees of the fixtures: the VFR clip has its gaps, the others none, and each
     /// clip has the frame count truth.json states.
-    func testGeneratorOutputMatchesItsTruth() throws {
+    func checkGeneratorOutput(_ variants: [String]) throws {
         let dir = try fixtures()
-        for v in ["base", "vfr25", "jump50"] {
+        for v in variants {
             let truth = try Self.truth(dir.appendingPathComponent(v))
             let r = try runCommand(URL(fileURLWithPath: "/usr/bin/env"),
                                    ["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time",
@@ -383,7 +349,86 @@ final class IndependentCameraTests: XCTestCase {
             XCTAssertEqual(first, ClockPieces(json: truth)!.imuTime(at: -1), accuracy: 1e-6, v)
         }
     }
+}
 
+/// Issue 10's checks in the default tier, on two variants: the base camera (a gcsv without an
+/// orientation line, axes searched) and one whose gcsv states its orientation; the search range's
+/// refusal; wrong axes; the generator's own output. IndependentCameraSlowTests runs the other 11.
+final class IndependentCameraTests: IndependentCameraTestCase {
+    func testBase() throws { try check("base") }
+    /// A gcsv with Gyroflow's `orientation` line: the mapping comes from the trace, all three rows.
+    func testOrientLineOfTheGcsvIsApplied() throws { try check("orient", Expect(axisSource: "trace", allRows: true)) }
+
+    // MARK: the search range
+
+    /// An offset beyond --search-ms is a failure with a sentence, never the window's edge.
+    func testZOffsetOutsideTheSearchRangeFailsWithASentence() throws {
+        let dir = try fixtures().appendingPathComponent("base")
+        let truth = try Self.truth(dir)
+        XCTAssertEqual(truth["timeOffsetMs"] as? Double, 143)
+        let scratch = dir.appendingPathComponent("narrow")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let out = scratch.appendingPathComponent("OUT.json")
+        let r = try runCommand(CommandLineTests.binary, ["calibrate", dir.appendingPathComponent("cam.mp4").path,
+                                                         "--imu", dir.appendingPathComponent("cam.gcsv").path, "--search-ms", "50", "-o", out.path],
+                               timeout: 900, scratch: scratch)
+        print("search-ms 50 on a 143 ms truth: exit \(r.status); stdout \(r.stdout.replacingOccurrences(of: "\n", with: " | ")); stderr \(r.stderr.replacingOccurrences(of: "\n", with: " | "))")
+        XCTAssertEqual(r.status, 1, "exit status; stdout: \(r.stdout)")
+        XCTAssertTrue(r.stderr.contains("outside the search range"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("--search-ms"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "no profile may be written")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path), [], "nothing left behind")
+        try? FileManager.default.removeItem(at: scratch)
+    }
+
+    // MARK: confidence on wrong answers
+
+    /// The other side of the confidence scale on this camera: base's video against orient's
+    /// trace (another seed's motion, its axes given so that only the motion differs), and base's own trace with the IMU's x and y axes forced the
+    /// wrong way round (--axis-mapping XYZ; the truth is YXz). Each must be refused (exit 1, no
+    /// profile) or score under 0.3 with a "low confidence" warning: never a confident answer.
+    func testZWrongTraceOrAxesScoreUnder0Point3OrAreRefused() throws {
+        let dir = try fixtures()
+        try checkWrong(video: dir.appendingPathComponent("base/cam.mp4").path, cases: [
+            ("another camera's trace", ["--imu", dir.appendingPathComponent("orient/cam.gcsv").path, "--axis-mapping", "YXz"]),
+            ("x and y swapped", ["--imu", dir.appendingPathComponent("base/cam.gcsv").path, "--axis-mapping", "XYZ"]),
+        ])
+    }
+
+    // MARK: the generator's own output
+
+    /// What the ffmpeg CLI sees of the base clip: no gaps, the frame count truth.json states.
+    func testGeneratorOutputMatchesItsTruth() throws { try checkGeneratorOutput(["base"]) }
+}
+
+/// The other 11 variants of the second synthetic camera (drift, jumps, gyro rates, noise, no
+/// still, VFR, jitter, a large offset, a still half), 24-60 s each: slow tier (scripts/test --all).
+final class IndependentCameraSlowTests: IndependentCameraTestCase {
+    override class var variants: [String] { slowVariants }
+
+
+    func testDrift200() throws { try check("drift200") }
+    func testDrift1000() throws { try check("drift1000") }
+    func testGyro1kHz() throws { try check("gyro1khz") }
+    func testGyro50Hz() throws { try check("gyro50hz") }
+    func testJitter() throws { try check("jitter") }
+    func testJump50() throws { try check("jump50", Expect(jumpAt: 4.0)) }
+    func testNoise10x() throws { try check("noise10x") }
+    func testNoStill() throws { try check("nostill") }
+    func testOffset2500() throws { try check("offset2500") }
+    func testStillHalf() throws { try check("stillhalf") }
+    func testVFR25() throws { try check("vfr25") }
+
+
+    /// The generator's VFR and clock-jump clips, as ffprobe sees them.
+    func testGeneratorOutputMatchesItsTruth() throws { try checkGeneratorOutput(["vfr25", "jump50"]) }
+
+    /// Base's video (default-tier fixtures) against nostill's trace: refused or under 0.3.
+    func testZAnotherCamerasTraceScoresUnder0Point3OrIsRefused() throws {
+        let base = try XCTUnwrap(try? IndependentCameraTestCase.generated(IndependentCameraTestCase.defaultVariants).get()).dir
+        try checkWrong(video: base.appendingPathComponent("base/cam.mp4").path,
+                       cases: [("another camera's trace", ["--imu", try fixtures().appendingPathComponent("nostill/cam.gcsv").path])])
+    }
 }
 
 /// The helpers IndependentCameraTests reads the contract with, without I/O (and without the

@@ -4,9 +4,8 @@ import TestSupport
 import XCTest
 @testable import Lockstep
 
-/// `filter --variants`: one pass gives the pictures of separate runs, one file per chain, and a
-/// variant that fails loses only its own file.
-final class FilterVariantsJobTests: ScratchTestCase {
+/// What the variants tests share: the chains, an independent clip, and the one-pass check.
+class FilterVariantsTestCase: ScratchTestCase {
     let chains = ["rosy", "mono", "sepia:intensity=0.5,invert", "lut:file=CUBE"]
 
     /// Every frame's yuv420p bytes, decoded by the ffmpeg CLI.
@@ -34,9 +33,23 @@ final class FilterVariantsJobTests: ScratchTestCase {
         return path
     }
 
-    func checkOnePassEqualsSeparateRuns(input: String, expectedFrames: Int64, samples: Int64) throws {
-        let specs = try chains.map { try FilterChainSpec(parsing: $0.replacingOccurrences(of: "CUBE", with: try cube())) }
-        let folder = scratch.appendingPathComponent("variants-\(UUID().uuidString.prefix(4))")
+    /// The decoded pictures of one separate run per chain (the reference for the one-pass runs).
+    func separateRuns(input: String, specs: [FilterChainSpec], expectedFrames: Int64) throws -> [[UInt8]] {
+        try specs.enumerated().map { i, spec in
+            let one = scratch.appendingPathComponent("separate-\(i).mp4")
+            let single = try CompositeJob(options: .filter(input: input, output: one.path, schedule: FilterSchedule(initial: spec))).run()
+            XCTAssertEqual(single.frames, expectedFrames)
+            return try decoded(one)
+        }
+    }
+
+    /// One pass of every chain, whose decoded pictures must equal the separate runs' byte for
+    /// byte: the same pictures into the same encoder with the same settings (x264 is
+    /// deterministic for a given input and thread count), so the bound is 0. A difference names
+    /// the first frame, plane and the largest step, and keeps both files for a look.
+    func checkOnePass(input: String, specs: [FilterChainSpec], separate: [[UInt8]], expectedFrames: Int64, samples: Int64,
+                      canvas: (width: Int, height: Int), run: Int = 0) throws {
+        let folder = scratch.appendingPathComponent("variants-\(run)-\(UUID().uuidString.prefix(4))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
         let result = try FilterVariantsJob(options: FilterVariantsOptions(input: input, folder: folder.path, chains: specs)).run()
         XCTAssertEqual(result.failed, [])
@@ -45,16 +58,19 @@ final class FilterVariantsJobTests: ScratchTestCase {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         XCTAssertEqual(names, ["sepia-intensity-0.5+invert.mp4", FilterVariantsOptions.fileName(for: specs[3].text), "mono.mp4", "rosy.mp4"].sorted())
         for (i, spec) in specs.enumerated() {
-            let one = scratch.appendingPathComponent("separate-\(i).mp4")
-            let single = try CompositeJob(options: .filter(input: input, output: one.path, schedule: FilterSchedule(initial: spec))).run()
-            XCTAssertEqual(single.frames, expectedFrames)
-            let a = try decoded(URL(fileURLWithPath: result.variants[i].output)), b = try decoded(one)
+            let a = try decoded(URL(fileURLWithPath: result.variants[i].output)), b = separate[i]
             XCTAssertEqual(a.count, b.count, spec.text)
-            // Same pictures into the same encoder with the same settings: x264 is deterministic,
-            // so the decoded frames are equal, byte for byte (the bound is 0).
+            guard a != b else { continue }
+            let frameBytes = canvas.width * canvas.height * 3 / 2
+            let first = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+            let offset = first % frameBytes, luma = canvas.width * canvas.height
+            let plane = offset < luma ? "Y" : offset < luma * 5 / 4 ? "U" : "V"
             var maxDiff = 0
             for k in 0..<min(a.count, b.count) { maxDiff = max(maxDiff, abs(Int(a[k]) - Int(b[k]))) }
-            XCTAssertEqual(maxDiff, 0, spec.text)
+            let kept = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-variants-mismatch-\(UUID().uuidString.prefix(8))")
+            try? FileManager.default.copyItem(at: folder, to: kept)
+            XCTFail("run \(run), \(spec.text): one pass differs from the separate run from frame \(first / frameBytes), plane \(plane), "
+                    + "by up to \(maxDiff) levels; the one-pass files are kept in \(kept.path)")
         }
         // The chain is the variant's own, in provenance on every frame.
         let recorded = try VerifyJob.scan(result.variants[2].output).frames.compactMap(\.provenance).map { $0.filter ?? "?" }
@@ -63,12 +79,27 @@ final class FilterVariantsJobTests: ScratchTestCase {
         XCTAssertNotEqual(try decoded(URL(fileURLWithPath: result.variants[0].output)), try decoded(URL(fileURLWithPath: result.variants[1].output)))
     }
 
+    func specs() throws -> [FilterChainSpec] {
+        try chains.map { try FilterChainSpec(parsing: $0.replacingOccurrences(of: "CUBE", with: try cube())) }
+    }
+
+    func checkOnePassEqualsSeparateRuns(input: String, expectedFrames: Int64, samples: Int64, canvas: (width: Int, height: Int)) throws {
+        let specs = try specs()
+        let separate = try separateRuns(input: input, specs: specs, expectedFrames: expectedFrames)
+        try checkOnePass(input: input, specs: specs, separate: separate, expectedFrames: expectedFrames, samples: samples, canvas: canvas)
+    }
+
+}
+
+/// `filter --variants`: one pass gives the pictures of separate runs, one file per chain, and a
+/// variant that fails loses only its own file.
+final class FilterVariantsJobTests: FilterVariantsTestCase {
     func testFourVariantsInOnePassMatchFourSeparateRuns() throws {
-        try checkOnePassEqualsSeparateRuns(input: Fixtures.url("bg.mp4").path, expectedFrames: 90, samples: 90 * 1600)
+        try checkOnePassEqualsSeparateRuns(input: Fixtures.url("bg.mp4").path, expectedFrames: 90, samples: 90 * 1600, canvas: (320, 240))
     }
 
     func testFourVariantsOfAClipMadeByTheFFmpegCLI() throws {
-        try checkOnePassEqualsSeparateRuns(input: try independentClip(), expectedFrames: 48, samples: 2 * 48_000)
+        try checkOnePassEqualsSeparateRuns(input: try independentClip(), expectedFrames: 48, samples: 2 * 48_000, canvas: (256, 144))
     }
 
     /// A variant whose .cube is malformed fails at setup and loses only its own file; the
@@ -122,5 +153,22 @@ final class FilterVariantsJobTests: ScratchTestCase {
         XCTAssertThrowsError(try FilterVariantsOptions(input: "in.mp4", folder: scratch.path, chains: same).check()) {
             XCTAssertEqual("\($0)", "--variants entries 1 and 2 (\"hue:degrees=30\", \"hue:degrees=30\") would both write \(self.scratch.path)/hue-degrees-30.mp4.")
         }
+    }
+}
+
+/// Issue 27's repeat harness: the one-pass variants run LOCKSTEP_REPEAT times (default 50) in
+/// one process, each compared with separate runs made once, byte for byte. scripts/repeat-variants
+/// runs it alone and after other job suites in the same process.
+final class FilterVariantsRepeatSlowTests: FilterVariantsTestCase {
+    func testOnePassMatchesSeparateRunsEveryTime() throws {
+        let runs = Int(ProcessInfo.processInfo.environment["LOCKSTEP_REPEAT"] ?? "") ?? 50
+        let input = Fixtures.url("bg.mp4").path
+        let specs = try specs()
+        let separate = try separateRuns(input: input, specs: specs, expectedFrames: 90)
+        for run in 1...runs {
+            try checkOnePass(input: input, specs: specs, separate: separate, expectedFrames: 90, samples: 90 * 1600,
+                             canvas: (320, 240), run: run)
+        }
+        print("FilterVariantsRepeatSlowTests: \(runs) one-pass runs compared with the separate runs")
     }
 }

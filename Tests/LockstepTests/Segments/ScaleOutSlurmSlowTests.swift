@@ -10,28 +10,18 @@ import XCTest
 /// a failing segment leaves nothing under the output's name, the join is cancelled, and
 /// `--resume` reruns that segment alone.
 ///
-/// The daemons are started in the class's setUp only when they were not running, and then
-/// stopped by PID (scripts/slurm-local down) in the class's tearDown, and by an atexit guard
-/// should the test process end before tearDown runs.
-final class ScaleOutSlurmTests: ScratchFolderTestCase {
+/// Slow tier (`scripts/test --all`, which installs Slurm through `scripts/setup --all` and
+/// starts the cluster with `scripts/slurm-local up` before the tests, and stops it after).
+/// These tests install and start nothing: without a running cluster each fails, saying so.
+final class ScaleOutSlurmSlowTests: ScratchFolderTestCase {
     static let script = Repository.root.appendingPathComponent("scripts/slurm-local").path
-    nonisolated(unsafe) static var startedHere = false  // set and read on XCTest's main thread only
 
-    override class func setUp() {
-        super.setUp()
-        if (try? Processes.run(script, ["status"]))?.status == 0 { return }
-        startedHere = true
-        atexit { _ = try? Processes.run(ScaleOutSlurmTests.script, ["down"]) }
-        let up = try? Processes.run(script, ["up"], timeout: 600)
-        if up?.status != 0 {
-            _ = try? Processes.run(script, ["down"])
-            XCTFail("scripts/slurm-local up failed: \(up?.stderr ?? "did not run")")
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        let status = try Processes.run(Self.script, ["status"])
+        guard status.status == 0 else {
+            throw Processes.Failure(description: "no one-node Slurm cluster is running: `scripts/slurm-local up` starts one (`scripts/test --all` does)")
         }
-    }
-
-    override class func tearDown() {
-        if startedHere { _ = try? Processes.run(script, ["down"]); startedHere = false }
-        super.tearDown()
     }
 
     /// `lockstep ARGS` with extra environment (sbatch passes the submitter's environment to its tasks).
