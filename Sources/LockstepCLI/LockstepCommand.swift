@@ -9,6 +9,7 @@ struct LockstepCommand: ParsableCommand {
         abstract: "Frame-perfect multi-source video compositor with gyroscope sensor fusion.",
         subcommands: [
             CompositeCommand.self,
+            AlignCommand.self,
             ConcatCommand.self,
             FilterCommand.self,
             ReverseCommand.self,

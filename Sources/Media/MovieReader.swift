@@ -411,7 +411,7 @@ public final class MovieReader {
             isStill: container == "image2" || container.hasSuffix("_pipe") || nb == 1)
     }
 
-    private static func describeAudio(_ st: UnsafeMutablePointer<AVStream>) -> AudioInfo {
+    static func describeAudio(_ st: UnsafeMutablePointer<AVStream>) -> AudioInfo {
         let par = st.pointee.codecpar
         var layout = [CChar](repeating: 0, count: 64)
         av_channel_layout_describe(&par!.pointee.ch_layout, &layout, layout.count)

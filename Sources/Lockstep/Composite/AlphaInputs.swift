@@ -10,7 +10,7 @@ extension CompositeOptions {
         switch blend {
         case .chromakey: return i == 0
         case .stack: return i > 0
-        case .mix, .quad, .single: return false
+        case .mix, .quad, .grid, .pip, .single: return false
         }
     }
 

@@ -40,7 +40,7 @@ struct Blender {
         switch mode {
         case .chromakey: return i == 0 ? YUVColor(rgb: key.keyColor) : .black
         case .stack: return i == 0 ? .black : YUVColor(rgb: key.keyColor)
-        case .quad, .mix, .single: return .black
+        case .quad, .grid, .pip, .mix, .single: return .black
         }
     }
 
@@ -93,12 +93,25 @@ struct Blender {
                     if let keyer { keyer.applyStack(all, into: o); break }
                     PlaneKernels.copy(all[0], into: o)
                     for i in 1..<layout.places.count { key.apply(foreground: all[i], background: o, into: o) }
-                case .quad:
+                case .quad, .grid, .pip:
+                    // pip: the first input fills the canvas; the insets are copied over it in order.
                     for i in layout.places.indices { PlaneKernels.copy(all[i], into: o.cropped(to: layout.places[i])) }
+                    Self.draw(layout.decor, into: o)
                 case .mix:
                     PlaneKernels.mix(all, weights: weights, into: o)
                 }
             }
+        }
+    }
+
+    /// Borders, then labels (white on a black box), over the blended places.
+    static func draw(_ decor: Decor, into o: YUVImage) {
+        guard !decor.borders.isEmpty || !decor.labels.isEmpty else { return }
+        let color = YUVColor(rgb: decor.borderColor)
+        for b in decor.borders { PlaneKernels.fill(o, color, in: b) }
+        for l in decor.labels {
+            PlaneKernels.fill(o, .black, in: l.box)
+            BitmapFont.draw(l.text, into: o, x: l.x, y: l.y, scale: l.scale, color: YUVColor(rgb: RGB(r: 255, g: 255, b: 255)))
         }
     }
 

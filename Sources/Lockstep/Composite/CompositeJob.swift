@@ -16,6 +16,10 @@ public struct CompositeOptions: Sendable {
     /// first frame at the same instant, no drift. `lockstep align`'s offsets and drifts go here
     /// (`InputClock(offset:driftPpm:)`); `--offsets`, `--drift` and `--trim` fill it.
     public var clocks: [InputClock]?
+    /// `--sync audio`: before the job, every input's offset and drift are found from the sound,
+    /// as `lockstep align` finds them (`AlignJob`), and put into `clocks` (trims kept). An input
+    /// whose sound does not match stops the job with align's sentence: no offset is made up.
+    public var clocksFromSound = false
     /// Time sync: the time every input saw (`common`, the default) or from the earliest start to
     /// the latest end (`longest`, black and silence where an input has no picture).
     public var coverage = SyncPlacement.Coverage.common
@@ -33,6 +37,22 @@ public struct CompositeOptions: Sendable {
     public var weights: [Double]?
     public var gains: [Double]?
     public var audio = true
+    /// `--audio-from N`: only this input's sound (0-based), the others' not even decoded: the
+    /// usual multi-camera choice, since microphones of one event mixed comb even when aligned.
+    public var audioFrom: Int?
+    /// `--loudness`: bring the output's sound to this integrated loudness, LUFS (EBU R128: -23).
+    public var loudness: Double?
+    /// grid, quad and pip: the grid's shape, cell fitting, borders, labels, insets.
+    public var grid = GridSpec()
+
+    /// The grid's rows and columns (quad: 2x2; blends without cells: 1x1).
+    public var gridShape: (rows: Int, columns: Int) {
+        switch blend {
+        case .quad: return (2, 2)
+        case .grid: return grid.layout.map { ($0.rows, $0.columns) } ?? GridSpec.shape(for: inputs.count)
+        default: return (1, 1)
+        }
+    }
     /// Conceal decode errors in the inputs and go on (each damaged frame named in a warning and
     /// in the output's provenance) instead of stopping at the first.
     public var conceal = false
@@ -61,8 +81,8 @@ public struct CompositeOptions: Sendable {
         return SyncPlacement(clocks: given + (matte == nil ? [] : [given.first ?? .identity]), coverage: coverage, holdLast: holdLast)
     }
 
-    /// Whether any input is placed other than "every input from its first frame at once".
-    public var placesInputs: Bool { !(clocks ?? []).allSatisfy(\.isIdentity) || coverage != .common }
+    /// Whether any input is placed in time other than "every input from its first frame at once".
+    public var placesInputsInTime: Bool { clocksFromSound || !(clocks ?? []).allSatisfy(\.isIdentity) || coverage != .common }
 }
 
 public struct CompositeResult: Sendable {
@@ -81,6 +101,18 @@ public struct CompositeResult: Sendable {
     /// What the job chose that the user should hear of, one line each (inputs that change speed
     /// under index sync, stills held): given to `announce` as soon as known, and kept here.
     public var notices: [String] = []
+    /// With `loudness`: what was measured and done.
+    public var loudness: LoudnessSummary?
+}
+
+/// `--loudness`'s report: the inputs' mix as measured before the job, the gain applied to reach
+/// the target, and the loudness of what was written (after the mixer's limiter).
+public struct LoudnessSummary: Equatable, Sendable {
+    public var target: Double
+    /// LUFS; -infinity for silence (then no gain is applied).
+    public var mixLUFS: Double
+    public var gainDB: Double
+    public var writtenLUFS: Double
 }
 
 /// A failure of the job that is not FFmpeg's: bad input combinations, cancellation.
@@ -97,7 +129,13 @@ public struct JobError: Error, CustomStringConvertible, Equatable, Sendable {
 /// watchdog. `cancel()` may come from any thread (a signal source's queue, never a signal
 /// handler itself); it only raises flags, closes queues and wakes waiters.
 public final class CompositeJob: @unchecked Sendable {  // mutable state guarded by `lock`
-    public let options: CompositeOptions
+    /// As given; under `clocksFromSound`, `run()` puts the clocks the sound gave into it before
+    /// anything else starts.
+    public private(set) var options: CompositeOptions
+    /// `--sync audio`'s alignment while it runs (so that `cancel()` reaches it).
+    private var aligner: AlignJob?
+    /// `--sync audio`: one line per input placed by its sound.
+    private var soundNotices: [String] = []
     /// The current attempt's failure (a snake segment may start again, `run()`).
     private var failure = FailureBox()
     private var lanes: [InputLane] = []
@@ -121,9 +159,11 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
     public func cancel() { stop(because: JobError.cancelled) }
 
     private func stop(because error: Error) {
-        lock.lock(); cancelled = true; let lanes = self.lanes; let w = writerStage; let failure = self.failure; lock.broadcast(); lock.unlock()
+        lock.lock(); cancelled = true; let lanes = self.lanes; let w = writerStage; let failure = self.failure; let aligner = self.aligner
+        lock.broadcast(); lock.unlock()
         failure.record(error)
         cancellation.cancel()
+        aligner?.cancel()
         for l in lanes { l.cancel() }
         w?.queue.close(); w?.pool.close()
     }
@@ -134,7 +174,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
     private func openReaders() throws -> [MovieReader] {
         let box = OpenedReaders(count: options.readerPaths.count)
         for (i, path) in options.readerPaths.enumerated() {
-            let audio = options.audio && i < options.inputs.count, conceal = options.conceal, cancellation = self.cancellation
+            let audio = options.audio && i < options.inputs.count && (options.audioFrom == nil || options.audioFrom == i), conceal = options.conceal, cancellation = self.cancellation
             let t = Thread { [box, lock] in
                 let result = Result { try MovieReader(path: path, audio: audio, conceal: conceal, cancellation: cancellation) }
                 box.set(i, result)
@@ -151,11 +191,37 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         return try box.readers()
     }
 
+    /// `--sync audio`: every input's clock from its sound against the first input's (offset
+    /// between their first shown frames, drift), announced one line per input.
+    private func placeBySound() throws {
+        try options.check()
+        let job = AlignJob(inputs: options.inputs)
+        lock.lock(); let wasCancelled = cancelled; aligner = job; lock.unlock()
+        if wasCancelled { throw JobError.cancelled }
+        let found: AlignResult
+        do { found = try job.run() } catch { lock.lock(); let c = cancelled; lock.unlock(); throw c ? JobError.cancelled : error }
+        var placed = options
+        var clocks = placed.clocks ?? Array(repeating: .identity, count: placed.inputs.count)
+        var lines: [String] = []
+        for (i, a) in found.inputs.enumerated() where i > 0 {
+            let seconds = a.firstFrameOffset ?? a.offset
+            clocks[i].offset = Rational((seconds * 1e9).rounded().clamped(to: -9e18...9e18).int64, 1_000_000_000)
+            clocks[i].driftPpm = a.driftPpm
+            lines.append(String(format: "input %d (%@): placed by its sound %+.6f s from input 1, drift %+.1f ppm, confidence %.2f",
+                                i + 1, (a.path as NSString).lastPathComponent, seconds, a.driftPpm, a.confidence))
+        }
+        placed.clocks = clocks
+        placed.clocksFromSound = false
+        try placed.check()
+        lock.lock(); options = placed; aligner = nil; soundNotices = lines; lock.unlock()
+    }
+
     /// A snake segment whose pre-roll window the bracket did not close: the attempt is dropped
     /// before any frame is written, and the job starts again with a longer window.
     private struct LongerPreRoll: Error {}
 
     public func run() throws -> CompositeResult {
+        if options.clocksFromSound { try placeBySound() }
         // Snake segments: pre-roll windows of 16, 32, 64 frames, then the taint's own pre-roll
         // (as far back as frame 0 if need be), which is always exact (`SnakeStage.startSegment`).
         for window in [16, 32, SnakeStage.longestBracketWindow, .max] as [Int64] {
@@ -171,23 +237,31 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         try OutputPath.check(options.output, inputs: options.readerPaths)
         let folder = URL(fileURLWithPath: options.output).deletingLastPathComponent().path
         OutputPath.removeStaleTemporaries(in: folder)
+        try options.checkLoudnessInputs()
         let readers = try openReaders()
         let first = readers[0]
-        // The first input's size, even (4:2:0), and large enough for every place to hold a 2x2
-        // picture (a quad's cells are a quarter of the canvas).
-        let smallest = options.blend == .quad ? 4 : 2
-        let canvas = options.size ?? Size(width: max(smallest, first.video.displaySize.width & ~1),
-                                          height: max(smallest, first.video.displaySize.height & ~1))
+        if let n = options.audioFrom, readers[n].audio == nil {
+            throw JobError("--audio-from \(n + 1): input \(n + 1) (\(options.inputs[n])) has no audio stream Lockstep can decode.")
+        }
+        // The canvas: --size, or for blends that give each input a place of its own (quad, grid,
+        // pip) one chosen from all inputs (`Layout.canvas`), else the first input's size; even
+        // (4:2:0), and large enough for every cell to hold a 2x2 picture.
+        let sizes = readers.prefix(options.inputs.count).map(\.video.displaySize)
+        let (rows, columns) = options.gridShape
+        let smallest = Size(width: 2 * columns, height: 2 * rows)
+        let chosen = options.blend.placesInputs ? Layout.canvas(blend: options.blend, inputs: sizes, cells: options.grid)
+            : Size(width: first.video.displaySize.width & ~1, height: first.video.displaySize.height & ~1)
+        let canvas = options.size ?? Size(width: max(smallest.width, chosen.width), height: max(smallest.height, chosen.height))
         guard canvas.width >= 2 && canvas.height >= 2 else { throw MediaError("picture too small to be a canvas", path: first.path) }
         guard let frameRate = options.frameRate ?? Self.defaultFrameRate(readers.prefix(options.inputs.count)) else {
             throw MediaError("no frame rate in the file; give one with --fps", path: first.path)
         }
-        if options.blend == .quad && (canvas.width < 4 || canvas.height < 4) {
-            throw JobError("--size \(canvas) is too small for quad: each of its cells needs at least 2x2 pixels")
+        if canvas.width < smallest.width || canvas.height < smallest.height {
+            throw JobError("--size \(canvas) is too small for \(options.blend.rawValue): each of its \(rows)x\(columns) cells needs at least 2x2 pixels")
         }
         // Before any thread starts: a .cube that cannot be read stops the job here.
         let filters = try options.filter.map { try FilterStage(schedule: $0, canvas: canvas) }
-        let layout = Layout(blend: options.blend, canvas: canvas, inputs: readers.prefix(options.inputs.count).map(\.video.displaySize))
+        let layout = Layout(blend: options.blend, canvas: canvas, inputs: sizes, cells: options.grid)
         let matteMix = options.matte.map { MatteMix(factor: $0.mixFactor) }
         let key = ChromaKey(keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness)
         var blender = Blender(mode: options.blend, layout: layout, key: key, keyer: options.makeKeyer(),
@@ -201,7 +275,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                 let place = layout.places[i], pic = layout.pictures[i]
                 conformer = try Conformer(place: Size(width: place.width, height: place.height),
                                           picture: Rect(x: pic.x - place.x, y: pic.y - place.y, width: pic.width, height: pic.height),
-                                          fill: blender.marginColor(ofInput: i), rotation: r.video.rotation)
+                                          fill: blender.marginColor(ofInput: i), rotation: r.video.rotation, keep: layout.keep[i])
             } catch let e as MediaError { throw e.at(r.path) }
             let alpha = try options.alphaConformer(ofInput: i, reader: r, place: conformer.place, picture: conformer.picture, fill: conformer.fill)
             return InputLane(index: i, reader: r, conformer: conformer, poolSize: 4, failure: failure, alphaConformer: alpha)
@@ -220,7 +294,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             if let alpha = lane.alphaConformer { return try alpha.emptyFrame() }
             return try Frame(width: lane.conformer.place.width, height: lane.conformer.place.height, color: lane.conformer.fill)
         }
-        let notices = Self.notices(readers: Array(readers.prefix(options.inputs.count)), sync: options.sync, frameRate: frameRate)
+        let notices = soundNotices + Self.notices(readers: Array(readers.prefix(options.inputs.count)), sync: options.sync, frameRate: frameRate)
         for line in notices where !announced.contains(line) { announced.insert(line); announce?(line) }
         let snake = options.snake.map { SnakeStage(options: $0, canvas: canvas, frameRate: frameRate) }
         let segment = try options.frames.map { range in
@@ -237,9 +311,17 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         defer { if !committed { unlink(temporary) } }
         let writer = try MovieWriter(path: temporary, container: container, canvas: canvas, frameRate: frameRate,
                                      settings: options.encode, withAudio: withAudio)
-        let gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])
+        var gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])
+        if let n = options.audioFrom { for i in gains.indices where i != n { gains[i] = 0 } }
+        var loudness: LoudnessPass.Measurement?
+        if let target = options.loudness, withAudio {
+            let mixed = lanes.filter { $0.audio != nil }.map { (path: options.readerPaths[$0.index], gain: gains[$0.index]) }
+            let m = try LoudnessPass.measure(mixed, target: target, cancellation: cancellation)
+            gains = gains.map { $0 * Float(m.gain) }
+            loudness = m
+        }
         let stage = try WriterStage(writer: writer, lanes: lanes, gains: gains, frameRate: frameRate, canvas: canvas,
-                                    poolSize: 3, failure: failure, firstFrame: firstK)
+                                    poolSize: 3, failure: failure, firstFrame: firstK, measuresLoudness: loudness != nil)
         lock.lock()
         self.lanes = lanes; writerStage = stage
         let wasCancelled = cancelled
@@ -347,15 +429,20 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         for line in lateNotices where !announced.contains(line) { announced.insert(line); announce?(line) }
         let snakeSummary = try snake?.finish()
         try filters?.finish(frames: segment?.outputLength ?? emitted, frameRate: frameRate)
+        let summary = try loudness.map { m in
+            LoudnessSummary(target: options.loudness!, mixLUFS: m.mixLUFS, gainDB: 20 * log10(m.gain), writtenLUFS: try stage.writtenLoudness() ?? -.infinity)
+        }
         try OutputPath.commit(temporary, to: options.output)
         committed = true
-        return CompositeResult(frames: emitted, audioSamples: withAudio ? audioEnd : nil, canvas: canvas,
+        var result = CompositeResult(frames: emitted, audioSamples: withAudio ? audioEnd : nil, canvas: canvas,
                                frameRate: frameRate, endedBy: endedBy, snake: snakeSummary,
                                warnings: lanes.flatMap { l in
                                    l.reader.damage.map { "\(l.reader.path): damaged \($0), concealed" }
                                } + sync.backwardJumps.map { Self.describe($0, path: options.readerPaths[$0.input]) },
                                picturesDecoded: lanes.map(\.reader.picturesDecoded),
                                notices: notices + lateNotices)
+        result.loudness = summary
+        return result
     }
 
     /// The video's clock at each tick as the single pass sees it (what `SnakeStage` pairs
@@ -456,4 +543,9 @@ private final class OpenedReaders: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         return try results.map { try $0!.get() }
     }
+}
+
+private extension Double {
+    func clamped(to range: ClosedRange<Double>) -> Double { Swift.min(Swift.max(self, range.lowerBound), range.upperBound) }
+    var int64: Int64 { Int64(self) }
 }

@@ -46,6 +46,19 @@ extension CompositeOptions {
             guard gains.allSatisfy({ (0...16).contains($0) }) else { throw JobError("--gain values must be between 0 and 16.") }
         }
         try checkPlacement()
+        try checkGrid()
+        if let n = audioFrom {
+            guard audio else { throw JobError("--audio-from and --audio none contradict each other: choose one.") }
+            guard inputs.indices.contains(n) else {
+                throw JobError("--audio-from \(n + 1): there \(inputs.count == 1 ? "is 1 input" : "are \(inputs.count) inputs"); give 1 to \(inputs.count).")
+            }
+        }
+        if let loudness {
+            guard audio else { throw JobError("--loudness needs sound, and --audio none writes none.") }
+            guard loudness.isFinite && Self.loudnessTargets.contains(loudness) else {
+                throw JobError("--loudness must be r128 (-23 LUFS) or a target between -70 and -5 LUFS; got \(loudness).")
+            }
+        }
         try Self.check(stallTimeout: stallTimeout)
         try Self.check(encode: encode)
     }
@@ -85,17 +98,74 @@ extension CompositeOptions {
                 }
             }
         }
-        if sync == .index && placesInputs {
-            throw JobError("--offsets, --drift, --trim and --longest need --sync time: index sync takes frame k of every input, whatever its time.")
+        if clocksFromSound {
+            guard inputs.count >= 2 else { throw JobError("--sync audio places inputs by the first one's sound, and there is only one input.") }
+            if let clocks, clocks.contains(where: { $0.offset != Rational(0, 1) || $0.driftPpm != 0 }) {
+                throw JobError("--sync audio finds the offsets and drifts from the sound; --offsets and --drift give them: choose one.")
+            }
+            if sync == .index { throw JobError("--sync audio places inputs in time; it cannot be combined with index sync.") }
         }
-        if frames != nil && placesInputs {
-            throw JobError("--frames cannot be combined with --offsets, --drift, --trim or --longest: a segment render places inputs only from their first frames.")
+        if sync == .index && placesInputsInTime {
+            throw JobError("--offsets, --drift, --trim and --longest need time sync (--sync time or audio): index sync takes frame k of every input, whatever its time.")
+        }
+        if frames != nil && placesInputsInTime {
+            throw JobError("--frames cannot be combined with --sync audio, --offsets, --drift, --trim or --longest: a segment render places inputs only from their first frames.")
         }
     }
 
     /// "1.5:9.25", ":20", "3:" as the option is written.
     static func text(_ t: InputClock.Trim) -> String {
         (t.start == Rational(0, 1) ? "" : InputClock.text(t.start)) + ":" + (t.end.map(InputClock.text) ?? "")
+    }
+
+    /// The largest grid side (`--layout`), and the widest border.
+    public static let largestGridSide = 16
+    public static let widestBorder = 64
+
+    /// --layout, --cell-fit, --border, --labels and the pip options against the blend.
+    func checkGrid() throws {
+        let placed = blend.placesInputs
+        if let shape = grid.layout {
+            guard blend == .grid else { throw JobError("--layout needs --blend grid (quad is always 2x2; pip places its insets itself).") }
+            guard (1...Self.largestGridSide).contains(shape.rows), (1...Self.largestGridSide).contains(shape.columns) else {
+                throw JobError("--layout \(shape.rows)x\(shape.columns): rows and columns must be between 1 and \(Self.largestGridSide).")
+            }
+            guard shape.cells >= inputs.count else {
+                throw JobError("--layout \(shape.rows)x\(shape.columns) has \(shape.cells) cell\(shape.cells == 1 ? "" : "s") for \(inputs.count) inputs.")
+            }
+        }
+        if grid.fit != .fit && !placed { throw JobError("--cell-fit needs --blend grid, quad or pip.") }
+        if grid.border != 0 {
+            guard placed else { throw JobError("--border needs --blend grid, quad or pip.") }
+            guard (0...Self.widestBorder).contains(grid.border) else {
+                throw JobError("--border must be between 0 and \(Self.widestBorder) pixels; got \(grid.border).")
+            }
+        }
+        if let labels = grid.labels {
+            guard placed else { throw JobError("--labels and --label need --blend grid, quad or pip.") }
+            guard labels.count <= inputs.count else { throw JobError("--label is given \(labels.count) times for \(inputs.count) inputs.") }
+        }
+        if grid.pip != GridSpec.PiP() {
+            guard blend == .pip else { throw JobError("--pip-corner and --pip-size need --blend pip.") }
+            guard grid.pip.size.isFinite && GridSpec.PiP.sizes.contains(grid.pip.size) else {
+                throw JobError("--pip-size must be between \(GridSpec.PiP.sizes.lowerBound) and \(GridSpec.PiP.sizes.upperBound) (a share of the canvas width); got \(grid.pip.size).")
+            }
+        }
+    }
+
+    /// Integrated loudness targets `--loudness` takes, LUFS: from R128's gate to louder than
+    /// any broadcast or streaming norm (-14 to -24).
+    public static let loudnessTargets = -70.0 ... -5.0
+
+    /// `--loudness` reads the inputs' sound once before the job: a pipe can be read only once.
+    func checkLoudnessInputs() throws {
+        guard loudness != nil else { return }
+        for (i, path) in inputs.enumerated() {
+            var st = stat()
+            if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFIFO {
+                throw JobError("--loudness measures the sound before the job, and input \(i + 1) (\(path)) is a pipe, which can be read only once.")
+            }
+        }
     }
 
     /// --size and --fps, for every command that takes them (composite, concat).

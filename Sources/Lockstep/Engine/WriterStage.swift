@@ -30,8 +30,12 @@ final class WriterStage: @unchecked Sendable {
     private var rightInputs: [UnsafePointer<Float>?]
     let clock = StageClock(name: "the writer")
 
+    /// `--loudness`: what is written, measured (read after `join()`).
+    private let meter: LoudnessMeter?
+
     init(writer: MovieWriter, lanes: [InputLane], gains: [Float], frameRate: Rational, canvas: Size,
-         poolSize: Int, failure: FailureBox, firstFrame: Int64 = 0) throws {
+         poolSize: Int, failure: FailureBox, firstFrame: Int64 = 0, measuresLoudness: Bool = false) throws {
+        meter = measuresLoudness ? LoudnessMeter() : nil
         self.writer = writer
         self.lanes = lanes
         self.mixer = AudioMixer(gains: gains)
@@ -64,6 +68,9 @@ final class WriterStage: @unchecked Sendable {
     }
 
     func join() { done.wait() }
+
+    /// The integrated loudness of the sound written, LUFS, after `join()` (nil unless measured).
+    func writtenLoudness() throws -> Double? { try meter?.integrated() }
 
     private func run(withAudio: Bool) throws {
         while let frame = queue.pop() {
@@ -116,6 +123,7 @@ final class WriterStage: @unchecked Sendable {
             mixer.mix(leftInputs, count: n, into: mixL)
             mixer.mix(rightInputs, count: n, into: mixR)
             try writer.writeAudio(left: mixL, right: mixR, count: n)
+            try meter?.add(left: mixL, right: mixR, count: n)
             mixedUntil += Int64(n)
         }
     }

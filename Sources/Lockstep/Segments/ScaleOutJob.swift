@@ -56,8 +56,8 @@ public enum ScaleOutJob {
         try OutputPath.check(options.output, inputs: options.readerPaths)
         let arguments = try ScaleOutCommandLine.segmentArguments(request.arguments)
         let gop = Int64(options.encode.gop)
-        if options.placesInputs {
-            throw JobError("--segments cannot be combined with --offsets, --drift, --trim or --longest: a segment render places inputs only from their first frames.")
+        if options.placesInputsInTime {
+            throw JobError("--segments cannot be combined with --sync audio, --offsets, --drift, --trim or --longest: a segment render places inputs only from their first frames.")
         }
         let readers = try options.inputs.map { try MovieReader(path: $0, audio: false) }
         // The single pass's default rate (the first input's nominal rate), so the plan's count is its.

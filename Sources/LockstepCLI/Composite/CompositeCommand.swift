@@ -9,11 +9,15 @@ struct CompositeCommand: ParsableCommand {
         discussion: """
         Every output frame is made of exactly one frame of every input: by default the frame on \
         screen at that instant (each input keeps its speed and its sound stays on its picture, \
-        whatever the rates; --sync index takes frame k of every input instead). The output ends \
+        whatever the rates; --sync index takes frame k of every input instead; --sync audio first \
+        finds where each input lies on the first one's clock from their sound, for cameras that \
+        started at different moments, as `lockstep align` does). The output ends \
         when an input has no frame left for the next tick (a still picture is shown throughout; \
         --hold-last, --longest say otherwise), and its audio (all inputs mixed) ends with its video.
           chromakey  FOREGROUND BACKGROUND: the foreground's key colour shows the background
           quad       2 to 4 inputs in a 2x2 grid, in reading order
+          grid       2 to 64 inputs in a grid (--layout RxC), in reading order
+          pip        the first input on the whole canvas, 1 to 3 more in insets in a corner
           stack      2 to 4 inputs: the first is the bottom; each next one is keyed over it
           mix        2 to 4 inputs, weighted average
         """)
@@ -21,10 +25,10 @@ struct CompositeCommand: ParsableCommand {
     @Option(help: "How the inputs are combined.")
     var blend: BlendMode
 
-    @Option(help: ArgumentHelp("time: the frame of each input on screen at k/fps (the default). index: output frame k uses frame k of every input.", valueName: "index|time"))
-    var sync: SyncMode = .time
+    @Option(help: ArgumentHelp("time: the frame of each input on screen at k/fps (the default). index: output frame k uses frame k of every input. audio: time sync, each input placed on the first one's clock by its sound (offset and drift, as `lockstep align` finds them).", valueName: "index|time|audio"))
+    var sync: SyncChoice = .time
 
-    @OptionGroup(title: "Time placement (--sync time)")
+    @OptionGroup(title: "Time placement (--sync time or audio)")
     var placement: PlacementArguments
 
     @Option(help: ArgumentHelp("Canvas size, even numbers (default: the first input's display size).", valueName: "WxH"))
@@ -42,6 +46,9 @@ struct CompositeCommand: ParsableCommand {
     @Option(help: "--keyer gpuimage: width of the soft edge above --similarity (0 to 1).")
     var smoothness: Double = 0.1
 
+    @OptionGroup(title: "Grid, quad and picture-in-picture")
+    var cells: GridArguments
+
     @OptionGroup(title: "Keyer (chromakey and stack)")
     var keying: KeyerArguments
 
@@ -53,6 +60,12 @@ struct CompositeCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("mix: every input's audio; none: no audio stream.", valueName: "mix|none"))
     var audio: AudioChoice = .mix
+
+    @Option(name: .customLong("audio-from"), help: ArgumentHelp("Only this input's sound (1 is the first): one camera's microphone, not a mix of several, which combs.", valueName: "N"))
+    var audioFrom: Int?
+
+    @Option(help: ArgumentHelp("Bring the output's sound to this integrated loudness (EBU R128): r128 for -23 LUFS, or a target in LUFS (--loudness=-16).", valueName: "r128|LUFS"))
+    var loudness: LoudnessTarget?
 
     @Option(help: "x264 constant rate factor (0 to 51).")
     var crf: Int = 18
@@ -98,7 +111,8 @@ struct CompositeCommand: ParsableCommand {
     /// The options as the library takes them (without the snake's trace, read only in `run`).
     var options: CompositeOptions {
         var options = CompositeOptions(inputs: inputs, output: output, blend: blend)
-        options.sync = sync
+        options.sync = sync == .index ? .index : .time
+        options.clocksFromSound = sync == .audio
         placement.apply(to: &options)
         options.size = size
         options.frameRate = fps
@@ -110,6 +124,9 @@ struct CompositeCommand: ParsableCommand {
         options.weights = weights?.values
         options.gains = gain?.values
         options.audio = audio == .mix
+        options.audioFrom = audioFrom.map { $0 - 1 }
+        options.loudness = loudness?.lufs
+        options.grid = cells.spec(inputs: inputs)
         options.encode = EncodeSettings(crf: crf, preset: preset)
         options.stallTimeout = stallTimeout
         options.conceal = conceal

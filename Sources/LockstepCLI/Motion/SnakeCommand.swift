@@ -136,6 +136,12 @@ func runComposite(_ options: CompositeOptions, quiet: Bool) throws {
     let seconds = (result.frameRate.inverse * result.frames).seconds
     let audioNote = result.audioSamples.map { String(format: ", audio %.3f s", Double($0) / 48_000) } ?? ", no audio"
     print("wrote \(options.output): \(result.frames) frames, \(result.canvas) at \(result.frameRate) fps, \(String(format: "%.3f", seconds)) s\(audioNote)")
+    if let l = result.loudness {
+        print(l.mixLUFS.isFinite
+              ? String(format: "loudness: the mix measured %.1f LUFS; gain %+.1f dB for %.1f LUFS; written %.1f LUFS (EBU R128, libebur128)",
+                       l.mixLUFS, l.gainDB, l.target, l.writtenLUFS)
+              : "loudness: the mix is silent (under R128's -70 LUFS gate); no gain applied")
+    }
     if let range = options.frames {
         // What starting part way in cost: pictures decoded per input, also those before frame A.
         print("frames \(range): pictures decoded per input: \(result.picturesDecoded.map(String.init).joined(separator: ", "))")

@@ -52,11 +52,26 @@ final class PlacementValidationTests: XCTestCase {
     }
 
     func testTimePlacementNeedsTimeSync() {
-        let sentence = "--offsets, --drift, --trim and --longest need --sync time: index sync takes frame k of every input, whatever its time."
+        let sentence = "--offsets, --drift, --trim and --longest need time sync (--sync time or audio): index sync takes frame k of every input, whatever its time."
         XCTAssertEqual(message(["--sync", "index", "--offsets", "0,1"]), sentence)
         XCTAssertEqual(message(["--sync", "index", "--longest"]), sentence)
         XCTAssertEqual(message(["--sync", "index", "--trim", "1=1:"]), sentence)
         XCTAssertEqual(message(["--frames", "0:10", "--offsets", "0,1"]),
-                       "--frames cannot be combined with --offsets, --drift, --trim or --longest: a segment render places inputs only from their first frames.")
+                       "--frames cannot be combined with --sync audio, --offsets, --drift, --trim or --longest: a segment render places inputs only from their first frames.")
+    }
+
+    /// --sync audio finds what --offsets and --drift give; trims and --longest go with it.
+    func testSyncAudio() throws {
+        XCTAssertEqual(message(["--sync", "audio"]), "accepted")
+        XCTAssertEqual(message(["--sync", "audio", "--trim", "2=1:", "--longest"]), "accepted")
+        let c = try CompositeCommand.parse(["--blend", "mix", "-o", "/tmp/o.mp4", "--sync", "audio", fg, bg])
+        XCTAssertEqual(c.options.sync, .time)
+        XCTAssertTrue(c.options.clocksFromSound)
+        let sentence = "--sync audio finds the offsets and drifts from the sound; --offsets and --drift give them: choose one."
+        XCTAssertEqual(message(["--sync", "audio", "--offsets", "0,1"]), sentence)
+        XCTAssertEqual(message(["--sync", "audio", "--drift", "0,20"]), sentence)
+        XCTAssertEqual(message(["--sync", "audio", "--frames", "0:10"]),
+                       "--frames cannot be combined with --sync audio, --offsets, --drift, --trim or --longest: a segment render places inputs only from their first frames.")
+        XCTAssertEqual(message(["--sync", "sound"]), "The value 'sound' is invalid for '--sync <index|time|audio>'. Please provide one of 'index', 'time' or 'audio'.")
     }
 }
