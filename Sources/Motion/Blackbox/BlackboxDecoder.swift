@@ -151,13 +151,16 @@ public struct BlackboxLog: Sendable {
                          channelScales: scales, metadata: meta)
     }
 
-    /// "Betaflight 4.2.0 (8f2d21460) STM32F745, log 1 of 3, 2022-02-02T15:04:53.139+00:00" (the
-    /// start is the board's clock when it had one, else the first sample's time since power-on).
+    /// "log 2 of 3 from 2022-02-02 15:04:53, Betaflight 4.2.0 (8f2d21460) STM32F745": the log's
+    /// start (the board's clock when it had one, else the first sample's time since power-on)
+    /// and the firmware; a file of one log leaves out its place.
     public var deviceName: String {
-        var name = header.firmware ?? "blackbox"
-        if logCount > 1 { name += ", log \(number) of \(logCount)" }
-        if let d = header.startDate { name += ", \(d)" } else if let t = readings.first?.t { name += ", from " + seconds(t) + " after power-on" }
-        return name
+        var start: String?
+        if let d = header.startDate { start = String(d.prefix(19)).replacingOccurrences(of: "T", with: " ") }
+        else if let t = readings.first?.t { start = seconds(t) }
+        let firmware = header.firmware ?? "blackbox"
+        if logCount > 1 { return "log \(number) of \(logCount)" + (start.map { " from \($0)" } ?? "") + ", \(firmware)" }
+        return firmware + (start.map { ", from \($0)" } ?? "")
     }
 }
 
