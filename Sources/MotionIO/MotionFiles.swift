@@ -51,7 +51,7 @@ public enum MotionFiles {
         }
         if !empty.isEmpty {
             let list = empty.prefix(20).map(String.init).joined(separator: ", ") + (empty.count > 20 ? ", ..." : "")
-            skipped.append(logs.count == 1 ? "the log holds no frames" : "\(empty.count) of its \(logs.count) logs hold no frames (\(list))")
+            skipped.append(logs.count == 1 ? "the log holds no frames" : "\(empty.count) of its \(logs.count) logs \(empty.count == 1 ? "holds" : "hold") no frames (\(list))")
         }
         guard !traces.isEmpty else {
             let why = logs.count == 1 ? (logs[0].problem ?? "it holds no frames")

@@ -116,8 +116,8 @@ public struct BlackboxLog: Sendable {
                        + seconds(g.afterNs - first.t))
         }
         if let at = truncatedAt {
-            let kept = readings.last.map { " (its last whole frame at " + seconds($0.t - (readings.first?.t ?? $0.t)) + ")" } ?? " (no whole frame)"
-            out.append("\(name) is truncated: it stops inside a frame at byte \(at); kept up to the last whole frame\(kept)")
+            let kept = readings.last.map { "kept up to its last whole frame, at " + seconds($0.t - (readings.first?.t ?? $0.t)) } ?? "no whole frame before it"
+            out.append("\(name) is truncated: it stops inside a frame at byte \(at); \(kept)")
         }
         return out
     }
@@ -475,7 +475,8 @@ final class LogDecoder {
             log.frames.i += 1
             if inOrder {
                 if lastIteration != -1 {
-                    let lost = iteration - lastIteration - 1 - skippedIterations(to: iteration)
+                    // Beyond the step to the next iteration the intervals log (which a P frame would have had).
+                    let lost = iteration - lastIteration - 1 - skippedIterations()
                     if lost > 0 { recordGap(lost, beforeNs: time &* 1000) }
                 }
                 mainValid = true
@@ -537,20 +538,6 @@ final class LogDecoder {
         var count: Int64 = 0
         var i = lastIteration + 1
         while !shouldHaveFrame(i) && count < Int64(intervalI) + Int64(pDenom) { count += 1; i += 1 }
-        return count
-    }
-
-    /// Iterations left out on purpose between the last main frame and `target`.
-    private func skippedIterations(to target: Int64) -> Int64 {
-        guard lastIteration != -1, target > lastIteration + 1 else { return 0 }
-        let span = target - lastIteration - 1
-        // Counted per I interval period, so a long jump costs no more than one period.
-        let period = Int64(intervalI)
-        var perPeriod: Int64 = 0
-        for k in 0..<period where !shouldHaveFrame(lastIteration + 1 + k) { perPeriod += 1 }
-        var count = (span / period) * perPeriod
-        var i = lastIteration + 1 + (span / period) * period
-        while i < target { if !shouldHaveFrame(i) { count += 1 }; i += 1 }
         return count
     }
 
