@@ -61,6 +61,9 @@ public enum BlackboxDecoder {
 public struct BlackboxLog: Sendable {
     public struct FrameCounts: Equatable, Sendable {
         public var i = 0, p = 0, g = 0, h = 0, s = 0, e = 0
+        public init(i: Int = 0, p: Int = 0, g: Int = 0, h: Int = 0, s: Int = 0, e: Int = 0) {
+            self.i = i; self.p = p; self.g = g; self.h = h; self.s = s; self.e = e
+        }
     }
     /// Iterations the firmware should have logged and did not (lost to corruption, or a gap in
     /// logging), before the sample at `beforeNs`.
