@@ -66,6 +66,19 @@ final class BlackboxDecoderTests: XCTestCase {
                                       "the log: 1 gap in the loop iterations, 2 iterations not logged; the first at 0.001 s"])
     }
 
+    /// A corrupt frame followed at once by what parses as a whole P frame: the readers invalidate
+    /// the stream at the corrupt frame (parser.c flightLogInvalidateStream), so that P frame, whose
+    /// predictions may come from garbage, is not used until an I frame resynchronises.
+    func testAfterACorruptFrameNoPFrameIsTrusted() {
+        // 'P' 0x50 0x00 parses as a P frame (dt 40, three 2-bit zeros) that ends at 0x80, not a
+        // frame start: corrupt; the search goes on one byte later, where P(0, [0, 0, 0]) is whole.
+        let bytes = Self.header() + Self.iFrame(0, 1000, [1, 1, 1]) + Self.pFrame(1000, [0, 0, 0]) + [0x50] + Self.pFrame(0, [0, 0, 0]) + Self.end
+        let log = BlackboxDecoder.decode(bytes)[0]
+        XCTAssertEqual(log.readings.map { $0.t / 1_000_000 }, [1, 2])
+        XCTAssertEqual(log.corruptFrames, 1)
+        XCTAssertEqual(log.droppedFrames, 1)
+    }
+
     func testATruncatedLogKeepsItsLastWholeFrame() {
         let whole = Self.header() + Self.iFrame(0, 1000, [1, 1, 1]) + Self.pFrame(1000, [0, 0, 0])
         let cut = Self.pFrame(1000, [0, 0, 0]).dropLast(2)
@@ -79,6 +92,7 @@ final class BlackboxDecoderTests: XCTestCase {
         let second = Array("H Product:Blackbox flight data recorder by Nicholas Sherlock\nH Data version:2\nH Field I name:a,b\n".utf8)
         let logs = BlackboxDecoder.decode(Self.header() + Self.iFrame(0, 1000, [0, 0, 0]) + Self.end + second + [0x49, 1, 2])
         XCTAssertEqual(logs.map(\.number), [1, 2])
+        guard logs.count == 2 else { return }
         XCTAssertEqual(logs[1].logCount, 2)
         XCTAssertEqual(logs[1].problem, "its header gives 0 I frame predictors and 0 encodings for 2 fields")
         XCTAssertTrue(logs[1].readings.isEmpty)

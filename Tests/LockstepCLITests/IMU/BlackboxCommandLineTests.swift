@@ -64,8 +64,15 @@ final class BlackboxCommandLineTests: ScratchFolderTestCase {
         XCTAssertEqual(theirs.count, 1)
         XCTAssertEqual(ours.count, 16774)
         assertAgrees(ours, theirs[0], "LOG00037")
-        // Times: the log's own microseconds.
-        XCTAssertEqual(ours[0][0] / 1e9, theirs[0][0][0], accuracy: 1e-6)
+        // Sample by sample: the log's own microseconds, and the gyro as the log's integers times
+        // gyro_scale (telemetry-parser gives deg/s), so any misread field shows, not only a large one.
+        var worst = (t: 0.0, gyro: 0.0)
+        for (o, t) in zip(ours, theirs[0]) {
+            worst.t = max(worst.t, abs(o[0] / 1e9 - t[0]))
+            for j in 1...3 { worst.gyro = max(worst.gyro, abs(o[j] * 180 / .pi - t[j])) }
+        }
+        XCTAssertLessThan(worst.t, 1e-7, "times (s)")
+        XCTAssertLessThan(worst.gyro, 1e-9, "gyro (deg/s)")
         // Accelerometer from acc_1G (2048): about 1 g at rest.
         let a = ours[0][4...6].map { $0 * $0 }.reduce(0, +).squareRoot()
         XCTAssertEqual(a, 9.81, accuracy: 0.5)
