@@ -149,18 +149,26 @@ final class BlackboxCommandLineTests: ScratchFolderTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: store + ".csv"))
     }
 
-    /// The short default-tier check of calibrate's flight choice: a 4 s clip rendered from the
-    /// real LOG00037's rotation (seconds 5-9), against a generated log of three flights whose
+    /// A clip rendered (scripts/make-blackbox-clip) from the real LOG00037's rotation, `seconds`
+    /// long from its `start` second, at 160x120 so it renders in a second or two: DIR/clip.mp4,
+    /// and DIR/real.csv, the log's gyro for scripts/make-blackbox-log to place in a flight.
+    func renderedClip(start: Double, seconds: Double) throws -> String {
+        let dir = scratch.appendingPathComponent("clip").path
+        let c = try Processes.run("python3", [Self.script("make-blackbox-clip"), "--log", Repository.shared("blackbox/LOG00037.BFL"),
+                                          "--start", String(start), "--duration", String(seconds), "--size", "160x120", "--out", dir], timeout: 300)
+        XCTAssertEqual(c.status, 0, c.stderr)
+        return dir
+    }
+
+    /// The short default-tier check of calibrate's flight choice: a 3 s clip rendered from the
+    /// real LOG00037's rotation (seconds 5-8), against a generated log of three flights whose
     /// second carries that real gyro from its 2nd second on. Calibrate must pick flight 2 and
     /// put the clip 7 s into it. (The 10-minute log is BlackboxCalibrateSlowTests.)
     func testCalibratePicksTheFlightOfAClipRenderedFromARealLog() throws {
-        let dir = scratch.appendingPathComponent("clip").path
-        let c = try Processes.run("python3", [Self.script("make-blackbox-clip"), "--log", Repository.shared("blackbox/LOG00037.BFL"),
-                                          "--start", "5", "--duration", "4", "--out", dir], timeout: 300)
-        XCTAssertEqual(c.status, 0, c.stderr)
+        let dir = try renderedClip(start: 5, seconds: 3)
         let bbl = scratch.appendingPathComponent("three.bbl").path
-        let g = try Processes.run("python3", [Self.script("make-blackbox-log"), bbl, bbl + ".json", "--flight", "8", "--flight", "14:\(dir)/real.csv@2",
-                                          "--flight", "8", "--profiles", "AC"], timeout: 300)
+        let g = try Processes.run("python3", [Self.script("make-blackbox-log"), bbl, bbl + ".json", "--flight", "4", "--flight", "9:\(dir)/real.csv@2",
+                                          "--flight", "4", "--profiles", "AC"], timeout: 300)
         XCTAssertEqual(g.status, 0, g.stderr)
         let r = try lockstep(["calibrate", "\(dir)/clip.mp4", "--imu", bbl, "-o", scratch.appendingPathComponent("p.json").path])
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -168,5 +176,28 @@ final class BlackboxCommandLineTests: ScratchFolderTestCase {
         XCTAssertTrue(lines.first?.hasPrefix("trace 2 (log 2 of 3 from 2024-05-02 10:00:00, INAV 6.1.1 (2024-01-01 ab12cd3) MATEKF405) chosen from 3 traces by the clip's motion") ?? false, r.stdout)
         let into = try XCTUnwrap(lines.dropFirst().first.flatMap { Double($0.split(separator: " ")[3]) }, r.stdout)
         XCTAssertEqual(into, 7, accuracy: 0.02, r.stdout)
+    }
+
+    /// `snake --imu LOG.BFL`: the real log read directly, after `calibrate` against it. The clip
+    /// shows the log's rotation from its 5th second, so video time = log time + offset with
+    /// offset = -(first sample's time + 5 s); snake's own estimate from the picture says so.
+    func testSnakeReadsTheRealLogDirectly() throws {
+        let log = Repository.shared("blackbox/LOG00037.BFL")
+        let dir = try renderedClip(start: 5, seconds: 3)
+        let profile = scratch.appendingPathComponent("cam.json").path
+        let c = try lockstep(["calibrate", "\(dir)/clip.mp4", "--imu", log, "-o", profile])
+        XCTAssertEqual(c.status, 0, c.stderr)
+        let truthMs = -(452_208.896 + 5000)
+        let written = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: profile))) as? [String: Any]
+        XCTAssertEqual(written?["timeOffsetMs"] as? Double ?? 0, truthMs, accuracy: 2, c.stdout)
+        let out = scratch.appendingPathComponent("s.mp4").path, report = scratch.appendingPathComponent("r.csv").path
+        let s = try lockstep(["snake", "\(dir)/clip.mp4", "--imu", log, "--calibration", profile, "--report", report, "-o", out])
+        XCTAssertEqual(s.status, 0, s.stderr)
+        let lead = "wrote \(out): 90 frames, 160x120 at 30 fps, 3.000 s, no audio\nmotion: 90 frames paired, 0 without; the picture's motion says the offset is "
+        XCTAssertTrue(s.stdout.hasPrefix(lead) && s.stdout.hasSuffix(" ms\n"), s.stdout)
+        let said = Double(s.stdout.dropFirst(lead.count).dropLast(" ms\n".count))
+        XCTAssertEqual(said ?? .nan, truthMs, accuracy: 2, s.stdout)
+        XCTAssertEqual(s.stderr, "")
+        XCTAssertEqual(try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n").count, 91)
     }
 }
