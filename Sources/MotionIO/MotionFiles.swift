@@ -2,8 +2,8 @@ import Foundation
 import Motion
 
 /// Reads the motion files that are told by their content (Motion's `MotionFileKind`): blackbox
-/// logs and blackbox_decode CSVs, decoded whole into traces; Insta360 and ArduPilot files are
-/// named in a refusal. The decoding itself is Motion's (pure).
+/// logs, blackbox_decode CSVs and ArduPilot DataFlash logs, decoded whole into traces; Insta360
+/// files are named in a refusal. The decoding itself is Motion's (pure).
 public enum MotionFiles {
     /// The kind of a regular file by its first 64 KiB and last 32 bytes; `.other` for anything
     /// else (a missing file, a folder, a FIFO: their callers say why).
@@ -22,8 +22,6 @@ public enum MotionFiles {
         switch kind {
         case .insta360:
             return TraceFileError(path: path, "an Insta360 file: its gyro is in Insta360's own trailer records, which Lockstep does not read; export the gyro with Gyroflow as .gcsv and use that")
-        case .dataflash:
-            return TraceFileError(path: path, "an ArduPilot DataFlash log: Lockstep does not read it; write its IMU messages as CSV (mavlogdump.py --types IMU --format csv) and convert them to t_ns,gx,gy,gz,ax,ay,az")
         default:
             return nil
         }
@@ -59,6 +57,31 @@ public enum MotionFiles {
             throw TraceFileError(path: path, "a blackbox log, but \(why)")
         }
         return (traces, skipped)
+    }
+
+    /// An ArduPilot DataFlash log: one trace per IMU instance (trace 1 is IMU 0), named by the
+    /// firmware its first MSG gives, and what was skipped (sentences naming the file; they are about
+    /// the whole file, so they come with any trace of it). A log with no IMU samples is an error.
+    public static func readDataFlash(path: String) throws -> (traces: [DecodedTrace], notes: [String]) {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) } catch {
+            throw TraceFileError(path: path, "cannot be read (\(error.localizedDescription))")
+        }
+        let log = data.withUnsafeBytes { raw in DataFlashDecoder.decode(raw.bindMemory(to: UInt8.self)) }
+        let withSamples = log.instances.filter { !$0.readings.isEmpty }
+        guard !withSamples.isEmpty else { throw TraceFileError(path: path, "an ArduPilot DataFlash log, but \(log.problem ?? "it holds no IMU samples")") }
+        let warnings = log.warnings.map { "\(path): \($0)" }
+        let traces = withSamples.map { instance in
+            let firmware = log.firmware ?? "ArduPilot"
+            var meta = ["source": "ArduPilot DataFlash", "instance": "IMU \(instance.number) of \(log.instances.count)"]
+            if let f = log.firmware { meta["firmware"] = f }
+            if log.skippedBytes > 0 { meta["skippedBytes"] = String(log.skippedBytes) }
+            if let t = log.truncatedAt { meta["truncatedAtByte"] = String(t) }
+            let name = log.instances.count == 1 ? firmware : "IMU \(instance.number) of \(log.instances.count), \(firmware)"
+            let info = TraceInfo(deviceName: name, sourceURI: path, clock: "flight-controller", metadata: meta)
+            return DecodedTrace(id: Int64(instance.number + 1), info: info, hasAccel: instance.hasAccel, readings: instance.readings)
+        }
+        return (traces, warnings)
     }
 
     /// A blackbox_decode CSV as one trace (id 1).

@@ -7,13 +7,13 @@ import XCTest
 /// telemetry-parser and scripts/make-blackbox-log's truth in BlackboxCommandLineTests.
 final class BlackboxDecoderTests: XCTestCase {
     /// Two fields per main frame besides iteration and time: gyroADC[0..2], so a frame is small.
-    static func header(pInterval: String = "1/1", version: Int = 2, gyroScale: String = "0x3f800000") -> [UInt8] {
+    static func header(pInterval: String = "1/1", version: Int = 2, gyroScale: String = "0x3f800000", iInterval: String = "4") -> [UInt8] {
         let lines = ["Product:Blackbox flight data recorder by Nicholas Sherlock", "Data version:\(version)",
                      "Field I name:loopIteration,time,gyroADC[0],gyroADC[1],gyroADC[2]", "Field I signed:0,0,1,1,1",
                      "Field I predictor:0,0,0,0,0", "Field I encoding:1,1,0,0,0",
                      "Field P predictor:6,2,1,1,1", "Field P encoding:9,0,7,7,7",
                      "Firmware type:Cleanflight", "Firmware revision:Betaflight 4.4.0 (test) STM32F405",
-                     "I interval:4", "P interval:\(pInterval)", "gyro_scale:\(gyroScale)", "looptime:1000"]
+                     "I interval:\(iInterval)", "P interval:\(pInterval)", "gyro_scale:\(gyroScale)", "looptime:1000"]
         return Array(lines.map { "H \($0)\n" }.joined().utf8)
     }
     static func uvb(_ v: UInt32) -> [UInt8] {
@@ -77,6 +77,17 @@ final class BlackboxDecoderTests: XCTestCase {
         XCTAssertEqual(log.readings.map { $0.t / 1_000_000 }, [1, 2])
         XCTAssertEqual(log.corruptFrames, 1)
         XCTAssertEqual(log.droppedFrames, 1)
+    }
+
+    /// Intervals no firmware writes (found by hand while fuzzing): counting the iterations the
+    /// intervals leave out stops at the largest jump a frame may make, instead of running two
+    /// billion steps per P frame; the P frames, two billion iterations on, are refused.
+    func testHugeIntervalsDoNotHangTheDecoder() {
+        let bytes = Self.header(pInterval: "1/1000000000", iInterval: "2000000000") + Self.iFrame(0, 1000, [1, 1, 1])
+            + Self.pFrame(1000, [0, 0, 0]) + Self.pFrame(0, [0, 0, 0]) + Self.pFrame(0, [0, 0, 0]) + Self.end
+        let log = BlackboxDecoder.decode(bytes)[0]
+        XCTAssertEqual(log.readings.count, 1)
+        XCTAssertEqual(log.droppedFrames, 3)
     }
 
     func testATruncatedLogKeepsItsLastWholeFrame() {

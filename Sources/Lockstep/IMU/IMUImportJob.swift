@@ -27,7 +27,7 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
     private var cancelled = false
     private var temporary: String?
 
-    /// Set when the file is read by its content (a blackbox log or blackbox_decode CSV).
+    /// Set when the file is read by its content (a blackbox log, a blackbox_decode CSV, a DataFlash log).
     private let byContent: Bool
 
     public init(file: String, format: TraceFormat? = nil, store: String) throws {
@@ -35,7 +35,7 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
         if format == nil {
             let kind = MotionFiles.kind(path: file)
             if let refusal = MotionFiles.refusal(kind, path: file) { throw refusal }
-            byContent = kind == .blackbox || kind == .blackboxCSV
+            byContent = kind == .blackbox || kind == .blackboxCSV || kind == .dataflash
         }
         let f = byContent ? nil : format ?? TraceFormat(path: file)
         guard f != nil || byContent || EmbeddedTelemetry.isMovie(path: file) else {
@@ -45,7 +45,7 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
     }
 
     /// Why a file without a known extension or content is refused.
-    public static let unknownFormat = "cannot tell the format (not a blackbox log, and not named .gcsv or .csv); add --format gcsv or --format csv."
+    public static let unknownFormat = "cannot tell the format (not a blackbox or DataFlash log, and not named .gcsv or .csv); add --format gcsv or --format csv."
 
 
     public static let cancelled = IMUJobError("interrupted: nothing was imported")

@@ -7,7 +7,7 @@ public struct IMUTraceReport: Encodable, Equatable, Sendable {
     public var medianIntervalNs: Int64?, jitterUs: Double?, gapCount: Int, gaps: [Gap], accel: Bool
     public var firstNs: Int64?, lastNs: Int64?, orientation: String?, channelScales: [String: Double]
     /// What the file is, where the reader says (a blackbox log: "blackbox", with its firmware and place in the file).
-    public var format: String?, firmware: String?, log: String?
+    public var format: String?, firmware: String?, log: String?, instance: String?
     /// Blackbox: loop iterations the firmware should have logged and did not, and frames skipped.
     public var lostIterations: Int?, corruptFrames: Int?, truncatedAtByte: Int?
     public struct Gap: Encodable, Equatable, Sendable { public var startNs: Int64; public var lengthNs: Int64 }
@@ -19,7 +19,7 @@ public struct IMUTraceReport: Encodable, Equatable, Sendable {
         gaps = s.gaps.map { Gap(startNs: $0.start, lengthNs: $0.length) }; accel = t.hasAccel
         firstNs = s.first; lastNs = s.last; orientation = t.info.orientation; channelScales = t.info.channelScales
         let m = t.info.metadata
-        format = m["source"]; firmware = m["firmware"]; log = m["log"]
+        format = m["source"]; firmware = m["firmware"]; log = m["log"]; instance = m["instance"]
         lostIterations = m["lostIterations"].flatMap { Int($0) }; corruptFrames = m["corruptFrames"].flatMap { Int($0) }
         truncatedAtByte = m["truncatedAtByte"].flatMap { Int($0) }
     }
@@ -30,6 +30,7 @@ public struct IMUTraceReport: Encodable, Equatable, Sendable {
         if let format {
             var line = "  format    \(MessageText.quote(format))"
             if let log { line += ", log \(MessageText.quote(log))" }
+            if let instance { line += ", \(MessageText.quote(instance))" }
             if let firmware { line += "; firmware \(MessageText.quote(firmware))" }
             out += line + "\n"
         }

@@ -15,7 +15,8 @@ public struct IMUJobError: Error, CustomStringConvertible, Equatable, Sendable {
 /// A file told by its content (`MotionFiles.kind`) comes before any extension: a blackbox log
 /// (`.bbl`, `.bfl`, `.txt`, or any name) is one trace per log with samples, numbered by the log's
 /// place in the file (`--trace 3` is the third log, as blackbox_decode --index counts); a
-/// blackbox_decode CSV is trace 1; an Insta360 or ArduPilot file is refused naming its format.
+/// blackbox_decode CSV is trace 1; an ArduPilot DataFlash log is one trace per IMU (`--trace 1`
+/// is IMU 0); an Insta360 file is refused naming its format.
 public enum TraceSource {
     case store(TraceStore, trace: Int64?)
     case gcsv(String)
@@ -38,6 +39,12 @@ public enum TraceSource {
                     throw IMUJobError("\(path) has no trace \(trace) (its logs with samples: \(traces.map { String($0.id) }.joined(separator: ", ")))")
                 }
                 return .decoded(path: path, traces: traces, trace: trace, notes: skipped.map { "\(path): \($0)" })
+            case .dataflash:
+                let (traces, notes) = try MotionFiles.readDataFlash(path: path)
+                if let trace, !traces.contains(where: { $0.id == trace }) {
+                    throw IMUJobError("\(path) has no trace \(trace) (its IMUs with samples: \(traces.map { String($0.id) }.joined(separator: ", ")); trace N is IMU N-1)")
+                }
+                return .decoded(path: path, traces: traces, trace: trace, notes: notes)
             case .blackboxCSV:
                 if let trace, trace != 1 { throw IMUJobError("\(path) holds one trace (1); there is no trace \(trace)") }
                 return .decoded(path: path, traces: [try MotionFiles.readBlackboxCSV(path: path)], trace: nil, notes: [])

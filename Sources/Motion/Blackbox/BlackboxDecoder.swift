@@ -535,12 +535,15 @@ final class LogDecoder {
         return (m + Int64(pNum) - 1) % Int64(pDenom) < Int64(pNum)
     }
 
-    /// Iterations left out on purpose after the last main frame, up to the next logged one.
+    /// Iterations left out on purpose after the last main frame, up to the next logged one. At
+    /// most `maxIterationJump`: a frame further on is refused anyway, and a header's "I interval"
+    /// or "P interval" of two billion made this loop (parser.c's, unbounded) run for minutes per frame.
     private func skippedIterations() -> Int64 {
         guard lastIteration != -1 else { return 0 }
         var count: Int64 = 0
         var i = lastIteration + 1
-        while !shouldHaveFrame(i) && count < Int64(intervalI) + Int64(pDenom) { count += 1; i += 1 }
+        let most = min(Int64(intervalI) + Int64(pDenom), Self.maxIterationJump)
+        while !shouldHaveFrame(i) && count < most { count += 1; i += 1 }
         return count
     }
 

@@ -135,7 +135,7 @@ final class BlackboxCommandLineTests: ScratchFolderTestCase {
         try Data("H Product:Blackbox flight data recorder by Nicholas Sherlock\nH Data version:2\n".utf8 + [0x49, 0x01]).write(to: URL(fileURLWithPath: bad))
         let store = scratch.appendingPathComponent("s.sqlite").path
         for (file, message) in [
-            (df, "\(df): an ArduPilot DataFlash log: Lockstep does not read it; write its IMU messages as CSV (mavlogdump.py --types IMU --format csv) and convert them to t_ns,gx,gy,gz,ax,ay,az"),
+            (df, "\(df): an ArduPilot DataFlash log, but it defines no IMU message (no FMT for IMU with TimeUS, GyrX, GyrY, GyrZ)"),
             (insv, "\(insv): an Insta360 file: its gyro is in Insta360's own trailer records, which Lockstep does not read; export the gyro with Gyroflow as .gcsv and use that"),
             (bad, "\(bad): a blackbox log, but its header defines no I frame fields"),
         ] {
