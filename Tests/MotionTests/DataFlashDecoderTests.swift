@@ -27,7 +27,7 @@ final class DataFlashDecoderTests: XCTestCase {
         XCTAssertEqual(log.instances[0].readings[1].accel, SIMD3(0, 0, -9.5))
         XCTAssertEqual(log.instances[1].readings.map(\.gyro), [SIMD3(2, 0, 0)])
         XCTAssertEqual(log.instances[0].dropped, 1, "a repeated time is not used")
-        XCTAssertEqual(log.warnings, ["IMU 0: 1 message whose time repeats or goes back not used"])
+        XCTAssertEqual(log.warnings, ["IMU 0: 1 message not used (a time that repeats, goes back or is out of range, or a value that is not a number)"])
     }
 
     func testJunkIsSkippedAndATruncatedEndKeepsWhatCameBefore() {
@@ -49,6 +49,19 @@ final class DataFlashDecoderTests: XCTestCase {
         XCTAssertEqual(log.instances.map(\.number), [1])
         XCTAssertEqual(log.instances[0].readings.map(\.t), [1_500_000_000])
         XCTAssertEqual(log.instances[0].readings[0].gyro.x, 0.5)
+    }
+
+    /// FuzzBlackbox's finding: a TimeUS near 2^64 (and a time column of NaN) trapped converting
+    /// to Int64. Such a message is not a sample, and is counted.
+    func testATimeNoClockGivesIsNotASample() {
+        let huge = Self.imu(UInt64.max - 5, 0, [1, 1, 1], [0, 0, 0])
+        let f = Self.fmt(43, "IMU2", "dfff", "TimeUS,GyrX,GyrY,GyrZ", length: 23)
+        let nan: [UInt8] = [0xA3, 0x95, 43] + Self.le(Double.nan.bitPattern) + [1, 2, 3].flatMap { Self.f32(Float($0)) }
+        let log = DataFlashDecoder.decode(Self.imuFormat + huge + Self.imu(1000, 0, [2, 2, 2], [0, 0, 0]) + f + nan)
+        XCTAssertEqual(log.instances.map(\.number), [0, 1])
+        XCTAssertEqual(log.instances[0].readings.map(\.t), [1_000_000])
+        XCTAssertEqual(log.instances.map(\.dropped), [1, 1])
+        XCTAssertTrue(log.instances[1].readings.isEmpty)
     }
 
     func testALogWithoutAnIMUSaysWhy() {

@@ -15,7 +15,8 @@ public enum DataFlashDecoder {
         public var number: Int
         public var readings: [IMUReading] = []
         public var hasAccel = false
-        /// Messages whose time repeated or went back (a trace's times strictly increase).
+        /// Messages whose time repeated, went back or is no time at all (a trace's times strictly
+        /// increase), or whose values are not finite.
         public var dropped = 0
     }
 
@@ -38,7 +39,7 @@ public enum DataFlashDecoder {
                 out.append("\(skippedBytes) byte\(skippedBytes == 1 ? "" : "s") that start no message skipped in \(skippedRuns) run\(skippedRuns == 1 ? "" : "s"), the first at byte \(at)")
             }
             for i in instances where i.dropped > 0 {
-                out.append("IMU \(i.number): \(i.dropped) message\(i.dropped == 1 ? "" : "s") whose time repeats or goes back not used")
+                out.append("IMU \(i.number): \(i.dropped) message\(i.dropped == 1 ? "" : "s") not used (a time that repeats, goes back or is out of range, or a value that is not a number)")
             }
             if let at = truncatedAt { out.append("the log is truncated: it stops inside a message at byte \(at); kept what came before it") }
             return out
@@ -100,7 +101,15 @@ public enum DataFlashDecoder {
             } else if let fields = imuFields[Int(type)] {
                 let body = pos + 3
                 let instance = fields.instance.map { Int(value(b, body + $0.offset, $0.char)) } ?? fields.fixedInstance
-                let t = Int64((value(b, body + fields.time.offset, fields.time.char) * fields.timeToNs).rounded())
+                // A time no clock gives (a TimeUS past 292 years, a float column that is not a
+                // number) is not a sample: converting it to Int64 trapped (found by FuzzBlackbox).
+                let ns = (value(b, body + fields.time.offset, fields.time.char) * fields.timeToNs).rounded()
+                guard ns.isFinite, abs(ns) < 9.2e18 else {
+                    instances[instance, default: Instance(number: instance)].dropped += 1
+                    pos += length
+                    continue
+                }
+                let t = Int64(ns)
                 let g = SIMD3(value(b, body + fields.gyro.0.offset, fields.gyro.0.char), value(b, body + fields.gyro.1.offset, fields.gyro.1.char),
                               value(b, body + fields.gyro.2.offset, fields.gyro.2.char))
                 var a: SIMD3<Double>?
