@@ -94,4 +94,20 @@ final class DataFlashCommandLineTests: ScratchFolderTestCase {
         XCTAssertEqual(none.status, 1)
         XCTAssertEqual(none.stderr, "Error: \(bin) has no trace 4 (its IMUs with samples: 1, 2, 3; trace N is IMU N-1)\n")
     }
+
+    /// calibrate --imu LOG.bin: a 3 s, 160x120 clip rendered from LOG00037's real rotation
+    /// (seconds 5-8), whose gyro a one-IMU DataFlash log carries from 1 s after the writer's
+    /// boot time (2.75 s of TimeUS), so video time = TimeUS - (2.75 + 1 + 5) s.
+    func testCalibrateFindsARealRotationInADataFlashLog() throws {
+        let dir = scratch.appendingPathComponent("clip").path
+        let c = try Processes.run("python3", [Self.script("make-blackbox-clip"), "--log", Repository.shared("blackbox/LOG00037.BFL"),
+                                          "--start", "5", "--duration", "3", "--size", "160x120", "--out", dir], timeout: 300)
+        XCTAssertEqual(c.status, 0, c.stderr)
+        let (bin, _) = try make("real.bin", ["--seconds", "10", "--instances", "1", "--gyro", "\(dir)/real.csv@1"])
+        let profile = scratch.appendingPathComponent("p.json").path
+        let r = try Processes.lockstep(["calibrate", "\(dir)/clip.mp4", "--imu", bin, "-o", profile])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let written = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: profile))) as? [String: Any]
+        XCTAssertEqual(written?["timeOffsetMs"] as? Double ?? 0, -8750, accuracy: 2, r.stdout)
+    }
 }
