@@ -106,12 +106,23 @@ public final class TraceStore {
     /// insert throws, the store is left as it was (no trace, no samples). Returns the new id.
     public func importTrace(_ info: TraceInfo, hasAccel: Bool,
                             _ fill: (_ append: ([IMUReading]) throws -> Void) throws -> Void) throws -> Int64 {
+        try withoutActuallyEscaping(fill) { fill in try importTraces([(info, hasAccel)]) { _, append in try fill(append) }[0] }
+    }
+
+    /// Several traces (the logs of one blackbox file) in ONE transaction: all of them or none.
+    /// `fill(k, append)` hands the k-th trace's batches to `append`. Returns the new ids in order.
+    public func importTraces(_ traces: [(info: TraceInfo, hasAccel: Bool)],
+                             _ fill: (_ index: Int, _ append: ([IMUReading]) throws -> Void) throws -> Void) throws -> [Int64] {
         let pool = try writable()
         return try wrapInsert {
             try pool.write { db in
-                let id = try Self.insertTrace(db, info, hasAccel: hasAccel)
-                try fill { batch in try self.insert(db, batch, id) }
-                return id
+                var ids: [Int64] = []
+                for (k, t) in traces.enumerated() {
+                    let id = try Self.insertTrace(db, t.info, hasAccel: t.hasAccel)
+                    try fill(k) { batch in try self.insert(db, batch, id) }
+                    ids.append(id)
+                }
+                return ids
             }
         }
     }

@@ -16,7 +16,7 @@ final class IMUCommandLineTests: IIOTestCase {
 
     func testValidationMessages() throws {
         let csv = Self.fixture("pan.csv")
-        try assertUsageError(["import", "trace.txt", "-o", store], "trace.txt: cannot tell the format from the extension; add --format gcsv or --format csv.")
+        try assertUsageError(["import", "trace.txt", "-o", store], "trace.txt: cannot tell the format (not a blackbox or DataFlash log, and not named .gcsv or .csv); add --format gcsv or --format csv.")
         try assertUsageError(["import", csv, "-o", "out.csv"], "out.csv: the store is a SQLite file, not a .gcsv or .csv; name it e.g. traces.sqlite.")
         try assertUsageError(["import", csv, "-o", store, "--format", "json"], "The value 'json' is invalid for '--format <format>'. Please provide one of 'gcsv' and 'csv'.")
         try assertUsageError(["export", store, "-o", "x.txt"], "x.txt: the output must end in .gcsv or .csv.")

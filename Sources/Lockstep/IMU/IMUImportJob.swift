@@ -2,13 +2,19 @@ import Foundation
 
 /// What an import made.
 public struct IMUImportResult: Sendable {
+    /// The first (usually the only) new trace.
     public var trace: Int64
     public var statistics: TraceStatistics
     /// A sentence about gaps in the trace, nil when there are none.
     public var warning: String?
+    /// Every new trace in order (a blackbox file gives one per log) with its statistics.
+    public var traces: [(id: Int64, statistics: TraceStatistics)] = []
+    /// Every sentence for the user: gaps per trace, and what the reader skipped.
+    public var warnings: [String] = []
 }
 
-/// Appends a `.gcsv` or `.csv` file to a store as one new trace, as ONE transaction: a bad line,
+/// Appends a `.gcsv` or `.csv` file to a store as one new trace (a blackbox file: one trace per
+/// log with samples, all in the same transaction), as ONE transaction: a bad line,
 /// a full disk or `cancel()` leave an existing store exactly as it was, and a store that did not
 /// exist is made under a hidden temporary name beside it and linked into place only when
 /// complete, so a failed first import leaves no file.
@@ -21,13 +27,26 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
     private var cancelled = false
     private var temporary: String?
 
+    /// Set when the file is read by its content (a blackbox log, a blackbox_decode CSV, a DataFlash log).
+    private let byContent: Bool
+
     public init(file: String, format: TraceFormat? = nil, store: String) throws {
-        let f = format ?? TraceFormat(path: file)
-        guard f != nil || EmbeddedTelemetry.isMovie(path: file) else {
-            throw IMUJobError("\(file): cannot tell the format from the extension; add --format gcsv or --format csv.")
+        var byContent = false
+        if format == nil {
+            let kind = MotionFiles.kind(path: file)
+            if let refusal = MotionFiles.refusal(kind, path: file) { throw refusal }
+            byContent = kind == .blackbox || kind == .blackboxCSV || kind == .dataflash
         }
-        self.file = file; self.format = f; self.store = store
+        let f = byContent ? nil : format ?? TraceFormat(path: file)
+        guard f != nil || byContent || EmbeddedTelemetry.isMovie(path: file) else {
+            throw IMUJobError("\(file): \(Self.unknownFormat)")
+        }
+        self.file = file; self.format = f; self.store = store; self.byContent = byContent
     }
+
+    /// Why a file without a known extension or content is refused.
+    public static let unknownFormat = "cannot tell the format (not a blackbox or DataFlash log, and not named .gcsv or .csv); add --format gcsv or --format csv."
+
 
     public static let cancelled = IMUJobError("interrupted: nothing was imported")
 
@@ -45,10 +64,17 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
     }
 
     public func run() throws -> IMUImportResult {
-        let reader: TraceBatches = try format.map { try TraceFileReader(path: file, format: $0) }
-            ?? CameraTraceBatches(try EmbeddedTelemetry.read(path: file))
-        let first = try reader.nextBatch()
-        guard !first.isEmpty else { throw IMUJobError("\(file): no samples") }
+        var notes: [String] = []
+        let readers: [TraceBatches]
+        if byContent {
+            let source = try TraceSource.open(path: file)
+            readers = (source.decodedTraces ?? []).map(DecodedTraceBatches.init)
+            notes = source.warnings
+        } else {
+            readers = [try format.map { try TraceFileReader(path: file, format: $0) } ?? CameraTraceBatches(try EmbeddedTelemetry.read(path: file))]
+        }
+        let first = try readers.map { try $0.nextBatch() }
+        guard !first.isEmpty, first.allSatisfy({ !$0.isEmpty }) else { throw IMUJobError("\(file): no samples") }
         if isCancelled { throw Self.cancelled }
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: store, isDirectory: &isDirectory)
@@ -59,7 +85,7 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
         if exists && !isEmpty {
             let s = try TraceStore(path: store, mode: .create)
             do {
-                let result = try importAll(reader, first, into: s)
+                let result = try importAll(readers, first, notes, into: s)
                 try s.close()
                 return result
             } catch {
@@ -67,10 +93,10 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
                 throw error
             }
         }
-        return try importIntoNewStore(reader, first, replacingEmptyFile: isEmpty)
+        return try importIntoNewStore(readers, first, notes, replacingEmptyFile: isEmpty)
     }
 
-    private func importIntoNewStore(_ reader: TraceBatches, _ first: [IMUReading], replacingEmptyFile: Bool) throws -> IMUImportResult {
+    private func importIntoNewStore(_ readers: [TraceBatches], _ first: [[IMUReading]], _ notes: [String], replacingEmptyFile: Bool) throws -> IMUImportResult {
         Self.removeStaleTemporaries(beside: store)
         let temp = Self.temporary(beside: store)
         lock.withLock { temporary = temp }
@@ -78,7 +104,7 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
         do {
             let s = try TraceStore(path: temp, mode: .create)
             let result: IMUImportResult
-            do { result = try importAll(reader, first, into: s) } catch { try? s.close(); throw error }
+            do { result = try importAll(readers, first, notes, into: s) } catch { try? s.close(); throw error }
             try s.close()     // checkpoints: the file is complete on its own, no -wal beside it
             // link(2) rather than rename(2): a store made meanwhile under that name is not replaced
             // (only the empty file found at the start is).
@@ -94,24 +120,32 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
         }
     }
 
-    private func importAll(_ reader: TraceBatches, _ first: [IMUReading], into s: TraceStore) throws -> IMUImportResult {
-        let id = try s.importTrace(reader.info, hasAccel: reader.hasAccel) { append in
-            var batch = first
+    private func importAll(_ readers: [TraceBatches], _ first: [[IMUReading]], _ notes: [String], into s: TraceStore) throws -> IMUImportResult {
+        let ids = try s.importTraces(readers.map { ($0.info, $0.hasAccel) }) { k, append in
+            var batch = first[k]
             while !batch.isEmpty {
                 try append(batch)
                 if isCancelled { throw Self.cancelled }
-                batch = try reader.nextBatch()
+                batch = try readers[k].nextBatch()
             }
         }
-        let stats = try TraceSource.store(s, trace: id).statistics(id)
-        var warning: String?
-        if stats.gapCount > 0 {
-            warning = "\(file): \(stats.gapCount) gap\(stats.gapCount == 1 ? "" : "s") (steps over twice the median \(secondsText(stats.medianInterval ?? 0)))"
-            if let g = stats.gaps.first, let start = stats.first {
-                warning! += "; the first at \(secondsText(g.start - start)), \(secondsText(g.length)) long"
+        var traces: [(id: Int64, statistics: TraceStatistics)] = []
+        var gapWarnings: [String] = []
+        for id in ids {
+            let stats = try TraceSource.store(s, trace: id).statistics(id)
+            traces.append((id, stats))
+            if stats.gapCount > 0 {
+                var w = "\(file)\(ids.count > 1 ? " (trace \(id))" : ""): \(stats.gapCount) gap\(stats.gapCount == 1 ? "" : "s") (steps over twice the median \(secondsText(stats.medianInterval ?? 0)))"
+                if let g = stats.gaps.first, let start = stats.first {
+                    w += "; the first at \(secondsText(g.start - start)), \(secondsText(g.length)) long"
+                }
+                gapWarnings.append(w)
             }
         }
-        return IMUImportResult(trace: id, statistics: stats, warning: warning)
+        var result = IMUImportResult(trace: ids[0], statistics: traces[0].statistics, warning: gapWarnings.first)
+        result.traces = traces
+        result.warnings = notes + gapWarnings
+        return result
     }
 
     // MARK: temporary stores

@@ -6,19 +6,19 @@ import Lockstep
 struct IMUImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Append a .gcsv or .csv trace to a store as a new trace; prints its id.",
+        abstract: "Append a trace file to a store as a new trace (a blackbox file: one per log); prints the new ids.",
         discussion: """
             The import is one transaction: a bad line, a failure or Ctrl-C/SIGTERM/SIGHUP leave the store as it was \
             (and make no store when there was none). Exit status 130, 143 or 129 after a signal.
             """)
 
-    @Argument(help: ArgumentHelp("The trace file.", valueName: "file")) var file: String
+    @Argument(help: ArgumentHelp("The trace file: .gcsv, .csv, a Betaflight/INAV blackbox log (.bbl, .bfl, .txt) or blackbox_decode CSV, or a GoPro/CAMM movie.", valueName: "file")) var file: String
     @Option(name: .shortAndLong, help: ArgumentHelp("The store (made if absent).", valueName: "store")) var output: String
-    @Option(help: "The file's format; by default from its extension.") var format: TraceFormat?
+    @Option(help: "The file's format; by default from its content (blackbox), else its extension.") var format: TraceFormat?
 
     func validate() throws {
-        if format == nil && TraceFormat(path: file) == nil && !EmbeddedTelemetry.isMovie(path: file) {
-            throw ValidationError("\(file): cannot tell the format from the extension; add --format gcsv or --format csv.")
+        if format == nil && TraceFormat(path: file) == nil && !EmbeddedTelemetry.isMovie(path: file) && MotionFiles.kind(path: file) == .other {
+            throw ValidationError("\(file): \(IMUImportJob.unknownFormat)")
         }
         if TraceFormat(path: output) != nil {
             throw ValidationError("\(output): the store is a SQLite file, not a .gcsv or .csv; name it e.g. traces.sqlite.")
@@ -28,8 +28,8 @@ struct IMUImportCommand: ParsableCommand {
     func run() throws {
         let job = try IMUImportJob(file: file, format: format, store: output)
         let result = try withImportSignals(job) { try job.run() }
-        if let warning = result.warning { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
-        print(result.trace)
+        for warning in result.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+        for t in result.traces { print(t.id) }
     }
 }
 

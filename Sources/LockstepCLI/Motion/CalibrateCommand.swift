@@ -8,8 +8,8 @@ struct CalibrateCommand: ParsableCommand {
         abstract: "Find the IMU's axis mapping, clock offset and drift, focal length and gyro bias by matching the gyro against the video's own motion.")
 
     @Argument(help: "The movie.") var video: String
-    @Option(help: ArgumentHelp("IMU trace: a trace store, a Gyroflow .gcsv or a .csv.", valueName: "TRACE")) var imu: String
-    @Option(help: ArgumentHelp("Which trace of a store (needed when it holds several).", valueName: "ID")) var trace: Int64?
+    @Option(help: ArgumentHelp("IMU trace: a trace store, a Gyroflow .gcsv, a .csv or a blackbox log; with several traces and no --trace, the clip's motion picks one.", valueName: "TRACE")) var imu: String
+    @Option(help: ArgumentHelp("Which trace of a store or log (by default, when there are several, the one whose motion matches the clip).", valueName: "ID")) var trace: Int64?
     @Option(help: ArgumentHelp("Starting profile: its axis mapping and focal length are taken as given.", valueName: "FILE")) var calibration: String?
     @Option(name: .customLong("axis-mapping"),
             help: ArgumentHelp("IMU axes to camera axes (x right, y down, z forward) as 3 letters: letter i = the IMU axis that becomes camera axis i, lowercase inverted (XYZ: identity). Default: searched.", valueName: "XYZ"))
@@ -60,6 +60,22 @@ struct CalibrateCommand: ParsableCommand {
                 }
             }) {
                 let source = try TraceSource.open(path: imu, trace: trace)
+                for w in source.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
+                let traces = try source.traces()
+                if traces.count > 1 {
+                    // Several flights (a blackbox file) or traces (a store) and no --trace: the clip's motion picks one.
+                    var flights: [CalibrateFlights.Flight] = []
+                    for t in traces {
+                        var readings: [IMUReading] = []
+                        try source.forEachBatch(t.id) { readings += $0 }
+                        if readings.count >= 2 { flights.append(.init(id: t.id, info: t.info, readings: readings)) }
+                    }
+                    let request = CalibrateRequest(video: video, readings: [], base: base, baseIsProfile: calibration != nil,
+                                                   axisMapping: axisMapping.map { .orientation($0) }, focalLength: focalLength, searchMs: searchMs)
+                    let r = try CalibrateFlights.run(request, flights: flights, cancellation: token).result
+                    if token.isCancelled { throw JobError.cancelled }
+                    return r
+                }
                 let info = try source.single().info
                 let request = CalibrateRequest(
                     video: video, readings: try source.readings(), base: base, baseIsProfile: calibration != nil,
