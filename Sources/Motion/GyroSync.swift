@@ -201,6 +201,12 @@ public enum GyroSync {
         if peak.atEdge {
             // Only the best orientation's peak at the edge says the offset lies beyond the range;
             // a stated orientation that does not fit peaks anywhere, the edge included.
+            // A weak best at the edge is no sign of an offset beyond it: nothing in the range
+            // moves like the picture.
+            if (best == winnerIndex || peaks[best]!.atEdge) && peak.value < minimumWindowScore {
+                throw CalibrationError(String(format: "no orientation makes the gyro turn like the picture anywhere in the search range (%@): the best, %@, scored %.3f, at the range's edge (%.0f ms); if the offset may lie beyond it, widen it with --search-ms",
+                                              format(range), winner.orientation, peak.value, offsets[peak.index]), cause: .noSyncPoint, diagnosis: diagnosis)
+            }
             if best == winnerIndex || peaks[best]!.atEdge {
                 throw CalibrationError(String(format: "the best match (%.0f ms) lies at the edge of the search range (%@): the offset is outside the search range; widen it with --search-ms",
                                               offsets[peak.index], format(range)), cause: .offsetOutsideRange, diagnosis: diagnosis)
@@ -465,6 +471,14 @@ public enum GyroSync {
             if abs(delta) < 1.45, score(delta) > score(0) { pieces[i].offsetMs += delta }
         }
         return ClockMapping(pieces: pieces)
+    }
+
+    /// The whole clip's correlation of the picture's motion (`shifts`) with the trace's under
+    /// a given clock and signed-permutation mapping (nil when the mapping is no signed permutation).
+    public static func correlation(shifts: [VideoShift], readings: [IMUReading], clock: ClockMapping, mapping: AxisMapping,
+                                   rollWeightPx: Double = 0, bias: [Double] = [0, 0, 0]) -> Double? {
+        guard readings.count >= 2, let p = SignedPermutation(mapping) else { return nil }
+        return finalCorrelation(SyncSeries(shifts, rollWeight: rollWeightPx), gyro: GyroIntegral(readings, bias: bias), clock: clock, mapping: p)
     }
 
     static func finalCorrelation(_ series: SyncSeries, gyro: GyroIntegral, clock: ClockMapping, mapping: SignedPermutation) -> Double {

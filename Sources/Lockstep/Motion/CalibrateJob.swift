@@ -55,6 +55,9 @@ public struct CalibrationResult: Sendable {
     public var report: [String]
     /// For stderr, one line each ("warning: ...").
     public var warnings: [String]
+    /// What holds the confidence down, where the answer is made of parts (a stabilised
+    /// picture's two matches); nil: read from `sync`.
+    var weakness: String?
 }
 
 /// `lockstep calibrate`: the video's frame-to-frame motion (FrameMotionExtractor) against the
@@ -62,7 +65,7 @@ public struct CalibrationResult: Sendable {
 /// confidence; and what to tell the user about them.
 public enum CalibrateJob {
     /// Below this the result is printed with a warning to check it (scale: Calibration/README.md).
-    public static let lowConfidence = 0.7
+    public static let lowConfidence = 0.5
 
     /// `cancellation`: raised from a stop signal's queue; decoding then stops with `JobError.cancelled`.
     public static func run(_ request: CalibrateRequest, cancellation: CancellationToken = CancellationToken()) throws -> CalibrationResult {
@@ -136,11 +139,14 @@ public enum CalibrateJob {
         }
         var extra: [String] = []
         if let s = stabilisation {
-            guard decisive(sync) else {
-                throw stabilisedRefusal(request.video, s, best: (sync.mapping.orientationText, sync.clock.pieces[0].offsetMs, sync.searchScore), confidence: sync.confidence)
-            }
-            extra.append(String(format: "warning: the camera stabilised this picture (%@) and the file records no image orientation, yet the picture follows the gyro decisively (confidence %.2f over %d windows); check the result",
+            if !decisive(sync) {
+                let refusal = stabilisedRefusal(request.video, s, best: (sync.mapping.orientationText, sync.clock.pieces[0].offsetMs, sync.searchScore), confidence: sync.confidence)
+                guard request.force else { throw refusal }
+                extra.append("warning: --force: writing a profile no one should trust: " + refusal.description.dropFirst(request.video.count + 2))
+            } else {
+                extra.append(String(format: "warning: the camera stabilised this picture (%@) and the file records no image orientation, yet the picture follows the gyro decisively (confidence %.2f over %d windows); check the result",
                                 s.source, sync.confidence, sync.syncPoints.count))
+            }
         }
         var result = assemble(request, motion: motion, sync: sync, source: source)
         result.warnings = extra + result.warnings
@@ -188,35 +194,53 @@ public enum CalibrateJob {
             throw CalibrationError("\(request.video): the gyro does not match the camera orientation the file records (CORI): \(e.description)", cause: .noSyncPoint, diagnosis: e.diagnosis)
         }
         // Composed: video = IMU + (b's offset) + (a's offset); camera = a's mapping * b's. The
-        // picture and its records run on one clock (the camera's): a's answer is the whole
-        // clip's peak, where each frame weighs by its motion, not a line through windows that
-        // could only find a drift or jump that cannot be there (on the shared MAX walk the
-        // stabilised picture hardly moves for 8 s, and those windows scatter by +-8 ms).
-        let pictureOffset = a.wholeClip.offsetMs
+        // records are the camera's own per-frame account, stamped on the frames (CORI and IORI
+        // carry SHUT's STMP): a's offset is 0 unless the picture says otherwise decisively.
+        // The picture's own estimate is too loose to replace the stamps otherwise: on the
+        // shared MAX walk the stabilised picture hardly moves for 8 s and its windows scatter
+        // from -15 to 0 ms, the whole clip's peak at +2.4; on a rendered stabilised walk whose
+        // truth is 0, the windows say -4 to +3 and the whole clip's broad peak +21.
+        let period = Double(records.cameraOrientation.last!.t - records.cameraOrientation.first!.t) / Double(max(1, records.cameraOrientation.count - 1)) / 1e6
+        let windowsOffset = a.clock.pieces[0].offsetMs
+        let disagrees = a.confidence >= 0.8 && abs(windowsOffset) > period / 2 && abs(a.wholeClip.offsetMs - windowsOffset) < 5
+        let pictureOffset = disagrees ? windowsOffset : 0
+        let atStamps = GyroSync.correlation(shifts: motion.shifts, readings: OrientationRecords.readings(picture), clock: .constant(offsetMs: 0),
+                                            mapping: a.mapping, rollWeightPx: rollWeight(motion)) ?? a.correlation
         var sync = a
         sync.mapping = compose(a.mapping, b.mapping)
         sync.stated = b.stated.map { s in (orientation: compose(a.mapping, .orientation(s.orientation)).orientationText, score: s.score, overridden: s.overridden) }
         sync.runnerUp = b.runnerUp
         sync.searchScore = b.searchScore
+        sync.runnerUpPeak = b.runnerUpPeak
         sync.clock = ClockMapping(pieces: b.clock.pieces.map { ClockMapping.Piece(fromVideoS: $0.fromVideoS, offsetMs: $0.offsetMs + pictureOffset, driftPpm: $0.driftPpm) })
-        sync.syncPoints = a.syncPoints.map { p in
-            SyncPoint(videoTimeS: p.videoTimeS, offsetMs: p.offsetMs + b.clock.offsetMs(atVideo: p.videoTimeS), score: p.score)
-        }
+        // The clock is the gyro's against the records: its windows are the sync points.
+        sync.syncPoints = b.syncPoints.map { SyncPoint(videoTimeS: $0.videoTimeS, offsetMs: $0.offsetMs + pictureOffset, score: $0.score) }
+        sync.rejected = b.rejected
         sync.jumps = b.jumps
         sync.driftNote = b.driftNote
         sync.still = b.still
-        sync.confidence = min(a.confidence, b.confidence)
+        // How well the gyro's clock is known (b), times how well the picture follows its records
+        // at the records' own times (or a's confidence, where the picture moved the offset).
+        sync.correlation = atStamps
+        sync.confidence = disagrees ? min(a.confidence, b.confidence) : b.confidence * max(0, min(1, atStamps))
         sync.searchedMs = b.searchedMs
         var result = assemble(request, motion: motion, sync: sync, source: sync.stated?.overridden == true ? .searched : source)
         let lines = [
             String(format: "stabilised in the camera (%@): the picture follows the orientation the file records for it, IORI * CORI, not the gyro alone", stabilisation.source),
-            String(format: "  the picture against IORI * CORI: offset %+.3f ms over the whole clip (correlation %.3f; %d windows from %+.1f to %+.1f ms), confidence %.2f (axes %@)",
-                   pictureOffset, a.wholeClip.score, a.syncPoints.count, a.syncPoints.map(\.offsetMs).min() ?? 0, a.syncPoints.map(\.offsetMs).max() ?? 0,
-                   a.confidence, describe(a.mapping)),
+            disagrees
+                ? String(format: "  the picture against IORI * CORI: it follows them %+.3f ms off the records' frame times (%d windows, confidence %.2f; the whole clip's peak %+.1f ms), so the offset moves by that (axes %@)",
+                         windowsOffset, a.syncPoints.count, a.confidence, a.wholeClip.offsetMs, describe(a.mapping))
+                : String(format: "  the picture against IORI * CORI: it follows them at the records' frame times (correlation %.3f there; its own estimate: the whole clip's peak %+.1f ms, %d windows from %+.1f to %+.1f ms, too loose to move them) (axes %@)",
+                         atStamps, a.wholeClip.offsetMs, a.syncPoints.count, a.syncPoints.map(\.offsetMs).min() ?? 0, a.syncPoints.map(\.offsetMs).max() ?? 0, describe(a.mapping)),
             String(format: "  the gyro against CORI: offset %+.3f ms, correlation %.5f, confidence %.2f, %d windows (axes %@)",
                    b.clock.pieces[0].offsetMs, b.correlation, b.confidence, b.syncPoints.count, describe(b.mapping)),
         ]
         result.report = lines + result.report
+        if atStamps < 0.7 || (disagrees && a.confidence < b.confidence) {
+            result.weakness = String(format: "the picture follows its recorded orientation (IORI * CORI) only weakly (correlation %.2f at the records' times): ", atStamps) + weakest(a)
+        } else {
+            result.weakness = "the gyro follows the recorded camera orientation (CORI) only weakly: " + weakest(b)
+        }
         return result
     }
 
@@ -234,6 +258,9 @@ public enum CalibrateJob {
     /// A failure of the search as a sentence that names its real cause.
     static func refusal(_ video: String, _ e: CalibrationError) -> CalibrationError {
         guard e.cause == .noSyncPoint, let d = e.diagnosis else { return CalibrationError("\(video): \(e.description)", cause: e.cause, diagnosis: e.diagnosis) }
+        if e.description.hasPrefix("no orientation makes") {
+            return CalibrationError("\(video): the clip does not match the trace: \(e.description)", cause: e.cause, diagnosis: d)
+        }
         let cause: String
         if d.score < GyroSync.minimumWindowScore {
             cause = String(format: "the clip does not match the trace: no orientation of its axes makes the gyro turn like the picture (the best, %@, scored %.3f at %.0f ms; a match needs %.1f)",
@@ -254,7 +281,7 @@ public enum CalibrateJob {
         var problems: [(CalibrationError.Cause, String)] = []
         let c = result.sync.confidence
         if c < confidenceFloor {
-            problems.append((.lowConfidence, String(format: "its confidence is %.2f, below the floor of %.2f (%@)", c, confidenceFloor, weakest(result.sync))))
+            problems.append((.lowConfidence, String(format: "%@; its confidence is %.2f, below the floor of %.2f", result.weakness ?? weakest(result.sync), c, confidenceFloor)))
         }
         if result.profile.focalLengthEstimated == true, let fov = estimatedFOV(result.sync, width: width), !plausibleFOV.contains(fov) {
             problems.append((.implausibleFocalLength, String(format: "its estimated focal length, %.1f px, gives a horizontal field of view of %.0f degrees on a picture %d px wide, outside the %.0f-%.0f degrees a lens can have: the picture's motion does not scale with the gyro's",
@@ -276,13 +303,16 @@ public enum CalibrateJob {
         return LensModel.pinholeFOVDegrees(focalLengthPx: sync.focalLengthPx, width: width)
     }
 
-    /// What holds the confidence down, in a few words.
+    /// What holds the confidence down, as the cause.
     static func weakest(_ sync: GyroSync.Result) -> String {
-        if sync.correlation < 0.7 { return String(format: "the picture and the gyro correlate at %.2f", sync.correlation) }
-        if sync.syncPoints.count <= 1 { return "one window's motion carries the whole answer" }
-        let margin = sync.runnerUpPeak
-        if margin > sync.searchScore - 0.2 { return String(format: "another offset scores %.3f against %.3f", margin, sync.searchScore) }
-        return String(format: "the windows agree poorly (%d used)", sync.syncPoints.count)
+        if sync.correlation < GyroSync.minimumWindowScore {
+            return String(format: "the clip does not match the trace: over the whole clip the picture and the gyro correlate at only %.2f", sync.correlation)
+        }
+        if sync.syncPoints.count <= 1 { return "one window's motion carries the whole answer, and nothing checks it" }
+        if sync.runnerUpPeak > sync.searchScore - 0.2 {
+            return String(format: "the offset is ambiguous: another offset scores %.3f against its %.3f (repetitive motion)", sync.runnerUpPeak, sync.searchScore)
+        }
+        return String(format: "the windows disagree: %d of them lie on the fitted clock", sync.syncPoints.count)
     }
 
     /// camera = a * (b * imu).
@@ -372,7 +402,7 @@ public enum CalibrateJob {
         }
         if givenFocal == nil {
             if let l = sync.lens {
-                report.append(String(format: "lens: focal length %.1f px, distortion k1 %.3f (r = f theta (1 + k1 theta^2); %.0f degrees across), searched against the gyro's rotation over %d frame intervals (misfit %.2f px; none was given)",
+                report.append(String(format: "focal length %.1f px, lens distortion k1 %.3f (r = f theta (1 + k1 theta^2): %.0f degrees across), estimated by turning the picture's blocks through the lens with the gyro's rotation over %d frame intervals (misfit %.2f px; none was given)",
                                      l.lens.focalLengthPx, l.lens.k1, l.lens.horizontalFOVDegrees(width: motion.displaySize.width), l.intervalsUsed, l.misfitPx))
             } else {
                 report.append(String(format: "focal length %.1f px (estimated from the picture's shift against the gyro's rotation; none was given)", sync.focalLengthPx))
@@ -390,8 +420,10 @@ public enum CalibrateJob {
         // clip's correlation under the fitted clock.
         report.append(String(format: "correlation %.3f over the clip; search peak %.3f, next best peak %.3f; confidence %.2f",
                              sync.correlation, sync.searchScore, sync.runnerUpPeak, sync.confidence))
-        if sync.confidence < lowConfidence && sync.confidence >= confidenceFloor {
-            warnings.append(String(format: "warning: low confidence (%.2f): check the result before using it", sync.confidence))
+        // (Below `confidenceFloor` nothing is written unless forced, and --force says so itself.)
+        if let r = sync.runnerUp, profile.axisMappingSource == .searched, sync.searchScore - r.score < 0.01 {
+            warnings.append(String(format: "note: the picture hardly tells axis mapping %@ from %@ (%.3f against %.3f): it turned mostly about one axis; the offset does not depend on it, the mapping may (give --axis-mapping if you know it)",
+                                   describe(sync.mapping), r.orientation, sync.searchScore, r.score))
         }
         return CalibrationResult(profile: profile, sync: sync, frames: motion.frameTimes.count, report: report, warnings: warnings)
     }
