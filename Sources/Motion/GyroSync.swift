@@ -244,7 +244,7 @@ public enum GyroSync {
             let wOffsets = stride(from: lo, through: hi, by: 4.0).map { $0 }
             let curve = OffsetSearch.scan(series, idx, gyro: gyro, offsetsMs: wOffsets, mappings: [winner], minPairs: max(6, idx.count * 3 / 4))[0]
             guard let p = PeakAnalysis(curve) else { rejected.append((centre, "not covered by the trace")); continue }
-            if p.atEdge { rejected.append((centre, String(format: "peak at the edge of its search range (%.0f ms)", wOffsets[p.index]))); continue }
+            if p.atEdge { rejected.append((centre, String(format: "peak at the edge of its reach, %.0f ms (600 ms from the whole clip's answer)", wOffsets[p.index]))); continue }
             guard let r = OffsetSearch.refine(series, idx, gyro: gyro, mapping: winner, centreMs: wOffsets[p.index], halfWidthMs: 4,
                                               minPairs: max(6, idx.count * 3 / 4)) else { rejected.append((centre, "not covered by the trace")); continue }
             if r.score < minimumWindowScore { rejected.append((centre, String(format: "weak match (%.2f)", r.score))); continue }
@@ -380,7 +380,9 @@ public enum GyroSync {
     /// The sentence for a clip where every window was rejected, counting each reason.
     static func noSyncPoint(_ rejected: [(videoTimeS: Double, reason: String)]) -> String {
         let kinds: [(prefix: String, one: String, many: String)] = [
-            ("peak at the edge", "had its peak at the edge of the search range (try --search-ms)", "had their peak at the edge of the search range (try --search-ms)"),
+            // A window looks within windowSearchMs of the whole clip's answer: a peak at that
+            // edge disagrees with the clip, it says nothing of the search range.
+            ("peak at the edge", "peaked 600 ms or more away from the whole clip's answer", "peaked 600 ms or more away from the whole clip's answer"),
             ("weak match", "matched weakly", "matched weakly"),
             ("not covered", "was not covered by the trace", "were not covered by the trace"),
             ("too little motion", "had too little motion", "had too little motion"),

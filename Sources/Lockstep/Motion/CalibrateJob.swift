@@ -70,18 +70,6 @@ public enum CalibrateJob {
     /// `cancellation`: raised from a stop signal's queue; decoding then stops with `JobError.cancelled`.
     public static func run(_ request: CalibrateRequest, cancellation: CancellationToken = CancellationToken()) throws -> CalibrationResult {
         let motion = try FrameMotionExtractor.extract(path: request.video, cancellation: cancellation)
-        if let dump = ProcessInfo.processInfo.environment["LOCKSTEP_DEBUG_MOTION"] {   // TEMP
-            var t = "from,to,dx,dy,roll"
-            if let b = motion.blocks { for i in 0..<b.blocks { t += ",bx\(i),by\(i),bw\(i)" } }
-            t += "\n"
-            for (k, s) in motion.shifts.enumerated() {
-                t += "\(s.from),\(s.to),\(s.dx),\(s.dy),\(s.roll ?? 0)"
-                if let b = motion.blocks { for i in 0..<b.blocks { t += ",\(b.dx[k * b.blocks + i]),\(b.dy[k * b.blocks + i]),\(b.weight[k * b.blocks + i])" } }
-                t += "\n"
-            }
-            if let b = motion.blocks { t += "#cx," + b.centreX.map { "\($0)" }.joined(separator: ",") + "\n#cy," + b.centreY.map { "\($0)" }.joined(separator: ",") + "\n" }
-            try? t.write(toFile: dump, atomically: true, encoding: .utf8)
-        }
         var request = request
         if request.records == nil { request.records = EmbeddedTelemetry.records(video: request.video) ?? VideoMotionRecords() }
         return try calibrate(request, motion: motion)

@@ -97,7 +97,7 @@ final class RealCameraCalibrateTests: XCTestCase {
         let lag = try XCTUnwrap(Double(line.dropFirst("  the gyro against CORI: offset ".count).prefix { $0 != " " }))
         XCTAssertEqual(lag, truth.cori_lag.offset_ms, accuracy: 0.5, String(line))
         XCTAssertTrue(r.stdout.hasPrefix("stabilised in the camera (GPMF EISE \"Y\", EISA \"HS HLevel\"): the picture follows the orientation the file records for it, IORI * CORI"), r.stdout)
-        XCTAssertTrue(r.stdout.contains("  the picture against IORI * CORI: offset "), r.stdout)
+        XCTAssertTrue(r.stdout.contains("  the picture against IORI * CORI: it follows them at the records' frame times (correlation "), r.stdout)
         // The axes: CORI's are the camera's, and the gyro's channels map onto them as the outside
         // check found (x and z negated: "xYz").
         XCTAssertEqual(truth.cori_lag.matrix, [[-1, 0, 0], [0, 1, 0], [0, 0, -1]])

@@ -29,29 +29,35 @@ final class CalibrateFloorTests: XCTestCase {
         }
     }
 
-    func testBelowTheFloorNothingIsWrittenUnlessForced() throws {
+    /// Another motion's trace: refused, naming the cause; never "the search range".
+    func testAnotherMotionIsRefusedNamingTheCause() throws {
         let motion = try CalibrateJobTests.motion()
         XCTAssertThrowsError(try CalibrateJob.calibrate(request(try reversed()), motion: motion)) { error in
             let e = error as! CalibrationError
             XCTAssertTrue(e.description.hasPrefix("\(Self.video): "), e.description)
             XCTAssertTrue(e.description.contains("the clip does not match the trace"), e.description)
             XCTAssertFalse(e.description.contains("search range"), "not the search range: \(e.description)")
-            XCTAssertTrue([.lowConfidence, .noSyncPoint].contains(e.cause), "\(e.cause)")
         }
-        // --force: written, with a warning that says what it is.
-        do {
-            let forced = try CalibrateJob.calibrate(request(try reversed(), force: true), motion: motion)
-            XCTAssertLessThan(forced.sync.confidence, CalibrateJob.confidenceFloor)
-            XCTAssertTrue(forced.warnings.contains { $0.hasPrefix("warning: --force: writing a profile no one should trust: the clip does not match the trace") }, "\(forced.warnings)")
-        } catch let e as CalibrationError {
-            // No window at all: nothing to write even when forced; the cause is still named.
-            XCTAssertEqual(e.cause, .noSyncPoint)
-            XCTAssertTrue(e.description.contains("the clip does not match the trace"), e.description)
+    }
+
+    /// The floor itself, on a right answer whose confidence is set below it: refused with the
+    /// floor's sentence unless forced; forced, written with the warning.
+    func testBelowTheFloorNothingIsWrittenUnlessForced() throws {
+        let motion = try CalibrateJobTests.motion()
+        var result = try CalibrateJob.calibrate(request(try CalibrateJobTests.readings()), motion: motion)
+        XCTAssertGreaterThan(result.sync.confidence, 0.9)
+        XCTAssertFalse(result.warnings.contains { $0.contains("--force") })
+        result.sync.confidence = 0.42
+        var held = result
+        XCTAssertThrowsError(try CalibrateJob.checkFloor(&held, request: request([]), width: motion.displaySize.width)) { error in
+            let e = error as! CalibrationError
+            XCTAssertEqual(e.cause, .lowConfidence)
+            XCTAssertTrue(e.description.hasPrefix("\(Self.video): no profile written: "), e.description)
+            XCTAssertTrue(e.description.hasSuffix("; its confidence is 0.42, below the floor of 0.50. Give --force to write it anyway"), e.description)
         }
-        // The right trace is above the floor and says nothing about it.
-        let right = try CalibrateJob.calibrate(request(try CalibrateJobTests.readings()), motion: motion)
-        XCTAssertGreaterThan(right.sync.confidence, 0.9)
-        XCTAssertFalse(right.warnings.contains { $0.contains("--force") })
+        try CalibrateJob.checkFloor(&result, request: request([], force: true), width: motion.displaySize.width)
+        XCTAssertTrue(result.warnings.last?.hasPrefix("warning: --force: writing a profile no one should trust: ") ?? false, "\(result.warnings)")
+        XCTAssertTrue(result.warnings.last?.hasSuffix("its confidence is 0.42, below the floor of 0.50") ?? false, "\(result.warnings)")
     }
 
     /// A picture that moves a 25th as much as the gyro says (0.22 px per frame, just above the
