@@ -19,6 +19,8 @@ struct CalibrateCommand: ParsableCommand {
     @Option(name: .customLong("search-ms"), help: ArgumentHelp("Search offsets within +-MS. Default: every offset at which the trace covers half the video.", valueName: "MS"))
     var searchMs: Double?
     @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the profile (JSON).", valueName: "FILE")) var output: String
+    @Flag(help: "Write the profile even below the confidence floor (0.5) or with an implausible focal length, with a warning.")
+    var force = false
 
     func validate() throws {
         guard FileManager.default.fileExists(atPath: video) else { throw ValidationError("\(video): no such file.") }
@@ -77,11 +79,12 @@ struct CalibrateCommand: ParsableCommand {
                     return r
                 }
                 let info = try source.single().info
-                let request = CalibrateRequest(
+                var request = CalibrateRequest(
                     video: video, readings: try source.readings(), base: base, baseIsProfile: calibration != nil,
                     axisMapping: axisMapping.map { .orientation($0) },
                     traceOrientation: CalibrateRequest.statedOrientation(info), traceAxisMapping: CalibrateRequest.statedAxisMapping(info),
                     focalLength: focalLength, searchMs: searchMs)
+                request.force = force
                 let r = try CalibrateJob.run(request, cancellation: token)
                 if token.isCancelled { throw JobError.cancelled }
                 return r

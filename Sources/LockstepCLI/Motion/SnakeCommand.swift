@@ -85,6 +85,8 @@ struct SnakeArguments: ParsableArguments {
     }
 }
 
+extension SnakeFollow: ExpressibleByArgument {}
+
 struct SnakeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snake",
@@ -96,6 +98,8 @@ struct SnakeCommand: ParsableCommand {
     @Option(help: "x264 constant rate factor.") var crf = 18
     @Option(help: "x264 preset.") var preset = "veryfast"
     @Flag(help: "No progress on stderr.") var quiet = false
+    @Option(help: ArgumentHelp("What the trail follows: auto (the picture's motion when the movie says the camera stabilised it, else the gyro), gyro, or picture.", valueName: "auto|gyro|picture"))
+    var follow: SnakeFollow = .auto
     @OptionGroup(title: "Segment renders") var segment: SegmentArguments
     @OptionGroup(title: "Scale-out (segments on a Slurm job array, or Kubernetes manifests)") var scaleOut: ScaleOutArguments
     @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v, .mov or .mkv).", valueName: "OUT")) var output: String
@@ -118,7 +122,9 @@ struct SnakeCommand: ParsableCommand {
 
     func run() throws {
         var options = CompositeOptions(inputs: [input], output: output, blend: .single)
-        options.snake = try snake.options()
+        let (snakeOptions, note) = try SnakeFollowPicture.apply(try snake.options(), movie: input, follow: follow)
+        options.snake = snakeOptions
+        if let note { FileHandle.standardError.write(Data((note + "\n").utf8)) }
         options.filter = try filters.schedule()
         options.encode = EncodeSettings(crf: crf, preset: preset)
         segment.apply(to: &options)
