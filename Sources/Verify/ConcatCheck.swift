@@ -61,11 +61,4 @@ public enum ConcatCheck {
         }
         return v
     }
-
-    /// A concat whose last frame comes from a clip without audio ends in silence by design.
-    public static func endsInClipWithoutAudio(_ frames: [ScannedFrame]) -> Bool {
-        guard let header = frames.first?.provenance, header.sync == sync, let clip = frames.last?.provenance?.clip,
-              let inputs = header.inputs, clip >= 0, clip < inputs.count else { return false }
-        return !inputs[clip].audio
-    }
 }

@@ -138,8 +138,16 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         lock.lock(); let failure = self.failure; lock.unlock()
         try options.check()
         try OutputPath.check(options.output, inputs: options.readerPaths)
-        let folder = URL(fileURLWithPath: options.output).deletingLastPathComponent().path
-        OutputPath.removeStaleTemporaries(in: folder)
+        let pending = try OutputPath(for: options.output)
+        do {
+            return try run(preRollWindow: preRollWindow, failure: failure, pending: pending)
+        } catch {
+            pending.discard()
+            throw pending.explain(error)
+        }
+    }
+
+    private func run(preRollWindow: Int64, failure: FailureBox, pending: OutputPath) throws -> CompositeResult {
         let readers = try openReaders()
         let first = readers[0]
         // The first input's size, even (4:2:0), and large enough for every place to hold a 2x2
@@ -186,10 +194,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         }
         let firstK = options.frames?.start ?? 0
         let container = OutputPath.container(for: options.output)
-        let temporary = OutputPath.temporary(beside: options.output)
-        var committed = false
-        defer { if !committed { unlink(temporary) } }
-        let writer = try MovieWriter(path: temporary, container: container, canvas: canvas, frameRate: frameRate,
+        let writer = try MovieWriter(path: pending.path, container: container, canvas: canvas, frameRate: frameRate,
                                      settings: options.encode, withAudio: withAudio)
         let gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])
         let stage = try WriterStage(writer: writer, lanes: lanes, gains: gains, frameRate: frameRate, canvas: canvas,
@@ -293,8 +298,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         }
         let snakeSummary = try snake?.finish()
         try filters?.finish(frames: segment?.outputLength ?? emitted, frameRate: frameRate)
-        try OutputPath.commit(temporary, to: options.output)
-        committed = true
+        try pending.commit()
         return CompositeResult(frames: emitted, audioSamples: withAudio ? audioEnd : nil, canvas: canvas,
                                frameRate: frameRate, endedBy: endedBy, snake: snakeSummary,
                                warnings: lanes.flatMap { l in

@@ -29,6 +29,7 @@ public struct TestSourceOptions: Sendable {
         let count = (duration * frameRate.seconds).rounded()
         guard duration.isFinite, duration > 0, count >= 1 else { throw JobError("--duration must be a positive number of seconds giving at least one frame.") }
         guard frameRate.num > 0, frameRate.den > 0, frameRate.seconds <= 240 else { throw JobError("--fps must be a positive rate of at most 240.") }
+        try CompositeOptions.checkFraction(frameRate)
         guard count < Double(CodeWord.modulus) else { throw JobError("--duration is too long: the frame code counts \(CodeWord.modulus) frames.") }
         guard size.width >= 160, size.height >= 90, size.width % 2 == 0, size.height % 2 == 0, size.width <= 8192, size.height <= 8192 else {
             throw JobError("--size must be even numbers from 160x90 to 8192x8192 (the code needs room).")
@@ -53,16 +54,14 @@ public enum TestSourceJob {
     public static func run(_ o: TestSourceOptions, cancellation: CancellationToken = CancellationToken()) throws -> Result {
         try o.check()
         let container = TestSourceOptions.containers[(o.output as NSString).pathExtension.lowercased()]!
-        let folder = (URL(fileURLWithPath: o.output).deletingLastPathComponent().path)
-        OutputPath.removeStaleTemporaries(in: folder)
-        let temporary = OutputPath.temporary(beside: o.output)
+        let pending = try OutputPath(for: o.output)
         do {
-            let result = try write(o, container: container, to: temporary, cancellation: cancellation)
-            try OutputPath.commit(temporary, to: o.output)
+            let result = try write(o, container: container, to: pending.path, cancellation: cancellation)
+            try pending.commit()
             return result
         } catch {
-            unlink(temporary)
-            throw error
+            pending.discard()
+            throw pending.explain(error)
         }
     }
 

@@ -9,6 +9,7 @@ extension BlendMode: ExpressibleByArgument {
     public static var allValueStrings: [String] { compositing.map(\.rawValue) }
 }
 extension SyncMode: ExpressibleByArgument {}
+extension SnakeDrive: ExpressibleByArgument {}
 
 extension Size: ExpressibleByArgument {
     /// "1920x1080"
