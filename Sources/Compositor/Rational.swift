@@ -13,6 +13,8 @@ public struct Rational: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var inverse: Rational { Rational(den, num) }
+    /// Both parts fit in 32 bits, as FFmpeg's AVRational holds them.
+    public var fitsInt32: Bool { (Int64(Int32.min)...Int64(Int32.max)).contains(num) && den <= Int64(Int32.max) }
     public var seconds: Double { Double(num) / Double(den) }
     public var description: String { den == 1 ? "\(num)" : "\(num)/\(den)" }
 

@@ -154,6 +154,7 @@ public final class MovieReader {
         let ctx = input.context
         let vs = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard vs >= 0 else { throw MediaError("no video stream", path: path) }
+        try input.checkPictureSize(vs)
         videoStream = vs
         let stream = input.stream(vs)
         // Damage must surface, as an error by default (AV_EF_EXPLODE) or as a damaged frame under

@@ -12,7 +12,6 @@ public enum Checks {
     /// survives encoding as a clear change: ten times `stillDifference`, so encoder noise on
     /// either side cannot turn a still source into a frozen frame.
     public static let renderedChange = 1.0
-    public static let silence = -60.0                // dBFS
 
     public static func run(_ scan: Scan) -> VerifyReport {
         // Provenance comes from the file: a record out of range is a violation, never a trap,
@@ -121,7 +120,12 @@ public enum Checks {
         var v: [Violation] = []
         let f = scan.frames
         let first = f[0].pts
-        if first.value != 0 { v.append(Violation(.firstTimestamp, frame: 0, time: first.seconds, "the first frame is at \(String(format: "%.3f s", first.seconds)), not 0")) }
+        // Where the container cannot mark the audio's priming as discarded (AAC in Matroska),
+        // every stream starts later by it: the video's first frame is there, in sync.
+        let shifted = scan.audio.map { $0.priming > 0 && abs(first.seconds - $0.priming) <= audioTolerance } ?? false
+        if first.value != 0 && !shifted {
+            v.append(Violation(.firstTimestamp, frame: 0, time: first.seconds, "the first frame is at \(String(format: "%.3f s", first.seconds)), not 0"))
+        }
         guard let step, step > Rational(0, 1), let late = step.adding(step.multiplied(by: Rational(1, 2)) ?? step) else { return v }
         // A stored time is the true one rounded to the time base (Matroska: 1 ms).
         let slack = min(f[0].pts.timeBase.num > 0 ? f[0].pts.timeBase : Rational(1, 1000), Rational(1, 1000))
@@ -141,10 +145,16 @@ public enum Checks {
             }
         }
         if let duration = scan.videoDuration {
-            let expected = Double(f.count) * step.seconds
-            if abs(duration - expected) > step.seconds * 0.5 {
+            // In a time base of 1 ms or coarser (Matroska) the most common step is the true one
+            // rounded (33 ms for 30 fps): the mean step over the stream is the frame's length.
+            var frameLength = step.seconds
+            if f.count > 1, f[0].pts.timeBase >= Rational(1, 1000), let span = difference(f[0].pts, f[f.count - 1].pts) {
+                frameLength = span.seconds / Double(f.count - 1)
+            }
+            let expected = Double(f.count) * frameLength
+            if abs(duration - expected) > frameLength * 0.5 {
                 v.append(Violation(.countVersusDuration, time: duration,
-                                   String(format: "%d frames of %.1f ms make %.3f s, but the video stream lasts %.3f s", f.count, step.seconds * 1000, expected, duration)))
+                                   String(format: "%d frames of %.1f ms make %.3f s, but the video stream lasts %.3f s", f.count, frameLength * 1000, expected, duration)))
             }
         }
         return v
@@ -360,6 +370,13 @@ public enum Checks {
 
     // MARK: audio
 
+    /// Audio against video, judged by what the file's container can express: the start to the
+    /// millisecond once priming the container cannot mark is allowed for; the end to the
+    /// millisecond where the container trims the last codec frame (Lockstep's MP4s, to the
+    /// sample), to one codec frame where it cannot (a camera's file ends its audio on a whole
+    /// AAC frame: 4 ms before the video, or 7 ms after, is its normal end). Silence at the end
+    /// is not judged: a clip may end quietly, and nothing in the file tells padding from a
+    /// quiet room (every clip ending in silence failed).
     static func audio(_ scan: Scan, step: Rational?, header: Provenance?) -> [Violation] {
         var v: [Violation] = []
         let videoStart = scan.frames[0].pts.seconds
@@ -371,14 +388,14 @@ public enum Checks {
             return v
         }
         func ms(_ s: Double) -> String { String(format: "%.0f ms", abs(s) * 1000) }
-        if abs(a.start - videoStart) > audioTolerance {
-            v.append(Violation(.audioStart, time: a.start, "audio starts \(ms(a.start - videoStart)) \(a.start > videoStart ? "after" : "before") the video"))
+        let audible = a.start + a.priming
+        if abs(audible - videoStart) > audioTolerance {
+            v.append(Violation(.audioStart, time: audible, "audio starts \(ms(audible - videoStart)) \(audible > videoStart ? "after" : "before") the video"))
         }
-        if abs(a.end - videoEnd) > audioTolerance {
-            v.append(Violation(.audioEnd, time: a.end, "audio ends \(ms(a.end - videoEnd)) \(a.end > videoEnd ? "after" : "before") the video (\(String(format: "%.3f", a.end)) s against \(String(format: "%.3f", videoEnd)) s)"))
-        }
-        if a.tailLevel < silence && a.overallLevel > silence + 10 && !ConcatCheck.endsInClipWithoutAudio(scan.frames) {
-            v.append(Violation(.silentEnd, time: a.end, String(format: "the last 100 ms of audio are silent (%.0f dBFS) while the rest is not (%.0f dBFS)", a.tailLevel, a.overallLevel)))
+        let endTolerance = max(audioTolerance, a.endResolution)
+        if abs(a.end - videoEnd) > endTolerance {
+            let granularity = a.endResolution > audioTolerance ? String(format: "; its codec ends on a frame of %.1f ms", a.endResolution * 1000) : ""
+            v.append(Violation(.audioEnd, time: a.end, "audio ends \(ms(a.end - videoEnd)) \(a.end > videoEnd ? "after" : "before") the video (\(String(format: "%.3f", a.end)) s against \(String(format: "%.3f", videoEnd)) s)\(granularity)"))
         }
         return v
     }

@@ -65,13 +65,6 @@ public enum ConcatCheck {
         return v
     }
 
-    /// A concat whose last frame comes from a clip without audio ends in silence by design.
-    public static func endsInClipWithoutAudio(_ frames: [ScannedFrame]) -> Bool {
-        guard let header = frames.first?.provenance, header.sync == sync, let clip = frames.last?.provenance?.clip,
-              let inputs = header.inputs, clip >= 0, clip < inputs.count else { return false }
-        return !inputs[clip].audio
-    }
-
     /// A concat by time: each clip's frames are the ones on screen at each tick of its span, and
     /// each clip lasts its own length. Clip c's first frame says where its time 0 lies on the
     /// output (`clipStart`) and its frame 0's pts (`origin`); every record says until when its

@@ -235,9 +235,17 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         lock.lock(); let failure = self.failure; lock.unlock()
         try options.check()
         try OutputPath.check(options.output, inputs: options.readerPaths)
-        let folder = URL(fileURLWithPath: options.output).deletingLastPathComponent().path
-        OutputPath.removeStaleTemporaries(in: folder)
         try options.checkLoudnessInputs()
+        let pending = try OutputPath(for: options.output)
+        do {
+            return try run(preRollWindow: preRollWindow, failure: failure, pending: pending)
+        } catch {
+            pending.discard()
+            throw pending.explain(error)
+        }
+    }
+
+    private func run(preRollWindow: Int64, failure: FailureBox, pending: OutputPath) throws -> CompositeResult {
         let readers = try openReaders()
         let first = readers[0]
         if let n = options.audioFrom, readers[n].audio == nil {
@@ -306,10 +314,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         }
         let firstK = options.frames?.start ?? 0
         let container = OutputPath.container(for: options.output)
-        let temporary = OutputPath.temporary(beside: options.output)
-        var committed = false
-        defer { if !committed { unlink(temporary) } }
-        let writer = try MovieWriter(path: temporary, container: container, canvas: canvas, frameRate: frameRate,
+        let writer = try MovieWriter(path: pending.path, container: container, canvas: canvas, frameRate: frameRate,
                                      settings: options.encode, withAudio: withAudio)
         var gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])
         if let n = options.audioFrom { for i in gains.indices where i != n { gains[i] = 0 } }
@@ -432,8 +437,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         let summary = try loudness.map { m in
             LoudnessSummary(target: options.loudness!, mixLUFS: m.mixLUFS, gainDB: 20 * log10(m.gain), writtenLUFS: try stage.writtenLoudness() ?? -.infinity)
         }
-        try OutputPath.commit(temporary, to: options.output)
-        committed = true
+        try pending.commit()
         var result = CompositeResult(frames: emitted, audioSamples: withAudio ? audioEnd : nil, canvas: canvas,
                                frameRate: frameRate, endedBy: endedBy, snake: snakeSummary,
                                warnings: lanes.flatMap { l in

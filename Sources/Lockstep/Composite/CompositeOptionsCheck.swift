@@ -180,7 +180,16 @@ extension CompositeOptions {
         }
         if let frameRate {
             guard frameRate.num > 0 else { throw JobError("--fps \(frameRate): the frame rate must be positive.") }
+            try checkFraction(frameRate)
             guard frameRates.contains(frameRate) else { throw JobError("--fps \(frameRate): the frame rate must be between 1/1000 and 1000.") }
+        }
+    }
+
+    /// FFmpeg keeps a frame rate as a fraction of two 32-bit numbers (AVRational): a rate whose
+    /// parts do not fit (4294967296/4294967295, about 1 fps) trapped when handed to the encoder.
+    public static func checkFraction(_ frameRate: Rational) throws {
+        guard frameRate.fitsInt32 else {
+            throw JobError("--fps \(frameRate): the numerator and denominator must be at most \(Int32.max) (FFmpeg keeps a frame rate as a fraction of 32-bit numbers).")
         }
     }
 

@@ -44,12 +44,19 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
     }
 
     public func run() throws -> ConcatResult {
-        var notices: [String] = []
         try options.check()
         try OutputPath.check(options.output, inputs: options.clips)
-        let folder = URL(fileURLWithPath: options.output).deletingLastPathComponent().path
-        OutputPath.removeStaleTemporaries(in: folder)
-        if options.copy { return try runCopy() }
+        let pending = try OutputPath(for: options.output)
+        do {
+            return options.copy ? try runCopy(pending) : try run(pending)
+        } catch {
+            pending.discard()
+            throw pending.explain(error)
+        }
+    }
+
+    private func run(_ pending: OutputPath) throws -> ConcatResult {
+        var notices: [String] = []
 
         // Every clip is opened first: one that is not a movie, or has no video, fails before
         // anything is encoded.
@@ -93,10 +100,7 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
         if let error = failure.error { throw error }
         let withAudio = readers.contains { $0.audio != nil }
 
-        let temporary = OutputPath.temporary(beside: options.output)
-        var committed = false
-        defer { if !committed { unlink(temporary) } }
-        let writer = try MovieWriter(path: temporary, container: OutputPath.container(for: options.output), canvas: canvas,
+        let writer = try MovieWriter(path: pending.path, container: OutputPath.container(for: options.output), canvas: canvas,
                                      frameRate: frameRate, settings: options.encode, withAudio: withAudio)
         func samples(_ frames: Int64) -> Int64 {
             AudioTimeline.samples(coveringFrames: frames, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
@@ -217,8 +221,7 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
         try writer.finish()
         if let error = failure.error { throw error }
         try filters?.finish(frames: emitted, frameRate: frameRate)
-        try OutputPath.commit(temporary, to: options.output)
-        committed = true
+        try pending.commit()
         return ConcatResult(frames: emitted, audioSamples: withAudio ? samples(emitted) : nil, canvas: canvas,
                             frameRate: frameRate, clipFrames: clipFrames, notices: notices)
     }
@@ -262,14 +265,10 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
     }
 
     /// `--copy`: the same temporary-then-rename as the re-encoding path around `ConcatCopy.join`.
-    private func runCopy() throws -> ConcatResult {
-        let temporary = OutputPath.temporary(beside: options.output)
-        var committed = false
-        defer { if !committed { unlink(temporary) } }
-        let result = try ConcatCopy.join(options.clips, into: temporary, container: OutputPath.container(for: options.output),
+    private func runCopy(_ pending: OutputPath) throws -> ConcatResult {
+        let result = try ConcatCopy.join(options.clips, into: pending.path, container: OutputPath.container(for: options.output),
                                          audioBitRate: options.encode.audioBitRate, cancellation: cancellation) { [progress] in progress?($0, nil) }
-        try OutputPath.commit(temporary, to: options.output)
-        committed = true
+        try pending.commit()
         return result
     }
 }

@@ -78,19 +78,18 @@ public struct IMUServeJob: Sendable {
         }
     }
 
-    /// Loads the trace, serves it, and returns after SIGINT, SIGTERM or SIGHUP with every
-    /// connection closed, saying what the server saw.
-    public func run(log: @escaping @Sendable (String) -> Void = standardErrorLine) throws {
+    /// Loads the trace, serves it, and returns once `stop` is requested (the CLI requests it on
+    /// SIGINT, SIGTERM or SIGHUP) with every connection closed, saying what the server saw.
+    public func run(stop: StopRequest, log: @escaping @Sendable (String) -> Void = standardErrorLine) throws {
         if let problem { throw IMUJobError(problem) }
         let device = try loadDevice()
         let server = try makeServer(device)
         let done = DispatchSemaphore(value: 0)
-        withSignals([SIGINT, SIGTERM, SIGHUP], { _ in done.signal() }) {
-            server.start()
-            let address = host.contains(":") ? "[\(host)]" : host
-            log("serving \(path) on \(address):\(server.port) (device \(device.name), \(device.sampleCount) samples)")
-            done.wait()
-        }
+        stop.onRequest { _ in done.signal() }
+        server.start()
+        let address = host.contains(":") ? "[\(host)]" : host
+        log("serving \(path) on \(address):\(server.port) (device \(device.name), \(device.sampleCount) samples)")
+        done.wait()
         server.stop()
         let s = server.statistics
         log("stopped: connections served \(s.accepted), refused over --max-connections \(s.refused), closed idle \(s.idleClosed); "

@@ -175,6 +175,31 @@ public enum TraceSource {
         return all
     }
 
+    /// The one trace's samples with `window.lowerBound <= t <= window.upperBound` (its own clock,
+    /// ns): what a clip needs of a long trace. A store reads the range by its index; a file is
+    /// streamed and only the window kept, so memory follows the window, not the trace (a 2 s
+    /// snake took 1 GB with a 1-hour trace). nil: every sample.
+    public func readings(within window: ClosedRange<Int64>?) throws -> [IMUReading] {
+        guard let window else { return try readings() }
+        let chosen = try single()
+        var kept: [IMUReading] = []
+        let end = window.upperBound == .max ? Int64.max : window.upperBound + 1
+        try forEachBatch(chosen.id, from: window.lowerBound, to: end) { kept += $0 }
+        return kept
+    }
+
+    /// The first and last readings of the one trace (one streaming pass for a file).
+    public func ends() throws -> (first: IMUReading, last: IMUReading)? {
+        let chosen = try single()
+        var first: IMUReading?, last: IMUReading?
+        try forEachBatch(chosen.id) { batch in
+            if first == nil { first = batch.first }
+            if let r = batch.last { last = r }
+        }
+        guard let first, let last, first.t < last.t else { return nil }
+        return (first, last)
+    }
+
     /// `open(path:trace:).readings()`: the whole-trace loader of snake and calibrate.
     public static func readings(_ path: String, trace: Int64?) throws -> [IMUReading] {
         try open(path: path, trace: trace).readings()

@@ -159,8 +159,8 @@ struct CompositeCommand: ParsableCommand {
     func run() throws {
         var options = self.options
         options.filter = try filters.schedule()
-        if snakeEffect { options.snake = try snake.options() }
-        if scaleOut.requested { return try scaleOut.run(options) }
+        if snakeEffect { options.snake = try snake.options(video: inputs[0]) }
+        if scaleOut.requested { return try scaleOut.run(options, gopGiven: segment.gop != nil) }
         try runComposite(options, quiet: quiet)
     }
 }

@@ -91,7 +91,7 @@ struct FilterCommand: ParsableCommand {
             return
         }
         let options = try options(input: input!, output: output!)
-        if scaleOut.requested { return try scaleOut.run(options, command: "filter") }
+        if scaleOut.requested { return try scaleOut.run(options, command: "filter", gopGiven: segment.gop != nil) }
         try runComposite(options, quiet: quiet)
     }
 }

@@ -48,19 +48,11 @@ struct CalibrateCommand: ParsableCommand {
         let token = CancellationToken()
         let r: CalibrationResult
         do {
-            r = try withCancellation({
-                token.cancel()
-                // Reading a trace from a FIFO or a stalled mount blocks in read(), which no
-                // token reaches; nothing is written before the job ends, so ending the process
-                // then leaves nothing behind.
-                let status = 128 + (lastStopSignal() ?? SIGINT)
-                DispatchQueue.global().asyncAfter(deadline: .now() + 3) {
-                    // Its own words: that the job did not stop by itself is worth knowing (and
-                    // is how the tests tell this path from the token's, without a clock).
-                    FileHandle.standardError.write(Data("Error: cancelled (the job did not stop within 3 s of the signal)\n".utf8))
-                    _exit(status)
-                }
-            }) {
+            // Reading a trace from a FIFO or a stalled mount blocks in read(), which no token
+            // reaches; nothing is written before the job ends, so ending the process then
+            // leaves nothing behind. Its own words: that the job did not stop by itself is
+            // worth knowing (and is how the tests tell this path from the token's).
+            r = try withCancellation(grace: 3, stuck: "cancelled (the job did not stop within 3 s of the signal)", { token.cancel() }) {
                 let source = try TraceSource.open(path: imu, trace: trace)
                 for w in source.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
                 let traces = try source.traces()
@@ -87,13 +79,14 @@ struct CalibrateCommand: ParsableCommand {
                 request.force = force
                 let r = try CalibrateJob.run(request, cancellation: token)
                 if token.isCancelled { throw JobError.cancelled }
+                // Through the output path every command writes by: a temporary beside it, renamed.
+                try OutputPath.write(try r.profile.encoded(), to: output)
                 return r
             }
         } catch let error as JobError where error == .cancelled {
             FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
             throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
         }
-        try r.profile.save(URL(fileURLWithPath: output))
         for line in r.report { print(line) }
         print("wrote \(output)")
         for line in r.warnings { FileHandle.standardError.write(Data((line + "\n").utf8)) }

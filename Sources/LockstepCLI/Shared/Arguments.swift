@@ -14,6 +14,7 @@ extension BlendMode: ExpressibleByArgument {
 enum SyncChoice: String, CaseIterable, ExpressibleByArgument {
     case index, time, audio
 }
+extension SnakeDrive: ExpressibleByArgument {}
 
 extension Size: ExpressibleByArgument {
     /// "1920x1080"

@@ -16,6 +16,8 @@ struct KernelsCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Frame size.", valueName: "WxH")) var size = Size(width: 1920, height: 1080)
     @Option(help: "Frames per kernel.") var frames = 60
 
+    func validate() throws { try checkBenchmark(size: size, frames: frames) }
+
     func run() throws {
         let a = YUVBuffer(width: size.width, height: size.height), b = YUVBuffer(width: size.width, height: size.height)
         let out = YUVBuffer(width: size.width, height: size.height)
@@ -48,4 +50,14 @@ struct KernelsCommand: ParsableCommand {
             time("snake") { i in snake.render(b.image, motion: SnakeMotion(ax: 0.1, ay: -0.05, time: Double(i) / 30), into: out.image) }
         }
     }
+}
+
+/// The measuring tools' options, range-checked like every other (a size of 0x0 or -5x-5, or
+/// --frames -1, trapped).
+func checkBenchmark(size: Size, frames: Int) throws {
+    guard (2...CompositeOptions.largestSide).contains(size.width), (2...CompositeOptions.largestSide).contains(size.height),
+          size.width % 2 == 0, size.height % 2 == 0 else {
+        throw ValidationError("--size \(size): width and height must be even numbers from 2 to \(CompositeOptions.largestSide).")
+    }
+    guard (1...100_000).contains(frames) else { throw ValidationError("--frames must be between 1 and 100000; got \(frames).") }
 }

@@ -32,7 +32,9 @@ struct ProbeCommand: ParsableCommand {
                 parts.append("\(w)x\(h)")
                 if let dw = s.displayWidth, let dh = s.displayHeight, dw != w || dh != h { parts.append("display \(dw)x\(dh)") }
                 if let rot = s.rotation, rot != 0 {
-                    parts.append("rotation \((360 - rot) % 360) (display matrix, as ffprobe says: turned \(rot) degrees clockwise to show)")
+                    // ffprobe's number (the display matrix's counter-clockwise angle), and what it means.
+                    let clockwise = ((-rot) % 360 + 360) % 360
+                    parts.append("rotation \(rot) (display matrix, as ffprobe prints it: shown turned \(clockwise) degrees clockwise)")
                 }
                 if let pf = s.pixelFormat { parts.append(pf) }
                 if let avg = s.averageFrameRate { parts.append("avg \(avg) fps") }
