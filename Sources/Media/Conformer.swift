@@ -2,9 +2,10 @@ import CFFmpeg
 import Compositor
 
 /// Fits decoded pictures to their place on the canvas, as GStreamer's convert pad does for an
-/// aggregator: converts any pixel format and range to video-range yuv420p, scales to `picture`,
+/// aggregator: converts any pixel format, range, matrix, transfer and primaries to the working
+/// signal (`ColorFitter`: video-range yuv420p BT.709 SDR by default), scales to `picture`,
 /// turns by the stream's rotation, and paints the rest of the place `fill`. A picture already
-/// yuv420p video range at the place's size, unturned, is used as it is (its buffers move, no
+/// in the working signal at the place's size, unturned, is used as it is (its buffers move, no
 /// copy). Owned by one input lane; the per-frame path allocates nothing once its frames have
 /// their buffers.
 public final class Conformer {
@@ -15,11 +16,11 @@ public final class Conformer {
     public let fill: YUVColor
     /// Clockwise degrees to turn the decoded picture (0, 90, 180, 270).
     public let rotation: Int
-    private let scaler = Scaler()
+    private let fitter: ColorFitter
     private var rotationScratch: YUVBuffer?
 
     /// Throws when the geometry cannot hold a 4:2:0 picture (an empty or odd-placed rectangle).
-    public init(place: Size, picture: Rect, fill: YUVColor, rotation: Int) throws {
+    public init(place: Size, picture: Rect, fill: YUVColor, rotation: Int, color: ColorOptions = ColorOptions()) throws {
         guard place.width >= 2 && place.height >= 2 else {
             throw MediaError("no room for the picture: its place is \(place) (at least 2x2 is needed)")
         }
@@ -30,7 +31,15 @@ public final class Conformer {
         }
         guard [0, 90, 180, 270].contains(rotation) else { throw MediaError("rotation \(rotation) is not a right angle") }
         self.place = place; self.picture = picture; self.fill = fill; self.rotation = rotation
+        fitter = ColorFitter(options: color)
     }
+
+    /// The colours of the last picture fitted, as read from its tags (untagged ones guessed),
+    /// and the sentences saying what was guessed.
+    public var sourceColor: ColorDescription? { fitter.source }
+    public var colorNotes: [String] { fitter.notes }
+    /// The conversion to the working signal, nil when the picture needed none (or only range).
+    public var conversion: ColorConversion? { fitter.conversion }
 
     /// Fits the picture in `decoded` into `out`. `decoded` is left empty either way.
     public func fit(_ decoded: Frame, into out: Frame) throws {
@@ -38,6 +47,7 @@ public final class Conformer {
         let passthrough = rotation == 0 && d.format == AV_PIX_FMT_YUV420P.rawValue && d.color_range != AVCOL_RANGE_JPEG
             && Int(d.width) == place.width && Int(d.height) == place.height
             && picture == Rect(x: 0, y: 0, width: place.width, height: place.height)
+            && fitter.needsOnlyScaling(decoded.pointer, size: place)
         if passthrough {
             out.unref()
             av_frame_move_ref(out.pointer, decoded.pointer)
@@ -54,7 +64,7 @@ public final class Conformer {
         try out.withImage { image in
             let target = image.cropped(to: picture)
             if rotation == 0 {
-                try scaler.scale(decoded.pointer, into: target)
+                try fitter.fit(decoded.pointer, into: .bytes(target))
             } else {
                 // Scale in the stored orientation, then turn into place.
                 let stored = rotation == 180 ? Size(width: picture.width, height: picture.height)
@@ -63,7 +73,7 @@ public final class Conformer {
                     rotationScratch = YUVBuffer(width: stored.width, height: stored.height)
                 }
                 let scratch = rotationScratch!.image
-                try scaler.scale(decoded.pointer, into: scratch)
+                try fitter.fit(decoded.pointer, into: .bytes(scratch))
                 PlaneKernels.rotate(scratch, clockwise: rotation, into: target)
             }
         }

@@ -62,6 +62,9 @@ public final class MovieWriter {
             c.pointee.gop_size = Int32(settings.gop)
             c.pointee.keyint_min = Int32(settings.gop)  // x264 clamps it to gop / 2 + 1
             c.pointee.flags |= Int32(bitPattern: UInt32(AV_CODEC_FLAG_CLOSED_GOP))  // 1 << 31
+            // The working signal, said in the stream (H.264 VUI) and the container (`colr`):
+            // players need not guess (an untagged SD picture would be taken as BT.601).
+            c.pointee.tag(WorkingSignal.sdr)
         }, options: ["crf": String(settings.crf), "preset": settings.preset, "sc_threshold": "0",
                       // Frame side data SEI (Lockstep's provenance) goes into the stream.
                       "udu_sei": "1"])
@@ -144,5 +147,21 @@ public final class MovieWriter {
         held.pointer.pointee.stream_index = videoStream.pointee.index
         holding = false
         try output.write(held)
+    }
+}
+
+extension AVCodecContext {
+    /// The colour tags of pictures in `signal`.
+    mutating func tag(_ signal: WorkingSignal) {
+        switch signal {
+        case .sdr:
+            color_primaries = AVCOL_PRI_BT709; color_trc = AVCOL_TRC_BT709; colorspace = AVCOL_SPC_BT709
+        case .hlg:
+            color_primaries = AVCOL_PRI_BT2020; color_trc = AVCOL_TRC_ARIB_STD_B67; colorspace = AVCOL_SPC_BT2020_NCL
+        case .pq:
+            color_primaries = AVCOL_PRI_BT2020; color_trc = AVCOL_TRC_SMPTE2084; colorspace = AVCOL_SPC_BT2020_NCL
+        }
+        color_range = AVCOL_RANGE_MPEG
+        chroma_sample_location = AVCHROMA_LOC_LEFT
     }
 }
