@@ -49,6 +49,19 @@ public final class Frame: @unchecked Sendable {
         pointer.pointee.width = Int32(width)
         pointer.pointee.height = Int32(height)
         try check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer(\(width)x\(height))")
+        tag(.sdr)
+    }
+
+    /// Says the picture holds `signal` (what every frame Lockstep makes holds: a conformer's
+    /// output, a canvas, a test picture), so that reading it back needs no guess.
+    func tag(_ signal: WorkingSignal) {
+        let f = pointer
+        switch signal {
+        case .sdr: f.pointee.color_primaries = AVCOL_PRI_BT709; f.pointee.color_trc = AVCOL_TRC_BT709; f.pointee.colorspace = AVCOL_SPC_BT709
+        case .hlg: f.pointee.color_primaries = AVCOL_PRI_BT2020; f.pointee.color_trc = AVCOL_TRC_ARIB_STD_B67; f.pointee.colorspace = AVCOL_SPC_BT2020_NCL
+        case .pq: f.pointee.color_primaries = AVCOL_PRI_BT2020; f.pointee.color_trc = AVCOL_TRC_SMPTE2084; f.pointee.colorspace = AVCOL_SPC_BT2020_NCL
+        }
+        f.pointee.color_range = AVCOL_RANGE_MPEG
     }
 
     public var width: Int { Int(pointer.pointee.width) }
