@@ -19,6 +19,10 @@ public struct VideoInfo: Equatable, Sendable {
     public var shownFrames: Int64? = nil
     public var duration: Rational?
     public var startTime: Timestamp?
+    /// Colour: the stream's tags (ffprobe's names), what they are taken to mean, its HDR
+    /// metadata and Dolby Vision record; how it is scanned (MovieReader+Deinterlace.swift).
+    public var color = ColorInfo()
+    public var fieldOrder: FieldOrder?
 }
 
 public struct AudioInfo: Equatable, Sendable {
@@ -61,7 +65,7 @@ func seconds(_ t: Timestamp) -> String {
 /// Not thread-safe: one reader thread owns it; only its `CancellationToken` crosses threads.
 public final class MovieReader {
     public let path: String
-    public let video: VideoInfo
+    public internal(set) var video: VideoInfo
     public let audio: AudioInfo?
     public let containerName: String
     public let containerDuration: Rational?
@@ -104,6 +108,8 @@ public final class MovieReader {
     /// Damage found (not concealing), thrown once the next read shows it is not just the cut
     /// end of a truncated file (whose last packet is always refused).
     private var damageError: MediaError?
+    /// Interlaced input: the deinterlacer between decoder and reader (MovieReader+Deinterlace.swift).
+    var interlace = InterlaceState()
 
     /// `cancellation`: raised from any thread, it makes the open or a read give up with a
     /// `MediaError` of kind `.cancelled`.
@@ -149,6 +155,7 @@ public final class MovieReader {
         for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != vs && Int32(i) != audioIndex {
             ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
         }
+        try checkColor()
     }
 
     /// The token this reader's open and reads obey.
@@ -168,7 +175,7 @@ public final class MovieReader {
         while true {
             if videoPending && !videoEnded {
                 let target = decodesVideo ? frame : discarded
-                switch try receiveVideo(into: target) {
+                switch try receivePicture(into: target) {
                 case .produced:
                     picturesDecoded += 1
                     if decodesVideo {
@@ -224,7 +231,7 @@ public final class MovieReader {
         if step == .needsInput { throw MediaError("video decoder refused a packet", path: path) }
     }
 
-    private func receiveVideo(into frame: Frame) throws -> CodecStep {
+    func receiveVideo(into frame: Frame) throws -> CodecStep {
         do {
             return try videoDecoder.receive(frame.pointer)
         } catch let e as MediaError where e.kind != .cancelled {
@@ -353,7 +360,8 @@ public final class MovieReader {
             indexedFrames: nb > 0 ? nb : nil,
             shownFrames: InputFormat.shownSamples(ctx, st),
             duration: dur > 0 && dur != NOPTS ? tb * dur : nil,
-            startTime: start != NOPTS ? Timestamp(start, tb) : nil)
+            startTime: start != NOPTS ? Timestamp(start, tb) : nil,
+            color: ColorInfo(st), fieldOrder: FieldOrder(par.field_order))
     }
 
     private static func describeAudio(_ st: UnsafeMutablePointer<AVStream>) -> AudioInfo {

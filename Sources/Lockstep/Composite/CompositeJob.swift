@@ -34,6 +34,13 @@ public struct CompositeOptions: Sendable {
     /// An input keyed by its own alpha is keyed by colour too (alpha times key).
     public var keyAlphaAndColor = false
     public var encode = EncodeSettings()
+    /// Interlaced inputs: one picture per frame (the default), per field, or left woven.
+    public var deinterlace = DeinterlaceMode.frame
+    /// The signal every input is converted into, blended in and written: SDR BT.709 (H.264),
+    /// or HDR BT.2020 HLG or PQ (10-bit HEVC). See docs: the working signal.
+    public var signal = WorkingSignal.sdr
+    /// How HDR inputs are brought into an SDR output (or a PQ input into HLG).
+    public var toneCurve = ToneCurve.hable
     /// Render only output frames [start, end) of the single pass (`--frames A:B`).
     public var frames: FrameRange?
 
@@ -141,6 +148,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         let folder = URL(fileURLWithPath: options.output).deletingLastPathComponent().path
         OutputPath.removeStaleTemporaries(in: folder)
         let readers = try openReaders()
+        for r in readers { r.deinterlace(options.deinterlace) }
         let first = readers[0]
         // The first input's size, even (4:2:0), and large enough for every place to hold a 2x2
         // picture (a quad's cells are a quarter of the canvas).
@@ -170,7 +178,8 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                 let place = layout.places[i], pic = layout.pictures[i]
                 conformer = try Conformer(place: Size(width: place.width, height: place.height),
                                           picture: Rect(x: pic.x - place.x, y: pic.y - place.y, width: pic.width, height: pic.height),
-                                          fill: blender.marginColor(ofInput: i), rotation: r.video.rotation)
+                                          fill: blender.marginColor(ofInput: i), rotation: r.video.rotation,
+                                          color: options.color(of: r))
             } catch let e as MediaError { throw e.at(r.path) }
             let alpha = try options.alphaConformer(ofInput: i, reader: r, place: conformer.place, picture: conformer.picture, fill: conformer.fill)
             return InputLane(index: i, reader: r, conformer: conformer, poolSize: 4, failure: failure, alphaConformer: alpha)
@@ -360,5 +369,12 @@ private final class OpenedReaders: @unchecked Sendable {
     func readers() throws -> [MovieReader] {
         lock.lock(); defer { lock.unlock() }
         return try results.map { try $0!.get() }
+    }
+}
+
+extension CompositeOptions {
+    /// What input `reader`'s pictures are converted into.
+    func color(of reader: MovieReader) -> ColorOptions {
+        ColorOptions(working: signal, toneCurve: toneCurve, metadata: reader.video.color.hdr)
     }
 }

@@ -29,6 +29,9 @@ extension CompositeOptions {
         try checkKeyer()
         try checkMatte()
         try checkSegment()
+        if deinterlace == .field && frames != nil {
+            throw JobError("--deinterlace field cannot be combined with --frames or --segments: a segment would not start on the field the single pass shows there.")
+        }
         if let weights {
             guard weights.count == inputs.count else {
                 throw JobError("--weights needs one weight per input: \(inputs.count) expected, \(weights.count) given.")
