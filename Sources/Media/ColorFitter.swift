@@ -95,8 +95,8 @@ final class ColorFitter {
 
     /// Whether a picture of `size` needs no colour conversion (swscale alone would do): decided
     /// from the same cache as `fit`, so asking costs nothing per frame.
-    func needsOnlyScaling(_ src: UnsafeMutablePointer<AVFrame>, size: Size) -> Bool {
-        prepare(src, width: size.width, height: size.height, bits: 8, alpha: false)
+    func needsOnlyScaling(_ src: UnsafeMutablePointer<AVFrame>, size: Size, bits: Int = 8) -> Bool {
+        prepare(src, width: size.width, height: size.height, bits: bits, alpha: false)
         if case .scale = plan { return true }
         return false
     }

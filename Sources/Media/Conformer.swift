@@ -18,6 +18,10 @@ public final class Conformer {
     public let rotation: Int
     private let fitter: ColorFitter
     private var rotationScratch: YUVBuffer?
+    /// The HDR working signal's: `fill` in it, and the turning scratch.
+    private let fill16: YUVColor16
+    private var rotationScratch16: YUV16Buffer?
+    private var signal: WorkingSignal { fitter.options.working }
 
     /// Throws when the geometry cannot hold a 4:2:0 picture (an empty or odd-placed rectangle).
     public init(place: Size, picture: Rect, fill: YUVColor, rotation: Int, color: ColorOptions = ColorOptions()) throws {
@@ -32,6 +36,7 @@ public final class Conformer {
         guard [0, 90, 180, 270].contains(rotation) else { throw MediaError("rotation \(rotation) is not a right angle") }
         self.place = place; self.picture = picture; self.fill = fill; self.rotation = rotation
         fitter = ColorFitter(options: color)
+        fill16 = color.working.isHDR ? YUVColor16(fill, in: color.working) : .black
     }
 
     /// The colours of the last picture fitted, as read from its tags (untagged ones guessed),
@@ -44,16 +49,18 @@ public final class Conformer {
     /// Fits the picture in `decoded` into `out`. `decoded` is left empty either way.
     public func fit(_ decoded: Frame, into out: Frame) throws {
         let d = decoded.pointer.pointee
-        let passthrough = rotation == 0 && d.format == AV_PIX_FMT_YUV420P.rawValue && d.color_range != AVCOL_RANGE_JPEG
+        let workingFormat = signal.isHDR ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P
+        let passthrough = rotation == 0 && d.format == workingFormat.rawValue && d.color_range != AVCOL_RANGE_JPEG
             && Int(d.width) == place.width && Int(d.height) == place.height
             && picture == Rect(x: 0, y: 0, width: place.width, height: place.height)
-            && fitter.needsOnlyScaling(decoded.pointer, size: place)
+            && fitter.needsOnlyScaling(decoded.pointer, size: place, bits: signal.isHDR ? 10 : 8)
         if passthrough {
             out.unref()
             av_frame_move_ref(out.pointer, decoded.pointer)
             return
         }
         defer { decoded.unref() }
+        if signal.isHDR { return try fit16(decoded, into: out) }
         if !out.hasBuffers || !out.isYUV420P || out.width != place.width || out.height != place.height {
             try out.allocate(width: place.width, height: place.height)
             PlaneKernels.fill(out.image, fill)
@@ -77,5 +84,42 @@ public final class Conformer {
                 PlaneKernels.rotate(scratch, clockwise: rotation, into: target)
             }
         }
+    }
+
+    /// `fit` into the HDR working signal (10-bit).
+    private func fit16(_ decoded: Frame, into out: Frame) throws {
+        if !out.hasBuffers || !out.isHDR || out.width != place.width || out.height != place.height {
+            try out.allocate(width: place.width, height: place.height, signal: signal)
+            PlaneKernels16.fill(out.image16, fill16)
+        } else {
+            try out.makeWritable()
+        }
+        try out.withImage16 { image in
+            let target = image.cropped(to: picture)
+            if rotation == 0 {
+                try fitter.fit(decoded.pointer, into: .words(target, bits: 10))
+            } else {
+                let stored = rotation == 180 ? Size(width: picture.width, height: picture.height)
+                                             : Size(width: picture.height, height: picture.width)
+                if rotationScratch16?.width != stored.width || rotationScratch16?.height != stored.height {
+                    rotationScratch16 = YUV16Buffer(width: stored.width, height: stored.height)
+                }
+                let scratch = rotationScratch16!.image
+                try fitter.fit(decoded.pointer, into: .words(scratch, bits: 10))
+                PlaneKernels16.rotate(scratch, clockwise: rotation, into: target)
+            }
+        }
+    }
+}
+
+extension YUVColor16 {
+    /// A colour of the SDR working signal (8-bit BT.709) in an HDR one.
+    public init(_ c: YUVColor, in signal: WorkingSignal) {
+        let sdr = WorkingSignal.sdr.description, target = signal.description
+        let n = ColorConversion.normalise(Double(c.y), Double(c.u), Double(c.v), sdr)
+        let o = ColorConversion(from: sdr, to: target).convert(n.0, n.1, n.2)
+        let q = ColorConversion.quantise(o.0, o.1, o.2, target)
+        func s(_ x: Double) -> UInt16 { UInt16(max(0, min(1023, x.rounded()))) }
+        self.init(y: s(q.0), u: s(q.1), v: s(q.2))
     }
 }

@@ -34,11 +34,7 @@ struct InterlaceState {
     var filter: Deinterlacer?
     /// A picture at field rate (decided at open, from the stream: the rate doubles).
     var fieldRate = false
-    /// The decoder's picture before the filter.
-    let input = Frame()
     var flushed = false
-    /// The stream's time base (the filter's input) and the reader's (its output).
-    var streamTimeBase = AVRational(num: 1, den: 1)
 }
 
 extension MovieReader {
@@ -58,7 +54,6 @@ extension MovieReader {
     public func deinterlace(_ mode: DeinterlaceMode) {
         precondition(framesOut == 0 && picturesDecoded == 0, "deinterlace(_:) after reading")
         interlace.mode = mode
-        interlace.streamTimeBase = input.stream(videoStream).pointee.time_base
         if mode == .field, video.fieldOrder?.isInterlaced == true, !interlace.fieldRate {
             interlace.fieldRate = true
             video.timeBase = video.timeBase * Rational(1, 2)
@@ -73,12 +68,11 @@ extension MovieReader {
         return filter.mode
     }
 
-    /// The next picture: the decoder's or, for an interlaced input, the deinterlacer's.
+    /// The next picture: the decoder's or, for an interlaced input, the deinterlacer's. The
+    /// decoder's picture goes into `frame` and from there into the filter (its reference moves),
+    /// so a reader holds no frame more than before.
     func receivePicture(into frame: Frame) throws -> CodecStep {
         if interlace.mode == .off || interlace.progressive { return try receiveVideo(into: frame) }
-        if interlace.streamTimeBase.den == 1 && interlace.streamTimeBase.num == 1 {
-            interlace.streamTimeBase = input.stream(videoStream).pointee.time_base
-        }
         while true {
             if let filter = interlace.filter {
                 switch try filter.pull(into: frame.pointer) {
@@ -89,28 +83,25 @@ extension MovieReader {
                 case .needsInput: break
                 }
             }
-            let decoded = interlace.input
-            switch try receiveVideo(into: decoded) {
+            switch try receiveVideo(into: frame) {
             case .produced:
                 if interlace.filter == nil {
-                    let f = decoded.pointer.pointee
+                    let f = frame.pointer.pointee
                     let flagged = f.interlaced_frame != 0, streamSays = video.fieldOrder?.isInterlaced == true
                     guard flagged || streamSays else {
                         interlace.progressive = true
-                        frame.unref()
-                        av_frame_move_ref(frame.pointer, decoded.pointer)
                         return .produced
                     }
                     // Pictures that say they are interlaced say which field comes first, each
                     // one (parity auto); otherwise the stream's field order, for every picture.
-                    interlace.filter = try Deinterlacer(first: f, timeBase: interlace.streamTimeBase,
+                    interlace.filter = try Deinterlacer(first: f, timeBase: input.stream(videoStream).pointee.time_base,
                                                         mode: interlace.fieldRate ? .field : .frame,
                                                         topFieldFirst: flagged ? nil : (video.fieldOrder?.topFieldFirst ?? true),
                                                         everyFrame: !flagged, path: path)
                 }
                 // The filter times pictures by pts: the decoder's best guess of it.
-                decoded.pointer.pointee.pts = decoded.pointer.pointee.best_effort_timestamp
-                try interlace.filter!.push(decoded.pointer)
+                frame.pointer.pointee.pts = frame.pointer.pointee.best_effort_timestamp
+                try interlace.filter!.push(frame.pointer)
             case .needsInput:
                 return .needsInput
             case .endOfStream:

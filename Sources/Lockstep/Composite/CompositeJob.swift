@@ -166,11 +166,13 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         let filters = try options.filter.map { try FilterStage(schedule: $0, canvas: canvas) }
         let layout = Layout(blend: options.blend, canvas: canvas, inputs: readers.prefix(options.inputs.count).map(\.video.displaySize))
         let matteMix = options.matte.map { MatteMix(factor: $0.mixFactor) }
-        let key = ChromaKey(keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness)
+        let key = ChromaKey(keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness,
+                            matrix: options.signal.matrix)
         var blender = Blender(mode: options.blend, layout: layout, key: key, keyer: options.makeKeyer(),
                               weights: options.weights ?? Array(repeating: 1, count: options.inputs.count))
         if let matteMix, options.blend != .single { blender.matte = (matteMix, options.matte!.mode) }
         blender.keyAlphaAndColor = options.keyAlphaAndColor
+        blender.signal = options.signal
         let lanes = try readers.enumerated().map { i, r in
             let conformer: Conformer
             do {
@@ -198,11 +200,15 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         let temporary = OutputPath.temporary(beside: options.output)
         var committed = false
         defer { if !committed { unlink(temporary) } }
+        var encode = options.encode
+        encode.signal = options.signal
+        // An HDR output passes on the first HDR input's mastering display and light levels.
+        if options.signal.isHDR, let hdr = readers.lazy.map(\.video.color.hdr).first(where: { !$0.isEmpty }) { encode.hdr = hdr }
         let writer = try MovieWriter(path: temporary, container: container, canvas: canvas, frameRate: frameRate,
-                                     settings: options.encode, withAudio: withAudio)
+                                     settings: encode, withAudio: withAudio)
         let gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])
         let stage = try WriterStage(writer: writer, lanes: lanes, gains: gains, frameRate: frameRate, canvas: canvas,
-                                    poolSize: 3, failure: failure, firstFrame: firstK)
+                                    poolSize: 3, failure: failure, firstFrame: firstK, signal: options.signal)
         lock.lock()
         self.lanes = lanes; writerStage = stage
         let wasCancelled = cancelled

@@ -31,7 +31,7 @@ final class WriterStage: @unchecked Sendable {
     let clock = StageClock(name: "the writer")
 
     init(writer: MovieWriter, lanes: [InputLane], gains: [Float], frameRate: Rational, canvas: Size,
-         poolSize: Int, failure: FailureBox, firstFrame: Int64 = 0) throws {
+         poolSize: Int, failure: FailureBox, firstFrame: Int64 = 0, signal: WorkingSignal = .sdr) throws {
         self.writer = writer
         self.lanes = lanes
         self.mixer = AudioMixer(gains: gains)
@@ -40,7 +40,7 @@ final class WriterStage: @unchecked Sendable {
         self.failure = failure
         queue = BoundedQueue(capacity: poolSize)
         pool = BoundedQueue(capacity: poolSize)
-        for _ in 0..<poolSize { pool.push(try Frame(width: canvas.width, height: canvas.height)) }
+        for _ in 0..<poolSize { pool.push(try Frame(width: canvas.width, height: canvas.height, signal: signal)) }
         // Per input: left and right; then the mix: left and right.
         scratch = .allocate(capacity: chunk * 2 * (lanes.count + 1))
         leftInputs = Array(repeating: nil, count: lanes.count)
