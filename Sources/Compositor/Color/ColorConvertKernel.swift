@@ -74,7 +74,8 @@ public final class ColorConvertKernel {
         for k in 0..<9 { gm[k] = Float(conversion.gamut.m[k]) }
         gamut = gm
         if conversion.kind == .curves {
-            toLinear = UniformTable(top: 1.5, count: 3072) { conversion.linear($0) }
+            // 0...2: every R'G'B' a legal limited-range code can make (1.09 + 1.47 x 0.57).
+            toLinear = UniformTable(top: 2, count: 4096) { conversion.linear($0) }
             gain = conversion.toneMaps ? LogTable(lowExponent: -20, highExponent: 12) { conversion.toneGain($0) } : nil
             toSignal = LogTable(lowExponent: -40, highExponent: 12) { conversion.signal($0) }
         } else {

@@ -109,13 +109,21 @@ final class ColorEndToEndTests: ScratchTestCase {
 
     // MARK: SDR inputs: matrix and range
 
-    /// FFmpeg's `colorspace` filter re-expressing BT.601 (525 lines; `irange`: the input's
-    /// range) in BT.709 video range, matrix and range only (`fast`: as players and Lockstep treat
-    /// BT.601's primaries as BT.709's). Not swscale's matrix options: they clip the footroom.
-    static func from601(range: String = "tv") -> String { "colorspace=all=bt709:iall=bt601-6-525:irange=\(range):range=tv:fast=1,format=yuv420p" }
+    /// zscale (zimg, in float: no clipping) re-expressing BT.601 (`range`: the input's, limited
+    /// or full) in BT.709 video range, matrix and range only: primaries and transfer given as
+    /// BT.709 on both sides, as players and Lockstep treat BT.601's primaries. (Not swscale's
+    /// matrix options: they clip the footroom; nor `colorspace` on a yuvj picture: ffmpeg puts
+    /// a range conversion before it, and irange=pc then compresses the range twice.)
+    static func from601(range: String = "limited") -> String {
+        "zscale=min=170m:rin=\(range):pin=709:tin=709:m=709:r=limited:p=709:t=709,format=yuv420p"
+    }
+    /// FFmpeg's `colorspace` filter for a video-range BT.601 picture (matrix only, `fast`): it
+    /// keeps chroma at 4:2:0 (zscale goes through 4:4:4 with its own resampling, about 2 dB
+    /// away on testsrc2's sharp colour edges).
+    static let from601Video = "colorspace=all=bt709:iall=bt601-6-525:fast=1,format=yuv420p"
 
     /// An SD clip (ffmpeg's testsrc2, 720x480) encoded with BT.601 and tagged so, or untagged:
-    /// converted to BT.709 as ffmpeg's colorspace filter converts it. Untagged SD is BT.601
+    /// converted to BT.709 as zscale converts it. Untagged SD is BT.601
     /// (FFmpeg's and the players' convention), so both give the same picture.
     func testBT601StandardDefinitionTaggedOrNotBecomesBT709() throws {
         for tagged in [true, false] {
@@ -127,7 +135,7 @@ final class ColorEndToEndTests: ScratchTestCase {
             let out = try convert(clip)
             try assertSDR709(out)
             let ours = try ColorReference.raw(out)
-            let reference = try ColorReference.raw(clip, filter: Self.from601())
+            let reference = try ColorReference.raw(clip, filter: Self.from601Video)
             let asIs = try ColorReference.raw(clip)
             let p = ColorReference.psnr(ours, reference), q = ColorReference.psnr(ours, asIs)
             print("BT.601 SD (\(tagged ? "tagged" : "untagged")): PSNR \(p) dB against ffmpeg's 601-to-709 conversion, \(q) dB against the planes unconverted")
@@ -137,7 +145,7 @@ final class ColorEndToEndTests: ScratchTestCase {
     }
 
     /// Full-range BT.601 (yuvj420p, as phones record), from a second generator (mandelbrot,
-    /// MJPEG in AVI): range and matrix converted as ffmpeg's colorspace filter converts them.
+    /// MJPEG in AVI): range and matrix converted as zscale converts them.
     func testFullRangeBT601BecomesVideoRangeBT709() throws {
         let clip = scratch.appendingPathComponent("yuvj.avi").path
         _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "mandelbrot=s=640x480:r=30,trim=duration=0.2",
@@ -145,7 +153,7 @@ final class ColorEndToEndTests: ScratchTestCase {
         let out = try convert(clip)
         try assertSDR709(out)
         let ours = try ColorReference.raw(out)
-        let reference = try ColorReference.raw(clip, filter: Self.from601(range: "pc"))
+        let reference = try ColorReference.raw(clip, filter: Self.from601(range: "full"))
         let p = ColorReference.psnr(ours, reference)
         print("yuvj420p BT.601: PSNR \(p) dB against ffmpeg's conversion")
         XCTAssertGreaterThan(p, 40)
@@ -158,7 +166,7 @@ final class ColorEndToEndTests: ScratchTestCase {
         let out = try convert(input) { $0.size = Size(width: 540, height: 960) }
         try assertSDR709(out)
         let ours = try ColorReference.raw(out)
-        let reference = try ColorReference.raw(input, filter: Self.from601(range: "pc") + ",scale=540:960:flags=bicubic")
+        let reference = try ColorReference.raw(input, filter: Self.from601(range: "full") + ",scale=540:960:flags=bicubic")
         let p = ColorReference.psnr(ours, reference)
         print("portrait_4k60 (yuvj420p BT.601, turned): PSNR \(p) dB against ffmpeg's")
         XCTAssertGreaterThan(p, 35)
