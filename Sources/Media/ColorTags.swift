@@ -171,3 +171,15 @@ extension DolbyVision {
         return DolbyVision(profile: Int(r.dv_profile), level: Int(r.dv_level), compatibilityID: Int(r.dv_bl_signal_compatibility_id))
     }
 }
+
+extension HDRMetadata {
+    /// The HDR metadata of a movie: its stream's (MP4 boxes), else its first picture's (HEVC
+    /// SEI, where phones and x265 put it). Decodes one picture.
+    public static func of(movie path: String) throws -> HDRMetadata {
+        let still = try StillReader(path: path)
+        let frame = Frame()
+        var found = still.video.color.hdr
+        if found.isEmpty, try still.next(into: frame) != nil { found = HDRMetadata.of(frame.pointer) }
+        return found
+    }
+}

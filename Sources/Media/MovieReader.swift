@@ -320,12 +320,17 @@ public final class MovieReader {
         return picture
     }
 
+    /// The UUID x265 puts before the payload of a user-data SEI it is given.
+    static let x265UUID: [UInt8] = [0x2C, 0xA2, 0xDE, 0x09, 0xB5, 0x17, 0x47, 0xDB, 0xBB, 0x55, 0xA4, 0xFE, 0x7F, 0xC2, 0xFC, 0x4E]
+
     /// x264 writes a user-data SEI of its own on the first frame: match on the UUID.
     private func findUserData(_ f: UnsafeMutablePointer<AVFrame>, uuid: [UInt8]) -> [UInt8]? {
         for i in 0..<Int(f.pointee.nb_side_data) {
             guard let sd = f.pointee.side_data[i], sd.pointee.type == AV_FRAME_DATA_SEI_UNREGISTERED,
                   sd.pointee.size >= uuid.count else { continue }
-            let bytes = UnsafeBufferPointer(start: sd.pointee.data, count: Int(sd.pointee.size))
+            var bytes = UnsafeBufferPointer(start: sd.pointee.data, count: Int(sd.pointee.size))[...]
+            // libx265 (3.5) writes a user's message after a UUID of its own (the HDR output's).
+            if Array(bytes.prefix(16)) == MovieReader.x265UUID { bytes = bytes.dropFirst(16) }
             if Array(bytes.prefix(uuid.count)) == uuid { return Array(bytes.dropFirst(uuid.count)) }
         }
         return nil

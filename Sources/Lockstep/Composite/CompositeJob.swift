@@ -202,8 +202,14 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         defer { if !committed { unlink(temporary) } }
         var encode = options.encode
         encode.signal = options.signal
-        // An HDR output passes on the first HDR input's mastering display and light levels.
-        if options.signal.isHDR, let hdr = readers.lazy.map(\.video.color.hdr).first(where: { !$0.isEmpty }) { encode.hdr = hdr }
+        // An HDR output passes on the first HDR input's mastering display and light levels
+        // (its stream's, else its first picture's).
+        if options.signal.isHDR {
+            for r in readers where r.video.color.description?.isHDR == true {
+                let hdr = try HDRMetadata.of(movie: r.path)
+                if !hdr.isEmpty { encode.hdr = hdr; break }
+            }
+        }
         let writer = try MovieWriter(path: temporary, container: container, canvas: canvas, frameRate: frameRate,
                                      settings: encode, withAudio: withAudio)
         let gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])
