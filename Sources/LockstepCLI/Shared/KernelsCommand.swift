@@ -30,14 +30,19 @@ struct KernelsCommand: ParsableCommand {
         // An HLG picture (10-bit BT.2020, limited range): smooth colour ramps with grain, and
         // the conversions every input that is not BT.709 SDR goes through.
         let hlg = YUV16Buffer(width: size.width, height: size.height)
+        let h = hlg.image
         var seed: UInt32 = 1
-        for y in 0..<size.height { for x in 0..<size.width {
-            seed = seed &* 1_664_525 &+ 1_013_904_223
-            hlg.image.y[x, y] = UInt16(64 + (x * 700 / size.width + y * 200 / size.height + Int(seed >> 29)) % 876)
-        } }
-        for y in 0..<hlg.image.u.height { for x in 0..<hlg.image.u.width {
-            hlg.image.u[x, y] = UInt16(200 + (x * 600) / hlg.image.u.width); hlg.image.v[x, y] = UInt16(800 - (y * 600) / hlg.image.u.height)
-        } }
+        for y in 0..<size.height {
+            let row = h.y.row(y)
+            for x in 0..<size.width {
+                seed = seed &* 1_664_525 &+ 1_013_904_223
+                row[x] = UInt16(64 + (x * 700 / size.width + y * 200 / size.height + Int(seed >> 29)) % 876)
+            }
+        }
+        for y in 0..<h.u.height {
+            let u = h.u.row(y), v = h.v.row(y)
+            for x in 0..<h.u.width { u[x] = UInt16(200 + (x * 600) / h.u.width); v[x] = UInt16(800 - (y * 600) / h.u.height) }
+        }
         let sdr = WorkingSignal.sdr.description
         let toSDR = ColorConvertKernel(ColorConversion(from: WorkingSignal.hlg.description, to: sdr))
         var bt601 = sdr
