@@ -2,8 +2,8 @@
 import PackageDescription
 
 // Architecture, bottom up:
-//   CFFmpeg, CIIO, CFFTW,  system libraries (pkg-config) with the few shims Swift cannot import
-//   CEBUR128
+//   CFFmpeg, CAVFilter,    system libraries (pkg-config) with the few shims Swift cannot import
+//   CIIO, CFFTW, CEBUR128
 //   Compositor, Motion,    the pure core: timestamps, sync policy, layout, blend kernels and
 //   Verify, AudioAlign     effects, audio mix math; IMU parsing, fusion, synchronizer,
 //                          calibration math; the checks of `verify`; sound alignment's math.
@@ -43,6 +43,8 @@ let package = Package(
         .systemLibrary(
             name: "CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]),
+        // libavfilter (FFmpeg 5.1): the kept deinterlacers, bwdif and yadif.
+        .systemLibrary(name: "CAVFilter", pkgConfig: "libavfilter", providers: [.apt(["libavfilter-dev"])]),
         .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
@@ -59,7 +61,7 @@ let package = Package(
                 swiftSettings: ownSettings),
         // Motion's file I/O (trace files, profiles): the parsing stays in Motion, pure.
         .target(name: "MotionIO", dependencies: ["Motion"], swiftSettings: ownSettings),
-        .target(name: "Media", dependencies: ["CFFmpeg", "Compositor", .product(name: "Atomics", package: "swift-atomics")],
+        .target(name: "Media", dependencies: ["CFFmpeg", "CAVFilter", "Compositor", .product(name: "Atomics", package: "swift-atomics")],
                 swiftSettings: ownSettings),
         .target(name: "TraceStore", dependencies: ["Motion", .product(name: "GRDB", package: "GRDB.swift")],
                 swiftSettings: ownSettings),

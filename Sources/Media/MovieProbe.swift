@@ -24,6 +24,17 @@ public struct ProbeReport: Codable, Equatable, Sendable {
         /// Frames per second measured from the timestamps: (frames - 1) / (last pts - first pts).
         public var measuredFrameRate: Double?
         public var frames: Int?
+        /// The colour tags as the stream carries them (ffprobe's names; nil: unspecified), what
+        /// Lockstep takes them to mean, and the bits per sample.
+        public var color: ColorTags?
+        public var colorMeaning: String?
+        public var bitDepth: Int?
+        /// `progressive`, `tt` (top field first), `bb`, `tb`, `bt` as ffprobe says; nil: unknown.
+        public var fieldOrder: String?
+        public var dolbyVision: DolbyVision?
+        /// Mastering display luminance (min/max nits) and MaxCLL/MaxFALL, when the stream has them.
+        public var masteringLuminance: [Double]?
+        public var contentLight: [Int]?
         // audio
         public var sampleRate: Int?
         public var channels: Int?
@@ -92,6 +103,15 @@ public enum MovieProbe {
                 let avg = st.pointee.avg_frame_rate
                 if avg.num > 0 && avg.den > 0 { s.averageFrameRate = avg.rational.description }
                 s.frames = packets[i]
+                s.color = ColorTags(par)
+                let reading = ColorReading(par)
+                s.colorMeaning = reading.description.description + reading.notes.map { " (\($0))" }.joined()
+                s.bitDepth = reading.description.bitDepth
+                s.fieldOrder = FieldOrder(par.field_order)?.name
+                s.dolbyVision = DolbyVision.of(st)
+                let hdr = HDRMetadata.of(st)
+                if let lo = hdr.minLuminance, let hi = hdr.maxLuminance { s.masteringLuminance = [lo, hi] }
+                if let c = hdr.maxCLL { s.contentLight = [c, hdr.maxFALL ?? 0] }
                 if let lo = minPts[i], let hi = maxPts[i], hi > lo, packets[i] > 1 {
                     s.measuredFrameRate = Double(packets[i] - 1) / (tb * (hi - lo)).seconds
                 }

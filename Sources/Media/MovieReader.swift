@@ -27,6 +27,10 @@ public struct VideoInfo: Equatable, Sendable {
     /// A picture, not a movie: an image file (JPEG, PNG, WebP: FFmpeg's image demuxers) or a
     /// stream whose index lists one frame. Held for the whole output.
     public var isStill = false
+    /// Colour: the stream's tags (ffprobe's names), what they are taken to mean, its HDR
+    /// metadata and Dolby Vision record; how it is scanned (MovieReader+Deinterlace.swift).
+    public var color = ColorInfo()
+    public var fieldOrder: FieldOrder?
 }
 
 public struct AudioInfo: Equatable, Sendable {
@@ -69,7 +73,7 @@ func seconds(_ t: Timestamp) -> String {
 /// Not thread-safe: one reader thread owns it; only its `CancellationToken` crosses threads.
 public final class MovieReader {
     public let path: String
-    public let video: VideoInfo
+    public internal(set) var video: VideoInfo
     public let audio: AudioInfo?
     public let containerName: String
     public let containerDuration: Rational?
@@ -142,6 +146,8 @@ public final class MovieReader {
     /// Damage found (not concealing), thrown once the next read shows it is not just the cut
     /// end of a truncated file (whose last packet is always refused).
     private var damageError: MediaError?
+    /// Interlaced input: the deinterlacer between decoder and reader (MovieReader+Deinterlace.swift).
+    var interlace = InterlaceState()
 
     /// `cancellation`: raised from any thread, it makes the open or a read give up with a
     /// `MediaError` of kind `.cancelled`.
@@ -191,6 +197,7 @@ public final class MovieReader {
         for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != vs && Int32(i) != audioIndex {
             ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
         }
+        try checkColor()
     }
 
     /// The token this reader's open and reads obey.
@@ -210,7 +217,7 @@ public final class MovieReader {
         while true {
             if videoPending && !videoEnded {
                 let target = decodesVideo ? frame : discarded
-                switch try receiveVideo(into: target) {
+                switch try receivePicture(into: target) {
                 case .produced:
                     picturesDecoded += 1
                     if decodesVideo {
@@ -269,7 +276,7 @@ public final class MovieReader {
         if step == .needsInput { throw MediaError("video decoder refused a packet", path: path) }
     }
 
-    private func receiveVideo(into frame: Frame) throws -> CodecStep {
+    func receiveVideo(into frame: Frame) throws -> CodecStep {
         do {
             return try videoDecoder.receive(frame.pointer)
         } catch let e as MediaError where e.kind != .cancelled {
@@ -365,12 +372,17 @@ public final class MovieReader {
         return picture
     }
 
+    /// The UUID x265 puts before the payload of a user-data SEI it is given.
+    static let x265UUID: [UInt8] = [0x2C, 0xA2, 0xDE, 0x09, 0xB5, 0x17, 0x47, 0xDB, 0xBB, 0x55, 0xA4, 0xFE, 0x7F, 0xC2, 0xFC, 0x4E]
+
     /// x264 writes a user-data SEI of its own on the first frame: match on the UUID.
     private func findUserData(_ f: UnsafeMutablePointer<AVFrame>, uuid: [UInt8]) -> [UInt8]? {
         for i in 0..<Int(f.pointee.nb_side_data) {
             guard let sd = f.pointee.side_data[i], sd.pointee.type == AV_FRAME_DATA_SEI_UNREGISTERED,
                   sd.pointee.size >= uuid.count else { continue }
-            let bytes = UnsafeBufferPointer(start: sd.pointee.data, count: Int(sd.pointee.size))
+            var bytes = UnsafeBufferPointer(start: sd.pointee.data, count: Int(sd.pointee.size))[...]
+            // libx265 (3.5) writes a user's message after a UUID of its own (the HDR output's).
+            if Array(bytes.prefix(16)) == MovieReader.x265UUID { bytes = bytes.dropFirst(16) }
             if Array(bytes.prefix(uuid.count)) == uuid { return Array(bytes.dropFirst(uuid.count)) }
         }
         return nil
@@ -409,7 +421,8 @@ public final class MovieReader {
             duration: dur > 0 && dur != NOPTS ? tb * dur : nil,
             startTime: start != NOPTS ? Timestamp(start, tb) : nil,
             statedFrameRate: stated,
-            isStill: container == "image2" || container.hasSuffix("_pipe") || nb == 1)
+            isStill: container == "image2" || container.hasSuffix("_pipe") || nb == 1,
+            color: ColorInfo(st), fieldOrder: FieldOrder(par.field_order))
     }
 
     static func describeAudio(_ st: UnsafeMutablePointer<AVStream>) -> AudioInfo {

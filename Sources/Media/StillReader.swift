@@ -141,12 +141,6 @@ public final class StillReader {
 }
 
 extension Frame {
-    /// The matrix the decoded picture says it was encoded with: BT.709 when tagged so, else
-    /// BT.601 (untagged video is taken as FFmpeg's conversions take it).
-    public var colorMatrix: ColorMatrix {
-        pointer.pointee.colorspace == AVCOL_SPC_BT709 ? .bt709 : .bt601
-    }
-
     /// Makes this frame another reference to `other`'s picture (no copy: FFmpeg's buffers are
     /// reference counted), so a decoded picture can be kept while the decoder goes on.
     public func reference(_ other: Frame) throws {

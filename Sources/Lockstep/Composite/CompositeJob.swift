@@ -67,6 +67,13 @@ public struct CompositeOptions: Sendable {
     /// An input keyed by its own alpha is keyed by colour too (alpha times key).
     public var keyAlphaAndColor = false
     public var encode = EncodeSettings()
+    /// Interlaced inputs: one picture per frame (the default), per field, or left woven.
+    public var deinterlace = DeinterlaceMode.frame
+    /// The signal every input is converted into, blended in and written: SDR BT.709 (H.264),
+    /// or HDR BT.2020 HLG or PQ (10-bit HEVC). See docs: the working signal.
+    public var signal = WorkingSignal.sdr
+    /// How HDR inputs are brought into an SDR output (or a PQ input into HLG).
+    public var toneCurve = ToneCurve.hable
     /// Render only output frames [start, end) of the single pass (`--frames A:B`).
     public var frames: FrameRange?
 
@@ -247,6 +254,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
 
     private func run(preRollWindow: Int64, failure: FailureBox, pending: OutputPath) throws -> CompositeResult {
         let readers = try openReaders()
+        for r in readers { r.deinterlace(options.deinterlace) }
         let first = readers[0]
         if let n = options.audioFrom, readers[n].audio == nil {
             throw JobError("--audio-from \(n + 1): input \(n + 1) (\(options.inputs[n])) has no audio stream Lockstep can decode.")
@@ -271,11 +279,13 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         let filters = try options.filter.map { try FilterStage(schedule: $0, canvas: canvas) }
         let layout = Layout(blend: options.blend, canvas: canvas, inputs: sizes, cells: options.grid)
         let matteMix = options.matte.map { MatteMix(factor: $0.mixFactor) }
-        let key = ChromaKey(keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness)
+        let key = ChromaKey(keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness,
+                            matrix: options.signal.matrix)
         var blender = Blender(mode: options.blend, layout: layout, key: key, keyer: options.makeKeyer(),
                               weights: options.weights ?? Array(repeating: 1, count: options.inputs.count))
         if let matteMix, options.blend != .single { blender.matte = (matteMix, options.matte!.mode) }
         blender.keyAlphaAndColor = options.keyAlphaAndColor
+        blender.signal = options.signal
         let lanes = try readers.enumerated().map { i, r in
             let conformer: Conformer
             do {
@@ -283,7 +293,8 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                 let place = layout.places[i], pic = layout.pictures[i]
                 conformer = try Conformer(place: Size(width: place.width, height: place.height),
                                           picture: Rect(x: pic.x - place.x, y: pic.y - place.y, width: pic.width, height: pic.height),
-                                          fill: blender.marginColor(ofInput: i), rotation: r.video.rotation, keep: layout.keep[i])
+                                          fill: blender.marginColor(ofInput: i), rotation: r.video.rotation, keep: layout.keep[i],
+                                          color: options.color(of: r))
             } catch let e as MediaError { throw e.at(r.path) }
             let alpha = try options.alphaConformer(ofInput: i, reader: r, place: conformer.place, picture: conformer.picture, fill: conformer.fill)
             return InputLane(index: i, reader: r, conformer: conformer, poolSize: 4, failure: failure, alphaConformer: alpha)
@@ -314,8 +325,18 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         }
         let firstK = options.frames?.start ?? 0
         let container = OutputPath.container(for: options.output)
+        var encode = options.encode
+        encode.signal = options.signal
+        // An HDR output passes on the first HDR input's mastering display and light levels
+        // (its stream's, else its first picture's).
+        if options.signal.isHDR {
+            for r in readers where r.video.color.description?.isHDR == true {
+                let hdr = try HDRMetadata.of(movie: r.path)
+                if !hdr.isEmpty { encode.hdr = hdr; break }
+            }
+        }
         let writer = try MovieWriter(path: pending.path, container: container, canvas: canvas, frameRate: frameRate,
-                                     settings: options.encode, withAudio: withAudio)
+                                     settings: encode, withAudio: withAudio)
         var gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])
         if let n = options.audioFrom { for i in gains.indices where i != n { gains[i] = 0 } }
         var loudness: LoudnessPass.Measurement?
@@ -326,7 +347,8 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             loudness = m
         }
         let stage = try WriterStage(writer: writer, lanes: lanes, gains: gains, frameRate: frameRate, canvas: canvas,
-                                    poolSize: 3, failure: failure, firstFrame: firstK, measuresLoudness: loudness != nil)
+                                    poolSize: 3, failure: failure, firstFrame: firstK, measuresLoudness: loudness != nil,
+                                    signal: options.signal)
         lock.lock()
         self.lanes = lanes; writerStage = stage
         let wasCancelled = cancelled
@@ -552,4 +574,11 @@ private final class OpenedReaders: @unchecked Sendable {
 private extension Double {
     func clamped(to range: ClosedRange<Double>) -> Double { Swift.min(Swift.max(self, range.lowerBound), range.upperBound) }
     var int64: Int64 { Int64(self) }
+}
+
+extension CompositeOptions {
+    /// What input `reader`'s pictures are converted into.
+    func color(of reader: MovieReader) -> ColorOptions {
+        ColorOptions(working: signal, toneCurve: toneCurve, metadata: reader.video.color.hdr)
+    }
 }

@@ -29,6 +29,10 @@ extension CompositeOptions {
         try checkKeyer()
         try checkMatte()
         try checkSegment()
+        try checkSignal()
+        if deinterlace == .field && frames != nil {
+            throw JobError("--deinterlace field cannot be combined with --frames or --segments: a segment would not start on the field the single pass shows there.")
+        }
         if let weights {
             guard weights.count == inputs.count else {
                 throw JobError("--weights needs one weight per input: \(inputs.count) expected, \(weights.count) given.")
@@ -205,5 +209,21 @@ extension CompositeOptions {
         guard presets.contains(encode.preset) else {
             throw JobError("--preset \(encode.preset) is not an x264 preset; use one of \(presets.joined(separator: ", ")).")
         }
+    }
+}
+
+extension CompositeOptions {
+    /// What the HDR output supports: the blends (on 10-bit pictures) and the keyers; not what
+    /// works on the SDR working signal's 8-bit pictures (filters, the snake, a matte movie) nor
+    /// segment renders (untested with HEVC joins).
+    func checkSignal() throws {
+        guard signal.isHDR else { return }
+        let what = "--hdr \(signal.rawValue)"
+        if filter != nil {
+            throw JobError("\(what) cannot be combined with filters: they work on the SDR working signal (8-bit BT.709); filter in SDR, or composite without them.")
+        }
+        if snake != nil { throw JobError("\(what) cannot be combined with --snake: the snake draws on the SDR working signal (8-bit BT.709).") }
+        if matte != nil { throw JobError("\(what) cannot be combined with --matte: mattes are mixed on the SDR working signal (8-bit BT.709).") }
+        if frames != nil { throw JobError("\(what) cannot be combined with --frames or --segments: segment renders are H.264 only.") }
     }
 }

@@ -34,7 +34,8 @@ final class WriterStage: @unchecked Sendable {
     private let meter: LoudnessMeter?
 
     init(writer: MovieWriter, lanes: [InputLane], gains: [Float], frameRate: Rational, canvas: Size,
-         poolSize: Int, failure: FailureBox, firstFrame: Int64 = 0, measuresLoudness: Bool = false) throws {
+         poolSize: Int, failure: FailureBox, firstFrame: Int64 = 0, measuresLoudness: Bool = false,
+         signal: WorkingSignal = .sdr) throws {
         meter = measuresLoudness ? LoudnessMeter() : nil
         self.writer = writer
         self.lanes = lanes
@@ -44,7 +45,7 @@ final class WriterStage: @unchecked Sendable {
         self.failure = failure
         queue = BoundedQueue(capacity: poolSize)
         pool = BoundedQueue(capacity: poolSize)
-        for _ in 0..<poolSize { pool.push(try Frame(width: canvas.width, height: canvas.height)) }
+        for _ in 0..<poolSize { pool.push(try Frame(width: canvas.width, height: canvas.height, signal: signal)) }
         // Per input: left and right; then the mix: left and right.
         scratch = .allocate(capacity: chunk * 2 * (lanes.count + 1))
         leftInputs = Array(repeating: nil, count: lanes.count)

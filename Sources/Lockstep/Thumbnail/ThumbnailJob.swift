@@ -114,17 +114,12 @@ public final class ThumbnailJob: Sendable {
         return (sheet, ThumbnailResult(size: layout.canvas, picks: picks, warnings: warnings(picks)))
     }
 
-    /// The picture turned and fitted to `place` by the `Conformer`, its colours re-expressed in
-    /// BT.601 when it was BT.709 (the image encoder's RGB conversion, like the rest of Lockstep,
-    /// takes the planes as BT.601: HD footage would otherwise come out about 8 levels off).
+    /// The picture turned and fitted to `place` by the `Conformer`, in the working signal
+    /// (BT.709 SDR, whatever the source's matrix, range or HDR transfer), which the image
+    /// encoder converts to RGB or JPEG's BT.601.
     static func conform(_ decoded: Frame, into out: Frame, place: Size, rotation: Int) throws {
-        let matrix = decoded.colorMatrix
         try Conformer(place: place, picture: Rect(x: 0, y: 0, width: place.width, height: place.height),
                       fill: .black, rotation: rotation).fit(decoded, into: out)
-        if matrix != .bt601 {
-            try out.makeWritable()  // a picture passed through as decoded may still be shared
-            out.withImage { MatrixConversion(from: matrix, to: .bt601).apply(to: $0) }
-        }
     }
 
     /// A sheet's `--size` with one side: the other follows 16:9.

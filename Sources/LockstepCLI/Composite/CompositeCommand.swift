@@ -90,6 +90,9 @@ struct CompositeCommand: ParsableCommand {
 
     @OptionGroup var alpha: AlphaArguments
 
+    @OptionGroup(title: "Colour and scanning")
+    var color: ColorArguments
+
     @Flag(name: .customLong("snake"), help: "Apply the video-snake effect last, driven by --imu.")
     var snakeEffect = false
 
@@ -132,6 +135,7 @@ struct CompositeCommand: ParsableCommand {
         options.conceal = conceal
         options.matte = matte.options
         options.keyAlphaAndColor = alpha.keyAlphaAndColor
+        color.apply(to: &options)
         segment.apply(to: &options)
         return options
     }

@@ -227,12 +227,14 @@ final class CompositeEndToEndTests: ScratchTestCase {
     }
 
     func testARotatedInputIsTurnedAsFFmpegTurnsIt() throws {
-        // bg.mp4 with a display matrix: ffmpeg's decoder output (autorotate) is the reference.
+        // bg.mp4 with a display matrix: ffmpeg's decoder output (autorotate) is the reference,
+        // re-expressed from BT.601 (an untagged SD clip) in BT.709 as the output is (FFmpeg's
+        // colorspace filter: swscale's matrix options clip bg.mp4's footroom).
         let rotated = scratch.appendingPathComponent("rotated.mp4")
         let made = try Shell.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", Fixtures.url("bg.mp4").path, "-c", "copy",
                                                      "-metadata:s:v:0", "rotate=90", rotated.path])
         XCTAssertEqual(made.status, 0, made.stderr)
-        let reference = try LumaVideo.decode(rotated)
+        let reference = try LumaVideo.decode(rotated, filter: "colorspace=all=bt709:iall=bt601-6-525:fast=1")
         XCTAssertEqual(reference.width, 240, "ffmpeg shows it 240 wide")
         var options = CompositeOptions(inputs: [rotated.path, rotated.path], output: scratch.appendingPathComponent("r.mp4").path, blend: .mix)
         options.weights = [1, 0]
