@@ -297,8 +297,11 @@ public final class TraceStore {
         return StoredTrace(id: id, info: info, hasAccel: (integer(row["has_accel"] as DatabaseValue) ?? 0) != 0)
     }
 
+    // `@inline(never)` on these readers: Swift 6.3.1's -O (CopyPropagation) crashes on
+    // `trace(_:_:)` when they are inlined into it.
+
     /// A stored number (INTEGER or REAL), nil for NULL, text or a blob.
-    static func number(_ v: DatabaseValue) -> Double? {
+    @inline(never) static func number(_ v: DatabaseValue) -> Double? {
         switch v.storage {
         case .double(let d): d
         case .int64(let i): Double(i)
@@ -306,12 +309,12 @@ public final class TraceStore {
         }
     }
 
-    static func integer(_ v: DatabaseValue) -> Int64? {
+    @inline(never) static func integer(_ v: DatabaseValue) -> Int64? {
         if case .int64(let i) = v.storage { return i }
         return nil
     }
 
-    static func text(_ v: DatabaseValue) -> String? {
+    @inline(never) static func text(_ v: DatabaseValue) -> String? {
         if case .string(let s) = v.storage { return s }
         return nil
     }

@@ -185,7 +185,8 @@ extension Blender {
                 case .stack:
                     PlaneKernels16.copy(all[0], into: o)
                     for i in 1..<layout.places.count { keyed(all[i], over: o) }
-                case .quad:
+                case .quad, .grid, .pip:
+                    // Borders and labels are refused with --hdr (`checkSignal`): nothing drawn.
                     for i in layout.places.indices { PlaneKernels16.copy(all[i], into: o.cropped(to: layout.places[i])) }
                 case .mix:
                     PlaneKernels16.mix(all, weights: weights, into: o)

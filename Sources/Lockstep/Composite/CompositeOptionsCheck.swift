@@ -225,5 +225,8 @@ extension CompositeOptions {
         if snake != nil { throw JobError("\(what) cannot be combined with --snake: the snake draws on the SDR working signal (8-bit BT.709).") }
         if matte != nil { throw JobError("\(what) cannot be combined with --matte: mattes are mixed on the SDR working signal (8-bit BT.709).") }
         if frames != nil { throw JobError("\(what) cannot be combined with --frames or --segments: segment renders are H.264 only.") }
+        if grid.border != 0 || grid.labels != nil {
+            throw JobError("\(what) cannot be combined with --border or --labels: they are drawn on the SDR working signal (8-bit BT.709).")
+        }
     }
 }
