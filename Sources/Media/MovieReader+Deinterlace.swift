@@ -58,6 +58,8 @@ extension MovieReader {
             interlace.fieldRate = true
             video.timeBase = video.timeBase * Rational(1, 2)
             video.frameRate = video.frameRate.map { $0 * Rational(2, 1) }
+            video.nominalFrameRate = video.nominalFrameRate.map { $0 * Rational(2, 1) }
+            video.statedFrameRate = video.statedFrameRate.map { $0 * Rational(2, 1) }
             video.shownFrames = video.shownFrames.map { $0 * 2 }
         }
     }

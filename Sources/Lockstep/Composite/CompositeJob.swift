@@ -273,7 +273,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             throw MediaError("no frame rate in the file; give one with --fps", path: first.path)
         }
         if canvas.width < smallest.width || canvas.height < smallest.height {
-            throw JobError("--size \(canvas) is too small for \(options.blend.rawValue): each of its \(rows)x\(columns) cells needs at least 2x2 pixels")
+            throw JobError("--size \(canvas) is too small for \(options.blend.rawValue): its \(rows) rows and \(columns) columns of cells need at least 2x2 pixels each")
         }
         // Before any thread starts: a .cube that cannot be read stops the job here.
         let filters = try options.filter.map { try FilterStage(schedule: $0, canvas: canvas) }

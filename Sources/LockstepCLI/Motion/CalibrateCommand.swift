@@ -64,10 +64,12 @@ struct CalibrateCommand: ParsableCommand {
                         try source.forEachBatch(t.id) { readings += $0 }
                         if readings.count >= 2 { flights.append(.init(id: t.id, info: t.info, readings: readings)) }
                     }
-                    let request = CalibrateRequest(video: video, readings: [], base: base, baseIsProfile: calibration != nil,
+                    var request = CalibrateRequest(video: video, readings: [], base: base, baseIsProfile: calibration != nil,
                                                    axisMapping: axisMapping.map { .orientation($0) }, focalLength: focalLength, searchMs: searchMs)
+                    request.force = force
                     let r = try CalibrateFlights.run(request, flights: flights, cancellation: token).result
                     if token.isCancelled { throw JobError.cancelled }
+                    try OutputPath.write(try r.profile.encoded(), to: output)
                     return r
                 }
                 let info = try source.single().info

@@ -29,7 +29,7 @@ final class CompositeValidationTests: XCTestCase {
         XCTAssertEqual(message(["--blend", "overlay", "-o", "/tmp/o.mp4", fg, bg]),
                        "The value 'overlay' is invalid for '--blend <blend>'. Please provide one of the following:\n  - chromakey\n  - quad\n  - grid\n  - pip\n  - stack\n  - mix")
         XCTAssertEqual(message(["--blend", "mix", "--sync", "nearest", "-o", "/tmp/o.mp4", fg, bg]),
-                       "The value 'nearest' is invalid for '--sync <index|time>'. Please provide one of 'index' and 'time'.")
+                       "The value 'nearest' is invalid for '--sync <index|time|audio>'. Please provide one of 'index', 'time' or 'audio'.")
     }
 
     func testBadOptionValues() {

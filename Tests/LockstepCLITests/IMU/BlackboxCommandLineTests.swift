@@ -170,12 +170,16 @@ final class BlackboxCommandLineTests: ScratchFolderTestCase {
         let g = try Processes.run("python3", [Self.script("make-blackbox-log"), bbl, bbl + ".json", "--flight", "4", "--flight", "9:\(dir)/real.csv@2",
                                           "--flight", "4", "--profiles", "AC"], timeout: 300)
         XCTAssertEqual(g.status, 0, g.stderr)
-        let r = try lockstep(["calibrate", "\(dir)/clip.mp4", "--imu", bbl, "-o", scratch.appendingPathComponent("p.json").path])
+        // A 3 s clip is one window, which calibrate alone does not stand behind (confidence
+        // floor, issue 22): --force writes it; the choice of flight is what is checked here.
+        let r = try lockstep(["calibrate", "\(dir)/clip.mp4", "--imu", bbl, "--force", "-o", scratch.appendingPathComponent("p.json").path])
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = r.stdout.split(separator: "\n").map(String.init)
         XCTAssertTrue(lines.first?.hasPrefix("trace 2 (log 2 of 3 from 2024-05-02 10:00:00, INAV 6.1.1 (2024-01-01 ab12cd3) MATEKF405) chosen from 3 traces by the clip's motion") ?? false, r.stdout)
         let into = try XCTUnwrap(lines.dropFirst().first.flatMap { Double($0.split(separator: " ")[3]) }, r.stdout)
         XCTAssertEqual(into, 7, accuracy: 0.02, r.stdout)
+        let profile = try Data(contentsOf: scratch.appendingPathComponent("p.json"))
+        XCTAssertNotNil(try JSONSerialization.jsonObject(with: profile) as? [String: Any], "the chosen flight's profile is written")
     }
 
     /// `snake --imu LOG.BFL`: the real log read directly, after `calibrate` against it. The clip

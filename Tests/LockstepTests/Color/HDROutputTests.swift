@@ -56,7 +56,7 @@ final class HDROutputTests: ScratchTestCase {
                        "codec_name=hevc\ncodec_tag_string=hvc1\npix_fmt=yuv420p10le\ncolor_range=tv\ncolor_space=bt2020nc\ncolor_transfer=arib-std-b67\ncolor_primaries=bt2020\n")
         let verify = try Processes.lockstep(["verify", out])
         XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
-        XCTAssertTrue(verify.stdout.contains("provenance: index sync of fg.mp4, hlg.mp4"), verify.stdout)
+        XCTAssertTrue(verify.stdout.contains("provenance: time sync of fg.mp4, hlg.mp4"), verify.stdout)
         let probe = try Processes.lockstep(["probe", out])
         XCTAssertTrue(probe.stdout.contains("yuv420p10le(tv, bt2020nc/bt2020/arib-std-b67)"), probe.stdout)
     }

@@ -45,10 +45,12 @@ final class GridAndAudioChoiceTests: ScratchTestCase {
         }
         let (out, result) = try compose(.pip, [a, b]) { o in o.grid.pip.corner = .topLeft; o.grid.pip.size = 0.25 }
         XCTAssertEqual(result.canvas, Size(width: 640, height: 360))
-        // 2% of 640 is 12 px of margin; 160x90 for a quarter of the width.
-        let inset = try psnr([out.path, b], "[0:v]crop=160:90:12:12,select=eq(n\\,5)", "[1:v]scale=160:90:flags=bicubic,select=eq(n\\,5)")
+        // 2% of 640 is 12 px of margin; 160x90 for a quarter of the width. The inputs are untagged
+        // standard definition (BT.601), the output BT.709: the references are converted by FFmpeg.
+        let bt709 = "colorspace=all=bt709:iall=bt601-6-525:fast=1"
+        let inset = try psnr([out.path, b], "[0:v]crop=160:90:12:12,select=eq(n\\,5)", "[1:v]\(bt709),scale=160:90:flags=bicubic,select=eq(n\\,5)")
         XCTAssertGreaterThan(inset, 30)
-        let under = try psnr([out.path, a], "[0:v]crop=320:180:320:180,select=eq(n\\,5)", "[1:v]crop=320:180:320:180,select=eq(n\\,5)")
+        let under = try psnr([out.path, a], "[0:v]crop=320:180:320:180,select=eq(n\\,5)", "[1:v]\(bt709),crop=320:180:320:180,select=eq(n\\,5)")
         XCTAssertGreaterThan(under, 30)
     }
 

@@ -11,6 +11,7 @@ final class MatteJobTests: ScratchTestCase {
     /// (ffmpeg colour names).
     func matte(left: String, right: String, seconds: Int) throws -> String {
         let path = scratch.appendingPathComponent("matte-\(left)-\(right)-\(seconds).mp4").path
+        if FileManager.default.fileExists(atPath: path) { return path }  // made earlier in this test
         _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi",
                                            "-i", "color=c=\(left):s=160x120:r=30:d=\(seconds),drawbox=x=80:y=0:w=80:h=120:color=\(right):t=fill",
                                            "-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "0", path])
@@ -40,8 +41,8 @@ final class MatteJobTests: ScratchTestCase {
     /// has 60 frames; under white the picture is the filtered one; under red (luma 63 of video
     /// range 16-235: weight 0.2126, BT.709, the working signal every input and matte is
     /// converted to) it is 0.2126 of the way from the unfiltered to the filtered picture (the
-    /// unfiltered one taken in BT.709 too, by FFmpeg's colorspace filter). Measured on the mean of each half away from the edge, per frame, within
-    /// 2 levels (encoder noise of three encodes).
+    /// unfiltered one taken in BT.709 too, by FFmpeg's colorspace filter). Measured on the mean of
+    /// each half away from the edge, per frame.
     func testFilterMatteWeightsByItsScaledLumaAndEndsTheOutput() throws {
         let schedule = FilterSchedule(initial: try FilterChainSpec(parsing: "invert"))
         let (out, result) = try filter(schedule, matte: MatteOptions(path: try matte(left: "white", right: "red", seconds: 2)))
@@ -59,7 +60,9 @@ final class MatteJobTests: ScratchTestCase {
         let w = means(matteLuma, x: 100..<140, y: 20..<100)[0] / 255
         for k in 0..<60 {
             XCTAssertEqual(oL[k], fL[k], accuracy: 2, "frame \(k), white half")
-            XCTAssertEqual(oR[k], uR[k] + w * (fR[k] - uR[k]), accuracy: 2, "frame \(k), red half")
+            // 2.5: three encodes and FFmpeg's BT.601-to-709 reference (measured up to 2.04; a
+            // BT.601 weight, 0.299, would be 8 levels off at this contrast).
+            XCTAssertEqual(oR[k], uR[k] + w * (fR[k] - uR[k]), accuracy: 2.5, "frame \(k), red half")
         }
         // The matte's frame is recorded: the last source of every frame, one per tick.
         let scan = try VerifyJob.scan(out.path)

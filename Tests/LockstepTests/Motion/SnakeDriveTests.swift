@@ -36,7 +36,9 @@ final class SnakeDriveTests: ScratchTestCase {
         let gyro = try hoverShifts(.gyro), accel = try hoverShifts(.accel)
         func mean(_ x: [Double]) -> Double { x.reduce(0, +) / Double(x.count) }
         print("hover: gyro mean dx \(mean(gyro)), max |dx| \(gyro.map(abs).max()!); accel mean dx \(mean(accel)), max |dx| \(accel.map(abs).max()!)")
-        XCTAssertLessThan(abs(mean(gyro)), 2, "the gyro keeps the trail centred while the drone hovers")
+        // 5 px of 1920 (measured: 1.9 with telemetry-parser's sample times, 3.05 with GoPro's own
+        // STMP times, issue 22); the accelerometer streams it over 300 px.
+        XCTAssertLessThan(abs(mean(gyro)), 5, "the gyro keeps the trail centred while the drone hovers")
         XCTAssertGreaterThan(abs(mean(accel)), 10 * max(abs(mean(gyro)), 0.5), "the accelerometer's bias streams it one way")
     }
 }
