@@ -2,10 +2,12 @@
 import PackageDescription
 
 // Architecture, bottom up:
-//   CFFmpeg, CIIO, CFFTW   system libraries (pkg-config) with the few shims Swift cannot import
+//   CFFmpeg, CAVFilter,    system libraries (pkg-config) with the few shims Swift cannot import
+//   CIIO, CFFTW, CEBUR128
 //   Compositor, Motion,    the pure core: timestamps, sync policy, layout, blend kernels and
-//   Verify                 effects, audio mix math; IMU parsing, fusion, synchronizer,
-//                          calibration math; the checks of `verify`. No C imports, tested without I/O.
+//   Verify, AudioAlign     effects, audio mix math; IMU parsing, fusion, synchronizer,
+//                          calibration math; the checks of `verify`; sound alignment's math.
+//                          No C imports, tested without I/O.
 //   Media                  the only module that touches FFmpeg
 //   TraceStore, IIO,       SQLite (GRDB) and libiio adapters for the motion layer; MotionIO
 //   MotionIO               reads and writes Motion's files (trace files, profiles)
@@ -41,8 +43,11 @@ let package = Package(
         .systemLibrary(
             name: "CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]),
+        // libavfilter (FFmpeg 5.1): the kept deinterlacers, bwdif and yadif.
+        .systemLibrary(name: "CAVFilter", pkgConfig: "libavfilter", providers: [.apt(["libavfilter-dev"])]),
         .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
+        .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
 
         // The kernels' vector conversions, in C so that they are always inlined (CLanes.h says why).
         .target(name: "CLanes"),
@@ -50,9 +55,13 @@ let package = Package(
                 swiftSettings: ownSettings),
         .target(name: "Motion", dependencies: [.product(name: "RealModule", package: "swift-numerics")],
                 swiftSettings: ownSettings),
+        // Where inputs lie on each other's clocks by their sound (`align`): the correlation's
+        // weighting, peaks, drift fit and decisions, pure; the FFTs are Lockstep's (FFTW).
+        .target(name: "AudioAlign", dependencies: ["Motion", .product(name: "RealModule", package: "swift-numerics")],
+                swiftSettings: ownSettings),
         // Motion's file I/O (trace files, profiles): the parsing stays in Motion, pure.
         .target(name: "MotionIO", dependencies: ["Motion"], swiftSettings: ownSettings),
-        .target(name: "Media", dependencies: ["CFFmpeg", "Compositor", .product(name: "Atomics", package: "swift-atomics")],
+        .target(name: "Media", dependencies: ["CFFmpeg", "CAVFilter", "Compositor", .product(name: "Atomics", package: "swift-atomics")],
                 swiftSettings: ownSettings),
         .target(name: "TraceStore", dependencies: ["Motion", .product(name: "GRDB", package: "GRDB.swift")],
                 swiftSettings: ownSettings),
@@ -65,7 +74,7 @@ let package = Package(
         .target(name: "SyncCode", dependencies: ["Compositor", .product(name: "RealModule", package: "swift-numerics")],
                 swiftSettings: ownSettings),
         .target(name: "Verify", dependencies: ["Compositor", "SyncCode"], swiftSettings: ownSettings),
-        .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "MotionIO", "TraceStore", "IIO", "Verify", "SyncCode", "CFFTW",
+        .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "MotionIO", "TraceStore", "IIO", "Verify", "SyncCode", "CFFTW", "AudioAlign", "CEBUR128",
                                             .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
                 swiftSettings: ownSettings),
         .executableTarget(
@@ -77,6 +86,7 @@ let package = Package(
         // test target (a plain target: SwiftPM links it into the test bundles that use it).
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "CompositorTests", dependencies: ["Compositor", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(name: "AudioAlignTests", dependencies: ["AudioAlign", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "MotionIO", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),

@@ -22,6 +22,7 @@ let package = Package(
         .executableTarget(name: "FuzzIIODRequestDecoder", dependencies: [lockstep, "LibFuzzerDriver"]),
         .executableTarget(name: "FuzzGPMF", dependencies: [lockstep, "LibFuzzerDriver"]),
         .executableTarget(name: "FuzzCAMM", dependencies: [lockstep, "LibFuzzerDriver"]),
+        .executableTarget(name: "FuzzBlackbox", dependencies: [lockstep, "LibFuzzerDriver"]),
         .executableTarget(name: "FuzzProvenance", dependencies: [lockstep, "LibFuzzerDriver"]),
     ]
 )

@@ -1,23 +1,35 @@
-/// The Y'CbCr matrix a picture was encoded with: BT.601 (standard definition, and what
-/// Lockstep's planes are taken to be) or BT.709 (HD, nearly every phone clip).
-public enum ColorMatrix: Equatable, Sendable {
+/// The Y'CbCr matrix a picture was encoded with: BT.601 (standard definition), BT.709 (HD,
+/// and Lockstep's SDR working signal: `WorkingSignal`) or BT.2020 non-constant luminance (HDR
+/// phone footage, Lockstep's HDR working signal).
+public enum ColorMatrix: String, Equatable, Sendable, CaseIterable {
     case bt601
     case bt709
+    case bt2020 = "bt2020nc"
 
     /// Luma weights of red and blue.
-    var kr: Double { self == .bt601 ? 0.299 : 0.2126 }
-    var kb: Double { self == .bt601 ? 0.114 : 0.0722 }
+    public var kr: Double {
+        switch self { case .bt601: 0.299; case .bt709: 0.2126; case .bt2020: 0.2627 }
+    }
+    public var kb: Double {
+        switch self { case .bt601: 0.114; case .bt709: 0.0722; case .bt2020: 0.0593 }
+    }
+    public var kg: Double { 1 - kr - kb }
+
+    /// R' = Y' + crToR Cr; G' = Y' + cbToG Cb + crToG Cr; B' = Y' + cbToB Cb (normalised).
+    public var crToR: Double { 2 * (1 - kr) }
+    public var cbToB: Double { 2 * (1 - kb) }
+    public var cbToG: Double { -2 * kb * (1 - kb) / kg }
+    public var crToG: Double { -2 * kr * (1 - kr) / kg }
 
     /// Normalised (y, cb, cr) of an R'G'B' colour (0...1), cb and cr in -0.5...0.5.
-    func yuv(_ r: Double, _ g: Double, _ b: Double) -> (Double, Double, Double) {
-        let y = kr * r + (1 - kr - kb) * g + kb * b
-        return (y, (b - y) / (2 * (1 - kb)), (r - y) / (2 * (1 - kr)))
+    public func yuv(_ r: Double, _ g: Double, _ b: Double) -> (Double, Double, Double) {
+        let y = kr * r + kg * g + kb * b
+        return (y, (b - y) / cbToB, (r - y) / crToR)
     }
 
     /// R'G'B' of normalised (y, cb, cr).
-    func rgb(_ y: Double, _ cb: Double, _ cr: Double) -> (Double, Double, Double) {
-        let r = y + 2 * (1 - kr) * cr, b = y + 2 * (1 - kb) * cb
-        return (r, (y - kr * r - kb * b) / (1 - kr - kb), b)
+    public func rgb(_ y: Double, _ cb: Double, _ cr: Double) -> (Double, Double, Double) {
+        (y + crToR * cr, y + cbToG * cb + crToG * cr, y + cbToB * cb)
     }
 }
 

@@ -15,19 +15,17 @@ public struct Despill: Sendable, Equatable {
     public let moveU: Float, moveV: Float
     public let amount: Float
 
-    static let lumaWeight: [Double] = [0.299, 0.587, 0.114]
-
-    public init(screen: RGB, amount: Double, balance: Double) {
-        let difference = ColourDifference(screen: screen, balance: balance)
+    public init(screen: RGB, amount: Double, balance: Double, matrix: ColorMatrix = .bt709) {
+        let difference = ColourDifference(screen: screen, balance: balance, matrix: matrix)
         let p = difference.primary
         du = difference.ku; dv = difference.kv
         self.amount = Float(amount)
-        // Change of R and B in 8-bit units per unit of d; U = 128 + 224 Cb, Cb = (B' - Y') / 1.772,
-        // V = 128 + 224 Cr, Cr = (R' - Y') / 1.402, and Y' does not change.
-        let w = Self.lumaWeight[p]
+        // Change of R and B in 8-bit units per unit of d; U = 128 + 224 Cb, Cb = (B' - Y') / cbToB
+        // (1.8556 in BT.709), V = 128 + 224 Cr, Cr = (R' - Y') / crToR (1.5748), and Y' does not change.
+        let w = [matrix.kr, matrix.kg, matrix.kb][p]
         let dR = w - (p == 0 ? 1 : 0), dB = w - (p == 2 ? 1 : 0)
-        moveU = Float(224.0 / 255.0 * dB / 1.772)
-        moveV = Float(224.0 / 255.0 * dR / 1.402)
+        moveU = Float(224.0 / 255.0 * dB / matrix.cbToB)
+        moveV = Float(224.0 / 255.0 * dR / matrix.crToR)
     }
 
     /// The spill of centred chroma (u, v), already scaled by the amount, in 8-bit R'G'B' units.

@@ -25,12 +25,13 @@ public final class Keyer {
     let fallback: YUVColor
     private var buffers: KeyerBuffers?
 
-    public init(settings: KeyerSettings) {
+    /// `matrix`: the planes' (the working signal's; BT.709 for SDR).
+    public init(settings: KeyerSettings, matrix: ColorMatrix = .bt709) {
         self.settings = settings
-        difference = ColourDifference(screen: settings.screenColor, balance: settings.screenBalance)
-        despill = Despill(screen: settings.screenColor, amount: settings.despill, balance: settings.despillBalance)
+        difference = ColourDifference(screen: settings.screenColor, balance: settings.screenBalance, matrix: matrix)
+        despill = Despill(screen: settings.screenColor, amount: settings.despill, balance: settings.despillBalance, matrix: matrix)
         levels = MatteLevels(black: settings.clipBlack, white: settings.clipWhite)
-        fallback = YUVColor(rgb: settings.screenColor)
+        fallback = YUVColor(rgb: settings.screenColor, matrix: matrix)
         reference = max(1, difference.strength(of: fallback))
     }
 

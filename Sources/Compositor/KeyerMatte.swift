@@ -1,6 +1,7 @@
 /// The colour-difference key, written as linear forms on video-range chroma.
 ///
-/// Every R'G'B' channel is Y' plus a fixed mix of Cb and Cr (BT.601), so the difference of two
+/// Every R'G'B' channel is Y' plus a fixed mix of Cb and Cr (in any matrix: the working
+/// signal's, BT.709 for SDR), so the difference of two
 /// channels does not depend on luma at all: a green screen's strength `G - (b R + (1 - b) B)`
 /// is `ku * u + kv * v` with u = U - 128, v = V - 128, in 8-bit R'G'B' units. That is why the
 /// matte can be computed from chroma alone, on chroma that has been upsampled to every luma pixel.
@@ -11,15 +12,14 @@ public struct ColourDifference: Sendable, Equatable {
     /// Primary minus each of the two other channels (a pixel is screen only where both are positive).
     public let d1u: Float, d1v: Float, d2u: Float, d2v: Float
 
-    /// (Cb, Cr) weights of R', G', B' in BT.601.
-    static let cb: [Double] = [0, -0.344136, 1.772]
-    static let cr: [Double] = [1.402, -0.714136, 0]
     /// 8-bit R'G'B' per 8-bit chroma step: 255 / 224.
     static let scale = 255.0 / 224.0
 
     /// `balance` weighs the lower-numbered other channel (red for green and blue screens), as
-    /// Blender's keying node does: 0.5 is their average.
-    public init(screen: RGB, balance: Double) {
+    /// Blender's keying node does: 0.5 is their average. `matrix`: the planes' (the working signal's).
+    public init(screen: RGB, balance: Double, matrix: ColorMatrix = .bt709) {
+        // (Cb, Cr) weights of R', G', B' in the matrix.
+        let cbWeights = [0, matrix.cbToG, matrix.cbToB], crWeights = [matrix.crToR, matrix.crToG, 0]
         let c = [Int(screen.r), Int(screen.g), Int(screen.b)]
         // The strongest channel; a tie goes to green, then blue (the usual screens).
         let p = [1, 2, 0].max { c[$0] < c[$1] }!
@@ -27,8 +27,8 @@ public struct ColourDifference: Sendable, Equatable {
         let o1 = others[0], o2 = others[1]
         primary = p
         func form(_ w1: Double, _ w2: Double) -> (Float, Float) {
-            (Float(Self.scale * (Self.cb[p] - w1 * Self.cb[o1] - w2 * Self.cb[o2])),
-             Float(Self.scale * (Self.cr[p] - w1 * Self.cr[o1] - w2 * Self.cr[o2])))
+            (Float(Self.scale * (cbWeights[p] - w1 * cbWeights[o1] - w2 * cbWeights[o2])),
+             Float(Self.scale * (crWeights[p] - w1 * crWeights[o1] - w2 * crWeights[o2])))
         }
         (ku, kv) = form(balance, 1 - balance)
         (d1u, d1v) = form(1, 0)

@@ -69,12 +69,12 @@ public struct YUVColor: Equatable, Sendable {
     public init(y: UInt8, u: UInt8, v: UInt8) { self.y = y; self.u = u; self.v = v }
     public static let black = YUVColor(y: 16, u: 128, v: 128)
 
-    /// BT.601 video range from 8-bit R'G'B'.
-    public init(rgb: RGB) {
-        let r = Double(rgb.r) / 255, g = Double(rgb.g) / 255, b = Double(rgb.b) / 255
-        let yy = 0.299 * r + 0.587 * g + 0.114 * b
+    /// Video range from 8-bit R'G'B' in `matrix`: by default BT.709, the SDR working signal's
+    /// (`WorkingSignal`), which every input is converted to.
+    public init(rgb: RGB, matrix: ColorMatrix = .bt709) {
+        let (yy, cb, cr) = matrix.yuv(Double(rgb.r) / 255, Double(rgb.g) / 255, Double(rgb.b) / 255)
         func q(_ x: Double) -> UInt8 { UInt8(max(0, min(255, x.rounded()))) }
-        self.init(y: q(16 + 219 * yy), u: q(128 + 224 * 0.564 * (b - yy)), v: q(128 + 224 * 0.713 * (r - yy)))
+        self.init(y: q(16 + 219 * yy), u: q(128 + 224 * cb), v: q(128 + 224 * cr))
     }
 }
 

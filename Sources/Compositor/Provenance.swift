@@ -19,8 +19,21 @@
 ///     rendered before it (`RenderedChange`), so `verify` can tell a still source from a
 ///     picture lost on the way to the file; files without it are checked as before
 ///     `lockstep concat`: "sync":"concat", src holds the one source frame shown, "clip" says
-///     which input it comes from, and each header input may give its "frames" (the count its
-///     container lists), so `verify` can tell a join that lost frames
+///     which input it comes from, and each header input may give its "frames" (the count it
+///     shows, an edit list applied), so `verify` can tell a join that lost frames
+///
+///     Time placement (issue 21 and 24; files without these fields read as before):
+///     src[i] may be [index, pts, until]: under time sync the chosen frame is on screen from
+///       pts until `until` (the next frame's pts, or the input's end), so `verify` proves each
+///       drop and repeat from time alone; [] where input i is absent from the frame (`--longest`:
+///       it has not started or has ended)
+///     "held":[i]: input i shows its last frame past its end (`--hold-last`)
+///     header: "start":"7/2" (seconds of the first input's clock at output time 0, when not 0),
+///       "coverage":"longest", "holdLast":true; per input "origin" (its first frame's pts),
+///       "offset":"-1/3", "driftPpm":120.5, "trim":"1.5:9" (as the options give them), "still":true
+///     concat by time (the default): header "timing":"time", per input "duration" (its stream's
+///       length, seconds, as its container says); a clip's first output frame carries
+///       "clipStart":"3/2" (output time where the clip's time 0 lies) and "origin" (its frame 0's pts)
 public struct Provenance: Codable, Equatable, Sendable {
     public static let uuid: [UInt8] = Array("LOCKSTEP-PROV-v1".utf8)
 
@@ -28,8 +41,19 @@ public struct Provenance: Codable, Equatable, Sendable {
         public var name: String
         public var timeBase: String
         public var audio: Bool
-        /// The input's frame count as its container lists it (concat's header), if known.
+        /// The input's frame count as it shows (concat's header: an edit list's hidden frames
+        /// left out), if known.
         public var frames: Int64?
+        /// Its first frame's pts: where its own time 0 is.
+        public var origin: Int64?
+        /// Its clock under time sync (`InputClock`), each field only when not the default.
+        public var offset: String?
+        public var driftPpm: Double?
+        public var trim: String?
+        /// A still picture: shown at every frame.
+        public var still: Bool?
+        /// Concat by time: the stream's length as its container says, seconds (rational).
+        public var duration: String?
         public init(name: String, timeBase: String, audio: Bool, frames: Int64? = nil) {
             self.name = name; self.timeBase = timeBase; self.audio = audio; self.frames = frames
         }
@@ -50,6 +74,14 @@ public struct Provenance: Codable, Equatable, Sendable {
     /// How much the rendered picture changed from the previous rendered one (`RenderedChange`),
     /// mean absolute luma difference, two decimals; nil where not measured.
     public var change: Double?
+    /// Time placement (see the type's comment).
+    public var start: String?
+    public var coverage: String?
+    public var holdLast: Bool?
+    public var held: [Int]?
+    public var timing: String?
+    public var clipStart: String?
+    public var origin: Int64?
 
     public init(k: Int64, src: [[Int64]], sync: String? = nil, blend: String? = nil, fps: String? = nil, inputs: [Input]? = nil) {
         self.k = k; self.src = src; self.sync = sync; self.blend = blend; self.fps = fps; self.inputs = inputs
@@ -62,11 +94,26 @@ public struct Provenance: Codable, Equatable, Sendable {
         if let sync { json += ",\"sync\":\(Provenance.quote(sync))" }
         if let blend { json += ",\"blend\":\(Provenance.quote(blend))" }
         if let fps { json += ",\"fps\":\(Provenance.quote(fps))" }
+        if let timing { json += ",\"timing\":\(Provenance.quote(timing))" }
+        if let start { json += ",\"start\":\(Provenance.quote(start))" }
+        if let coverage { json += ",\"coverage\":\(Provenance.quote(coverage))" }
+        if let holdLast { json += ",\"holdLast\":\(holdLast)" }
         if let inputs {
-            json += ",\"inputs\":[" + inputs.map {
-                "{\"name\":\(Provenance.quote($0.name)),\"timeBase\":\(Provenance.quote($0.timeBase)),\"audio\":\($0.audio)" + ($0.frames.map { ",\"frames\":\($0)" } ?? "") + "}"
+            json += ",\"inputs\":[" + inputs.map { i in
+                var o = "{\"name\":\(Provenance.quote(i.name)),\"timeBase\":\(Provenance.quote(i.timeBase)),\"audio\":\(i.audio)"
+                if let frames = i.frames { o += ",\"frames\":\(frames)" }
+                if let origin = i.origin { o += ",\"origin\":\(origin)" }
+                if let offset = i.offset { o += ",\"offset\":\(Provenance.quote(offset))" }
+                if let d = i.driftPpm, d.isFinite { o += ",\"driftPpm\":\(d)" }
+                if let trim = i.trim { o += ",\"trim\":\(Provenance.quote(trim))" }
+                if let still = i.still { o += ",\"still\":\(still)" }
+                if let duration = i.duration { o += ",\"duration\":\(Provenance.quote(duration))" }
+                return o + "}"
             }.joined(separator: ",") + "]"
         }
+        if let clipStart { json += ",\"clipStart\":\(Provenance.quote(clipStart))" }
+        if let origin { json += ",\"origin\":\(origin)" }
+        if let held { json += ",\"held\":[" + held.map(String.init).joined(separator: ",") + "]" }
         if let damaged { json += ",\"damaged\":[" + damaged.map(String.init).joined(separator: ",") + "]" }
         if let filter { json += ",\"filter\":\(Provenance.quote(filter))" }
         if let change, change.isFinite { json += ",\"change\":" + Provenance.hundredths(change) }

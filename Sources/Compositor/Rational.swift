@@ -13,6 +13,8 @@ public struct Rational: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var inverse: Rational { Rational(den, num) }
+    /// Both parts fit in 32 bits, as FFmpeg's AVRational holds them.
+    public var fitsInt32: Bool { (Int64(Int32.min)...Int64(Int32.max)).contains(num) && den <= Int64(Int32.max) }
     public var seconds: Double { Double(num) / Double(den) }
     public var description: String { den == 1 ? "\(num)" : "\(num)/\(den)" }
 
@@ -109,6 +111,9 @@ extension Rational {
         Rational.exact(Int128(num) * Int128(b.num), Int128(den) * Int128(b.den))
     }
     public func multiplied(by k: Int64) -> Rational? { Rational.exact(Int128(num) * Int128(k), Int128(den)) }
+
+    /// |self| <= limit, compared exactly.
+    public func magnitudeAtMost(_ limit: Rational) -> Bool { self <= limit && Rational(-num, den) <= limit }
 
     /// `value` in units of `from` expressed in units of `to`, rounded to nearest, ties away
     /// from zero: the arithmetic of `av_rescale_q`.

@@ -30,3 +30,14 @@ func iioCheck<P>(_ function: @autoclosure () -> String, _ pointer: P?) throws ->
     guard let pointer else { throw IIOError(function(), code: errno != 0 ? errno : ENOENT) }
     return pointer
 }
+
+/// The libiio this process runs with, for `lockstep --version`.
+public enum LibIIOVersion {
+    public static var description: String {
+        var major: UInt32 = 0, minor: UInt32 = 0
+        var tag = [CChar](repeating: 0, count: 8)
+        iio_library_get_version(&major, &minor, &tag)
+        let git = String(decoding: tag.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return "\(major).\(minor)" + (git.isEmpty ? "" : " (\(git))")
+    }
+}

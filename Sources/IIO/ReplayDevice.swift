@@ -7,11 +7,16 @@ public enum ReplayDeviceError: Error, Equatable, Sendable, CustomStringConvertib
     case noSamples
     /// A value that is infinite or not a number: it has no s16 quantisation.
     case notFinite(t: Int64, channel: String, value: Double)
+    /// A value beyond `IMUReading.largestValue`: its s16 scale would be past what libiio reads
+    /// (a float: 3.125e+303 was advertised, and every client failed on it).
+    case beyondRange(t: Int64, channel: String, value: Double)
 
     public var description: String {
         switch self {
         case .noSamples: "it has no samples"
         case .notFinite(let t, let channel, let value): "the sample at \(t) ns holds \(channel) = \(value); only finite values can be replayed"
+        case .beyondRange(let t, let channel, let value):
+            "the sample at \(t) ns holds \(channel) = \(value), beyond +-\(Int(IMUReading.largestValue)); not a motion sensor's reading, and no IIO client could read its scale"
         }
     }
 }
@@ -58,6 +63,7 @@ public struct ReplayDevice: Sendable {
             let values = [("anglvel_x", r.gyro.x), ("anglvel_y", r.gyro.y), ("anglvel_z", r.gyro.z)]
                 + (hasAccel ? r.accel.map { [("accel_x", $0.x), ("accel_y", $0.y), ("accel_z", $0.z)] } ?? [] : [])
             if let bad = values.first(where: { !$0.1.isFinite }) { throw .notFinite(t: r.t, channel: bad.0, value: bad.1) }
+            if let bad = values.first(where: { abs($0.1) > IMUReading.largestValue }) { throw .beyondRange(t: r.t, channel: bad.0, value: bad.1) }
         }
         name = info.deviceName.isEmpty ? "lockstep-gyro" : info.deviceName
         let gMax = samples.lazy.map { max(abs($0.gyro.x), abs($0.gyro.y), abs($0.gyro.z)) }.max() ?? 0
@@ -125,7 +131,10 @@ public struct ReplayDevice: Sendable {
     /// The trace's own scale where it is a finite positive number and its values fit in s16
     /// with it; else the fallback, or one made just large enough.
     static func scale(known: Double?, needed: Double, fallback: Double) -> Double {
-        if let known, known.isFinite, known > 0, needed / known <= 32767 { return known }
+        // libiio 0.24 reads the scale with strtof: it must be a normal float (a store's scale of
+        // 1e-300 or 1e300 would reach it as out of range, and every client fail).
+        if let known, known >= Double(Float.leastNormalMagnitude), known <= Double(Float.greatestFiniteMagnitude),
+           needed / known <= 32767 { return known }
         if needed / fallback <= 32767 { return fallback }
         return needed / 32000
     }

@@ -7,8 +7,10 @@ struct LockstepCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lockstep",
         abstract: "Frame-perfect multi-source video compositor with gyroscope sensor fusion.",
+        version: LockstepVersion.text,
         subcommands: [
             CompositeCommand.self,
+            AlignCommand.self,
             ConcatCommand.self,
             FilterCommand.self,
             ReverseCommand.self,
@@ -29,6 +31,7 @@ struct LockstepCommand: ParsableCommand {
     /// whole (a 100 KB `--garbage polygon:...` was a 100 KB error line; an escape sequence in a
     /// value reached the terminal).
     static func main() {
+        StopSignals.install()
         do {
             var command = try parseAsRoot()
             try command.run()

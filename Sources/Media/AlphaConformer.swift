@@ -35,12 +35,25 @@ public final class AlphaConformer {
     public let place: Size
     public let picture: Rect
     public let fill: YUVColor
-    private let scaler = Scaler()
+    private let fitter: ColorFitter
 
-    public init(place: Size, picture: Rect, fill: YUVColor) throws {
+    public init(place: Size, picture: Rect, fill: YUVColor, color: ColorOptions = ColorOptions()) throws {
         // The same geometry rules, and sentences, as the plain conformer's.
         _ = try Conformer(place: place, picture: picture, fill: fill, rotation: 0)
         self.place = place; self.picture = picture; self.fill = fill
+        fitter = ColorFitter(options: color)
+    }
+
+    /// A frame of the place with no picture in it: its fill, transparent (an absent input).
+    public func emptyFrame() throws -> Frame {
+        let out = Frame()
+        out.pointer.pointee.format = AV_PIX_FMT_YUVA420P.rawValue
+        out.pointer.pointee.width = Int32(place.width)
+        out.pointer.pointee.height = Int32(place.height)
+        try check(av_frame_get_buffer(out.pointer, 0), "av_frame_get_buffer(\(place) yuva420p)")
+        PlaneKernels.fill(out.image, fill)
+        out.withAlpha { a in for y in 0..<a!.height { a!.row(y).update(repeating: 0, count: a!.width) } }
+        return out
     }
 
     /// Fits the picture in `decoded` into `out`. `decoded` is left empty either way.
@@ -61,7 +74,7 @@ public final class AlphaConformer {
         try out.withImage { image in
             try out.withAlpha { a in
                 let alpha = Plane(base: a!.base + y * a!.stride + x, stride: a!.stride, width: picture.width, height: picture.height, owner: out)
-                try scaler.scale(decoded.pointer, into: image.cropped(to: picture), alpha: alpha)
+                try fitter.fit(decoded.pointer, into: .bytes(image.cropped(to: picture)), alpha: alpha)
             }
         }
     }

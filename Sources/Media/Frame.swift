@@ -42,13 +42,61 @@ public final class Frame: @unchecked Sendable {
         PlaneKernels.fill(image, color)
     }
 
-    func allocate(width: Int, height: Int) throws {
+    /// A frame with its own buffers for a picture of `signal`: yuv420p for SDR, yuv420p10le
+    /// for the HDR working signals, painted black.
+    public convenience init(width: Int, height: Int, signal: WorkingSignal) throws {
+        self.init()
+        try allocate(width: width, height: height, signal: signal)
+        if signal.isHDR { PlaneKernels16.fill(image16, .black) } else { PlaneKernels.fill(image, .black) }
+    }
+
+    func allocate(width: Int, height: Int, signal: WorkingSignal = .sdr) throws {
         av_frame_unref(pointer)
         guard width > 0 && height > 0 else { throw MediaError("cannot make a \(width)x\(height) picture") }
-        pointer.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+        pointer.pointee.format = (signal.isHDR ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P).rawValue
         pointer.pointee.width = Int32(width)
         pointer.pointee.height = Int32(height)
         try check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer(\(width)x\(height))")
+        tag(signal)
+    }
+
+    /// Whether the frame holds an HDR working picture (yuv420p10le: `withImage16`).
+    public var isHDR: Bool { pointer.pointee.format == AV_PIX_FMT_YUV420P10LE.rawValue }
+
+    /// Lends the 16-bit planes of an HDR working picture, as `withImage` the 8-bit ones.
+    public func withImage16<R>(_ body: (YUV16Image) throws -> R) rethrows -> R {
+        try withExtendedLifetime(self) { try body(image16) }
+    }
+
+    /// `withImages` for HDR working pictures.
+    public static func withImages16<R>(_ frames: [Frame], in views: inout [YUV16Image], _ body: ([YUV16Image]) throws -> R) rethrows -> R {
+        views.removeAll(keepingCapacity: true)
+        for f in frames { views.append(f.image16) }
+        defer { views.removeAll(keepingCapacity: true) }
+        return try withExtendedLifetime(frames) { try body(views) }
+    }
+
+    /// The 16-bit planes, borrowed.
+    var image16: YUV16Image {
+        precondition(isHDR && hasBuffers, "frame is not a yuv420p10le picture")
+        let f = pointer.pointee
+        let w = Int(f.width), h = Int(f.height), cw = (w + 1) / 2, ch = (h + 1) / 2
+        func plane(_ p: UnsafeMutablePointer<UInt8>?, _ stride: Int32, _ pw: Int, _ ph: Int) -> Plane16 {
+            Plane16(base: UnsafeMutableRawPointer(p!).assumingMemoryBound(to: UInt16.self), stride: Int(stride) / 2, width: pw, height: ph, owner: self)
+        }
+        return YUV16Image(y: plane(f.data.0, f.linesize.0, w, h), u: plane(f.data.1, f.linesize.1, cw, ch), v: plane(f.data.2, f.linesize.2, cw, ch))
+    }
+
+    /// Says the picture holds `signal` (what every frame Lockstep makes holds: a conformer's
+    /// output, a canvas, a test picture), so that reading it back needs no guess.
+    func tag(_ signal: WorkingSignal) {
+        let f = pointer
+        switch signal {
+        case .sdr: f.pointee.color_primaries = AVCOL_PRI_BT709; f.pointee.color_trc = AVCOL_TRC_BT709; f.pointee.colorspace = AVCOL_SPC_BT709
+        case .hlg: f.pointee.color_primaries = AVCOL_PRI_BT2020; f.pointee.color_trc = AVCOL_TRC_ARIB_STD_B67; f.pointee.colorspace = AVCOL_SPC_BT2020_NCL
+        case .pq: f.pointee.color_primaries = AVCOL_PRI_BT2020; f.pointee.color_trc = AVCOL_TRC_SMPTE2084; f.pointee.colorspace = AVCOL_SPC_BT2020_NCL
+        }
+        f.pointee.color_range = AVCOL_RANGE_MPEG
     }
 
     public var width: Int { Int(pointer.pointee.width) }

@@ -28,8 +28,9 @@ public enum ImageFormat: String, CaseIterable, Sendable {
 }
 
 /// Encodes one picture as a PNG or JPEG file with FFmpeg's own encoders (`png`, `mjpeg`). The
-/// picture is Lockstep's working format (yuv420p, video range, BT.601, as the `Conformer` makes
-/// it); libswscale turns it into what the encoder takes, expanding the range to full.
+/// picture is Lockstep's working format (yuv420p, video range, BT.709, as the `Conformer` makes
+/// it); libswscale turns it into what the encoder takes (RGB from BT.709; JPEG's full-range
+/// BT.601 after the matrix is re-expressed, as JFIF readers assume BT.601).
 public enum ImageEncoder {
     /// The whole file's bytes. `quality`: JPEG quantiser scale 2 (best) to 31, default 2.
     public static func encode(_ picture: Frame, as format: ImageFormat, quality: Int = 2) throws -> [UInt8] {
@@ -67,10 +68,20 @@ public enum ImageEncoder {
 }
 
 extension Frame {
-    /// A new frame holding `source` (yuv420p, video range, BT.601) converted to `format` at the
-    /// same size; full range for RGB and the JPEG (yuvj) formats.
+    /// A new frame holding `source` (yuv420p, video range, BT.709) converted to `format` at the
+    /// same size; full range for RGB and the JPEG (yuvj) formats, whose matrix is BT.601.
     static func converted(_ source: Frame, to format: AVPixelFormat) throws -> Frame {
-        let s = source.pointer.pointee
+        var s = source.pointer.pointee
+        let rgb = av_pix_fmt_desc_get(format).map { $0.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 } ?? false
+        // Y'CbCr to Y'CbCr keeps the matrix in swscale: re-express BT.709 as BT.601 first.
+        let bt601 = Frame()
+        if !rgb {
+            try bt601.allocate(width: Int(s.width), height: Int(s.height))
+            let conversion = ColorConversion(from: WorkingSignal.sdr.description,
+                                             to: ColorDescription(matrix: .bt601, range: .limited, primaries: .bt709, transfer: .sdr, bitDepth: 8))
+            source.withImage { src in bt601.withImage { ColorConvertKernel(conversion).apply(src, into: $0) } }
+            s = bt601.pointer.pointee
+        }
         let out = Frame()
         out.pointer.pointee.format = format.rawValue
         out.pointer.pointee.width = s.width
@@ -82,9 +93,10 @@ extension Frame {
             throw MediaError("cannot convert yuv420p to \(Scaler.formatName(format.rawValue))")
         }
         defer { sws_freeContext(sws) }
-        let coefficients = sws_getCoefficients(SWS_CS_DEFAULT)
+        let coefficients = sws_getCoefficients(rgb ? SWS_CS_ITU709 : SWS_CS_ITU601)
         // Video range in, full range out (for RGB the out range is ignored: RGB is always full).
         sws_setColorspaceDetails(sws, coefficients, 0, coefficients, 1, 0, 1 << 16, 1 << 16)
+        if !rgb { out.pointer.pointee.colorspace = AVCOL_SPC_BT470BG }
         let rows = withUnsafePointer(to: s.data) { src in
             withUnsafePointer(to: s.linesize) { srcStride in
                 withUnsafePointer(to: out.pointer.pointee.data) { dst in
@@ -98,6 +110,7 @@ extension Frame {
                 }
             }
         }
+        withExtendedLifetime(bt601) {}  // `s` points into its planes until here
         if rows <= 0 { throw MediaError(code: rows, function: "sws_scale") }
         return out
     }

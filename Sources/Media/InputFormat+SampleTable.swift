@@ -1,4 +1,5 @@
 import CFFmpeg
+import Compositor
 
 /// A stream's packet records from the container's own index, when it lists every sample with
 /// the timestamps `av_read_frame` would give: the packet pass (`indexPackets`) without reading
@@ -94,6 +95,28 @@ extension InputFormat {
         var shown: Int64 = 0
         for i in 0..<count where (avformat_index_get_entry(st, i)!.pointee.flags & AVINDEX_DISCARD_FRAME) == 0 { shown += 1 }
         return shown
+    }
+
+    /// The frames' durations as an MP4/MOV's sample table lists them (the steps between decode
+    /// times, `stts`: every sample's, an edit list's hidden ones too, since they are frames of the
+    /// same camera); nil for other containers or an index that does not list every frame.
+    func sampleSteps(of stream: Int32) -> [Rational]? {
+        let st = self.stream(stream)
+        guard containerName.hasPrefix("mov,") else { return nil }
+        let count = avformat_index_get_entries_count(st)
+        guard count >= 2, Int64(count) == st.pointee.nb_frames else { return nil }
+        let tb = st.pointee.time_base.rational
+        var steps: [Rational] = []
+        steps.reserveCapacity(Int(count) - 1)
+        var previous = avformat_index_get_entry(st, 0)!.pointee.timestamp
+        for i in 1..<count {
+            let t = avformat_index_get_entry(st, i)!.pointee.timestamp
+            let (step, overflow) = t.subtractingReportingOverflow(previous)
+            guard !overflow, step > 0, let r = tb.multiplied(by: step) else { return nil }
+            steps.append(r)
+            previous = t
+        }
+        return steps
     }
 
     /// Where a stream's packet records come from: the sample table, or a pass over every packet.

@@ -62,8 +62,20 @@ final class InputFormat {
     func onlyBestVideoStream() throws -> Int32 {
         let vs = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard vs >= 0 else { throw MediaError("no video stream", path: path) }
+        try checkPictureSize(vs)
         for i in 0..<Int(context.pointee.nb_streams) where Int32(i) != vs { context.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
         return vs
+    }
+
+    /// A video stream FFmpeg gives no picture size (0x0: a 16384x16384 PNG is past its image
+    /// size limit, a damaged header) is refused here, as unreadable: every size computed from
+    /// it was infinite or NaN, and composite, concat and filter trapped.
+    func checkPictureSize(_ vs: Int32) throws {
+        let par = stream(vs).pointee.codecpar.pointee
+        guard par.width > 0, par.height > 0 else {
+            throw MediaError("the video stream has no picture size (FFmpeg reads it as \(par.width)x\(par.height): a picture larger than FFmpeg handles, or a damaged header)",
+                             path: path, kind: .unreadable)
+        }
     }
 
     /// Packets `read(into:)` has taken from the demuxer (any stream): what opening part way in

@@ -17,6 +17,10 @@ public final class LumaReader {
     public let side: Int
     /// Displayed pixels per sample (along both axes): multiply shifts in samples by this.
     public let scale: Int
+    /// The whole picture as shown, downscaled (aspect kept) to this many samples, where asked
+    /// for (`wideWidth`): what the per-region motion (roll, the lens) is measured on, as the
+    /// centre square cannot see the picture's edges.
+    public let wideSize: Size?
 
     private let input: InputFormat
     private let streamIndex: Int32
@@ -42,11 +46,17 @@ public final class LumaReader {
     private var dstStrides = [Int32](repeating: 0, count: 4)
     /// The crop in stored pixels (before rotation), and whether the source is read as gray.
     private var crop = (x: 0, y: 0, width: 0, height: 0)
+    /// The wide picture's scaler and, when rotated, its stored-orientation buffer.
+    private var wideSws: OpaquePointer?
+    private var wideKey: (format: Int32, width: Int32, height: Int32) = (-1, 0, 0)
+    private let wideTurned: UnsafeMutableBufferPointer<UInt8>
 
     /// `side`: the analysis square's samples per side, or nil for the motion analysis's
     /// default (256 when the picture's shorter side has 256 pixels, else 128).
     /// `cancellation`: raising it makes a blocked open or read return (a FIFO with no writer).
-    public init(path: String, side wanted: Int? = nil, threads: Int32 = 0, cancellation: CancellationToken = CancellationToken()) throws {
+    /// `wideWidth`: also deliver the whole picture, `wideWidth` samples across (see `wideSize`).
+    public init(path: String, side wanted: Int? = nil, wideWidth: Int? = nil, threads: Int32 = 0,
+                cancellation: CancellationToken = CancellationToken()) throws {
         self.path = path
         input = try InputFormat(path: path, cancellation: cancellation)
         let ctx = input.context
@@ -79,16 +89,27 @@ public final class LumaReader {
         let cropHeight = min(h, squareDisplayed)
         crop = ((w - cropWidth) / 2, (h - cropHeight) / 2, cropWidth, cropHeight)
         turned = .allocate(capacity: rot == 0 ? 0 : side * side)
+        if let ww = wideWidth, ww >= 16 {
+            let size = displaySize
+            let wh = max(8, Int((Double(ww) * Double(size.height) / Double(size.width)).rounded()))
+            wideSize = Size(width: ww, height: wh)
+        } else {
+            wideSize = nil
+        }
+        wideTurned = .allocate(capacity: rot == 0 || wideSize == nil ? 0 : wideSize!.width * wideSize!.height)
         let rate = stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate.rational : Rational(25, 1)
         frameStep = max(1, Rational.rescale(1, from: rate.inverse, to: timeBase))
     }
 
-    deinit { sws_freeContext(sws); turned.deallocate() }
+    deinit { sws_freeContext(sws); sws_freeContext(wideSws); turned.deallocate(); wideTurned.deallocate() }
 
     /// Decodes the next frame and writes its analysis square (`side * side` bytes, rows top to
     /// bottom as shown) into `out`. Returns the frame's time (its pts, ns), nil at the end.
-    public func next(into out: UnsafeMutableBufferPointer<UInt8>) throws -> Int64? {
+    /// With `wide` (when `wideSize` is set), the whole picture too (`wideSize` samples, rows top
+    /// to bottom as shown).
+    public func next(into out: UnsafeMutableBufferPointer<UInt8>, wide: UnsafeMutableBufferPointer<UInt8>? = nil) throws -> Int64? {
         precondition(out.count >= side * side)
+        self.wide = wide
         while true {
             if pending && !ended {
                 switch try decoder.receive(decoded.pointer) {
@@ -126,7 +147,52 @@ public final class LumaReader {
         let target = rotation == 0 ? out.baseAddress! : turned.baseAddress!
         try scale(decoded.pointer, into: target)
         if rotation != 0 { turn(into: out) }
+        if let wide, let size = wideSize { try scaleWhole(decoded.pointer, into: wide, size: size) }
         return Rational.rescale(pts, from: timeBase, to: Rational(1, 1_000_000_000))
+    }
+
+    /// Where `next` writes the wide picture this call (nil: not asked).
+    private var wide: UnsafeMutableBufferPointer<UInt8>?
+
+    /// The whole decoded picture, scaled to `size` as shown (turned when rotated).
+    private func scaleWhole(_ frame: UnsafeMutablePointer<AVFrame>, into out: UnsafeMutableBufferPointer<UInt8>, size: Size) throws {
+        precondition(out.count >= size.width * size.height)
+        let f = frame.pointee
+        let lumaOnly = LumaReader.hasPlanarLuma8(f.format)
+        let format = lumaOnly ? AV_PIX_FMT_GRAY8.rawValue : f.format
+        // In stored orientation: a quarter turn swaps the sides.
+        let (sw, sh) = rotation == 90 || rotation == 270 ? (size.height, size.width) : (size.width, size.height)
+        if wideKey != (format, f.width, f.height) || wideSws == nil {
+            sws_freeContext(wideSws)
+            wideSws = sws_getContext(f.width, f.height, AVPixelFormat(rawValue: format), Int32(sw), Int32(sh), AV_PIX_FMT_GRAY8, SWS_AREA, nil, nil, nil)
+            wideKey = (format, f.width, f.height)
+            guard wideSws != nil else { throw MediaError("cannot convert \(Scaler.formatName(f.format)) \(f.width)x\(f.height) to gray", path: path) }
+        }
+        srcPlanes[0] = UnsafePointer(f.data.0); srcStrides[0] = f.linesize.0
+        if lumaOnly {
+            srcPlanes[1] = nil; srcPlanes[2] = nil; srcPlanes[3] = nil
+            srcStrides[1] = 0; srcStrides[2] = 0; srcStrides[3] = 0
+        } else {
+            srcPlanes[1] = UnsafePointer(f.data.1); srcPlanes[2] = UnsafePointer(f.data.2); srcPlanes[3] = UnsafePointer(f.data.3)
+            srcStrides[1] = f.linesize.1; srcStrides[2] = f.linesize.2; srcStrides[3] = f.linesize.3
+        }
+        dstPlanes[0] = rotation == 0 ? out.baseAddress : wideTurned.baseAddress; dstStrides[0] = Int32(sw)
+        let rows = sws_scale(wideSws, srcPlanes, srcStrides, 0, f.height, dstPlanes, dstStrides)
+        if rows <= 0 { throw MediaError(code: rows, function: "sws_scale", path: path) }
+        guard rotation != 0 else { return }
+        let src = UnsafeBufferPointer(wideTurned)
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                // Output (x, y) shows stored pixel (sx, sy) of the sw x sh stored picture.
+                let (sx, sy): (Int, Int)
+                switch rotation {
+                case 90: (sx, sy) = (y, sh - 1 - x)
+                case 180: (sx, sy) = (sw - 1 - x, sh - 1 - y)
+                default: (sx, sy) = (sw - 1 - y, x)
+                }
+                out[y * size.width + x] = src[sy * sw + sx]
+            }
+        }
     }
 
     /// The crop of the decoded picture, scaled to side x side gray bytes at `target`. Planar

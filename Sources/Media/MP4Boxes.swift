@@ -88,6 +88,23 @@ enum MP4Boxes {
         return .perSample(perSample, shift: shift)
     }
 
+    /// The body of `moov/udta/GPMF`, where GoPro writes the recording's settings (HERO7 and
+    /// later: `EISE`/`EISA` stabilisation, lens, firmware) as a GPMF payload; nil when there is
+    /// none or it is larger than `limit` bytes (GoPro's is a few kB).
+    static func userDataGPMF(path: String, limit: Int64 = 1 << 20) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        let end = lseek(fd, 0, SEEK_END)
+        guard end > 0, let top = children(fd, 0..<Int64(end)),
+              let moov = top.first(where: { $0.type == "moov" }), let inMoov = children(fd, moov.body),
+              let udta = inMoov.first(where: { $0.type == "udta" }), let inUdta = children(fd, udta.body),
+              let gpmf = inUdta.first(where: { $0.type == "GPMF" }) else { return nil }
+        let count = gpmf.body.upperBound - gpmf.body.lowerBound
+        guard count > 0, count <= limit else { return nil }
+        return read(fd, at: gpmf.body.lowerBound, count: Int(count), atLeast: Int(count))
+    }
+
     struct Box { var type: String; var body: Range<Int64> }
 
     /// The boxes filling `range` in order; nil if a header is cut or sizes do not add up.

@@ -19,6 +19,18 @@ public struct VideoInfo: Equatable, Sendable {
     public var shownFrames: Int64? = nil
     public var duration: Rational?
     public var startTime: Timestamp?
+    /// The stream's own rate (FFmpeg's r_frame_rate), if it states one.
+    public var statedFrameRate: Rational? = nil
+    /// The rate the clip was recorded at (`NominalRate`): what the default output rate is.
+    /// Measured from the shown frames' steps where the container indexes them (MP4/MOV).
+    public var nominalFrameRate: Rational? = nil
+    /// A picture, not a movie: an image file (JPEG, PNG, WebP: FFmpeg's image demuxers) or a
+    /// stream whose index lists one frame. Held for the whole output.
+    public var isStill = false
+    /// Colour: the stream's tags (ffprobe's names), what they are taken to mean, its HDR
+    /// metadata and Dolby Vision record; how it is scanned (MovieReader+Deinterlace.swift).
+    public var color = ColorInfo()
+    public var fieldOrder: FieldOrder?
 }
 
 public struct AudioInfo: Equatable, Sendable {
@@ -61,7 +73,7 @@ func seconds(_ t: Timestamp) -> String {
 /// Not thread-safe: one reader thread owns it; only its `CancellationToken` crosses threads.
 public final class MovieReader {
     public let path: String
-    public let video: VideoInfo
+    public internal(set) var video: VideoInfo
     public let audio: AudioInfo?
     public let containerName: String
     public let containerDuration: Rational?
@@ -84,6 +96,26 @@ public final class MovieReader {
     /// When set, each delivered picture's `userData` holds the payload of the user-data SEI that
     /// starts with these 16 bytes (Lockstep's provenance), if any.
     public var userDataUUID: [UInt8]?
+    /// Parts per billion by which this input's clock runs fast against the reference clock (a
+    /// composite's drift correction). Set before reading: the audio is then resampled onto the
+    /// corrected clock and its positions (`AudioSamples.start`, `audioPosition(of:)`) are on it.
+    public var audioDriftPpb: Int64 = 0 {
+        didSet { resampler?.driftPpb = audioDriftPpb }
+    }
+
+    /// A time of this input's own clock (a picture's pts) in 1/48000 s of the clock its audio is
+    /// delivered on: the same, or with a drift, scaled onto the corrected clock.
+    public func audioPosition(of pts: Timestamp) -> Int64 {
+        corrected(Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, Int64(AudioFormat.sampleRate))))
+    }
+
+    /// A position of the input's own clock (1/48000 s) on the corrected clock.
+    private func corrected(_ position: Int64) -> Int64 {
+        guard audioDriftPpb != 0 else { return position }
+        let n = Int128(position) * 1_000_000_000, d = Int128(1_000_000_000 + audioDriftPpb)
+        return Int64(clamping: n >= 0 ? (n + d / 2) / d : -((-n + d / 2) / d))
+    }
+
     /// Every damaged frame so far, in order (only under `conceal`).
     public private(set) var damage: [Damage] = []
 
@@ -94,6 +126,16 @@ public final class MovieReader {
     var framesOut = 0
     /// Where a segment render started reading (`MovieReader+Seek.swift`).
     var seekState = SeekState()
+    /// Pictures handed out by `next`.
+    private var picturesOut = 0
+
+    /// The error of a start part way in whose first frame does not come out of the decoder.
+    private func startFailed(_ index: KeyframeIndex) -> MediaError {
+        let first = seekState.first
+        return MediaError("frame \(first) at \(seconds(Timestamp(index.pts[first], video.timeBase))) does not come out of the decoder from its keyframe; this file cannot be started part way in",
+                          path: path, kind: .unreadable)
+    }
+
     /// Pictures the video decoder produced, also those dropped before a segment's first frame.
     public internal(set) var picturesDecoded = 0
     private var videoPacketsRead: Int64 = 0
@@ -104,6 +146,8 @@ public final class MovieReader {
     /// Damage found (not concealing), thrown once the next read shows it is not just the cut
     /// end of a truncated file (whose last packet is always refused).
     private var damageError: MediaError?
+    /// Interlaced input: the deinterlacer between decoder and reader (MovieReader+Deinterlace.swift).
+    var interlace = InterlaceState()
 
     /// `cancellation`: raised from any thread, it makes the open or a read give up with a
     /// `MediaError` of kind `.cancelled`.
@@ -116,6 +160,7 @@ public final class MovieReader {
         let ctx = input.context
         let vs = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard vs >= 0 else { throw MediaError("no video stream", path: path) }
+        try input.checkPictureSize(vs)
         videoStream = vs
         let stream = input.stream(vs)
         // Damage must surface, as an error by default (AV_EF_EXPLODE) or as a damaged frame under
@@ -126,7 +171,10 @@ public final class MovieReader {
         // `frameThreads` (a reader that only reads pictures, `verify --coded`): every core, and
         // damage is still an error (EXPLODE) though a concealed slice may go unflagged.
         videoDecoder = try Decoder(stream: stream, path: path, threads: frameThreads && !conceal ? 0 : 1, explode: !conceal)
-        video = MovieReader.describeVideo(ctx, stream)
+        var info = MovieReader.describeVideo(ctx, stream)
+        info.nominalFrameRate = NominalRate.of(measured: input.sampleSteps(of: vs).flatMap(NominalRate.measured) ?? info.frameRate,
+                                               stated: info.statedFrameRate)
+        video = info
         var audioIndex: Int32 = -1
         if wantAudio {
             let a = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, vs, nil, 0)
@@ -149,6 +197,7 @@ public final class MovieReader {
         for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != vs && Int32(i) != audioIndex {
             ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
         }
+        try checkColor()
     }
 
     /// The token this reader's open and reads obey.
@@ -168,7 +217,7 @@ public final class MovieReader {
         while true {
             if videoPending && !videoEnded {
                 let target = decodesVideo ? frame : discarded
-                switch try receiveVideo(into: target) {
+                switch try receivePicture(into: target) {
                 case .produced:
                     picturesDecoded += 1
                     if decodesVideo {
@@ -182,7 +231,10 @@ public final class MovieReader {
                 }
             }
             if readEnded {
-                if videoEnded || !decodesVideo { return .end }
+                if videoEnded || !decodesVideo {
+                    if decodesVideo, picturesOut == 0, let index = seekState.index { throw startFailed(index) }
+                    return .end
+                }
                 continue
             }
             guard try input.read(into: packet) else {
@@ -224,7 +276,7 @@ public final class MovieReader {
         if step == .needsInput { throw MediaError("video decoder refused a packet", path: path) }
     }
 
-    private func receiveVideo(into frame: Frame) throws -> CodecStep {
+    func receiveVideo(into frame: Frame) throws -> CodecStep {
         do {
             return try videoDecoder.receive(frame.pointer)
         } catch let e as MediaError where e.kind != .cancelled {
@@ -273,7 +325,7 @@ public final class MovieReader {
             if audioNext == nil {
                 let pts = f.best_effort_timestamp != NOPTS ? f.best_effort_timestamp : 0
                 let tb = input.stream(audioStream).pointee.time_base.rational
-                audioNext = Rational.rescale(1, from: audioStart(pts, timeBase: tb, frameSamples: Int64(f.nb_samples), rate: Int64(f.sample_rate)), to: Rational(1, Int64(AudioFormat.sampleRate)))
+                audioNext = corrected(Rational.rescale(1, from: audioStart(pts, timeBase: tb, frameSamples: Int64(f.nb_samples), rate: Int64(f.sample_rate)), to: Rational(1, Int64(AudioFormat.sampleRate))))
             }
             let n = try resampler!.convert(decodedAudio.pointer, start: audioNext!) { sink($0) }
             audioNext! += Int64(n)
@@ -296,7 +348,14 @@ public final class MovieReader {
         lastPts = pts
         let duration = d.pkt_duration > 0 ? tb * d.pkt_duration : nil
         let time = Timestamp(pts, tb)
-        if let index = seekState.index { framesOut = try presentationIndex(of: pts, in: index) }
+        if let index = seekState.index {
+            framesOut = try presentationIndex(of: pts, in: index)
+            // Started part way in, the first picture must be the one asked for: a keyframe the
+            // decoder will not start from (an open GOP's I-frame without a recovery point, which
+            // FFmpeg holds back) would otherwise silently leave frames out.
+            if picturesOut == 0 && framesOut != seekState.first { throw startFailed(index) }
+        }
+        picturesOut += 1
         // The decoder concealed something in this picture itself (a slice it could not read).
         let flagged = d.decode_error_flags != 0 || (d.flags & AV_FRAME_FLAG_CORRUPT) != 0
         if flagged && !conceal {
@@ -313,12 +372,17 @@ public final class MovieReader {
         return picture
     }
 
+    /// The UUID x265 puts before the payload of a user-data SEI it is given.
+    static let x265UUID: [UInt8] = [0x2C, 0xA2, 0xDE, 0x09, 0xB5, 0x17, 0x47, 0xDB, 0xBB, 0x55, 0xA4, 0xFE, 0x7F, 0xC2, 0xFC, 0x4E]
+
     /// x264 writes a user-data SEI of its own on the first frame: match on the UUID.
     private func findUserData(_ f: UnsafeMutablePointer<AVFrame>, uuid: [UInt8]) -> [UInt8]? {
         for i in 0..<Int(f.pointee.nb_side_data) {
             guard let sd = f.pointee.side_data[i], sd.pointee.type == AV_FRAME_DATA_SEI_UNREGISTERED,
                   sd.pointee.size >= uuid.count else { continue }
-            let bytes = UnsafeBufferPointer(start: sd.pointee.data, count: Int(sd.pointee.size))
+            var bytes = UnsafeBufferPointer(start: sd.pointee.data, count: Int(sd.pointee.size))[...]
+            // libx265 (3.5) writes a user's message after a UUID of its own (the HDR output's).
+            if Array(bytes.prefix(16)) == MovieReader.x265UUID { bytes = bytes.dropFirst(16) }
             if Array(bytes.prefix(uuid.count)) == uuid { return Array(bytes.dropFirst(uuid.count)) }
         }
         return nil
@@ -343,6 +407,8 @@ public final class MovieReader {
         let displayed = rotation == 90 || rotation == 270 ? Size(width: h, height: dw) : Size(width: dw, height: h)
         let rate = st.pointee.avg_frame_rate.num > 0 ? st.pointee.avg_frame_rate.rational
             : (st.pointee.r_frame_rate.num > 0 ? st.pointee.r_frame_rate.rational : nil)
+        let stated = st.pointee.r_frame_rate.num > 0 && st.pointee.r_frame_rate.den > 0 ? st.pointee.r_frame_rate.rational : nil
+        let container = String(cString: ctx.pointee.iformat.pointee.name)
         let nb = st.pointee.nb_frames
         let dur = st.pointee.duration
         let start = st.pointee.start_time
@@ -353,10 +419,13 @@ public final class MovieReader {
             indexedFrames: nb > 0 ? nb : nil,
             shownFrames: InputFormat.shownSamples(ctx, st),
             duration: dur > 0 && dur != NOPTS ? tb * dur : nil,
-            startTime: start != NOPTS ? Timestamp(start, tb) : nil)
+            startTime: start != NOPTS ? Timestamp(start, tb) : nil,
+            statedFrameRate: stated,
+            isStill: container == "image2" || container.hasSuffix("_pipe") || nb == 1,
+            color: ColorInfo(st), fieldOrder: FieldOrder(par.field_order))
     }
 
-    private static func describeAudio(_ st: UnsafeMutablePointer<AVStream>) -> AudioInfo {
+    static func describeAudio(_ st: UnsafeMutablePointer<AVStream>) -> AudioInfo {
         let par = st.pointee.codecpar
         var layout = [CChar](repeating: 0, count: 64)
         av_channel_layout_describe(&par!.pointee.ch_layout, &layout, layout.count)

@@ -10,6 +10,10 @@ public struct EncodeSettings: Equatable, Sendable {
     /// has a keyframe, and segments join by copy.
     public var gop: Int = 250
     public var audioCodec: AudioCodec = .aac
+    /// The pictures' signal: SDR BT.709 (H.264, libx264) or HDR BT.2020 HLG/PQ (10-bit HEVC,
+    /// libx265, with `hdr`'s mastering display and light levels in its SEI and the container).
+    public var signal = WorkingSignal.sdr
+    public var hdr = HDRMetadata()
     public init(crf: Int = 18, preset: String = "veryfast") { self.crf = crf; self.preset = preset }
 }
 
@@ -50,10 +54,11 @@ public final class MovieWriter {
         let output = try OutputFormat(path: path, container: container)
         self.output = output
         let globalHeader = output.needsGlobalHeader
-        video = try Encoder(codecName: "libx264", configure: { c in
+        let hdr = settings.signal.isHDR
+        video = try Encoder(codecName: hdr ? "libx265" : "libx264", configure: { c in
             c.pointee.width = Int32(canvas.width)
             c.pointee.height = Int32(canvas.height)
-            c.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+            c.pointee.pix_fmt = hdr ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P
             c.pointee.time_base = timeBase.av
             c.pointee.framerate = frameRate.av
             c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
@@ -62,10 +67,19 @@ public final class MovieWriter {
             c.pointee.gop_size = Int32(settings.gop)
             c.pointee.keyint_min = Int32(settings.gop)  // x264 clamps it to gop / 2 + 1
             c.pointee.flags |= Int32(bitPattern: UInt32(AV_CODEC_FLAG_CLOSED_GOP))  // 1 << 31
-        }, options: ["crf": String(settings.crf), "preset": settings.preset, "sc_threshold": "0",
-                      // Frame side data SEI (Lockstep's provenance) goes into the stream.
-                      "udu_sei": "1"])
+            // The working signal, said in the stream (H.264 VUI) and the container (`colr`):
+            // players need not guess (an untagged SD picture would be taken as BT.601).
+            c.pointee.tag(settings.signal)
+        }, options: hdr ? MovieWriter.x265Options(settings)
+                        : ["crf": String(settings.crf), "preset": settings.preset, "sc_threshold": "0",
+                           // Frame side data SEI (Lockstep's provenance) goes into the stream.
+                           "udu_sei": "1"])
         videoStream = try output.addStream(for: video)
+        if hdr {
+            // 'hvc1' (parameter sets in the sample description): what Apple's players take.
+            videoStream.pointee.codecpar.pointee.codec_tag = MovieWriter.fourCC("hvc1")
+            try MovieWriter.addSideData(settings.hdr, to: videoStream)
+        }
         videoStream.pointee.avg_frame_rate = frameRate.av
 
         audio = withAudio ? try AudioTrack(settings.audioCodec, output: output, bitRate: settings.audioBitRate) : nil
@@ -144,5 +158,68 @@ public final class MovieWriter {
         held.pointer.pointee.stream_index = videoStream.pointee.index
         holding = false
         try output.write(held)
+    }
+}
+
+extension MovieWriter {
+    /// libx265's options: the x264 ones' equivalents (closed GOPs of `gop` frames, no scene-cut
+    /// keyframes, the provenance SEI) and the HDR metadata in its SEI.
+    static func x265Options(_ s: EncodeSettings) -> [String: String] {
+        var params = ["log-level=error", "keyint=\(s.gop)", "min-keyint=\(s.gop)", "scenecut=0", "open-gop=0"]
+        if s.signal == .pq { params.append("hdr10=1") }
+        if let p = s.hdr.displayPrimaries, p.count == 8, let lo = s.hdr.minLuminance, let hi = s.hdr.maxLuminance {
+            // SMPTE ST 2086 in x265's units: chromaticities in 0.00002, luminance in 0.0001 nits.
+            func c(_ v: Double) -> Int { Int((v / 0.00002).rounded()) }
+            params.append("master-display=G(\(c(p[2])),\(c(p[3])))B(\(c(p[4])),\(c(p[5])))R(\(c(p[0])),\(c(p[1])))"
+                          + "WP(\(c(p[6])),\(c(p[7])))L(\(Int((hi * 10000).rounded())),\(Int((lo * 10000).rounded())))")
+        }
+        if let cll = s.hdr.maxCLL { params.append("max-cll=\(cll),\(s.hdr.maxFALL ?? 0)") }
+        return ["crf": String(s.crf), "preset": s.preset, "udu_sei": "1", "x265-params": params.joined(separator: ":")]
+    }
+
+    static func fourCC(_ s: String) -> UInt32 {
+        let b = Array(s.utf8)
+        return UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24
+    }
+
+    /// The mastering display and light levels as stream side data: the MP4/MOV muxer writes
+    /// them as `mdcv` and `clli` boxes.
+    static func addSideData(_ hdr: HDRMetadata, to st: UnsafeMutablePointer<AVStream>) throws {
+        if let p = hdr.displayPrimaries, p.count == 8, let lo = hdr.minLuminance, let hi = hdr.maxLuminance {
+            guard let m = av_mastering_display_metadata_alloc() else { fatalError("av_mastering_display_metadata_alloc: out of memory") }
+            func q(_ v: Double, _ den: Int32) -> AVRational { AVRational(num: Int32((v * Double(den)).rounded()), den: den) }
+            m.pointee.display_primaries.0 = (q(p[0], 50000), q(p[1], 50000))
+            m.pointee.display_primaries.1 = (q(p[2], 50000), q(p[3], 50000))
+            m.pointee.display_primaries.2 = (q(p[4], 50000), q(p[5], 50000))
+            m.pointee.white_point = (q(p[6], 50000), q(p[7], 50000))
+            m.pointee.min_luminance = q(lo, 10000); m.pointee.max_luminance = q(hi, 10000)
+            m.pointee.has_primaries = 1; m.pointee.has_luminance = 1
+            let r = av_stream_add_side_data(st, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, UnsafeMutableRawPointer(m).assumingMemoryBound(to: UInt8.self),
+                                            MemoryLayout<AVMasteringDisplayMetadata>.size)
+            if r < 0 { av_free(m); try check(r, "av_stream_add_side_data") }
+        }
+        if let cll = hdr.maxCLL {
+            var size = 0
+            guard let l = av_content_light_metadata_alloc(&size) else { fatalError("av_content_light_metadata_alloc: out of memory") }
+            l.pointee.MaxCLL = UInt32(cll); l.pointee.MaxFALL = UInt32(hdr.maxFALL ?? 0)
+            let r = av_stream_add_side_data(st, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, UnsafeMutableRawPointer(l).assumingMemoryBound(to: UInt8.self), size)
+            if r < 0 { av_free(l); try check(r, "av_stream_add_side_data") }
+        }
+    }
+}
+
+extension AVCodecContext {
+    /// The colour tags of pictures in `signal`.
+    mutating func tag(_ signal: WorkingSignal) {
+        switch signal {
+        case .sdr:
+            color_primaries = AVCOL_PRI_BT709; color_trc = AVCOL_TRC_BT709; colorspace = AVCOL_SPC_BT709
+        case .hlg:
+            color_primaries = AVCOL_PRI_BT2020; color_trc = AVCOL_TRC_ARIB_STD_B67; colorspace = AVCOL_SPC_BT2020_NCL
+        case .pq:
+            color_primaries = AVCOL_PRI_BT2020; color_trc = AVCOL_TRC_SMPTE2084; colorspace = AVCOL_SPC_BT2020_NCL
+        }
+        color_range = AVCOL_RANGE_MPEG
+        chroma_sample_location = AVCHROMA_LOC_LEFT
     }
 }

@@ -35,11 +35,24 @@ public enum AudioFormat {
 
 /// Owns one SwrContext converting whatever the decoder gives into 48 kHz stereo float planar,
 /// with libswresample's standard downmix (5.1: centre and surrounds at -3 dB) and upmix.
+///
+/// With `driftPpb` (an input whose clock runs fast or slow against the reference) the output is
+/// stretched onto the corrected clock with libswresample's compensation: before each frame it is
+/// aimed so that the samples out, with those still in the resampler, match the input taken so
+/// far times 48000 / (rate x (1 + drift)); an error left by the compensation's integer step is
+/// taken back in the next frame's aim, so it never accumulates.
 final class Resampler {
     private var context: OpaquePointer?
     private var inputKey: (Int32, Int32, UInt64, Int32) = (0, 0, 0, 0)
     private var storage = SampleStorage(capacity: 8192)
     let path: String
+    /// Parts per billion by which the input's clock runs fast (0: plain conversion).
+    var driftPpb: Int64 = 0
+    /// Since the current context was made: input samples given, output samples taken.
+    private var fedIn: Int64 = 0, gotOut: Int64 = 0
+    private var inputRate: Int64 = 0
+    /// The distance over which each compensation is spread: a second of output.
+    private static let compensationDistance = Int32(AudioFormat.sampleRate)
 
     init(path: String) { self.path = path }
     deinit { var c = context; swr_free(&c) }
@@ -49,6 +62,7 @@ final class Resampler {
         if let frame { try configure(for: frame) }
         guard let context else { return 0 }
         let inCount = frame.map { Int32($0.pointee.nb_samples) } ?? 0
+        if driftPpb != 0 { try compensate(context) }
         let needed = Int(swr_get_out_samples(context, inCount)) + 16
         if needed > storage.capacity { storage = SampleStorage(capacity: needed * 2) }
         let storage = self.storage
@@ -60,8 +74,22 @@ final class Resampler {
             }
             return try check(swr_convert(context, planes.baseAddress, Int32(storage.capacity), input, inCount), "swr_convert", path: path)
         }
+        fedIn += Int64(inCount); gotOut += Int64(out)
         if out > 0 { sink(AudioSamples(start: start, count: Int(out), storage: storage)) }
         return Int(out)
+    }
+
+    /// Aims the next second of output at the corrected clock (see the type's comment).
+    private func compensate(_ context: OpaquePointer) throws {
+        guard inputRate > 0 else { return }
+        // Output samples the input taken so far should have made: fedIn * 48000 / (rate * (1 + d)).
+        let wanted = Int128(fedIn) * Int128(AudioFormat.sampleRate) * 1_000_000_000 / (Int128(inputRate) * Int128(1_000_000_000 + driftPpb))
+        let have = Int128(gotOut) + Int128(swr_get_delay(context, Int64(AudioFormat.sampleRate)))
+        let n = Int128(Self.compensationDistance)
+        // Over n output samples, -d * n more (a fast clock's audio is squeezed), plus what is owed.
+        var delta = -Int128(driftPpb) * n / 1_000_000_000 + (wanted - have)
+        delta = max(-n / 8, min(n / 8, delta))
+        try check(swr_set_compensation(context, Int32(delta), Self.compensationDistance), "swr_set_compensation", path: path)
     }
 
     private func configure(for frame: UnsafeMutablePointer<AVFrame>) throws {
@@ -82,8 +110,13 @@ final class Resampler {
         try check(swr_alloc_set_opts2(&ctx, &outLayout, AV_SAMPLE_FMT_FLTP, Int32(AudioFormat.sampleRate),
                                       &inLayout, AVSampleFormat(rawValue: f.format), f.sample_rate, 0, nil),
                   "swr_alloc_set_opts2", path: path)
+        if driftPpb != 0 {
+            // Compensation needs the resampler even at 48 kHz in.
+            try check(av_opt_set_int(UnsafeMutableRawPointer(ctx), "flags", Int64(SWR_FLAG_RESAMPLE), 0), "av_opt_set_int(flags)", path: path)
+        }
         try check(swr_init(ctx), "swr_init", path: path)
         context = ctx
         inputKey = key
+        fedIn = 0; gotOut = 0; inputRate = Int64(f.sample_rate)
     }
 }

@@ -49,7 +49,23 @@ public final class SeekingVideoReader {
     public func decode(_ range: Range<Int>, _ body: (Int, Frame) throws -> Void) throws {
         guard !range.isEmpty else { return }
         precondition(range.lowerBound >= 0 && range.upperBound <= index.frameCount, "frames \(range) outside 0..<\(index.frameCount)")
-        let segment = index.segment(of: range.lowerBound)
+        // A keyframe the decoder will not start from (an open GOP's I-frame without a recovery
+        // point: FFmpeg holds it back as not recovered, `ffmpeg -ss` shows nothing either) leaves
+        // frames out: start again one segment earlier, down to the file's start, for the frames
+        // not yet handed over.
+        var segment = index.segment(of: range.lowerBound)
+        var next = range.lowerBound
+        while true {
+            do {
+                try decode(next..<range.upperBound, fromSegment: segment) { i, f in try body(i, f); next = i + 1 }
+                return
+            } catch let e as MediaError where e.kind == .unreadable && segment > 0 && next < range.upperBound && e.message.hasPrefix("frame ") {
+                segment -= 1
+            }
+        }
+    }
+
+    private func decode(_ range: Range<Int>, fromSegment segment: Int, _ body: (Int, Frame) throws -> Void) throws {
         let key = try input.seek(stream: stream, toSegment: segment, of: index)
         seeks += 1
         avcodec_flush_buffers(decoder.context)

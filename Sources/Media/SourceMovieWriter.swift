@@ -52,7 +52,7 @@ public final class SourceMovieWriter {
             c.pointee.time_base = frameRate.inverse.av
             c.pointee.framerate = frameRate.av
             c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-            c.pointee.color_range = AVCOL_RANGE_MPEG
+            c.pointee.tag(.sdr)  // drawn in the working signal, said so (BT.709, video range)
             c.pointee.flags |= AV_CODEC_FLAG_BITEXACT
             if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         }, options: options)

@@ -41,6 +41,11 @@ public final class StillReader {
     /// Whether anything has been read since opening or the last seek (a seek to 0 of a fresh
     /// reader is then free, and works on inputs that cannot seek, like pipes).
     private var moved = false
+    /// Frames handed out since the last seek, and whether that seek was already retried from
+    /// the file's start: a keyframe FFmpeg's decoder will not start from (an open GOP's I-frame
+    /// without a recovery point holds back every picture) must not pass for "nothing after it".
+    private var outSinceSeek = 0
+    private var retriedFromStart = false
 
     public init(path: String, cancellation: CancellationToken = CancellationToken()) throws {
         self.path = path
@@ -82,6 +87,7 @@ public final class StillReader {
         skipBefore = seconds > 0 ? target : nil
         pending = false; ended = false; readEnded = false; lastPts = nil
         moved = true
+        outSinceSeek = 0; retriedFromStart = false
     }
 
     /// Decodes the next frame (at or after the last seek's time) into `frame`, as the decoder
@@ -94,10 +100,19 @@ public final class StillReader {
                 case .produced:
                     let pts = timestamp(frame)
                     if let skip = skipBefore, pts < skip { frame.unref(); continue }
+                    outSinceSeek += 1
                     return Timestamp(pts - origin, video.timeBase).seconds
                 case .needsInput: pending = false
                 case .endOfStream: ended = true
                 }
+            }
+            if ended && outSinceSeek == 0 && skipBefore != nil && !retriedFromStart {
+                // Nothing came out after the seek: decode from the start, dropping what is before.
+                retriedFromStart = true
+                try input.seek(stream: streamIndex, toKeyframeAtOrBefore: nil)
+                avcodec_flush_buffers(decoder.context)
+                pending = false; ended = false; readEnded = false; lastPts = nil
+                continue
             }
             if ended { return nil }
             if readEnded { pending = true; continue }
@@ -126,12 +141,6 @@ public final class StillReader {
 }
 
 extension Frame {
-    /// The matrix the decoded picture says it was encoded with: BT.709 when tagged so, else
-    /// BT.601 (untagged video is taken as FFmpeg's conversions take it).
-    public var colorMatrix: ColorMatrix {
-        pointer.pointee.colorspace == AVCOL_SPC_BT709 ? .bt709 : .bt601
-    }
-
     /// Makes this frame another reference to `other`'s picture (no copy: FFmpeg's buffers are
     /// reference counted), so a decoded picture can be kept while the decoder goes on.
     public func reference(_ other: Frame) throws {

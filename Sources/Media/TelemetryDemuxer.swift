@@ -26,6 +26,9 @@ public final class TelemetryDemuxer {
     public let containerTags: [String: String]
     /// The telemetry stream's handler name, trimmed ("GoPro MET").
     public let handlerName: String?
+    /// GoPro's `moov/udta/GPMF` box (the recording's settings as one GPMF payload), nil when
+    /// the file has none.
+    public let userDataGPMF: [UInt8]?
 
     private let input: InputFormat
     private let dataStream: Int32
@@ -61,6 +64,7 @@ public final class TelemetryDemuxer {
             videoStart = 0
         }
         containerTags = TelemetryDemuxer.tags(c.pointee.metadata)
+        userDataGPMF = kind == .gpmf ? MP4Boxes.userDataGPMF(path: path) : nil
         // Only the telemetry stream's packets are wanted: the demuxer skips the rest.
         for i in 0..<Int(c.pointee.nb_streams) where Int32(i) != index {
             c.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL

@@ -59,29 +59,42 @@ public struct SignedPermutation: Equatable, Hashable, Sendable, CustomStringConv
     }
 }
 
-/// Sums over frame intervals from which the correlation between the picture's shift and the
-/// gyro's predicted shift follows for any signed permutation in O(1): per IMU axis a, the integral
-/// I_a of the (bias-free) rate over the interval; the picture's dx, dy.
+/// Sums over frame intervals from which the correlation between the picture's motion and the
+/// gyro's predicted motion follows for any signed permutation in O(1): per IMU axis a, the
+/// integral I_a of the (bias-free) rate over the interval; the picture's dx, dy and, with roll,
+/// dz (the roll angle times a weight in pixels per radian).
 struct CrossSums {
     var n = 0.0
     var si = Vec3.zero, sii = Vec3.zero
-    var sidx = Vec3.zero, sidy = Vec3.zero
-    var sdx = 0.0, sdy = 0.0, sdxx = 0.0, sdyy = 0.0
+    var sidx = Vec3.zero, sidy = Vec3.zero, sidz = Vec3.zero
+    var sdx = 0.0, sdy = 0.0, sdz = 0.0, sdxx = 0.0, sdyy = 0.0, sdzz = 0.0
+    /// Whether the roll takes part: then the z row of the mapping is observed too.
+    var useRoll = false
 
-    mutating func add(_ i: Vec3, dx: Double, dy: Double) {
+    init(useRoll: Bool = false) { self.useRoll = useRoll }
+
+    mutating func add(_ i: Vec3, dx: Double, dy: Double, dz: Double = 0) {
         n += 1; si += i; sii += i * i; sidx += i * dx; sidy += i * dy
         sdx += dx; sdy += dy; sdxx += dx * dx; sdyy += dy * dy
+        if useRoll { sidz += i * dz; sdz += dz; sdzz += dz * dz }
     }
 
-    /// Pearson correlation (each component centred) between the picture's shift and the shift
-    /// the mapping predicts: content moves left as the camera turns about +y (dx = -f * I_y) and
-    /// down as it turns about +x (dy = f * I_x). f cancels: the match is scale-free.
+    /// Pearson correlation (each component centred) between the picture's motion and the motion
+    /// the mapping predicts: content moves left as the camera turns about +y (dx = -f * I_y),
+    /// down as it turns about +x (dy = f * I_x), and the roll is the turn about +z (dz = w * I_z).
+    /// f cancels: the match is scale-free (and w stands in for f on the roll).
     func correlation(_ p: SignedPermutation) -> Double {
         guard n >= 3 else { return -1 }
         let ax = p.axes[0], ay = p.axes[1], sx = p.signs[0], sy = p.signs[1]
-        let cov = -sy * (sidx[ay] - si[ay] * sdx / n) + sx * (sidy[ax] - si[ax] * sdy / n)
-        let varP = (sii[ay] - si[ay] * si[ay] / n) + (sii[ax] - si[ax] * si[ax] / n)
-        let varD = (sdxx - sdx * sdx / n) + (sdyy - sdy * sdy / n)
+        var cov = -sy * (sidx[ay] - si[ay] * sdx / n) + sx * (sidy[ax] - si[ax] * sdy / n)
+        var varP = (sii[ay] - si[ay] * si[ay] / n) + (sii[ax] - si[ax] * si[ax] / n)
+        var varD = (sdxx - sdx * sdx / n) + (sdyy - sdy * sdy / n)
+        if useRoll {
+            let az = p.axes[2], sz = p.signs[2]
+            cov += sz * (sidz[az] - si[az] * sdz / n)
+            varP += sii[az] - si[az] * si[az] / n
+            varD += sdzz - sdz * sdz / n
+        }
         guard varP > 0, varD > 0 else { return -1 }
         return cov / (varP * varD).squareRoot()
     }

@@ -13,6 +13,11 @@ public struct Calibration: Codable, Equatable, Sendable {
     /// Focal length in pixels of the video as stored; or derived from `horizontalFOVDeg`.
     public var focalLengthPx: Double?
     public var horizontalFOVDeg: Double?
+    /// The lens's distortion term where `calibrate` searched the lens: `focalLengthPx` is then
+    /// the f of r = f * theta * (1 + distortionK1 * theta^2) (OpenCV's fisheye model with one
+    /// term; about 1/3 for a rectilinear lens, 0 for an equidistant fisheye). Nil: the focal
+    /// length is a pinhole's (or the picture's centre's scale).
+    public var distortionK1: Double?
     /// Rolling shutter: time from the first row to the last.
     public var frameReadoutMs: Double?
     /// Clock drift of the IMU against the video, ppm: offset(v) = timeOffsetMs + clockDriftPpm * 1e-6 * v * 1000 ms.
@@ -91,6 +96,7 @@ public struct Calibration: Codable, Equatable, Sendable {
         if bad(timeOffsetMs, -3_600_000...3_600_000) { return "timeOffsetMs must be between -3600000 and 3600000" }
         if let f = focalLengthPx, !(f > 0 && f <= 1_000_000) { return "focalLengthPx must be above 0 and at most 1000000" }
         if let f = horizontalFOVDeg, !(f > 0 && f < 180) { return "horizontalFOVDeg must be above 0 and below 180" }
+        if bad(distortionK1, -1...10) { return "distortionK1 must be between -1 and 10" }
         if bad(frameReadoutMs, 0...10_000) { return "frameReadoutMs must be between 0 and 10000" }
         if bad(clockDriftPpm, -100_000...100_000) { return "clockDriftPpm must be between -100000 and 100000" }
         if bad(confidence, 0...1) { return "confidence must be between 0 and 1" }
@@ -122,8 +128,27 @@ public enum AxisMappingSource: String, Codable, Sendable, CaseIterable {
 }
 
 public struct CalibrationError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// Why calibrate could not answer, as a kind the caller can phrase for what it knows (a
+    /// stabilised picture, the trace's source).
+    public enum Cause: String, Sendable, Equatable {
+        case tooLittleMotion, offsetOutsideRange, axes, noSyncPoint, lowConfidence, implausibleFocalLength, stabilised, other
+    }
     public var description: String
-    public init(_ d: String) { description = d }
+    public var cause: Cause
+    /// The search's view when it got that far.
+    public var diagnosis: Diagnosis?
+    public init(_ d: String, cause: Cause = .other, diagnosis: Diagnosis? = nil) { description = d; self.cause = cause; self.diagnosis = diagnosis }
+    public static func == (a: CalibrationError, b: CalibrationError) -> Bool { a.description == b.description && a.cause == b.cause }
+}
+
+/// What the orientation search saw: the best orientation's peak, the one used, and a stated one's.
+public struct Diagnosis: Sendable {
+    public var orientation: String
+    public var score: Double
+    public var offsetMs: Double
+    public var used: String
+    public var usedScore: Double
+    public var stated: (orientation: String, score: Double?)?
 }
 
 /// IMU-to-camera axes: a 3x3 matrix, or an orientation string as Gyroflow writes it: the letter
@@ -172,6 +197,14 @@ public enum AxisMapping: Equatable, Sendable {
         let c = Array(orientation)
         func flip(_ ch: Character) -> Character { ch.isUppercase ? Character(ch.lowercased()) : Character(ch.uppercased()) }
         return .orientation(String([flip(c[1]), flip(c[0]), flip(c[2])]))
+    }
+
+    /// The orientation string, or the matrix's rows as text.
+    public var orientationText: String {
+        switch self {
+        case .orientation(let s): return s
+        case .matrix(let m): return "[" + m.map { "[" + $0.map { "\($0)" }.joined(separator: ",") + "]" }.joined(separator: ",") + "]"
+        }
     }
 
     public static func isValidOrientation(_ s: String) -> Bool {

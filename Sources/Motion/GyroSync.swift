@@ -18,6 +18,16 @@ public enum GyroSync {
     public struct Options: Sendable {
         /// The mapping to use; nil: search the 24 proper orientations.
         public var mapping: AxisMapping?
+        /// The mapping the trace states (a gcsv `orientation` line, a camera file's axes): a
+        /// prior the picture must confirm. The 24 are searched all the same; another one is
+        /// used instead only when it fits decisively better (`overrides(stated:best:)`).
+        /// Ignored when `mapping` is set.
+        public var statedMapping: AxisMapping?
+        /// Pixels per radian of roll in the match (the shifts' `roll`); 0: roll left out.
+        public var rollWeightPx: Double = 0
+        /// The motion of regions across the picture: with it (and no focal length given) the
+        /// lens, a focal length and a distortion term, is searched against the gyro's rotation.
+        public var blocks: BlockFlow?
         public var bias: [Double]
         /// Search offsets in [-searchMs, +searchMs]; nil: every offset at which the trace covers
         /// at least half the clip (derived from both extents).
@@ -43,6 +53,9 @@ public enum GyroSync {
 
     public struct Result: Sendable {
         public var mapping: AxisMapping
+        /// With a stated mapping: its score in the coarse search (nil when it had none), and
+        /// whether the picture overrode it.
+        public var stated: (orientation: String, score: Double?, overridden: Bool)?
         /// The best score of the orientation search's runner-up (nil when the mapping was given):
         /// the coarse search's peak, the same measure as `searchScore`.
         public var runnerUp: (orientation: String, score: Double)?
@@ -63,9 +76,16 @@ public enum GyroSync {
         /// The next best peak of the global search (another offset or another orientation).
         public var runnerUpPeak: Double
         public var focalLengthPx: Double
+        /// The lens found from the blocks (nil: none searched; `focalLengthPx` is then the
+        /// least-squares slope of the global shift on the rotation).
+        public var lens: LensSearch.Result?
         public var still: StillIntervals.Result?
         public var confidence: Double
         public var searchedMs: ClosedRange<Double>
+        /// The whole clip's own best offset and its score (step 2: every interval at once,
+        /// weighted by how much it moves), before the windows: the answer where the two
+        /// clocks are one and cannot drift or jump (a picture against its camera's records).
+        public var wholeClip: (offsetMs: Double, score: Double) = (0, 0)
     }
 
     public static let minimumMotionPx = 0.2
@@ -75,10 +95,11 @@ public enum GyroSync {
     public static let maximumSearchMs = 86_400_000.0
 
     public static func run(shifts: [VideoShift], readings: [IMUReading], options: Options) throws -> Result {
-        let series = SyncSeries(shifts)
+        let series = SyncSeries(shifts, rollWeight: options.rollWeightPx)
         let rms = series.rms(0..<series.count)
         guard rms >= minimumMotionPx else {
-            throw CalibrationError(String(format: "the video barely moves (%.2f px per frame; at least %.1f needed): there is no motion to sync the gyro against. Film a few seconds of panning, or set timeOffsetMs in a profile by hand.", rms, minimumMotionPx))
+            throw CalibrationError(String(format: "the video barely moves (%.2f px per frame; at least %.1f needed): there is no motion to sync the gyro against. Film a few seconds of panning, or set timeOffsetMs in a profile by hand.", rms, minimumMotionPx),
+                                   cause: .tooLittleMotion)
         }
         guard readings.count >= 2 else { throw CalibrationError("the trace has fewer than two readings") }
         let gyro = GyroIntegral(readings, bias: options.bias)
@@ -87,7 +108,7 @@ public enum GyroSync {
         let t0 = Double(gyro.first) / 1e9, t1 = Double(gyro.last) / 1e9
 
         // The candidates: given, or the 24 proper orientations.
-        let candidates: [SignedPermutation]
+        var candidates: [SignedPermutation]
         var fixedMatrix: AxisMapping?
         if let m = options.mapping {
             if let p = SignedPermutation(m) { candidates = [p] } else {
@@ -98,6 +119,13 @@ public enum GyroSync {
             }
         } else {
             candidates = SignedPermutation.proper
+        }
+        // A stated orientation is one of the 24 to confirm, not a choice made; an improper one
+        // (a reflection: Gyroflow's default "xzY" is one in these axes) is scored beside them.
+        var statedIndex: Int?
+        if options.mapping == nil, let m = options.statedMapping, let p = SignedPermutation(m) {
+            if !candidates.contains(p) { candidates.append(p) }
+            statedIndex = candidates.firstIndex(of: p)
         }
 
         // (1) Coarse search.
@@ -151,6 +179,14 @@ public enum GyroSync {
             grid = Array(Set(grid).union(max(0, centre - half)...min(offsets.count - 1, centre + half))).sorted()
         }
         offsets = searched
+        // The stated orientation stands unless another fits decisively better.
+        var stated: (orientation: String, score: Double?, overridden: Bool)?
+        if let si = statedIndex {
+            let statedScore = peaks[si]?.value
+            let overridden = si != winnerIndex && overrides(stated: statedScore, best: peaks[winnerIndex]!.value)
+            stated = (candidates[si].orientation, statedScore, overridden)
+            if !overridden, peaks[si] != nil { winnerIndex = si }
+        }
         let peak = peaks[winnerIndex]!
         let winner = candidates[winnerIndex]
         var runnerUp: (String, Double)?
@@ -158,9 +194,26 @@ public enum GyroSync {
             let others = peaks.indices.filter { $0 != winnerIndex && peaks[$0] != nil }
             if let r = others.max(by: { peaks[$0]!.value < peaks[$1]!.value }) { runnerUp = (candidates[r].orientation, peaks[r]!.value) }
         }
+        // The diagnosis a refusal needs: the best orientation's peak and where it is.
+        let best = peaks.indices.filter { peaks[$0] != nil }.max { peaks[$0]!.value < peaks[$1]!.value }!
+        let diagnosis = Diagnosis(orientation: candidates[best].orientation, score: peaks[best]!.value, offsetMs: offsets[peaks[best]!.index],
+                                  used: winner.orientation, usedScore: peak.value, stated: stated.map { ($0.orientation, $0.score) })
         if peak.atEdge {
-            throw CalibrationError(String(format: "the best match (%.0f ms) lies at the edge of the search range (%@): the offset is outside the search range; widen it with --search-ms",
-                                          offsets[peak.index], format(range)))
+            // Only the best orientation's peak at the edge says the offset lies beyond the range;
+            // a stated orientation that does not fit peaks anywhere, the edge included.
+            // A weak best at the edge is no sign of an offset beyond it: nothing in the range
+            // moves like the picture.
+            if (best == winnerIndex || peaks[best]!.atEdge) && peak.value < minimumWindowScore {
+                throw CalibrationError(String(format: "no orientation makes the gyro turn like the picture anywhere in the search range (%@): the best, %@, scored %.3f, at the range's edge (%.0f ms); if the offset may lie beyond it, widen it with --search-ms",
+                                              format(range), winner.orientation, peak.value, offsets[peak.index]), cause: .noSyncPoint, diagnosis: diagnosis)
+            }
+            if best == winnerIndex || peaks[best]!.atEdge {
+                throw CalibrationError(String(format: "the best match (%.0f ms) lies at the edge of the search range (%@): the offset is outside the search range; widen it with --search-ms",
+                                              offsets[peak.index], format(range)), cause: .offsetOutsideRange, diagnosis: diagnosis)
+            }
+            throw CalibrationError(String(format: "the stated axes %@ do not fit the picture: their best match (%.3f) lies at the edge of the search range, and %@ scores %.3f at %.0f ms inside it",
+                                          winner.orientation, peak.value, diagnosis.orientation, diagnosis.score, diagnosis.offsetMs),
+                                   cause: .axes, diagnosis: diagnosis)
         }
 
         // (2) Refine on the full series.
@@ -191,7 +244,7 @@ public enum GyroSync {
             let wOffsets = stride(from: lo, through: hi, by: 4.0).map { $0 }
             let curve = OffsetSearch.scan(series, idx, gyro: gyro, offsetsMs: wOffsets, mappings: [winner], minPairs: max(6, idx.count * 3 / 4))[0]
             guard let p = PeakAnalysis(curve) else { rejected.append((centre, "not covered by the trace")); continue }
-            if p.atEdge { rejected.append((centre, String(format: "peak at the edge of its search range (%.0f ms)", wOffsets[p.index]))); continue }
+            if p.atEdge { rejected.append((centre, String(format: "peak at the edge of its reach, %.0f ms (600 ms from the whole clip's answer)", wOffsets[p.index]))); continue }
             guard let r = OffsetSearch.refine(series, idx, gyro: gyro, mapping: winner, centreMs: wOffsets[p.index], halfWidthMs: 4,
                                               minPairs: max(6, idx.count * 3 / 4)) else { rejected.append((centre, "not covered by the trace")); continue }
             if r.score < minimumWindowScore { rejected.append((centre, String(format: "weak match (%.2f)", r.score))); continue }
@@ -201,7 +254,7 @@ public enum GyroSync {
 
         // No window survived: the whole-clip peak alone is not a measurement we can check (its
         // windows all disagree with it or could not be measured), so there is no offset to report.
-        if points.isEmpty { throw CalibrationError(noSyncPoint(rejected)) }
+        if points.isEmpty { throw CalibrationError(noSyncPoint(rejected), cause: .noSyncPoint, diagnosis: diagnosis) }
 
         // (4) The clock mapping. Under drift, every window is measured once more with the drift
         // applied inside it (the offset changes along a 4 s window by 4 ms at 1000 ppm), then refitted.
@@ -253,7 +306,7 @@ public enum GyroSync {
         }
         // Windows were measured but no line runs through any three of them (each "off the fitted
         // clock"): the fit's intercept would be a value from no measurement.
-        if used.isEmpty { throw CalibrationError(noSyncPoint(rejected)) }
+        if used.isEmpty { throw CalibrationError(noSyncPoint(rejected), cause: .noSyncPoint, diagnosis: diagnosis) }
 
         // (6) Focal length, bias, the final correlation, confidence.
         let mapping = fixedMatrix ?? winner.mapping
@@ -261,16 +314,40 @@ public enum GyroSync {
         var still: StillIntervals.Result?
         if f > 0 { still = StillIntervals.find(shifts: shifts, readings: readings, clock: clock, focalLengthPx: f) }
         var focal = f
-        if options.focalLengthPx == nil, let s = still {
-            focal = focalLength(series, gyro: GyroIntegral(readings, bias: s.bias), clock: clock, mapping: winner) ?? f
+        let finalGyro = still.map { GyroIntegral(readings, bias: $0.bias) } ?? gyro
+        if options.focalLengthPx == nil, still != nil {
+            focal = focalLength(series, gyro: finalGyro, clock: clock, mapping: winner) ?? f
+        }
+        var lens: LensSearch.Result?
+        if options.focalLengthPx == nil, let blocks = options.blocks, blocks.intervals == shifts.count {
+            lens = LensSearch.search(blocks, rotations: cameraRotations(shifts, gyro: finalGyro, clock: clock, mapping: winner))
+            if let l = lens { focal = l.lens.focalLengthPx }
         }
         let correlation = finalCorrelation(series, gyro: gyro, clock: clock, mapping: winner)
-        let second = max(peak.runnerUp, runnerUp?.1 ?? -1)
+        // The margin is the offset's: what else peaks elsewhere, the winner's own other peaks
+        // and other orientations' peaks at other offsets. Orientations that peak where the
+        // winner does (rows the motion cannot tell apart) do not make the offset less sure.
+        let lobeMs = max(3 * step, 15)
+        let others = peaks.indices.filter { $0 != winnerIndex && peaks[$0] != nil
+            && abs(offsets[peaks[$0]!.index] - offsets[peak.index]) > lobeMs }.map { peaks[$0]!.value }
+        let second = max(peak.runnerUp, others.max() ?? -1)
         let margin = second < 1 ? max(0, min(1, (peak.value - second) / (1 - second))) : 0
         let confidence = max(0, min(1, max(0, correlation) * margin.squareRoot() * agreement))
-        return Result(mapping: mapping, runnerUp: runnerUp, searchScore: peak.value, clock: clock, syncPoints: used, rejected: rejected, jumps: jumps,
-                      correlation: correlation, driftNote: used.count >= 3 ? fitted?.driftNote : nil, runnerUpPeak: second, focalLengthPx: focal, still: still, confidence: confidence,
-                      searchedMs: range)
+        return Result(mapping: mapping, stated: stated, runnerUp: runnerUp, searchScore: peak.value, clock: clock, syncPoints: used, rejected: rejected, jumps: jumps,
+                      correlation: correlation, driftNote: used.count >= 3 ? fitted?.driftNote : nil, runnerUpPeak: second, focalLengthPx: focal, lens: lens,
+                      still: still, confidence: confidence,
+                      searchedMs: range, wholeClip: (global.offsetMs, global.score))
+    }
+
+    /// Whether the best orientation's score beats a stated one's decisively: it is a usable
+    /// match (0.5 or more), it leaves at most half the stated one's misfit (1 - score), and it
+    /// is at least 0.05 higher. A stated orientation with no score at all (it overlaps nowhere)
+    /// is beaten by any usable match. Close calls keep the stated one: a z-row sign that the
+    /// roll alone tells apart moves the score by little.
+    public static func overrides(stated: Double?, best: Double) -> Bool {
+        guard best >= 0.5 else { return false }
+        guard let s = stated else { return true }
+        return best - s >= 0.05 && (1 - best) * 2 <= (1 - s)
     }
 
     /// Half the width of the scan around each candidate of the first pass, ms: the first pass's
@@ -303,7 +380,9 @@ public enum GyroSync {
     /// The sentence for a clip where every window was rejected, counting each reason.
     static func noSyncPoint(_ rejected: [(videoTimeS: Double, reason: String)]) -> String {
         let kinds: [(prefix: String, one: String, many: String)] = [
-            ("peak at the edge", "had its peak at the edge of the search range (try --search-ms)", "had their peak at the edge of the search range (try --search-ms)"),
+            // A window looks within windowSearchMs of the whole clip's answer: a peak at that
+            // edge disagrees with the clip, it says nothing of the search range.
+            ("peak at the edge", "peaked 600 ms or more away from the whole clip's answer", "peaked 600 ms or more away from the whole clip's answer"),
             ("weak match", "matched weakly", "matched weakly"),
             ("not covered", "was not covered by the trace", "were not covered by the trace"),
             ("too little motion", "had too little motion", "had too little motion"),
@@ -330,6 +409,18 @@ public enum GyroSync {
         }
         if Set(axes).count < 3 { return SignedPermutation(axes: [0, 1, 2], signs: [1, 1, 1]) }
         return SignedPermutation(axes: axes, signs: signs)
+    }
+
+    /// The camera's rotation (x, y, z; radians) over each interval of `shifts` under a clock and
+    /// mapping, nil where the trace does not cover it.
+    static func cameraRotations(_ shifts: [VideoShift], gyro: GyroIntegral, clock: ClockMapping, mapping p: SignedPermutation) -> [SIMD3<Double>?] {
+        var hint = 0
+        return shifts.map { s in
+            let a = clock.imuNs(fromVideo: s.from), b = clock.imuNs(fromVideo: s.to)
+            guard b > a, let ia = gyro.at(a, hint: &hint), let ib = gyro.at(b, hint: &hint) else { return nil }
+            let i = ib - ia
+            return SIMD3(p.signs[0] * i[p.axes[0]], p.signs[1] * i[p.axes[1]], p.signs[2] * i[p.axes[2]])
+        }
     }
 
     /// Camera x and y rotation over each interval under a clock and mapping.
@@ -361,12 +452,12 @@ public enum GyroSync {
                 var p = pieces[i]
                 p.offsetMs += delta
                 let one = ClockMapping.constant(offsetMs: p.offsetMs, driftPpm: p.driftPpm)
-                var s = CrossSums()
+                var s = CrossSums(useRoll: series.rollWeight > 0)
                 var hint = 0
                 for k in idx {
                     let a = one.imuNs(fromVideo: series.from[k]), b = one.imuNs(fromVideo: series.to[k])
                     guard let ia = gyro.at(a, hint: &hint), let ib = gyro.at(b, hint: &hint) else { continue }
-                    s.add(ib - ia, dx: series.dx[k], dy: series.dy[k])
+                    s.add(ib - ia, dx: series.dx[k], dy: series.dy[k], dz: series.dz[k])
                 }
                 return Int(s.n) * 4 >= idx.count * 3 ? s.correlation(mapping) : -2
             }
@@ -384,10 +475,18 @@ public enum GyroSync {
         return ClockMapping(pieces: pieces)
     }
 
+    /// The whole clip's correlation of the picture's motion (`shifts`) with the trace's under
+    /// a given clock and signed-permutation mapping (nil when the mapping is no signed permutation).
+    public static func correlation(shifts: [VideoShift], readings: [IMUReading], clock: ClockMapping, mapping: AxisMapping,
+                                   rollWeightPx: Double = 0, bias: [Double] = [0, 0, 0]) -> Double? {
+        guard readings.count >= 2, let p = SignedPermutation(mapping) else { return nil }
+        return finalCorrelation(SyncSeries(shifts, rollWeight: rollWeightPx), gyro: GyroIntegral(readings, bias: bias), clock: clock, mapping: p)
+    }
+
     static func finalCorrelation(_ series: SyncSeries, gyro: GyroIntegral, clock: ClockMapping, mapping: SignedPermutation) -> Double {
-        var s = CrossSums()
+        var s = CrossSums(useRoll: series.rollWeight > 0)
         for (k, i) in series.integrals(clock, gyro: gyro).enumerated() {
-            if let i { s.add(i, dx: series.dx[k], dy: series.dy[k]) }
+            if let i { s.add(i, dx: series.dx[k], dy: series.dy[k], dz: series.dz[k]) }
         }
         return s.correlation(mapping)
     }

@@ -23,6 +23,12 @@ public struct MotionSample: Equatable, Sendable {
 
 /// One raw reading, IMU axes and clock.
 public struct IMUReading: Equatable, Sendable {
+    /// The largest magnitude a stored or replayed reading may have (rad/s, m/s^2, or a raw
+    /// count): far past any motion sensor (a gyro's range is about 35 rad/s, an
+    /// accelerometer's a few hundred m/s^2), far below what breaks the arithmetic on it (an s16
+    /// scale libiio reads as a float; 1e308 made `imu serve` advertise a scale no client read).
+    public static let largestValue = 1e6
+
     public var t: Int64
     /// Angular rate, rad/s.
     public var gyro: SIMD3<Double>

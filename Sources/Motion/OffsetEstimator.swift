@@ -15,7 +15,13 @@ public struct VideoShift: Equatable, Sendable {
     /// Video clock, ns: the two frames' times.
     public var from: Int64, to: Int64
     public var dx: Double, dy: Double
-    public init(from: Int64, to: Int64, dx: Double, dy: Double) { self.from = from; self.to = to; self.dx = dx; self.dy = dy }
+    /// The camera's turn about its optical axis (z, forward) over the interval, radians, as the
+    /// picture shows it (a turn of the camera clockwise as seen from behind turns the content
+    /// anticlockwise on screen); nil where it was not measured. A global shift cannot see it.
+    public var roll: Double?
+    public init(from: Int64, to: Int64, dx: Double, dy: Double, roll: Double? = nil) {
+        self.from = from; self.to = to; self.dx = dx; self.dy = dy; self.roll = roll
+    }
 }
 
 public struct OffsetEstimate: Equatable, Sendable {

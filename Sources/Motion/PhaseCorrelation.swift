@@ -32,14 +32,24 @@ public struct PhaseCorrelator {
         let k = max(1, side / size)
         let x0 = (width - k * size) / 2, y0 = (height - k * size) / 2
         var out = [Double](repeating: 0, count: size * size)
-        for y in 0..<size {
-            for x in 0..<size {
-                var s = 0
-                for dy in 0..<k { let row = (y0 + y * k + dy) * width + x0 + x * k; for dx in 0..<k { s += Int(luma[row + dx]) } }
-                out[y * size + x] = Double(s) / Double(k * k)
+        guard side < size else {
+            for y in 0..<size {
+                for x in 0..<size {
+                    var s = 0
+                    for dy in 0..<k { let row = (y0 + y * k + dy) * width + x0 + x * k; for dx in 0..<k { s += Int(luma[row + dx]) } }
+                    out[y * size + x] = Double(s) / Double(k * k)
+                }
             }
+            return (out, k)
         }
-        return (out, k)
+        // A picture narrower or lower than size samples (a 160x120 clip against snake's 128): its
+        // centre, one sample per pixel, with the edge pixels repeated past the picture (reading
+        // past it trapped).
+        for y in 0..<size {
+            let row = min(max(y0 + y, 0), height - 1) * width
+            for x in 0..<size { out[y * size + x] = Double(luma[row + min(max(x0 + x, 0), width - 1)]) }
+        }
+        return (out, 1)
     }
 
     /// Feeds the next picture (size x size samples); returns its shift relative to the previous

@@ -4,7 +4,7 @@ import Foundation
 /// shaded. Samples are streamed in; each pixel column keeps its first, lowest, highest and last
 /// value per axis, so a trace of millions of samples makes a picture of bounded size.
 public struct SVGPlot {
-    public var width = 1000.0, height = 500.0
+    public var width = 1000.0, height = 620.0
     private let left = 80.0, right = 20.0, top = 44.0, bottom = 56.0
     private let start: Int64, end: Int64
     private let columns: Int
@@ -55,18 +55,17 @@ public struct SVGPlot {
         s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 
+    /// Each axis in a panel of its own, one above the other, each with its own scale, sharing
+    /// the time axis: three lines in one panel drew one axis over another (a still axis hid
+    /// behind the others near 0), and a large axis flattened the small ones.
     public func render(title: String) -> String {
-        var lo = Double.infinity, hi = -Double.infinity
-        for axis in cells { for case let (_, l, h, _)? in axis { lo = min(lo, l); hi = max(hi, h) } }
-        if !lo.isFinite { lo = -1; hi = 1 }
-        if hi - lo < 1e-6 { lo -= 0.05; hi += 0.05 }
-        let pad = (hi - lo) * 0.05
-        lo -= pad; hi += pad
-        let plotW = width - left - right, plotH = height - top - bottom
+        let plotW = width - left - right, panelGap = 16.0
+        let panelH = (height - top - bottom - 2 * panelGap) / 3
         let seconds = Double(end - start) / 1e9
         func x(_ s: Double) -> Double { left + s / seconds * plotW }
-        func y(_ v: Double) -> Double { top + (hi - v) / (hi - lo) * plotH }
         func f(_ v: Double) -> String { String(format: "%.1f", v) }
+        let colours = ["#d62728", "#2ca02c", "#1f77b4"], names = ["gx", "gy", "gz"]
+        let plotsBottom = top + 3 * panelH + 2 * panelGap
 
         var svg = """
         <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" viewBox="0 0 \(Int(width)) \(Int(height))" font-family="sans-serif" font-size="12">
@@ -76,23 +75,24 @@ public struct SVGPlot {
         """
         for g in gaps {
             let a = x(Double(g.start - start) / 1e9), b = x(Double(g.start + g.length - start) / 1e9)
-            svg += "<rect class=\"gap\" x=\"\(f(a))\" y=\"\(f(top))\" width=\"\(f(max(b - a, 2)))\" height=\"\(f(plotH))\" fill=\"#f4c430\" fill-opacity=\"0.35\"/>\n"
+            svg += "<rect class=\"gap\" x=\"\(f(a))\" y=\"\(f(top))\" width=\"\(f(max(b - a, 2)))\" height=\"\(f(plotsBottom - top))\" fill=\"#f4c430\" fill-opacity=\"0.35\"/>\n"
             svg += "<text x=\"\(f((a + b) / 2))\" y=\"\(f(top + 14))\" text-anchor=\"middle\" fill=\"#8a6d00\">gap \(Self.label(Double(g.length) / 1e6)) ms</text>\n"
         }
-        for t in Self.ticks(lo, hi) {
-            svg += "<line x1=\"\(f(left))\" x2=\"\(f(left + plotW))\" y1=\"\(f(y(t)))\" y2=\"\(f(y(t)))\" stroke=\"#ddd\"/>"
-            svg += "<text x=\"\(f(left - 6))\" y=\"\(f(y(t) + 4))\" text-anchor=\"end\">\(Self.label(t))</text>\n"
-        }
-        for t in Self.ticks(0, seconds) {
-            svg += "<line x1=\"\(f(x(t)))\" x2=\"\(f(x(t)))\" y1=\"\(f(top + plotH))\" y2=\"\(f(top + plotH + 5))\" stroke=\"black\"/>"
-            svg += "<text x=\"\(f(x(t)))\" y=\"\(f(top + plotH + 19))\" text-anchor=\"middle\">\(Self.label(t))</text>\n"
-        }
-        svg += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"none\" stroke=\"black\"/>\n"
-        svg += "<text x=\"\(f(left + plotW / 2))\" y=\"\(f(height - 12))\" text-anchor=\"middle\">time (s) from the first sample</text>\n"
-        svg += "<text transform=\"translate(18 \(f(top + plotH / 2))) rotate(-90)\" text-anchor=\"middle\">angular rate (rad/s)</text>\n"
-
-        let colours = ["#d62728", "#2ca02c", "#1f77b4"], names = ["gx", "gy", "gz"]
         for axis in 0..<3 {
+            let panelTop = top + Double(axis) * (panelH + panelGap)
+            var lo = Double.infinity, hi = -Double.infinity
+            for case let (_, l, h, _)? in cells[axis] { lo = min(lo, l); hi = max(hi, h) }
+            if !lo.isFinite { lo = -1; hi = 1 }
+            if hi - lo < 1e-6 { lo -= 0.05; hi += 0.05 }
+            let pad = (hi - lo) * 0.05
+            lo -= pad; hi += pad
+            func y(_ v: Double) -> Double { panelTop + (hi - v) / (hi - lo) * panelH }
+            for t in Self.ticks(lo, hi, count: 3) {
+                svg += "<line x1=\"\(f(left))\" x2=\"\(f(left + plotW))\" y1=\"\(f(y(t)))\" y2=\"\(f(y(t)))\" stroke=\"#ddd\"/>"
+                svg += "<text x=\"\(f(left - 6))\" y=\"\(f(y(t) + 4))\" text-anchor=\"end\">\(Self.label(t))</text>\n"
+            }
+            svg += "<rect class=\"panel\" x=\"\(f(left))\" y=\"\(f(panelTop))\" width=\"\(f(plotW))\" height=\"\(f(panelH))\" fill=\"none\" stroke=\"black\"/>\n"
+            svg += "<text x=\"\(f(left + 8))\" y=\"\(f(panelTop + 14))\" fill=\"\(colours[axis])\" font-weight=\"bold\">\(names[axis])</text>\n"
             var runs: [String] = [], points: [String] = []
             for c in 0..<columns {
                 guard let (first, l, h, last) = cells[axis][c] else { continue }
@@ -105,18 +105,12 @@ public struct SVGPlot {
                 svg += "<polyline class=\"\(names[axis])\" fill=\"none\" stroke=\"\(colours[axis])\" stroke-width=\"1.2\" points=\"\(run)\"/>\n"
             }
         }
-        // Legend, top right inside the plot.
-        let lx = left + plotW - 90, ly = top + 10
-        svg += "<rect x=\"\(f(lx - 8))\" y=\"\(f(ly - 4))\" width=\"90\" height=\"\(gaps.isEmpty ? 62 : 80)\" fill=\"white\" stroke=\"#999\"/>\n"
-        for axis in 0..<3 {
-            let yy = ly + 8 + Double(axis) * 18
-            svg += "<line x1=\"\(f(lx))\" x2=\"\(f(lx + 24))\" y1=\"\(f(yy))\" y2=\"\(f(yy))\" stroke=\"\(colours[axis])\" stroke-width=\"2\"/>"
-            svg += "<text x=\"\(f(lx + 30))\" y=\"\(f(yy + 4))\">\(names[axis])</text>\n"
+        for t in Self.ticks(0, seconds) {
+            svg += "<line x1=\"\(f(x(t)))\" x2=\"\(f(x(t)))\" y1=\"\(f(plotsBottom))\" y2=\"\(f(plotsBottom + 5))\" stroke=\"black\"/>"
+            svg += "<text x=\"\(f(x(t)))\" y=\"\(f(plotsBottom + 19))\" text-anchor=\"middle\">\(Self.label(t))</text>\n"
         }
-        if !gaps.isEmpty {
-            svg += "<rect x=\"\(f(lx))\" y=\"\(f(ly + 56))\" width=\"24\" height=\"12\" fill=\"#f4c430\" fill-opacity=\"0.35\"/>"
-            svg += "<text x=\"\(f(lx + 30))\" y=\"\(f(ly + 66))\">gap</text>\n"
-        }
+        svg += "<text x=\"\(f(left + plotW / 2))\" y=\"\(f(height - 12))\" text-anchor=\"middle\">time (s) from the first sample</text>\n"
+        svg += "<text transform=\"translate(18 \(f((top + plotsBottom) / 2))) rotate(-90)\" text-anchor=\"middle\">angular rate (rad/s)</text>\n"
         svg += "</svg>\n"
         return svg
     }

@@ -5,10 +5,19 @@ struct SyncSeries: Sendable {
 
     var from: [Int64] = [], to: [Int64] = []
     var dx: [Double] = [], dy: [Double] = []
+    /// The roll as a shift: radians times `rollWeight` (pixels per radian), so that it weighs
+    /// in the match like the pan and tilt; all 0 when `rollWeight` is 0 (roll not used).
+    var dz: [Double] = []
+    var rollWeight = 0.0
 
-    init(_ shifts: [VideoShift]) {
+    /// `rollWeight`: pixels per radian of roll in the match; 0 leaves the roll out (a series
+    /// without roll measurements matches on the pan and tilt alone, as before roll was measured).
+    init(_ shifts: [VideoShift], rollWeight: Double = 0) {
+        // Roll counts only where every interval has it: a partial roll would weigh unevenly.
+        let weight = shifts.allSatisfy { $0.roll != nil } ? rollWeight : 0
+        self.rollWeight = weight
         for s in shifts where s.to > s.from {
-            from.append(s.from); to.append(s.to); dx.append(s.dx); dy.append(s.dy)
+            from.append(s.from); to.append(s.to); dx.append(s.dx); dy.append(s.dy); dz.append((s.roll ?? 0) * weight)
         }
     }
     private init() {}
@@ -21,11 +30,12 @@ struct SyncSeries: Sendable {
     func merged(by g: Int) -> SyncSeries {
         guard g > 1 else { return self }
         var out = SyncSeries()
+        out.rollWeight = rollWeight
         var k = 0
         while k < count {
-            var j = k, sx = dx[k], sy = dy[k]
-            while j + 1 < count && j + 1 - k < g && from[j + 1] == to[j] { j += 1; sx += dx[j]; sy += dy[j] }
-            out.from.append(from[k]); out.to.append(to[j]); out.dx.append(sx); out.dy.append(sy)
+            var j = k, sx = dx[k], sy = dy[k], sz = dz[k]
+            while j + 1 < count && j + 1 - k < g && from[j + 1] == to[j] { j += 1; sx += dx[j]; sy += dy[j]; sz += dz[j] }
+            out.from.append(from[k]); out.to.append(to[j]); out.dx.append(sx); out.dy.append(sy); out.dz.append(sz)
             k = j + 1
         }
         return out
@@ -36,7 +46,7 @@ struct SyncSeries: Sendable {
     /// ppm * 1e-6 * (t - centreNs) (a window measured under drift is otherwise pulled towards
     /// where its motion is strongest).
     func sums(_ range: Range<Int>, offsetNs: Int64, gyro: GyroIntegral, drift: Drift? = nil) -> CrossSums {
-        var s = CrossSums()
+        var s = CrossSums(useRoll: rollWeight > 0)
         var hint = 0
         var first = true
         for k in range {
@@ -54,7 +64,7 @@ struct SyncSeries: Sendable {
                 if a > gyro.last { break }
                 continue
             }
-            s.add(ib - ia, dx: dx[k], dy: dy[k])
+            s.add(ib - ia, dx: dx[k], dy: dy[k], dz: dz[k])
         }
         return s
     }
@@ -81,6 +91,6 @@ struct SyncSeries: Sendable {
     /// RMS picture shift per interval, px.
     func rms(_ range: Range<Int>) -> Double {
         guard !range.isEmpty else { return 0 }
-        return (range.reduce(0.0) { $0 + dx[$1] * dx[$1] + dy[$1] * dy[$1] } / Double(range.count)).squareRoot()
+        return (range.reduce(0.0) { $0 + dx[$1] * dx[$1] + dy[$1] * dy[$1] + dz[$1] * dz[$1] } / Double(range.count)).squareRoot()
     }
 }

@@ -261,7 +261,9 @@ public struct TraceParser: Sendable {
                 t = abs(ns) <= Double(Self.maxTimestamp) ? Int64(ns.rounded()) : .max
             }
         }
-        guard abs(t) <= Self.maxTimestamp else {
+        // magnitude, not abs: abs(Int64.min) traps (a CSV time of -9223372036854775808 crashed
+        // every command that read it).
+        guard t.magnitude <= UInt64(Self.maxTimestamp) else {
             throw error(number, "timestamp \(MessageText.quote(tText)) is out of range (beyond 2.3e9 s from 0)")
         }
         if let p = previous {

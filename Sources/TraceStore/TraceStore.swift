@@ -10,49 +10,129 @@ public struct StoredTrace: Equatable, Sendable {
     public init(id: Int64, info: TraceInfo, hasAccel: Bool) { self.id = id; self.info = info; self.hasAccel = hasAccel }
 }
 
-/// One SQLite file holding one or more IMU traces (WAL mode from birth, so a reader in another
-/// process never blocks the recorder, and a crash loses at most the transaction in flight).
-/// Samples go in one transaction per batch, or one for a whole import; reads stream in batches,
-/// so neither side holds a whole trace.
+/// One SQLite file holding one or more IMU traces. Samples go in one transaction per batch, or
+/// one for a whole import; reads stream in batches, so neither side holds a whole trace.
 ///
-/// One connection (a GRDB `DatabaseQueue`): opening an existing store writes nothing to it (a
-/// `DatabasePool` commits a CREATE/DROP on open to make a WAL file, which changes the file even
-/// when the import that follows is rolled back). A store opened `.readOnly` is only read: a
-/// read-only SQLite connection, no WAL switch, no migration, no store created (SQLite may leave
-/// the empty -wal and -shm files a reader of a WAL file needs, as `sqlite3 -readonly` does; the
-/// store's own bytes never change). Values that are not
-/// finite numbers never go in; a store written by an older Lockstep that holds some (NULL, NaN
-/// stored as NULL, Inf) is reported when read.
+/// Against other processes (another import, a recording, a reader):
+/// - A store at rest is in SQLite's rollback-journal mode, so a read-only command (`imu info`,
+///   `plot`, `export`, `serve`, `snake`, `calibrate`) opens it read-only and leaves no file
+///   beside it (a WAL file needs -wal and -shm, which a reader makes and cannot remove).
+///   `.record` switches the store to WAL while it records, so readers never block the
+///   recorder, and back when it closes (when no reader holds it then, else it stays WAL
+///   until the next writer closes).
+/// - Writes are IMMEDIATE transactions: a store another process is writing is waited for, at
+///   most `busyTimeout` seconds, before anything is written, then refused ("busy"). A commit
+///   that must wait for readers waits as long, then rolls back: an import stores its whole
+///   trace or nothing. Nothing after the commit can fail the import (closing is best effort:
+///   the data is in the file once committed).
+/// - Opening an existing file for writing reads it first without writing: a SQLite database
+///   that holds other tables than Lockstep's, or a file that is not SQLite, is refused
+///   untouched; so is a store made by a newer Lockstep.
+///
+/// One connection (a GRDB `DatabaseQueue`): opening an existing store writes nothing to it.
+/// Values that are not finite numbers, or beyond `IMUReading.largestValue`, never go in; a store that
+/// holds some (an older Lockstep's NULL, NaN stored as NULL, Inf; text or blobs where numbers
+/// belong, from another program) is reported when read, never read as 0.
 public final class TraceStore {
     public let path: String
     private let queue: DatabaseQueue
-    private let readOnly: Bool
+    private let mode: Mode
+    private var readOnly: Bool { mode == .readOnly }
+    /// Seconds a store held by another process is waited for (documented in `imu import --help`).
+    public let busyTimeout: Double
 
-    public enum Mode: Sendable { case readOnly, create }
+    public enum Mode: Sendable {
+        /// Read an existing store as it is: a read-only connection, nothing created or migrated.
+        case readOnly
+        /// Make the file if needed, bring the schema up to date, write in the file's own
+        /// journal mode (a new store: rollback journal).
+        case create
+        /// As `.create`, switched to WAL while open (a recording: readers never block it).
+        case record
+    }
 
-    /// `.create` makes the file if needed and brings the schema up to date; `.readOnly` opens an
-    /// existing store as it is.
-    public init(path: String, mode: Mode = .create) throws {
+    /// The default wait for a busy store.
+    public static let defaultBusyTimeout = 30.0
+
+    /// `.create` and `.record` make the file if needed and bring the schema up to date;
+    /// `.readOnly` opens an existing store as it is.
+    public init(path: String, mode: Mode = .create, busyTimeout: Double = TraceStore.defaultBusyTimeout) throws {
         self.path = path
-        readOnly = mode == .readOnly
+        self.mode = mode
+        self.busyTimeout = busyTimeout
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         if mode == .readOnly && !exists { throw TraceStoreError(path: path, "no such file") }
         if exists && isDirectory.boolValue { throw TraceStoreError(path: path, "is a folder, not a trace store") }
         let isNew = !exists || ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) == 0
+        if mode != .readOnly && !isNew { try Self.inspect(path) }
         var config = Configuration()
         config.foreignKeysEnabled = true
-        config.busyMode = .timeout(5)
+        config.busyMode = .timeout(busyTimeout)
         config.readonly = mode == .readOnly
-        // A new store is made in WAL mode; an existing one keeps the mode its file has.
-        config.journalMode = mode == .create && isNew ? .wal : .default
+        config.journalMode = .default
         do {
             queue = try DatabaseQueue(path: path, configuration: config)
-            let readOnly = self.readOnly
+            let readOnly = mode == .readOnly
             try queue.read { db in try Self.checkSchema(db, path: path, readOnly: readOnly) }
-            if mode == .create { try Schema.migrator.migrate(queue) }
+            if mode != .readOnly { try Schema.migrator.migrate(queue) }
+            if mode == .record { _ = try? queue.writeWithoutTransaction { try String.fetchOne($0, sql: "PRAGMA journal_mode = WAL") } }
         } catch let e as DatabaseError {
-            throw TraceStoreError(path: path, "not a Lockstep trace store (\(e.message ?? "\(e.resultCode)"))")
+            throw Self.openError(e, path: path)
+        }
+    }
+
+    /// What an open that failed was about: a busy store, a place that cannot be written, or a
+    /// file that is not a store.
+    static func openError(_ e: DatabaseError, path: String) -> TraceStoreError {
+        let sqlite = e.message ?? "\(e.resultCode)"
+        switch e.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return TraceStoreError(path: path, "busy: another process kept it locked (\(sqlite)); nothing was changed")
+        case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_IOERR, .SQLITE_FULL, .SQLITE_AUTH:
+            return TraceStoreError(path: path, "cannot be opened for writing (\(sqlite))")
+        default:
+            return TraceStoreError(path: path, "not a Lockstep trace store (\(sqlite))")
+        }
+    }
+
+    /// Reads an existing file before any connection that could write to it is opened: its
+    /// header (not SQLite: refused) and, through an immutable read-only connection that makes
+    /// no -wal, -shm or journal, its tables (another program's database: refused, untouched).
+    public static func inspect(_ path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw TraceStoreError(path: path, "cannot be read (\(String(cString: strerror(errno))))")
+        }
+        let header = (try? handle.read(upToCount: 100)) ?? Data()
+        try? handle.close()
+        guard header.count == 100, header.starts(with: Data("SQLite format 3\0".utf8)) else {
+            throw TraceStoreError(path: path, "not a Lockstep trace store (not a SQLite database); nothing was changed")
+        }
+        var config = Configuration()
+        config.readonly = true
+        let names: [String]
+        do {
+            let url = URL(fileURLWithPath: path).absoluteURL
+            var components = URLComponents()
+            components.scheme = "file"
+            components.path = url.path
+            components.queryItems = [URLQueryItem(name: "immutable", value: "1")]
+            let look = try DatabaseQueue(path: components.string ?? path, configuration: config)
+            names = try look.read { db in
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            }
+            try look.close()
+        } catch let e as DatabaseError {
+            throw TraceStoreError(path: path, "not a Lockstep trace store (\(e.message ?? "\(e.resultCode)")); nothing was changed")
+        }
+        let ours: Set<String> = ["grdb_migrations", "trace", "trace_channel", "sample"]
+        let others = names.filter { !ours.contains($0) }
+        if !others.isEmpty {
+            let shown = others.prefix(5).map { MessageText.quote($0, limit: 40) }.joined(separator: ", ") + (others.count > 5 ? ", ..." : "")
+            throw TraceStoreError(path: path, "not a Lockstep trace store: it is another program's SQLite database (tables \(shown)); nothing was changed")
+        }
+        if !names.isEmpty && !names.contains("grdb_migrations") {
+            throw TraceStoreError(path: path, "not a Lockstep trace store (no schema version); nothing was changed")
         }
     }
 
@@ -106,21 +186,37 @@ public final class TraceStore {
     /// insert throws, the store is left as it was (no trace, no samples). Returns the new id.
     public func importTrace(_ info: TraceInfo, hasAccel: Bool,
                             _ fill: (_ append: ([IMUReading]) throws -> Void) throws -> Void) throws -> Int64 {
+        try withoutActuallyEscaping(fill) { fill in try importTraces([(info, hasAccel)]) { _, append in try fill(append) }[0] }
+    }
+
+    /// Several traces (the logs of one blackbox file) in ONE transaction: all of them or none.
+    /// `fill(k, append)` hands the k-th trace's batches to `append`. Returns the new ids in order.
+    public func importTraces(_ traces: [(info: TraceInfo, hasAccel: Bool)],
+                             _ fill: (_ index: Int, _ append: ([IMUReading]) throws -> Void) throws -> Void) throws -> [Int64] {
         let pool = try writable()
         return try wrapInsert {
             try pool.write { db in
-                let id = try Self.insertTrace(db, info, hasAccel: hasAccel)
-                try fill { batch in try self.insert(db, batch, id) }
-                return id
+                var ids: [Int64] = []
+                for (k, t) in traces.enumerated() {
+                    let id = try Self.insertTrace(db, t.info, hasAccel: t.hasAccel)
+                    try fill(k) { batch in try self.insert(db, batch, id) }
+                    ids.append(id)
+                }
+                return ids
             }
         }
     }
 
     private func wrapInsert<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let e as DatabaseError {
+            if e.resultCode == .SQLITE_BUSY || e.resultCode == .SQLITE_LOCKED {
+                throw TraceStoreError(path: path, "busy: another process kept the store locked for \(Self.seconds(busyTimeout)) (\(e.message ?? "database is locked")); nothing was stored")
+            }
             throw TraceStoreError(path: path, "storing samples failed (\(e.message ?? "\(e.resultCode)"))")
         }
     }
+
+    static func seconds(_ s: Double) -> String { s == s.rounded() && s < 1e9 ? "\(Int(s)) s" : "\(s) s" }
 
     private static func insertTrace(_ db: Database, _ info: TraceInfo, hasAccel: Bool) throws -> Int64 {
         let metadata = String(decoding: try JSONEncoder.sorted.encode(info.metadata), as: UTF8.self)
@@ -143,6 +239,14 @@ public final class TraceStore {
             let accelFinite = s.accel.map { $0.x.isFinite && $0.y.isFinite && $0.z.isFinite } ?? true
             guard s.gyro.x.isFinite && s.gyro.y.isFinite && s.gyro.z.isFinite && accelFinite else {
                 throw TraceStoreError(path: path, "the sample at \(s.t) ns holds a value that is not a finite number")
+            }
+            let values = [("gx", s.gyro.x), ("gy", s.gyro.y), ("gz", s.gyro.z)]
+                + (s.accel.map { [("ax", $0.x), ("ay", $0.y), ("az", $0.z)] } ?? [])
+            if let (name, v) = values.first(where: { !(abs($0.1) <= IMUReading.largestValue) }) {
+                throw TraceStoreError(path: path, "the sample at \(s.t) ns holds \(name) = \(v), beyond +-\(Int(IMUReading.largestValue)); not a motion sensor's reading")
+            }
+            guard s.t.magnitude <= UInt64(TraceParser.maxTimestamp) else {
+                throw TraceStoreError(path: path, "the sample at \(s.t) ns has a timestamp out of range (beyond 2.3e9 s from 0)")
             }
             insert.setUncheckedArguments([trace, s.t, s.gyro.x, s.gyro.y, s.gyro.z, s.accel?.x, s.accel?.y, s.accel?.z])
             do { try insert.execute() } catch let e as DatabaseError where e.resultCode == .SQLITE_CONSTRAINT {
@@ -174,21 +278,56 @@ public final class TraceStore {
         return found
     }
 
-    /// Reads every column as optional: a store from an older Lockstep (or another program) may
-    /// hold NULLs or non-finite numbers where this one writes none; those read as unknown.
+    /// Reads every column by its stored type: a store from an older Lockstep (or another
+    /// program) may hold NULLs, non-finite numbers, text or blobs where this one writes none;
+    /// those read as unknown (a name, a rate, a scale), never as 0 and never as a crash.
     private static func trace(_ row: Row, _ db: Database) throws -> StoredTrace {
-        let id: Int64 = row["id"]
+        guard let id = integer(row["id"] as DatabaseValue) else { throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "a trace id is not a whole number") }
         var scales: [String: Double] = [:]
         for r in try Row.fetchAll(db, sql: "SELECT name, scale FROM trace_channel WHERE trace_id = ?", arguments: [id]) {
-            if let name: String = r["name"], let scale: Double = r["scale"], scale.isFinite { scales[name] = scale }
+            if let name = text(r["name"] as DatabaseValue), let scale = number(r["scale"] as DatabaseValue), scale.isFinite { scales[name] = scale }
         }
-        let metadataText: String = row["metadata"] ?? "{}"
+        let metadataText = text(row["metadata"] as DatabaseValue) ?? "{}"
         let metadata = (try? JSONDecoder().decode([String: String].self, from: Data(metadataText.utf8))) ?? [:]
-        let rate: Double? = row["rate_hz"]
-        let info = TraceInfo(deviceName: row["device"] ?? "", sourceURI: row["source_uri"] ?? "", clock: row["clock"],
+        let rate = number(row["rate_hz"] as DatabaseValue)
+        let info = TraceInfo(deviceName: text(row["device"] as DatabaseValue) ?? "", sourceURI: text(row["source_uri"] as DatabaseValue) ?? "",
+                             clock: text(row["clock"] as DatabaseValue),
                              rateHz: rate.flatMap { $0.isFinite && $0 > 0 ? $0 : nil },
-                             channelScales: scales, orientation: row["orientation"], metadata: metadata)
-        return StoredTrace(id: id, info: info, hasAccel: row["has_accel"] ?? false)
+                             channelScales: scales, orientation: text(row["orientation"] as DatabaseValue), metadata: metadata)
+        return StoredTrace(id: id, info: info, hasAccel: (integer(row["has_accel"] as DatabaseValue) ?? 0) != 0)
+    }
+
+    // `@inline(never)` on these readers: Swift 6.3.1's -O (CopyPropagation) crashes on
+    // `trace(_:_:)` when they are inlined into it.
+
+    /// A stored number (INTEGER or REAL), nil for NULL, text or a blob.
+    @inline(never) static func number(_ v: DatabaseValue) -> Double? {
+        switch v.storage {
+        case .double(let d): d
+        case .int64(let i): Double(i)
+        default: nil
+        }
+    }
+
+    @inline(never) static func integer(_ v: DatabaseValue) -> Int64? {
+        if case .int64(let i) = v.storage { return i }
+        return nil
+    }
+
+    @inline(never) static func text(_ v: DatabaseValue) -> String? {
+        if case .string(let s) = v.storage { return s }
+        return nil
+    }
+
+    /// What a stored value is, for a message: "text 'abc'", "a blob of 4 bytes", "NULL".
+    static func describe(_ v: DatabaseValue) -> String {
+        switch v.storage {
+        case .null: "NULL"
+        case .int64(let i): "\(i)"
+        case .double(let d): "\(d)"
+        case .string(let s): "text '\(MessageText.quote(s, limit: 40))'"
+        case .blob(let b): "a blob of \(b.count) bytes"
+        }
     }
 
     public func sampleCount(_ trace: Int64) throws -> Int {
@@ -213,6 +352,12 @@ public final class TraceStore {
                              _ body: ([IMUReading]) throws -> Void) throws {
         try TraceStoreError.wrap(path, "reading samples") {
             try reader.read { db in
+                // Text and blobs sort after every number in the (trace_id, t_ns) index: a time
+                // that is not a number would fall outside any range asked for and be skipped
+                // without a word. One index lookup finds it first.
+                if let bad = try Row.fetchOne(db, sql: "SELECT t_ns FROM sample WHERE trace_id = ? AND t_ns >= '' LIMIT 1", arguments: [trace]) {
+                    _ = try sample(bad, trace)
+                }
                 let rows = try Row.fetchCursor(db, sql: """
                     SELECT t_ns, gx, gy, gz, ax, ay, az FROM sample
                     WHERE trace_id = ? AND t_ns >= ? AND t_ns < ? ORDER BY t_ns
@@ -228,16 +373,32 @@ public final class TraceStore {
         }
     }
 
+    private static let columns = ["t_ns", "gx", "gy", "gz", "ax", "ay", "az"]
+
     private func sample(_ r: Row, _ trace: Int64) throws -> IMUReading {
-        let t: Int64? = r[0]
-        func finite(_ i: Int) -> Double? { (r[i] as Double?).flatMap { $0.isFinite ? $0 : nil } }
-        guard let t, abs(t) <= TraceParser.maxTimestamp else {
+        let time = r[0] as DatabaseValue
+        guard let t = Self.integer(time) else {
+            throw TraceStoreError(path: path, "trace \(trace) holds a sample whose time is \(Self.describe(time)), not a whole number of nanoseconds; it cannot be read")
+        }
+        guard t.magnitude <= UInt64(TraceParser.maxTimestamp) else {
             throw TraceStoreError(path: path, "trace \(trace) holds a sample with a timestamp out of range; it cannot be read")
         }
-        guard let gx = finite(1), let gy = finite(2), let gz = finite(3) else { throw corrupt(trace, t) }
+        // Text or a blob in a REAL column is another program's writing: sqlite3_column_double
+        // reads it as 0.0, which would pass for a still sensor.
+        func value(_ i: Int) throws -> Double? {
+            let v = r[i] as DatabaseValue
+            switch v.storage {
+            case .double(let d): return d.isFinite ? d : nil
+            case .int64(let n): return Double(n)
+            case .null: return nil
+            case .string, .blob:
+                throw TraceStoreError(path: path, "trace \(trace) holds \(Self.describe(v)) in \(Self.columns[i]) at \(t) ns, not a number; it cannot be read")
+            }
+        }
+        guard let gx = try value(1), let gy = try value(2), let gz = try value(3) else { throw corrupt(trace, t) }
         var accel: SIMD3<Double>?
         if !(r.hasNull(atIndex: 4) && r.hasNull(atIndex: 5) && r.hasNull(atIndex: 6)) {
-            guard let ax = finite(4), let ay = finite(5), let az = finite(6) else { throw corrupt(trace, t) }
+            guard let ax = try value(4), let ay = try value(5), let az = try value(6) else { throw corrupt(trace, t) }
             accel = SIMD3(ax, ay, az)
         }
         return IMUReading(t: t, gyro: SIMD3(gx, gy, gz), accel: accel)
@@ -254,14 +415,20 @@ public final class TraceStore {
         return all
     }
 
-    /// Checkpoints the WAL into the main file and closes; the file is then complete on its own.
+    /// Closes. A store that was written is left in rollback-journal mode, complete on its own
+    /// (no -wal beside it), when no other process holds it; else as it is, for the last one to
+    /// close. Nothing here can undo or fail a commit: it has happened, and a reader still
+    /// holding the store (which made the old full checkpoint wait 5 s and report "closing
+    /// failed (database is locked)" after the trace was stored) only delays the tidying.
     public func close() throws {
-        try TraceStoreError.wrap(path, "closing") {
-            if !readOnly, try queue.read({ db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }) == "wal" {
-                try queue.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        if !readOnly {
+            _ = try? queue.writeWithoutTransaction { db -> String? in
+                guard try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal" else { return nil }
+                try db.execute(sql: "PRAGMA busy_timeout = 0")
+                return try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
             }
-            try queue.close()
         }
+        try TraceStoreError.wrap(path, "closing") { try queue.close() }
     }
 }
 

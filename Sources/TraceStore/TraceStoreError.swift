@@ -13,3 +13,10 @@ public struct TraceStoreError: Error, Equatable, CustomStringConvertible, Sendab
         }
     }
 }
+
+/// The SQLite library this process runs with, for `lockstep --version`.
+public enum SQLiteVersion {
+    public static var description: String {
+        (try? DatabaseQueue().read { try String.fetchOne($0, sql: "SELECT sqlite_version()") }).flatMap { $0 } ?? "unknown"
+    }
+}

@@ -12,7 +12,6 @@ public enum Checks {
     /// survives encoding as a clear change: ten times `stillDifference`, so encoder noise on
     /// either side cannot turn a still source into a frozen frame.
     public static let renderedChange = 1.0
-    public static let silence = -60.0                // dBFS
 
     public static func run(_ scan: Scan) -> VerifyReport {
         // Provenance comes from the file: a record out of range is a violation, never a trap,
@@ -67,7 +66,10 @@ public enum Checks {
     /// A record the checks can compute with: k and every source index in range, every source
     /// a [index, pts] pair.
     static func wellFormed(_ p: Provenance) -> Bool {
-        (0...largestIndex).contains(p.k) && (p.change.map { (0...255).contains($0) } ?? true) && p.src.allSatisfy { $0.count == 2 && (0...largestIndex).contains($0[0]) && (-largestPTS...largestPTS).contains($0[1]) }
+        (0...largestIndex).contains(p.k) && (p.change.map { (0...255).contains($0) } ?? true) && p.src.allSatisfy { r in
+            // [index, pts], [index, pts, until] (time sync), or [] (an absent input).
+            r.isEmpty || ((r.count == 2 || r.count == 3) && (0...largestIndex).contains(r[0]) && r.dropFirst().allSatisfy { (-largestPTS...largestPTS).contains($0) })
+        }
     }
 
     /// A positive rational whose parts fit FFmpeg's 32-bit AVRational, as a header's "fps" and
@@ -118,7 +120,12 @@ public enum Checks {
         var v: [Violation] = []
         let f = scan.frames
         let first = f[0].pts
-        if first.value != 0 { v.append(Violation(.firstTimestamp, frame: 0, time: first.seconds, "the first frame is at \(String(format: "%.3f s", first.seconds)), not 0")) }
+        // Where the container cannot mark the audio's priming as discarded (AAC in Matroska),
+        // every stream starts later by it: the video's first frame is there, in sync.
+        let shifted = scan.audio.map { $0.priming > 0 && abs(first.seconds - $0.priming) <= audioTolerance } ?? false
+        if first.value != 0 && !shifted {
+            v.append(Violation(.firstTimestamp, frame: 0, time: first.seconds, "the first frame is at \(String(format: "%.3f s", first.seconds)), not 0"))
+        }
         guard let step, step > Rational(0, 1), let late = step.adding(step.multiplied(by: Rational(1, 2)) ?? step) else { return v }
         // A stored time is the true one rounded to the time base (Matroska: 1 ms).
         let slack = min(f[0].pts.timeBase.num > 0 ? f[0].pts.timeBase : Rational(1, 1000), Rational(1, 1000))
@@ -138,10 +145,16 @@ public enum Checks {
             }
         }
         if let duration = scan.videoDuration {
-            let expected = Double(f.count) * step.seconds
-            if abs(duration - expected) > step.seconds * 0.5 {
+            // In a time base of 1 ms or coarser (Matroska) the most common step is the true one
+            // rounded (33 ms for 30 fps): the mean step over the stream is the frame's length.
+            var frameLength = step.seconds
+            if f.count > 1, f[0].pts.timeBase >= Rational(1, 1000), let span = difference(f[0].pts, f[f.count - 1].pts) {
+                frameLength = span.seconds / Double(f.count - 1)
+            }
+            let expected = Double(f.count) * frameLength
+            if abs(duration - expected) > frameLength * 0.5 {
                 v.append(Violation(.countVersusDuration, time: duration,
-                                   String(format: "%d frames of %.1f ms make %.3f s, but the video stream lasts %.3f s", f.count, step.seconds * 1000, expected, duration)))
+                                   String(format: "%d frames of %.1f ms make %.3f s, but the video stream lasts %.3f s", f.count, frameLength * 1000, expected, duration)))
             }
         }
         return v
@@ -169,16 +182,25 @@ public enum Checks {
         if timeSync && fps == nil {
             v.append(Violation(.provenanceMalformed, frame: 0, "the provenance gives the frame rate \(header?.fps.map { "\"\($0)\"" } ?? "as missing"), not a positive fraction; the time-sync checks are not done"))
         }
-        var previous: [Int64]?
-        var origins: [Int64]?
-        // Source steps (time sync): per input, the smallest positive pts step per source frame seen.
+        let placement = TimePlacement(header: header, inputs: timeBases.count)
+        if let problem = placement.problem { v.append(Violation(.provenanceMalformed, frame: 0, problem)) }
+        let stills = Set((header?.inputs ?? []).indices.filter { header?.inputs?[$0].still == true })
+        var previous: [Int64?]?
+        var origins: [Int64]? = placement.origins
+        // Per input: the last record showing a frame ([index, pts, until?]), and whether it has
+        // been absent after showing frames (then it has ended for good).
+        var last: [[Int64]?] = Array(repeating: nil, count: timeBases.count)
+        // Per input: the output frame from which it has been absent after its frames (ended).
+        var absentSince: [Int?] = Array(repeating: nil, count: timeBases.count)
+        // Source steps (time sync without `until`, older files): per input, the smallest
+        // positive pts step per source frame seen.
         var sourceStep: [Rational?] = Array(repeating: nil, count: timeBases.count)
         if timeSync {
             for i in timeBases.indices {
                 var best: Rational?
                 for k in frames.indices.dropFirst() {
                     guard let tb = timeBases[i], let a = frames[k - 1].provenance?.src, let b = frames[k].provenance?.src,
-                          i < a.count, i < b.count, b[i][0] == a[i][0] + 1,
+                          i < a.count, i < b.count, a[i].count >= 2, b[i].count >= 2, b[i][0] == a[i][0] + 1,
                           let s = tb.multiplied(by: b[i][1] - a[i][1]) else { continue }
                     if s > Rational(0, 1) && (best == nil || s < best!) { best = s }
                 }
@@ -191,45 +213,83 @@ public enum Checks {
             if p.k != Int64(k) {
                 v.append(Violation(.provenanceMissing, frame: k, time: t, "frame \(k) carries the provenance of output frame \(p.k)"))
             }
-            let indices = p.src.map { $0.first ?? -1 }
+            let held = Set(p.held ?? [])
+            let indices: [Int64?] = p.src.map { $0.isEmpty ? nil : $0[0] }
             if origins == nil { origins = p.src.map { $0.count > 1 ? $0[1] : 0 } }
-            if let prev = previous, prev.count == indices.count {
-                for i in indices.indices {
-                    let d = indices[i] - prev[i]
-                    if timeSync {
-                        if d < 0 {
-                            v.append(Violation(.reorderedSource, frame: k, time: t, "output frame \(k): \(name(i)) goes back from source frame \(prev[i]) to \(indices[i])"))
+            let tick = fps.flatMap { $0.inverse.multiplied(by: Int64(k)) }
+            for i in indices.indices {
+                guard let index = indices[i] else {
+                    // Absent: only under --longest, and only outside the input's own span: before
+                    // its start, or after the end of what it showed (and then for good).
+                    if !(timeSync && placement.coverage == "longest") {
+                        v.append(Violation(.droppedSource, frame: k, time: t, "output frame \(k): \(name(i)) is absent, and only --longest leaves an input out"))
+                    } else if let tick, let local = placement.inputTime(tick, input: i), let tb = i < timeBases.count ? timeBases[i] : nil {
+                        let slack = min(tb.multiplied(by: Rational(1, 2)) ?? Rational(1, 1000), Rational(1, 1000))
+                        let before = last[i] == nil && (local.adding(slack).map { $0 < placement.trimStart(i) } ?? true)
+                        let after = last[i].map { r in r.count > 2 && origins.map { i < $0.count } == true
+                            && (tb.multiplied(by: r[2] - origins![i]).map { $0 <= local.adding(slack) ?? local } ?? true) } ?? false
+                        if !before && !after {
+                            v.append(Violation(.droppedSource, frame: k, time: t, "output frame \(k) at \(seconds(tick)): \(name(i)) is absent, but its \(seconds(local)) is inside its span"))
                         }
-                    } else if d == 0 {
-                        v.append(Violation(.duplicatedSource, frame: k, time: t, "output frame \(k): \(name(i)) shows source frame \(indices[i]) again"))
+                        if after && i < absentSince.count && absentSince[i] == nil { absentSince[i] = k }
+                    }
+                    continue
+                }
+                if i < absentSince.count, let since = absentSince[i] {
+                    v.append(Violation(.reorderedSource, frame: k, time: t, "output frame \(k): \(name(i)) comes back with source frame \(index) after being absent from output frame \(since), past what it had shown"))
+                    absentSince[i] = nil
+                }
+                let record = p.src[i]
+                if held.contains(i) && header?.holdLast != true {
+                    v.append(Violation(.duplicatedSource, frame: k, time: t, "output frame \(k): \(name(i)) holds source frame \(index), and only --hold-last holds a frame"))
+                }
+                if let prev = previous, i < prev.count, let before = prev[i] {
+                    let d = index - before
+                    if stills.contains(i) {
+                        if d != 0 { v.append(Violation(.reorderedSource, frame: k, time: t, "output frame \(k): \(name(i)), a still, shows source frame \(index) after \(before)")) }
+                    } else if d < 0 {
+                        v.append(Violation(.reorderedSource, frame: k, time: t, "output frame \(k): \(name(i)) goes back from source frame \(before) to \(index)"))
+                    } else if timeSync {
+                        // The previous record said when the next frame starts: the one shown now
+                        // must be that frame, or one after it (those between were on screen only
+                        // between ticks, which the times below prove).
+                        if d > 0, let r = last[i], r.count > 2, record.count >= 2,
+                           (d == 1 && record[1] != r[2]) || (d > 1 && record[1] <= r[2]) {
+                            v.append(Violation(.droppedSource, frame: k, time: t, "output frame \(k): \(name(i)) shows source frame \(index) at pts \(record[1]), but frame \(before)'s record said frame \(before + 1) starts at pts \(r[2])"))
+                        }
+                    } else if d == 0 && !held.contains(i) {
+                        v.append(Violation(.duplicatedSource, frame: k, time: t, "output frame \(k): \(name(i)) shows source frame \(index) again"))
                     } else if d > 1 {
                         let n = d - 1
                         v.append(Violation(.droppedSource, frame: k, time: t,
-                                           "output frame \(k): \(name(i)) jumps from source frame \(prev[i]) to \(indices[i]): \(n == 1 ? "source frame \(prev[i] + 1) was" : "\(n) source frames were") dropped"))
-                    } else if d < 0 {
-                        v.append(Violation(.reorderedSource, frame: k, time: t, "output frame \(k): \(name(i)) goes back from source frame \(prev[i]) to \(indices[i])"))
+                                           "output frame \(k): \(name(i)) jumps from source frame \(before) to \(index): \(n == 1 ? "source frame \(before + 1) was" : "\(n) source frames were") dropped"))
                     }
+                } else if previous == nil && k == 0 && index != 0 && !(timeSync && placement.placed) {
+                    v.append(Violation(.droppedSource, frame: 0, time: t, "output frame 0: \(name(i)) starts at source frame \(index), not 0"))
                 }
-            } else if previous == nil && k == 0 {
-                for i in indices.indices where indices[i] != 0 {
-                    v.append(Violation(.droppedSource, frame: 0, time: t, "output frame 0: \(name(i)) starts at source frame \(indices[i]), not 0"))
-                }
-            }
-            if timeSync, let fps, let origins, let tick = fps.inverse.multiplied(by: Int64(k)) {
-                for i in indices.indices where i < timeBases.count && i < origins.count && p.src[i].count > 1 {
-                    guard let tb = timeBases[i], let chosen = tb.multiplied(by: p.src[i][1] - origins[i]) else { continue }
+                if timeSync, !stills.contains(i), let tick, let origins, i < timeBases.count, i < origins.count, record.count > 1,
+                   let tb = timeBases[i], let chosen = tb.multiplied(by: record[1] - origins[i]),
+                   let local = placement.inputTime(tick, input: i) {
                     let slack = min(tb.multiplied(by: Rational(1, 2)) ?? Rational(1, 1000), Rational(1, 1000))
-                    guard let latest = tick.adding(slack) else { continue }
-                    if chosen > latest {
+                    if let latest = local.adding(slack), chosen > latest {
                         v.append(Violation(.sourceFromTheFuture, frame: k, time: t,
-                                           "output frame \(k) at \(seconds(tick)): \(name(i)) shows source frame \(indices[i]) of \(seconds(chosen)), which is not on screen yet"))
-                    } else if let s = sourceStep[i], let due = chosen.adding(s), let overdue = due.adding(slack), tick >= overdue {
+                                           "output frame \(k) at \(seconds(tick)): \(name(i)) shows source frame \(index) of \(seconds(chosen)), which is not on screen yet"))
+                    } else if held.contains(i) {
+                        // Past its end by declaration; a held frame never advances again (checked above).
+                    } else if record.count > 2, let until = tb.multiplied(by: record[2] - origins[i]) {
+                        if let overdue = until.adding(slack), local >= overdue {
+                            v.append(Violation(.staleSource, frame: k, time: t,
+                                               "output frame \(k) at \(seconds(tick)): \(name(i)) still shows source frame \(index) of \(seconds(chosen)), on screen only until \(seconds(until))"))
+                        }
+                    } else if let s = sourceStep[i], let due = chosen.adding(s), let overdue = due.adding(slack), local >= overdue {
                         v.append(Violation(.staleSource, frame: k, time: t,
-                                           "output frame \(k) at \(seconds(tick)): \(name(i)) still shows source frame \(indices[i]) of \(seconds(chosen)); frame \(indices[i] + 1) was due at \(seconds(due))"))
+                                           "output frame \(k) at \(seconds(tick)): \(name(i)) still shows source frame \(index) of \(seconds(chosen)); frame \(index + 1) was due at \(seconds(due))"))
                     }
                 }
+                if i < last.count { last[i] = record }
             }
-            previous = indices
+            // An absent input keeps its previous index for the progression checks.
+            previous = indices.indices.map { i in indices[i] ?? previous.flatMap { i < $0.count ? $0[i] : nil } }
         }
         return v
     }
@@ -310,6 +370,13 @@ public enum Checks {
 
     // MARK: audio
 
+    /// Audio against video, judged by what the file's container can express: the start to the
+    /// millisecond once priming the container cannot mark is allowed for; the end to the
+    /// millisecond where the container trims the last codec frame (Lockstep's MP4s, to the
+    /// sample), to one codec frame where it cannot (a camera's file ends its audio on a whole
+    /// AAC frame: 4 ms before the video, or 7 ms after, is its normal end). Silence at the end
+    /// is not judged: a clip may end quietly, and nothing in the file tells padding from a
+    /// quiet room (every clip ending in silence failed).
     static func audio(_ scan: Scan, step: Rational?, header: Provenance?) -> [Violation] {
         var v: [Violation] = []
         let videoStart = scan.frames[0].pts.seconds
@@ -321,14 +388,14 @@ public enum Checks {
             return v
         }
         func ms(_ s: Double) -> String { String(format: "%.0f ms", abs(s) * 1000) }
-        if abs(a.start - videoStart) > audioTolerance {
-            v.append(Violation(.audioStart, time: a.start, "audio starts \(ms(a.start - videoStart)) \(a.start > videoStart ? "after" : "before") the video"))
+        let audible = a.start + a.priming
+        if abs(audible - videoStart) > audioTolerance {
+            v.append(Violation(.audioStart, time: audible, "audio starts \(ms(audible - videoStart)) \(audible > videoStart ? "after" : "before") the video"))
         }
-        if abs(a.end - videoEnd) > audioTolerance {
-            v.append(Violation(.audioEnd, time: a.end, "audio ends \(ms(a.end - videoEnd)) \(a.end > videoEnd ? "after" : "before") the video (\(String(format: "%.3f", a.end)) s against \(String(format: "%.3f", videoEnd)) s)"))
-        }
-        if a.tailLevel < silence && a.overallLevel > silence + 10 && !ConcatCheck.endsInClipWithoutAudio(scan.frames) {
-            v.append(Violation(.silentEnd, time: a.end, String(format: "the last 100 ms of audio are silent (%.0f dBFS) while the rest is not (%.0f dBFS)", a.tailLevel, a.overallLevel)))
+        let endTolerance = max(audioTolerance, a.endResolution)
+        if abs(a.end - videoEnd) > endTolerance {
+            let granularity = a.endResolution > audioTolerance ? String(format: "; its codec ends on a frame of %.1f ms", a.endResolution * 1000) : ""
+            v.append(Violation(.audioEnd, time: a.end, "audio ends \(ms(a.end - videoEnd)) \(a.end > videoEnd ? "after" : "before") the video (\(String(format: "%.3f", a.end)) s against \(String(format: "%.3f", videoEnd)) s)\(granularity)"))
         }
         return v
     }

@@ -143,7 +143,15 @@ extension CodedReport {
                     a.x(Double(span.lowerBound)), a.y(Double(firstCode)), a.x(Double(span.upperBound)), a.y(Double(firstCode + span.count - 1)))
         s += "<polyline fill=\"none\" stroke=\"#14c\" stroke-width=\"1.5\" points=\""
         s += stride(from: span.lowerBound, through: span.upperBound, by: max(1, span.count / 2000)).compactMap { i in codeAt[i].map { String(format: "%.1f,%.1f", a.x(Double(i)), a.y(Double($0))) } }.joined(separator: " ") + "\"/>"
-        for m in missing { s += String(format: "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#b00\" stroke-width=\"3\"><title>missing %d-%d</title></line>", a.x(Double(m.outputFrame)), a.x(Double(m.outputFrame)), a.y(Double(m.from)), a.y(Double(m.to)), m.from, m.to) }
+        // Each run of missing codes is a bar from half a code below its first to half a code
+        // above its last, at least 8 px tall: a single missing code was a line from y(c) to
+        // y(c), of no length, drawn invisibly.
+        for m in missing {
+            let top = a.y(Double(m.to) + 0.5), bottom = a.y(Double(m.from) - 0.5)
+            let height = max(8, bottom - top), middle = (top + bottom) / 2
+            s += String(format: "<rect class=\"missing\" x=\"%.1f\" y=\"%.1f\" width=\"4\" height=\"%.1f\" fill=\"#b00\"><title>missing %d-%d</title></rect>",
+                        a.x(Double(m.outputFrame)) - 2, middle - height / 2, height, m.from, m.to)
+        }
         for r in repeated { s += String(format: "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#e80\"><title>code %d repeated</title></circle>", a.x(Double(r.from)), a.y(Double(r.code)), r.code) }
         for r in reordered { s += String(format: "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#a0a\"><title>code %d out of order</title></circle>", a.x(Double(r.outputFrame)), a.y(Double(r.code)), r.code) }
         s += "<text x=\"80\" y=\"36\" font-size=\"12\" fill=\"#b00\">| missing codes</text><text x=\"190\" y=\"36\" font-size=\"12\" fill=\"#e80\">&#9679; repeated</text><text x=\"280\" y=\"36\" font-size=\"12\" fill=\"#a0a\">&#9679; out of order</text>"

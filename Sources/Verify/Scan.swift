@@ -21,8 +21,17 @@ public struct ScannedAudio: Sendable {
     /// RMS level of the last 100 ms and of the whole track, dBFS.
     public var tailLevel: Double
     public var overallLevel: Double
-    public init(start: Double, end: Double, tailLevel: Double, overallLevel: Double) {
+    /// How finely the file can place its audio's end, seconds: one codec frame (AAC: 1024
+    /// samples, 21.3 ms at 48 kHz) where the container does not trim the last one (a camera's
+    /// file: a whole number of frames), 0 where it does (an MP4 edit list: to the sample).
+    public var endResolution: Double
+    /// Encoder priming (seconds) decoded at the audio's start that the container cannot mark
+    /// as discarded (AAC in Matroska, which has no edit list): the muxer moved every stream
+    /// later by it instead, so the video starts there and the audible audio with it.
+    public var priming: Double
+    public init(start: Double, end: Double, tailLevel: Double, overallLevel: Double, endResolution: Double = 0, priming: Double = 0) {
         self.start = start; self.end = end; self.tailLevel = tailLevel; self.overallLevel = overallLevel
+        self.endResolution = endResolution; self.priming = priming
     }
 }
 
@@ -42,6 +51,7 @@ public struct Violation: Codable, Equatable, Sendable {
         case firstTimestamp, repeatedTimestamp, reorderedTimestamp, missingFrames, irregularStep, countVersusDuration
         case provenanceMissing, provenanceMalformed, droppedSource, duplicatedSource, reorderedSource, sourceFromTheFuture, staleSource
         case frozenFrame, repeatedPicture, blackStart, blackEnd
+        /// `silentEnd` is no longer reported (a quiet end is no fault); kept so older reports decode.
         case audioStart, audioEnd, silentEnd, audioMissing
         case noFrames
     }

@@ -1,7 +1,7 @@
 import Compositor
 import XCTest
 
-/// The vector RGB kernel against the per-pixel definition (each 2x2 block to RGB with
+/// The vector RGB kernel against the per-pixel definition (each 2x2 block to RGB, BT.709, with
 /// `apply(SIMD3)`, clipped, back; chroma the mean of the block's pixels), on a picture of odd
 /// size, so the partial chunks at the right edge and the half blocks at both edges are covered.
 final class FilterLanesTests: XCTestCase {
@@ -18,11 +18,12 @@ final class FilterLanesTests: XCTestCase {
                 for y in (2 * by)..<min(input.height, 2 * by + 2) {
                     for x in (2 * bx)..<min(input.width, 2 * bx + 2) {
                         let yn = (Float(input.y[x, y]) - 16) / 219
-                        var c = t.apply(SIMD3(yn + 1.402 * pr, yn - 0.344136 * pb - 0.714136 * pr, yn + 1.772 * pb))
+                        // BT.709, the working signal's matrix.
+                        var c = t.apply(SIMD3(yn + 1.5748 * pr, yn - 0.187324 * pb - 0.468124 * pr, yn + 1.8556 * pb))
                         c = SIMD3(max(0, min(1, c.x)), max(0, min(1, c.y)), max(0, min(1, c.z)))
-                        let l = 0.299 * c.x + 0.587 * c.y + 0.114 * c.z
+                        let l = 0.2126 * c.x + 0.7152 * c.y + 0.0722 * c.z
                         output.y[x, y] = clamp8(16 + 219 * l)
-                        sb += (c.z - l) / 1.772; sr += (c.x - l) / 1.402; n += 1
+                        sb += (c.z - l) / 1.8556; sr += (c.x - l) / 1.5748; n += 1
                     }
                 }
                 output.u[bx, by] = clamp8(128 + 224 * sb / n); output.v[bx, by] = clamp8(128 + 224 * sr / n)

@@ -9,6 +9,8 @@ import XCTest
 /// pictures from two generators: ffmpeg's testsrc2 and a numpy picture of smooth gradients and
 /// noise. The figure compared is the mean absolute difference over all three planes (luma only
 /// for blur, whose chroma sigma follows the subsampling while gblur's does not), in 8-bit steps.
+/// Pictures are BT.709 video range, the working signal the filters run on; the references
+/// convert to and from RGB with BT.709 (`scale=in_color_matrix=bt709:out_color_matrix=bt709`).
 final class FilterReferenceTests: ScratchFolderTestCase {
     let w = 320, h = 240
 
@@ -16,7 +18,7 @@ final class FilterReferenceTests: ScratchFolderTestCase {
     func pictures() throws -> [(String, URL)] {
         let a = scratch.appendingPathComponent("testsrc2.yuv")
         try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=\(w)x\(h):r=1", "-frames:v", "1",
-                                       "-pix_fmt", "yuv420p", "-f", "rawvideo", "-y", a.path])
+                                       "-vf", "scale=out_color_matrix=bt709:out_range=tv", "-pix_fmt", "yuv420p", "-f", "rawvideo", "-y", a.path])
         let b = scratch.appendingPathComponent("numpy.yuv")
         let script = try file("make.py", """
             import numpy as np, sys
@@ -26,8 +28,8 @@ final class FilterReferenceTests: ScratchFolderTestCase {
             r = 0.5 + 0.45 * np.sin(xx / 23.0) * np.cos(yy / 31.0)
             g = np.clip(xx / w + 0.1 * rng.standard_normal((h, w)), 0, 1)
             b = np.clip(yy / h * 0.8 + 0.2 * (((xx // 40) + (yy // 40)) % 2), 0, 1)
-            Y = 0.299 * r + 0.587 * g + 0.114 * b
-            Cb = (b - Y) / 1.772; Cr = (r - Y) / 1.402
+            Y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+            Cb = (b - Y) / 1.8556; Cr = (r - Y) / 1.5748
             def down(p): return p.reshape(h // 2, 2, w // 2, 2).mean(axis=(1, 3))
             out = np.concatenate([(16 + 219 * Y).ravel(), (128 + 224 * down(Cb)).ravel(), (128 + 224 * down(Cr)).ravel()])
             np.clip(np.rint(out), 0, 255).astype(np.uint8).tofile(sys.argv[1])
@@ -54,9 +56,12 @@ final class FilterReferenceTests: ScratchFolderTestCase {
         return bytes
     }
 
-    func ffmpeg(_ vf: String, _ input: URL) throws -> [UInt8] {
-        [UInt8](try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(w)x\(h)",
-                                                "-i", input.path, "-vf", "\(vf),format=yuv420p", "-f", "rawvideo", "-"]))
+    /// `rgb`: the filter works on RGB: converted to it and back with BT.709's matrix.
+    func ffmpeg(_ vf: String, _ input: URL, rgb: Bool = false) throws -> [UInt8] {
+        let chain = rgb ? "scale=in_color_matrix=bt709:in_range=tv,format=gbrp,\(vf),scale=out_color_matrix=bt709:out_range=tv,format=yuv420p"
+                        : "\(vf),format=yuv420p"
+        return [UInt8](try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(w)x\(h)",
+                                                       "-i", input.path, "-vf", chain, "-f", "rawvideo", "-"]))
     }
 
     func numpy(_ op: String, _ args: [Double], _ input: URL) throws -> [UInt8] {
@@ -84,12 +89,12 @@ final class FilterReferenceTests: ScratchFolderTestCase {
         }
     }
 
-    func testRosyAgainstColorChannelMixer() throws { try check("rosy", tolerance: 1.5) { try ffmpeg("colorchannelmixer=gg=0", $0) } }
+    func testRosyAgainstColorChannelMixer() throws { try check("rosy", tolerance: 1.5) { try ffmpeg("colorchannelmixer=gg=0", $0, rgb: true) } }
     func testMonoAgainstHueS0() throws { try check("mono", tolerance: 0.1) { try ffmpeg("hue=s=0", $0) } }
     func testInvertAgainstNegate() throws { try check("invert", tolerance: 0.1) { try ffmpeg("negate", $0) } }
     func testHueAgainstHueH() throws { try check("hue:degrees=60", tolerance: 0.1) { try ffmpeg("hue=h=60", $0) } }
     func testSepiaAgainstColorChannelMixer() throws {
-        try check("sepia", tolerance: 1.5) { try ffmpeg("colorchannelmixer=.3588:.7044:.1368:0:.2990:.5870:.1140:0:.2392:.4696:.0912", $0) }
+        try check("sepia", tolerance: 1.5) { try ffmpeg("colorchannelmixer=.3588:.7044:.1368:0:.2990:.5870:.1140:0:.2392:.4696:.0912", $0, rgb: true) }
     }
     func testBlurAgainstGblur() throws {
         try check("blur:radius=2", tolerance: 1.0, lumaOnly: true) { try ffmpeg("gblur=sigma=2:steps=6", $0) }
@@ -110,7 +115,7 @@ final class FilterReferenceTests: ScratchFolderTestCase {
         XCTAssertEqual(lut.table.count, table.count)
         XCTAssertTrue(zip(lut.table, table).allSatisfy { a, b in abs(a.x - b.x) + abs(a.y - b.y) + abs(a.z - b.z) < 3e-6 }, "the file's table")
         for interp in ["trilinear", "tetrahedral"] {
-            try check("lut:file=t.cube:interp=\(interp)", tolerance: 1.5, lut: lut) { try ffmpeg("lut3d=file=\(path):interp=\(interp)", $0) }
+            try check("lut:file=t.cube:interp=\(interp)", tolerance: 1.5, lut: lut) { try ffmpeg("lut3d=file=\(path):interp=\(interp)", $0, rgb: true) }
         }
     }
 
@@ -130,7 +135,7 @@ final class FilterReferenceTests: ScratchFolderTestCase {
         try check("sharpen:amount=1.2:radius=1.5", tolerance: 0.1) { try numpy("sharpen", [1.2, 1.5], $0) }
     }
 
-    /// The numpy reference: full-resolution RGB (chroma repeated 2x2), BT.601 video range.
+    /// The numpy reference: full-resolution RGB (chroma repeated 2x2), BT.709 video range.
     static let referencePy = """
         import sys, numpy as np
         op, w, h, src, dst = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
@@ -142,10 +147,10 @@ final class FilterReferenceTests: ScratchFolderTestCase {
         down = lambda p: p.reshape(ch, 2, cw, 2).mean(axis=(1, 3))
         def to_rgb():
             yn = (Y - 16) / 219; pb = (up(U) - 128) / 224; pr = (up(V) - 128) / 224
-            return np.stack([yn + 1.402 * pr, yn - 0.344136 * pb - 0.714136 * pr, yn + 1.772 * pb])
+            return np.stack([yn + 1.5748 * pr, yn - 0.187324 * pb - 0.468124 * pr, yn + 1.8556 * pb])
         def from_rgb(c):
-            c = np.clip(c, 0, 1); yn = 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]
-            return 16 + 219 * yn, 128 + 224 * down((c[2] - yn) / 1.772), 128 + 224 * down((c[0] - yn) / 1.402)
+            c = np.clip(c, 0, 1); yn = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+            return 16 + 219 * yn, 128 + 224 * down((c[2] - yn) / 1.8556), 128 + 224 * down((c[0] - yn) / 1.5748)
         def gauss(p, s):
             r = max(1, int(np.ceil(3 * s))); k = np.exp(-np.arange(-r, r + 1) ** 2 / (2 * s * s)); k /= k.sum()
             q = np.pad(p, r, mode='edge')
@@ -155,7 +160,7 @@ final class FilterReferenceTests: ScratchFolderTestCase {
             c = to_rgb()
             if op == 'brightness': c = c + a[0]
             if op == 'contrast': c = (c - 0.5) * a[0] + 0.5
-            if op == 'saturation': l = 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]; c = l + (c - l) * a[0]
+            if op == 'saturation': l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]; c = l + (c - l) * a[0]
             if op == 'exposure': c = c * 2 ** a[0]
             if op == 'gamma': c = np.clip(c, 0, None) ** a[0]
             if op == 'posterize': c = np.floor(np.clip(c, 0, 1) * a[0] + 0.5) / a[0]

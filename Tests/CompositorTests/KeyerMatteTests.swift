@@ -116,14 +116,15 @@ final class KeyerMatteTests: XCTestCase {
 
     func testAnEdgePixelLosesItsScreenInsteadOfMixingWithIt() {
         // Luma column 15 has alpha 159 (see testTheMatteIsAtLumaResolution) and the screen's luma
-        // 145: out = 145 + (96/255) (100 - 145) = 128.1 (the pixel minus its screen share plus the
+        // 173 (pure green in BT.709, the working signal): out = 173 + (96/255) (100 - 173) = 145.5
+        // (the pixel minus its screen share plus the
         // background's; here the pixel's luma is the screen's, so a mix would give the same luma).
         let fg = plate(32, 4, edge: 16, subject: grey)
         let bg = YUVBuffer(width: 32, height: 4)
         PlaneKernels.fill(bg.image, YUVColor(y: 100, u: 128, v: 128))
         let out = YUVBuffer(width: 32, height: 4)
         Keyer(settings: settings { $0.clipWhite = 0.8 }).apply(foreground: fg.image, background: bg.image, into: out.image)
-        XCTAssertEqual(row(out.image.y, 1), [UInt8](repeating: 100, count: 15) + [128] + [UInt8](repeating: 120, count: 16))
+        XCTAssertEqual(row(out.image.y, 1), [UInt8](repeating: 100, count: 15) + [146] + [UInt8](repeating: 120, count: 16))
         // Chroma sample 7 (luma 14 and 15: alpha 0 and 159): mean alpha 79.5/255, the screen's
         // chroma taken out of the screen pixel leaves nothing green: neutral grey, as the background
         // (a mix of the pixel and the background would keep 0.69 of the screen's green chroma).

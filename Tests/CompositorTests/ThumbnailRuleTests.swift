@@ -197,7 +197,7 @@ final class ThumbnailRuleTests: XCTestCase {
 
     func testBT709PictureReexpressedInBT601KeepsItsColours() {
         // Colours encoded with BT.709 in video range, converted, must equal BT.601's encoding of
-        // the same R'G'B' (YUVColor(rgb:)) within rounding.
+        // the same R'G'B' (YUVColor(rgb:matrix: .bt601)) within rounding.
         func bt709(_ c: RGB) -> YUVColor {
             let r = Double(c.r) / 255, g = Double(c.g) / 255, b = Double(c.b) / 255
             let y = 0.2126 * r + 0.7152 * g + 0.0722 * b
@@ -211,7 +211,7 @@ final class ThumbnailRuleTests: XCTestCase {
             let buffer = YUVBuffer(width: 4, height: 2)
             PlaneKernels.fill(buffer.image, bt709(c))
             conversion.apply(to: buffer.image)
-            let want = YUVColor(rgb: c), img = buffer.image
+            let want = YUVColor(rgb: c, matrix: .bt601), img = buffer.image
             for (x, y) in [(0, 0), (3, 1)] { XCTAssertEqual(Double(img.y[x, y]), Double(want.y), accuracy: 2, "\(c) Y") }
             XCTAssertEqual(Double(img.u[1, 0]), Double(want.u), accuracy: 2, "\(c) U")
             XCTAssertEqual(Double(img.v[1, 0]), Double(want.v), accuracy: 2, "\(c) V")

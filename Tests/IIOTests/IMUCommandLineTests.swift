@@ -16,7 +16,7 @@ final class IMUCommandLineTests: IIOTestCase {
 
     func testValidationMessages() throws {
         let csv = Self.fixture("pan.csv")
-        try assertUsageError(["import", "trace.txt", "-o", store], "trace.txt: cannot tell the format from the extension; add --format gcsv or --format csv.")
+        try assertUsageError(["import", "trace.txt", "-o", store], "trace.txt: cannot tell the format (not a blackbox or DataFlash log, and not named .gcsv or .csv); add --format gcsv or --format csv.")
         try assertUsageError(["import", csv, "-o", "out.csv"], "out.csv: the store is a SQLite file, not a .gcsv or .csv; name it e.g. traces.sqlite.")
         try assertUsageError(["import", csv, "-o", store, "--format", "json"], "The value 'json' is invalid for '--format <format>'. Please provide one of 'gcsv' and 'csv'.")
         try assertUsageError(["export", store, "-o", "x.txt"], "x.txt: the output must end in .gcsv or .csv.")
@@ -258,8 +258,9 @@ final class IMUImportHardeningTests: IIOTestCase {
         XCTAssertEqual(try lockstep(["imu", "import", Self.fixture("pan.csv"), "-o", store]).status, 0)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: store))
         let before = try listing()
-        // Samples have reached the WAL (the transaction spilled): the import is half-way.
-        let r = try interrupt(big, with: sig) { size(store + "-wal") > 256 << 10 }
+        // Samples have reached the store's file (the transaction spilled: a store rests in
+        // rollback-journal mode, its old pages kept in the -journal) or a WAL: the import is half-way.
+        let r = try interrupt(big, with: sig) { size(store) > bytes.count + 256 << 10 || size(store + "-wal") > 256 << 10 }
         XCTAssertEqual(r.status, status, r.stderr)
         XCTAssertEqual(r.stderr, "Error: interrupted: nothing was imported\n")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), bytes, "the store is byte-identical")
@@ -271,7 +272,9 @@ final class IMUImportHardeningTests: IIOTestCase {
         let big = try bigTrace()
         let before = try listing()
         let r = try interrupt(big, with: SIGTERM) {
-            (try? listing().contains { $0.hasPrefix(".s.sqlite.lockstep-import-") && $0.hasSuffix(".tmp-wal") }) ?? false
+            // The temporary store (`OutputPath`: .s.sqlite.lockstep-PID-N.tmp) holds samples.
+            (try? listing().contains { $0.hasPrefix(".s.sqlite.lockstep-") && $0.contains(".tmp")
+                && size(scratch.appendingPathComponent($0).path) > 256 << 10 }) ?? false
         }
         XCTAssertEqual(r.status, 143, r.stderr)
         XCTAssertEqual(r.stderr, "Error: interrupted: nothing was imported\n")
@@ -292,7 +295,7 @@ final class IMUImportHardeningTests: IIOTestCase {
 
     func testAStaleTemporaryStoreOfADeadImportIsRemoved() throws {
         // A run killed with SIGKILL leaves its temporary store; no process has pid 2^22 + 1 (above pid_max).
-        let stale = scratch.appendingPathComponent(".s.sqlite.lockstep-import-4194305-7.tmp").path
+        let stale = scratch.appendingPathComponent(".s.sqlite.lockstep-4194305-7.tmp").path
         try Data("x".utf8).write(to: URL(fileURLWithPath: stale))
         let r = try lockstep(["imu", "import", Self.fixture("pan.csv"), "-o", store])
         XCTAssertEqual(r.status, 0, r.stderr)

@@ -75,12 +75,20 @@ final class ReplayDeviceTests: XCTestCase {
         }
     }
 
-    func testHugeFiniteValuesAndScalesThatAreNotNumbersStillMakeADevice() throws {
+    /// A value beyond `IMUReading.largestValue` is refused with a sentence (its s16 scale would be
+    /// past what libiio reads); the largest allowed ones, and scales that are not numbers, still
+    /// make a device.
+    func testHugeValuesAreRefusedAndScalesThatAreNotNumbersStillMakeADevice() throws {
         var big = samples
-        big[2].gyro.x = 1e308; big[3].gyro.x = -1e308
+        big[2].gyro.x = 1e308
         let scales = ["anglvel_x": Double.infinity, "accel_x": .nan]
-        let d = try ReplayDevice(info: TraceInfo(deviceName: "g", sourceURI: "x", rateHz: .infinity, channelScales: scales), samples: big, hasAccel: true)
-        XCTAssertEqual(d.channels[0].scale, 1e308 / 32000)
+        let info = TraceInfo(deviceName: "g", sourceURI: "x", rateHz: .infinity, channelScales: scales)
+        XCTAssertThrowsError(try ReplayDevice(info: info, samples: big, hasAccel: true)) {
+            XCTAssertEqual("\($0)", "the sample at \(big[2].t) ns holds anglvel_x = 1e+308, beyond +-1000000; not a motion sensor's reading, and no IIO client could read its scale")
+        }
+        big[2].gyro.x = 1e6; big[3].gyro.x = -1e6
+        let d = try ReplayDevice(info: info, samples: big, hasAccel: true)
+        XCTAssertEqual(d.channels[0].scale, 1e6 / 32000)
         XCTAssertEqual(d.channels[3].scale, ReplayDevice.defaultAccelScale, "a NaN scale is not the trace's own")
         XCTAssertEqual(d.rateHz, 200, "an infinite declared rate gives way to the measured one")
         XCTAssertEqual(d.sample(2).raws.first, 32000)

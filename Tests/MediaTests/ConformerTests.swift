@@ -10,7 +10,14 @@ final class ConformerTests: MediaTestCase {
     func place(_ w: Int, _ h: Int) -> Rect { Rect(x: 0, y: 0, width: w, height: h) }
 
     func testADecodedPictureAtItsSizeMovesWithoutACopy() throws {
-        let reader = try MovieReader(path: fixture("fg.mp4"), audio: false)
+        // A picture already in the working signal (yuv420p, BT.709, video range, tagged so):
+        // nothing to do. (An untagged 320x240 fixture is BT.601 and is converted:
+        // ColorConversionTests.)
+        let clip = path("bt709.mp4")
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=0.2", "-vf", "scale=out_color_matrix=bt709:out_range=tv",
+                    "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", "-color_range", "tv",
+                    "-c:v", "libx264", "-pix_fmt", "yuv420p", clip])
+        let reader = try MovieReader(path: clip, audio: false)
         let decoded = Frame(), out = Frame()
         guard case .video = try reader.next(into: decoded, audioSink: { _ in }) else { return XCTFail("no picture") }
         let size = Size(width: decoded.width, height: decoded.height)

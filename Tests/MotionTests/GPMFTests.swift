@@ -207,4 +207,57 @@ final class GPMFTests: XCTestCase {
             XCTAssertEqual(det, expected, orin)
         }
     }
+
+    /// Streams with STMP (MAX, HERO8 and later) are timed by their stamps against the
+    /// frame-locked SHUT stream, as gpmf-parser does: the first frame is video time 0, whatever
+    /// the packets' times say.
+    func testStampedStreamsAreTimedAgainstTheFrames() throws {
+        func payload(gyroStamp: UInt64, n: Int, frameStamp: UInt64, frames: Int) -> [UInt8] {
+            nest("DEVC",
+                 nest("STRM", klv("STMP", "J", 8, 1, be64(gyroStamp)), klv("SCAL", "s", 2, 1, be16(100)),
+                      klv("GYRO", "s", 6, n, (0..<n).flatMap { _ in be16(10) + be16(20) + be16(30) })),
+                 nest("STRM", klv("STMP", "J", 8, 1, be64(frameStamp)), klv("SHUT", "f", 4, frames, (0..<frames).flatMap { _ in be32(Float(0.001).bitPattern) })),
+                 nest("STRM", klv("STMP", "J", 8, 1, be64(frameStamp)), klv("SCAL", "s", 2, 1, be16(32767)),
+                      klv("CORI", "s", 8, frames, (0..<frames).flatMap { _ in be16(32767) + be16(0) + be16(0) + be16(0) })),
+                 nest("STRM", klv("STMP", "J", 8, 1, be64(frameStamp)), klv("SCAL", "s", 2, 1, be16(32767)),
+                      klv("IORI", "s", 8, frames, (0..<frames).flatMap { _ in be16(0) + be16(32767) + be16(0) + be16(0) })))
+        }
+        // 200 Hz gyro, its first sample 5 ms before the first frame (camera clock in us);
+        // 30 frames per payload at 33333.333 us. The packets' own times are off by 40 ms.
+        let packets = (0..<3).map { k in
+            TelemetryPacket(bytes: payload(gyroStamp: 995_000 + UInt64(k) * 1_000_000, n: 200, frameStamp: 1_000_000 + UInt64(k) * 1_000_000, frames: 30),
+                            time: 0.04 + Double(k), duration: 1)
+        }
+        let imu = try GoProIMU.read(packets)
+        XCTAssertEqual(imu.gyro.count, 600)
+        XCTAssertEqual(Double(imu.gyro[0].t), -5_000_000, accuracy: 1)
+        XCTAssertEqual(Double(imu.gyro[200].t), 995_000_000, accuracy: 1)
+        XCTAssertEqual(imu.gyroRateHz!, 200, accuracy: 1e-9)
+        XCTAssertTrue(imu.timing.hasPrefix("GoPro's STMP stamps"), imu.timing)
+        XCTAssertEqual(imu.gyro[0].x, 0.1, accuracy: 1e-12)
+        // One orientation record per frame, at the frames' times: CORI identity, IORI a half turn about x.
+        XCTAssertEqual(imu.cameraOrientation.count, 90)
+        XCTAssertEqual(Double(imu.cameraOrientation[1].t), 1e9 / 30, accuracy: 1)
+        XCTAssertEqual(imu.cameraOrientation[0].q, Quaternion.identity)
+        XCTAssertEqual(imu.imageOrientation[0].q.x, 1, accuracy: 1e-12)
+        XCTAssertNil(imu.stabilisation)
+    }
+
+    /// Stabilisation as the file says it: HERO7 and later write EISE/EISA into the udta box's
+    /// settings stream; HERO5/6 write EISA at the device level of the track's payloads.
+    func testStabilisationSettings() throws {
+        let udta = nest("DEVC", klv("DVNM", "c", 1, 20, text("Video Global Setting")),
+                        nest("STRM", klv("MINF", "c", 1, 11, text("HERO7 Black")), klv("EISE", "c", 1, 1, text("Y")), klv("EISA", "c", 1, 8, text("HS EIS") + [0, 0])))
+        let settings = try GPMFPayload.read(udta, keys: []).settings
+        XCTAssertEqual(settings, ["EISE": "Y", "EISA": "HS EIS"])
+        XCTAssertEqual(InCameraStabilisation.goPro(settings), InCameraStabilisation(enabled: true, mode: "HS EIS", source: "GPMF EISE \"Y\", EISA \"HS EIS\""))
+        let hero5 = nest("DEVC", klv("DVNM", "c", 1, 6, text("Camera")), klv("EISA", "c", 1, 1, text("N")))
+        XCTAssertEqual(InCameraStabilisation.goPro(try GPMFPayload.read(hero5).settings)?.enabled, false)
+        XCTAssertEqual(InCameraStabilisation.goPro(["EISE": "N", "EISA": "HS EIS"])?.enabled, false)
+        XCTAssertNil(InCameraStabilisation.goPro([:]))
+        // The file's settings reach the telemetry read from its packets.
+        let gyro = nest("DEVC", nest("STRM", klv("GYRO", "s", 6, 2, be16(1) + be16(2) + be16(3) + be16(1) + be16(2) + be16(3))))
+        let imu = try GoProIMU.read([TelemetryPacket(bytes: gyro, time: 0, duration: 1)], fileSettings: settings)
+        XCTAssertEqual(imu.stabilisation?.mode, "HS EIS")
+    }
 }

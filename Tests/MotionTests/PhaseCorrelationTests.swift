@@ -105,6 +105,19 @@ final class PhaseCorrelationTests: XCTestCase {
         XCTAssertEqual(PhaseCorrelationPeak.weight(kx: 5, ky: 3, size: 64), PhaseCorrelationPeak.weight(kx: 59, ky: 61, size: 64), "k and k - n are one frequency")
     }
 
+    /// A picture smaller than the square (snake's 128 samples on a 160x120 clip trapped here):
+    /// its pixels one to one at the centre, the edges repeated beyond it.
+    func testDownscaleOfAPictureSmallerThanTheSquareRepeatsItsEdges() {
+        let luma: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]     // 4 x 3
+        let (s, k) = PhaseCorrelator.downscale(luma, width: 4, height: 3, size: 8)
+        XCTAssertEqual(k, 1)
+        XCTAssertEqual(s.count, 64)
+        // x0 = (4 - 8) / 2 = -2, y0 = (3 - 8) / 2 = -2 (Swift's division truncates): rows -2...5, columns -2...5.
+        XCTAssertEqual(Array(s[0..<8]), [1, 1, 1, 2, 3, 4, 4, 4])
+        XCTAssertEqual(Array(s[(3 * 8)..<(4 * 8)]), [5, 5, 5, 6, 7, 8, 8, 8])
+        XCTAssertEqual(Array(s[(7 * 8)..<(8 * 8)]), [9, 9, 9, 10, 11, 12, 12, 12])
+    }
+
     func testDownscaleAveragesTheCentreSquare() {
         let luma = [UInt8](repeating: 10, count: 8 * 4) + [UInt8](repeating: 30, count: 8 * 4)   // 8x8, top half 10
         let (s, k) = PhaseCorrelator.downscale(luma, width: 8, height: 8, size: 4)

@@ -35,6 +35,28 @@ final class SVGPlotTests: XCTestCase {
         for axis in ["gx", "gy", "gz"] { XCTAssertEqual(count("class=\"\(axis)\"", in: svg), 2, "\(axis): one line either side of the gap") }
     }
 
+    /// Each axis is drawn in a panel of its own (issue 26: three lines in one panel drew one axis
+    /// over another): the y coordinates of gx, gy and gz lie in three disjoint bands, even where
+    /// the values are the same.
+    func testEachAxisIsDrawnInItsOwnPanel() throws {
+        let times = (0..<2000).map { Int64($0) * 5_000_000 }
+        let stats = TraceStatistics(timestamps: times)
+        var p = SVGPlot(start: stats.first!, end: stats.last!, gaps: stats.gaps, medianInterval: stats.medianInterval)
+        for (i, t) in times.enumerated() { let v = 0.01 * sin(Double(i) / 10); p.add(IMUReading(t: t, gyro: SIMD3(v, v, v))) }
+        let svg = p.render(title: "same values on every axis")
+        XCTAssertTrue(XMLParser(data: Data(svg.utf8)).parse())
+        var bands: [(Double, Double)] = []
+        for axis in ["gx", "gy", "gz"] {
+            let line = try XCTUnwrap(svg.split(separator: "\n").first { $0.contains("class=\"\(axis)\"") })
+            let points = try XCTUnwrap(line.range(of: "points=\"")).upperBound
+            let ys = line[points...].prefix { $0 != "\"" }.split(separator: " ").compactMap { Double($0.split(separator: ",")[1]) }
+            bands.append((ys.min()!, ys.max()!))
+        }
+        XCTAssertLessThan(bands[0].1, bands[1].0, "gx above gy: \(bands)")
+        XCTAssertLessThan(bands[1].1, bands[2].0, "gy above gz: \(bands)")
+        XCTAssertEqual(count("class=\"panel\"", in: svg), 3)
+    }
+
     func testTicksAreRound() {
         XCTAssertEqual(SVGPlot.ticks(0, 2.995), [0, 0.5, 1, 1.5, 2, 2.5])
         XCTAssertEqual(SVGPlot.ticks(-3.2, 3.2), [-2, 0, 2])

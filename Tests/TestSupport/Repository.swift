@@ -14,8 +14,12 @@ public enum Repository {
         let xctest = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }
         return xctest?.bundleURL.deletingLastPathComponent() ?? Bundle.main.bundleURL
     }
-    /// The built `lockstep`.
-    public static var binary: URL { products.appendingPathComponent("lockstep") }
+    /// The built `lockstep`; LOCKSTEP_BINARY names another (to run the command-line tests against
+    /// an older build, and see them fail).
+    public static var binary: URL {
+        if let other = ProcessInfo.processInfo.environment["LOCKSTEP_BINARY"], !other.isEmpty { return URL(fileURLWithPath: other) }
+        return products.appendingPathComponent("lockstep")
+    }
 
     /// The real media made elsewhere (`../shared/media` beside the checkout, or beside a worktree
     /// one level deeper; `$LOCKSTEP_SHARED_MEDIA` overrides). CI has it: a test that needs a file

@@ -17,10 +17,19 @@ final class TraceStoreTests: ScratchFolderTestCase {
         }
     }
 
-    func testSchemaIsMigratedAndWAL() throws {
+    /// A store at rest is in rollback-journal mode (readers leave no -wal/-shm); a recording
+    /// switches it to WAL while it is open (readers never block it) and back when it closes.
+    func testSchemaIsMigratedAndTheStoreIsWALOnlyWhileRecording() throws {
         let store = try TraceStore(path: path)
         XCTAssertEqual(try store.appliedMigrations(), ["v1: traces, channels and samples"])
-        XCTAssertEqual(try store.journalMode(), "wal")
+        XCTAssertEqual(try store.journalMode(), "delete")
+        try store.close()
+        let recording = try TraceStore(path: path, mode: .record)
+        XCTAssertEqual(try recording.journalMode(), "wal")
+        try recording.append(samples(3), to: try recording.createTrace(TraceInfo(deviceName: "a", sourceURI: "x"), hasAccel: true))
+        try recording.close()
+        XCTAssertEqual(try TraceStore(path: path, mode: .readOnly).journalMode(), "delete")
+        XCTAssertEqual(try listing(), ["t.sqlite"], "no -wal or -shm left")
         // The (trace_id, t_ns) index is the table's own primary key (WITHOUT ROWID).
         let db = try DatabaseQueue(path: path)
         let pk = try db.read { try $0.primaryKey("sample") }
@@ -191,13 +200,20 @@ final class TraceStoreTests: ScratchFolderTestCase {
             try store.append(samples(5), to: try store.createTrace(TraceInfo(deviceName: "a", sourceURI: "x"), hasAccel: true))
             try store.close()
         }
+        // At rest in rollback-journal mode: a read-only open changes no byte and makes no file.
+        let atRest = try bytes(path), restNames = try listing()
+        XCTAssertEqual(try TraceStore(path: path, mode: .readOnly).samples(of: 1).count, 5)
+        XCTAssertEqual(try bytes(path), atRest)
+        XCTAssertEqual(try listing(), restNames)
+        // A store left in WAL mode (an older Lockstep; a recording that could not switch back):
+        // SQLite makes the -wal and -shm a reader of a WAL file needs, and a read-only connection
+        // cannot remove them (as with `sqlite3 -readonly`), but the store's own bytes never change.
+        try DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") }
         let walBytes = try bytes(path)
         XCTAssertEqual(try TraceStore(path: path, mode: .readOnly).samples(of: 1).count, 5)
         XCTAssertEqual(try bytes(path), walBytes)
-        // SQLite makes the -wal and -shm a reader of a WAL file needs, and a read-only connection
-        // cannot remove them (as with `sqlite3 -readonly`): the -wal stays empty.
         XCTAssertEqual(try bytes(path + "-wal").count, 0)
-        // A store in rollback-journal mode (another tool switched it back) stays so when read.
+        // Back in rollback-journal mode (the next writer's close does that), it stays so when read.
         try DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = DELETE") }
         let before = try bytes(path), names = try listing()
         let r = try TraceStore(path: path, mode: .readOnly)

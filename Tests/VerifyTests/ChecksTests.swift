@@ -126,7 +126,37 @@ final class ChecksTests: XCTestCase {
         XCTAssertEqual(Checks.run(scan(f, audio: ScannedAudio(start: 0, end: 2.0009, tailLevel: -20, overallLevel: -20))).violations, [])
         let long = Checks.run(scan(f, audio: ScannedAudio(start: 0, end: 2.3, tailLevel: -20, overallLevel: -20)))
         XCTAssertEqual(long.violations.map(\.message), ["audio ends 300 ms after the video (2.300 s against 2.000 s)"])
+        // A quiet end is no fault (nothing in a file tells padding from a quiet room).
         let short = Checks.run(scan(f, audio: ScannedAudio(start: 0.021, end: 1.0, tailLevel: -90, overallLevel: -20)))
-        XCTAssertEqual(kinds(short), [.audioStart, .audioEnd, .silentEnd])
+        XCTAssertEqual(kinds(short), [.audioStart, .audioEnd])
+    }
+
+    /// Where the container cannot trim the last codec frame (a camera's AAC: whole frames of
+    /// 21.3 ms), the end is judged to a frame; where it can (Lockstep's MP4s), to the millisecond.
+    func testTheAudioEndIsJudgedToWhatTheContainerCanExpress() {
+        let f = frames(60)   // 2.000 s of video
+        let frame = 1024.0 / 48_000
+        for end in [2.0 - 0.004, 2.0 + 0.007, 2.0 - 0.012, 2.0 + 0.021] {
+            XCTAssertEqual(Checks.run(scan(f, audio: ScannedAudio(start: 0, end: end, tailLevel: -20, overallLevel: -20, endResolution: frame))).violations, [], "\(end)")
+        }
+        let late = Checks.run(scan(f, audio: ScannedAudio(start: 0, end: 2.03, tailLevel: -20, overallLevel: -20, endResolution: frame)))
+        XCTAssertEqual(late.violations.map(\.message), ["audio ends 30 ms after the video (2.030 s against 2.000 s); its codec ends on a frame of 21.3 ms"])
+        let trimmed = Checks.run(scan(f, audio: ScannedAudio(start: 0, end: 2.0 - 0.004, tailLevel: -20, overallLevel: -20)))
+        XCTAssertEqual(trimmed.violations.map(\.message), ["audio ends 4 ms before the video (1.996 s against 2.000 s)"])
+    }
+
+    /// AAC in Matroska: the muxer moves every stream later by the priming it cannot mark, so the
+    /// first frame is at 0.021 s and the audio's first (discarded) samples at 0: in sync.
+    func testPrimingTheContainerCannotMarkIsNoFault() {
+        let priming = 1024.0 / 48_000
+        let tb = Rational(1, 1000)
+        let f = (0..<60).map { k in ScannedFrame(pts: Timestamp(21 + Int64((Double(k) * 1000 / 30).rounded()), tb), meanLuma: 100,
+                                                 lumaDeviation: 30, difference: k == 0 ? nil : 5, provenance: nil) }
+        let audio = ScannedAudio(start: 0, end: 2.021 + 0.017, tailLevel: -20, overallLevel: -20, endResolution: priming, priming: priming)
+        XCTAssertEqual(Checks.run(Scan(path: "x.mkv", frames: f, videoDuration: 2.0, audio: audio)).violations, [])
+        // Without the priming it is what it looks like: the first frame late, the audio early.
+        let plain = ScannedAudio(start: 0, end: 2.021, tailLevel: -20, overallLevel: -20)
+        XCTAssertEqual(Checks.run(Scan(path: "x.mkv", frames: f, videoDuration: 2.0, audio: plain)).violations.map(\.kind),
+                       [.firstTimestamp, .audioStart])
     }
 }

@@ -5,9 +5,11 @@
 ///     alpha = 1 - smoothstep(similarity, similarity + smoothness, d)
 ///     out = mix(foreground, background, alpha)
 ///
-/// Those Cb and Cr are BT.601 chroma, which is exactly what the U and V planes store
-/// (video range: (U - 128) / 224), so no RGB is ever made. alpha depends on (U, V) alone:
-/// it is tabulated once per key, 256 x 256 entries, and the per-pixel work is a lookup and a blend.
+/// Those Cb and Cr are BT.601 chroma; the planes hold the working signal's (BT.709 for SDR).
+/// Either is R'G'B' minus luma in fixed mixes, and R'G'B' is Y' plus a fixed mix of the planes'
+/// chroma, so GPUImage's Cb and Cr are linear in the planes' (U, V) alone, whatever the luma:
+/// alpha is tabulated once per key, 256 x 256 entries, and the per-pixel work is a lookup and a
+/// blend. (On BT.601 planes the map is the identity.)
 public struct ChromaKey: Sendable {
     public var keyColor: RGB
     public var similarity: Double
@@ -15,7 +17,9 @@ public struct ChromaKey: Sendable {
     /// alpha * 255 for every (U, V): 0 keeps the foreground, 255 shows the background.
     public let table: [UInt8]
 
-    public init(keyColor: RGB = RGB(r: 0, g: 255, b: 0), similarity: Double = 0.4, smoothness: Double = 0.1) {
+    /// `matrix`: the planes' (the working signal's).
+    public init(keyColor: RGB = RGB(r: 0, g: 255, b: 0), similarity: Double = 0.4, smoothness: Double = 0.1,
+                matrix: ColorMatrix = .bt709) {
         self.keyColor = keyColor; self.similarity = similarity; self.smoothness = smoothness
         let r = Double(keyColor.r) / 255, g = Double(keyColor.g) / 255, b = Double(keyColor.b) / 255
         let y = 0.2989 * r + 0.5866 * g + 0.1145 * b
@@ -23,7 +27,10 @@ public struct ChromaKey: Sendable {
         var table = [UInt8](repeating: 0, count: 256 * 256)
         for u in 0..<256 {
             for v in 0..<256 {
-                let cb = (Double(u) - 128) / 224, cr = (Double(v) - 128) / 224
+                // The pixel's R'G'B' minus its luma, then GPUImage's Cb and Cr of that.
+                let (pr, pg, pb) = matrix.rgb(0, (Double(u) - 128) / 224, (Double(v) - 128) / 224)
+                let py = 0.2989 * pr + 0.5866 * pg + 0.1145 * pb
+                let cb = 0.5647 * (pb - py), cr = 0.7132 * (pr - py)
                 let d = ((cb - keyCb) * (cb - keyCb) + (cr - keyCr) * (cr - keyCr)).squareRoot()
                 let a = 1 - ChromaKey.smoothstep(similarity, similarity + smoothness, d)
                 table[u << 8 | v] = UInt8((a * 255).rounded())

@@ -19,8 +19,8 @@ extension RGBTransform {
 }
 
 /// Runs an `RGBTransform` on a yuv420p picture without a full-size RGB copy: each 2x2 block
-/// shares one chroma sample, so its four pixels are converted to RGB (BT.601 video range, as
-/// `YUVColor(rgb:)`), transformed, clipped to the gamut and converted back; the block's new
+/// shares one chroma sample, so its four pixels are converted to RGB (BT.709 video range, the
+/// SDR working signal, as `YUVColor(rgb:)`), transformed, clipped to the gamut and converted back; the block's new
 /// chroma is the mean of its four. Eight blocks (two rows of sixteen pixels) at a time, in
 /// vectors (`Lanes`): nothing is allocated and nothing leaves the registers but the result.
 public struct RGBPointKernel<T: RGBTransform>: FilterKernel {
@@ -34,16 +34,25 @@ public struct RGBPointKernel<T: RGBTransform>: FilterKernel {
         return (lo, hi)
     }
 
-    /// Eight pixels of one row: luma written, their (B' - Y') / 1.772 and (R' - Y') / 1.402 returned.
+    // BT.709: Y' = 0.2126 R' + 0.7152 G' + 0.0722 B'; Cb = (B' - Y') / 1.8556, Cr = (R' - Y') / 1.5748.
+    static var kr: Float { 0.2126 }
+    static var kg: Float { 0.7152 }
+    static var kb: Float { 0.0722 }
+    static var cbToB: Float { 1.8556 }
+    static var crToR: Float { 1.5748 }
+    static var cbToG: Float { -0.187324 }  // -2 kb (1 - kb) / kg
+    static var crToG: Float { -0.468124 }  // -2 kr (1 - kr) / kg
+
+    /// Eight pixels of one row: luma written, their (B' - Y') / 1.8556 and (R' - Y') / 1.5748 returned.
     @inline(__always) func pixels(_ yi: UnsafePointer<UInt8>, _ yo: UnsafeMutablePointer<UInt8>, _ count: Int,
                                   _ offR: Lanes, _ offG: Lanes, _ offB: Lanes) -> (Lanes, Lanes) {
         let yn = (LaneMath.load(yi, count) - 16) / 219
         var r = yn + offR, g = yn + offG, b = yn + offB
         transform.apply(&r, &g, &b)
         r = LaneMath.clamp(r, 0, 1); g = LaneMath.clamp(g, 0, 1); b = LaneMath.clamp(b, 0, 1)
-        let l = 0.299 * r + 0.587 * g + 0.114 * b
+        let l = Self.kr * r + Self.kg * g + Self.kb * b
         LaneMath.store(LaneMath.bytes(16 + 219 * l), yo, count)
-        return ((b - l) / 1.772, (r - l) / 1.402)
+        return ((b - l) / Self.cbToB, (r - l) / Self.crToR)
     }
 
     /// Lane i + lane i+1 for each pair: eight pixels' values into four blocks' sums.
@@ -61,8 +70,8 @@ public struct RGBPointKernel<T: RGBTransform>: FilterKernel {
             while bx < input.u.width {
                 let blocks = min(8, input.u.width - bx), columns = min(16, w - 2 * bx)
                 let pb = (LaneMath.load(ui + bx, blocks) - 128) / 224, pr = (LaneMath.load(vi + bx, blocks) - 128) / 224
-                let (rLo, rHi) = Self.pairs(1.402 * pr), (gLo, gHi) = Self.pairs(-0.344136 * pb - 0.714136 * pr)
-                let (bLo, bHi) = Self.pairs(1.772 * pb)
+                let (rLo, rHi) = Self.pairs(Self.crToR * pr), (gLo, gHi) = Self.pairs(Self.cbToG * pb + Self.crToG * pr)
+                let (bLo, bHi) = Self.pairs(Self.cbToB * pb)
                 var sumPb = Lanes(), sumPr = Lanes()
                 for dy in 0..<rows {
                     let yi = input.y.row(2 * by + dy) + 2 * bx, yo = output.y.row(2 * by + dy) + 2 * bx
@@ -201,16 +210,16 @@ public struct ContrastTransform: RGBTransform {
     }
 }
 
-/// mix(luma, c, amount), luma by BT.601's weights (GPUImage's saturation, whose weights are Rec. 709's).
+/// mix(luma, c, amount), luma by BT.709's weights (the working signal's, and GPUImage's saturation's).
 public struct SaturationTransform: RGBTransform {
     let amount: Float
     public init(amount: Double) { self.amount = Float(amount) }
     public func apply(_ c: SIMD3<Float>) -> SIMD3<Float> {
-        let l = 0.299 * c.x + 0.587 * c.y + 0.114 * c.z
+        let l = 0.2126 * c.x + 0.7152 * c.y + 0.0722 * c.z
         return l + (c - l) * amount
     }
     public func apply(_ r: inout SIMD8<Float>, _ g: inout SIMD8<Float>, _ b: inout SIMD8<Float>) {
-        let l = 0.299 * r + 0.587 * g + 0.114 * b
+        let l = 0.2126 * r + 0.7152 * g + 0.0722 * b
         r = l + (r - l) * amount; g = l + (g - l) * amount; b = l + (b - l) * amount
     }
 }

@@ -10,7 +10,7 @@ extension CompositeOptions {
         switch blend {
         case .chromakey: return i == 0
         case .stack: return i > 0
-        case .mix, .quad, .single: return false
+        case .mix, .quad, .grid, .pip, .single: return false
         }
     }
 
@@ -18,7 +18,10 @@ extension CompositeOptions {
     /// is not turned (a turned one is keyed by colour, as before).
     func alphaConformer(ofInput i: Int, reader: MovieReader, place: Size, picture: Rect, fill: YUVColor) throws -> AlphaConformer? {
         guard isKeyedLayer(i), reader.video.rotation == 0, PixelFormats.hasAlpha(reader.video.pixelFormat) else { return nil }
-        return try AlphaConformer(place: place, picture: picture, fill: fill)
+        if signal.isHDR {
+            throw JobError("--hdr \(signal.rawValue) cannot key input \(i + 1) (\(reader.path)) by its alpha: alpha inputs are keyed on the SDR working signal; leave out --hdr.")
+        }
+        return try AlphaConformer(place: place, picture: picture, fill: fill, color: color(of: reader))
     }
 }
 

@@ -26,6 +26,12 @@ struct Blender {
     // Kept so blending a frame allocates nothing.
     private var frames: [Frame] = []
     private var images: [YUVImage] = []
+    /// The HDR working signal: 10-bit frames, keyed on an 8-bit `proxy` of each keyed layer.
+    var signal = WorkingSignal.sdr {
+        didSet { if signal.isHDR { proxy = YUVBuffer(width: layout.canvas.width, height: layout.canvas.height) } }
+    }
+    private var proxy: YUVBuffer?
+    private var images16: [YUV16Image] = []
 
     init(mode: BlendMode, layout: Layout, key: ChromaKey, keyer: Keyer? = nil, weights: [Double]) {
         self.mode = mode; self.layout = layout; self.key = key; self.keyer = keyer
@@ -40,12 +46,13 @@ struct Blender {
         switch mode {
         case .chromakey: return i == 0 ? YUVColor(rgb: key.keyColor) : .black
         case .stack: return i == 0 ? .black : YUVColor(rgb: key.keyColor)
-        case .quad, .mix, .single: return .black
+        case .quad, .grid, .pip, .mix, .single: return .black
         }
     }
 
     /// `matte`: the matte's picture for this tick (with `matte` set).
     mutating func blend(_ inputs: (Int) -> Frame, matte matteFrame: Frame? = nil, into out: Frame) {
+        if signal.isHDR { return blend16(inputs, into: out) }
         var frames: [Frame] = [], images: [YUVImage] = []
         swap(&frames, &self.frames); swap(&images, &self.images)  // borrowed scratch, no copy
         defer { frames.removeAll(keepingCapacity: true); swap(&frames, &self.frames); swap(&images, &self.images) }
@@ -93,12 +100,25 @@ struct Blender {
                     if let keyer { keyer.applyStack(all, into: o); break }
                     PlaneKernels.copy(all[0], into: o)
                     for i in 1..<layout.places.count { key.apply(foreground: all[i], background: o, into: o) }
-                case .quad:
+                case .quad, .grid, .pip:
+                    // pip: the first input fills the canvas; the insets are copied over it in order.
                     for i in layout.places.indices { PlaneKernels.copy(all[i], into: o.cropped(to: layout.places[i])) }
+                    Self.draw(layout.decor, into: o)
                 case .mix:
                     PlaneKernels.mix(all, weights: weights, into: o)
                 }
             }
+        }
+    }
+
+    /// Borders, then labels (white on a black box), over the blended places.
+    static func draw(_ decor: Decor, into o: YUVImage) {
+        guard !decor.borders.isEmpty || !decor.labels.isEmpty else { return }
+        let color = YUVColor(rgb: decor.borderColor)
+        for b in decor.borders { PlaneKernels.fill(o, color, in: b) }
+        for l in decor.labels {
+            PlaneKernels.fill(o, .black, in: l.box)
+            BitmapFont.draw(l.text, into: o, x: l.x, y: l.y, scale: l.scale, color: YUVColor(rgb: RGB(r: 255, g: 255, b: 255)))
         }
     }
 
@@ -135,6 +155,43 @@ struct Blender {
                            key: key, keyer: keyer, scratch: nil)
             } else if let keyer { keyer.apply(foreground: fg, background: under, into: o) } else { key.apply(foreground: fg, background: under, into: o) }
             matte.mix.apply(over: o, under: under, matte: m, into: o)
+        }
+    }
+}
+
+extension Blender {
+    /// The HDR working signal's blends (10-bit): the same layouts and keys; each keyed layer's
+    /// matte is computed on its top eight bits (`PlaneKernels16.proxy`). Mattes, alpha inputs,
+    /// filters and the snake are refused before a job starts (`CompositeOptions.checkSignal`).
+    mutating func blend16(_ inputs: (Int) -> Frame, into out: Frame) {
+        var frames: [Frame] = [], images: [YUV16Image] = []
+        swap(&frames, &self.frames); swap(&images, &self.images16)  // borrowed scratch, no copy
+        defer { frames.removeAll(keepingCapacity: true); swap(&frames, &self.frames); swap(&images, &self.images16) }
+        for i in layout.places.indices { frames.append(inputs(i)) }
+        let (mode, layout, key, keyer, weights, proxy) = (self.mode, self.layout, self.key, self.keyer, self.weights, self.proxy!.image)
+        out.withImage16 { o in
+            Frame.withImages16(frames, in: &images) { all in
+                func keyed(_ fg: YUV16Image, over bg: YUV16Image) {
+                    if let keyer {
+                        PlaneKernels16.proxy(fg, into: proxy)
+                        keyer.apply(foreground: fg, proxy: proxy, background: bg, into: o)
+                    } else {
+                        key.apply(foreground: fg, background: bg, into: o)
+                    }
+                }
+                switch mode {
+                case .single: PlaneKernels16.copy(all[0], into: o)
+                case .chromakey: keyed(all[0], over: all[1])
+                case .stack:
+                    PlaneKernels16.copy(all[0], into: o)
+                    for i in 1..<layout.places.count { keyed(all[i], over: o) }
+                case .quad, .grid, .pip:
+                    // Borders and labels are refused with --hdr (`checkSignal`): nothing drawn.
+                    for i in layout.places.indices { PlaneKernels16.copy(all[i], into: o.cropped(to: layout.places[i])) }
+                case .mix:
+                    PlaneKernels16.mix(all, weights: weights, into: o)
+                }
+            }
         }
     }
 }

@@ -7,7 +7,24 @@ public struct CompositeOptions: Sendable {
     public var inputs: [String]
     public var output: String
     public var blend: BlendMode
-    public var sync: SyncMode = .index
+    /// Time sync by default: each input keeps its own speed and its sound stays on its picture,
+    /// whatever the rates (docs/drafts/ISSUE-21-timing.md says why); `.index` by name. One input
+    /// (`.single`: `filter`, `snake`) keeps every frame once, as those commands always have.
+    public var sync: SyncMode
+    /// Time sync: where each input lies in time, one clock per input in input order (the first
+    /// input is the reference: offset 0, drift 0; it may be trimmed). nil: every input from its
+    /// first frame at the same instant, no drift. `lockstep align`'s offsets and drifts go here
+    /// (`InputClock(offset:driftPpm:)`); `--offsets`, `--drift` and `--trim` fill it.
+    public var clocks: [InputClock]?
+    /// `--sync audio`: before the job, every input's offset and drift are found from the sound,
+    /// as `lockstep align` finds them (`AlignJob`), and put into `clocks` (trims kept). An input
+    /// whose sound does not match stops the job with align's sentence: no offset is made up.
+    public var clocksFromSound = false
+    /// Time sync: the time every input saw (`common`, the default) or from the earliest start to
+    /// the latest end (`longest`, black and silence where an input has no picture).
+    public var coverage = SyncPlacement.Coverage.common
+    /// An input that ends early shows its last frame until the output ends, instead of ending it.
+    public var holdLast = false
     public var size: Size?
     public var frameRate: Rational?
     public var keyColor = RGB(r: 0, g: 255, b: 0)
@@ -20,6 +37,22 @@ public struct CompositeOptions: Sendable {
     public var weights: [Double]?
     public var gains: [Double]?
     public var audio = true
+    /// `--audio-from N`: only this input's sound (0-based), the others' not even decoded: the
+    /// usual multi-camera choice, since microphones of one event mixed comb even when aligned.
+    public var audioFrom: Int?
+    /// `--loudness`: bring the output's sound to this integrated loudness, LUFS (EBU R128: -23).
+    public var loudness: Double?
+    /// grid, quad and pip: the grid's shape, cell fitting, borders, labels, insets.
+    public var grid = GridSpec()
+
+    /// The grid's rows and columns (quad: 2x2; blends without cells: 1x1).
+    public var gridShape: (rows: Int, columns: Int) {
+        switch blend {
+        case .quad: return (2, 2)
+        case .grid: return grid.layout.map { ($0.rows, $0.columns) } ?? GridSpec.shape(for: inputs.count)
+        default: return (1, 1)
+        }
+    }
     /// Conceal decode errors in the inputs and go on (each damaged frame named in a warning and
     /// in the output's provenance) instead of stopping at the first.
     public var conceal = false
@@ -34,12 +67,29 @@ public struct CompositeOptions: Sendable {
     /// An input keyed by its own alpha is keyed by colour too (alpha times key).
     public var keyAlphaAndColor = false
     public var encode = EncodeSettings()
+    /// Interlaced inputs: one picture per frame (the default), per field, or left woven.
+    public var deinterlace = DeinterlaceMode.frame
+    /// The signal every input is converted into, blended in and written: SDR BT.709 (H.264),
+    /// or HDR BT.2020 HLG or PQ (10-bit HEVC). See docs: the working signal.
+    public var signal = WorkingSignal.sdr
+    /// How HDR inputs are brought into an SDR output (or a PQ input into HLG).
+    public var toneCurve = ToneCurve.hable
     /// Render only output frames [start, end) of the single pass (`--frames A:B`).
     public var frames: FrameRange?
 
     public init(inputs: [String], output: String, blend: BlendMode) {
         self.inputs = inputs; self.output = output; self.blend = blend
+        sync = blend == .single ? .index : .time
     }
+
+    /// The sync's placement of every reader (inputs, then the matte, on the first input's clock).
+    public var placement: SyncPlacement {
+        let given = clocks ?? Array(repeating: .identity, count: inputs.count)
+        return SyncPlacement(clocks: given + (matte == nil ? [] : [given.first ?? .identity]), coverage: coverage, holdLast: holdLast)
+    }
+
+    /// Whether any input is placed in time other than "every input from its first frame at once".
+    public var placesInputsInTime: Bool { clocksFromSound || !(clocks ?? []).allSatisfy(\.isIdentity) || coverage != .common }
 }
 
 public struct CompositeResult: Sendable {
@@ -55,6 +105,21 @@ public struct CompositeResult: Sendable {
     public var warnings: [String] = []
     /// Pictures decoded per input, also those decoded only to reach a segment's first frame.
     public var picturesDecoded: [Int] = []
+    /// What the job chose that the user should hear of, one line each (inputs that change speed
+    /// under index sync, stills held): given to `announce` as soon as known, and kept here.
+    public var notices: [String] = []
+    /// With `loudness`: what was measured and done.
+    public var loudness: LoudnessSummary?
+}
+
+/// `--loudness`'s report: the inputs' mix as measured before the job, the gain applied to reach
+/// the target, and the loudness of what was written (after the mixer's limiter).
+public struct LoudnessSummary: Equatable, Sendable {
+    public var target: Double
+    /// LUFS; -infinity for silence (then no gain is applied).
+    public var mixLUFS: Double
+    public var gainDB: Double
+    public var writtenLUFS: Double
 }
 
 /// A failure of the job that is not FFmpeg's: bad input combinations, cancellation.
@@ -71,7 +136,13 @@ public struct JobError: Error, CustomStringConvertible, Equatable, Sendable {
 /// watchdog. `cancel()` may come from any thread (a signal source's queue, never a signal
 /// handler itself); it only raises flags, closes queues and wakes waiters.
 public final class CompositeJob: @unchecked Sendable {  // mutable state guarded by `lock`
-    public let options: CompositeOptions
+    /// As given; under `clocksFromSound`, `run()` puts the clocks the sound gave into it before
+    /// anything else starts.
+    public private(set) var options: CompositeOptions
+    /// `--sync audio`'s alignment while it runs (so that `cancel()` reaches it).
+    private var aligner: AlignJob?
+    /// `--sync audio`: one line per input placed by its sound.
+    private var soundNotices: [String] = []
     /// The current attempt's failure (a snake segment may start again, `run()`).
     private var failure = FailureBox()
     private var lanes: [InputLane] = []
@@ -82,6 +153,11 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
     private let cancellation = CancellationToken()
     /// Called on the compositor thread after each output frame: (frames done, frames expected).
     public var progress: (@Sendable (Int64, Int64?) -> Void)?
+    /// Called with each notice (`CompositeResult.notices`) as soon as it is known, before the
+    /// first frame when it can be.
+    public var announce: (@Sendable (String) -> Void)?
+    /// Lines already announced (a snake segment's run may start again).
+    private var announced = Set<String>()
 
     public init(options: CompositeOptions) { self.options = options }
 
@@ -90,9 +166,11 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
     public func cancel() { stop(because: JobError.cancelled) }
 
     private func stop(because error: Error) {
-        lock.lock(); cancelled = true; let lanes = self.lanes; let w = writerStage; let failure = self.failure; lock.broadcast(); lock.unlock()
+        lock.lock(); cancelled = true; let lanes = self.lanes; let w = writerStage; let failure = self.failure; let aligner = self.aligner
+        lock.broadcast(); lock.unlock()
         failure.record(error)
         cancellation.cancel()
+        aligner?.cancel()
         for l in lanes { l.cancel() }
         w?.queue.close(); w?.pool.close()
     }
@@ -103,7 +181,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
     private func openReaders() throws -> [MovieReader] {
         let box = OpenedReaders(count: options.readerPaths.count)
         for (i, path) in options.readerPaths.enumerated() {
-            let audio = options.audio && i < options.inputs.count, conceal = options.conceal, cancellation = self.cancellation
+            let audio = options.audio && i < options.inputs.count && (options.audioFrom == nil || options.audioFrom == i), conceal = options.conceal, cancellation = self.cancellation
             let t = Thread { [box, lock] in
                 let result = Result { try MovieReader(path: path, audio: audio, conceal: conceal, cancellation: cancellation) }
                 box.set(i, result)
@@ -120,11 +198,37 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         return try box.readers()
     }
 
+    /// `--sync audio`: every input's clock from its sound against the first input's (offset
+    /// between their first shown frames, drift), announced one line per input.
+    private func placeBySound() throws {
+        try options.check()
+        let job = AlignJob(inputs: options.inputs)
+        lock.lock(); let wasCancelled = cancelled; aligner = job; lock.unlock()
+        if wasCancelled { throw JobError.cancelled }
+        let found: AlignResult
+        do { found = try job.run() } catch { lock.lock(); let c = cancelled; lock.unlock(); throw c ? JobError.cancelled : error }
+        var placed = options
+        var clocks = placed.clocks ?? Array(repeating: .identity, count: placed.inputs.count)
+        var lines: [String] = []
+        for (i, a) in found.inputs.enumerated() where i > 0 {
+            let seconds = a.firstFrameOffset ?? a.offset
+            clocks[i].offset = Rational((seconds * 1e9).rounded().clamped(to: -9e18...9e18).int64, 1_000_000_000)
+            clocks[i].driftPpm = a.driftPpm
+            lines.append(String(format: "input %d (%@): placed by its sound %+.6f s from input 1, drift %+.1f ppm, confidence %.2f",
+                                i + 1, (a.path as NSString).lastPathComponent, seconds, a.driftPpm, a.confidence))
+        }
+        placed.clocks = clocks
+        placed.clocksFromSound = false
+        try placed.check()
+        lock.lock(); options = placed; aligner = nil; soundNotices = lines; lock.unlock()
+    }
+
     /// A snake segment whose pre-roll window the bracket did not close: the attempt is dropped
     /// before any frame is written, and the job starts again with a longer window.
     private struct LongerPreRoll: Error {}
 
     public func run() throws -> CompositeResult {
+        if options.clocksFromSound { try placeBySound() }
         // Snake segments: pre-roll windows of 16, 32, 64 frames, then the taint's own pre-roll
         // (as far back as frame 0 if need be), which is always exact (`SnakeStage.startSegment`).
         for window in [16, 32, SnakeStage.longestBracketWindow, .max] as [Int64] {
@@ -138,31 +242,50 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         lock.lock(); let failure = self.failure; lock.unlock()
         try options.check()
         try OutputPath.check(options.output, inputs: options.readerPaths)
-        let folder = URL(fileURLWithPath: options.output).deletingLastPathComponent().path
-        OutputPath.removeStaleTemporaries(in: folder)
+        try options.checkLoudnessInputs()
+        let pending = try OutputPath(for: options.output)
+        do {
+            return try run(preRollWindow: preRollWindow, failure: failure, pending: pending)
+        } catch {
+            pending.discard()
+            throw pending.explain(error)
+        }
+    }
+
+    private func run(preRollWindow: Int64, failure: FailureBox, pending: OutputPath) throws -> CompositeResult {
         let readers = try openReaders()
+        for r in readers { r.deinterlace(options.deinterlace) }
         let first = readers[0]
-        // The first input's size, even (4:2:0), and large enough for every place to hold a 2x2
-        // picture (a quad's cells are a quarter of the canvas).
-        let smallest = options.blend == .quad ? 4 : 2
-        let canvas = options.size ?? Size(width: max(smallest, first.video.displaySize.width & ~1),
-                                          height: max(smallest, first.video.displaySize.height & ~1))
+        if let n = options.audioFrom, readers[n].audio == nil {
+            throw JobError("--audio-from \(n + 1): input \(n + 1) (\(options.inputs[n])) has no audio stream Lockstep can decode.")
+        }
+        // The canvas: --size, or for blends that give each input a place of its own (quad, grid,
+        // pip) one chosen from all inputs (`Layout.canvas`), else the first input's size; even
+        // (4:2:0), and large enough for every cell to hold a 2x2 picture.
+        let sizes = readers.prefix(options.inputs.count).map(\.video.displaySize)
+        let (rows, columns) = options.gridShape
+        let smallest = Size(width: 2 * columns, height: 2 * rows)
+        let chosen = options.blend.placesInputs ? Layout.canvas(blend: options.blend, inputs: sizes, cells: options.grid)
+            : Size(width: first.video.displaySize.width & ~1, height: first.video.displaySize.height & ~1)
+        let canvas = options.size ?? Size(width: max(smallest.width, chosen.width), height: max(smallest.height, chosen.height))
         guard canvas.width >= 2 && canvas.height >= 2 else { throw MediaError("picture too small to be a canvas", path: first.path) }
-        guard let frameRate = options.frameRate ?? first.video.frameRate else {
+        guard let frameRate = options.frameRate ?? Self.defaultFrameRate(readers.prefix(options.inputs.count)) else {
             throw MediaError("no frame rate in the file; give one with --fps", path: first.path)
         }
-        if options.blend == .quad && (canvas.width < 4 || canvas.height < 4) {
-            throw JobError("--size \(canvas) is too small for quad: each of its cells needs at least 2x2 pixels")
+        if canvas.width < smallest.width || canvas.height < smallest.height {
+            throw JobError("--size \(canvas) is too small for \(options.blend.rawValue): its \(rows) rows and \(columns) columns of cells need at least 2x2 pixels each")
         }
         // Before any thread starts: a .cube that cannot be read stops the job here.
         let filters = try options.filter.map { try FilterStage(schedule: $0, canvas: canvas) }
-        let layout = Layout(blend: options.blend, canvas: canvas, inputs: readers.prefix(options.inputs.count).map(\.video.displaySize))
+        let layout = Layout(blend: options.blend, canvas: canvas, inputs: sizes, cells: options.grid)
         let matteMix = options.matte.map { MatteMix(factor: $0.mixFactor) }
-        let key = ChromaKey(keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness)
+        let key = ChromaKey(keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness,
+                            matrix: options.signal.matrix)
         var blender = Blender(mode: options.blend, layout: layout, key: key, keyer: options.makeKeyer(),
                               weights: options.weights ?? Array(repeating: 1, count: options.inputs.count))
         if let matteMix, options.blend != .single { blender.matte = (matteMix, options.matte!.mode) }
         blender.keyAlphaAndColor = options.keyAlphaAndColor
+        blender.signal = options.signal
         let lanes = try readers.enumerated().map { i, r in
             let conformer: Conformer
             do {
@@ -170,12 +293,28 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                 let place = layout.places[i], pic = layout.pictures[i]
                 conformer = try Conformer(place: Size(width: place.width, height: place.height),
                                           picture: Rect(x: pic.x - place.x, y: pic.y - place.y, width: pic.width, height: pic.height),
-                                          fill: blender.marginColor(ofInput: i), rotation: r.video.rotation)
+                                          fill: blender.marginColor(ofInput: i), rotation: r.video.rotation, keep: layout.keep[i],
+                                          color: options.color(of: r))
             } catch let e as MediaError { throw e.at(r.path) }
             let alpha = try options.alphaConformer(ofInput: i, reader: r, place: conformer.place, picture: conformer.picture, fill: conformer.fill)
             return InputLane(index: i, reader: r, conformer: conformer, poolSize: 4, failure: failure, alphaConformer: alpha)
         }
         let withAudio = lanes.contains { $0.audio != nil }
+        let placement = options.placement
+        let timing = Timing(placement: placement, sync: options.sync, frameRate: frameRate)
+        for (i, lane) in lanes.enumerated() {
+            lane.reader.audioDriftPpb = options.sync == .time ? placement.clocks[i].driftPpb : 0
+            lane.audioShift = timing.audioShift(input: i)
+            lane.audio?.audible = timing.audible(input: i)
+        }
+        // What an absent input (`--longest`) shows: its place with no picture, as its margins are.
+        let blanks = try lanes.map { lane -> Frame? in
+            guard options.coverage == .longest else { return nil }
+            if let alpha = lane.alphaConformer { return try alpha.emptyFrame() }
+            return try Frame(width: lane.conformer.place.width, height: lane.conformer.place.height, color: lane.conformer.fill)
+        }
+        let notices = soundNotices + Self.notices(readers: Array(readers.prefix(options.inputs.count)), sync: options.sync, frameRate: frameRate)
+        for line in notices where !announced.contains(line) { announced.insert(line); announce?(line) }
         let snake = options.snake.map { SnakeStage(options: $0, canvas: canvas, frameRate: frameRate) }
         let segment = try options.frames.map { range in
             try Self.startSegment(range, lanes: lanes, sync: options.sync, frameRate: frameRate, withAudio: withAudio) { frames in
@@ -186,14 +325,30 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         }
         let firstK = options.frames?.start ?? 0
         let container = OutputPath.container(for: options.output)
-        let temporary = OutputPath.temporary(beside: options.output)
-        var committed = false
-        defer { if !committed { unlink(temporary) } }
-        let writer = try MovieWriter(path: temporary, container: container, canvas: canvas, frameRate: frameRate,
-                                     settings: options.encode, withAudio: withAudio)
-        let gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])
+        var encode = options.encode
+        encode.signal = options.signal
+        // An HDR output passes on the first HDR input's mastering display and light levels
+        // (its stream's, else its first picture's).
+        if options.signal.isHDR {
+            for r in readers where r.video.color.description?.isHDR == true {
+                let hdr = try HDRMetadata.of(movie: r.path)
+                if !hdr.isEmpty { encode.hdr = hdr; break }
+            }
+        }
+        let writer = try MovieWriter(path: pending.path, container: container, canvas: canvas, frameRate: frameRate,
+                                     settings: encode, withAudio: withAudio)
+        var gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])
+        if let n = options.audioFrom { for i in gains.indices where i != n { gains[i] = 0 } }
+        var loudness: LoudnessPass.Measurement?
+        if let target = options.loudness, withAudio {
+            let mixed = lanes.filter { $0.audio != nil }.map { (path: options.readerPaths[$0.index], gain: gains[$0.index]) }
+            let m = try LoudnessPass.measure(mixed, target: target, cancellation: cancellation)
+            gains = gains.map { $0 * Float(m.gain) }
+            loudness = m
+        }
         let stage = try WriterStage(writer: writer, lanes: lanes, gains: gains, frameRate: frameRate, canvas: canvas,
-                                    poolSize: 3, failure: failure, firstFrame: firstK)
+                                    poolSize: 3, failure: failure, firstFrame: firstK, measuresLoudness: loudness != nil,
+                                    signal: options.signal)
         lock.lock()
         self.lanes = lanes; writerStage = stage
         let wasCancelled = cancelled
@@ -210,14 +365,12 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         defer { watchdog.stop() }
         let expected = options.frames?.count ?? Self.expectedFrames(readers, sync: options.sync, frameRate: frameRate)
 
-        let header = Provenance(k: 0, src: [], sync: options.sync.rawValue, blend: options.blend.rawValue,
-                                fps: "\(frameRate.num)/\(frameRate.den)",
-                                inputs: readers.map { Provenance.Input(name: ($0.path as NSString).lastPathComponent,
-                                                                       timeBase: "\($0.video.timeBase.num)/\($0.video.timeBase.den)", audio: $0.audio != nil) })
         // A segment of the snake starts rendering before its first frame (`SnakeStage.startSegment`).
         let firstTick = segment?.firstTick ?? firstK
-        var sync = FrameSync<LaneFrame>(mode: options.sync, inputs: lanes.count, frameRate: frameRate, startTick: firstTick)
+        var sync = FrameSync<LaneFrame>(mode: options.sync, inputs: lanes.count, frameRate: frameRate, startTick: firstTick, placement: placement)
         for (i, origin) in (segment?.origins ?? []).enumerated() { sync.setOrigin(origin, input: i) }
+        for (i, r) in readers.enumerated() { if let end = Self.streamEnd(r.video) { sync.setStreamEnd(end, input: i) } }
+        var idle = Set<Int>()
         var endedBy: Int?
         var emitted: Int64 = 0
         var longerPreRoll = false
@@ -234,14 +387,20 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             case .release(let item):
                 lanes[item.lane].recycle(item)
             case .emit(let tick):
+                // An input past its trim's end is not read again: its reader goes on with audio only.
+                for i in lanes.indices where sync.isIdle(i) && !idle.contains(i) {
+                    idle.insert(i)
+                    lanes[i].stopVideo(audioUntil: withAudio ? min(timing.audible(input: i).upperBound, Int64.max) : .min)
+                }
                 let preRolling = tick < firstK
                 if emitted == options.frames?.count { break loop }  // the segment is complete
                 compositorClock.set("waiting for the writer", busy: false)
                 guard let out = preRolling ? preRollFrame : stage.pool.pop() else { break loop }
                 compositorClock.set(preRolling ? "rendering pre-roll frame \(tick)" : "blending frame \(emitted)", busy: true)
                 try out.makeWritable()
-                let matte = options.matte == nil ? nil : sync.chosen(lanes.count - 1).frame
-                blender.blend({ sync.chosen($0).frame }, matte: matte, into: out)
+                func picture(_ i: Int) -> Frame { sync.chosenIfPresent(i)?.frame ?? blanks[i]! }
+                let matte = options.matte == nil ? nil : picture(lanes.count - 1)
+                blender.blend(picture, matte: matte, into: out)
                 let k = preRolling ? tick : firstK + emitted  // the single pass's frame index
                 let chain: String?
                 if let matte, let matteMix, options.blend == .single {
@@ -257,7 +416,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                     if snake.needsLongerPreRoll { longerPreRoll = true; break loop }
                 }
                 if preRolling { continue loop }
-                var record = provenance(of: sync, header: k == 0 ? header : nil)
+                var record = provenance(of: sync, header: k == 0 ? header(sync, readers: readers, frameRate: frameRate) : nil)
                 record.filter = chain
                 try stamp.stamp(out, with: record)
                 guard stage.queue.push(out) else { break loop }
@@ -291,16 +450,25 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             let i = endedBy ?? 0
             throw FrameRange.pastEnd(range, input: i, path: options.readerPaths[i], frames: firstK + emitted)
         }
+        // A still found only by reading (a one-frame movie whose container lists no count).
+        let lateNotices = (0..<options.inputs.count).filter { sync.isStill($0) && !readers[$0].video.isStill }
+            .map { Self.stillNotice(input: $0, path: options.inputs[$0]) }
+        for line in lateNotices where !announced.contains(line) { announced.insert(line); announce?(line) }
         let snakeSummary = try snake?.finish()
         try filters?.finish(frames: segment?.outputLength ?? emitted, frameRate: frameRate)
-        try OutputPath.commit(temporary, to: options.output)
-        committed = true
-        return CompositeResult(frames: emitted, audioSamples: withAudio ? audioEnd : nil, canvas: canvas,
+        let summary = try loudness.map { m in
+            LoudnessSummary(target: options.loudness!, mixLUFS: m.mixLUFS, gainDB: 20 * log10(m.gain), writtenLUFS: try stage.writtenLoudness() ?? -.infinity)
+        }
+        try pending.commit()
+        var result = CompositeResult(frames: emitted, audioSamples: withAudio ? audioEnd : nil, canvas: canvas,
                                frameRate: frameRate, endedBy: endedBy, snake: snakeSummary,
                                warnings: lanes.flatMap { l in
                                    l.reader.damage.map { "\(l.reader.path): damaged \($0), concealed" }
                                } + sync.backwardJumps.map { Self.describe($0, path: options.readerPaths[$0.input]) },
-                               picturesDecoded: lanes.map(\.reader.picturesDecoded))
+                               picturesDecoded: lanes.map(\.reader.picturesDecoded),
+                               notices: notices + lateNotices)
+        result.loudness = summary
+        return result
     }
 
     /// The video's clock at each tick as the single pass sees it (what `SnakeStage` pairs
@@ -322,18 +490,58 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             + "at source frame \(jump.refused.index); under --sync time the output ends there"
     }
 
-    /// The record of the tick just emitted: source index and pts per input (plus, on frame 0,
-    /// the file's header fields).
+    /// The record of the tick just emitted: source index and pts per input, and under time sync
+    /// until when that frame is on screen ([] for an absent input; plus, on frame 0, the file's
+    /// header fields).
     private func provenance(of sync: FrameSync<LaneFrame>, header: Provenance?) -> Provenance {
         var p = header ?? Provenance(k: 0, src: [])
         p.k = sync.tick
-        p.src = (0..<sync.inputCount).map { let f = sync.chosenFrame($0); return [Int64(f.index), f.pts.value] }
-        let damaged = (0..<sync.inputCount).filter { sync.chosen($0).picture.damaged }
+        p.src = (0..<sync.inputCount).map { i in
+            guard sync.presence(i) != .absent else { return [] }
+            let f = sync.chosenFrame(i)
+            return [Int64(f.index), f.pts.value] + (sync.until(i).map { [$0.value] } ?? [])
+        }
+        let damaged = (0..<sync.inputCount).filter { sync.chosenIfPresent($0)?.picture.damaged ?? false }
         p.damaged = damaged.isEmpty ? nil : damaged
+        let held = (0..<sync.inputCount).filter { sync.presence($0) == .held }
+        p.held = held.isEmpty ? nil : held
         return p
     }
 
+    /// Frame 0's header: the sync, the blend, the rate, every input with its clock.
+    private func header(_ sync: FrameSync<LaneFrame>, readers: [MovieReader], frameRate: Rational) -> Provenance {
+        var h = Provenance(k: 0, src: [], sync: options.sync.rawValue, blend: options.blend.rawValue, fps: "\(frameRate.num)/\(frameRate.den)")
+        let placement = sync.placement
+        h.inputs = readers.enumerated().map { i, r in
+            var input = Provenance.Input(name: (r.path as NSString).lastPathComponent,
+                                         timeBase: "\(r.video.timeBase.num)/\(r.video.timeBase.den)", audio: r.audio != nil)
+            input.origin = sync.origin(i)?.value
+            let clock = placement.clocks[i]
+            if options.sync == .time {
+                if clock.offset != Rational(0, 1) { input.offset = "\(clock.offset.num)/\(clock.offset.den)" }
+                if clock.driftPpm != 0 { input.driftPpm = clock.driftPpm }
+                if clock.trim != .whole { input.trim = Self.trimText(clock.trim) }
+            }
+            if sync.isStill(i) { input.still = true }
+            return input
+        }
+        if sync.start != Rational(0, 1) { h.start = "\(sync.start.num)/\(sync.start.den)" }
+        if placement.coverage != .common && options.sync == .time { h.coverage = placement.coverage.rawValue }
+        if placement.holdLast { h.holdLast = true }
+        return h
+    }
+
+    /// "1.5:9" (exact fractions where a decimal would round: "1/3:").
+    static func trimText(_ t: InputClock.Trim) -> String {
+        func exact(_ r: Rational) -> String { r.den == 1 ? "\(r.num)" : "\(r.num)/\(r.den)" }
+        return exact(t.start) + ":" + (t.end.map(exact) ?? "")
+    }
+
     static func expectedFrames(_ readers: [MovieReader], sync: SyncMode, frameRate: Rational) -> Int64? {
+        // A still is shown throughout: it does not bound the output (stills alone: one frame).
+        let movies = readers.filter { !$0.video.isStill }
+        if movies.isEmpty { return readers.isEmpty ? nil : 1 }
+        let readers = movies
         let counts: [Int64] = readers.compactMap { r in
             switch sync {
             case .index:
@@ -360,5 +568,17 @@ private final class OpenedReaders: @unchecked Sendable {
     func readers() throws -> [MovieReader] {
         lock.lock(); defer { lock.unlock() }
         return try results.map { try $0!.get() }
+    }
+}
+
+private extension Double {
+    func clamped(to range: ClosedRange<Double>) -> Double { Swift.min(Swift.max(self, range.lowerBound), range.upperBound) }
+    var int64: Int64 { Int64(self) }
+}
+
+extension CompositeOptions {
+    /// What input `reader`'s pictures are converted into.
+    func color(of reader: MovieReader) -> ColorOptions {
+        ColorOptions(working: signal, toneCurve: toneCurve, metadata: reader.video.color.hdr)
     }
 }

@@ -10,7 +10,7 @@ extension CompositeOptions {
         guard keyer == .lockstep, blend == .chromakey || blend == .stack else { return nil }
         var settings = keying
         settings.screenColor = keyColor
-        return Keyer(settings: settings)
+        return Keyer(settings: settings, matrix: signal.matrix)
     }
 
     func checkKeyer() throws {

@@ -31,7 +31,7 @@ extension CompositeOptions {
                 throw JobError("--matte mixes the filtered picture with the unfiltered one: it needs --filter or --filter-at.")
             }
         case .chromakey, .stack: break
-        case .mix, .quad: throw JobError("--matte is the foreground's alpha: it needs --blend chromakey or stack; got \(blend.rawValue).")
+        case .mix, .quad, .grid, .pip: throw JobError("--matte is the foreground's alpha: it needs --blend chromakey or stack; got \(blend.rawValue).")
         }
     }
 }

@@ -2,12 +2,21 @@ import Compositor
 import Foundation
 import Media
 
-/// Joins clips end to end (`lockstep concat`). Every source frame of every clip becomes exactly
-/// one output frame, in order (a clip at another rate is retimed, never thinned or padded), each
-/// fitted to the canvas as `composite` fits its inputs (its lane's Conformer: scale, turn,
-/// margins). Output frame k has pts k/fps; the audio is each clip's own, placed as `ConcatAudio`
-/// says, and ends exactly with the video. With a cap the output stops at the last whole frame
-/// at or before it, and the audio at the same instant.
+/// Joins clips end to end (`lockstep concat`), each fitted to the canvas as `composite` fits its
+/// inputs (its lane's Conformer: scale, turn, margins). Output frame k has pts k/fps.
+///
+/// By time (the default): each clip keeps its duration and its sync. Clip c's time 0 lies at
+/// output time S_c, S_0 = 0 and S_c+1 = S_c + the clip's length (its last frame's end, or where
+/// its container says its stream ends: an edit list); output tick k shows the clip frame on
+/// screen at k/fps - S_c (`FrameSync` with the clip placed at S_c): frames dropped or repeated
+/// as time says, each recorded with the time it is on screen until, so `verify` can prove it.
+/// Clip c's audio fills output samples [S_c, S_c+1) x 48000 on the same mapping, so it stays on
+/// its picture to the sample. `keepFrames`: every source frame once, in order (a clip at
+/// another rate plays faster or slower; its audio is cut or padded to its video).
+///
+/// The audio is each clip's own, placed as `ConcatAudio` says, and ends exactly with the video.
+/// With a cap the output stops at the last whole frame at or before it, and the audio at the
+/// same instant.
 ///
 /// Threads: `run()` on the caller's thread (it encodes), one reader thread per clip, at most two
 /// at once (the current clip and the next, decoding ahead). `cancel()` may come from any thread.
@@ -19,6 +28,8 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
     private var lanes: [InputLane] = []
     /// Called after each output frame: (frames done, frames expected).
     public var progress: (@Sendable (Int64, Int64?) -> Void)?
+    /// Called with each notice (`ConcatResult.notices`) as soon as it is known.
+    public var announce: (@Sendable (String) -> Void)?
 
     public init(options: ConcatOptions) { self.options = options }
 
@@ -35,9 +46,17 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
     public func run() throws -> ConcatResult {
         try options.check()
         try OutputPath.check(options.output, inputs: options.clips)
-        let folder = URL(fileURLWithPath: options.output).deletingLastPathComponent().path
-        OutputPath.removeStaleTemporaries(in: folder)
-        if options.copy { return try runCopy() }
+        let pending = try OutputPath(for: options.output)
+        do {
+            return options.copy ? try runCopy(pending) : try run(pending)
+        } catch {
+            pending.discard()
+            throw pending.explain(error)
+        }
+    }
+
+    private func run(_ pending: OutputPath) throws -> ConcatResult {
+        var notices: [String] = []
 
         // Every clip is opened first: one that is not a movie, or has no video, fails before
         // anything is encoded.
@@ -49,7 +68,7 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
         if let error = failure.error { throw error }
         let first = readers[0]
         let canvas = options.size ?? Size(width: max(2, first.video.displaySize.width & ~1), height: max(2, first.video.displaySize.height & ~1))
-        guard let frameRate = options.frameRate ?? first.video.frameRate else {
+        guard let frameRate = options.frameRate ?? CompositeJob.defaultFrameRate(readers) else {
             throw MediaError("no frame rate in the file; give one with --fps", path: first.path)
         }
         let maxFrames = options.maxDuration.map { ConcatOptions.frames(within: $0, frameRate: frameRate) } ?? .max
@@ -81,23 +100,31 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
         if let error = failure.error { throw error }
         let withAudio = readers.contains { $0.audio != nil }
 
-        let temporary = OutputPath.temporary(beside: options.output)
-        var committed = false
-        defer { if !committed { unlink(temporary) } }
-        let writer = try MovieWriter(path: temporary, container: OutputPath.container(for: options.output), canvas: canvas,
+        let writer = try MovieWriter(path: pending.path, container: OutputPath.container(for: options.output), canvas: canvas,
                                      frameRate: frameRate, settings: options.encode, withAudio: withAudio)
         func samples(_ frames: Int64) -> Int64 {
             AudioTimeline.samples(coveringFrames: frames, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
         }
         let fade = Int64(options.crossfadeMs ?? 0) * Int64(AudioFormat.sampleRate) / 2000
         let audio = withAudio ? ConcatAudio(fadeSamples: fade) { try writer.writeAudio(left: $0, right: $1, count: $2) } : nil
-        let header = Provenance(k: 0, src: [], sync: ConcatCheck.sync, blend: nil, fps: "\(frameRate.num)/\(frameRate.den)",
-                                inputs: readers.map { Provenance.Input(name: ($0.path as NSString).lastPathComponent,
-                                                                       timeBase: "\($0.video.timeBase.num)/\($0.video.timeBase.den)",
-                                                                       audio: $0.audio != nil, frames: $0.video.indexedFrames) })
-        let expected = Self.expectedFrames(readers).map { min($0, maxFrames) }
+        let byTime = !options.keepFrames
+        var header = Provenance(k: 0, src: [], sync: ConcatCheck.sync, blend: nil, fps: "\(frameRate.num)/\(frameRate.den)",
+                                inputs: readers.map { r in
+                                    var input = Provenance.Input(name: (r.path as NSString).lastPathComponent,
+                                                                 timeBase: "\(r.video.timeBase.num)/\(r.video.timeBase.den)",
+                                                                 audio: r.audio != nil, frames: r.video.shownFrames ?? r.video.indexedFrames)
+                                    if byTime, let d = r.video.duration { input.duration = "\(d.num)/\(d.den)" }
+                                    return input
+                                })
+        if byTime { header.timing = ConcatCheck.byTime }
+        let expected = byTime ? Self.expectedFrames(readers, frameRate: frameRate).map { min($0, maxFrames) }
+            : Self.expectedFrames(readers).map { min($0, maxFrames) }
+        if !byTime, let line = Self.keepFramesNotice(readers, frameRate: frameRate) { announce?(line); notices.append(line) }
         var emitted: Int64 = 0
         var clipFrames: [Int64] = []
+        /// Output time of the current clip's time 0 (by time).
+        var clipStart = Rational(0, 1)
+        func sample(_ t: Rational) -> Int64 { Rational.rescale(1, from: t, to: Rational(1, Int64(AudioFormat.sampleRate))) }
         // This thread fits nothing itself (the lanes do): it waits for clips and encodes.
         let encoderClock = StageClock(name: "the encoder")
         let watchdog = Watchdog(clocks: lanes.map(\.clock) + [encoderClock], timeout: options.stallTimeout) {
@@ -109,35 +136,80 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
         for (k, lane) in lanes.enumerated() {
             if k + 1 < lanes.count { start(k + 1) }  // decodes ahead while this clip is encoded
             let first = emitted
-            audio?.begin(lane.audio, at: samples(first))
-            while emitted < maxFrames {
-                encoderClock.set("waiting for clip \(k + 1)", busy: false)
-                guard let popped = lane.frames.pop() else { break }  // closed: a failure
-                encoderClock.set("encoding frame \(emitted)", busy: true)
-                guard let item = popped else { break }               // the clip's end
-                var p = emitted == 0 ? header : Provenance(k: 0, src: [])
-                p.k = emitted
-                p.clip = k
-                p.src = [[Int64(item.picture.source.index), item.picture.source.pts.value]]
+            let audioStart = byTime ? sample(clipStart) : samples(first)
+            audio?.begin(lane.audio, at: audioStart)
+            /// Writes one output frame of this clip: its picture, provenance, and the audio so far.
+            func write(_ item: LaneFrame, record p: Provenance) throws {
+                var p = p
                 var picture = item.frame
                 if let filters, let filtered {
                     (picture, p.filter) = try filters.render(item.frame, into: filtered, index: emitted, time: frameRate.inverse * emitted)
                 }
                 try stamp.stamp(picture, with: p)
                 try writer.writeVideo(picture, index: emitted)
-                lane.recycle(item)
                 emitted += 1
                 try audio?.writeAvailable(until: samples(emitted))
                 progress?(emitted, expected)
             }
+            func record(_ source: SourceFrame, until: Timestamp?) -> Provenance {
+                var p = emitted == 0 ? header : Provenance(k: 0, src: [])
+                p.k = emitted
+                p.clip = k
+                p.src = [[Int64(source.index), source.pts.value] + (until.map { [$0.value] } ?? [])]
+                return p
+            }
+            var clipEnd: Rational?
+            if byTime {
+                // The clip placed at clipStart on the output's clock; ticks counted from the output's start.
+                var sync = FrameSync<LaneFrame>(mode: .time, inputs: 1, frameRate: frameRate, startTick: emitted,
+                                                placement: SyncPlacement(clocks: [InputClock(offset: clipStart)]), start: Rational(0, 1))
+                if let end = CompositeJob.streamEnd(lane.reader.video) { sync.setStreamEnd(end, input: 0) }
+                var shownFirst = false
+                var delivered: Int64 = 0
+                clip: while emitted < maxFrames {
+                    switch sync.step() {
+                    case .need:
+                        encoderClock.set("waiting for clip \(k + 1)", busy: false)
+                        guard let popped = lane.frames.pop() else { break clip }  // closed: a failure
+                        if let item = popped { sync.push(item.picture.source, payload: item, input: 0); delivered += 1 } else { sync.finish(input: 0) }
+                    case .release(let item):
+                        lane.recycle(item)
+                    case .emit:
+                        encoderClock.set("encoding frame \(emitted)", busy: true)
+                        var p = record(sync.chosenFrame(0), until: sync.until(0))
+                        if !shownFirst {
+                            // Where this clip's time 0 lies, for verify: the clip's start and its frame 0's pts.
+                            shownFirst = true
+                            p.clipStart = "\(clipStart.num)/\(clipStart.den)"
+                            p.origin = sync.origin(0)?.value
+                        }
+                        try write(sync.chosen(0), record: p)
+                    case .end:
+                        clipEnd = sync.endTime(input: 0).map { Self.length($0, frames: delivered, video: lane.reader.video) }
+                        break clip
+                    }
+                }
+                while let item = sync.drain() { lane.recycle(item) }
+            } else {
+                while emitted < maxFrames {
+                    encoderClock.set("waiting for clip \(k + 1)", busy: false)
+                    guard let popped = lane.frames.pop() else { break }  // closed: a failure
+                    encoderClock.set("encoding frame \(emitted)", busy: true)
+                    guard let item = popped else { break }               // the clip's end
+                    try write(item, record: record(item.picture.source, until: nil))
+                    lane.recycle(item)
+                }
+            }
             if let error = failure.error { throw error }
             let capped = emitted == maxFrames
-            let end = samples(emitted)
+            let joined = !capped && k + 1 < lanes.count
+            // By time the next clip starts where this one's time ends; its audio too, to the sample.
+            if byTime, let clipEnd { clipStart = clipStart + clipEnd }
+            let end = byTime && joined ? sample(clipStart) : samples(emitted)
             encoderClock.set("waiting for the audio of clip \(k + 1)", busy: false)
             // No more pictures from this clip: its reader delivers only the audio its video covers.
             // A crossfade goes on with this clip's own audio past its video's end.
-            let joined = !capped && k + 1 < lanes.count
-            lane.stopVideo(audioUntil: withAudio ? end - samples(first) + (joined ? fade : 0) : .min)
+            lane.stopVideo(audioUntil: withAudio ? end - audioStart + (joined ? fade : 0) : .min)
             try audio?.finish(at: end, join: joined)
             lane.join()
             running.remove(k)
@@ -149,31 +221,54 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
         try writer.finish()
         if let error = failure.error { throw error }
         try filters?.finish(frames: emitted, frameRate: frameRate)
-        try OutputPath.commit(temporary, to: options.output)
-        committed = true
-        let warnings = readers.prefix(clipFrames.count).compactMap { r -> String? in
-            guard let rate = r.video.frameRate, rate != frameRate else { return nil }
-            return "\(r.path): \(rate) fps, shown at \(frameRate) fps (every frame once, so it plays \(String(format: "%.3g", frameRate.seconds / rate.seconds))x as fast; its audio is cut or padded to its video)"
-        }
+        try pending.commit()
         return ConcatResult(frames: emitted, audioSamples: withAudio ? samples(emitted) : nil, canvas: canvas,
-                            frameRate: frameRate, clipFrames: clipFrames, warnings: warnings)
+                            frameRate: frameRate, clipFrames: clipFrames, notices: notices)
     }
 
-    /// The sum of the clips' indexed frame counts, when every clip has one.
+    /// A clip's length as its frames' times give it, or exactly its frame count at its nominal
+    /// rate when that is within its times' rounding (Matroska stores 24 fps at 1 ms, the last
+    /// frame's time and its duration both rounded: 30 frames end at 1208 + 41 = 1.249 s, not
+    /// 1.25; a join placed 1 ms early would shift all that follows). Up to a time-base unit (two
+    /// halves), at most 1 ms.
+    static func length(_ measured: Rational, frames: Int64, video: VideoInfo) -> Rational {
+        guard frames > 0, let rate = video.nominalFrameRate, rate.num > 0 else { return measured }
+        let exact = rate.inverse * frames
+        let rounding = min(video.timeBase, Rational(1, 1000))
+        return (exact - measured).magnitudeAtMost(rounding) ? exact : measured
+    }
+
+    /// `--keep-frames`: one line naming the clips whose speed changes, and by how much.
+    static func keepFramesNotice(_ readers: [MovieReader], frameRate: Rational) -> String? {
+        let changed: [String] = readers.enumerated().compactMap { i, r in
+            guard let rate = r.video.nominalFrameRate ?? r.video.frameRate, rate != frameRate else { return nil }
+            return "clip \(i + 1) (\(r.path), \(CompositeJob.rateText(rate)) fps) at \(CompositeJob.speedText(frameRate, over: rate))"
+        }
+        guard !changed.isEmpty else { return nil }
+        return "--keep-frames shows every frame once at \(CompositeJob.rateText(frameRate)) fps: " + changed.joined(separator: ", ")
+            + " speed; the sound of each is cut or padded to its picture (without --keep-frames every clip keeps its speed and its sync)"
+    }
+
+    /// The sum of the clips' shown frame counts (an edit list's hidden frames left out), when
+    /// every clip has one.
     static func expectedFrames(_ readers: [MovieReader]) -> Int64? {
-        let counts = readers.compactMap(\.video.indexedFrames)
+        let counts = readers.compactMap { $0.video.shownFrames ?? $0.video.indexedFrames }
         return counts.count == readers.count ? counts.reduce(0, +) : nil
     }
 
+    /// By time: the clips' lengths at the output's rate, when every clip says its length.
+    static func expectedFrames(_ readers: [MovieReader], frameRate: Rational) -> Int64? {
+        let lengths = readers.compactMap(\.video.duration)
+        guard lengths.count == readers.count else { return nil }
+        let total = lengths.reduce(Rational(0, 1), +) * frameRate
+        return (total.num + total.den - 1) / total.den
+    }
+
     /// `--copy`: the same temporary-then-rename as the re-encoding path around `ConcatCopy.join`.
-    private func runCopy() throws -> ConcatResult {
-        let temporary = OutputPath.temporary(beside: options.output)
-        var committed = false
-        defer { if !committed { unlink(temporary) } }
-        let result = try ConcatCopy.join(options.clips, into: temporary, container: OutputPath.container(for: options.output),
+    private func runCopy(_ pending: OutputPath) throws -> ConcatResult {
+        let result = try ConcatCopy.join(options.clips, into: pending.path, container: OutputPath.container(for: options.output),
                                          audioBitRate: options.encode.audioBitRate, cancellation: cancellation) { [progress] in progress?($0, nil) }
-        try OutputPath.commit(temporary, to: options.output)
-        committed = true
+        try pending.commit()
         return result
     }
 }

@@ -15,6 +15,9 @@ public struct ConcatOptions: Sendable {
     public var crossfadeMs: Int?
     /// Join the compressed video by packet copy instead of decoding and encoding it.
     public var copy = false
+    /// Every source frame once, in order, whatever its time (the old join): a clip at another
+    /// rate plays faster or slower. Off (the default): each clip keeps its duration and its sync.
+    public var keepFrames = false
     /// Filter chains applied to each fitted picture, switched on a schedule of output times.
     public var filter: FilterSchedule?
     public var encode = EncodeSettings()
@@ -70,6 +73,7 @@ public struct ConcatResult: Sendable {
     public var frameRate: Rational
     /// Output frames each clip gave, in order (clips past the cap are absent).
     public var clipFrames: [Int64]
-    /// Things the user should know, one sentence each (a clip at another rate is retimed).
-    public var warnings: [String] = []
+    /// What the job chose that the user should hear of, one line each (under `--keep-frames`:
+    /// the clips whose speed changes); given to `ConcatJob.announce` as soon as known.
+    public var notices: [String] = []
 }

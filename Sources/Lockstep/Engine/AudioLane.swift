@@ -18,6 +18,9 @@ final class AudioLane {
     private var fedCount: Int64 = 0
     /// Input-clock position of the output's sample 0, set from the first video frame.
     private(set) var origin: Int64?
+    /// Output samples where this input is heard (its trim; its own span under `--longest`);
+    /// outside them it is silent. Set before the reader starts.
+    var audible: Range<Int64> = Int64.min..<Int64.max
 
     init() { left.reserveCapacity(1 << 16); right.reserveCapacity(1 << 16) }
 
@@ -96,6 +99,18 @@ final class AudioLane {
     func read(from: Int64, count: Int, left l: UnsafeMutablePointer<Float>, right r: UnsafeMutablePointer<Float>) {
         condition.lock(); defer { condition.unlock() }
         l.update(repeating: 0, count: count); r.update(repeating: 0, count: count)
+        defer {
+            // Outside the audible span: silence (the samples are still consumed above).
+            let end = from + Int64(count)
+            if from < audible.lowerBound {
+                let n = Int(min(Int64(count), audible.lowerBound - from))
+                l.update(repeating: 0, count: n); r.update(repeating: 0, count: n)
+            }
+            if end > audible.upperBound {
+                let skip = Int(max(0, audible.upperBound - from))
+                (l + skip).update(repeating: 0, count: count - skip); (r + skip).update(repeating: 0, count: count - skip)
+            }
+        }
         guard let origin, let base else { return }
         let start = from + origin - base  // index into the buffers
         let lo = max(0, start), hi = min(Int64(left.count), start + Int64(count))

@@ -5,7 +5,7 @@ import Motion
 /// FFTW's planner (and plan destruction) is not thread-safe; executing a plan is. Every plan is
 /// made and destroyed under this lock; each thread then executes its own plans with the
 /// new-array functions.
-private let plannerLock = NSLock()
+let plannerLock = NSLock()
 
 /// One picture's spectrum for phase correlation: the Hann-windowed, mean-free picture's 2D
 /// real-to-complex FFT (size x (size/2 + 1) complex values), in FFTW-aligned memory.

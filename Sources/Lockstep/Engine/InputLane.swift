@@ -37,6 +37,10 @@ final class InputLane: @unchecked Sendable {
     /// A segment render's audio origin (input-clock position of its first output sample), set
     /// before `start()`; otherwise the first picture's pts.
     var audioOrigin: Int64?
+    /// Added to the audio origin: where output sample 0 lies on this input's (corrected) clock
+    /// relative to its first frame, in samples, (output start - the input's offset) x 48000.
+    /// Set before `start()`.
+    var audioShift: Int64 = 0
     /// For the watchdog.
     let clock: StageClock
 
@@ -123,7 +127,7 @@ final class InputLane: @unchecked Sendable {
                 if !originSet {
                     originSet = true
                     let pts = picture.source.pts
-                    let origin = audioOrigin ?? Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, Int64(AudioFormat.sampleRate)))
+                    let origin = (audioOrigin ?? reader.audioPosition(of: pts)) + audioShift
                     for a in audioCopies { a.setOrigin(origin) }
                 }
                 clock.set("waiting for the compositor", busy: false)
@@ -131,7 +135,7 @@ final class InputLane: @unchecked Sendable {
             case .audio:
                 continue
             case .end:
-                if !originSet { for a in audioCopies { a.setOrigin(audioOrigin ?? 0) } }
+                if !originSet { for a in audioCopies { a.setOrigin((audioOrigin ?? 0) + audioShift) } }
                 frames.push(nil)
                 return
             }

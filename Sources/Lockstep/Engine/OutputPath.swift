@@ -1,17 +1,179 @@
 import Foundation
 import Media
+import Synchronization
 
-/// The output is written to a hidden temporary file in the same folder and renamed over the
-/// output only when complete, so a failure never leaves a half-written file under the output's
-/// name and never touches a file the user already had there.
+/// The one way a file reaches its output's name. Every command that writes a file (movies,
+/// pictures, trace exports, plots, stores, profiles, reports) goes through it:
 ///
-/// The temporary's name carries the writing process's id (`.<name>.lockstep-<pid>-<random>.tmp`):
-/// a run killed with SIGKILL cannot remove its own, so the next run into that folder removes
-/// those whose process is gone, and never one of a live run.
-public enum OutputPath {
+/// - `check`/`checkPlace` refuse, before any work, an output that is one of the inputs under
+///   any spelling (`./p.csv`, `../d/./p.csv`, `//`, a symlinked folder, a hard link), a folder,
+///   a name ending in `/`, a missing folder or a name too long;
+/// - an instance is one output being written: a hidden temporary file in the same folder
+///   (`.<name>.lockstep-<pid>-<random>.tmp`), renamed over the output only by `commit()`, so a
+///   failure never leaves a half-written file under the output's name and never touches a file
+///   the user already had there;
+/// - the temporary is removed by `discard()` (and by `deinit` when not committed) through a
+///   descriptor of its folder, so it is removed even when the folder was renamed or replaced
+///   while the job ran; `discardAll()` removes every temporary of the process at once, for a
+///   process that must exit without unwinding (the CLI's last resort after a stop signal);
+/// - a run killed with SIGKILL cannot remove its own, so the next run into that folder removes
+///   those whose process is gone (`removeStaleTemporaries`), and never one of a live run.
+///
+/// Errors that name the temporary (FFmpeg's, a trace writer's, a store's) are given the
+/// output's name instead (`explain`): the user never saw the hidden name.
+public final class OutputPath: @unchecked Sendable {   // `lock` guards `state`; the rest is immutable
     static let containers = ["mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska"]
     /// The longest file name (bytes) Linux file systems take.
     static let nameMax = Int(NAME_MAX)
+
+    /// What the user named.
+    public let output: String
+    /// The temporary file's path, for the writer to open (once, at the start).
+    public let path: String
+    /// The temporary's name inside `folder`.
+    let name: String
+    /// The output's folder, held open (O_PATH) so the temporary can be removed wherever the
+    /// folder goes.
+    private let folder: Int32
+    private enum State { case writing, committed, discarded }
+    private let lock = NSLock()
+    private var state = State.writing
+
+    /// O_PATH (<fcntl.h>, behind _GNU_SOURCE, which Swift's Glibc module does not define): a
+    /// descriptor that names the folder without reading it, so a folder the user may write but
+    /// not list still works.
+    static let pathOnly: Int32 = 0o10000000
+
+    /// SQLite's companions of a temporary store; nothing else makes files with these names.
+    static let companions = ["-journal", "-wal", "-shm"]
+
+    /// Reserves a temporary beside `output` (after removing stale ones of dead runs there). The
+    /// file itself is made by whoever writes it, at `path`.
+    public init(for output: String) throws {
+        self.output = output
+        let url = URL(fileURLWithPath: output)
+        let folderPath = url.deletingLastPathComponent().path
+        Self.removeStaleTemporaries(in: folderPath)
+        let fd = open(folderPath, Self.pathOnly | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw JobError("\(output): the folder \(folderPath) cannot be opened (\(String(cString: strerror(errno))))")
+        }
+        // A folder nobody may write in (a read-only mount, its mode) fails here, naming the
+        // output, not later naming the temporary (`imu import -o /read-only/x.sqlite` said
+        // "not a Lockstep trace store" about a hidden file).
+        if access(folderPath, W_OK) != 0 {
+            let why = String(cString: strerror(errno))
+            close(fd)
+            let spelled = (output as NSString).deletingLastPathComponent
+            throw JobError("\(output): cannot be written: the folder \(spelled.isEmpty ? "." : spelled) is not writable (\(why)).")
+        }
+        folder = fd
+        path = Self.temporary(beside: output)
+        name = (path as NSString).lastPathComponent
+        Self.live.withLock { $0[ObjectIdentifier(self)] = (fd, name) }
+    }
+
+    deinit {
+        discard()
+        close(folder)
+    }
+
+    /// Moves the finished temporary onto the output's name. The output lands where the user
+    /// named it, in whatever folder is there now; when nothing can be there (the folder was
+    /// removed, or moved to another file system) the temporary is removed and the error says why.
+    public func commit() throws {
+        try lock.withLock {
+            guard state == .writing else { throw JobError("\(output): already \(state == .committed ? "written" : "abandoned")") }
+            if renameat(folder, name, AT_FDCWD, output) != 0 {
+                let why = errno
+                unlinkTemporary()
+                state = .discarded
+                let spelled = (output as NSString).deletingLastPathComponent
+                let folderPath = spelled.isEmpty ? "." : spelled
+                let cause = why == ENOENT || why == EXDEV
+                    ? "the folder \(folderPath) was moved or removed while writing (\(String(cString: strerror(why))))"
+                    : String(cString: strerror(why))
+                throw JobError("\(output): cannot move the finished file into place: \(cause); nothing was written")
+            }
+            state = .committed
+        }
+        Self.live.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
+    }
+
+    /// Removes the temporary (and any SQLite companions) if it was not committed. Idempotent.
+    public func discard() {
+        lock.withLock {
+            guard state == .writing else { return }
+            unlinkTemporary()
+            state = .discarded
+        }
+        Self.live.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
+    }
+
+    public var isCommitted: Bool { lock.withLock { state == .committed } }
+
+    private func unlinkTemporary() {
+        unlinkat(folder, name, 0)
+        for suffix in Self.companions { unlinkat(folder, name + suffix, 0) }
+    }
+
+    /// `error` with the temporary's path replaced by the output's, where the error carries a
+    /// path: the hidden name means nothing to the user.
+    public func explain(_ error: Error) -> Error {
+        switch error {
+        case var e as MediaError where e.path == path: e.path = output; return e
+        case var e as TraceFileError where e.path == path: e.path = output; return e
+        case var e as TraceStoreError where e.path == path: e.path = output; return e
+        case let e as JobError where e.description.contains(path):
+            return JobError(e.description.replacingOccurrences(of: path, with: output))
+        default: return error
+        }
+    }
+
+    /// Writes `data` as the whole file and commits it: the small outputs (profiles, reports,
+    /// plots, manifests).
+    public static func write(_ data: Data, to output: String) throws {
+        let pending = try OutputPath(for: output)
+        try pending.writeAll(data)
+        try pending.commit()
+    }
+
+    /// Writes `data` to the temporary (made here), then syncs nothing: rename is the commit.
+    public func writeAll(_ data: Data) throws {
+        let fd = openat(folder, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw JobError("\(output): cannot be written (\(String(cString: strerror(errno))))") }
+        defer { close(fd) }
+        try data.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw JobError("\(output): cannot be written (\(String(cString: strerror(errno))))")
+                }
+                done += n
+            }
+        }
+    }
+
+    // MARK: every temporary of the process
+
+    /// The temporaries being written now: descriptor of the folder and name.
+    private static let live = Mutex<[ObjectIdentifier: (Int32, String)]>([:])
+
+    /// Removes every temporary this process is writing, without waiting for the jobs: for a
+    /// process about to exit without unwinding (a job that did not stop after a stop signal).
+    public static func discardAll() {
+        live.withLock { all in
+            for (fd, name) in all.values {
+                unlinkat(fd, name, 0)
+                for suffix in companions { unlinkat(fd, name + suffix, 0) }
+            }
+            all.removeAll()
+        }
+    }
+
+    // MARK: checks before any work
 
     static func container(for path: String) -> String {
         containers[(path as NSString).pathExtension.lowercased()] ?? "mp4"
@@ -21,13 +183,18 @@ public enum OutputPath {
     /// the extension, the folder, the name's length, and that it is not one of the inputs.
     public static func check(_ output: String, inputs: [String]) throws {
         let ext = (output as NSString).pathExtension.lowercased()
+        guard !output.hasSuffix("/") else { throw JobError("\(output): ends in /, a folder's name; give a file name.") }
         guard containers[ext] != nil else { throw JobError("\(output): the output must end in .mp4, .m4v, .mov or .mkv.") }
         try checkPlace(output, inputs: inputs)
     }
 
     /// The checks of `check` that do not depend on the kind of file: the folder, the name's
-    /// length, and that it is not one of the inputs (`thumbnail` writes images).
+    /// length, and that it is not one of the inputs (`thumbnail` writes images, `imu export`
+    /// traces, `calibrate` profiles).
     public static func checkPlace(_ output: String, inputs: [String]) throws {
+        guard !output.isEmpty else { throw JobError("the output's name is empty; give a file name.") }
+        // "out.mp4/" passed every check and failed at the rename, after the whole job.
+        guard !output.hasSuffix("/") else { throw JobError("\(output): ends in /, a folder's name; give a file name.") }
         let url = URL(fileURLWithPath: output)
         let name = url.lastPathComponent.utf8.count
         guard name <= nameMax else {
@@ -43,10 +210,20 @@ public enum OutputPath {
         if FileManager.default.fileExists(atPath: output, isDirectory: &isFolder), isFolder.boolValue {
             throw JobError("\(output) is a folder; give a file name.")
         }
-        let real = url.standardizedFileURL.resolvingSymlinksInPath().path
-        if inputs.contains(where: { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path == real }) {
+        if inputs.contains(where: { sameFile(output, $0) }) {
             throw JobError("\(output) is also an input; write the output somewhere else.")
         }
+    }
+
+    /// Whether two names reach the same file: the same path once `.`, `..`, `//` and symbolic
+    /// links are resolved, or (for files that exist) the same device and inode, which also
+    /// catches a hard link.
+    public static func sameFile(_ a: String, _ b: String) -> Bool {
+        func real(_ p: String) -> String { URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path }
+        if real(a) == real(b) { return true }
+        var sa = stat(), sb = stat()
+        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }
 
     /// Each input exists, is a file (or a pipe) and can be read.
@@ -57,21 +234,27 @@ public enum OutputPath {
         guard FileManager.default.isReadableFile(atPath: input) else { throw JobError("\(input): permission denied.") }
     }
 
+    // MARK: temporary names
+
     static let marker = ".lockstep-"
 
     /// A hidden name beside `path`, for this process. A long output name is cut (on a character
-    /// boundary) so the temporary stays within NAME_MAX; the final name is kept.
+    /// boundary) so the temporary, and its SQLite companions, stay within NAME_MAX; the final
+    /// name is kept.
     static func temporary(beside path: String, pid: pid_t = getpid()) -> String {
         let url = URL(fileURLWithPath: path)
         let suffix = "\(marker)\(pid)-\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let room = nameMax - (companions.map(\.utf8.count).max() ?? 0)
         var name = Substring(url.lastPathComponent)
-        while 1 + name.utf8.count + suffix.utf8.count > nameMax { name = name.dropLast() }
+        while 1 + name.utf8.count + suffix.utf8.count > room { name = name.dropLast() }
         return url.deletingLastPathComponent().appendingPathComponent("." + name + suffix).path
     }
 
-    /// The id of the process that owns a temporary file of ours, from its name; nil for any
-    /// other file.
+    /// The id of the process that owns a temporary file of ours (or one of its SQLite
+    /// companions), from its name; nil for any other file.
     static func owner(ofTemporary name: String) -> pid_t? {
+        var name = Substring(name)
+        if let c = companions.first(where: { name.hasSuffix(".tmp" + $0) }) { name = name.dropLast(c.count) }
         guard name.hasPrefix("."), name.hasSuffix(".tmp"), let range = name.range(of: marker, options: .backwards) else { return nil }
         let parts = name[range.upperBound...].dropLast(4).split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
@@ -93,12 +276,6 @@ public enum OutputPath {
             guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
             if unlink(path) == 0 { removed.append(name) }
         }
-        return removed
-    }
-
-    static func commit(_ temporary: String, to path: String) throws {
-        if rename(temporary, path) != 0 {
-            throw MediaError("cannot move the finished file into place: \(String(cString: strerror(errno)))", path: path)
-        }
+        return removed.sorted()
     }
 }

@@ -6,12 +6,21 @@ import Media
 /// (`Provenance.change`). One per output stream: each stamp compares with the one before.
 final class ProvenanceStamp {
     private let change: RenderedChange
+    /// An HDR frame's top eight bits, what the change is measured on (as `verify` decodes it to gray).
+    private var proxy: YUVBuffer?
 
     init(width: Int, height: Int) { change = RenderedChange(width: width, height: height) }
 
     func stamp(_ frame: Frame, with record: Provenance) throws {
         var record = record
-        record.change = frame.withImage { change.measure($0) }
+        if frame.isHDR {
+            if proxy?.width != frame.width || proxy?.height != frame.height { proxy = YUVBuffer(width: frame.width, height: frame.height) }
+            let p = proxy!.image
+            frame.withImage16 { PlaneKernels16.proxy($0, into: p) }
+            record.change = change.measure(p)
+        } else {
+            record.change = frame.withImage { change.measure($0) }
+        }
         try frame.setUserDataSEI(record.payload())
     }
 }

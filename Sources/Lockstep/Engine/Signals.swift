@@ -3,7 +3,8 @@ import Foundation
 
 /// Runs `body` with `signals` turned into calls of `handler` on a queue of their own (not in a
 /// signal handler, so the handler may take locks and call libiio), restoring the default
-/// actions afterwards.
+/// actions afterwards. (The CLI now uses `handleSignals` once for the whole process; this stays
+/// for callers of the library that want signals only around one call.)
 ///
 /// On Linux a Dispatch signal source hears its signal through a signalfd that libdispatch's
 /// manager thread registers *after* `resume()` returns, installing its own forwarding handler
@@ -29,6 +30,67 @@ public func withSignals<T>(_ signals: [Int32], _ handler: @escaping @Sendable (I
         for sig in signals { signal(sig, SIG_DFL) }
     }
     return try body()
+}
+
+/// Turns `signals` into calls of `handler` on a queue of its own for the rest of the process, as
+/// `withSignals` does for a body, and never puts the default actions back: a signal that comes
+/// after a job has finished (after its output was renamed into place, or between two signals
+/// sent close together) must not kill the process with its default action. For the CLI, which
+/// installs it once as it starts; no job of the library installs signal handling of its own
+/// (they take a `StopRequest`).
+public func handleSignals(_ signals: [Int32], _ handler: @escaping @Sendable (Int32) -> Void) {
+    let queue = DispatchQueue(label: "lockstep.signals")
+    let registered = DispatchGroup()
+    let sources = signals.map { sig -> DispatchSourceSignal in
+        let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+        s.setEventHandler { handler(sig) }
+        registered.enter()
+        s.setRegistrationHandler { registered.leave() }
+        s.resume()
+        return s
+    }
+    registered.wait()
+    for sig in signals { DispatchSignalHandlers.shared.ensureInstalled(sig) }
+    InstalledSources.shared.keep(sources)
+}
+
+/// The process-wide signal sources (`handleSignals`), kept alive for good.
+private final class InstalledSources: @unchecked Sendable {   // `lock` guards `sources`
+    static let shared = InstalledSources()
+    private let lock = NSLock()
+    private var sources: [DispatchSourceSignal] = []
+    func keep(_ more: [DispatchSourceSignal]) { lock.withLock { sources += more } }
+}
+
+/// A request to stop a running job, made from another thread (the CLI turns stop signals into
+/// it). The job says what stopping means for it with `onRequest`; a request made before that is
+/// kept and acted on as soon as it does. The signal's number travels with the request: some
+/// jobs end differently by signal (`imu record`: Ctrl-C is an asked-for end, SIGTERM is not).
+public final class StopRequest: @unchecked Sendable {   // `lock` guards both fields
+    private let lock = NSLock()
+    private var requested: Int32?
+    private var action: (@Sendable (Int32) -> Void)?
+
+    public init() {}
+
+    /// Asks the job to stop; only the first request counts.
+    public func request(_ signal: Int32) {
+        let act: (@Sendable (Int32) -> Void)? = lock.withLock {
+            guard requested == nil else { return nil }
+            requested = signal
+            return action
+        }
+        act?(signal)
+    }
+
+    /// The signal of the first request, if one was made.
+    public var signal: Int32? { lock.withLock { requested } }
+
+    /// What stopping means for the job (called on the requesting thread, once).
+    public func onRequest(_ body: @escaping @Sendable (Int32) -> Void) {
+        let pending: Int32? = lock.withLock { action = body; return requested }
+        if let pending { body(pending) }
+    }
 }
 
 /// libdispatch's forwarding handler per signal, as it installed it the first time.

@@ -30,8 +30,13 @@ final class WriterStage: @unchecked Sendable {
     private var rightInputs: [UnsafePointer<Float>?]
     let clock = StageClock(name: "the writer")
 
+    /// `--loudness`: what is written, measured (read after `join()`).
+    private let meter: LoudnessMeter?
+
     init(writer: MovieWriter, lanes: [InputLane], gains: [Float], frameRate: Rational, canvas: Size,
-         poolSize: Int, failure: FailureBox, firstFrame: Int64 = 0) throws {
+         poolSize: Int, failure: FailureBox, firstFrame: Int64 = 0, measuresLoudness: Bool = false,
+         signal: WorkingSignal = .sdr) throws {
+        meter = measuresLoudness ? LoudnessMeter() : nil
         self.writer = writer
         self.lanes = lanes
         self.mixer = AudioMixer(gains: gains)
@@ -40,7 +45,7 @@ final class WriterStage: @unchecked Sendable {
         self.failure = failure
         queue = BoundedQueue(capacity: poolSize)
         pool = BoundedQueue(capacity: poolSize)
-        for _ in 0..<poolSize { pool.push(try Frame(width: canvas.width, height: canvas.height)) }
+        for _ in 0..<poolSize { pool.push(try Frame(width: canvas.width, height: canvas.height, signal: signal)) }
         // Per input: left and right; then the mix: left and right.
         scratch = .allocate(capacity: chunk * 2 * (lanes.count + 1))
         leftInputs = Array(repeating: nil, count: lanes.count)
@@ -64,6 +69,9 @@ final class WriterStage: @unchecked Sendable {
     }
 
     func join() { done.wait() }
+
+    /// The integrated loudness of the sound written, LUFS, after `join()` (nil unless measured).
+    func writtenLoudness() throws -> Double? { try meter?.integrated() }
 
     private func run(withAudio: Bool) throws {
         while let frame = queue.pop() {
@@ -116,6 +124,7 @@ final class WriterStage: @unchecked Sendable {
             mixer.mix(leftInputs, count: n, into: mixL)
             mixer.mix(rightInputs, count: n, into: mixR)
             try writer.writeAudio(left: mixL, right: mixR, count: n)
+            try meter?.add(left: mixL, right: mixR, count: n)
             mixedUntil += Int64(n)
         }
     }

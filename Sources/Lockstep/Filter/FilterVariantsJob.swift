@@ -113,7 +113,7 @@ public final class FilterVariantsJob: @unchecked Sendable {  // `writers` and `c
         OutputPath.removeStaleTemporaries(in: options.folder)
         let reader = try MovieReader(path: options.input, audio: options.audio)
         let canvas = Size(width: max(2, reader.video.displaySize.width & ~1), height: max(2, reader.video.displaySize.height & ~1))
-        guard let frameRate = reader.video.frameRate else {
+        guard let frameRate = reader.video.nominalFrameRate ?? reader.video.frameRate else {
             throw MediaError("no frame rate in the file", path: reader.path)
         }
         let layout = Layout(blend: .single, canvas: canvas, inputs: [reader.video.displaySize])

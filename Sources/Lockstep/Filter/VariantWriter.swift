@@ -18,7 +18,7 @@ final class VariantWriter: @unchecked Sendable {
     var audio: AudioLane?
     private let stage: FilterStage
     private var writer: MovieWriter?
-    private let temporary: String
+    private let pending: OutputPath
     private let out: Frame
     private let stamp: ProvenanceStamp
     private let frameRate: Rational
@@ -43,15 +43,15 @@ final class VariantWriter: @unchecked Sendable {
         stage = try FilterStage(schedule: FilterSchedule(initial: chain), canvas: canvas)
         out = try Frame(width: canvas.width, height: canvas.height)
         stamp = ProvenanceStamp(width: canvas.width, height: canvas.height)
-        temporary = OutputPath.temporary(beside: output)
+        pending = try OutputPath(for: output)
         scratch = .allocate(capacity: chunk * 2)
         do {
-            writer = try MovieWriter(path: temporary, container: OutputPath.container(for: output), canvas: canvas,
+            writer = try MovieWriter(path: pending.path, container: OutputPath.container(for: output), canvas: canvas,
                                      frameRate: frameRate, settings: settings, withAudio: withAudio)
         } catch {
-            unlink(temporary)
+            pending.discard()
             scratch.deallocate()
-            throw error
+            throw pending.explain(error)
         }
     }
     deinit { scratch.deallocate() }
@@ -129,11 +129,11 @@ final class VariantWriter: @unchecked Sendable {
     }
 
     private func fail(_ error: Error) {
-        self.error = error
+        self.error = pending.explain(error)
         queue.close()
         audio?.drop()  // the reader stops keeping audio for a variant that will never read it
         writer = nil  // closes the file
-        unlink(temporary)
+        pending.discard()
         clock.set("failed", busy: false)
     }
 
@@ -141,15 +141,15 @@ final class VariantWriter: @unchecked Sendable {
     /// is then gone).
     func commit() -> Error? {
         if error == nil {
-            do { try OutputPath.commit(temporary, to: output) } catch { self.error = error }
+            do { try pending.commit() } catch { self.error = error }
         }
-        if error != nil { writer = nil; unlink(temporary) }
+        if error != nil { writer = nil; pending.discard() }
         return error
     }
 
     /// After `join()`, when the whole job failed: nothing of this variant stays.
     func abandon() {
         writer = nil
-        unlink(temporary)
+        pending.discard()
     }
 }

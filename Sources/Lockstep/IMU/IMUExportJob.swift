@@ -1,14 +1,17 @@
 import Foundation
 
-/// Writes one stored trace, or a window of it, as `.gcsv` or `.csv`. The file is written under a
-/// hidden temporary name beside the output and renamed over it only when complete.
+/// Writes one stored trace, or a window of it, as `.gcsv` or `.csv`, through `OutputPath`: never
+/// over the file it reads (under any spelling), under a hidden temporary name beside the output
+/// renamed over it only when complete, the temporary removed on failure, on cancellation and
+/// by the next run after a SIGKILL.
 public enum IMUExportJob {
     /// `path` is a trace store, a trace file or a camera file with telemetry (`TraceSource`).
     /// `from`/`to` are seconds from the trace's first sample (`to` excluded). Returns the trace
-    /// written and how many samples.
+    /// written and how many samples. `cancellation` stops it between batches (`JobError.cancelled`).
     public static func run(store path: String, trace: Int64?, from: Double? = nil, to: Double? = nil,
-                           output: String) throws -> (trace: Int64, count: Int) {
+                           output: String, cancellation: CancellationToken = CancellationToken()) throws -> (trace: Int64, count: Int) {
         guard let format = TraceFormat(path: output) else { throw IMUJobError("\(output): the output must end in .gcsv or .csv.") }
+        do { try OutputPath.checkPlace(output, inputs: [path]) } catch let e as JobError { throw IMUJobError(e.description) }
         let source = try TraceSource.open(path: path, trace: trace)
         let t = try source.single()
         guard let start = try source.firstTimestamp(t.id) else { throw IMUJobError("\(path): trace \(t.id) has no samples") }
@@ -17,44 +20,40 @@ public enum IMUExportJob {
             let ns = s * 1e9
             return ns.isFinite && abs(ns) < Double(TraceParser.maxTimestamp) ? start + Int64(ns.rounded()) : (ns < 0 ? .min : .max)
         }
-        let temp = temporary(beside: output)
+        let pending = try OutputPath(for: output)
         do {
-            let writer = try TraceFileWriter(path: temp, format: format, info: t.info, hasAccel: t.hasAccel)
-            try source.forEachBatch(t.id, from: from.map(bound), to: to.map(bound)) { try writer.write($0) }
-            try writer.finish()
-            guard rename(temp, output) == 0 else {
-                throw TraceFileError(path: output, "cannot be written (\(String(cString: strerror(errno))))")
+            let writer = try TraceFileWriter(path: pending.path, format: format, info: t.info, hasAccel: t.hasAccel)
+            try source.forEachBatch(t.id, from: from.map(bound), to: to.map(bound)) { batch in
+                if cancellation.isCancelled { throw JobError.cancelled }
+                try writer.write(batch)
             }
+            try writer.finish()
+            if cancellation.isCancelled { throw JobError.cancelled }
+            try pending.commit()
             return (t.id, writer.count)
-        } catch let e as TraceFileError where e.path == temp {
-            unlink(temp)
-            throw TraceFileError(path: output, line: e.line, e.message)
         } catch {
-            unlink(temp)
-            throw error
+            pending.discard()
+            throw pending.explain(error)
         }
-    }
-
-    static func temporary(beside path: String) -> String {
-        let url = URL(fileURLWithPath: path)
-        let name = ".\(url.lastPathComponent).lockstep-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
-        return url.deletingLastPathComponent().appendingPathComponent(name).path
     }
 }
 
 /// Draws a trace's three angular rates as SVG, gaps shaded.
 public enum IMUPlotJob {
-    public static func run(source: TraceSource, output: String) throws {
+    public static func run(source: TraceSource, output: String, cancellation: CancellationToken = CancellationToken()) throws {
+        do { try OutputPath.checkPlace(output, inputs: [source.path]) } catch let e as JobError { throw IMUJobError(e.description) }
         let t = try source.single()
         let stats = try source.statistics(t.id)
         guard let first = stats.first, let last = stats.last else { throw IMUJobError("\(source.path): trace \(t.id) has no samples") }
         var plot = SVGPlot(start: first, end: last, gaps: stats.gaps, medianInterval: stats.medianInterval)
-        try source.forEachBatch(t.id) { for s in $0 { plot.add(s) } }
+        try source.forEachBatch(t.id) { batch in
+            if cancellation.isCancelled { throw JobError.cancelled }
+            for s in batch { plot.add(s) }
+        }
+        if cancellation.isCancelled { throw JobError.cancelled }
         let title = "\(t.info.deviceName.isEmpty ? "trace \(t.id)" : t.info.deviceName): \(stats.count) samples, "
             + String(format: "%.3f s, %.1f Hz", Double(stats.duration) / 1e9, stats.rate ?? 0)
             + (stats.gapCount > 0 ? ", \(stats.gapCount) gap\(stats.gapCount == 1 ? "" : "s")" : "")
-        do { try plot.render(title: title).write(toFile: output, atomically: true, encoding: .utf8) } catch {
-            throw IMUJobError("\(output): cannot be written (\(error.localizedDescription))")
-        }
+        try OutputPath.write(Data(plot.render(title: title).utf8), to: output)
     }
 }

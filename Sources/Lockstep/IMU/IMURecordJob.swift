@@ -50,17 +50,17 @@ public struct IMURecordJob: Sendable {
         public var exitStatus: Int32 { stop.exitStatus }
     }
 
-    /// Records until stopped; SIGINT, SIGTERM and SIGHUP stop it cleanly (everything received is kept).
-    /// `log` hears the opening line; `progress` the samples stored after each commit.
-    public func run(log: @escaping @Sendable (String) -> Void = standardErrorLine,
+    /// Records until stopped: `stop` (the CLI requests it on SIGINT, SIGTERM and SIGHUP) ends it
+    /// cleanly, everything received kept. `log` hears the opening line; `progress` the samples
+    /// stored after each commit.
+    public func run(stop request: StopRequest = StopRequest(), log: @escaping @Sendable (String) -> Void = standardErrorLine,
                     progress: (Int) -> Void = { _ in }) throws -> Outcome {
         if let problem { throw IMUJobError(problem) }
-        let store = try TraceStore(path: output, mode: .create)
+        let store = try TraceStore(path: output, mode: .record)
         let sink = StoreSink(store: store, log: log)
         let recorder = Recorder(options: RecorderOptions(uri: uri, device: device, rateHz: rateHz, duration: duration, accel: accel))
-        let (stop, samples) = withSignals([SIGINT, SIGTERM, SIGHUP], { sig in recorder.stop(Self.stop(for: sig)) }) {
-            recorder.run(into: sink, progress: progress)
-        }
+        request.onRequest { sig in recorder.stop(Self.stop(for: sig)) }
+        let (stop, samples) = recorder.run(into: sink, progress: progress)
         // A failed checkpoint (a full disk) loses nothing: the committed samples are in the WAL.
         try? store.close()
         return Outcome(stop: stop, samples: samples, trace: sink.trace, output: output)

@@ -59,25 +59,13 @@ public struct IMUServeJob: Sendable {
     }
 
     private func loadTrace() throws -> (id: Int64, info: TraceInfo, hasAccel: Bool, samples: [IMUReading]) {
-        if let format = TraceFormat(path: path) {
-            if let trace, trace != 1 { throw IMUJobError("\(path) holds one trace (1); there is no trace \(trace)") }
-            let reader = try TraceFileReader(path: path, format: format)
-            var samples: [IMUReading] = []
-            while true {
-                let batch = try reader.next()
-                if batch.isEmpty { break }
-                samples += batch
-            }
-            return (1, reader.info, reader.hasAccel, samples)
-        }
-        let store = try TraceStore(path: path, mode: .readOnly)
-        let all = try trace.map { [try store.trace($0)] } ?? store.traces()
-        guard all.count == 1 else {
-            if all.isEmpty { throw IMUJobError("\(path) holds no trace") }
-            throw IMUJobError("\(path) holds \(all.count) traces (\(all.map { String($0.id) }.joined(separator: ", "))): pick one with --trace")
-        }
-        let t = all[0]
-        return (t.id, t.info, t.hasAccel, try store.samples(of: t.id))
+        // A store, a trace file or a blackbox log alike (TraceSource tells them apart by content,
+        // then by extension): one trace, the one asked for or the only one.
+        let source = try TraceSource.open(path: path, trace: trace)
+        let t = try source.single()
+        var samples: [IMUReading] = []
+        try source.forEachBatch(t.id) { samples += $0 }
+        return (t.id, t.info, t.hasAccel, samples)
     }
 
     /// The server for `device` with these options, listening (not yet accepting).
@@ -90,19 +78,18 @@ public struct IMUServeJob: Sendable {
         }
     }
 
-    /// Loads the trace, serves it, and returns after SIGINT, SIGTERM or SIGHUP with every
-    /// connection closed, saying what the server saw.
-    public func run(log: @escaping @Sendable (String) -> Void = standardErrorLine) throws {
+    /// Loads the trace, serves it, and returns once `stop` is requested (the CLI requests it on
+    /// SIGINT, SIGTERM or SIGHUP) with every connection closed, saying what the server saw.
+    public func run(stop: StopRequest, log: @escaping @Sendable (String) -> Void = standardErrorLine) throws {
         if let problem { throw IMUJobError(problem) }
         let device = try loadDevice()
         let server = try makeServer(device)
         let done = DispatchSemaphore(value: 0)
-        withSignals([SIGINT, SIGTERM, SIGHUP], { _ in done.signal() }) {
-            server.start()
-            let address = host.contains(":") ? "[\(host)]" : host
-            log("serving \(path) on \(address):\(server.port) (device \(device.name), \(device.sampleCount) samples)")
-            done.wait()
-        }
+        stop.onRequest { _ in done.signal() }
+        server.start()
+        let address = host.contains(":") ? "[\(host)]" : host
+        log("serving \(path) on \(address):\(server.port) (device \(device.name), \(device.sampleCount) samples)")
+        done.wait()
         server.stop()
         let s = server.statistics
         log("stopped: connections served \(s.accepted), refused over --max-connections \(s.refused), closed idle \(s.idleClosed); "

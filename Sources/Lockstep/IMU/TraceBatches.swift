@@ -29,6 +29,20 @@ final class CameraTraceBatches: TraceBatches {
     }
 }
 
+/// One decoded trace (a blackbox log) as batches.
+final class DecodedTraceBatches: TraceBatches {
+    let trace: DecodedTrace
+    private var position = 0
+    init(_ trace: DecodedTrace) { self.trace = trace }
+    var info: TraceInfo { trace.info }
+    var hasAccel: Bool { trace.hasAccel }
+    func nextBatch() throws -> [IMUReading] {
+        let end = min(trace.readings.count, position + 4096)
+        defer { position = end }
+        return Array(trace.readings[position..<end])
+    }
+}
+
 extension CalibrateRequest {
     /// The axis mapping a camera file's telemetry states in Lockstep's own axes (GoPro's ORIN or
     /// its documented per-model order), kept by `EmbeddedTrace.info` as metadata["axisMapping"].

@@ -11,15 +11,46 @@ public struct IMUJobError: Error, CustomStringConvertible, Equatable, Sendable {
 ///
 /// A camera file with embedded telemetry (GoPro GPMF, Google CAMM; by its extension: .mp4, .mov,
 /// .360, .lrv, .m4v) is one trace too, its samples on the video's clock (ns from the first frame).
+///
+/// A file told by its content (`MotionFiles.kind`) comes before any extension: a blackbox log
+/// (`.bbl`, `.bfl`, `.txt`, or any name) is one trace per log with samples, numbered by the log's
+/// place in the file (`--trace 3` is the third log, as blackbox_decode --index counts); a
+/// blackbox_decode CSV is trace 1; an ArduPilot DataFlash log is one trace per IMU (`--trace 1`
+/// is IMU 0); an Insta360 file is refused naming its format.
 public enum TraceSource {
     case store(TraceStore, trace: Int64?)
     case gcsv(String)
     case csv(String)
     case camera(EmbeddedTrace)
+    /// Traces decoded whole from a file (all of them; `trace` picks one), and sentences about
+    /// what the reader skipped (corrupt frames, truncation, empty logs).
+    case decoded(path: String, traces: [DecodedTrace], trace: Int64?, notes: [String])
 
     /// A `STORE|FILE` path: a `.gcsv` or `.csv` by its extension (or `format`), else a trace store,
     /// opened read-only. `trace` picks one trace of a store; a file holds only trace 1.
     public static func open(path: String, trace: Int64? = nil, format: TraceFormat? = nil) throws -> TraceSource {
+        if format == nil {
+            let kind = MotionFiles.kind(path: path)
+            if let refusal = MotionFiles.refusal(kind, path: path) { throw refusal }
+            switch kind {
+            case .blackbox:
+                let (traces, skipped) = try MotionFiles.readBlackbox(path: path)
+                if let trace, !traces.contains(where: { $0.id == trace }) {
+                    throw IMUJobError("\(path) has no trace \(trace) (its logs with samples: \(traces.map { String($0.id) }.joined(separator: ", ")))")
+                }
+                return .decoded(path: path, traces: traces, trace: trace, notes: skipped.map { "\(path): \($0)" })
+            case .dataflash:
+                let (traces, notes) = try MotionFiles.readDataFlash(path: path)
+                if let trace, !traces.contains(where: { $0.id == trace }) {
+                    throw IMUJobError("\(path) has no trace \(trace) (its IMUs with samples: \(traces.map { String($0.id) }.joined(separator: ", ")); trace N is IMU N-1)")
+                }
+                return .decoded(path: path, traces: traces, trace: trace, notes: notes)
+            case .blackboxCSV:
+                if let trace, trace != 1 { throw IMUJobError("\(path) holds one trace (1); there is no trace \(trace)") }
+                return .decoded(path: path, traces: [try MotionFiles.readBlackboxCSV(path: path)], trace: nil, notes: [])
+            default: break
+            }
+        }
         if format == nil && EmbeddedTelemetry.isMovie(path: path) {
             if let trace, trace != 1 { throw IMUJobError("\(path) holds one trace (1); there is no trace \(trace)") }
             return .camera(try EmbeddedTelemetry.read(path: path))
@@ -39,7 +70,20 @@ public enum TraceSource {
         case .store(let s, _): s.path
         case .gcsv(let p), .csv(let p): p
         case .camera(let t): t.path
+        case .decoded(let p, _, _, _): p
         }
+    }
+
+    /// What the reader skipped or assumed, one sentence each naming the file (empty for most sources).
+    public var warnings: [String] {
+        guard case .decoded(_, let traces, let trace, let notes) = self else { return [] }
+        return notes + traces.filter { trace == nil || $0.id == trace }.flatMap(\.warnings)
+    }
+
+    /// The decoded traces a file holds (the logs of a blackbox file), nil for other sources.
+    public var decodedTraces: [DecodedTrace]? {
+        guard case .decoded(_, let traces, let trace, _) = self else { return nil }
+        return traces.filter { trace == nil || $0.id == trace }
     }
 
     private func fileReader() throws -> TraceBatches? {
@@ -48,6 +92,7 @@ public enum TraceSource {
         case .gcsv(let p): try TraceFileReader(path: p, format: .gcsv)
         case .csv(let p): try TraceFileReader(path: p, format: .csv)
         case .camera(let t): CameraTraceBatches(t)
+        case .decoded: nil
         }
     }
 
@@ -63,6 +108,8 @@ public enum TraceSource {
             return [StoredTrace(id: 1, info: reader.info, hasAccel: reader.hasAccel)]
         case .camera(let t):
             return [StoredTrace(id: 1, info: t.info, hasAccel: t.hasAccel)]
+        case .decoded:
+            return decodedTraces!.map { StoredTrace(id: $0.id, info: $0.info, hasAccel: $0.hasAccel) }
         }
     }
 
@@ -80,6 +127,16 @@ public enum TraceSource {
     public func forEachBatch(_ trace: Int64, from: Int64? = nil, to: Int64? = nil, _ body: ([IMUReading]) throws -> Void) throws {
         switch self {
         case .store(let store, _): try store.forEachBatch(of: trace, from: from, to: to, body)
+        case .decoded(let path, let traces, _, _):
+            guard let t = traces.first(where: { $0.id == trace }) else { throw IMUJobError("\(path) has no trace \(trace)") }
+            let lo = from ?? .min, hi = to ?? .max
+            var start = 0
+            while start < t.readings.count {
+                let end = min(t.readings.count, start + 4096)
+                let kept = t.readings[start..<end].filter { $0.t >= lo && $0.t < hi }
+                if !kept.isEmpty { try body(kept) }
+                start = end
+            }
         case .gcsv, .csv, .camera:
             let reader = try fileReader()!
             while true {
@@ -97,6 +154,7 @@ public enum TraceSource {
     public func firstTimestamp(_ trace: Int64) throws -> Int64? {
         switch self {
         case .store(let store, _): return try store.firstTimestamp(trace)
+        case .decoded(_, let traces, _, _): return traces.first { $0.id == trace }?.readings.first?.t
         case .gcsv, .csv, .camera: return try fileReader()!.nextBatch().first?.t
         }
     }
@@ -115,6 +173,31 @@ public enum TraceSource {
         try forEachBatch(chosen.id) { all += $0 }
         guard all.count >= 2 else { throw IMUJobError("\(path): fewer than two samples") }
         return all
+    }
+
+    /// The one trace's samples with `window.lowerBound <= t <= window.upperBound` (its own clock,
+    /// ns): what a clip needs of a long trace. A store reads the range by its index; a file is
+    /// streamed and only the window kept, so memory follows the window, not the trace (a 2 s
+    /// snake took 1 GB with a 1-hour trace). nil: every sample.
+    public func readings(within window: ClosedRange<Int64>?) throws -> [IMUReading] {
+        guard let window else { return try readings() }
+        let chosen = try single()
+        var kept: [IMUReading] = []
+        let end = window.upperBound == .max ? Int64.max : window.upperBound + 1
+        try forEachBatch(chosen.id, from: window.lowerBound, to: end) { kept += $0 }
+        return kept
+    }
+
+    /// The first and last readings of the one trace (one streaming pass for a file).
+    public func ends() throws -> (first: IMUReading, last: IMUReading)? {
+        let chosen = try single()
+        var first: IMUReading?, last: IMUReading?
+        try forEachBatch(chosen.id) { batch in
+            if first == nil { first = batch.first }
+            if let r = batch.last { last = r }
+        }
+        guard let first, let last, first.t < last.t else { return nil }
+        return (first, last)
     }
 
     /// `open(path:trace:).readings()`: the whole-trace loader of snake and calibrate.

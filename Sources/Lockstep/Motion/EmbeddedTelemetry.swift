@@ -33,6 +33,8 @@ public struct EmbeddedTrace: Sendable {
     public var axisMapping: AxisMapping?
     public var axisMappingSource: String
     public var warnings: [String]
+    /// Stabilisation and per-frame orientations, where the file has them.
+    public var records = VideoMotionRecords()
 
     /// Whether the readings carry acceleration (StoredTrace's `hasAccel`).
     public var hasAccel: Bool { readings.contains { $0.accel != nil } }
@@ -47,6 +49,28 @@ public struct EmbeddedTrace: Sendable {
         return TraceInfo(deviceName: cameraModel ?? source.rawValue, sourceURI: path, clock: "video",
                          rateHz: gyroRateHz, metadata: meta)
     }
+}
+
+/// What a camera file records about its picture's motion besides the gyro: whether the camera
+/// stabilised the picture, and per frame the body's and the image's orientation (GoPro CORI and
+/// IORI), on the video's clock.
+public struct VideoMotionRecords: Sendable {
+    public var stabilisation: InCameraStabilisation?
+    public var cameraOrientation: [TimedQuaternion] = []
+    public var imageOrientation: [TimedQuaternion] = []
+    /// How the telemetry was timed, in words.
+    public var timing = ""
+
+    public init() {}
+    init(_ imu: IMUTelemetry) {
+        stabilisation = imu.stabilisation; cameraOrientation = imu.cameraOrientation; imageOrientation = imu.imageOrientation
+        timing = imu.timing
+    }
+
+    /// Stabilised in the camera, by the file's own word.
+    public var stabilised: Bool { stabilisation?.enabled == true }
+    /// Both per-frame orientations, sample for sample.
+    public var hasImageOrientation: Bool { !imageOrientation.isEmpty && imageOrientation.count == cameraOrientation.count }
 }
 
 public enum EmbeddedTelemetry {
@@ -69,7 +93,9 @@ public enum EmbeddedTelemetry {
             switch demuxer.kind {
             case .gpmf:
                 source = .gpmf
-                imu = try GoProIMU.read(packets, modelHint: goProModel(firmware: demuxer.containerTags["firmware"]))
+                // The settings box is advisory: a damaged one is read as absent.
+                let settings = demuxer.userDataGPMF.flatMap { try? GPMFPayload.read($0, keys: []) }?.settings ?? [:]
+                imu = try GoProIMU.read(packets, modelHint: goProModel(firmware: demuxer.containerTags["firmware"]), fileSettings: settings)
             case .camm:
                 source = .camm
                 imu = try CAMM.read(packets)
@@ -82,9 +108,19 @@ public enum EmbeddedTelemetry {
         guard !imu.gyro.isEmpty else {
             throw EmbeddedTelemetryError("\(path): its \(source.rawValue) track has no gyroscope samples")
         }
-        return EmbeddedTrace(path: path, source: source, cameraModel: imu.model ?? imu.deviceName, deviceName: imu.deviceName, readings: imu.readings(),
-                             accelerometer: imu.accel, gyroRateHz: imu.gyroRateHz, accelRateHz: imu.accelRateHz,
-                             axisMapping: imu.axisMapping, axisMappingSource: imu.axisMappingSource, warnings: imu.warnings)
+        var trace = EmbeddedTrace(path: path, source: source, cameraModel: imu.model ?? imu.deviceName, deviceName: imu.deviceName, readings: imu.readings(),
+                                  accelerometer: imu.accel, gyroRateHz: imu.gyroRateHz, accelRateHz: imu.accelRateHz,
+                                  axisMapping: imu.axisMapping, axisMappingSource: imu.axisMappingSource, warnings: imu.warnings)
+        trace.records = VideoMotionRecords(imu)
+        return trace
+    }
+
+    /// What a movie's own telemetry says about its picture's motion (stabilisation, per-frame
+    /// orientations), whatever trace calibrate or snake is given: nil when the movie has no
+    /// telemetry track or it cannot be read (it is then simply not known).
+    public static func records(video path: String) -> VideoMotionRecords? {
+        guard isMovie(path: path), let trace = try? read(path: path) else { return nil }
+        return trace.records
     }
 
     /// GoPro writes the model into the MP4's `firmware` tag: "HD5.02.02.00.00" is a HERO5 Black,

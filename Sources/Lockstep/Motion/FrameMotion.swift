@@ -16,9 +16,44 @@ public struct FrameMotionSeries: Sendable {
     /// Per shift (same order): the phase correlation's peak height, about 1 when the second
     /// picture is the first one moved, near 0 when nothing matched (a cut, a blur, a flat wall).
     public var peaks: [Double]
+    /// How regions across the whole picture moved (one row per shift), where measured: the
+    /// roll and the lens come from it. The shifts then carry the roll.
+    public var blocks: BlockFlow?
 
-    public init(displaySize: Size, frameTimes: [Int64], shifts: [VideoShift], peaks: [Double] = []) {
-        self.displaySize = displaySize; self.frameTimes = frameTimes; self.shifts = shifts; self.peaks = peaks
+    public init(displaySize: Size, frameTimes: [Int64], shifts: [VideoShift], peaks: [Double] = [], blocks: BlockFlow? = nil) {
+        self.displaySize = displaySize; self.frameTimes = frameTimes; self.shifts = shifts; self.peaks = peaks; self.blocks = blocks
+    }
+}
+
+/// Where the blocks sit in the wide picture: a grid of `side` x `side` squares over it, their
+/// edges touching the picture's (5 across; rows in proportion).
+struct BlockGrid: Sendable {
+    let side: Int
+    let width: Int, height: Int
+    /// Top-left corners in the wide picture.
+    let origins: [(x: Int, y: Int)]
+
+    init?(wide: Size, side: Int = 64) {
+        guard wide.width >= side * 2, wide.height >= side + side / 2 else { return nil }
+        self.side = side; width = wide.width; height = wide.height
+        let cols = 5
+        let rows = max(2, min(5, Int((Double(cols) * Double(wide.height) / Double(wide.width)).rounded())))
+        var o: [(Int, Int)] = []
+        for r in 0..<rows {
+            for c in 0..<cols {
+                o.append(((wide.width - side) * c / (cols - 1), (wide.height - side) * r / (rows - 1)))
+            }
+        }
+        origins = o
+    }
+
+    var count: Int { origins.count }
+
+    /// Block centres in displayed pixels from the picture's centre.
+    func centres(display: Size) -> (x: [Double], y: [Double]) {
+        let k = Double(display.width) / Double(width), ky = Double(display.height) / Double(height)
+        return (origins.map { (Double($0.x) + Double(side) / 2 - Double(width) / 2) * k },
+                origins.map { (Double($0.y) + Double(side) / 2 - Double(height) / 2) * ky })
     }
 }
 
@@ -36,19 +71,31 @@ public enum FrameMotionExtractor {
     /// Frames per batch: enough to keep every core busy, small enough to bound memory
     /// (about 4 MB of analysis squares at 256, twice).
     static let batch = 64
+    /// The wide picture's width for the blocks: 384 samples (5 blocks of 64 across, overlapping).
+    static let wideWidth = 384
 
     /// `overlap`: false waits for each batch's correlations before decoding the next (the way it
     /// was before the two buffers; timed against the overlap once, in the README's calibrate
     /// speed paragraph). The results are the same either way (FrameMotionTests).
     /// `cancellation`: checked before each picture; once raised, the batch in flight is waited
     /// for and `JobError.cancelled` thrown (a stop signal under `lockstep calibrate`).
-    public static func extract(path: String, workers: Int? = nil, overlap: Bool = true,
+    /// `blocks`: also measure the motion of regions across the whole picture (the roll, the lens).
+    public static func extract(path: String, workers: Int? = nil, overlap: Bool = true, blocks: Bool = true,
                                cancellation: CancellationToken = CancellationToken()) throws -> FrameMotionSeries {
-        let reader = try LumaReader(path: path, cancellation: cancellation)
+        let reader = try LumaReader(path: path, wideWidth: blocks ? wideWidth : nil, cancellation: cancellation)
         let n = reader.side, area = n * n, k = Double(reader.scale)
+        let grid = reader.wideSize.flatMap { BlockGrid(wide: $0) }
+        let wideArea = grid.map { $0.width * $0.height } ?? 0
+        // Wide samples per displayed pixel: the global shift (displayed) becomes the blocks' head start.
+        let toWide = grid.map { Double($0.width) / Double(reader.displaySize.width) } ?? 0
         let workerCount = max(1, workers ?? ProcessInfo.processInfo.activeProcessorCount)
-        let pool = (0..<workerCount).map { _ in CorrelationWorker(size: n) }
-        let buffers = [PictureBatch(slots: batch + 1, area: area), PictureBatch(slots: batch + 1, area: area)]
+        let pool = (0..<workerCount).map { _ in CorrelationWorker(size: n, grid: grid, toWide: toWide * k) }
+        let buffers = [PictureBatch(slots: batch + 1, area: area, wideArea: wideArea), PictureBatch(slots: batch + 1, area: area, wideArea: wideArea)]
+        var flow = grid.map { g -> BlockFlow in
+            let c = g.centres(display: reader.displaySize)
+            return BlockFlow(centreX: c.x, centreY: c.y, width: reader.displaySize.width)
+        }
+        let fromWide = grid.map { Double(reader.displaySize.width) / Double($0.width) } ?? 0
         let group = DispatchGroup()
         var times: [Int64] = []
         var shifts: [VideoShift] = []
@@ -66,10 +113,14 @@ public enum FrameMotionExtractor {
             guard pendingRuns > 0 else { return }
             group.wait()
             var results = pool.prefix(pendingRuns).lazy.flatMap(\.results).makeIterator()
+            var blockResults = pool.prefix(pendingRuns).lazy.flatMap(\.blockResults).makeIterator()
             for p in pending {
                 let r = results.next()!
                 shifts.append(VideoShift(from: p.from, to: p.to, dx: r.dx * k, dy: r.dy * k))
                 peaks.append(r.peak)
+                if flow != nil, let b = blockResults.next() {
+                    flow!.append(dx: b.dx.map { Float(Double($0) * fromWide) }, dy: b.dy.map { Float(Double($0) * fromWide) }, weight: b.peak)
+                }
             }
             pendingRuns = 0
         }
@@ -80,7 +131,7 @@ public enum FrameMotionExtractor {
             var count = 0
             while count < batch {
                 if cancellation.isCancelled { group.wait(); throw JobError.cancelled }
-                guard let t = try pictures.withSlot(count + 1, { try reader.next(into: $0) }) else { break }
+                guard let t = try pictures.withSlots(count + 1, { try reader.next(into: $0, wide: $1) }) else { break }
                 pictures.times[count] = t
                 count += 1
             }
@@ -116,7 +167,13 @@ public enum FrameMotionExtractor {
             turn = 1 - turn
         }
         collect()
-        return FrameMotionSeries(displaySize: reader.displaySize, frameTimes: times, shifts: shifts, peaks: peaks)
+        if let f = flow, f.intervals == shifts.count {
+            // The roll of each interval, from the blocks (a global shift cannot see it).
+            for (i, roll) in PictureRotation.rolls(f).enumerated() { shifts[i].roll = roll }
+        } else {
+            flow = nil
+        }
+        return FrameMotionSeries(displaySize: reader.displaySize, frameTimes: times, shifts: shifts, peaks: peaks, blocks: flow)
     }
 }
 
@@ -128,22 +185,30 @@ final class PictureBatch: @unchecked Sendable {
     // meanwhile reads its last slot and writes only the other batch.
     let area: Int
     let bytes: UnsafeMutableBufferPointer<UInt8>
+    /// The wide pictures (0 bytes each when not measured).
+    let wideArea: Int
+    let wide: UnsafeMutableBufferPointer<UInt8>
     var times: [Int64]
 
-    init(slots: Int, area: Int) {
-        self.area = area
+    init(slots: Int, area: Int, wideArea: Int = 0) {
+        self.area = area; self.wideArea = wideArea
         bytes = .allocate(capacity: slots * area)
         bytes.initialize(repeating: 0)
+        wide = .allocate(capacity: slots * wideArea)
+        wide.initialize(repeating: 0)
         times = [Int64](repeating: 0, count: slots)
     }
-    deinit { bytes.deallocate() }
+    deinit { bytes.deallocate(); wide.deallocate() }
 
-    func withSlot<R>(_ j: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try body(UnsafeMutableBufferPointer(rebasing: bytes[(j * area)..<((j + 1) * area)]))
+    func withSlots<R>(_ j: Int, _ body: (UnsafeMutableBufferPointer<UInt8>, UnsafeMutableBufferPointer<UInt8>?) throws -> R) rethrows -> R {
+        try body(UnsafeMutableBufferPointer(rebasing: bytes[(j * area)..<((j + 1) * area)]),
+                 wideArea > 0 ? UnsafeMutableBufferPointer(rebasing: wide[(j * wideArea)..<((j + 1) * wideArea)]) : nil)
     }
     func slot(_ j: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[(j * area)..<((j + 1) * area)]) }
+    func wideSlot(_ j: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: wide[(j * wideArea)..<((j + 1) * wideArea)]) }
     func copySlot(_ j: Int, from other: PictureBatch, slot s: Int) {
         (bytes.baseAddress! + j * area).update(from: other.bytes.baseAddress! + s * area, count: area)
+        if wideArea > 0 { (wide.baseAddress! + j * wideArea).update(from: other.wide.baseAddress! + s * wideArea, count: wideArea) }
     }
 }
 
@@ -155,22 +220,88 @@ final class CorrelationWorker: @unchecked Sendable {
     private var previous: CorrelationSpectrum
     private var current: CorrelationSpectrum
     private(set) var results: [(dx: Double, dy: Double, peak: Double)] = []
+    /// The blocks: their grid, plans, the previous picture's block spectra at the grid, and
+    /// per pair each block's shift (wide samples) and peak.
+    private let grid: BlockGrid?
+    private let blockCorrelator: FFTWCorrelator?
+    private var previousBlocks: [CorrelationSpectrum]
+    private var currentBlocks: [CorrelationSpectrum]
+    private let shifted: CorrelationSpectrum?
+    private var scratch: [UInt8]
+    /// Wide samples per analysis sample.
+    private let toWide: Double
+    private(set) var blockResults: [(dx: [Float], dy: [Float], peak: [Float])] = []
 
-    init(size: Int) {
+    init(size: Int, grid: BlockGrid? = nil, toWide: Double = 0) {
         correlator = FFTWCorrelator(size: size)
         previous = CorrelationSpectrum(size: size); current = CorrelationSpectrum(size: size)
         results.reserveCapacity(FrameMotionExtractor.batch)
+        self.grid = grid; self.toWide = toWide
+        let side = grid?.side ?? 0
+        blockCorrelator = grid.map { FFTWCorrelator(size: $0.side) }
+        previousBlocks = (0..<(grid?.count ?? 0)).map { _ in CorrelationSpectrum(size: side) }
+        currentBlocks = (0..<(grid?.count ?? 0)).map { _ in CorrelationSpectrum(size: side) }
+        shifted = grid.map { CorrelationSpectrum(size: $0.side) }
+        scratch = [UInt8](repeating: 0, count: side * side)
     }
 
     /// The shifts of pictures j - 1 -> j for j in `ends` (slots of `pictures`).
     func measure(_ pictures: PictureBatch, pairsEndingAt ends: Range<Int>) {
         results.removeAll(keepingCapacity: true)
+        blockResults.removeAll(keepingCapacity: true)
         guard !ends.isEmpty else { return }
         correlator.spectrum(of: pictures.slot(ends.lowerBound - 1), into: previous)
+        if grid != nil { blockSpectra(pictures.wideSlot(ends.lowerBound - 1), into: previousBlocks) }
         for j in ends {
             correlator.spectrum(of: pictures.slot(j), into: current)
-            results.append(correlator.shift(from: previous, to: current))
+            let r = correlator.shift(from: previous, to: current)
+            results.append(r)
             swap(&previous, &current)
+            if grid != nil {
+                blockResults.append(blocks(pictures.wideSlot(j), headStart: (r.dx * toWide, r.dy * toWide)))
+                swap(&previousBlocks, &currentBlocks)
+            }
+        }
+    }
+
+    /// Every block's spectrum at its grid place.
+    private func blockSpectra(_ picture: UnsafeBufferPointer<UInt8>, into out: [CorrelationSpectrum]) {
+        guard let grid, let c = blockCorrelator else { return }
+        for (i, o) in grid.origins.enumerated() {
+            copyBlock(picture, x: o.x, y: o.y)
+            scratch.withUnsafeBufferPointer { c.spectrum(of: $0, into: out[i]) }
+        }
+    }
+
+    /// Each block of `picture` against the previous picture's: looked for where the global shift
+    /// says it went (so a fast pan stays inside a block's reach), measured from there.
+    private func blocks(_ picture: UnsafeBufferPointer<UInt8>, headStart: (Double, Double)) -> (dx: [Float], dy: [Float], peak: [Float]) {
+        guard let grid, let c = blockCorrelator, let shifted else { return ([], [], []) }
+        blockSpectra(picture, into: currentBlocks)
+        var dx = [Float](repeating: 0, count: grid.count), dy = dx, peak = dx
+        let hx = Int(headStart.0.rounded()), hy = Int(headStart.1.rounded())
+        for (i, o) in grid.origins.enumerated() {
+            let x = min(max(0, o.x + hx), grid.width - grid.side), y = min(max(0, o.y + hy), grid.height - grid.side)
+            let r: (dx: Double, dy: Double, peak: Double)
+            if x == o.x && y == o.y {
+                r = c.shift(from: previousBlocks[i], to: currentBlocks[i])
+            } else {
+                copyBlock(picture, x: x, y: y)
+                scratch.withUnsafeBufferPointer { c.spectrum(of: $0, into: shifted) }
+                r = c.shift(from: previousBlocks[i], to: shifted)
+            }
+            dx[i] = Float(Double(x - o.x) + r.dx); dy[i] = Float(Double(y - o.y) + r.dy); peak[i] = Float(r.peak)
+        }
+        return (dx, dy, peak)
+    }
+
+    private func copyBlock(_ picture: UnsafeBufferPointer<UInt8>, x: Int, y: Int) {
+        guard let grid else { return }
+        let s = grid.side, w = grid.width
+        scratch.withUnsafeMutableBufferPointer { out in
+            for row in 0..<s {
+                (out.baseAddress! + row * s).update(from: picture.baseAddress! + (y + row) * w + x, count: s)
+            }
         }
     }
 }

@@ -3,16 +3,41 @@ import Foundation
 import Media
 import Motion
 
+/// Which of the trace's sensors moves the trail.
+public enum SnakeDrive: String, CaseIterable, Sendable {
+    /// The rotation rate: what the picture itself does (a camera that turns moves its picture;
+    /// one that hovers still, however its accelerometer's bias reads, does not). The default.
+    case gyro
+    /// The accelerometer's user acceleration (gravity removed by the attitude filter): Apple's
+    /// VideoSnake. A small bias of a still device streams the trail steadily one way.
+    case accel
+}
+
 /// What drives the snake: the IMU trace, its calibration, and the effect's constants.
 public struct SnakeOptions: Sendable {
     public var readings: [IMUReading]
     public var calibration: Calibration
     public var parameters = SnakeParameters()
-    /// Without an accelerometer the trail follows the rotation rate (rad/s) times this.
+    /// The sensor that moves the trail (`.accel` needs a trace with an accelerometer).
+    public var drive = SnakeDrive.gyro
+    /// With `drive` `.gyro`: the trail follows the rotation rate (rad/s) times this.
     public var gyroGain = 1.0
+
     /// Per-frame pairing as CSV.
     public var reportPath: String?
     public init(readings: [IMUReading], calibration: Calibration) { self.readings = readings; self.calibration = calibration }
+
+    /// The part of the IMU's clock (ns) a clip of `videoDuration` needs under `clock`, with
+    /// `margin` seconds either side; nil (the whole trace) when the length is unknown.
+    public static func traceWindow(videoDuration: Rational?, clock: ClockMapping, margin: Double) -> ClosedRange<Int64>? {
+        guard let d = videoDuration?.seconds, d.isFinite, d >= 0, d < 1e7 else { return nil }
+        // Every piece of the mapping that starts inside the clip bends the line: its start counts.
+        let times = [-margin, d + margin] + clock.pieces.map(\.fromVideoS).filter { $0 > -margin && $0 < d + margin }
+        let imu = times.map { clock.imuTime(fromVideo: $0) }
+        guard let lo = imu.min(), let hi = imu.max(), lo.isFinite, hi.isFinite,
+              abs(lo) < 9e9, abs(hi) < 9e9 else { return nil }
+        return Int64(((lo - margin) * 1e9).rounded(.down))...Int64(((hi + margin) * 1e9).rounded(.up))
+    }
 }
 
 public struct SnakeSummary: Sendable {
@@ -93,12 +118,12 @@ final class SnakeStage {
         sampler?.sample(from: v - window / 2, to: v - window / 2 + window)
     }
 
-    /// What drives the trail for a motion sample: user acceleration in g with an
-    /// accelerometer, else the rotation rate times the gain.
-    private func snakeMotion(_ sample: MotionSample?) -> SnakeMotion? {
+    /// What drives the trail for a motion sample: the rotation rate times the gain (`.gyro`,
+    /// the default), or the user acceleration in g (`.accel`, where the trace has it).
+    func snakeMotion(_ sample: MotionSample?) -> SnakeMotion? {
         sample.map { s -> SnakeMotion in
             let t = Double(s.time) / 1e9
-            if let u = s.userAcceleration { return SnakeMotion(ax: u.x, ay: u.y, time: t) }
+            if options.drive == .accel, let u = s.userAcceleration { return SnakeMotion(ax: u.x, ay: u.y, time: t) }
             // Yaw (about camera y) moves the picture across, pitch (about x) up and down.
             return SnakeMotion(ax: s.rotationRate.y * options.gyroGain, ay: s.rotationRate.x * options.gyroGain, time: t)
         }
@@ -251,13 +276,8 @@ final class SnakeStage {
                                                    residual, stated, middle, stated + residual))
                 }
             }
-            do {
-                try (report.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
-            } catch {
-                // Foundation's description is a nested NSError dump: one line naming the report.
-                let posix = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? Error).map { $0 as NSError }.flatMap { $0.domain == NSPOSIXErrorDomain ? $0.code : nil }
-                throw JobError("\(path): cannot write the snake report (\(posix.map { String(cString: strerror(Int32($0))) } ?? error.localizedDescription))")
-            }
+            // Through the output path every command writes by (its error names the report).
+            try OutputPath.write(Data((report.joined(separator: "\n") + "\n").utf8), to: path)
         }
         return summary
     }

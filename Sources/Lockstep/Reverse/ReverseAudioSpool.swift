@@ -13,10 +13,14 @@ final class ReverseAudioSpool {
     static let chunk = 8192
     private let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 2 * chunk)
 
+    /// The output the spool serves: its errors name it (the spool's own name is never seen).
+    private let output: String
+
     init(beside output: String) throws {
+        self.output = output
         let path = OutputPath.temporary(beside: output + ".audio")
         fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if fd < 0 { throw MediaError("cannot make a temporary file for the audio: \(String(cString: strerror(errno)))", path: path) }
+        if fd < 0 { throw MediaError("cannot make a temporary file for the audio beside it: \(String(cString: strerror(errno)))", path: output) }
         unlink(path)
     }
     deinit { close(fd); scratch.deallocate() }
@@ -53,10 +57,21 @@ final class ReverseAudioSpool {
         }
     }
 
+    /// A short write is continued: only a failed call has an errno worth reporting (a full disk
+    /// first writes part, then fails with ENOSPC; the errno read after the short write was a
+    /// stale ENOENT, "No such file or directory").
     private func write(_ samples: Int) throws {
         let bytes = samples * 8
-        let w = pwrite(fd, scratch, bytes, off_t(count * 8))
-        if w != bytes { throw MediaError("cannot write the temporary audio file: \(String(cString: strerror(errno)))") }
+        var done = 0
+        while done < bytes {
+            let w = pwrite(fd, UnsafeRawPointer(scratch) + done, bytes - done, off_t(count * 8) + off_t(done))
+            if w < 0 && errno == EINTR { continue }
+            guard w > 0 else {
+                let why = w < 0 ? String(cString: strerror(errno)) : "nothing could be written"
+                throw MediaError("cannot write the temporary audio file beside it: \(why)", path: output)
+            }
+            done += w
+        }
         count += Int64(samples)
     }
 
@@ -69,7 +84,10 @@ final class ReverseAudioSpool {
         guard lo < hi else { return }
         let k = Int(hi - lo), offset = Int(lo - from)
         let r = pread(fd, scratch, k * 8, off_t(lo * 8))
-        if r != k * 8 { throw MediaError("cannot read the temporary audio file: \(String(cString: strerror(errno)))") }
+        if r != k * 8 {
+            let why = r < 0 ? String(cString: strerror(errno)) : "it ended early"
+            throw MediaError("cannot read the temporary audio file beside it: \(why)", path: output)
+        }
         for i in 0..<k {
             let j = reversed ? n - 1 - (offset + i) : offset + i
             left[j] = scratch[2 * i]; right[j] = scratch[2 * i + 1]

@@ -81,8 +81,16 @@ public final class ReverseJob: Sendable {
         try options.check()
         try OutputPath.checkInput(options.input)
         try OutputPath.check(options.output, inputs: [options.input])
-        let folder = URL(fileURLWithPath: options.output).deletingLastPathComponent().path
-        OutputPath.removeStaleTemporaries(in: folder)
+        let pending = try OutputPath(for: options.output)
+        do {
+            return try run(pending)
+        } catch {
+            pending.discard()
+            throw pending.explain(error)
+        }
+    }
+
+    private func run(_ pending: OutputPath) throws -> ReverseResult {
 
         let reader = try SeekingVideoReader(path: options.input, cancellation: cancellation)
         let index = reader.index, n = index.frameCount
@@ -107,10 +115,7 @@ public final class ReverseJob: Sendable {
         let spool = try options.audio == .none ? nil : spoolAudio(limit: sourceSample(n), origin: origin, timeBase: tb)
 
         let container = OutputPath.container(for: options.output)
-        let temporary = OutputPath.temporary(beside: options.output)
-        var committed = false
-        defer { if !committed { unlink(temporary) } }
-        let writer = try MovieWriter(path: temporary, container: container, canvas: canvas, frameRate: frameRate,
+        let writer = try MovieWriter(path: pending.path, container: container, canvas: canvas, frameRate: frameRate,
                                      settings: options.encode, withAudio: spool != nil, videoTimeBase: variable ? tb : nil)
         let conformer = try Conformer(place: canvas, picture: Rect(x: 0, y: 0, width: canvas.width, height: canvas.height),
                                       fill: .black, rotation: reader.video.rotation)
@@ -180,8 +185,7 @@ public final class ReverseJob: Sendable {
         }
         try writer.finish()
         if cancellation.isCancelled { throw JobError.cancelled }
-        try OutputPath.commit(temporary, to: options.output)
-        committed = true
+        try pending.commit()
         return ReverseResult(frames: emitted, sourceFrames: n, audioSamples: spool != nil ? outputSample(outputTime) : nil,
                              canvas: canvas, frameRate: frameRate, poolFrames: frames.count, longestGOP: index.longestSegment,
                              picturesDecoded: reader.picturesDecoded, seeks: reader.seeks)

@@ -23,6 +23,9 @@ public struct ScaleOutRequest: Sendable {
     /// With `wait`: stop waiting after this many seconds (the jobs go on).
     public var waitTimeout: Double?
     public var resume = false
+    /// Whether the user gave --gop. Without it the GOP is chosen so that the output's frames
+    /// make `segments` segments (at most the default 250), said, and passed to the tasks.
+    public var gopGiven = true
     /// Absolute path of the lockstep binary the tasks run.
     public var lockstep: String
     public init(composite: CompositeOptions, arguments: [String], segments: Int, target: ScaleOutTarget, lockstep: String) {
@@ -41,6 +44,9 @@ public enum ScaleOutJob {
 
     public static func run(_ request: ScaleOutRequest, say: (String) -> Void) throws {
         let plan = try makePlan(request)
+        if !request.gopGiven && plan.gop != Int64(request.composite.encode.gop) {
+            say("# --gop \(plan.gop) chosen (not given): the output's \(plan.totalFrames) frames in \(request.segments) segments that start on a GOP")
+        }
         switch request.target {
         case .slurm(let settings): try runSlurm(plan, settings: settings, request: request, say: say)
         case .kubernetes(let settings): try emitKubernetes(plan, settings: settings, request: request, say: say)
@@ -54,14 +60,24 @@ public enum ScaleOutJob {
         try options.check()
         // Every file the tasks read, the matte too: the join must not replace any of them.
         try OutputPath.check(options.output, inputs: options.readerPaths)
-        let arguments = try ScaleOutCommandLine.segmentArguments(request.arguments)
-        let gop = Int64(options.encode.gop)
+        var arguments = try ScaleOutCommandLine.segmentArguments(request.arguments)
+        var gop = Int64(options.encode.gop)
+        if options.placesInputsInTime {
+            throw JobError("--segments cannot be combined with --sync audio, --offsets, --drift, --trim or --longest: a segment render places inputs only from their first frames.")
+        }
         let readers = try options.inputs.map { try MovieReader(path: $0, audio: false) }
-        guard let frameRate = options.frameRate ?? readers.first?.video.frameRate else {
+        // The single pass's default rate (the first input's nominal rate), so the plan's count is its.
+        guard let frameRate = options.frameRate ?? CompositeJob.defaultFrameRate(readers) else {
             throw JobError("\(options.inputs.first ?? options.output): no frame rate in the file; give one with --fps.")
         }
         guard let frames = CompositeJob.expectedFrames(readers, sync: options.sync, frameRate: frameRate) else {
             throw JobError("\(options.output): the inputs do not say how many frames the output will have, so it cannot be split into segments.")
+        }
+        if !request.gopGiven, request.segments >= 1, frames / Int64(request.segments) < gop {
+            // 60 frames in 4 segments: a GOP of 15, not "only 1 GOPs of 250 frames".
+            gop = max(1, frames / Int64(request.segments))
+            let flag = ["--gop", String(gop)]
+            if let i = arguments.firstIndex(of: "--") { arguments.insert(contentsOf: flag, at: i) } else { arguments += flag }
         }
         let cwd = FileManager.default.currentDirectoryPath
         let output = URL(fileURLWithPath: options.output, relativeTo: URL(fileURLWithPath: cwd, isDirectory: true)).standardizedFileURL.path

@@ -20,23 +20,24 @@ public enum SegmentJoinJob {
         for i in plan.segments.indices where !FileManager.default.fileExists(atPath: plan.doneMarker(i)) {
             throw JobError("\(plan.segmentFile(i)): segment \(i) (frames \(plan.segments[i])) is not done; nothing was joined.")
         }
-        let folder = URL(fileURLWithPath: plan.output).deletingLastPathComponent().path
-        OutputPath.removeStaleTemporaries(in: folder)
-        let temporary = OutputPath.temporary(beside: plan.output)
-        var committed = false
-        defer { if !committed { unlink(temporary) } }
-        let clips = plan.segments.indices.map(plan.segmentFile)
-        let joined = try ConcatCopy.join(clips, into: temporary, container: OutputPath.container(for: plan.output), provenance: .kept)
-        guard joined.frames == plan.totalFrames else {
-            throw JobError("\(plan.output): the segments hold \(joined.frames) frames, the plan \(plan.totalFrames); nothing was written.")
+        let pending = try OutputPath(for: plan.output)
+        let joined: ConcatResult
+        do {
+            let clips = plan.segments.indices.map(plan.segmentFile)
+            joined = try ConcatCopy.join(clips, into: pending.path, container: OutputPath.container(for: plan.output), provenance: .kept)
+            guard joined.frames == plan.totalFrames else {
+                throw JobError("\(plan.output): the segments hold \(joined.frames) frames, the plan \(plan.totalFrames); nothing was written.")
+            }
+            let report = try VerifyJob.run(pending.path)
+            guard report.ok else {
+                let first = report.violations.first.map { "\($0.kind.rawValue): \($0.message)" } ?? ""
+                throw JobError("\(plan.output): the joined movie fails verify (\(report.violations.count) violations; first: \(first)); nothing was written.")
+            }
+            try pending.commit()
+        } catch {
+            pending.discard()
+            throw pending.explain(error)
         }
-        let report = try VerifyJob.run(temporary)
-        guard report.ok else {
-            let first = report.violations.first.map { "\($0.kind.rawValue): \($0.message)" } ?? ""
-            throw JobError("\(plan.output): the joined movie fails verify (\(report.violations.count) violations; first: \(first)); nothing was written.")
-        }
-        try OutputPath.commit(temporary, to: plan.output)
-        committed = true
         // The work folder goes last: its absence tells a waiting submitter the join succeeded.
         try? FileManager.default.removeItem(atPath: work)
         return SegmentJoinResult(output: plan.output, frames: joined.frames, segments: plan.segments.count, audioSamples: joined.audioSamples)
@@ -72,13 +73,12 @@ public enum ScaleOutStore {
         try write(try JSONEncoder().encode(ids), to: jobsFile(work))
     }
 
-    /// Writes by rename, so a reader never sees half a file.
+    /// Writes through `OutputPath` (a hidden temporary renamed into place), so a reader never
+    /// sees half a file and a stopped run leaves none.
     static func write(_ data: Data, to path: String, executable: Bool = false) throws {
-        let tmp = path + ".tmp"
-        do {
-            try data.write(to: URL(fileURLWithPath: tmp))
-            if executable { chmod(tmp, 0o755) }
-        } catch { throw JobError("\(path): cannot write: \(error.localizedDescription)") }
-        guard rename(tmp, path) == 0 else { throw JobError("\(path): cannot write: \(String(cString: strerror(errno)))") }
+        let pending = try OutputPath(for: path)
+        try pending.writeAll(data)
+        if executable { chmod(pending.path, 0o755) }
+        try pending.commit()
     }
 }

@@ -14,7 +14,7 @@ public enum CodedVerifyJob {
     public static func scan(_ path: String, input: Int? = nil) throws -> CodedScan {
         let reader = try MovieReader(path: path, audio: true, frameThreads: true)
         reader.userDataUUID = Provenance.uuid
-        let size = reader.video.displaySize
+        let size = Size(width: max(2, reader.video.displaySize.width), height: max(2, reader.video.displaySize.height))
         let conformer = try Conformer(place: size, picture: Rect(x: 0, y: 0, width: size.width, height: size.height),
                                       fill: .black, rotation: reader.video.rotation)
         let decoded = Frame(), frame = Frame()

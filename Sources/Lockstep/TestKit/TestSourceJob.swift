@@ -22,6 +22,7 @@ public struct TestSourceOptions: Sendable {
 
     /// Each rule as the sentence the user sees.
     public func check() throws {
+        guard !output.hasSuffix("/") else { throw JobError("\(output): ends in /, a folder's name; give a file name.") }
         let ext = (output as NSString).pathExtension.lowercased()
         guard let container = Self.containers[ext] else { throw JobError("\(output): the output must end in .mp4, .m4v, .mov or .mkv.") }
         guard codec.containers.contains(container) else { throw JobError("\(output): --codec \(codec.rawValue) needs a .mov or .mkv file.") }
@@ -29,6 +30,7 @@ public struct TestSourceOptions: Sendable {
         let count = (duration * frameRate.seconds).rounded()
         guard duration.isFinite, duration > 0, count >= 1 else { throw JobError("--duration must be a positive number of seconds giving at least one frame.") }
         guard frameRate.num > 0, frameRate.den > 0, frameRate.seconds <= 240 else { throw JobError("--fps must be a positive rate of at most 240.") }
+        try CompositeOptions.checkFraction(frameRate)
         guard count < Double(CodeWord.modulus) else { throw JobError("--duration is too long: the frame code counts \(CodeWord.modulus) frames.") }
         guard size.width >= 160, size.height >= 90, size.width % 2 == 0, size.height % 2 == 0, size.width <= 8192, size.height <= 8192 else {
             throw JobError("--size must be even numbers from 160x90 to 8192x8192 (the code needs room).")
@@ -53,16 +55,14 @@ public enum TestSourceJob {
     public static func run(_ o: TestSourceOptions, cancellation: CancellationToken = CancellationToken()) throws -> Result {
         try o.check()
         let container = TestSourceOptions.containers[(o.output as NSString).pathExtension.lowercased()]!
-        let folder = (URL(fileURLWithPath: o.output).deletingLastPathComponent().path)
-        OutputPath.removeStaleTemporaries(in: folder)
-        let temporary = OutputPath.temporary(beside: o.output)
+        let pending = try OutputPath(for: o.output)
         do {
-            let result = try write(o, container: container, to: temporary, cancellation: cancellation)
-            try OutputPath.commit(temporary, to: o.output)
+            let result = try write(o, container: container, to: pending.path, cancellation: cancellation)
+            try pending.commit()
             return result
         } catch {
-            unlink(temporary)
-            throw error
+            pending.discard()
+            throw pending.explain(error)
         }
     }
 

@@ -17,7 +17,9 @@ public enum VerifyJob {
         let decoder = JSONDecoder()
         var frames: [ScannedFrame] = []
         let decoded = Frame(), frame = Frame()
-        let size = reader.video.displaySize
+        // A 1x1 picture is measured on 2x2 (the Conformer's smallest place): "no room for the
+        // picture" without the file's name was the answer.
+        let size = Size(width: max(2, reader.video.displaySize.width), height: max(2, reader.video.displaySize.height))
         let conformer = try Conformer(place: size, picture: Rect(x: 0, y: 0, width: size.width, height: size.height),
                                       fill: .black, rotation: reader.video.rotation)
         // Luma on a 2x2 grid (a quarter of the pixels) is plenty for means and differences.
@@ -57,9 +59,29 @@ public enum VerifyJob {
         var scannedAudio: ScannedAudio?
         if let a = probe.streams.first(where: { $0.type == "audio" }), reader.audio != nil {
             let start = a.startTime ?? 0
-            scannedAudio = ScannedAudio(start: start, end: start + (a.duration ?? 0), tailLevel: audio.tailLevel, overallLevel: audio.overallLevel)
+            scannedAudio = ScannedAudio(start: start, end: start + (a.duration ?? 0), tailLevel: audio.tailLevel, overallLevel: audio.overallLevel,
+                                        endResolution: Self.endResolution(a), priming: Self.unmarkedPriming(a, container: probe.container))
         }
         return Scan(path: path, frames: frames, videoDuration: v?.duration, audio: scannedAudio)
+    }
+
+    /// One codec frame where the stream's length is a whole number of them (the container did
+    /// not trim the last one), else 0 (trimmed to the sample).
+    static func endResolution(_ a: ProbeReport.Stream) -> Double {
+        guard let n = a.frameSize, n > 1, let rate = a.sampleRate, rate > 0, let d = a.duration, d.isFinite, d > 0, d < 1e7 else { return 0 }
+        // Durations in a millisecond time base (Matroska) are rounded: a whole number of frames
+        // to within a millisecond counts.
+        let samples = (d * Double(rate)).rounded()
+        let r = samples.truncatingRemainder(dividingBy: Double(n))
+        return min(r, Double(n) - r) <= (Double(rate) / 1000).rounded(.up) ? Double(n) / Double(rate) : 0
+    }
+
+    /// AAC's encoder priming (one frame, as FFmpeg's and most encoders write it) where the
+    /// container cannot mark it discarded: Matroska without a CodecDelay.
+    static func unmarkedPriming(_ a: ProbeReport.Stream, container: String) -> Double {
+        guard container.contains("matroska"), a.codec == "aac", a.initialPadding == nil,
+              let n = a.frameSize, n > 0, let rate = a.sampleRate, rate > 0 else { return 0 }
+        return Double(n) / Double(rate)
     }
 
     /// RMS of the whole track and of its last 100 ms, mixed to mono.

@@ -40,21 +40,14 @@ public final class ThumbnailJob: Sendable {
         for input in options.inputs { try OutputPath.checkInput(input) }
         try OutputPath.checkPlace(options.output, inputs: options.inputs)
         let format = ImageFormat(extensionOf: options.output)!
-        let folder = URL(fileURLWithPath: options.output).deletingLastPathComponent().path
-        OutputPath.removeStaleTemporaries(in: folder)
+        let pending = try OutputPath(for: options.output)
 
         let (picture, result) = options.sheet ? try makeSheet() : try makeSingle()
         let bytes = try ImageEncoder.encode(picture, as: format)
         if cancellation.isCancelled { throw JobError.cancelled }
-        let temporary = OutputPath.temporary(beside: options.output)
-        var committed = false
-        defer { if !committed { unlink(temporary) } }
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-            throw JobError("\(options.output): cannot write the image: \(String(cString: strerror(errno))).")
-        }
+        try pending.writeAll(Data(bytes))
         if cancellation.isCancelled { throw JobError.cancelled }
-        try OutputPath.commit(temporary, to: options.output)
-        committed = true
+        try pending.commit()
         return result
     }
 
@@ -84,9 +77,11 @@ public final class ThumbnailJob: Sendable {
     private func makeSingle() throws -> (Frame, ThumbnailResult) {
         let (reader, found, pick) = try find(options.inputs[0])
         let display = reader.video.displaySize
-        let size = (options.size ?? .box(display)).fitted(display)
+        let fitted = (options.size ?? .box(display)).fitted(display)
+        // At least 2x2, the Conformer's smallest place (a 1x1 clip said "no room for the picture").
+        let size = Size(width: max(2, fitted.width), height: max(2, fitted.height))
         let out = Frame()
-        try Self.conform(found.frame, into: out, place: size, rotation: reader.video.rotation)
+        do { try Self.conform(found.frame, into: out, place: size, rotation: reader.video.rotation) } catch let e as MediaError { throw e.at(reader.path) }
         return (out, ThumbnailResult(size: size, picks: [pick], warnings: warnings([pick])))
     }
 
@@ -101,7 +96,9 @@ public final class ThumbnailJob: Sendable {
             picks.append(pick)
             let box = layout.tiles[i]
             let place = Layout.fit(reader.video.displaySize, into: box)
-            try Self.conform(found.frame, into: tile, place: Size(width: place.width, height: place.height), rotation: reader.video.rotation)
+            do {
+                try Self.conform(found.frame, into: tile, place: Size(width: place.width, height: place.height), rotation: reader.video.rotation)
+            } catch let e as MediaError { throw e.at(reader.path) }
             let name = URL(fileURLWithPath: input).lastPathComponent
             let label = layout.labels[i]
             sheet.withImage { canvas in
@@ -117,17 +114,12 @@ public final class ThumbnailJob: Sendable {
         return (sheet, ThumbnailResult(size: layout.canvas, picks: picks, warnings: warnings(picks)))
     }
 
-    /// The picture turned and fitted to `place` by the `Conformer`, its colours re-expressed in
-    /// BT.601 when it was BT.709 (the image encoder's RGB conversion, like the rest of Lockstep,
-    /// takes the planes as BT.601: HD footage would otherwise come out about 8 levels off).
+    /// The picture turned and fitted to `place` by the `Conformer`, in the working signal
+    /// (BT.709 SDR, whatever the source's matrix, range or HDR transfer), which the image
+    /// encoder converts to RGB or JPEG's BT.601.
     static func conform(_ decoded: Frame, into out: Frame, place: Size, rotation: Int) throws {
-        let matrix = decoded.colorMatrix
         try Conformer(place: place, picture: Rect(x: 0, y: 0, width: place.width, height: place.height),
                       fill: .black, rotation: rotation).fit(decoded, into: out)
-        if matrix != .bt601 {
-            try out.makeWritable()  // a picture passed through as decoded may still be shared
-            out.withImage { MatrixConversion(from: matrix, to: .bt601).apply(to: $0) }
-        }
     }
 
     /// A sheet's `--size` with one side: the other follows 16:9.

@@ -7,10 +7,17 @@ struct CompositeCommand: ParsableCommand {
         commandName: "composite",
         abstract: "Blend N movies frame by frame into one H.264/AAC movie.",
         discussion: """
-        Every output frame is made of exactly one frame of every input; the output ends when an \
-        input has no frame left for the next tick, and its audio (all inputs mixed) ends with its video.
+        Every output frame is made of exactly one frame of every input: by default the frame on \
+        screen at that instant (each input keeps its speed and its sound stays on its picture, \
+        whatever the rates; --sync index takes frame k of every input instead; --sync audio first \
+        finds where each input lies on the first one's clock from their sound, for cameras that \
+        started at different moments, as `lockstep align` does). The output ends \
+        when an input has no frame left for the next tick (a still picture is shown throughout; \
+        --hold-last, --longest say otherwise), and its audio (all inputs mixed) ends with its video.
           chromakey  FOREGROUND BACKGROUND: the foreground's key colour shows the background
           quad       2 to 4 inputs in a 2x2 grid, in reading order
+          grid       2 to 64 inputs in a grid (--layout RxC), in reading order
+          pip        the first input on the whole canvas, 1 to 3 more in insets in a corner
           stack      2 to 4 inputs: the first is the bottom; each next one is keyed over it
           mix        2 to 4 inputs, weighted average
         """)
@@ -18,13 +25,16 @@ struct CompositeCommand: ParsableCommand {
     @Option(help: "How the inputs are combined.")
     var blend: BlendMode
 
-    @Option(help: ArgumentHelp("index: output frame k uses frame k of every input. time: the frame on screen at k/fps.", valueName: "index|time"))
-    var sync: SyncMode = .index
+    @Option(help: ArgumentHelp("time: the frame of each input on screen at k/fps (the default). index: output frame k uses frame k of every input. audio: time sync, each input placed on the first one's clock by its sound (offset and drift, as `lockstep align` finds them).", valueName: "index|time|audio"))
+    var sync: SyncChoice = .time
+
+    @OptionGroup(title: "Time placement (--sync time or audio)")
+    var placement: PlacementArguments
 
     @Option(help: ArgumentHelp("Canvas size, even numbers (default: the first input's display size).", valueName: "WxH"))
     var size: Size?
 
-    @Option(help: ArgumentHelp("Output frame rate (default: the first input's).", valueName: "N[/D]"))
+    @Option(help: ArgumentHelp("Output frame rate (default: the first input's nominal rate, e.g. 29.97 for a phone's variable-rate clip).", valueName: "N[/D]"))
     var fps: Rational?
 
     @Option(name: .customLong("key-color"), help: ArgumentHelp("Chroma key colour.", valueName: "RRGGBB"))
@@ -35,6 +45,9 @@ struct CompositeCommand: ParsableCommand {
 
     @Option(help: "--keyer gpuimage: width of the soft edge above --similarity (0 to 1).")
     var smoothness: Double = 0.1
+
+    @OptionGroup(title: "Grid, quad and picture-in-picture")
+    var cells: GridArguments
 
     @OptionGroup(title: "Keyer (chromakey and stack)")
     var keying: KeyerArguments
@@ -47,6 +60,12 @@ struct CompositeCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("mix: every input's audio; none: no audio stream.", valueName: "mix|none"))
     var audio: AudioChoice = .mix
+
+    @Option(name: .customLong("audio-from"), help: ArgumentHelp("Only this input's sound (1 is the first): one camera's microphone, not a mix of several, which combs.", valueName: "N"))
+    var audioFrom: Int?
+
+    @Option(help: ArgumentHelp("Bring the output's sound to this integrated loudness (EBU R128): r128 for -23 LUFS, or a target in LUFS (--loudness=-16).", valueName: "r128|LUFS"))
+    var loudness: LoudnessTarget?
 
     @Option(help: "x264 constant rate factor (0 to 51).")
     var crf: Int = 18
@@ -71,6 +90,9 @@ struct CompositeCommand: ParsableCommand {
 
     @OptionGroup var alpha: AlphaArguments
 
+    @OptionGroup(title: "Colour and scanning")
+    var color: ColorArguments
+
     @Flag(name: .customLong("snake"), help: "Apply the video-snake effect last, driven by --imu.")
     var snakeEffect = false
 
@@ -92,7 +114,9 @@ struct CompositeCommand: ParsableCommand {
     /// The options as the library takes them (without the snake's trace, read only in `run`).
     var options: CompositeOptions {
         var options = CompositeOptions(inputs: inputs, output: output, blend: blend)
-        options.sync = sync
+        options.sync = sync == .index ? .index : .time
+        options.clocksFromSound = sync == .audio
+        placement.apply(to: &options)
         options.size = size
         options.frameRate = fps
         options.keyColor = keyColor
@@ -103,11 +127,15 @@ struct CompositeCommand: ParsableCommand {
         options.weights = weights?.values
         options.gains = gain?.values
         options.audio = audio == .mix
+        options.audioFrom = audioFrom.map { $0 - 1 }
+        options.loudness = loudness?.lufs
+        options.grid = cells.spec(inputs: inputs)
         options.encode = EncodeSettings(crf: crf, preset: preset)
         options.stallTimeout = stallTimeout
         options.conceal = conceal
         options.matte = matte.options
         options.keyAlphaAndColor = alpha.keyAlphaAndColor
+        color.apply(to: &options)
         segment.apply(to: &options)
         return options
     }
@@ -115,6 +143,7 @@ struct CompositeCommand: ParsableCommand {
     func validate() throws {
         // The rules live in the library (a Swift caller gets the same sentences); here they
         // become usage errors (exit 64).
+        try placement.check(inputs: inputs.count)
         let options = self.options
         do {
             try options.check()
@@ -134,8 +163,8 @@ struct CompositeCommand: ParsableCommand {
     func run() throws {
         var options = self.options
         options.filter = try filters.schedule()
-        if snakeEffect { options.snake = try snake.options() }
-        if scaleOut.requested { return try scaleOut.run(options) }
+        if snakeEffect { options.snake = try snake.options(video: inputs[0]) }
+        if scaleOut.requested { return try scaleOut.run(options, gopGiven: segment.gop != nil) }
         try runComposite(options, quiet: quiet)
     }
 }

@@ -7,10 +7,12 @@ struct ConcatCommand: ParsableCommand {
         commandName: "concat",
         abstract: "Join clips end to end into one H.264/AAC movie.",
         discussion: """
-        Every frame of every clip once, in order; each clip fitted to the canvas (the first clip's \
-        size and rate unless given; a clip at another rate keeps every frame and is retimed). The \
-        audio of clip k+1 starts at exactly the sample where clip k's video ends; each clip keeps its \
-        own A/V sync (silence where its audio is short or missing, cut where it is long). With \
+        Each clip keeps its duration and its sync: clip k+1 starts where clip k's time ends, and \
+        every output frame shows the clip's frame on screen at that instant (frames dropped or \
+        repeated as time says, each recorded in the provenance); each clip fitted to the canvas (the \
+        first clip's size and nominal rate unless given). Each clip's audio lies on its own picture \
+        to the sample (silence where it is short or missing, cut where it is long). --keep-frames \
+        shows every frame of every clip once instead (a clip at another rate plays faster or slower). With \
         --max-duration the output stops at the last whole frame at or before it, audio too. \
         --copy joins the compressed video without re-encoding when every clip has the same codec \
         parameters and starts with a keyframe (the audio is re-encoded once).
@@ -22,7 +24,7 @@ struct ConcatCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Canvas size, even numbers (default: the first clip's display size).", valueName: "WxH"))
     var size: Size?
 
-    @Option(help: ArgumentHelp("Output frame rate (default: the first clip's).", valueName: "N[/D]"))
+    @Option(help: ArgumentHelp("Output frame rate (default: the first clip's nominal rate).", valueName: "N[/D]"))
     var fps: Rational?
 
     @Option(name: .customLong("crossfade-ms"), help: ArgumentHelp("Crossfade the audio over this many ms centred on each join, equal power (default: none).", valueName: "MS"))
@@ -30,6 +32,9 @@ struct ConcatCommand: ParsableCommand {
 
     @Flag(help: "Join the compressed video by packet copy (same codec parameters, each clip starting with a keyframe).")
     var copy = false
+
+    @Flag(name: .customLong("keep-frames"), help: "Every frame of every clip once, whatever its time (a clip at another rate plays faster or slower).")
+    var keepFrames = false
 
     @Option(name: .customLong("stall-timeout"), help: ArgumentHelp("Stop with an error when a stage makes no progress for this long.", valueName: "seconds"))
     var stallTimeout: Double = 30
@@ -53,6 +58,7 @@ struct ConcatCommand: ParsableCommand {
         options.frameRate = fps
         options.crossfadeMs = crossfadeMs
         options.copy = copy
+        options.keepFrames = keepFrames
         options.encode = encoding.settings
         options.stallTimeout = stallTimeout
         // A chain that does not parse is refused by `filters.validate()` with its own sentence.
@@ -64,8 +70,8 @@ struct ConcatCommand: ParsableCommand {
 
     func run() throws {
         let job = ConcatJob(options: options)
+        job.announce = { FileHandle.standardError.write(Data("note: \($0)\n".utf8)) }
         let result = try runJob(quiet: quiet, progress: { job.progress = $0 }, cancel: { job.cancel() }) { try job.run() }
-        for w in result.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
         let seconds = (result.frameRate.inverse * result.frames).seconds
         let audioNote = result.audioSamples.map { String(format: ", audio %.6f s", Double($0) / 48_000) } ?? ", no audio"
         print("wrote \(output): \(result.frames) frames (\(result.clipFrames.map(String.init).joined(separator: " + "))), "

@@ -28,6 +28,7 @@ struct FilterCommand: ParsableCommand {
     @Option(help: "x264 constant rate factor (0 to 51).") var crf = 18
     @Option(help: ArgumentHelp("x264 preset.", valueName: "ultrafast...veryslow")) var preset = "veryfast"
     @Flag(help: "No progress on stderr.") var quiet = false
+    @OptionGroup(title: "Colour and scanning") var color: ColorArguments
     @OptionGroup(title: "Segment renders") var segment: SegmentArguments
     @OptionGroup(title: "Scale-out (segments on a Slurm job array, or Kubernetes manifests)") var scaleOut: ScaleOutArguments
 
@@ -73,6 +74,7 @@ struct FilterCommand: ParsableCommand {
         options.audio = audio == .mix
         options.encode = EncodeSettings(crf: crf, preset: preset)
         options.matte = matte.options
+        color.apply(to: &options)
         segment.apply(to: &options)
         return options
     }
@@ -91,7 +93,7 @@ struct FilterCommand: ParsableCommand {
             return
         }
         let options = try options(input: input!, output: output!)
-        if scaleOut.requested { return try scaleOut.run(options, command: "filter") }
+        if scaleOut.requested { return try scaleOut.run(options, command: "filter", gopGiven: segment.gop != nil) }
         try runComposite(options, quiet: quiet)
     }
 }

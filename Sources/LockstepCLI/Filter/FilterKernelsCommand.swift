@@ -11,6 +11,8 @@ struct FilterKernelsCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Frame size.", valueName: "WxH")) var size = Size(width: 1920, height: 1080)
     @Option(help: "Frames per preset.") var frames = 30
 
+    func validate() throws { try checkBenchmark(size: size, frames: frames) }
+
     func run() throws {
         let input = YUVBuffer(width: size.width, height: size.height)
         let picture = input.image

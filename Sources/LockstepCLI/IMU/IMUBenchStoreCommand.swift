@@ -14,10 +14,16 @@ struct IMUBenchStoreCommand: ParsableCommand {
     @Option(help: "Window to read back, seconds.") var window = 10.0
     @Option(name: .shortAndLong, help: "The store to make (removed first).") var output: String
 
+    func validate() throws {
+        guard (1...100_000_000).contains(samples) else { throw ValidationError("--samples must be between 1 and 100000000; got \(samples).") }
+        guard rate > 0 && rate <= 1_000_000 else { throw ValidationError("--rate must be above 0 and at most 1000000 Hz; got \(rate).") }
+        guard window > 0 && window <= 1e6 else { throw ValidationError("--window must be above 0 and at most 1000000 seconds; got \(window).") }
+    }
+
     func run() throws {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: output + suffix) }
         let step = Int64((1e9 / rate).rounded())
-        let store = try TraceStore(path: output, mode: .create)
+        let store = try TraceStore(path: output, mode: .record)   // as the recorder writes: WAL, a transaction per batch
         let id = try store.createTrace(TraceInfo(deviceName: "bench", sourceURI: "generated", rateHz: rate), hasAccel: true)
         func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
         let t0 = now()

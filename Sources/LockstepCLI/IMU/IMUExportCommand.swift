@@ -18,10 +18,21 @@ struct IMUExportCommand: ParsableCommand {
         if let from, !(from >= 0 && from.isFinite) { throw ValidationError("--from must be zero or more seconds.") }
         if let to, !(to > 0 && to.isFinite) { throw ValidationError("--to must be a positive number of seconds.") }
         if let from, let to, to <= from { throw ValidationError("--to must be after --from.") }
+        // Before anything is read: the output is never the trace it exports, under any spelling.
+        do { try OutputPath.checkPlace(output, inputs: [store]) } catch let error as JobError { throw ValidationError(error.description) }
     }
 
     func run() throws {
-        let r = try IMUExportJob.run(store: store, trace: trace, from: from, to: to, output: output)
+        let token = CancellationToken()
+        let r: (trace: Int64, count: Int)
+        do {
+            r = try withCancellation(grace: 5, { token.cancel() }) {
+                try IMUExportJob.run(store: store, trace: trace, from: from, to: to, output: output, cancellation: token)
+            }
+        } catch let e as JobError where e == .cancelled {
+            FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
+            throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
+        }
         FileHandle.standardError.write(Data("wrote \(r.count) samples of trace \(r.trace) to \(output)\n".utf8))
     }
 }

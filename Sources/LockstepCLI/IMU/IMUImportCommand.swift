@@ -6,68 +6,48 @@ import Lockstep
 struct IMUImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Append a .gcsv or .csv trace to a store as a new trace; prints its id.",
+        abstract: "Append a trace file to a store as a new trace (a blackbox file: one per log); prints the new ids.",
         discussion: """
-            The import is one transaction: a bad line, a failure or Ctrl-C/SIGTERM/SIGHUP leave the store as it was \
-            (and make no store when there was none). Exit status 130, 143 or 129 after a signal.
+            The import is one transaction: a bad line, a failure, a busy store or a stop signal (Ctrl-C, SIGTERM, \
+            SIGHUP, ...) leave the store as it was (and make no store when there was none). A store another \
+            process is using (an import, a recording, a long read) is waited for up to --busy-timeout seconds, \
+            then the import stops storing nothing. Once the id is printed the trace is stored. A file that is \
+            not a Lockstep store (another program's SQLite database) is refused untouched. Exit status 128 + \
+            the signal after a signal (130 for Ctrl-C).
             """)
 
-    @Argument(help: ArgumentHelp("The trace file.", valueName: "file")) var file: String
+    @Argument(help: ArgumentHelp("The trace file: .gcsv, .csv, a Betaflight/INAV blackbox log (.bbl, .bfl, .txt) or blackbox_decode CSV, or a GoPro/CAMM movie.", valueName: "file")) var file: String
     @Option(name: .shortAndLong, help: ArgumentHelp("The store (made if absent).", valueName: "store")) var output: String
-    @Option(help: "The file's format; by default from its extension.") var format: TraceFormat?
+    @Option(help: "The file's format; by default from its content (blackbox), else its extension.") var format: TraceFormat?
+    @Option(name: .customLong("busy-timeout"), help: ArgumentHelp("Seconds to wait for a store another process holds (0 to 3600).", valueName: "s"))
+    var busyTimeout: Double = TraceStore.defaultBusyTimeout
 
     func validate() throws {
-        if format == nil && TraceFormat(path: file) == nil && !EmbeddedTelemetry.isMovie(path: file) {
-            throw ValidationError("\(file): cannot tell the format from the extension; add --format gcsv or --format csv.")
+        if format == nil && TraceFormat(path: file) == nil && !EmbeddedTelemetry.isMovie(path: file) && MotionFiles.kind(path: file) == .other {
+            throw ValidationError("\(file): \(IMUImportJob.unknownFormat)")
         }
         if TraceFormat(path: output) != nil {
             throw ValidationError("\(output): the store is a SQLite file, not a .gcsv or .csv; name it e.g. traces.sqlite.")
         }
+        guard (0...3600).contains(busyTimeout) else {
+            throw ValidationError("--busy-timeout must be between 0 and 3600 seconds; got \(busyTimeout).")
+        }
+        do { try OutputPath.checkPlace(output, inputs: [file]) } catch let error as JobError { throw ValidationError(error.description) }
     }
 
     func run() throws {
-        let job = try IMUImportJob(file: file, format: format, store: output)
-        let result = try withImportSignals(job) { try job.run() }
-        if let warning = result.warning { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
-        print(result.trace)
-    }
-}
-
-/// Runs the import with SIGINT, SIGTERM and SIGHUP turned into `job.cancel()`: the import rolls
-/// back and the process exits 128 + the signal. A read blocked where no batch ends (a FIFO with no
-/// writer) is not waited for beyond five seconds: the job's temporary store is removed and the
-/// process exits (SQLite rolls back an open transaction of a process that is gone).
-private func withImportSignals<T>(_ job: IMUImportJob, _ body: () throws -> T) throws -> T {
-    let queue = DispatchQueue(label: "lockstep.imu.import.signals")
-    let caught = FirstSignal()
-    let sources = [SIGINT, SIGTERM, SIGHUP].map { sig -> DispatchSourceSignal in
-        signal(sig, SIG_IGN)
-        let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-        s.setEventHandler {
-            caught.record(sig)
-            job.cancel()
-            queue.asyncAfter(deadline: .now() + 5) {
-                job.abandon()
-                FileHandle.standardError.write(Data("Error: \(IMUImportJob.cancelled)\n".utf8))
-                _exit(128 + sig)
-            }
+        let job = try IMUImportJob(file: file, format: format, store: output, busyTimeout: busyTimeout)
+        let result: IMUImportResult
+        do {
+            // A read blocked where no batch ends (a FIFO with no writer) is not waited for beyond
+            // five seconds: the temporary store goes and the process exits (SQLite rolls back an
+            // open transaction of a process that is gone).
+            result = try withCancellation(grace: 5, stuck: IMUImportJob.cancelled.description, { job.cancel() }) { try job.run() }
+        } catch let e as JobError where e == .cancelled {
+            FileHandle.standardError.write(Data("Error: \(IMUImportJob.cancelled)\n".utf8))
+            throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
         }
-        s.resume()
-        return s
+        for warning in result.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+        for t in result.traces { print(t.id) }
     }
-    defer { for s in sources { s.cancel() } }
-    do {
-        return try body()
-    } catch let e as IMUJobError where e == IMUImportJob.cancelled {
-        FileHandle.standardError.write(Data("Error: \(e)\n".utf8))
-        throw ExitCode(128 + (caught.number ?? SIGINT))
-    }
-}
-
-/// The first signal that arrived (set on the signal queue, read on the main thread).
-private final class FirstSignal: @unchecked Sendable {   // `lock` guards `first`
-    private let lock = NSLock()
-    private var first: Int32?
-    func record(_ sig: Int32) { lock.withLock { if first == nil { first = sig } } }
-    var number: Int32? { lock.withLock { first } }
 }

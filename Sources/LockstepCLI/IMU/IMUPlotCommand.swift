@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Lockstep
 
 struct IMUPlotCommand: ParsableCommand {
@@ -12,9 +13,18 @@ struct IMUPlotCommand: ParsableCommand {
 
     func validate() throws {
         guard output.lowercased().hasSuffix(".svg") else { throw ValidationError("\(output): the output must end in .svg.") }
+        do { try OutputPath.checkPlace(output, inputs: [path]) } catch let error as JobError { throw ValidationError(error.description) }
     }
 
     func run() throws {
-        try IMUPlotJob.run(source: try TraceSource.open(path: path, trace: trace), output: output)
+        do {
+            let token = CancellationToken()
+            try withCancellation(grace: 5, { token.cancel() }) {
+                try IMUPlotJob.run(source: try TraceSource.open(path: path, trace: trace), output: output, cancellation: token)
+            }
+        } catch let e as JobError where e == .cancelled {
+            FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
+            throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
+        }
     }
 }

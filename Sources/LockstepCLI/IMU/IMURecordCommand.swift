@@ -25,7 +25,9 @@ struct IMURecordCommand: ParsableCommand {
     }
 
     func run() throws {
-        let outcome = try job.run()
+        let stop = StopRequest()
+        // The last refill is committed before the recording ends: the grace is long.
+        let outcome = try withCancellation(grace: 60, { sig in stop.request(sig) }) { try job.run(stop: stop) }
         standardErrorLine(outcome.message)
         if outcome.exitStatus != 0 { throw ExitCode(outcome.exitStatus) }
     }

@@ -29,5 +29,9 @@ struct IMUServeCommand: ParsableCommand {
         if let problem = job.problem { throw ValidationError(problem) }
     }
 
-    func run() throws { try job.run() }
+    func run() throws {
+        let stop = StopRequest()
+        // Stopping closes every connection: seconds under load, so the grace is long.
+        try withCancellation(grace: 60, { sig in stop.request(sig) }) { try job.run(stop: stop) }
+    }
 }

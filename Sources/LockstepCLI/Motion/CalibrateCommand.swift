@@ -8,8 +8,8 @@ struct CalibrateCommand: ParsableCommand {
         abstract: "Find the IMU's axis mapping, clock offset and drift, focal length and gyro bias by matching the gyro against the video's own motion.")
 
     @Argument(help: "The movie.") var video: String
-    @Option(help: ArgumentHelp("IMU trace: a trace store, a Gyroflow .gcsv or a .csv.", valueName: "TRACE")) var imu: String
-    @Option(help: ArgumentHelp("Which trace of a store (needed when it holds several).", valueName: "ID")) var trace: Int64?
+    @Option(help: ArgumentHelp("IMU trace: a trace store, a Gyroflow .gcsv, a .csv or a blackbox log; with several traces and no --trace, the clip's motion picks one.", valueName: "TRACE")) var imu: String
+    @Option(help: ArgumentHelp("Which trace of a store or log (by default, when there are several, the one whose motion matches the clip).", valueName: "ID")) var trace: Int64?
     @Option(help: ArgumentHelp("Starting profile: its axis mapping and focal length are taken as given.", valueName: "FILE")) var calibration: String?
     @Option(name: .customLong("axis-mapping"),
             help: ArgumentHelp("IMU axes to camera axes (x right, y down, z forward) as 3 letters: letter i = the IMU axis that becomes camera axis i, lowercase inverted (XYZ: identity). Default: searched.", valueName: "XYZ"))
@@ -19,6 +19,8 @@ struct CalibrateCommand: ParsableCommand {
     @Option(name: .customLong("search-ms"), help: ArgumentHelp("Search offsets within +-MS. Default: every offset at which the trace covers half the video.", valueName: "MS"))
     var searchMs: Double?
     @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the profile (JSON).", valueName: "FILE")) var output: String
+    @Flag(help: "Write the profile even below the confidence floor (0.5) or with an implausible focal length, with a warning.")
+    var force = false
 
     func validate() throws {
         guard FileManager.default.fileExists(atPath: video) else { throw ValidationError("\(video): no such file.") }
@@ -46,35 +48,47 @@ struct CalibrateCommand: ParsableCommand {
         let token = CancellationToken()
         let r: CalibrationResult
         do {
-            r = try withCancellation({
-                token.cancel()
-                // Reading a trace from a FIFO or a stalled mount blocks in read(), which no
-                // token reaches; nothing is written before the job ends, so ending the process
-                // then leaves nothing behind.
-                let status = 128 + (lastStopSignal() ?? SIGINT)
-                DispatchQueue.global().asyncAfter(deadline: .now() + 3) {
-                    // Its own words: that the job did not stop by itself is worth knowing (and
-                    // is how the tests tell this path from the token's, without a clock).
-                    FileHandle.standardError.write(Data("Error: cancelled (the job did not stop within 3 s of the signal)\n".utf8))
-                    _exit(status)
-                }
-            }) {
+            // Reading a trace from a FIFO or a stalled mount blocks in read(), which no token
+            // reaches; nothing is written before the job ends, so ending the process then
+            // leaves nothing behind. Its own words: that the job did not stop by itself is
+            // worth knowing (and is how the tests tell this path from the token's).
+            r = try withCancellation(grace: 3, stuck: "cancelled (the job did not stop within 3 s of the signal)", { token.cancel() }) {
                 let source = try TraceSource.open(path: imu, trace: trace)
+                for w in source.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
+                let traces = try source.traces()
+                if traces.count > 1 {
+                    // Several flights (a blackbox file) or traces (a store) and no --trace: the clip's motion picks one.
+                    var flights: [CalibrateFlights.Flight] = []
+                    for t in traces {
+                        var readings: [IMUReading] = []
+                        try source.forEachBatch(t.id) { readings += $0 }
+                        if readings.count >= 2 { flights.append(.init(id: t.id, info: t.info, readings: readings)) }
+                    }
+                    var request = CalibrateRequest(video: video, readings: [], base: base, baseIsProfile: calibration != nil,
+                                                   axisMapping: axisMapping.map { .orientation($0) }, focalLength: focalLength, searchMs: searchMs)
+                    request.force = force
+                    let r = try CalibrateFlights.run(request, flights: flights, cancellation: token).result
+                    if token.isCancelled { throw JobError.cancelled }
+                    try OutputPath.write(try r.profile.encoded(), to: output)
+                    return r
+                }
                 let info = try source.single().info
-                let request = CalibrateRequest(
+                var request = CalibrateRequest(
                     video: video, readings: try source.readings(), base: base, baseIsProfile: calibration != nil,
                     axisMapping: axisMapping.map { .orientation($0) },
                     traceOrientation: CalibrateRequest.statedOrientation(info), traceAxisMapping: CalibrateRequest.statedAxisMapping(info),
                     focalLength: focalLength, searchMs: searchMs)
+                request.force = force
                 let r = try CalibrateJob.run(request, cancellation: token)
                 if token.isCancelled { throw JobError.cancelled }
+                // Through the output path every command writes by: a temporary beside it, renamed.
+                try OutputPath.write(try r.profile.encoded(), to: output)
                 return r
             }
         } catch let error as JobError where error == .cancelled {
             FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
             throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
         }
-        try r.profile.save(URL(fileURLWithPath: output))
         for line in r.report { print(line) }
         print("wrote \(output)")
         for line in r.warnings { FileHandle.standardError.write(Data((line + "\n").utf8)) }

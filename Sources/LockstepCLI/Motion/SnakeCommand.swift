@@ -16,7 +16,10 @@ struct SnakeArguments: ParsableArguments {
     @Option(name: .customLong("offset-ms"), help: ArgumentHelp("IMU-to-video time offset, overriding the profile's.", valueName: "ms"))
     var offsetMs: Double?
 
-    @Option(name: .customLong("gyro-gain"), help: "Without an accelerometer: trail acceleration per rad/s of rotation.")
+    @Option(help: ArgumentHelp("What moves the trail: gyro (the rotation rate: what the picture does) or accel (the accelerometer's user acceleration, VideoSnake's; needs a trace with one).", valueName: "gyro|accel"))
+    var drive: SnakeDrive = .gyro
+
+    @Option(name: .customLong("gyro-gain"), help: "With --drive gyro: trail acceleration per rad/s of rotation.")
     var gyroGain: Double = 1
 
     @Option(name: .customLong("trail-scale"), help: "Scale of the previous output in the trail.") var trailScale = 0.85
@@ -64,19 +67,38 @@ struct SnakeArguments: ParsableArguments {
 
     static let maximumRate = 1000.0
 
-    func options() throws -> SnakeOptions {
+    /// Seconds of trace kept on either side of the clip: the motion window is half a frame,
+    /// the accelerometer's attitude filter settles in about a second.
+    static let traceMargin = 5.0
+
+    /// `video`: the movie whose clock the snake follows (the first input): only the part of the
+    /// trace its length needs is read.
+    func options(video: String) throws -> SnakeOptions {
         guard let imu else { throw ValidationError("--imu TRACE is needed for the snake effect.") }
         let source = try TraceSource.open(path: imu, trace: trace)
+        let stored = try source.single()
         var profile = try calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) } ?? Calibration(name: "default")
         // No profile: a camera file's telemetry states its own axes (and is on the video's clock).
-        if calibration == nil, let m = CalibrateRequest.statedAxisMapping(try source.single().info) { profile.axisMapping = m }
+        if calibration == nil, let m = CalibrateRequest.statedAxisMapping(stored.info) { profile.axisMapping = m }
         if let offsetMs { profile.timeOffsetMs = offsetMs }
-        let readings = try source.readings()
+        if drive == .accel && !stored.hasAccel {
+            throw ValidationError("--drive accel: \(imu) has no accelerometer readings; use --drive gyro.")
+        }
+        let movie = try? MovieReader(path: video, audio: false)
+        let window = SnakeOptions.traceWindow(videoDuration: movie.flatMap { $0.video.duration ?? $0.containerDuration },
+                                              clock: profile.clock, margin: Self.traceMargin)
+        var readings = try source.readings(within: window)
+        // Nothing near the clip (a trace on another clock): its first and last readings tell the
+        // snake where it is, for the warning that says so.
+        if readings.count < 2, window != nil, let ends = try source.ends() { readings = [ends.first, ends.last] }
+        // The gyro drive needs no attitude filter: the accelerometer's readings are left out.
+        if drive == .gyro { readings = readings.map { IMUReading(t: $0.t, gyro: $0.gyro) } }
         // Gyros top out near 35 rad/s (2000 degrees/s); 1e308 rad/s crashed the renderer.
         if let bad = readings.first(where: { r in !((r.gyro * r.gyro).sum() <= Self.maximumRate * Self.maximumRate) }) {
             throw JobError("\(imu): a gyro reading at \(String(format: "%.3f", Double(bad.t) / 1e9)) s is beyond 1000 rad/s; not a trace of a camera's motion.")
         }
         var o = SnakeOptions(readings: readings, calibration: profile)
+        o.drive = drive
         o.gyroGain = gyroGain
         o.parameters.trailScale = trailScale; o.parameters.frontScale = frontScale
         o.parameters.damping = damping; o.parameters.shiftGain = shiftGain; o.parameters.mirror = mirror
@@ -84,6 +106,8 @@ struct SnakeArguments: ParsableArguments {
         return o
     }
 }
+
+extension SnakeFollow: ExpressibleByArgument {}
 
 struct SnakeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -96,6 +120,8 @@ struct SnakeCommand: ParsableCommand {
     @Option(help: "x264 constant rate factor.") var crf = 18
     @Option(help: "x264 preset.") var preset = "veryfast"
     @Flag(help: "No progress on stderr.") var quiet = false
+    @Option(help: ArgumentHelp("What the trail follows: auto (the picture's motion when the movie says the camera stabilised it, else the gyro), gyro, or picture.", valueName: "auto|gyro|picture"))
+    var follow: SnakeFollow = .auto
     @OptionGroup(title: "Segment renders") var segment: SegmentArguments
     @OptionGroup(title: "Scale-out (segments on a Slurm job array, or Kubernetes manifests)") var scaleOut: ScaleOutArguments
     @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v, .mov or .mkv).", valueName: "OUT")) var output: String
@@ -118,11 +144,13 @@ struct SnakeCommand: ParsableCommand {
 
     func run() throws {
         var options = CompositeOptions(inputs: [input], output: output, blend: .single)
-        options.snake = try snake.options()
+        let (snakeOptions, note) = try SnakeFollowPicture.apply(try snake.options(video: input), movie: input, follow: follow)
+        options.snake = snakeOptions
+        if let note { FileHandle.standardError.write(Data((note + "\n").utf8)) }
         options.filter = try filters.schedule()
         options.encode = EncodeSettings(crf: crf, preset: preset)
         segment.apply(to: &options)
-        if scaleOut.requested { return try scaleOut.run(options, command: "snake") }
+        if scaleOut.requested { return try scaleOut.run(options, command: "snake", gopGiven: segment.gop != nil) }
         try runComposite(options, quiet: quiet)
     }
 }
@@ -130,11 +158,18 @@ struct SnakeCommand: ParsableCommand {
 /// Runs a composite job with progress, cancellation and the closing summary.
 func runComposite(_ options: CompositeOptions, quiet: Bool) throws {
     let job = CompositeJob(options: options)
+    job.announce = { FileHandle.standardError.write(Data("note: \($0)\n".utf8)) }
     let result = try runJob(quiet: quiet, progress: { job.progress = $0 }, cancel: { job.cancel() }) { try job.run() }
     for w in result.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
     let seconds = (result.frameRate.inverse * result.frames).seconds
     let audioNote = result.audioSamples.map { String(format: ", audio %.3f s", Double($0) / 48_000) } ?? ", no audio"
     print("wrote \(options.output): \(result.frames) frames, \(result.canvas) at \(result.frameRate) fps, \(String(format: "%.3f", seconds)) s\(audioNote)")
+    if let l = result.loudness {
+        print(l.mixLUFS.isFinite
+              ? String(format: "loudness: the mix measured %.1f LUFS; gain %+.1f dB for %.1f LUFS; written %.1f LUFS (EBU R128, libebur128)",
+                       l.mixLUFS, l.gainDB, l.target, l.writtenLUFS)
+              : "loudness: the mix is silent (under R128's -70 LUFS gate); no gain applied")
+    }
     if let range = options.frames {
         // What starting part way in cost: pictures decoded per input, also those before frame A.
         print("frames \(range): pictures decoded per input: \(result.picturesDecoded.map(String.init).joined(separator: ", "))")

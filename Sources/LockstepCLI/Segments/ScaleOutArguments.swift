@@ -86,7 +86,7 @@ struct ScaleOutArguments: ParsableArguments {
 
     /// Runs the scale-out of `options`; the segment tasks run `command` (`composite`, `snake`,
     /// `filter`) with the user's own arguments.
-    func run(_ options: CompositeOptions, command: String = "composite") throws {
+    func run(_ options: CompositeOptions, command: String = "composite", gopGiven: Bool) throws {
         let raw = Array(CommandLine.arguments.dropFirst())
         let arguments = raw.first == command ? Array(raw.dropFirst()) : raw
         var request = ScaleOutRequest(composite: options, arguments: arguments, segments: segments ?? 1, target: target,
@@ -96,6 +96,7 @@ struct ScaleOutArguments: ParsableArguments {
         request.wait = wait
         request.waitTimeout = waitTimeout
         request.resume = resume
+        request.gopGiven = gopGiven
         try ScaleOutJob.run(request) { print($0) }
     }
 }

@@ -10,8 +10,8 @@ struct SegmentArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Render only output frames A (included) to B (excluded) of the full render, with their global frame numbers in the provenance; the segment's times start at 0.", valueName: "A:B"))
     var frames: String?
 
-    @Option(help: ArgumentHelp("Frames per GOP: an IDR frame (closed GOP, no scene-cut keyframes) every G frames.", valueName: "G"))
-    var gop: Int = 250
+    @Option(help: ArgumentHelp("Frames per GOP: an IDR frame (closed GOP, no scene-cut keyframes) every G frames (default 250; with --segments N, at most the output's frames / N, so that there are N segments).", valueName: "G"))
+    var gop: Int?
 
     @Option(name: .customLong("audio-codec"), help: ArgumentHelp("aac, or flac (lossless, no priming: segments that join to the sample; needs a .mkv output).", valueName: "aac|flac"))
     var audioCodec: AudioCodec = .aac
@@ -26,7 +26,7 @@ struct SegmentArguments: ParsableArguments {
 
     func apply(to options: inout CompositeOptions) {
         options.frames = range
-        options.encode.gop = gop
+        options.encode.gop = gop ?? EncodeSettings().gop
         options.encode.audioCodec = audioCodec
     }
 }

@@ -8,7 +8,13 @@ extension BlendMode: ExpressibleByArgument {
     }
     public static var allValueStrings: [String] { compositing.map(\.rawValue) }
 }
-extension SyncMode: ExpressibleByArgument {}
+
+/// `composite --sync`: the library's two policies, and `audio`: time sync with every input placed
+/// on the first one's clock by its sound (`CompositeOptions.clocksFromSound`).
+enum SyncChoice: String, CaseIterable, ExpressibleByArgument {
+    case index, time, audio
+}
+extension SnakeDrive: ExpressibleByArgument {}
 
 extension Size: ExpressibleByArgument {
     /// "1920x1080"
@@ -37,6 +43,16 @@ struct NumberList: ExpressibleByArgument {
         let parsed = argument.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard !parsed.isEmpty, parsed.allSatisfy({ $0 != nil }) else { return nil }
         values = parsed.map { $0! }
+    }
+}
+
+/// `--loudness`: "r128" (EBU R128's -23 LUFS) or a number of LUFS.
+struct LoudnessTarget: ExpressibleByArgument {
+    var lufs: Double
+    init?(argument: String) {
+        if argument.lowercased() == "r128" || argument.lowercased() == "ebu" { lufs = -23; return }
+        guard let v = Double(argument.lowercased().replacingOccurrences(of: "lufs", with: "").trimmingCharacters(in: .whitespaces)) else { return nil }
+        lufs = v
     }
 }
 

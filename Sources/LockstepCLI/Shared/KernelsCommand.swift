@@ -16,6 +16,8 @@ struct KernelsCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Frame size.", valueName: "WxH")) var size = Size(width: 1920, height: 1080)
     @Option(help: "Frames per kernel.") var frames = 60
 
+    func validate() throws { try checkBenchmark(size: size, frames: frames) }
+
     func run() throws {
         let a = YUVBuffer(width: size.width, height: size.height), b = YUVBuffer(width: size.width, height: size.height)
         let out = YUVBuffer(width: size.width, height: size.height)
@@ -27,6 +29,27 @@ struct KernelsCommand: ParsableCommand {
         let keyer = Keyer(settings: KeyerSettings())
         let weights = PlaneKernels.fixedPointWeights([1, 1])
         let snake = SnakeRenderer(width: size.width, height: size.height)
+        // An HLG picture (10-bit BT.2020, limited range): smooth colour ramps with grain, and
+        // the conversions every input that is not BT.709 SDR goes through.
+        let hlg = YUV16Buffer(width: size.width, height: size.height)
+        let h = hlg.image
+        var seed: UInt32 = 1
+        for y in 0..<size.height {
+            let row = h.y.row(y)
+            for x in 0..<size.width {
+                seed = seed &* 1_664_525 &+ 1_013_904_223
+                row[x] = UInt16(64 + (x * 700 / size.width + y * 200 / size.height + Int(seed >> 29)) % 876)
+            }
+        }
+        for y in 0..<h.u.height {
+            let u = h.u.row(y), v = h.v.row(y)
+            for x in 0..<h.u.width { u[x] = UInt16(200 + (x * 600) / h.u.width); v[x] = UInt16(800 - (y * 600) / h.u.height) }
+        }
+        let sdr = WorkingSignal.sdr.description
+        let toSDR = ColorConvertKernel(ColorConversion(from: WorkingSignal.hlg.description, to: sdr))
+        var bt601 = sdr
+        bt601.matrix = .bt601
+        let to709 = ColorConvertKernel(ColorConversion(from: bt601, to: sdr))
         func cpuMilliseconds() -> Double {
             var t = timespec()
             clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
@@ -39,13 +62,26 @@ struct KernelsCommand: ParsableCommand {
             let cpuMs = (cpuMilliseconds() - cpu) / Double(frames)
             print("\(name) \(String(format: "%.2f", ms)) ms/frame (cpu \(String(format: "%.2f", cpuMs)))")
         }
-        withExtendedLifetime((a, b, out)) {
+        withExtendedLifetime((a, b, out, hlg)) {
             // The floor of any blend: one frame read, one written.
             time("copy") { _ in PlaneKernels.copy(b.image, into: out.image) }
             time("chromakey") { _ in key.apply(foreground: a.image, background: b.image, into: out.image) }
             time("keyer") { _ in keyer.apply(foreground: a.image, background: b.image, into: out.image) }
             time("mix") { _ in PlaneKernels.mix([a.image, b.image], weights: weights, into: out.image) }
             time("snake") { i in snake.render(b.image, motion: SnakeMotion(ax: 0.1, ay: -0.05, time: Double(i) / 30), into: out.image) }
+            // The colour step of an input (Media's ColorFitter runs these after decoding).
+            time("hlg-to-sdr") { _ in toSDR.apply(hlg.image, into: out.image) }
+            time("bt601-to-bt709") { _ in to709.apply(b.image, into: out.image) }
         }
     }
+}
+
+/// The measuring tools' options, range-checked like every other (a size of 0x0 or -5x-5, or
+/// --frames -1, trapped).
+func checkBenchmark(size: Size, frames: Int) throws {
+    guard (2...CompositeOptions.largestSide).contains(size.width), (2...CompositeOptions.largestSide).contains(size.height),
+          size.width % 2 == 0, size.height % 2 == 0 else {
+        throw ValidationError("--size \(size): width and height must be even numbers from 2 to \(CompositeOptions.largestSide).")
+    }
+    guard (1...100_000).contains(frames) else { throw ValidationError("--frames must be between 1 and 100000; got \(frames).") }
 }

@@ -35,30 +35,156 @@ final class ProgressMeter: Sendable {
     func finish() { if drawn.withLock({ $0.any }) { FileHandle.standardError.write("\r\u{1B}[K".data(using: .utf8)!) } }
 }
 
-/// The signals that stop a job with cleanup: Ctrl-C, kill, a closed terminal, Ctrl-\\ (which
-/// would otherwise dump core: a user who presses it wants the job gone, not a half file).
-let stopSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+/// The signals that end a command with cleanup: Ctrl-C, kill, a closed terminal, Ctrl-\\ (which
+/// would otherwise dump core: a user who presses it wants the job gone, not a half file), and
+/// every other signal whose default action ends the process and that can be caught without
+/// harm (SIGUSR1 left the temporary file of any job). Not SIGPIPE (a write to a closed pipe
+/// would then fail in Foundation's write, a trap) nor SIGXFSZ (ignored instead: the write that
+/// passes the size limit fails with EFBIG and the job says so), and not the faults (SIGSEGV and
+/// the like: a crash's temporary is removed by the next run, as a SIGKILL's).
+let stopSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+                            SIGPWR, SIGSTKFLT, SIGIO] + Array(SIGRTMIN...SIGRTMAX)
+
+/// glibc's SIGRTMIN and SIGRTMAX are functions in C (NPTL keeps the first two for itself);
+/// Swift does not import them.
+private var SIGRTMIN: Int32 { __libc_current_sigrtmin() }
+private var SIGRTMAX: Int32 { __libc_current_sigrtmax() }
+
+/// What a stop signal means at each point of a command's life. Pure (`StopSignals` acts on it):
+/// - before a job runs (options, opening files) nothing needs undoing: the process ends at once
+///   with 128 + the signal, every temporary removed;
+/// - while a job runs, the first signal cancels it (later ones only repeat the request): the
+///   job removes its temporary and the command exits 128 + the first signal;
+/// - once the job has returned, its output is in place (or its failure reported): a signal
+///   then changes nothing, and the command ends as the job did (SIGINT just after the final
+///   rename was reported as "killed" with the complete output in place).
+struct StopPolicy: Equatable {
+    enum Phase: Equatable { case idle, running, finished }
+    enum Action: Equatable {
+        /// End the process now with this status.
+        case exit(Int32)
+        /// Ask the running job to stop.
+        case cancel(Int32)
+        case ignore
+    }
+    private(set) var phase = Phase.idle
+    /// The signal that names the exit status: the first one heard.
+    private(set) var first: Int32?
+
+    mutating func heard(_ sig: Int32) -> Action {
+        switch phase {
+        case .idle:
+            if first == nil { first = sig }
+            return .exit(128 + first!)
+        case .running:
+            guard first == nil else { return .ignore }
+            first = sig
+            return .cancel(sig)
+        case .finished:
+            return .ignore
+        }
+    }
+
+    /// A job starts; a signal already heard (between installing and starting) cancels it at once.
+    mutating func start() -> Action {
+        phase = .running
+        return first.map { .cancel($0) } ?? .ignore
+    }
+
+    mutating func finish() { phase = .finished }
+}
+
+/// The CLI's one signal handling: installed once as the process starts (`install`), never
+/// removed, turning stop signals into `StopPolicy`'s actions. The library installs none.
+enum StopSignals {
+    private struct Job {
+        var cancel: @Sendable (Int32) -> Void
+        /// Seconds the job may take to stop before the process ends anyway.
+        var grace: Double
+        /// The line printed when it does not stop in time ("Error: ..." is added).
+        var stuck: String
+    }
+    private static let state = Mutex<(policy: StopPolicy, job: Job?)>((StopPolicy(), nil))
+
+    static func install() {
+        // SIGXFSZ: a write past the file-size limit fails with EFBIG, which the writer reports.
+        signal(SIGXFSZ, SIG_IGN)
+        handleSignals(stopSignals, heard)
+    }
+
+    private static func heard(_ sig: Int32) {
+        let (action, job) = state.withLock { s in (s.policy.heard(sig), s.job) }
+        act(action, job)
+    }
+
+    private static func act(_ action: StopPolicy.Action, _ job: Job?) {
+        switch action {
+        case .ignore: break
+        case .exit(let status):
+            OutputPath.discardAll()
+            _exit(status)
+        case .cancel(let sig):
+            guard let job else { return }
+            job.cancel(sig)
+            // A job stuck where no cancellation reaches (a read blocked on a FIFO or a dead
+            // mount) is not waited for beyond its grace: its temporaries go, the process ends.
+            DispatchQueue.global().asyncAfter(deadline: .now() + job.grace) {
+                guard state.withLock({ $0.policy.phase == .running }) else { return }
+                FileHandle.standardError.write(Data("Error: \(job.stuck)\n".utf8))
+                OutputPath.discardAll()
+                _exit(128 + sig)
+            }
+        }
+    }
+
+    /// Runs `body` as the job a stop signal cancels (see `StopPolicy`).
+    static func running<T>(grace: Double, stuck: String, _ cancel: @escaping @Sendable (Int32) -> Void, _ body: () throws -> T) rethrows -> T {
+        let (action, job) = state.withLock { s -> (StopPolicy.Action, Job) in
+            let job = Job(cancel: cancel, grace: grace, stuck: stuck)
+            s.job = job
+            return (s.policy.start(), job)
+        }
+        act(action, job)
+        defer {
+            state.withLock { s in s.policy.finish(); s.job = nil }
+            holdForTests()
+        }
+        return try body()
+    }
+
+    /// Tests only: LOCKSTEP_TEST_HOLD_AFTER_JOB=S keeps the process S seconds (at most 60)
+    /// after its job has returned, before it exits, so a test can send a signal then and see
+    /// that it changes nothing (the moment is otherwise a few milliseconds long).
+    private static func holdForTests() {
+        guard let text = ProcessInfo.processInfo.environment["LOCKSTEP_TEST_HOLD_AFTER_JOB"], let s = Double(text),
+              s > 0, s <= 60 else { return }
+        Thread.sleep(forTimeInterval: s)
+    }
+
+    /// The signal that stopped the job, for the exit status (128 + signal).
+    static var first: Int32? { state.withLock { $0.policy.first } }
+}
 
 /// The signal that stopped the job, for the exit status (128 + signal).
-private let stopSignal = Atomic<Int32>(0)
-func lastStopSignal() -> Int32? { let s = stopSignal.load(ordering: .acquiring); return s == 0 ? nil : s }
+func lastStopSignal() -> Int32? { StopSignals.first }
 
 /// Runs `body` with the stop signals turned into a call to `cancel`, so the job can remove its
-/// temporary file and say so, instead of dying half-way. Dispatch signal sources deliver them on
-/// a queue (no Swift runs in signal context); `withSignals` starts `body` only once every source
-/// is registered, so no signal falls into a gap and is lost.
+/// temporary file and say so, instead of dying half-way. Signals are heard on a queue of their
+/// own (no Swift runs in signal context), installed once for the whole process.
 ///
 /// Once a stop signal was heard, whatever the job throws on its way out is the cancellation: a
 /// job stopped while opening a FIFO with no writer threw its reader's "PATH: cancelled" and
-/// exited 1 instead of 128 + the signal (concat, reverse).
-func withCancellation<T>(_ cancel: @escaping @Sendable () -> Void, _ body: () throws -> T) throws -> T {
+/// exited 1 instead of 128 + the signal (concat, reverse). A job that returns has succeeded,
+/// whatever signal came after.
+func withCancellation<T>(grace: Double = 10, stuck: String? = nil, _ cancel: @escaping @Sendable (Int32) -> Void, _ body: () throws -> T) throws -> T {
+    let stuck = stuck ?? "cancelled (the job did not stop within \(Int(grace)) s of the signal)"
     do {
-        return try withSignals(stopSignals, { sig in
-            // The first signal names the exit status; later ones only repeat the request.
-            _ = stopSignal.compareExchange(expected: 0, desired: sig, ordering: .acquiringAndReleasing)
-            cancel()
-        }, body)
+        return try StopSignals.running(grace: grace, stuck: stuck, cancel, body)
     } catch where lastStopSignal() != nil {
         throw JobError.cancelled
     }
+}
+
+func withCancellation<T>(grace: Double = 10, stuck: String? = nil, _ cancel: @escaping @Sendable () -> Void, _ body: () throws -> T) throws -> T {
+    try withCancellation(grace: grace, stuck: stuck, { (_: Int32) in cancel() }, body)
 }

@@ -32,9 +32,21 @@ struct ProbeCommand: ParsableCommand {
                 parts.append("\(w)x\(h)")
                 if let dw = s.displayWidth, let dh = s.displayHeight, dw != w || dh != h { parts.append("display \(dw)x\(dh)") }
                 if let rot = s.rotation, rot != 0 {
-                    parts.append("rotation \((360 - rot) % 360) (display matrix, as ffprobe says: turned \(rot) degrees clockwise to show)")
+                    // ffprobe's number (the display matrix's counter-clockwise angle), and what it means.
+                    let clockwise = ((-rot) % 360 + 360) % 360
+                    parts.append("rotation \(rot) (display matrix, as ffprobe prints it: shown turned \(clockwise) degrees clockwise)")
                 }
-                if let pf = s.pixelFormat { parts.append(pf) }
+                if let pf = s.pixelFormat {
+                    // As ffmpeg prints it: pix_fmt(range, matrix/primaries/transfer), "unknown" where untagged.
+                    let c = s.color ?? ColorTags()
+                    let tags = [c.matrix, c.primaries, c.transfer].map { $0 ?? "unknown" }.joined(separator: "/")
+                    parts.append("\(pf)(\(c.range ?? "unknown range"), \(tags))")
+                }
+                if let m = s.colorMeaning { parts.append("read as \(m)") }
+                if let f = s.fieldOrder, f != "progressive" { parts.append("interlaced, field order \(f)") }
+                if let dv = s.dolbyVision { parts.append("Dolby Vision profile \(dv.profile).\(dv.compatibilityID) level \(dv.level) (\(dv.baseLayer))") }
+                if let m = s.masteringLuminance { parts.append(String(format: "mastering display %.4g-%.0f nits", m[0], m[1])) }
+                if let l = s.contentLight { parts.append("MaxCLL \(l[0]), MaxFALL \(l[1])") }
                 if let avg = s.averageFrameRate { parts.append("avg \(avg) fps") }
                 if let m = s.measuredFrameRate { parts.append(String(format: "measured %.3f fps", m)) }
                 if let f = s.frames { parts.append("\(f) frames") }

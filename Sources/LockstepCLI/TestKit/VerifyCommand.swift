@@ -13,10 +13,12 @@ struct VerifyCommand: ParsableCommand {
         tick. Pictures: frozen frames (the same picture, mean luma difference under 0.1, although a source \
         advanced and, where the provenance gives the rendered picture's change, that render changed by 1.0 \
         or more; without provenance, any repeated picture), each run named once by its first frame; black \
-        frames at the start or the end. Audio: start and end against the video to 1 ms (Lockstep cuts audio \
-        to the sample, so more is a fault), silence in the last 100 ms (under -60 dBFS, in a track not \
-        silent throughout); with provenance, that there is audio when an input had some (the mix cannot \
-        be taken apart, so each input's presence in it is not checked).
+        frames at the start or the end. Audio: start and end against the video, to what the file's container \
+        can express: the start to 1 ms once encoder priming the container cannot mark is allowed for (AAC in \
+        Matroska starts every stream 21 ms later); the end to 1 ms where the container trims the last codec \
+        frame (Lockstep's MP4s, to the sample), to one codec frame where it cannot (a camera's AAC ends on a \
+        whole 21.3 ms frame). A quiet end is not judged. With provenance, that there is audio when an input \
+        had some (the mix cannot be taken apart, so each input's presence in it is not checked).
         Exit status: 0 all holds, 1 violations (listed), 2 the file cannot be read.
         --coded: reads the frame and audio codes of a `lockstep testsrc` movie after any pipeline: codes \
         missing, repeated or out of order (by code and output frame), the rate change, the A/V offset per \
@@ -91,11 +93,13 @@ extension VerifyCommand {
             FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
             throw ExitCode(2)
         }
+        // Through the output path every command writes by; its errors name the file (Foundation's
+        // said "The operation could not be completed. (Permission denied)" and no name).
         do {
-            if let junit { try report.junit().write(toFile: junit, atomically: true, encoding: .utf8) }
-            if let path = self.report { try report.html().write(toFile: path, atomically: true, encoding: .utf8) }
+            if let junit { try OutputPath.write(Data(report.junit().utf8), to: junit) }
+            if let path = self.report { try OutputPath.write(Data(report.html().utf8), to: path) }
         } catch {
-            FileHandle.standardError.write(Data("Error: \(error.localizedDescription)\n".utf8))
+            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
             throw ExitCode(1)
         }
         if json {

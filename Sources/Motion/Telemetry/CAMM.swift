@@ -62,9 +62,16 @@ public enum CAMM {
     /// gives every sample its own pts). The spec names the camera's X, Y, Z without tying them
     /// to the picture in a way we could check, so no axis mapping is claimed: calibrate's
     /// orientation search finds it.
+    ///
+    /// A track with orientations (type 0, angle-axis, camera to world) and no gyro (a VR180
+    /// camera's): the angular rate is the orientation's turn between consecutive samples, the
+    /// rotation vector of conj(R_i) * R_i+1 (in the camera's axes, as a gyro reads them) over
+    /// their time apart, at the midpoint: at the track's own rate. (Type 1 is the exposure, not
+    /// an orientation: read, not used.)
     public static func read(_ packets: [TelemetryPacket]) throws -> IMUTelemetry {
         var out = IMUTelemetry()
         out.axisMappingSource = "unknown: CAMM does not tie its axes to the picture"
+        var orientations: [TimedQuaternion] = []
         for (k, p) in packets.enumerated() {
             let parsed: [CAMMPacket]
             do { parsed = try parse(p.bytes) } catch let e as CAMMError {
@@ -75,9 +82,16 @@ public enum CAMM {
                 switch packet {
                 case .gyro(let x, let y, let z): out.gyro.append(TimedVector(t: t, Double(x), Double(y), Double(z)))
                 case .acceleration(let x, let y, let z): out.accel.append(TimedVector(t: t, Double(x), Double(y), Double(z)))
+                case .angleAxis(let x, let y, let z):
+                    let v = SIMD3(Double(x), Double(y), Double(z))
+                    if v.x.isFinite && v.y.isFinite && v.z.isFinite { orientations.append(TimedQuaternion(t: t, OrientationRecords.quaternion(v))) }
                 default: break
                 }
             }
+        }
+        if out.gyro.isEmpty && orientations.count >= 2 {
+            out.gyro = OrientationRecords.rates(cameraToWorld: orientations)
+            out.warnings.append("CAMM: no gyroscope packets (type 2); the angular rates are the turns between its \(orientations.count) orientation packets (type 0)")
         }
         out.gyroRateHz = rate(out.gyro)
         out.accelRateHz = rate(out.accel)

@@ -7,6 +7,10 @@ public struct GPMFPayload: Sendable, Equatable {
     public var deviceName: String?
     /// MINF, the camera model, where the camera writes it (HERO8 and later).
     public var model: String?
+    /// The camera's recording settings written as text at the device level (`EISE` "Y" or "N":
+    /// electronic image stabilisation on; `EISA`: which, "HS EIS", "HS HLevel", "N"...), where a
+    /// payload or the file's `udta` GPMF box has them.
+    public var settings: [String: String] = [:]
     public var streams: [GPMFSensorStream] = []
 
     public init(deviceName: String? = nil, model: String? = nil, streams: [GPMFSensorStream] = []) {
@@ -14,6 +18,12 @@ public struct GPMFPayload: Sendable, Equatable {
     }
 
     public static let imuKeys: Set<FourCC> = ["GYRO", "ACCL"]
+    /// What motion analysis reads: the IMU, the per-frame camera and image orientations (CORI,
+    /// IORI: HERO8 and later, MAX) and the frame-locked exposure stream (SHUT: its STMP times
+    /// the frames on the camera's clock).
+    public static let motionKeys: Set<FourCC> = ["GYRO", "ACCL", "CORI", "IORI", "SHUT"]
+    /// Device-level text settings kept in `settings`.
+    public static let settingKeys: Set<FourCC> = ["EISE", "EISA"]
 
     /// Reads the streams whose data key is in `keys` from a payload's bytes.
     public static func read(_ bytes: [UInt8], keys: Set<FourCC> = imuKeys) throws -> GPMFPayload {
@@ -28,13 +38,26 @@ public struct GPMFPayload: Sendable, Equatable {
                 case "DEVC": try visit(item.children)
                 case "DVNM": payload.deviceName = payload.deviceName ?? item.string
                 case "MINF": payload.model = payload.model ?? item.string
-                case "STRM": if let s = try stream(item.children, keys: keys) { payload.streams.append(s) }
+                case let k where settingKeys.contains(k):
+                    if let v = item.string, payload.settings[k.description] == nil { payload.settings[k.description] = trimmed(v) }
+                case "STRM":
+                    if let s = try stream(item.children, keys: keys) { payload.streams.append(s) }
+                    // The udta box's "Video Global Setting" keeps the settings in a STRM of their own.
+                    for c in item.children where settingKeys.contains(c.key) {
+                        if let v = c.string, payload.settings[c.key.description] == nil { payload.settings[c.key.description] = trimmed(v) }
+                    }
                 default: break
                 }
             }
         }
         try visit(items)
         return payload
+    }
+
+    /// Text without the spaces and NULs GoPro pads it with.
+    static func trimmed(_ s: String) -> String {
+        let pad: (Character) -> Bool = { $0 == " " || $0 == "\0" }
+        return String(String(s.drop(while: pad).reversed()).drop(while: pad).reversed())
     }
 
     /// One STRM's wanted data item with its sticky properties, or nil when it holds none.

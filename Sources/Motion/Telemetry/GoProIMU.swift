@@ -14,27 +14,53 @@ public enum GoProIMU {
     /// Parses each packet's payload and assembles the streams. `modelHint` names the camera
     /// when the payloads do not (HERO5/6 write no MINF; the MP4's `firmware` tag, e.g.
     /// "HD5.02.02.00.00", does).
-    public static func read(_ packets: [TelemetryPacket], modelHint: String? = nil) throws -> IMUTelemetry {
+    /// `fileSettings`: the device settings of the file's `udta` GPMF box (HERO7 and later keep
+    /// `EISE`/`EISA` there rather than in the track's payloads).
+    public static func read(_ packets: [TelemetryPacket], modelHint: String? = nil, fileSettings: [String: String] = [:]) throws -> IMUTelemetry {
         var timed: [(GPMFPayload, TelemetryPacket)] = []
         for (k, p) in packets.enumerated() {
-            do { timed.append((try GPMFPayload.read(p.bytes), p)) } catch let e as GPMFError {
+            do { timed.append((try GPMFPayload.read(p.bytes, keys: GPMFPayload.motionKeys), p)) } catch let e as GPMFError {
                 throw GPMFError("GPMF payload \(k + 1) of \(packets.count) (at \(String(format3: p.time)) s): \(e.description)")
             }
         }
-        return assemble(timed, modelHint: modelHint)
+        return assemble(timed, modelHint: modelHint, fileSettings: fileSettings)
     }
 
-    public static func assemble(_ timed: [(GPMFPayload, TelemetryPacket)], modelHint: String? = nil) -> IMUTelemetry {
+    public static func assemble(_ timed: [(GPMFPayload, TelemetryPacket)], modelHint: String? = nil, fileSettings: [String: String] = [:]) -> IMUTelemetry {
         var out = IMUTelemetry()
         var gyroStream: GPMFSensorStream?
+        var settings = fileSettings
         for (payload, _) in timed {
             out.deviceName = out.deviceName ?? payload.deviceName
             out.model = out.model ?? payload.model
             if gyroStream == nil { gyroStream = payload.streams.first { $0.key == "GYRO" } }
+            settings.merge(payload.settings) { old, _ in old }
         }
         if out.model == nil { out.model = modelHint }
-        (out.gyro, out.gyroRateHz) = spread(timed, key: "GYRO", warnings: &out.warnings)
-        (out.accel, out.accelRateHz) = spread(timed, key: "ACCL", warnings: &out.warnings)
+        out.stabilisation = InCameraStabilisation.goPro(settings)
+        // The frames on the camera's clock: the first stamp of the frame-locked exposure stream
+        // (or of the per-frame orientation), where the streams carry STMP (MAX, HERO8 and later).
+        let frameStamp = ["SHUT", "CORI"].lazy.compactMap { key in
+            timed.lazy.compactMap { $0.0.streams.first { $0.key == key } }.first?.timestampUs
+        }.first
+        var stamped = false
+        func vectors(_ key: FourCC) -> ([TimedVector], Double?) {
+            let (times, rows, rate, byStamp) = spread(timed, key: key, width: 3, frameStampUs: frameStamp, warnings: &out.warnings)
+            stamped = stamped || byStamp
+            return (zip(times, rows).map { TimedVector(t: IMUTelemetry.ns($0), $1[0], $1[1], $1[2]) }, rate)
+        }
+        func quaternions(_ key: FourCC) -> [TimedQuaternion] {
+            let (times, rows, _, _) = spread(timed, key: key, width: 4, frameStampUs: frameStamp, warnings: &out.warnings)
+            return zip(times, rows).compactMap { t, r in
+                let q = Quaternion(w: r[0], x: r[1], y: r[2], z: r[3])
+                return q.length > 0.5 ? TimedQuaternion(t: IMUTelemetry.ns(t), q.normalized) : nil
+            }
+        }
+        (out.gyro, out.gyroRateHz) = vectors("GYRO")
+        (out.accel, out.accelRateHz) = vectors("ACCL")
+        out.cameraOrientation = quaternions("CORI")
+        out.imageOrientation = quaternions("IORI")
+        if stamped { out.timing = "GoPro's STMP stamps, against the frame-locked \(frameStampKey(timed)) stream" }
         if let m = axisMapping(orientationIn: gyroStream?.orientationIn, model: out.model) {
             out.axisMapping = m.mapping; out.axisMappingSource = m.source
         } else {
@@ -43,28 +69,53 @@ public enum GoProIMU {
         return out
     }
 
-    /// One stream's samples on the video clock, and its rate (see the type's comment).
-    static func spread(_ timed: [(GPMFPayload, TelemetryPacket)], key: FourCC, warnings: inout [String]) -> ([TimedVector], Double?) {
+    static func frameStampKey(_ timed: [(GPMFPayload, TelemetryPacket)]) -> String {
+        timed.contains { $0.0.streams.contains { $0.key == "SHUT" && $0.timestampUs != nil } } ? "SHUT" : "CORI"
+    }
+
+    /// One stream's samples on the video clock (seconds), their rows (at least `width` values
+    /// each), its rate, and whether STMP timed them. With `frameStampUs` (the first frame on the
+    /// camera's clock) and a STMP in every payload of the stream, as gpmf-parser does: the
+    /// least-squares line through (payload stamp, samples before it) gives the rate and the
+    /// first sample's stamp, and the first frame is video time 0. Otherwise the packets' times
+    /// (see the type's comment).
+    static func spread(_ timed: [(GPMFPayload, TelemetryPacket)], key: FourCC, width: Int, frameStampUs: Double?,
+                       warnings: inout [String]) -> (times: [Double], rows: [[Double]], rate: Double?, stamped: Bool) {
         var rows: [[Double]] = []
         var ends: [(t: Double, total: Double)] = []   // each payload's end and the samples up to it
+        var stamps: [(t: Double, total: Double)] = [] // each payload's STMP (s) and the samples before it
         var spans: [(start: Double, duration: Double, count: Int)] = []
         var skipped = 0
         var shift = 0.0
         for (payload, packet) in timed {
             guard let s = payload.streams.first(where: { $0.key == key }), !s.samples.isEmpty else { continue }
-            guard s.samples[0].count >= 3 else { skipped += 1; continue }
+            guard s.samples[0].count >= width else { skipped += 1; continue }
             shift = s.timeOffsetS ?? shift
+            if let us = s.timestampUs { stamps.append((us / 1e6, Double(rows.count))) }
             // GoPro writes rad/s and m/s^2 (SIUN); a stream that says otherwise is converted.
-            let factor = unitFactor(s.units)
+            let factor = width == 3 ? unitFactor(s.units) : 1
             rows += factor == 1 ? s.samples : s.samples.map { $0.map { $0 * factor } }
             ends.append((packet.time + packet.duration, Double(rows.count)))
             spans.append((packet.time, packet.duration, s.samples.count))
         }
-        if skipped > 0 { warnings.append("\(key): \(skipped) payloads with fewer than 3 values per sample skipped") }
-        guard !rows.isEmpty else { return ([], nil) }
+        if skipped > 0 { warnings.append("\(key): \(skipped) payloads with fewer than \(width) values per sample skipped") }
+        guard !rows.isEmpty else { return ([], [], nil, false) }
         var times: [Double] = []
         times.reserveCapacity(rows.count)
         var rate: Double?
+        if let frame = frameStampUs, stamps.count == spans.count, stamps.count >= 2,
+           let (r, first) = fit(stamps.map { (t: $0.t, total: $0.total) }) {
+            // Samples before each stamp: the line's zero is the first sample's stamp.
+            rate = r
+            for i in rows.indices { times.append(first + Double(i) / r - frame / 1e6) }
+            return (times, rows, rate, true)
+        }
+        if let frame = frameStampUs, stamps.count == spans.count, stamps.count == 1 {
+            // One stamped payload: spread over its packet's span from its stamp.
+            let n = spans[0].count, d = spans[0].duration
+            for j in 0..<n { times.append(stamps[0].t - frame / 1e6 + d * Double(j) / Double(n)) }
+            return (times, rows, d > 0 ? Double(n) / d : nil, true)
+        }
         if let (r, first) = fit(ends) {
             rate = r
             for i in rows.indices { times.append(first + Double(i) / r - shift) }
@@ -83,8 +134,7 @@ public enum GoProIMU {
             let span = (spans.last!.start + spans.last!.duration) - spans[0].start
             rate = span > 0 ? Double(rows.count) / span : nil
         }
-        let out = zip(times, rows).map { TimedVector(t: IMUTelemetry.ns($0), $1[0], $1[1], $1[2]) }
-        return (out, rate)
+        return (times, rows, rate, false)
     }
 
     /// To rad/s or m/s^2 from the units a stream states.

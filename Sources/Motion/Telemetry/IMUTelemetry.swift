@@ -14,6 +14,37 @@ public struct TimedVector: Sendable, Equatable {
     public init(t: Int64, _ x: Double, _ y: Double, _ z: Double) { self.t = t; self.x = x; self.y = y; self.z = z }
 }
 
+/// A rotation at a time (nanoseconds, video clock).
+public struct TimedQuaternion: Sendable, Equatable {
+    public var t: Int64
+    public var q: Quaternion
+    public init(t: Int64, _ q: Quaternion) { self.t = t; self.q = q }
+}
+
+/// What a camera file says about stabilisation in the camera (GoPro HyperSmooth, horizon
+/// levelling, a phone's EIS): the picture then follows the body's motion times the stabiliser's
+/// correction, not the gyro alone.
+public struct InCameraStabilisation: Sendable, Equatable {
+    /// True: on; false: off.
+    public var enabled: Bool
+    /// The camera's own words for the mode (GoPro `EISA`: "HS EIS", "HS HLevel", "N").
+    public var mode: String?
+    /// Where the file says it ("GPMF EISE/EISA").
+    public var source: String
+    public init(enabled: Bool, mode: String?, source: String) { self.enabled = enabled; self.mode = mode; self.source = source }
+
+    /// From GoPro's device settings: `EISE` "Y"/"N" (HERO7 and later), else `EISA` (HERO5/6
+    /// write only it: "N" off, anything else a mode that is on). Nil when neither is there.
+    public static func goPro(_ settings: [String: String]) -> InCameraStabilisation? {
+        let mode = settings["EISA"].flatMap { $0.isEmpty ? nil : $0 }
+        if let e = settings["EISE"]?.uppercased(), e == "Y" || e == "N" {
+            return InCameraStabilisation(enabled: e == "Y" && mode?.uppercased() != "N", mode: mode, source: "GPMF EISE \"\(e)\"" + (mode.map { ", EISA \"\($0)\"" } ?? ""))
+        }
+        guard let mode else { return nil }
+        return InCameraStabilisation(enabled: mode.uppercased() != "N", mode: mode, source: "GPMF EISA \"\(mode)\"")
+    }
+}
+
 /// Gyroscope and accelerometer samples read from a camera file, in the IMU's own axes as stored
 /// (rad/s, m/s^2), timed on the video's clock, with the mapping from those axes to the camera's
 /// where the format or the model says it.
@@ -31,6 +62,18 @@ public struct IMUTelemetry: Sendable, Equatable {
     /// Where `axisMapping` comes from, in words.
     public var axisMappingSource: String = "unknown"
     public var warnings: [String] = []
+    /// Per frame, where the file has them (GoPro CORI, HERO8 and later, MAX): the camera body's
+    /// orientation, and the image's orientation relative to the body (IORI: what the stabiliser
+    /// did). Conventions (checked on a GoPro MAX file, see Calibration/README.md): each is a
+    /// world-to-camera rotation, w x y z, in the camera's axes (x right, y down, z forward); the
+    /// picture's orientation is IORI * CORI.
+    public var cameraOrientation: [TimedQuaternion] = []
+    public var imageOrientation: [TimedQuaternion] = []
+    /// Stabilisation in the camera, where the file says.
+    public var stabilisation: InCameraStabilisation?
+    /// How the samples were timed, in words ("GoPro's STMP stamps against the frame-locked SHUT
+    /// stream", "packet times").
+    public var timing: String = "packet times"
 
     public init() {}
 

@@ -27,9 +27,9 @@ final class CompositeValidationTests: XCTestCase {
 
     func testUnknownBlendAndSyncNameTheChoices() {
         XCTAssertEqual(message(["--blend", "overlay", "-o", "/tmp/o.mp4", fg, bg]),
-                       "The value 'overlay' is invalid for '--blend <blend>'. Please provide one of 'chromakey', 'quad', 'stack' or 'mix'.")
+                       "The value 'overlay' is invalid for '--blend <blend>'. Please provide one of the following:\n  - chromakey\n  - quad\n  - grid\n  - pip\n  - stack\n  - mix")
         XCTAssertEqual(message(["--blend", "mix", "--sync", "nearest", "-o", "/tmp/o.mp4", fg, bg]),
-                       "The value 'nearest' is invalid for '--sync <index|time>'. Please provide one of 'index' and 'time'.")
+                       "The value 'nearest' is invalid for '--sync <index|time|audio>'. Please provide one of 'index', 'time' or 'audio'.")
     }
 
     func testBadOptionValues() {
@@ -58,5 +58,35 @@ final class CompositeValidationTests: XCTestCase {
         XCTAssertEqual(message(["--blend", "mix", "-o", "/nonexistent/o.mp4", fg, bg]), "/nonexistent/o.mp4: the folder /nonexistent does not exist.")
         XCTAssertEqual(message(["--blend", "mix", "-o", bg, fg, bg]), "\(bg) is also an input; write the output somewhere else.")
         XCTAssertEqual(message(["--blend", "mix", "-o", "/tmp/o.mp4", fg, bg]), "accepted")
+    }
+}
+
+/// The sentences of issue 24's options (grid, pip, which audio, loudness).
+final class GridAndAudioValidationTests: XCTestCase {
+    let fg = Repository.fixtures.appendingPathComponent("fg.mp4").path, bg = Repository.fixtures.appendingPathComponent("bg.mp4").path
+
+    func message(_ args: [String]) -> String {
+        do { _ = try CompositeCommand.parse(args); return "accepted" } catch { return CompositeCommand.message(for: error) }
+    }
+
+    func testSentences() {
+        let two = ["-o", "/tmp/o.mp4", fg, bg]
+        XCTAssertEqual(message(["--blend", "grid", "--layout", "1x1"] + two), "--layout 1x1 has 1 cell for 2 inputs.")
+        XCTAssertEqual(message(["--blend", "grid", "--layout", "17x1"] + two), "--layout 17x1: rows and columns must be between 1 and 16.")
+        XCTAssertEqual(message(["--blend", "quad", "--layout", "3x3"] + two), "--layout needs --blend grid (quad is always 2x2; pip places its insets itself).")
+        XCTAssertEqual(message(["--blend", "mix", "--cell-fit", "fill"] + two), "--cell-fit needs --blend grid, quad or pip.")
+        XCTAssertEqual(message(["--blend", "mix", "--border", "4"] + two), "--border needs --blend grid, quad or pip.")
+        XCTAssertEqual(message(["--blend", "grid", "--border", "100"] + two), "--border must be between 0 and 64 pixels; got 100.")
+        XCTAssertEqual(message(["--blend", "stack", "--labels"] + two), "--labels and --label need --blend grid, quad or pip.")
+        XCTAssertEqual(message(["--blend", "grid", "--label", "a", "--label", "b", "--label", "c"] + two), "--label is given 3 times for 2 inputs.")
+        XCTAssertEqual(message(["--blend", "grid", "--pip-size", "0.5"] + two), "--pip-corner and --pip-size need --blend pip.")
+        XCTAssertEqual(message(["--blend", "pip", "--pip-size", "0.95"] + two),
+                       "--pip-size must be between 0.05 and 0.9 (a share of the canvas width); got 0.95.")
+        XCTAssertEqual(message(["--blend", "quad", "--audio-from", "3"] + two), "--audio-from 3: there are 2 inputs; give 1 to 2.")
+        XCTAssertEqual(message(["--blend", "quad", "--audio-from", "1", "--audio", "none"] + two), "--audio-from and --audio none contradict each other: choose one.")
+        XCTAssertEqual(message(["--blend", "quad", "--loudness", "r128", "--audio", "none"] + two), "--loudness needs sound, and --audio none writes none.")
+        XCTAssertEqual(message(["--blend", "quad", "--loudness=-80"] + two), "--loudness must be r128 (-23 LUFS) or a target between -70 and -5 LUFS; got -80.0.")
+        XCTAssertEqual(message(["--blend", "grid", "--layout", "3x3", "--cell-fit", "fill", "--border", "2", "--labels", "--loudness", "r128", "--audio-from", "2"] + two), "accepted")
+        XCTAssertEqual(message(["--blend", "grid"] + ["-o", "/tmp/o.mp4"] + Array(repeating: fg, count: 65)), "--blend grid takes 2 to 64 inputs; got 65.")
     }
 }

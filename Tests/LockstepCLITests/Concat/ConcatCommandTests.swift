@@ -77,10 +77,22 @@ final class ConcatCommandTests: ScratchFolderTestCase {
         let r = try Processes.lockstep(["concat", c0, c1, "--max-duration", "1.5", "-o", out], timeout: 120)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.stdout, "wrote \(out): 45 frames (30 + 15), 320x240 at 30 fps, 1.500000 s, audio 1.500000 s\n")
-        XCTAssertEqual(r.stderr, "warning: \(c1): 25 fps, shown at 30 fps (every frame once, so it plays 1.2x as fast; its audio is cut or padded to its video)\n")
+        // By time (the default since issue 21) no clip changes speed: nothing to say.
+        XCTAssertEqual(r.stderr, "")
         let v = try Processes.lockstep(["verify", out])
         XCTAssertEqual(v.status, 0, v.stdout)
         XCTAssertEqual(try leftovers(), ["out.mp4"])
+    }
+
+    /// --keep-frames (the old join): one line says which clips change speed and by how much.
+    func testKeepFramesSaysWhichClipsChangeSpeed() throws {
+        let out = scratch.appendingPathComponent("out.mp4").path
+        let r = try Processes.lockstep(["concat", "--keep-frames", c0, c1, "--max-duration", "1.5", "-o", out], timeout: 120)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "wrote \(out): 45 frames (30 + 15), 320x240 at 30 fps, 1.500000 s, audio 1.500000 s\n")
+        XCTAssertEqual(r.stderr, "note: --keep-frames shows every frame once at 30 fps: clip 2 (\(c1), 25 fps) at 1.2x speed; "
+                       + "the sound of each is cut or padded to its picture (without --keep-frames every clip keeps its speed and its sync)\n")
+        XCTAssertEqual(try Processes.lockstep(["verify", out]).status, 0)
     }
 
     func testCtrlCStopsTheJoinAndLeavesNothing() throws {

@@ -6,7 +6,7 @@ import XCTest
 /// one x264 thread so the bytes are the same everywhere) and gyro traces written by this file
 /// from the same formula (focal length 500 px, IMU axes = camera axes, 200 Hz, from 1 s before
 /// the video to 1 s after it):
-/// - no window gives a sync point (a trace of some other motion) -> exit 1, one sentence, no profile;
+/// - a trace of some other motion -> exit 1, one sentence naming the cause, no profile;
 /// - 10 s with no drift -> drift 0, with a note saying it was not measurable (not claimed);
 /// - the axis mapping line compares the winner and the runner-up on the same measure.
 final class CalibrateHonestyTests: XCTestCase {
@@ -81,7 +81,10 @@ final class CalibrateHonestyTests: XCTestCase {
         XCTAssertEqual(r.stdout, "", "no offset may be printed")
         let lines = r.stderr.split(separator: "\n").filter { !$0.hasPrefix("note:") && !$0.hasPrefix("warning:") }
         XCTAssertEqual(lines.count, 1, r.stderr)
-        XCTAssertEqual(lines.first.map(String.init), "Error: \(clip): no window gave a usable sync point: 1 had its peak at the edge of the search range (try --search-ms), 3 were not covered by the trace, 5 gave offsets on no common line")
+        // The cause first (issue 22): a trace of another motion is a clip that does not match the
+        // trace, not a search range too narrow. (Before the roll took part, every window was
+        // rejected here and the sentence blamed "the edge of the search range" first.)
+        XCTAssertEqual(lines.first.map(String.init), "Error: \(clip): no profile written: the clip does not match the trace: over the whole clip the picture and the gyro correlate at only 0.37; its confidence is 0.01, below the floor of 0.50. Give --force to write it anyway")
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "no profile may be written")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path), [], "nothing left behind")
     }

@@ -14,10 +14,14 @@ final class AlphaInputTests: ScratchTestCase {
     }
 
     /// The ffmpeg CLI's overlay of `fg` (scaled to 320x240, bicubic) on `bg` (straight alpha,
-    /// yuv420), as raw yuv420p.
+    /// yuv420), as raw yuv420p, re-expressed from BT.601 (the untagged SD inputs') in BT.709 by
+    /// FFmpeg's `colorspace` filter (the output's: every input is converted to it before
+    /// blending, and a blend commutes with the linear matrix change). Not `scale`'s matrix
+    /// options: swscale clips the footroom (bg.mp4's blacks below 16) on the way.
     func overlayReference(bg: String, fg: String, frames: Int) throws -> [UInt8] {
         [UInt8](try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-i", bg, "-i", fg, "-filter_complex",
-                                               "[1:v]scale=320:240:flags=bicubic[f];[0:v][f]overlay=shortest=1:format=yuv420,format=yuv420p", "-frames:v", "\(frames)",
+                                               "[1:v]scale=320:240:flags=bicubic[f];[0:v][f]overlay=shortest=1:format=yuv420,"
+                                               + "colorspace=all=bt709:iall=bt601-6-525:fast=1,format=yuv420p", "-frames:v", "\(frames)",
                                                "-f", "rawvideo", "-"]))
     }
 

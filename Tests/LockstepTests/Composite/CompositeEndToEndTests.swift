@@ -102,7 +102,9 @@ final class CompositeEndToEndTests: ScratchTestCase {
     }
 
     func testIndexSyncOfA25fpsInputTakesOneFrameEachTick() throws {
-        let (out, r) = try compose(.quad, ["q0.mp4", "r25.mp4"])
+        // Index sync named (time sync is the default since issue 21).
+        let (out, r) = try compose(.quad, ["q0.mp4", "r25.mp4"]) { $0.sync = .index }
+        XCTAssertEqual(r.notices, ["--sync index shows one frame of every input per output frame at 30 fps: input 2 (\(Fixtures.url("r25.mp4").path), 25 fps) at 1.2x speed; their sound keeps its own speed (--sync time keeps every input's)"])
         XCTAssertEqual(r.frames, 50)
         try assertIdentities(out, frames: 50, [(quadBand(0, cell: 0), 0, { $0 }), (quadBand(1, cell: 1), 1, { $0 })])
     }
@@ -179,10 +181,21 @@ final class CompositeEndToEndTests: ScratchTestCase {
 
     func testAnOutputFrameRateOverridesTheFirstInputs() throws {
         // Index sync at 15 fps: still one frame of each input per tick, now 1/15 s apart.
-        let (out, r) = try compose(.chromakey, ["fg.mp4", "bg.mp4"]) { $0.frameRate = Rational(15, 1) }
+        // (Index sync named: time sync is the default since issue 21; its case follows.)
+        let (out, r) = try compose(.chromakey, ["fg.mp4", "bg.mp4"]) { $0.frameRate = Rational(15, 1); $0.sync = .index }
         XCTAssertEqual(r.frames, 60)
         try assertIdentities(out, frames: 60, [(.band(1), 1, { $0 }), (.band(0), 0, { $0 })])
         try assertTiming(out, frames: 60, fps: 15, audio: true)
+    }
+
+    func testAnOutputFrameRateUnderTimeSyncKeepsTheInputsDuration() throws {
+        // Time sync (the default) at 15 fps: the 2 s foreground lasts 2 s, 30 frames, tick k
+        // showing each input's frame 2k (on screen at k/15).
+        let (out, r) = try compose(.chromakey, ["fg.mp4", "bg.mp4"]) { $0.frameRate = Rational(15, 1) }
+        XCTAssertEqual(r.frames, 30)
+        try assertIdentities(out, frames: 30, [(.band(1), 1, { 2 * $0 }), (.band(0), 0, { 2 * $0 })])
+        try assertTiming(out, frames: 30, fps: 15, audio: true)
+        XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
     }
 
     func testACanvasSizeScalesEveryInputToFit() throws {
@@ -214,12 +227,14 @@ final class CompositeEndToEndTests: ScratchTestCase {
     }
 
     func testARotatedInputIsTurnedAsFFmpegTurnsIt() throws {
-        // bg.mp4 with a display matrix: ffmpeg's decoder output (autorotate) is the reference.
+        // bg.mp4 with a display matrix: ffmpeg's decoder output (autorotate) is the reference,
+        // re-expressed from BT.601 (an untagged SD clip) in BT.709 as the output is (FFmpeg's
+        // colorspace filter: swscale's matrix options clip bg.mp4's footroom).
         let rotated = scratch.appendingPathComponent("rotated.mp4")
         let made = try Shell.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", Fixtures.url("bg.mp4").path, "-c", "copy",
                                                      "-metadata:s:v:0", "rotate=90", rotated.path])
         XCTAssertEqual(made.status, 0, made.stderr)
-        let reference = try LumaVideo.decode(rotated)
+        let reference = try LumaVideo.decode(rotated, filter: "colorspace=all=bt709:iall=bt601-6-525:fast=1")
         XCTAssertEqual(reference.width, 240, "ffmpeg shows it 240 wide")
         var options = CompositeOptions(inputs: [rotated.path, rotated.path], output: scratch.appendingPathComponent("r.mp4").path, blend: .mix)
         options.weights = [1, 0]

@@ -30,7 +30,8 @@ final class CompositeMediaHardeningTests: ScratchTestCase {
         // Before: a 3x3 first input made a 2x2 canvas, cells of 0 pixels: "Invalid argument (av_frame_get_buffer)".
         let tiny = try make("tiny.mp4", ["-f", "lavfi", "-i", "color=c=green:s=3x3:r=30:d=0.2", "-c:v", "libx264", "-pix_fmt", "yuv444p"])
         let (_, result) = try compose(.quad, [tiny, Fixtures.url("q1.mp4").path]) { $0.audio = false }
-        XCTAssertEqual(result.canvas, Size(width: 4, height: 4))
+        // A quad's canvas comes from its largest input (`Layout.canvas`): q1's 320x240.
+        XCTAssertEqual(result.canvas, Size(width: 320, height: 240))
         XCTAssertEqual(result.frames, 6)
         // Written independently: a 1x1 picture by Lockstep's own writer cannot exist (4:2:0), so
         // a 2x2 one, first of a mix and of a quad.
@@ -40,13 +41,14 @@ final class CompositeMediaHardeningTests: ScratchTestCase {
         let frame = try Frame(width: 2, height: 2, color: YUVColor(y: 200, u: 128, v: 128))
         for k in 0..<4 { try writer.writeVideo(frame, index: Int64(k)) }
         try writer.finish()
-        XCTAssertEqual(try compose(.quad, [two, Fixtures.url("q1.mp4").path]) { $0.audio = false }.1.canvas, Size(width: 4, height: 4))
+        XCTAssertEqual(try compose(.quad, [two, Fixtures.url("q1.mp4").path]) { $0.audio = false }.1.canvas, Size(width: 320, height: 240))
+        XCTAssertEqual(try compose(.quad, [two, tiny]) { $0.audio = false }.1.canvas, Size(width: 4, height: 4))
         XCTAssertEqual(try compose(.mix, [two, Fixtures.url("q1.mp4").path]) { $0.audio = false }.1.canvas, Size(width: 2, height: 2))
     }
 
     func testASizeTooSmallForQuadIsOneSentence() throws {
         XCTAssertThrowsError(try compose(.quad, ["q0.mp4", "q1.mp4"]) { $0.size = Size(width: 2, height: 2) }) { error in
-            XCTAssertEqual("\(error)", "--size 2x2 is too small for quad: each of its cells needs at least 2x2 pixels")
+            XCTAssertEqual("\(error)", "--size 2x2 is too small for quad: its 2 rows and 2 columns of cells need at least 2x2 pixels each")
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path), [])
     }

@@ -11,11 +11,15 @@ final class MatteJobTests: ScratchTestCase {
     /// (ffmpeg colour names).
     func matte(left: String, right: String, seconds: Int) throws -> String {
         let path = scratch.appendingPathComponent("matte-\(left)-\(right)-\(seconds).mp4").path
+        if FileManager.default.fileExists(atPath: path) { return path }  // made earlier in this test
         _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi",
                                            "-i", "color=c=\(left):s=160x120:r=30:d=\(seconds),drawbox=x=80:y=0:w=80:h=120:color=\(right):t=fill",
                                            "-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "0", path])
         return path
     }
+
+    /// bg.mp4 (untagged SD: BT.601) re-expressed in BT.709 as the output is, by FFmpeg.
+    static let bt709 = "colorspace=all=bt709:iall=bt601-6-525:fast=1"
 
     /// Mean luma (full range) of a rectangle of each frame.
     func means(_ v: LumaVideo, x: Range<Int>, y: Range<Int>) -> [Double] {
@@ -34,25 +38,31 @@ final class MatteJobTests: ScratchTestCase {
     }
 
     /// A white/red matte, half the input's size and 60 frames against the input's 90: the output
-    /// has 60 frames; under white the picture is the filtered one; under red (luma 81 of video
-    /// range 16-235: weight 0.297, BT.601) it is 0.297 of the way from the unfiltered to the
-    /// filtered picture. Measured on the mean of each half away from the edge, per frame, within
-    /// 2 levels (encoder noise of three encodes).
+    /// has 60 frames; under white the picture is the filtered one; under red (luma 63 of video
+    /// range 16-235: weight 0.2126, BT.709, the working signal every input and matte is
+    /// converted to) it is 0.2126 of the way from the unfiltered to the filtered picture (the
+    /// unfiltered one taken in BT.709 too, by FFmpeg's colorspace filter). Measured on the mean of
+    /// each half away from the edge, per frame.
     func testFilterMatteWeightsByItsScaledLumaAndEndsTheOutput() throws {
         let schedule = FilterSchedule(initial: try FilterChainSpec(parsing: "invert"))
         let (out, result) = try filter(schedule, matte: MatteOptions(path: try matte(left: "white", right: "red", seconds: 2)))
         XCTAssertEqual(result.frames, 60)
         XCTAssertEqual(result.endedBy, 1, "the matte ends the output")
         let (filtered, _) = try filter(schedule, matte: nil)
-        let o = try LumaVideo.decode(out), f = try LumaVideo.decode(filtered), u = try LumaVideo.decode(Fixtures.url("bg.mp4"))
+        let o = try LumaVideo.decode(out), f = try LumaVideo.decode(filtered), u = try LumaVideo.decode(Fixtures.url("bg.mp4"), filter: Self.bt709)
         XCTAssertEqual(o.frames.count, 60)
         let left = (x: 20..<140, y: 20..<220), right = (x: 180..<300, y: 20..<220)
         let oL = means(o, x: left.x, y: left.y), fL = means(f, x: left.x, y: left.y)
         let oR = means(o, x: right.x, y: right.y), fR = means(f, x: right.x, y: right.y), uR = means(u, x: right.x, y: right.y)
-        let w = (16 + 219 * 0.299 - 16) / 219  // red's luma as a weight
+        // Red's luma as a weight: the matte's red in BT.709 (about 0.2126, drawbox's red
+        // re-expressed), as FFmpeg's colorspace filter gives it (full-range gray: 255 is 1).
+        let matteLuma = try LumaVideo.decode(URL(fileURLWithPath: try matte(left: "white", right: "red", seconds: 2)), filter: Self.bt709)
+        let w = means(matteLuma, x: 100..<140, y: 20..<100)[0] / 255
         for k in 0..<60 {
             XCTAssertEqual(oL[k], fL[k], accuracy: 2, "frame \(k), white half")
-            XCTAssertEqual(oR[k], uR[k] + w * (fR[k] - uR[k]), accuracy: 2, "frame \(k), red half")
+            // 2.5: three encodes and FFmpeg's BT.601-to-709 reference (measured up to 2.04; a
+            // BT.601 weight, 0.299, would be 8 levels off at this contrast).
+            XCTAssertEqual(oR[k], uR[k] + w * (fR[k] - uR[k]), accuracy: 2.5, "frame \(k), red half")
         }
         // The matte's frame is recorded: the last source of every frame, one per tick.
         let scan = try VerifyJob.scan(out.path)
@@ -69,7 +79,7 @@ final class MatteJobTests: ScratchTestCase {
         let (out, result) = try filter(schedule, matte: options)
         XCTAssertEqual(result.frames, 30)
         let (filtered, _) = try filter(schedule, matte: nil)
-        let o = try LumaVideo.decode(out), f = try LumaVideo.decode(filtered), u = try LumaVideo.decode(Fixtures.url("bg.mp4"))
+        let o = try LumaVideo.decode(out), f = try LumaVideo.decode(filtered), u = try LumaVideo.decode(Fixtures.url("bg.mp4"), filter: Self.bt709)
         let oL = means(o, x: 20..<140, y: 20..<220), fL = means(f, x: 20..<140, y: 20..<220), uL = means(u, x: 20..<140, y: 20..<220)
         let oR = means(o, x: 180..<300, y: 20..<220), uR = means(u, x: 180..<300, y: 20..<220)
         for k in 0..<30 {
@@ -89,7 +99,9 @@ final class MatteJobTests: ScratchTestCase {
         var multiply = MatteOptions(path: whiteBlack)
         multiply.mode = .multiply
         let (multiplied, _) = try compose(.chromakey, ["fg.mp4", "bg.mp4"]) { $0.matte = multiply }
-        let o = try LumaVideo.decode(replaced), fg = try LumaVideo.decode(Fixtures.url("fg.mp4")), bg = try LumaVideo.decode(Fixtures.url("bg.mp4"))
+        // (The inputs are untagged SD, BT.601: their luma taken in BT.709, as the output's.)
+        let o = try LumaVideo.decode(replaced), fg = try LumaVideo.decode(Fixtures.url("fg.mp4"), filter: Self.bt709)
+        let bg = try LumaVideo.decode(Fixtures.url("bg.mp4"), filter: Self.bt709)
         let k = try LumaVideo.decode(keyed), m = try LumaVideo.decode(multiplied)
         // Left half, above the box: the green screen itself shows (replace ignores the key).
         let screen = (x: 20..<140, y: 20..<140), right = (x: 180..<300, y: 20..<220)

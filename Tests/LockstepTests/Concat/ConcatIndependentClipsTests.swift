@@ -54,12 +54,14 @@ final class ConcatIndependentClipsTests: ScratchTestCase {
         XCTAssertEqual(try XCTUnwrap(a.duration), 68.0 / 24, accuracy: 1e-6)
         XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
         // The joined pictures equal the uncut recording's frames 0-67 (same source, re-encoded
-        // twice: compared by mean luma difference, far below the next frame's).
+        // twice: compared by mean luma difference, far below the next frame's). The pieces are
+        // untagged 640x360, BT.601 by convention, and the output BT.709: the recording's luma
+        // is taken the same way (FFmpeg's colorspace filter).
         let whole = scratch.appendingPathComponent("whole.mov")
         try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
                                    "testsrc=s=640x360:r=24:d=4,drawtext=text='%{frame_num}':fontsize=8:x=2:y=2",
                                    "-frames:v", "68", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", whole.path])
-        let truth = try LumaVideo.decode(whole), joined = try LumaVideo.decode(out)
+        let truth = try LumaVideo.decode(whole, filter: "colorspace=all=bt709:iall=bt601-6-525:fast=1"), joined = try LumaVideo.decode(out)
         XCTAssertEqual(joined.frames.count, 68)
         // Every 5th pixel is plenty (and keeps a debug build quick).
         func difference(_ a: [UInt8], _ b: [UInt8]) -> Double {

@@ -45,8 +45,11 @@ final class ConcatJobTests: ScratchTestCase {
         return counts.count - 1
     }
 
+    // The three tests below are of `--keep-frames` (every frame once), the join's old default:
+    // since issue 21 a concat keeps each clip's duration by time (c1, at 25 fps, then shows 30
+    // output frames), tested in `testByTimeEachClipKeepsItsDuration...` below.
     func testEveryFrameOfMixedClipsOnceInOrder() throws {
-        let (out, result) = try concat(Self.clips)
+        let (out, result) = try concat(Self.clips) { $0.keepFrames = true }
         XCTAssertEqual(result.clipFrames, [30, 25, 40, 45])
         XCTAssertEqual(result.frames, 140)
         XCTAssertEqual(result.canvas, Size(width: 320, height: 240))
@@ -70,7 +73,7 @@ final class ConcatJobTests: ScratchTestCase {
 
     func testCapFallsInsideTheThirdClip() throws {
         // 3.1 s at 30 fps: 93 whole frames (30 + 25 + 38 of clip 3's 40); audio cut at 3.1 s.
-        let (out, result) = try concat(Self.clips) { $0.maxDuration = Rational(31, 10) }
+        let (out, result) = try concat(Self.clips) { $0.maxDuration = Rational(31, 10); $0.keepFrames = true }
         XCTAssertEqual(result.clipFrames, [30, 25, 38])
         let seen = try identities(out) { self.clip(at: $0, Self.counts) }
         let want = expected(Self.counts, total: 93)
@@ -85,10 +88,37 @@ final class ConcatJobTests: ScratchTestCase {
 
     func testCapBetweenFramesStopsAtTheLastWholeFrame() throws {
         // 1.99 s: frame 59 would end at 2.0 s, after the cap, so 59 frames (30 + 25 + 4).
-        let (out, result) = try concat(Self.clips) { $0.maxDuration = Rational(199, 100) }
+        let (out, result) = try concat(Self.clips) { $0.maxDuration = Rational(199, 100); $0.keepFrames = true }
         XCTAssertEqual(result.frames, 59)
         XCTAssertEqual(result.clipFrames, [30, 25, 4])
         XCTAssertEqual(try XCTUnwrap(try Probe.streams(out).first { $0.codecType == "audio" }?.duration), 59.0 / 30, accuracy: 1e-6)
+    }
+
+    /// By time (the default): c1 (25 fps, 1 s) lasts 1 s at 30 fps, 30 output frames, each the
+    /// frame on screen at its instant (floor(j * 25 / 30)); the others at 30 fps, every frame
+    /// once. ffprobe: 145 frames, video and audio 145/30 s.
+    func testByTimeEachClipKeepsItsDurationAndShowsTheFrameOnScreen() throws {
+        let (out, result) = try concat(Self.clips)
+        XCTAssertEqual(result.clipFrames, [30, 30, 40, 45])
+        let seen = try identities(out) { self.clip(at: $0, [30, 30, 40, 45]) }
+        let want = (0..<30).map { (0, $0) } + (0..<30).map { (1, $0 * 25 / 30) } + (0..<40).map { (2, $0) } + (0..<45).map { (3, $0) }
+        XCTAssertEqual(seen.count, 145)
+        for k in want.indices {
+            XCTAssertTrue(seen[k].map { $0 == want[k] } ?? false, "output frame \(k): read \(String(describing: seen[k])), expected \(want[k])")
+        }
+        let streams = try Probe.streams(out)
+        XCTAssertEqual(try XCTUnwrap(streams.first { $0.codecType == "video" }?.duration), 145.0 / 30, accuracy: 1e-6)
+        XCTAssertEqual(try XCTUnwrap(streams.first { $0.codecType == "audio" }?.duration), 145.0 / 30, accuracy: 1e-6)
+        XCTAssertEqual(result.notices, [], "no clip changes speed")
+        XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
+    }
+
+    /// A cap by time: 1.99 s at 30 fps is 59 whole frames, 30 of c0 and 29 of c1's 1 s.
+    func testByTimeACapStopsAtTheLastWholeFrame() throws {
+        let (out, result) = try concat(Self.clips) { $0.maxDuration = Rational(199, 100) }
+        XCTAssertEqual(result.clipFrames, [30, 29])
+        XCTAssertEqual(try XCTUnwrap(try Probe.streams(out).first { $0.codecType == "audio" }?.duration), 59.0 / 30, accuracy: 1e-6)
+        XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
     }
 
     func testClipsWithoutAudioAloneMakeNoAudioTrack() throws {

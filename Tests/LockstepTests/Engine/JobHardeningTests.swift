@@ -124,8 +124,9 @@ final class JobHardeningTests: ScratchTestCase {
         XCTAssertEqual(r.warnings[0], ("input 2 (\(joined.path)): its timestamps go back from 2.367 s to 1.400 s at source frame 30; under --sync time the output ends there"), r.warnings[0])
         // (the file's own times, as ffprobe shows them: ffmpeg's MPEG-TS starts at 1.4 s)
         XCTAssertTrue(FileManager.default.fileExists(atPath: out.path))
-        // Under index sync the timestamps do not matter: all 60 frames, no warning.
-        let (_, i) = try compose(.mix, ["q0.mp4", joined.path]) { $0.audio = false }
+        // Under index sync (named: time sync is the default since issue 21) the timestamps do
+        // not matter: all 60 frames, no warning.
+        let (_, i) = try compose(.mix, ["q0.mp4", joined.path]) { $0.audio = false; $0.sync = .index }
         XCTAssertEqual(i.frames, 60)
         XCTAssertEqual(i.warnings, [])
     }

@@ -157,4 +157,87 @@ final class EmbeddedTelemetryTests: ScratchTestCase {
             XCTAssertFalse(text.contains("\n"))
         }
     }
+
+    /// A VR180-like CAMM track: orientations (type 0) and no gyro. The rates are the
+    /// orientation's turns between samples, against the writer's own rate integrated over each
+    /// pair (scripts/make-camm-fixture --orientation, from the spec, in Python).
+    func testCAMMOrientationOnlyTrackGivesRates() throws {
+        let movie = scratch.appendingPathComponent("camm-o.mp4").path
+        let truthPath = scratch.appendingPathComponent("camm-o.json").path
+        let made = try Shell.run("python3", [Self.script("make-camm-fixture"), "--orientation", movie, truthPath])
+        guard made.status == 0 else { return XCTFail("make-camm-fixture --orientation failed (\(made.status)): \(made.stderr)") }
+        struct Truth: Decodable { var gyro: [[Double]]; var orientation: [[Double]]; var meanRates: [[Double]] }
+        let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: truthPath)))
+        XCTAssertEqual(truth.gyro.count, 0)
+        XCTAssertEqual(truth.orientation.count, 200)
+        let trace = try EmbeddedTelemetry.read(path: movie)
+        XCTAssertEqual(trace.readings.count, truth.meanRates.count)
+        XCTAssertEqual(trace.warnings, ["CAMM: no gyroscope packets (type 2); the angular rates are the turns between its 200 orientation packets (type 0)"])
+        var worst = 0.0
+        for (ours, t) in zip(trace.readings, truth.meanRates) {
+            XCTAssertEqual(Double(ours.t) / 1e9, t[0], accuracy: 1e-6)
+            // float32 angle-axis over 10 ms: about 1e-5 rad/s of rounding.
+            worst = max(worst, abs(ours.gyro.x - t[1]), abs(ours.gyro.y - t[2]), abs(ours.gyro.z - t[3]))
+        }
+        XCTAssertLessThan(worst, 2e-4, "largest rate error \(worst) rad/s")
+        XCTAssertEqual(trace.gyroRateHz!, 100, accuracy: 0.01)
+    }
+
+    struct Records: Decodable {
+        struct Lag: Decodable { var offset_ms: Double; var r: Double; var matrix: [[Double]] }
+        struct Stamp: Decodable { var gyro: Double; var frames: Double }
+        var settings: [String: String]
+        var cori: [[Double]]
+        var iori: [[Double]]
+        var stamps: [Stamp]
+        var gyro_counts: [Int]
+        var tp_quaternion: [[Double]]
+        var cori_lag: Lag
+    }
+
+    /// The GoPro MAX file's per-frame records, stabilisation settings and STMP timing against
+    /// telemetry-parser (scripts/gopro-records-dump), and the conventions: the picture's
+    /// orientation IORI * CORI is telemetry-parser's own product (CORI * IORI with x negated:
+    /// the same rotation written in a mirrored frame), and the body's turns between CORI records
+    /// match the gyro at the lag the outside check finds (its own numpy, STMP-timed).
+    func testMaxRecordsAgreeWithTelemetryParser() throws {
+        let max = Repository.shared("gopro-max/max-heromode.mp4")
+        let r = try Shell.run("python3", [Self.script("gopro-records-dump"), max])
+        guard r.status == 0 else { return XCTFail("gopro-records-dump failed (\(r.status)): \(r.stderr)") }
+        let ref = try JSONDecoder().decode(Records.self, from: r.stdout)
+        let trace = try EmbeddedTelemetry.read(path: max)
+        let rec = trace.records
+        XCTAssertEqual(rec.stabilisation, InCameraStabilisation(enabled: true, mode: "HS HLevel", source: "GPMF EISE \"Y\", EISA \"HS HLevel\""))
+        XCTAssertEqual(ref.settings, ["EISE": "Y", "EISA": "HS HLevel"])
+        XCTAssertEqual(rec.cameraOrientation.count, 316); XCTAssertEqual(ref.cori.count, 316)
+        XCTAssertEqual(rec.imageOrientation.count, ref.iori.count)
+        for (k, (ours, theirs)) in zip(rec.cameraOrientation, ref.cori).enumerated() {
+            // Lockstep normalises each record (int16 rounding leaves them up to 3e-5 off unit length).
+            XCTAssertEqual(ours.q.w, theirs[0], accuracy: 1e-4, "CORI \(k)"); XCTAssertEqual(ours.q.x, theirs[1], accuracy: 1e-4, "CORI \(k)")
+            XCTAssertEqual(ours.q.y, theirs[2], accuracy: 1e-4, "CORI \(k)"); XCTAssertEqual(ours.q.z, theirs[3], accuracy: 1e-4, "CORI \(k)")
+        }
+        let picture = OrientationRecords.picture(camera: rec.cameraOrientation, image: rec.imageOrientation)
+        XCTAssertEqual(picture.count, ref.tp_quaternion.count)
+        for (k, (ours, theirs)) in zip(picture, ref.tp_quaternion).enumerated() {
+            XCTAssertEqual(ours.q.w, theirs[0], accuracy: 1e-4, "picture \(k)"); XCTAssertEqual(-ours.q.x, theirs[1], accuracy: 1e-4, "picture \(k)")
+            XCTAssertEqual(ours.q.y, theirs[2], accuracy: 1e-4, "picture \(k)"); XCTAssertEqual(ours.q.z, theirs[3], accuracy: 1e-4, "picture \(k)")
+        }
+        // The records sit on the frames: one per frame period from the first frame.
+        XCTAssertEqual(Double(rec.cameraOrientation[0].t), 0, accuracy: 1)
+        XCTAssertEqual(Double(rec.cameraOrientation[300].t) / 1e9, 300 * 1.001 / 30, accuracy: 1e-5)
+        // The gyro timed by its stamps: each payload's first sample where its STMP puts it.
+        var first = 0
+        for (p, (stamp, n)) in zip(ref.stamps, ref.gyro_counts).enumerated() {
+            let expected = (stamp.gyro - ref.stamps[0].frames) / 1e3
+            XCTAssertEqual(Double(trace.readings[first].t) / 1e6, expected, accuracy: 0.1, "payload \(p)'s first gyro sample")
+            first += n
+        }
+        XCTAssertEqual(trace.readings.count, first)
+        // The gyro against CORI: Lockstep's search over the records finds the outside check's lag and axes.
+        let result = try GyroSync.run(shifts: OrientationRecords.shifts(rec.cameraOrientation), readings: trace.readings,
+                                      options: { var o = GyroSync.Options(searchMs: 200); o.rollWeightPx = 1000; return o }())
+        XCTAssertEqual(result.clock.offsetMs(atVideo: 5), ref.cori_lag.offset_ms, accuracy: 0.3)
+        XCTAssertEqual(result.mapping.rows, ref.cori_lag.matrix)
+        XCTAssertGreaterThan(result.correlation, 0.9999)
+    }
 }

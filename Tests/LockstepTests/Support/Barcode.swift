@@ -11,9 +11,10 @@ struct LumaVideo {
     let width: Int, height: Int
     let frames: [[UInt8]]
 
-    static func decode(_ url: URL) throws -> LumaVideo {
-        let data = try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-i", url.path, "-map", "0:v:0", "-fps_mode", "passthrough",
-                                              "-pix_fmt", "gray", "-f", "yuv4mpegpipe", "-"])
+    /// `filter`: an ffmpeg filter chain run on the pictures first (a matrix conversion).
+    static func decode(_ url: URL, filter: String? = nil) throws -> LumaVideo {
+        let data = try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-i", url.path, "-map", "0:v:0", "-fps_mode", "passthrough"]
+                                              + (filter.map { ["-vf", $0] } ?? []) + ["-pix_fmt", "gray", "-f", "yuv4mpegpipe", "-"])
         return try parseY4M([UInt8](data), name: url.lastPathComponent)
     }
 

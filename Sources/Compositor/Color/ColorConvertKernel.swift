@@ -1,0 +1,326 @@
+/// Runs a `ColorConversion` on a 4:2:0 picture, eight chroma samples (two rows of sixteen luma
+/// pixels) at a time on `Lanes`; what every input that is not already the working signal goes
+/// through (`Media.Conformer`).
+///
+/// Each 2x2 block shares one chroma sample, so the chain runs once per block, at the block's
+/// mean luma: that gives the block's chroma and the luma its mean converts to. Each pixel then
+/// gets that luma plus its own difference along the grey curve G (the chain at neutral chroma,
+/// a table with one entry per input code): out = conv(mean) + G(pixel) - G(mean). Grey, and
+/// any flat block, is exact; luma detail follows the grey curve, which is where a zscale-style
+/// per-pixel conversion differs (measured against `zscale`: docs/drafts/ISSUE-21-colour.md).
+/// The chain's curves are tables (`UniformTable`, `LogTable`) made here once per input; a frame
+/// only reads them, allocates nothing, and costs about a quarter of a per-pixel chain.
+public final class ColorConvertKernel {
+    public let conversion: ColorConversion
+    let sourceDepth: Int, targetDepth: Int
+    // Source samples to normalised Y'CbCr: (s - offset) * scale.
+    let yOffset: Float, yScale: Float, cOffset: Float, cScale: Float
+    // Normalised target Y'CbCr to target samples: v * scale + offset.
+    let outYScale: Float, outYOffset: Float, outCScale: Float, outCOffset: Float
+    /// The largest target sample value.
+    let outMax: Float
+    // The source matrix (R'G'B' from Y'CbCr) and the target's (Y'CbCr from R'G'B').
+    let crToR: Float, cbToG: Float, crToG: Float, cbToB: Float
+    let kr: Float, kg: Float, kb: Float, toCb: Float, toCr: Float
+    /// The affine map of `.identity` and `.affine`: target normalised (y, cb, cr) = three rows
+    /// of three times (y, cb, cr); and the gamut matrix (row major). Lanes 9-15 unused.
+    let affine: SIMD16<Float>
+    let gamut: SIMD16<Float>
+    let toLinear: UniformTable?
+    /// The tone curve's factor, in arithmetic (a table lookup costs more than the curve).
+    let tone: ToneLanes?
+    let toSignal: LogTable?
+    /// G: target luma samples (not rounded) of every source luma code at neutral chroma, with
+    /// the step to the next code.
+    let grey: UnsafeMutablePointer<SIMD2<Float>>
+    let greyCount: Int
+    /// Pixels this close to their block's mean (in codes) take G's slope (`luma`): 4 8-bit levels.
+    let flat: Float
+    /// Room for a row's last group, padded to sixteen columns (`run`).
+    private let edge: UnsafeMutableRawPointer
+
+    /// `conversion`'s source bit depth must be 8 to 12 (deeper pictures go through 12-bit first).
+    public init(_ conversion: ColorConversion) {
+        precondition((8...12).contains(conversion.source.bitDepth) && (8...16).contains(conversion.target.bitDepth))
+        self.conversion = conversion
+        let s = conversion.source, t = conversion.target
+        sourceDepth = s.bitDepth; targetDepth = t.bitDepth
+        let sf = Double(1 << (s.bitDepth - 8)), tf = Double(1 << (t.bitDepth - 8))
+        switch s.range {
+        case .limited:
+            yOffset = Float(16 * sf); yScale = Float(1 / (219 * sf)); cOffset = Float(128 * sf); cScale = Float(1 / (224 * sf))
+        case .full:
+            let top = Double((1 << s.bitDepth) - 1)
+            yOffset = 0; yScale = Float(1 / top); cOffset = Float(1 << (s.bitDepth - 1)); cScale = Float(1 / top)
+        }
+        switch t.range {
+        case .limited:
+            outYScale = Float(219 * tf); outYOffset = Float(16 * tf); outCScale = Float(224 * tf); outCOffset = Float(128 * tf)
+        case .full:
+            let top = Double((1 << t.bitDepth) - 1)
+            outYScale = Float(top); outYOffset = 0; outCScale = Float(top); outCOffset = Float(1 << (t.bitDepth - 1))
+        }
+        outMax = Float((1 << t.bitDepth) - 1)
+        let m = s.matrix
+        crToR = Float(m.crToR); cbToG = Float(m.cbToG); crToG = Float(m.crToG); cbToB = Float(m.cbToB)
+        kr = Float(t.matrix.kr); kg = Float(t.matrix.kg); kb = Float(t.matrix.kb)
+        toCb = Float(1 / t.matrix.cbToB); toCr = Float(1 / t.matrix.crToR)
+        // The affine map: each column is the conversion of a unit (y, cb, cr).
+        var a = SIMD16<Float>()
+        for (j, unit) in [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)].enumerated() {
+            let (r, g, b) = m.rgb(unit.0, unit.1, unit.2)
+            let o = t.matrix.yuv(r, g, b)
+            a[j] = Float(o.0); a[3 + j] = Float(o.1); a[6 + j] = Float(o.2)
+        }
+        affine = a
+        var gm = SIMD16<Float>()
+        for k in 0..<9 { gm[k] = Float(conversion.gamut.m[k]) }
+        gamut = gm
+        if conversion.kind == .curves {
+            // 0...2: every R'G'B' a legal limited-range code can make (1.09 + 1.47 x 0.57).
+            toLinear = UniformTable(top: 2, count: 4096) { conversion.linear($0) }
+            tone = conversion.toneMaps ? ToneLanes(conversion) : nil
+            toSignal = LogTable(lowExponent: -40, highExponent: 12) { conversion.signal($0) }
+        } else {
+            toLinear = nil; tone = nil; toSignal = nil
+        }
+        greyCount = 1 << s.bitDepth
+        flat = Float(4 << (s.bitDepth - 8))
+        grey = .allocate(capacity: greyCount)
+        let mid = Double(1 << (s.bitDepth - 1))
+        func g(_ code: Int) -> Double {
+            let (y, cb, cr) = ColorConversion.normalise(Double(code), mid, mid, s)
+            let o = conversion.convert(y, cb, cr)
+            return ColorConversion.quantise(o.0, o.1, o.2, t).0
+        }
+        var previous = g(0)
+        for code in 0..<greyCount {
+            let next = g(code + 1)
+            (grey + code).initialize(to: SIMD2(Float(previous), Float(next - previous)))
+            previous = next
+        }
+        edge = .allocate(byteCount: 256, alignment: 16)
+    }
+
+    deinit { grey.deallocate(); edge.deallocate() }
+
+    // MARK: the pictures
+
+    /// 10/12-bit in, 8-bit out (HDR or wide-gamut inputs to the SDR working signal).
+    public func apply(_ src: YUV16Image, into dst: YUVImage) {
+        run(PlaneView(src.y), PlaneView(src.u), PlaneView(src.v), PlaneView(dst.y), PlaneView(dst.u), PlaneView(dst.v))
+    }
+    /// 10/12-bit in, 16-bit out (to the HDR working signal).
+    public func apply(_ src: YUV16Image, into dst: YUV16Image) {
+        run(PlaneView(src.y), PlaneView(src.u), PlaneView(src.v), PlaneView(dst.y), PlaneView(dst.u), PlaneView(dst.v))
+    }
+    /// 8-bit in, 8-bit out; `dst` may be `src` (BT.601 pictures to BT.709 in place).
+    public func apply(_ src: YUVImage, into dst: YUVImage) {
+        run(PlaneView(src.y), PlaneView(src.u), PlaneView(src.v), PlaneView(dst.y), PlaneView(dst.u), PlaneView(dst.v))
+    }
+    /// 8-bit in, 16-bit out (SDR plates into the HDR working signal).
+    public func apply(_ src: YUVImage, into dst: YUV16Image) {
+        run(PlaneView(src.y), PlaneView(src.u), PlaneView(src.v), PlaneView(dst.y), PlaneView(dst.u), PlaneView(dst.v))
+    }
+
+    /// One colour through the kernel's own arithmetic (its tables, Float): source samples to
+    /// target samples, not rounded. What the tests hold the lanes to.
+    public func convert(y: Float, cb: Float, cr: Float) -> (Float, Float, Float) {
+        let (oy, ou, ov) = evaluate(Lanes(repeating: y), Lanes(repeating: cb), Lanes(repeating: cr))
+        return (oy[0], ou[0], ov[0])
+    }
+
+    // MARK: the kernel
+
+    private func run<In: KernelSample, Out: KernelSample>(_ sy: PlaneView<In>, _ su: PlaneView<In>, _ sv: PlaneView<In>,
+                                                           _ dy: PlaneView<Out>, _ du: PlaneView<Out>, _ dv: PlaneView<Out>) {
+        precondition(sy.width == dy.width && sy.height == dy.height && su.width == du.width && su.height == du.height)
+        let w = sy.width, h = sy.height, cw = su.width, ch = su.height
+        // The last group's sixteen luma columns of two rows, eight chroma samples, padded.
+        let ey0 = edge.bindMemory(to: In.self, capacity: 64), ey1 = ey0 + 16, eu = ey0 + 32, ev = ey0 + 40
+        let oy0 = (edge + 128).bindMemory(to: Out.self, capacity: 64), oy1 = oy0 + 16, ou = oy0 + 32, ov = oy0 + 40
+        for cy in 0..<ch {
+            let r0 = 2 * cy, r1 = min(2 * cy + 1, h - 1)
+            let y0 = sy.row(r0), y1 = sy.row(r1), u = su.row(cy), v = sv.row(cy)
+            let o0 = dy.row(r0), o1 = dy.row(r1), uo = du.row(cy), vo = dv.row(cy)
+            var cx = 0
+            while cx + 8 <= cw && 2 * cx + 16 <= w {
+                group(y0 + 2 * cx, y1 + 2 * cx, u + cx, v + cx, o0 + 2 * cx, o1 + 2 * cx, uo + cx, vo + cx)
+                cx += 8
+            }
+            guard cx < cw else { continue }
+            // The row's end: copied into sixteen columns (the last repeated, so a lone last
+            // column's block mean is its own), converted, the real part copied back.
+            let n = w - 2 * cx, m = cw - cx
+            for i in 0..<16 { ey0[i] = y0[2 * cx + min(i, n - 1)]; ey1[i] = y1[2 * cx + min(i, n - 1)] }
+            for i in 0..<8 { eu[i] = u[cx + min(i, m - 1)]; ev[i] = v[cx + min(i, m - 1)] }
+            group(ey0, ey1, eu, ev, oy0, oy1, ou, ov)
+            for i in 0..<n { o0[2 * cx + i] = oy0[i] }
+            if r1 != r0 { for i in 0..<n { o1[2 * cx + i] = oy1[i] } }
+            for i in 0..<m { uo[cx + i] = ou[i]; vo[cx + i] = ov[i] }
+        }
+    }
+
+    /// Sixteen columns of two luma rows and their eight chroma samples.
+    @inline(__always) private func group<In: KernelSample, Out: KernelSample>(
+        _ y0: UnsafeMutablePointer<In>, _ y1: UnsafeMutablePointer<In>, _ u: UnsafeMutablePointer<In>, _ v: UnsafeMutablePointer<In>,
+        _ o0: UnsafeMutablePointer<Out>, _ o1: UnsafeMutablePointer<Out>, _ ou: UnsafeMutablePointer<Out>, _ ov: UnsafeMutablePointer<Out>
+    ) {
+        let a0 = In.load(y0), a1 = In.load(y0 + 8), b0 = In.load(y1), b1 = In.load(y1 + 8)
+        let cb = LaneMath.float(In.load(u)), cr = LaneMath.float(In.load(v))
+        let mean = (Self.pairSums(LaneMath.float(a0), LaneMath.float(a1)) + Self.pairSums(LaneMath.float(b0), LaneMath.float(b1))) * 0.25
+        let (oy, ocb, ocr) = evaluate(mean, cb, cr)
+        // G at the block's mean: between the two codes around it.
+        let (f, i) = LaneMath.floor(LaneMath.min(mean, Lanes(repeating: Float(greyCount - 1))))
+        let (gv, gs) = gather(grey, i)
+        let (dLo, dHi) = Self.pairs(oy - (gv + (mean - f) * gs))
+        let (mLo, mHi) = Self.pairs(mean), (sLo, sHi) = Self.pairs(gs), (yLo, yHi) = Self.pairs(oy)
+        Out.store(self.out(luma(a0, mLo, yLo, sLo, dLo)), o0)
+        Out.store(self.out(luma(a1, mHi, yHi, sHi, dHi)), o0 + 8)
+        Out.store(self.out(luma(b0, mLo, yLo, sLo, dLo)), o1)
+        Out.store(self.out(luma(b1, mHi, yHi, sHi, dHi)), o1 + 8)
+        Out.store(self.out(ocb), ou)
+        Out.store(self.out(ocr), ov)
+    }
+
+    /// Eight pixels' output luma: their block's converted mean `y` plus their step along the
+    /// grey curve G. Where all eight are within `flat` codes of their block's mean (flat areas:
+    /// most of a picture) the step is G's slope at the mean (`slope`) times the distance, which
+    /// differs from G's own step by under a tenth of a level there and needs no lookup per pixel;
+    /// otherwise G(pixel) - G(mean) (`detail`: y - G(mean)).
+    @inline(__always) private func luma(_ codes: IntLanes, _ mean: Lanes, _ y: Lanes, _ slope: Lanes, _ detail: Lanes) -> Lanes {
+        let d = LaneMath.float(codes) - mean
+        // Whether any lane is past `flat`: the comparison's lanes OR-ed down to one.
+        let far = unsafeBitCast(LaneMath.max(d, -d) .> flat, to: IntLanes.self)
+        let h = far.lowHalf | far.highHalf, q = h.lowHalf | h.highHalf
+        if q[0] | q[1] == 0 { return y + slope * d }
+        // Codes past the bit depth (damage) are masked into the table.
+        return gather(grey, codes & IntLanes(repeating: Int32(greyCount - 1))).0 + detail
+    }
+
+    /// Target samples (not rounded) of eight source colours given as samples.
+    @inline(__always) private func evaluate(_ sy: Lanes, _ scb: Lanes, _ scr: Lanes) -> (Lanes, Lanes, Lanes) {
+        let y = (sy - yOffset) * yScale, pb = (scb - cOffset) * cScale, pr = (scr - cOffset) * cScale
+        var ny: Lanes, nb: Lanes, nr: Lanes
+        if let toLinear, let toSignal {
+            let r = y + crToR * pr, g = y + cbToG * pb + crToG * pr, b = y + cbToB * pb
+            let lr = toLinear(r), lg = toLinear(g), lb = toLinear(b)
+            let m = gamut
+            var tr = m[0] * lr + m[1] * lg + m[2] * lb
+            var tg = m[3] * lr + m[4] * lg + m[5] * lb
+            var tb = m[6] * lr + m[7] * lg + m[8] * lb
+            if let tone {
+                let k = tone.gain(LaneMath.max(LaneMath.max(tr, tg), tb))
+                tr *= k; tg *= k; tb *= k
+            }
+            let er = toSignal(tr), eg = toSignal(tg), eb = toSignal(tb)
+            ny = kr * er + kg * eg + kb * eb
+            nb = (eb - ny) * toCb
+            nr = (er - ny) * toCr
+        } else {
+            let a = affine
+            ny = a[0] * y + a[1] * pb + a[2] * pr
+            nb = a[3] * y + a[4] * pb + a[5] * pr
+            nr = a[6] * y + a[7] * pb + a[8] * pr
+        }
+        return (ny * outYScale + outYOffset, nb * outCScale + outCOffset, nr * outCScale + outCOffset)
+    }
+
+    /// Rounded (halves up) and clamped to the target's codes, as Int32 lanes.
+    @inline(__always) private func out(_ x: Lanes) -> IntLanes {
+        LaneMath.roundHalfUp(LaneMath.clamp(x, 0, outMax))
+    }
+
+    /// Lane i + lane i+1 for each pair: sixteen columns into eight blocks' sums.
+    @inline(__always) static func pairSums(_ lo: Lanes, _ hi: Lanes) -> Lanes {
+        let s = SIMD16(lowHalf: lo, highHalf: hi)
+        return s.evenHalf + s.oddHalf
+    }
+
+    /// Eight blocks' values, each repeated for the block's two columns.
+    @inline(__always) static func pairs(_ v: Lanes) -> (Lanes, Lanes) {
+        (Lanes(v[0], v[0], v[1], v[1], v[2], v[2], v[3], v[3]), Lanes(v[4], v[4], v[5], v[5], v[6], v[6], v[7], v[7]))
+    }
+}
+
+/// A plane of either sample size, as the kernel reads and writes it.
+struct PlaneView<T> {
+    let base: UnsafeMutablePointer<T>
+    let stride: Int, width: Int, height: Int
+    @inline(__always) func row(_ y: Int) -> UnsafeMutablePointer<T> { base + y * stride }
+}
+
+extension PlaneView where T == UInt8 {
+    init(_ p: Plane) { base = p.base; stride = p.stride; width = p.width; height = p.height }
+}
+extension PlaneView where T == UInt16 {
+    init(_ p: Plane16) { base = p.base; stride = p.stride; width = p.width; height = p.height }
+}
+
+/// 8-bit and 16-bit samples: eight at a time into Int32 lanes and back.
+protocol KernelSample {
+    static func load(_ p: UnsafeMutablePointer<Self>) -> IntLanes
+    /// Values already within the sample's range.
+    static func store(_ v: IntLanes, _ p: UnsafeMutablePointer<Self>)
+}
+
+extension UInt8: KernelSample {
+    @inline(__always) static func load(_ p: UnsafeMutablePointer<UInt8>) -> IntLanes {
+        LaneMath.widen(UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self))
+    }
+    @inline(__always) static func store(_ v: IntLanes, _ p: UnsafeMutablePointer<UInt8>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: LaneMath.narrow8(v), as: SIMD8<UInt8>.self)
+    }
+}
+
+extension UInt16: KernelSample {
+    @inline(__always) static func load(_ p: UnsafeMutablePointer<UInt16>) -> IntLanes {
+        LaneMath.widen(UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt16>.self))
+    }
+    @inline(__always) static func store(_ v: IntLanes, _ p: UnsafeMutablePointer<UInt16>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: LaneMath.narrow16(v), as: SIMD8<UInt16>.self)
+    }
+}
+
+/// `ColorConversion.toneGain` on eight lanes: the factor the tone curve applies to a colour
+/// whose largest channel (linear light) is m, for FFmpeg's curves, as rational arithmetic.
+struct ToneLanes {
+    let curve: ToneCurve
+    /// 1 / the target's peak (x is divided by it: the curves map the target's white to 1).
+    let inverseTarget: Float
+    /// hable: targetPeak / hable(P); reinhard: (P + 0.5) / P; mobius: its constants.
+    let k: Float
+    let a: Float, b: Float, scale: Float
+
+    init(_ c: ColorConversion) {
+        curve = c.toneCurve
+        let p = c.sourcePeak * c.sdrGain / c.targetPeak
+        inverseTarget = Float(1 / c.targetPeak)
+        switch curve {
+        case .hable: k = Float(c.targetPeak / ToneCurve.hable(p)); a = 0; b = 0; scale = 0
+        case .reinhard: k = Float((p + 0.5) / p); a = 0; b = 0; scale = 0
+        case .clip: k = 1; a = 0; b = 0; scale = 0
+        case .mobius:
+            let j = 0.3
+            let aa = -j * j * (p - 1) / (j * j - 2 * j + p), bb = (j * j - 2 * j * p + p) / max(p - 1, 1e-6)
+            k = Float(j); a = Float(aa); b = Float(bb); scale = Float((bb * bb + 2 * bb * j + j * j) / (bb - aa) * c.targetPeak)
+        }
+    }
+
+    @inline(__always) func gain(_ m: Lanes) -> Lanes {
+        let x = LaneMath.max(m, Lanes(repeating: 1e-6)), u = x * inverseTarget
+        switch curve {
+        case .hable:
+            // FFmpeg's constants: a 0.15, b 0.50, c 0.10, d 0.20, e 0.02, f 0.30.
+            let h = (u * (0.15 * u + 0.05) + 0.004) / (u * (0.15 * u + 0.5) + 0.06) - Float(0.02 / 0.3)
+            return k * h / x
+        case .reinhard:
+            return k / (u + 0.5)
+        case .clip:
+            return LaneMath.min(Lanes(repeating: 1), 1 / u)
+        case .mobius:
+            let rolled = scale * (u + a) / ((u + b) * x)
+            return LaneMath.select(u .<= k, Lanes(repeating: 1), rolled)
+        }
+    }
+}

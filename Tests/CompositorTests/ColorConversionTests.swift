@@ -1,0 +1,150 @@
+import Compositor
+import XCTest
+
+/// The colour chain's pieces against the standards' published numbers, and the lane kernel
+/// against the chain computed per colour in Double.
+final class ColorConversionTests: XCTestCase {
+    func testTransferCurvesAtTheStandardsPoints() {
+        // BT.2100 HLG: E' = 0.5 at scene light 1/12; E' = 1 at 1 (1000 nits on the reference display).
+        XCTAssertEqual(TransferCurves.toLinear(0.5, .hlg), 10 * pow(1.0 / 12, 1.2), accuracy: 1e-9)
+        XCTAssertEqual(TransferCurves.toLinear(1, .hlg), 10, accuracy: 1e-6)
+        // ST 2084: 100 nits is E' 0.508078, 1000 nits 0.751827, 10000 nits 1 (BT.2100 table).
+        XCTAssertEqual(TransferCurves.toSignal(1, .pq), 0.508078, accuracy: 2e-6)
+        XCTAssertEqual(TransferCurves.toSignal(10, .pq), 0.751827, accuracy: 2e-6)
+        XCTAssertEqual(TransferCurves.toLinear(1, .pq), 100, accuracy: 1e-6)
+        // BT.1886 with an ideal black: light = E'^2.4.
+        XCTAssertEqual(TransferCurves.toLinear(0.5, .sdr), pow(0.5, 2.4), accuracy: 1e-12)
+        for t in [ColorTransfer.sdr, .hlg, .pq] {
+            for e in stride(from: 0.0, through: 1.0, by: 0.05) {
+                XCTAssertEqual(TransferCurves.toSignal(TransferCurves.toLinear(e, t), t), e, accuracy: 1e-9, "\(t) at \(e)")
+            }
+        }
+    }
+
+    func testGamutMatrixIsBT2087s() {
+        // ITU-R BT.2087-0, 2.2: linear BT.2020 RGB to BT.709 RGB.
+        let published = [1.6605, -0.5876, -0.0728, -0.1246, 1.1329, -0.0083, -0.0182, -0.1006, 1.1187]
+        let m = Matrix3.gamut(from: .bt2020, to: .bt709).m
+        for i in 0..<9 { XCTAssertEqual(m[i], published[i], accuracy: 6e-5, "entry \(i)") }
+        XCTAssertEqual(Matrix3.gamut(from: .bt709, to: .bt709), .identity)
+    }
+
+    func testToneCurvesMapThePeakToWhite() {
+        for curve in ToneCurve.allCases {
+            XCTAssertEqual(curve.map(10, peak: 10), 1, accuracy: 1e-9, "\(curve)")
+            XCTAssertLessThan(curve.map(0.5, peak: 10), curve.map(0.8, peak: 10), "\(curve) rises")
+        }
+        // FFmpeg's hable at its constants: hable(2)/hable(10) (vf_tonemap.c's formula, by hand).
+        func hable(_ x: Double) -> Double { (x * (0.15 * x + 0.05) + 0.004) / (x * (0.15 * x + 0.5) + 0.06) - 0.02 / 0.3 }
+        XCTAssertEqual(ToneCurve.hable.map(2, peak: 10), hable(2) / hable(10), accuracy: 1e-12)
+        // mobius is exact up to its knee, 0.3.
+        XCTAssertEqual(ToneCurve.mobius.map(0.25, peak: 10), 0.25)
+    }
+
+    func testWhatIsConvertedAndHow() {
+        let sdr = WorkingSignal.sdr.description
+        XCTAssertEqual(ColorConversion(from: sdr, to: sdr).kind, .identity)
+        var sd = sdr
+        sd.matrix = .bt601; sd.primaries = .smpte170m
+        XCTAssertEqual(ColorConversion(from: sd, to: sdr).kind, .affine, "BT.601 SD: matrix only")
+        sd.range = .full
+        XCTAssertEqual(ColorConversion(from: sd, to: sdr).kind, .affine)
+        XCTAssertEqual(ColorConversion(from: WorkingSignal.hlg.description, to: sdr).kind, .curves)
+        var wide = sdr
+        wide.primaries = .bt2020
+        XCTAssertEqual(ColorConversion(from: wide, to: sdr).kind, .curves, "SDR BT.2020: gamut")
+        XCTAssertTrue(ColorConversion(from: WorkingSignal.pq.description, to: sdr).toneMaps)
+        XCTAssertFalse(ColorConversion(from: WorkingSignal.hlg.description, to: WorkingSignal.pq.description).toneMaps)
+        // The peak: MaxCLL, else the mastering display's, else 1000 nits.
+        XCTAssertEqual(ColorConversion(from: WorkingSignal.pq.description, to: sdr, metadata: HDRMetadata(maxLuminance: 4000, maxCLL: 1500)).sourcePeak, 15)
+        XCTAssertEqual(ColorConversion(from: WorkingSignal.pq.description, to: sdr, metadata: HDRMetadata(maxLuminance: 4000)).sourcePeak, 40)
+        XCTAssertEqual(ColorConversion(from: WorkingSignal.pq.description, to: sdr).sourcePeak, 10)
+    }
+
+    func testBT601ColoursBecomeTheirBT709Encoding() {
+        // Y'CbCr of an R'G'B' colour in BT.601 goes to the same colour's BT.709 Y'CbCr.
+        var sd = WorkingSignal.sdr.description
+        sd.matrix = .bt601
+        let kernel = ColorConvertKernel(ColorConversion(from: sd, to: WorkingSignal.sdr.description))
+        for c in [RGB(r: 255, g: 0, b: 0), RGB(r: 0, g: 200, b: 40), RGB(r: 30, g: 60, b: 220), RGB(r: 128, g: 128, b: 128)] {
+            let a = YUVColor(rgb: c, matrix: .bt601), b = YUVColor(rgb: c, matrix: .bt709)
+            let buffer = YUVBuffer(width: 18, height: 3)
+            PlaneKernels.fill(buffer.image, a)
+            kernel.apply(buffer.image, into: buffer.image)
+            for (x, y) in [(0, 0), (17, 2), (9, 1)] { XCTAssertEqual(Int(buffer.image.y[x, y]), Int(b.y), accuracy: 1, "\(c) Y") }
+            XCTAssertEqual(Int(buffer.image.u[8, 1]), Int(b.u), accuracy: 1, "\(c) U")
+            XCTAssertEqual(Int(buffer.image.v[8, 1]), Int(b.v), accuracy: 1, "\(c) V")
+        }
+    }
+
+    /// Random 10-bit HLG pictures of odd sizes (partial groups at the right edge, a last single
+    /// row): the lanes against the chain in Double per block (at the block's mean, plus each
+    /// pixel's step along the grey curve: the kernel's definition), within half a level.
+    func testTheLanesFollowTheChainOnOddSizes() {
+        let conversion = ColorConversion(from: WorkingSignal.hlg.description, to: WorkingSignal.sdr.description)
+        let kernel = ColorConvertKernel(conversion)
+        var seed: UInt32 = 99
+        func next(_ n: UInt32) -> UInt16 { seed = seed &* 1_664_525 &+ 1_013_904_223; return UInt16((seed >> 8) % n) }
+        // Noise over the whole range (every pixel looked up), and smooth ramps with a little
+        // grain (pixels near their block's mean: G's slope used).
+        for (w, h, smooth) in [(37, 23, false), (16, 2, false), (2, 1, false), (33, 5, false), (64, 8, true), (37, 23, true)] {
+            let src = YUV16Buffer(width: w, height: h), dst = YUVBuffer(width: w, height: h)
+            let s = src.image
+            for y in 0..<h { for x in 0..<w { s.y[x, y] = smooth ? UInt16(100 + 12 * x + 7 * y) + next(5) : 64 + next(876) } }
+            for y in 0..<s.u.height { for x in 0..<s.u.width { s.u[x, y] = 64 + next(896); s.v[x, y] = 64 + next(896) } }
+            kernel.apply(s, into: dst.image)
+            let sdr = WorkingSignal.sdr.description, hlg = WorkingSignal.hlg.description
+            func chain(_ y: Double, _ u: Double, _ v: Double) -> (Double, Double, Double) {
+                let n = ColorConversion.normalise(y, u, v, hlg)
+                let o = conversion.convert(n.0, n.1, n.2)
+                return ColorConversion.quantise(o.0, o.1, o.2, sdr)
+            }
+            var worst = 0.0
+            for cy in 0..<s.u.height {
+                for cx in 0..<s.u.width {
+                    let xs = [2 * cx, min(2 * cx + 1, w - 1)], ys = [2 * cy, min(2 * cy + 1, h - 1)]
+                    var sum = 0.0
+                    for y in ys { for x in xs { sum += Double(s.y[x, y]) } }
+                    let mean = sum / 4, u = Double(s.u[cx, cy]), v = Double(s.v[cx, cy])
+                    let block = chain(mean, u, v)
+                    // Codes are clamped to 0...255 (random chroma makes colours outside R'G'B').
+                    func code(_ x: Double) -> Double { min(max(x, 0), 255) }
+                    worst = max(worst, abs(Double(dst.image.u[cx, cy]) - code(block.1)), abs(Double(dst.image.v[cx, cy]) - code(block.2)))
+                    for y in Set(ys) { for x in Set(xs) {
+                        let detail = chain(Double(s.y[x, y]), 512, 512).0 - chain(mean, 512, 512).0
+                        worst = max(worst, abs(Double(dst.image.y[x, y]) - code(block.0 + detail)))
+                    } }
+                }
+            }
+            XCTAssertLessThanOrEqual(worst, 0.6, "\(w)x\(h)\(smooth ? " smooth" : ""): worst difference \(worst) levels")
+        }
+    }
+
+    /// A flat picture converts to exactly what the chain gives its colour: every tone curve,
+    /// PQ and HLG, bright and dark colours, with and without a peak from metadata.
+    func testAFlatPictureIsItsColoursConversion() {
+        let sdr = WorkingSignal.sdr.description
+        for source in [WorkingSignal.pq, .hlg] {
+            for curve in ToneCurve.allCases {
+                for metadata in [HDRMetadata(), HDRMetadata(maxCLL: 4000)] {
+                    let conversion = ColorConversion(from: source.description, to: sdr, toneCurve: curve, metadata: metadata)
+                    let kernel = ColorConvertKernel(conversion)
+                    for (y, u, v) in [(600, 400, 650), (900, 520, 500), (200, 600, 450), (760, 300, 800)] as [(UInt16, UInt16, UInt16)] {
+                        let src = YUV16Buffer(width: 20, height: 4), dst = YUVBuffer(width: 20, height: 4)
+                        for r in 0..<4 { for x in 0..<20 { src.image.y[x, r] = y } }
+                        for r in 0..<2 { for x in 0..<10 { src.image.u[x, r] = u; src.image.v[x, r] = v } }
+                        kernel.apply(src.image, into: dst.image)
+                        let n = ColorConversion.normalise(Double(y), Double(u), Double(v), source.description)
+                        let o = conversion.convert(n.0, n.1, n.2)
+                        let q = ColorConversion.quantise(o.0, o.1, o.2, sdr)
+                        let want = (min(max(q.0, 0), 255), min(max(q.1, 0), 255), min(max(q.2, 0), 255))
+                        let label = "\(source) \(curve) \(metadata.maxCLL ?? 0) (\(y), \(u), \(v))"
+                        XCTAssertEqual(Double(dst.image.y[19, 3]), want.0, accuracy: 0.51, label)
+                        XCTAssertEqual(Double(dst.image.u[9, 1]), want.1, accuracy: 0.51, label)
+                        XCTAssertEqual(Double(dst.image.v[0, 0]), want.2, accuracy: 0.51, label)
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import TestSupport
+import XCTest
+@testable import Lockstep
+
+/// grid, pip, fill, labels, --audio-from and --loudness end to end, each checked by ffmpeg: its
+/// own crop and scale of the input against the output's cell (PSNR), its own decode of the
+/// sound, its own EBU R128 meter.
+final class GridAndAudioChoiceTests: ScratchTestCase {
+    let karma = Repository.shared("karma.mp4"), hero = Repository.shared("gopro-hero7/hero7.mp4")
+
+    /// ffmpeg's PSNR (average, dB) between `a` and `b` (filter chains on inputs 0 and 1).
+    func psnr(_ inputs: [String], _ a: String, _ b: String) throws -> Double {
+        let r = try Processes.run("ffmpeg", ["-nostdin", "-hide_banner"] + inputs.flatMap { ["-i", $0] }
+                                  + ["-filter_complex", "\(a)[a];\(b)[b];[a][b]psnr", "-f", "null", "-"])
+        guard let line = r.stderr.split(separator: "\n").last(where: { $0.contains("PSNR") }),
+              let avg = line.split(separator: " ").first(where: { $0.hasPrefix("average:") }) else {
+            throw Processes.Failure(description: r.stderr)
+        }
+        return avg.dropFirst("average:".count) == "inf" ? .infinity : Double(avg.dropFirst("average:".count))!
+    }
+
+    /// Real clips, fill: a 1x2 grid on a 480x480 canvas has 240x480 cells, so each 16:9 picture
+    /// is cropped to its middle 28%; ffmpeg's crop and scale of the same frame agree.
+    func testGridFillCropsToTheCell() throws {
+        let (out, result) = try compose(.grid, [karma, hero]) { o in
+            o.size = Size(width: 480, height: 480); o.grid.fit = .fill; o.grid.layout = .init(rows: 1, columns: 2); o.audio = false
+            o.frames = FrameRange(start: 0, end: 20)
+        }
+        XCTAssertEqual(result.canvas, Size(width: 480, height: 480))
+        for (i, (input, width)) in [(karma, 854.0), (hero, 848.0)].enumerated() {
+            let keep = (240.0 / 480) / (width / 480)
+            let p = try psnr([out.path, input], "[0:v]crop=240:480:\(240 * i):0,select=eq(n\\,10)",
+                             "[1:v]crop=iw*\(keep):ih,scale=240:480:flags=bicubic,format=yuv420p,select=eq(n\\,10)")
+            XCTAssertGreaterThan(p, 30, "cell \(i + 1)")
+        }
+    }
+
+    /// Generated inputs, pip: the inset in the top-left corner is the second input scaled.
+    func testPictureInPictureInset() throws {
+        let a = scratch.appendingPathComponent("a.mp4").path, b = scratch.appendingPathComponent("b.mp4").path
+        for (path, source) in [(a, "testsrc2=size=640x360:rate=30"), (b, "smptebars=size=320x180:rate=30")] {
+            try Processes.check("ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", source, "-t", "1",
+                                           "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", path])
+        }
+        let (out, result) = try compose(.pip, [a, b]) { o in o.grid.pip.corner = .topLeft; o.grid.pip.size = 0.25 }
+        XCTAssertEqual(result.canvas, Size(width: 640, height: 360))
+        // 2% of 640 is 12 px of margin; 160x90 for a quarter of the width. The inputs are untagged
+        // standard definition (BT.601), the output BT.709: the references are converted by FFmpeg.
+        let bt709 = "colorspace=all=bt709:iall=bt601-6-525:fast=1"
+        let inset = try psnr([out.path, b], "[0:v]crop=160:90:12:12,select=eq(n\\,5)", "[1:v]\(bt709),scale=160:90:flags=bicubic,select=eq(n\\,5)")
+        XCTAssertGreaterThan(inset, 30)
+        let under = try psnr([out.path, a], "[0:v]crop=320:180:320:180,select=eq(n\\,5)", "[1:v]\(bt709),crop=320:180:320:180,select=eq(n\\,5)")
+        XCTAssertGreaterThan(under, 30)
+    }
+
+    /// Labels change the picture only inside their boxes.
+    func testLabelsTouchOnlyTheirBoxes() throws {
+        let (plain, _) = try compose(.grid, [karma, hero]) { o in o.audio = false; o.frames = FrameRange(start: 0, end: 3) }
+        let (labelled, _) = try compose(.grid, [karma, hero]) { o in
+            o.audio = false; o.frames = FrameRange(start: 0, end: 3); o.grid.labels = ["karma", "hero7"]
+        }
+        let layout = Layout(blend: .grid, canvas: Layout.canvas(blend: .grid, inputs: [Size(width: 854, height: 480), Size(width: 848, height: 480)]),
+                            inputs: [Size(width: 854, height: 480), Size(width: 848, height: 480)], cells: { var g = GridSpec(); g.labels = ["karma", "hero7"]; return g }())
+        let boxes = layout.decor.labels.map(\.box)
+        XCTAssertEqual(boxes.count, 2)
+        let w = layout.canvas.width
+        func luma(_ url: URL) throws -> [UInt8] {
+            [UInt8](try Processes.check("ffmpeg", ["-nostdin", "-loglevel", "error", "-i", url.path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "-"]))
+        }
+        let p = try luma(plain), l = try luma(labelled)
+        XCTAssertEqual(p.count, l.count)
+        var changedOutside = 0, whiteInside = 0
+        for i in p.indices {
+            let x = i % w, y = i / w
+            let inBox = boxes.contains { x >= $0.x - 8 && x < $0.x + $0.width + 8 && y >= $0.y - 8 && y < $0.y + $0.height + 8 }
+            if !inBox && abs(Int(p[i]) - Int(l[i])) > 24 { changedOutside += 1 }
+            if boxes.contains(where: { x >= $0.x && x < $0.x + $0.width && y >= $0.y && y < $0.y + $0.height }) && l[i] > 200 { whiteInside += 1 }
+        }
+        XCTAssertLessThan(changedOutside, w / 10, "x264 may move a few pixels near the boxes, no more")
+        XCTAssertGreaterThan(whiteInside, 50, "the text is drawn")
+    }
+
+    /// Decoded sound, mono f32 at 48 kHz, by ffmpeg.
+    func sound(_ path: String, seconds: Double = 5) throws -> [Float] {
+        let d = try Processes.check("ffmpeg", ["-nostdin", "-loglevel", "error", "-i", path, "-t", "\(seconds)", "-vn", "-ac", "1", "-ar", "48000", "-f", "f32le", "-"])
+        return d.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    func correlation(_ a: [Float], _ b: [Float]) -> Double {
+        let n = min(a.count, b.count)
+        var ab = 0.0, aa = 0.0, bb = 0.0
+        for i in 0..<n { ab += Double(a[i]) * Double(b[i]); aa += Double(a[i]) * Double(a[i]); bb += Double(b[i]) * Double(b[i]) }
+        return ab / (aa * bb).squareRoot()
+    }
+
+    /// --audio-from 2: the output's sound is the second camera's, not the first's.
+    func testAudioFromOneInput() throws {
+        let (out, result) = try compose(.quad, [karma, hero]) { o in o.audioFrom = 1; o.frames = FrameRange(start: 0, end: 150) }
+        XCTAssertNotNil(result.audioSamples)
+        let written = try sound(out.path, seconds: 4.5)
+        XCTAssertGreaterThan(correlation(written, try sound(hero)), 0.9)
+        XCTAssertLessThan(abs(correlation(written, try sound(karma))), 0.2)
+    }
+
+    /// --loudness r128: ffmpeg's own R128 meter reads -23 LUFS from the output (hero7 is at
+    /// -31.7: +8.7 dB), and the summary says what it measured.
+    func testLoudnessNormalisation() throws {
+        let (out, result) = try compose(.quad, [karma, hero]) { o in o.audioFrom = 1; o.loudness = -23 }
+        let l = try XCTUnwrap(result.loudness)
+        XCTAssertEqual(l.mixLUFS, -31.7, accuracy: 0.3)
+        XCTAssertEqual(l.gainDB, 8.7, accuracy: 0.3)
+        let r = try Processes.run("ffmpeg", ["-nostdin", "-hide_banner", "-i", out.path, "-vn", "-af", "ebur128", "-f", "null", "-"])
+        let line = try XCTUnwrap(r.stderr.split(separator: "\n").last { $0.contains(" I: ") })
+        let measured = Double(line.split(separator: " ").dropFirst().first { Double($0) != nil }!)!
+        XCTAssertEqual(measured, -23, accuracy: 0.5)
+        XCTAssertEqual(l.writtenLUFS, measured, accuracy: 0.3)
+    }
+}
