@@ -6,12 +6,28 @@ import XCTest
 /// A few corrupted bytes in the middle of an H.264 input: by default an error naming the file
 /// and where; under `conceal` the read goes on and names every damaged frame.
 final class ConcealTests: MediaTestCase {
-    /// A copy of `source` with `count` bytes inverted at each of a few places in its second half.
+    /// A copy of `source` with up to `count` bytes inverted in the middle of the three largest
+    /// video packets of its second half, found by ffprobe: inside coded pictures whatever the
+    /// container's layout (where the moov, audio or SEI bytes fall).
     func corrupt(_ source: String, into target: String, count: Int = 200) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pos,size", "-of", "csv=p=0", source]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        let packets = text.split(separator: "\n").compactMap { line -> (pos: Int, size: Int)? in
+            let f = line.split(separator: ",").compactMap { Int($0) }
+            return f.count == 2 ? (f[0], f[1]) : nil
+        }
+        XCTAssertGreaterThan(packets.count, 10, "ffprobe lists the video packets of \(source)")
         var data = try Data(contentsOf: URL(fileURLWithPath: source))
-        for fraction in [0.55, 0.7, 0.85] {
-            let at = Int(Double(data.count) * fraction)
-            for i in at..<(at + count) { data[i] ^= 0xFF }
+        for packet in packets[(packets.count / 2)...].sorted(by: { $0.size > $1.size }).prefix(3) {
+            let n = min(count, packet.size / 2)
+            let at = packet.pos + (packet.size - n) / 2
+            for i in at..<(at + n) { data[i] ^= 0xFF }
         }
         try data.write(to: URL(fileURLWithPath: target))
     }
