@@ -33,12 +33,29 @@ class FilterVariantsTestCase: ScratchTestCase {
         return path
     }
 
-    /// The decoded pictures of one separate run per chain (the reference for the one-pass runs).
-    func separateRuns(input: String, specs: [FilterChainSpec], expectedFrames: Int64) throws -> [[UInt8]] {
+    /// The decoded pictures of one separate run per chain (the reference for the one-pass runs):
+    /// `inProcess` runs `CompositeJob` here, else `lockstep filter` runs in a process of its own,
+    /// as a user runs it.
+    ///
+    /// Why both (issue 27): in a test process that has already run other suites, an in-process
+    /// separate run now and then encodes a picture a little differently from frame k on (two
+    /// runs seen: from frame 23 and from frame 5, starting as 2 to 111 pixels off by 1-2 levels
+    /// inside one macroblock, growing to 20-28 levels through prediction), while the one-pass
+    /// file, the CLI's separate run and the CLI's own one-pass run agree byte for byte in their
+    /// pictures. Fresh processes never differed (40 in-process runs alone, 10 CLI rounds, every
+    /// `scripts/check-determinism` round). The cause is not found yet; the in-process comparison
+    /// stays in `FilterVariantsRepeatSlowTests` (scripts/test --all) to find it.
+    func separateRuns(input: String, specs: [FilterChainSpec], expectedFrames: Int64, inProcess: Bool = false) throws -> [[UInt8]] {
         try specs.enumerated().map { i, spec in
             let one = scratch.appendingPathComponent("separate-\(i).mp4")
-            let single = try CompositeJob(options: .filter(input: input, output: one.path, schedule: FilterSchedule(initial: spec))).run()
-            XCTAssertEqual(single.frames, expectedFrames)
+            if inProcess {
+                let single = try CompositeJob(options: .filter(input: input, output: one.path, schedule: FilterSchedule(initial: spec))).run()
+                XCTAssertEqual(single.frames, expectedFrames)
+            } else {
+                let r = try Processes.lockstep(["filter", input, "--filter", spec.text, "-o", one.path])
+                XCTAssertEqual(r.status, 0, r.stderr)
+                XCTAssertTrue(r.stdout.contains(": \(expectedFrames) frames,"), r.stdout)
+            }
             return try decoded(one)
         }
     }
@@ -168,7 +185,7 @@ final class FilterVariantsRepeatSlowTests: FilterVariantsTestCase {
         let runs = Int(ProcessInfo.processInfo.environment["LOCKSTEP_REPEAT"] ?? "") ?? 50
         let input = Fixtures.url("bg.mp4").path
         let specs = try specs()
-        let separate = try separateRuns(input: input, specs: specs, expectedFrames: 90)
+        let separate = try separateRuns(input: input, specs: specs, expectedFrames: 90, inProcess: true)
         for run in 1...runs {
             try checkOnePass(input: input, specs: specs, separate: separate, expectedFrames: 90, samples: 90 * 1600,
                              canvas: (320, 240), run: run)
