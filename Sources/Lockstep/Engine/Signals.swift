@@ -13,18 +13,7 @@ import Foundation
 /// only once every source is registered, and a later call in the same process puts back the
 /// forwarding handler that the previous call's reset to `SIG_DFL` removed.
 public func withSignals<T>(_ signals: [Int32], _ handler: @escaping @Sendable (Int32) -> Void, _ body: () throws -> T) rethrows -> T {
-    let queue = DispatchQueue(label: "lockstep.imu.signals")
-    let registered = DispatchGroup()
-    let sources = signals.map { sig -> DispatchSourceSignal in
-        let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-        s.setEventHandler { handler(sig) }
-        registered.enter()
-        s.setRegistrationHandler { registered.leave() }
-        s.resume()
-        return s
-    }
-    registered.wait()
-    for sig in signals { DispatchSignalHandlers.shared.ensureInstalled(sig) }
+    let sources = registeredSources(signals, label: "lockstep.imu.signals", handler)
     defer {
         for s in sources { s.cancel() }
         for sig in signals { signal(sig, SIG_DFL) }
@@ -39,7 +28,13 @@ public func withSignals<T>(_ signals: [Int32], _ handler: @escaping @Sendable (I
 /// installs it once as it starts; no job of the library installs signal handling of its own
 /// (they take a `StopRequest`).
 public func handleSignals(_ signals: [Int32], _ handler: @escaping @Sendable (Int32) -> Void) {
-    let queue = DispatchQueue(label: "lockstep.signals")
+    InstalledSources.shared.keep(registeredSources(signals, label: "lockstep.signals", handler))
+}
+
+/// One Dispatch signal source per signal on a queue of its own, returned only once libdispatch
+/// has registered every one, with its forwarding handler in place (see `withSignals`).
+private func registeredSources(_ signals: [Int32], label: String, _ handler: @escaping @Sendable (Int32) -> Void) -> [DispatchSourceSignal] {
+    let queue = DispatchQueue(label: label)
     let registered = DispatchGroup()
     let sources = signals.map { sig -> DispatchSourceSignal in
         let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
@@ -51,7 +46,7 @@ public func handleSignals(_ signals: [Int32], _ handler: @escaping @Sendable (In
     }
     registered.wait()
     for sig in signals { DispatchSignalHandlers.shared.ensureInstalled(sig) }
-    InstalledSources.shared.keep(sources)
+    return sources
 }
 
 /// The process-wide signal sources (`handleSignals`), kept alive for good.
