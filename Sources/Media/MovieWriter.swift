@@ -63,14 +63,7 @@ public final class MovieWriter {
             c.pointee.framerate = frameRate.av
             c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
             c.pointee.thread_count = 0
-            // x264 threads within each frame (slices), never across frames (issue 27). With
-            // frame threads (FFmpeg's default for libx264) the same pictures, pts and options
-            // now and then gave another bitstream: in a test process that had run other jobs,
-            // one run in two or three coded one macroblock differently from frame 21-26 on,
-            // while per-frame checksums of what reached avcodec_send_frame were equal in both
-            // runs. Slice threads keep every frame's coding independent of thread timing and of
-            // what memory held before; they cost 1.7% of size on bg.mp4 (mono) at the same CRF.
-            if !hdr { c.pointee.thread_type = FF_THREAD_SLICE }
+            if !hdr { c.pointee.threadBySlices() }
             if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
             c.pointee.gop_size = Int32(settings.gop)
             c.pointee.keyint_min = Int32(settings.gop)  // x264 clamps it to gop / 2 + 1
@@ -217,6 +210,15 @@ extension MovieWriter {
 }
 
 extension AVCodecContext {
+    /// x264 threads within each frame (slices), never across frames (issue 27). With frame
+    /// threads (FFmpeg's default for libx264) the same pictures, pts and options now and then
+    /// gave another bitstream: in a test process that had run other jobs, one run in two or three
+    /// coded one macroblock differently from frame 21-26 on, while per-frame checksums of what
+    /// reached avcodec_send_frame were equal in both runs. Slice threads keep every frame's coding
+    /// independent of thread timing and of what memory held before; they cost 1.7% of size on
+    /// bg.mp4 (mono) at the same CRF.
+    mutating func threadBySlices() { thread_type = FF_THREAD_SLICE }
+
     /// The colour tags of pictures in `signal`.
     mutating func tag(_ signal: WorkingSignal) {
         switch signal {

@@ -54,8 +54,7 @@ public final class SourceMovieWriter {
             c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
             c.pointee.tag(.sdr)  // drawn in the working signal, said so (BT.709, video range)
             c.pointee.flags |= AV_CODEC_FLAG_BITEXACT
-            // Slice threads, as MovieWriter (issue 27): x264's frame threads are not always repeatable.
-            if codec == .h264 { c.pointee.thread_type = FF_THREAD_SLICE }
+            if codec == .h264 { c.pointee.threadBySlices() }
             if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         }, options: options)
         videoStream = try output.addStream(for: video)
