@@ -51,7 +51,10 @@ final class IMUStoreTransactionTests: IIOTestCase {
         XCTAssertEqual(try TraceStore(path: store, mode: .readOnly).traces().map(\.id), [1, 2])
     }
 
-    /// Two imports at once: each waits for the other, each stores its trace once.
+    /// Two imports at once: each waits for the other, each stores its trace once. The wait is
+    /// set long: an import holds the store while it reads its batches, and under ASan on a
+    /// loaded machine (the TSan build beside it in CI) 300,000 samples took more than the
+    /// default 30 s, so the second import gave up (stop 31's red CI).
     func testTwoImportsAtOnceEachStoreTheirTraceOnce() throws {
         try importPan()
         var text = "t_ns,gx,gy,gz\n"
@@ -59,11 +62,11 @@ final class IMUStoreTransactionTests: IIOTestCase {
         let big = try write("big.csv", text)
         let group = DispatchGroup()
         let results = Results()
-        let args = [Self.binary, "imu", "import", big, "-o", store]
+        let args = [Self.binary, "imu", "import", big, "-o", store, "--busy-timeout", "600"]
         for _ in 0..<2 {
             group.enter()
             DispatchQueue.global().async {
-                let r = try? Self.run(args, timeout: 120)
+                let r = try? Self.run(args, timeout: 1_200)
                 results.add(r.map { ($0.status, String(decoding: $0.stdout, as: UTF8.self), $0.stderr) })
                 group.leave()
             }
