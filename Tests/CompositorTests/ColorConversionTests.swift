@@ -39,6 +39,9 @@ final class ColorConversionTests: XCTestCase {
         XCTAssertEqual(ToneCurve.hable.map(2, peak: 10), hable(2) / hable(10), accuracy: 1e-12)
         // mobius is exact up to its knee, 0.3.
         XCTAssertEqual(ToneCurve.mobius.map(0.25, peak: 10), 0.25)
+        // reinhard at FFmpeg's default: x / (x + 1) * (peak + 1) / peak (its param is unset, so
+        // 1; the documented 0.5 is the contrast c, which init turns into (1 - c) / c = 1 too).
+        XCTAssertEqual(ToneCurve.reinhard.map(2, peak: 10), 2.0 / 3.0 * 11.0 / 10.0, accuracy: 1e-12)
     }
 
     func testWhatIsConvertedAndHow() {

@@ -7,7 +7,7 @@
 /// gets that luma plus its own difference along the grey curve G (the chain at neutral chroma,
 /// a table with one entry per input code): out = conv(mean) + G(pixel) - G(mean). Grey, and
 /// any flat block, is exact; luma detail follows the grey curve, which is where a zscale-style
-/// per-pixel conversion differs (measured against `zscale`: docs/drafts/ISSUE-21-colour.md).
+/// per-pixel conversion differs (measured against `zscale`: docs/colour.md, "Measured").
 /// The chain's curves are tables (`UniformTable`, `LogTable`) made here once per input; a frame
 /// only reads them, allocates nothing, and costs about a quarter of a per-pixel chain.
 public final class ColorConvertKernel {
@@ -288,7 +288,7 @@ struct ToneLanes {
     let curve: ToneCurve
     /// 1 / the target's peak (x is divided by it: the curves map the target's white to 1).
     let inverseTarget: Float
-    /// hable: targetPeak / hable(P); reinhard: (P + 0.5) / P; mobius: its constants.
+    /// hable: targetPeak / hable(P); reinhard: (P + r) / P (r: `ToneCurve.reinhardParameter`); mobius: its constants.
     let k: Float
     let a: Float, b: Float, scale: Float
 
@@ -298,7 +298,7 @@ struct ToneLanes {
         inverseTarget = Float(1 / c.targetPeak)
         switch curve {
         case .hable: k = Float(c.targetPeak / ToneCurve.hable(p)); a = 0; b = 0; scale = 0
-        case .reinhard: k = Float((p + 0.5) / p); a = 0; b = 0; scale = 0
+        case .reinhard: k = Float((p + ToneCurve.reinhardParameter) / p); a = Float(ToneCurve.reinhardParameter); b = 0; scale = 0
         case .clip: k = 1; a = 0; b = 0; scale = 0
         case .mobius:
             let j = 0.3
@@ -315,7 +315,7 @@ struct ToneLanes {
             let h = (u * (0.15 * u + 0.05) + 0.004) / (u * (0.15 * u + 0.5) + 0.06) - Float(0.02 / 0.3)
             return k * h / x
         case .reinhard:
-            return k / (u + 0.5)
+            return k / (u + a)
         case .clip:
             return LaneMath.min(Lanes(repeating: 1), 1 / u)
         case .mobius:

@@ -62,7 +62,7 @@ public enum ToneCurve: String, Equatable, Sendable, CaseIterable {
     case hable
     /// Möbius: linear (exact) up to 0.3, then a smooth roll-off to the peak.
     case mobius
-    /// Reinhard: x / (x + 0.5), scaled so the peak lands on white.
+    /// Reinhard: x / (x + 1), scaled so the peak lands on white (`reinhardParameter`).
     case reinhard
     /// Clip: linear, everything above white clipped (hue kept by the max-channel scaling).
     case clip
@@ -79,12 +79,18 @@ public enum ToneCurve: String, Equatable, Sendable, CaseIterable {
             let b = (j * j - 2 * j * peak + peak) / max(peak - 1, 1e-6)
             return (b * b + 2 * b * j + j * j) / (b - a) * (x + a) / (x + b)
         case .reinhard:
-            let p = 0.5
+            let p = Self.reinhardParameter
             return x / (x + p) * (peak + p) / peak
         case .clip:
             return min(max(x, 0), 1)
         }
     }
+
+    /// Reinhard's constant as FFmpeg uses it by default: 1. vf_tonemap's documented default
+    /// "param 0.5" is the contrast c, turned into (1 - c) / c = 1 in `init`, and an unset param
+    /// is 1 too. Lockstep had 0.5 here: the colour checker's bright patches came out up to
+    /// ΔE 11 from `tonemap=reinhard` (issue 21).
+    static let reinhardParameter = 1.0
 
     static func hable(_ x: Double) -> Double {
         let a = 0.15, b = 0.50, c = 0.10, d = 0.20, e = 0.02, f = 0.30

@@ -8,7 +8,7 @@ public struct CompositeOptions: Sendable {
     public var output: String
     public var blend: BlendMode
     /// Time sync by default: each input keeps its own speed and its sound stays on its picture,
-    /// whatever the rates (docs/drafts/ISSUE-21-timing.md says why); `.index` by name. One input
+    /// whatever the rates (docs/timing.md says why); `.index` by name. One input
     /// (`.single`: `filter`, `snake`) keeps every frame once, as those commands always have.
     public var sync: SyncMode
     /// Time sync: where each input lies in time, one clock per input in input order (the first
