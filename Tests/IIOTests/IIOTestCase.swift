@@ -89,6 +89,13 @@ final class TestSink: RecorderSink {
     func commit(_ samples: [IMUReading]) throws { try store.append(samples, to: trace!); commits.append(samples.count) }
 }
 
+/// A recorder sink that keeps the samples in memory (no fsync between refills).
+final class MemorySink: RecorderSink {
+    var samples: [IMUReading] = []
+    func begin(_ info: TraceInfo, hasAccel: Bool) throws {}
+    func commit(_ samples: [IMUReading]) throws { self.samples += samples }
+}
+
 /// Asserts recorded samples equal the originals: timestamps exact, values within half an LSB.
 func assertSameTrace(_ got: [IMUReading], _ want: [IMUReading], gyroScale: Double, accelScale: Double?,
                      file: StaticString = #filePath, line: UInt = #line) {

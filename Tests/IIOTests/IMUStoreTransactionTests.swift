@@ -85,11 +85,14 @@ final class IMUStoreTransactionTests: IIOTestCase {
     func testABusyStoreIsRefusedBeforeAnyWriteAfterTheTimeout() throws {
         try importPan()
         let before = try bytes(store), names = try leftovers()
-        let writer = try hold(store, "BEGIN IMMEDIATE", seconds: 4)
+        // Held until the import has returned (a fixed hold could end first on a loaded machine,
+        // and the import would then succeed); a BEGIN IMMEDIATE that wrote nothing leaves the
+        // file as it was when its holder is stopped.
+        let writer = try hold(store, "BEGIN IMMEDIATE", seconds: 600)
         let r = try lockstep(["imu", "import", Self.fixture("shake.gcsv"), "-o", store, "--busy-timeout", "1"])
         XCTAssertEqual(r.status, 1)
         XCTAssertEqual(r.stderr, "Error: \(store): busy: another process kept the store locked for 1 s (database is locked); nothing was stored\n")
-        _ = writer.rest()
+        _ = writer.signal(SIGTERM)
         XCTAssertEqual(try bytes(store), before)
         XCTAssertEqual(try leftovers(), names)
         let v = try lockstep(["imu", "import", Self.fixture("pan.csv"), "-o", store, "--busy-timeout=-1"])

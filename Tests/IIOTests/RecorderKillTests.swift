@@ -90,11 +90,16 @@ final class RecorderKillTests: IIOTestCase {
     }
 
     private func stopRecord(with sig: Int32, expecting status: Int32, closing: String, suffix: String) throws {
-        let (_, port) = try startServer("still.gcsv")
+        // A looping replay, and the signal once 60 samples are stored (not after a fixed time:
+        // under load a 3 s replay could end first, or nothing be stored yet).
+        let (_, port) = try serveProcess("still.gcsv", ["--speed", "1", "--loop"])
         let path = scratch.appendingPathComponent("sig\(sig).sqlite").path
         let (record, first) = try startRecord(["--uri", "ip:127.0.0.1:\(port)", "-o", path])
         let p = record.process
-        Thread.sleep(forTimeInterval: 1.2)
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, ((try? TraceStore(path: path, mode: .readOnly).sampleCount(1)) ?? 0) < 60 {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         XCTAssertTrue(Processes.waitUntilCatching(p.processIdentifier, sig), "imu record never caught signal \(sig)")
         kill(p.processIdentifier, sig)
         let text = first + String(decoding: record.err.readDataToEndOfFile(), as: UTF8.self)
@@ -103,7 +108,7 @@ final class RecorderKillTests: IIOTestCase {
         XCTAssertEqual(p.terminationStatus, status, text)
         let n = try TraceStore(path: path, mode: .readOnly).sampleCount(1)
         XCTAssertTrue(text.hasSuffix("\(closing)\(n) samples in trace 1 of \(path)\(suffix)\n"), text)
-        XCTAssertGreaterThan(n, 50)
+        XCTAssertGreaterThanOrEqual(n, 60)
         let check = try DatabaseQueue(path: path).read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
         XCTAssertEqual(check, ["ok"])
     }

@@ -34,16 +34,18 @@ final class ReplayServerLimitsTests: IIOTestCase {
     }
 
     func testAnIdleConnectionIsClosedButOneWaitingForSamplesIsNot() throws {
-        let s = try server(.init(port: 0, speed: 1e-3, idleTimeout: 0.5))
-        let idle = try RawClient(port: s.port)
-        let waiting = try RawClient(port: s.port)
+        // Idle for 2 s: the waiting client sends OPEN and READBUF in one write, so it is never
+        // idle however late the test thread runs, and the timeouts are loose for a loaded machine.
+        let s = try server(.init(port: 0, speed: 1e-3, idleTimeout: 2))
+        let idle = try RawClient(port: s.port, timeout: 30)
+        let waiting = try RawClient(port: s.port, timeout: 30)
         // At a thousandth of real time the second sample is due 5 s after the first: a READBUF
-        // of two waits a second, sends the first, and waits on.
-        XCTAssertEqual(waiting.ask("OPEN iio:device0 2 00000001\r\n", lines: 1), ["0"])
-        waiting.send("READBUF iio:device0 4\r\n")
+        // of two sends the first and waits on.
         let started = Date()
+        waiting.send("OPEN iio:device0 2 00000001\r\nREADBUF iio:device0 4\r\n")
+        XCTAssertEqual(waiting.read(bytes: 2), Array("0\n".utf8), "OPEN's answer")
         XCTAssertEqual(idle.readAll(), "", "closed by the server without a word")
-        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
         XCTAssertEqual(s.statistics.idleClosed, 1)
         let head = Array("2\n00000001\n".utf8)
         XCTAssertEqual(Array(waiting.read(bytes: head.count + 2).prefix(head.count)), head, "the first sample, after a second")

@@ -39,15 +39,16 @@ final class CancellationTests: MediaTestCase {
     }
 
     /// Reads `fifo` on a thread, checks it is still blocked after `seconds` (`why`), raises
-    /// the token and checks the read ends within a second; returns how it ended.
+    /// the token and checks the read ends soon (within 5 s: milliseconds when quiet, loose
+    /// for a loaded machine); returns how it ended.
     func readCancelled(_ fifo: String, waiting seconds: Double, _ why: String, line: UInt = #line) -> Outcome {
         let token = CancellationToken()
         let (outcome, done) = readOnThread(fifo, token: token)
         XCTAssertEqual(done.wait(timeout: .now() + seconds), .timedOut, why, line: line)
         let raised = Date()
         token.cancel()
-        XCTAssertEqual(done.wait(timeout: .now() + 1), .success, "still blocked a second after the token was raised", line: line)
-        XCTAssertLessThan(Date().timeIntervalSince(raised), 1, line: line)
+        XCTAssertEqual(done.wait(timeout: .now() + 5), .success, "still blocked 5 s after the token was raised", line: line)
+        XCTAssertLessThan(Date().timeIntervalSince(raised), 5, line: line)
         return outcome
     }
 

@@ -85,8 +85,10 @@ final class CompositeMediaHardeningTests: ScratchTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + 0.5), .timedOut)
         let raised = Date()
         job.cancel()
-        XCTAssertEqual(done.wait(timeout: .now() + 1), .success)
-        XCTAssertLessThan(Date().timeIntervalSince(raised), 1)
+        // About 10 ms on a quiet machine; the bound is loose because a loaded CI machine may not
+        // schedule the job's thread for a while (a hang still fails).
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertLessThan(Date().timeIntervalSince(raised), 5)
         XCTAssertEqual(box.error as? JobError, .cancelled)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
     }
