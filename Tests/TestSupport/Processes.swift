@@ -73,6 +73,27 @@ public enum Processes {
         return false
     }
 
+    /// Waits until process `pid` has one of `paths` open (its /proc/PID/fd links) or one of its
+    /// threads is blocked opening a FIFO (the kernel's `wait_for_partner`, in /proc's wchan),
+    /// up to `seconds`; true if so. What a test waits for before it signals a job that opens
+    /// an input: the job has started, however slowly the machine ran the process's start.
+    public static func waitUntilOpen(_ pid: Int32, anyOf paths: [String], within seconds: Double = 60) -> Bool {
+        let wanted = Set(paths.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path })
+        let files = FileManager.default
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            guard let fds = try? files.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return false }
+            for fd in fds {
+                if let target = try? files.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)"), wanted.contains(target) { return true }
+            }
+            for task in (try? files.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? [] {
+                if (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/wchan", encoding: .utf8)) == "wait_for_partner" { return true }
+            }
+            usleep(10_000)
+        }
+        return false
+    }
+
     public static func resolve(_ exe: String) -> String {
         if exe.contains("/") { return exe }
         let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)

@@ -57,7 +57,9 @@ final class ThumbnailCommandTests: ScratchFolderTestCase {
         p.arguments = ["thumbnail", fifo, "-o", scratch.appendingPathComponent("o.png").path]
         let err = Pipe(); p.standardError = err; p.standardOutput = Pipe()
         try p.run()
-        usleep(1_000_000)  // validation done, the open of the FIFO waiting for a writer
+        // Validation done, the job waiting on the FIFO for a writer (it is open while it waits).
+        XCTAssertTrue(Processes.waitUntilOpen(p.processIdentifier, anyOf: [fifo]), "thumbnail never opened the FIFO")
+        usleep(300_000)
         XCTAssertTrue(Processes.waitUntilCatching(p.processIdentifier, SIGINT), "thumbnail never caught SIGINT")
         kill(p.processIdentifier, SIGINT)
         let deadline = Date().addingTimeInterval(10)
