@@ -109,7 +109,24 @@ enum StopSignals {
     static func install() {
         // SIGXFSZ: a write past the file-size limit fails with EFBIG, which the writer reports.
         signal(SIGXFSZ, SIG_IGN)
-        handleSignals(stopSignals, heard)
+        // SIGPROF cannot be heard through a Dispatch signal source on Linux: libdispatch never
+        // blocks it in its threads (`_dispatch_sigmask` leaves it to profilers), so the handler
+        // that forwards a signal to its manager thread finds it unblocked there too and raises
+        // it again, for ever: the job ran on to its end with a core spinning, and the signal
+        // was lost (issue 26). It is blocked here, before any other thread exists (threads
+        // inherit the mask, and libdispatch only adds to it), and waited for on a thread of its own.
+        var profiling = sigset_t()
+        sigemptyset(&profiling)
+        sigaddset(&profiling, SIGPROF)
+        pthread_sigmask(SIG_BLOCK, &profiling, nil)
+        let waited = profiling
+        let waiter = Thread {
+            var set = waited, sig: Int32 = 0
+            while true { if sigwait(&set, &sig) == 0 { heard(sig) } }
+        }
+        waiter.name = "lockstep.sigprof"
+        waiter.start()
+        handleSignals(stopSignals.filter { $0 != SIGPROF }, heard)
     }
 
     private static func heard(_ sig: Int32) {
