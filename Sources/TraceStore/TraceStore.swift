@@ -358,9 +358,10 @@ public final class TraceStore {
                 if let bad = try Row.fetchOne(db, sql: "SELECT t_ns FROM sample WHERE trace_id = ? AND t_ns >= '' LIMIT 1", arguments: [trace]) {
                     _ = try sample(bad, trace)
                 }
+                // `to` is exclusive; without it nothing is left out (a sample at Int64.max was).
                 let rows = try Row.fetchCursor(db, sql: """
                     SELECT t_ns, gx, gy, gz, ax, ay, az FROM sample
-                    WHERE trace_id = ? AND t_ns >= ? AND t_ns < ? ORDER BY t_ns
+                    WHERE trace_id = ? AND t_ns >= ? AND t_ns \(to == nil ? "<=" : "<") ? ORDER BY t_ns
                     """, arguments: [trace, from ?? .min, to ?? .max])
                 var batch: [IMUReading] = []
                 batch.reserveCapacity(batchSize)

@@ -71,6 +71,21 @@ final class TraceStoreTests: ScratchFolderTestCase {
         XCTAssertEqual(batches, [300, 300, 300, 100])
     }
 
+    /// A row at Int64.max (a crafted store: Lockstep never writes one) is reported like any
+    /// other time out of range, not skipped: `imu info` said 799 of 800 samples and `export`
+    /// wrote 799 with exit 0 (the read's open end was `t_ns < Int64.max`).
+    func testARowAtInt64MaxIsReportedNotSkipped() throws {
+        let store = try TraceStore(path: path)
+        let a = try store.createTrace(TraceInfo(deviceName: "a", sourceURI: "x"), hasAccel: false)
+        try store.append([IMUReading(t: 0, gyro: SIMD3(1, 2, 3))], to: a)
+        try store.close()
+        let r = try Processes.run("/usr/bin/sqlite3", [path, "INSERT INTO sample (trace_id, t_ns, gx, gy, gz) VALUES (\(a), 9223372036854775807, 1, 2, 3)"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertThrowsError(try TraceStore(path: path, mode: .readOnly).samples(of: a)) {
+            XCTAssertEqual("\($0)", "\(path): trace \(a) holds a sample with a timestamp out of range; it cannot be read")
+        }
+    }
+
     func testARepeatedTimestampRejectsTheWholeBatch() throws {
         let store = try TraceStore(path: path)
         let id = try store.createTrace(TraceInfo(deviceName: "a", sourceURI: "x"), hasAccel: true)
