@@ -16,7 +16,8 @@ public struct StoredTrace: Equatable, Sendable {
 /// Against other processes (another import, a recording, a reader):
 /// - A store at rest is in SQLite's rollback-journal mode, so a read-only command (`imu info`,
 ///   `plot`, `export`, `serve`, `snake`, `calibrate`) opens it read-only and leaves no file
-///   beside it (a WAL file needs -wal and -shm, which a reader makes and cannot remove).
+///   beside it (a WAL file needs -wal and -shm, which a reader makes and cannot remove; one
+///   left in WAL mode with no -wal beside it is read immutable, see `init`).
 ///   `.record` switches the store to WAL while it records, so readers never block the
 ///   recorder, and back when it closes (when no reader holds it then, else it stays WAL
 ///   until the next writer closes).
@@ -65,14 +66,21 @@ public final class TraceStore {
         if mode == .readOnly && !exists { throw TraceStoreError(path: path, "no such file") }
         if exists && isDirectory.boolValue { throw TraceStoreError(path: path, "is a folder, not a trace store") }
         let isNew = !exists || ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) == 0
-        if mode != .readOnly && !isNew { try Self.inspect(path) }
+        // Every existing file is read first without a connection that could make files beside
+        // it: a foreign database is refused untouched, read-only commands included.
+        let walAtRest = isNew ? false : try Self.inspect(path) && !FileManager.default.fileExists(atPath: path + "-wal")
         var config = Configuration()
         config.foreignKeysEnabled = true
         config.busyMode = .timeout(busyTimeout)
         config.readonly = mode == .readOnly
         config.journalMode = .default
         do {
-            queue = try DatabaseQueue(path: path, configuration: config)
+            // A store left in WAL mode with no -wal beside it (a recorder that was killed, or
+            // closed while a reader held it) has no writer and all its data in the file; a
+            // read-only connection would make -wal and -shm beside it and could not remove
+            // them, so a reader opens it immutable: a snapshot, nothing made, nothing locked.
+            // (A recorder that starts on it during a long read is not seen by that read.)
+            queue = try DatabaseQueue(path: mode == .readOnly && walAtRest ? Self.immutableURI(path) : path, configuration: config)
             let readOnly = mode == .readOnly
             try queue.read { db in try Self.checkSchema(db, path: path, readOnly: readOnly) }
             if mode != .readOnly { try Schema.migrator.migrate(queue) }
@@ -99,7 +107,9 @@ public final class TraceStore {
     /// Reads an existing file before any connection that could write to it is opened: its
     /// header (not SQLite: refused) and, through an immutable read-only connection that makes
     /// no -wal, -shm or journal, its tables (another program's database: refused, untouched).
-    public static func inspect(_ path: String) throws {
+    /// Returns whether the file is in WAL mode (its header's read and write versions are 2).
+    @discardableResult
+    public static func inspect(_ path: String) throws -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw TraceStoreError(path: path, "cannot be read (\(String(cString: strerror(errno))))")
         }
@@ -112,12 +122,7 @@ public final class TraceStore {
         config.readonly = true
         let names: [String]
         do {
-            let url = URL(fileURLWithPath: path).absoluteURL
-            var components = URLComponents()
-            components.scheme = "file"
-            components.path = url.path
-            components.queryItems = [URLQueryItem(name: "immutable", value: "1")]
-            let look = try DatabaseQueue(path: components.string ?? path, configuration: config)
+            let look = try DatabaseQueue(path: immutableURI(path), configuration: config)
             names = try look.read { db in
                 try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             }
@@ -134,6 +139,16 @@ public final class TraceStore {
         if !names.isEmpty && !names.contains("grdb_migrations") {
             throw TraceStoreError(path: path, "not a Lockstep trace store (no schema version); nothing was changed")
         }
+        return header[header.startIndex + 18] == 2 && header[header.startIndex + 19] == 2
+    }
+
+    /// A SQLite URI that opens `path` as immutable: no locks, no -wal, -shm or journal made.
+    private static func immutableURI(_ path: String) -> String {
+        var components = URLComponents()
+        components.scheme = "file"
+        components.path = URL(fileURLWithPath: path).absoluteURL.path
+        components.queryItems = [URLQueryItem(name: "immutable", value: "1")]
+        return components.string ?? path
     }
 
     private static func checkSchema(_ db: Database, path: String, readOnly: Bool) throws {

@@ -127,7 +127,7 @@ final class IMUCommandLineTests: IIOTestCase {
         try String(repeating: "hello\n", count: 200).write(toFile: notes, atomically: true, encoding: .utf8)
         let r = try lockstep(["imu", "info", notes])
         XCTAssertEqual(r.status, 1)
-        XCTAssertEqual(r.stderr, "Error: \(notes): not a Lockstep trace store (file is not a database)\n")
+        XCTAssertEqual(r.stderr, "Error: \(notes): not a Lockstep trace store (not a SQLite database); nothing was changed\n")
         let none = try lockstep(["imu", "serve", scratch.appendingPathComponent("none.sqlite").path])
         XCTAssertEqual(none.stderr, "Error: \(scratch.appendingPathComponent("none.sqlite").path): no such file\n")
     }

@@ -126,11 +126,13 @@ final class TraceStoreTests: ScratchFolderTestCase {
         let text = scratch.appendingPathComponent("notes.sqlite").path
         try String(repeating: "not a database\n", count: 100).write(toFile: text, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try TraceStore(path: text, mode: .readOnly)) {
-            XCTAssertEqual("\($0)", "\(text): not a Lockstep trace store (file is not a database)")
+            XCTAssertEqual("\($0)", "\(text): not a Lockstep trace store (not a SQLite database); nothing was changed")
         }
         let other = scratch.appendingPathComponent("other.sqlite").path
         try DatabaseQueue(path: other).write { try $0.execute(sql: "CREATE TABLE x(a)") }
-        XCTAssertThrowsError(try TraceStore(path: other, mode: .readOnly)) { XCTAssertEqual("\($0)", "\(other): not a Lockstep trace store") }
+        XCTAssertThrowsError(try TraceStore(path: other, mode: .readOnly)) {
+            XCTAssertEqual("\($0)", "\(other): not a Lockstep trace store: it is another program's SQLite database (tables x); nothing was changed")
+        }
     }
 
     func testAStoreFromANewerLockstepIsRefused() throws {
@@ -145,6 +147,42 @@ final class TraceStoreTests: ScratchFolderTestCase {
 
     func bytes(_ p: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: p)) }
     func listing() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: scratch.path).sorted() }
+
+    /// Issue 26: a store left in WAL mode (a killed recorder) and another program's WAL database
+    /// are read, or refused, leaving nothing beside them: a read-only connection would make
+    /// -wal and -shm that it cannot remove.
+    func testReadingADatabaseLeftInWALModeLeavesNothingBesideIt() throws {
+        do {
+            let store = try TraceStore(path: path)
+            try store.append(samples(40), to: try store.createTrace(TraceInfo(deviceName: "a", sourceURI: "x"), hasAccel: true))
+            try store.close()
+        }
+        // WAL is a persistent mode: the last connection checkpoints and removes -wal, the header stays WAL.
+        let wal = try DatabaseQueue(path: path)
+        _ = try wal.writeWithoutTransaction { try String.fetchOne($0, sql: "PRAGMA journal_mode = WAL") }
+        try wal.close()
+        let before = try bytes(path)
+        XCTAssertEqual(try listing(), ["t.sqlite"])
+        let reader = try TraceStore(path: path, mode: .readOnly)
+        XCTAssertEqual(try reader.samples(of: 1).count, 40)
+        try reader.close()
+        XCTAssertEqual(try listing(), ["t.sqlite"], "no -wal or -shm left")
+        XCTAssertEqual(try bytes(path), before)
+
+        let foreign = scratch.appendingPathComponent("foreign.sqlite").path
+        let other = try DatabaseQueue(path: foreign)
+        _ = try other.writeWithoutTransaction { db -> String? in
+            try db.execute(sql: "CREATE TABLE notes(a); INSERT INTO notes VALUES (1)")
+            return try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+        }
+        try other.close()
+        let foreignBefore = try bytes(foreign)
+        XCTAssertThrowsError(try TraceStore(path: foreign, mode: .readOnly)) {
+            XCTAssertEqual("\($0)", "\(foreign): not a Lockstep trace store: it is another program's SQLite database (tables notes); nothing was changed")
+        }
+        XCTAssertEqual(try listing(), ["foreign.sqlite", "t.sqlite"], "no -wal or -shm left")
+        XCTAssertEqual(try bytes(foreign), foreignBefore)
+    }
 
     func testAFailedImportTransactionLeavesTheFileByteIdentical() throws {
         do {
@@ -220,16 +258,8 @@ final class TraceStoreTests: ScratchFolderTestCase {
         XCTAssertEqual(try TraceStore(path: path, mode: .readOnly).samples(of: 1).count, 5)
         XCTAssertEqual(try bytes(path), atRest)
         XCTAssertEqual(try listing(), restNames)
-        // A store left in WAL mode (an older Lockstep; a recording that could not switch back):
-        // SQLite makes the -wal and -shm a reader of a WAL file needs, and a read-only connection
-        // cannot remove them (as with `sqlite3 -readonly`), but the store's own bytes never change.
-        try DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") }
-        let walBytes = try bytes(path)
-        XCTAssertEqual(try TraceStore(path: path, mode: .readOnly).samples(of: 1).count, 5)
-        XCTAssertEqual(try bytes(path), walBytes)
-        XCTAssertEqual(try bytes(path + "-wal").count, 0)
-        // Back in rollback-journal mode (the next writer's close does that), it stays so when read.
-        try DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = DELETE") }
+        // Opened read-only, it is not switched to WAL and refuses writes. (A store left in WAL
+        // mode: testReadingADatabaseLeftInWALModeLeavesNothingBesideIt.)
         let before = try bytes(path), names = try listing()
         let r = try TraceStore(path: path, mode: .readOnly)
         XCTAssertEqual(try r.samples(of: 1).count, 5)
@@ -250,7 +280,7 @@ final class TraceStoreTests: ScratchFolderTestCase {
         }
         let before = try bytes(path)
         XCTAssertThrowsError(try TraceStore(path: path, mode: .readOnly)) {
-            XCTAssertEqual("\($0)", "\(self.path): not a Lockstep trace store (no schema version)")
+            XCTAssertEqual("\($0)", "\(self.path): not a Lockstep trace store (no schema version); nothing was changed")
         }
         // A store whose migrations table lacks a step this version has: an older Lockstep's.
         let older = scratch.appendingPathComponent("older.sqlite").path
