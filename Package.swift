@@ -20,8 +20,26 @@ import PackageDescription
 // most of their time there. The tests themselves, and the packages we depend on, stay as the
 // configuration builds them; `-enable-testing` stays, so `@testable import` works. Only when
 // asked: unsafe flags would keep Lockstep from being used as a versioned dependency.
-let ownSettings: [SwiftSetting] = [.swiftLanguageMode(.v6)]
-    + (Context.environment["LOCKSTEP_OPTIMIZE"] == "1" ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : [])
+// LOCKSTEP_OPTIMIZE may also name the modules to optimise ("Compositor Motion"): the sanitizer
+// builds optimise only the modules whose loops the tests spend their time in, since -O costs
+// about three times the compile time of -Onone.
+//
+// LOCKSTEP_SANITIZE=address or thread (scripts/test): the product's own modules, C shim and
+// tests are built with that sanitizer, and everything linked with its runtime. Unlike
+// `swift build --sanitize`, the packages we depend on stay as they were built, so the three
+// builds of a test run (plain, ASan, TSan) share one scratch path and compile GRDB and SwiftNIO
+// once. Their code is not instrumented: ASan still catches our bad accesses into memory they
+// own (its allocator is the process's), TSan sees their locks (pthreads are intercepted).
+let optimize = Context.environment["LOCKSTEP_OPTIMIZE"] ?? ""
+let sanitizer = Context.environment["LOCKSTEP_SANITIZE"].flatMap { ["address", "thread"].contains($0) ? $0 : nil }
+func ownSettings(_ module: String) -> [SwiftSetting] {
+    [.swiftLanguageMode(.v6)]
+        + (optimize == "1" || optimize.split(separator: " ").contains(Substring(module)) ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : [])
+        + (sanitizer.map { [.unsafeFlags(["-sanitize=\($0)"])] } ?? [])
+}
+let testSettings: [SwiftSetting] = [.swiftLanguageMode(.v6)] + (sanitizer.map { [.unsafeFlags(["-sanitize=\($0)"])] } ?? [])
+let sanitizerLink: [LinkerSetting] = sanitizer.map { [.unsafeFlags(["-sanitize=\($0)"])] } ?? []
+let sanitizerC: [CSetting] = sanitizer.map { [.unsafeFlags(["-fsanitize=\($0)"])] } ?? []
 
 let package = Package(
     name: "lockstep",
@@ -50,51 +68,57 @@ let package = Package(
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
 
         // The kernels' vector conversions, in C so that they are always inlined (CLanes.h says why).
-        .target(name: "CLanes"),
+        .target(name: "CLanes", cSettings: sanitizerC),
         .target(name: "Compositor", dependencies: ["CLanes", .product(name: "RealModule", package: "swift-numerics")],
-                swiftSettings: ownSettings),
+                swiftSettings: ownSettings("Compositor")),
         .target(name: "Motion", dependencies: [.product(name: "RealModule", package: "swift-numerics")],
-                swiftSettings: ownSettings),
+                swiftSettings: ownSettings("Motion")),
         // Where inputs lie on each other's clocks by their sound (`align`): the correlation's
         // weighting, peaks, drift fit and decisions, pure; the FFTs are Lockstep's (FFTW).
         .target(name: "AudioAlign", dependencies: ["Motion", .product(name: "RealModule", package: "swift-numerics")],
-                swiftSettings: ownSettings),
+                swiftSettings: ownSettings("AudioAlign")),
         // Motion's file I/O (trace files, profiles): the parsing stays in Motion, pure.
-        .target(name: "MotionIO", dependencies: ["Motion"], swiftSettings: ownSettings),
+        .target(name: "MotionIO", dependencies: ["Motion"], swiftSettings: ownSettings("MotionIO")),
         .target(name: "Media", dependencies: ["CFFmpeg", "CAVFilter", "Compositor", .product(name: "Atomics", package: "swift-atomics")],
-                swiftSettings: ownSettings),
+                swiftSettings: ownSettings("Media")),
         .target(name: "TraceStore", dependencies: ["Motion", .product(name: "GRDB", package: "GRDB.swift")],
-                swiftSettings: ownSettings),
+                swiftSettings: ownSettings("TraceStore")),
         .target(
             name: "IIO",
             dependencies: ["CIIO", "Motion", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
-            swiftSettings: ownSettings),
+            swiftSettings: ownSettings("IIO")),
         // The timestamp-sync test kit's codes (frame numbers in pictures and in sound): pure.
         .target(name: "SyncCode", dependencies: ["Compositor", .product(name: "RealModule", package: "swift-numerics")],
-                swiftSettings: ownSettings),
-        .target(name: "Verify", dependencies: ["Compositor", "SyncCode"], swiftSettings: ownSettings),
+                swiftSettings: ownSettings("SyncCode")),
+        .target(name: "Verify", dependencies: ["Compositor", "SyncCode"], swiftSettings: ownSettings("Verify")),
         .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "MotionIO", "TraceStore", "IIO", "Verify", "SyncCode", "CFFTW", "AudioAlign", "CEBUR128",
                                             .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
-                swiftSettings: ownSettings),
+                swiftSettings: ownSettings("Lockstep")),
         .executableTarget(
             name: "LockstepCLI",
             dependencies: ["Lockstep", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            swiftSettings: ownSettings),
+            swiftSettings: ownSettings("LockstepCLI"), linkerSettings: sanitizerLink),
 
         // Scratch folders, fixtures, the built binary and outside processes, shared by every
         // test target (a plain target: SwiftPM links it into the test bundles that use it).
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: [.swiftLanguageMode(.v6)]),
-        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),
-        .testTarget(name: "AudioAlignTests", dependencies: ["AudioAlign", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),
-        .testTarget(name: "MotionTests", dependencies: ["Motion", "MotionIO", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),
-        .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),
-        .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),
-        .testTarget(name: "IIOTests", dependencies: ["IIO", "TraceStore", "MotionIO", "TestSupport", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: [.swiftLanguageMode(.v6)]),
-        .testTarget(name: "SyncCodeTests", dependencies: ["SyncCode", "Compositor"], swiftSettings: [.swiftLanguageMode(.v6)]),
-        .testTarget(name: "VerifyTests", dependencies: ["Verify", "SyncCode", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),
-        .testTarget(name: "LockstepTests", dependencies: ["Lockstep", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),
-        .testTarget(name: "LockstepCLITests", dependencies: ["LockstepCLI", "TestSupport"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: testSettings, linkerSettings: sanitizerLink),
+        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
+        .testTarget(name: "AudioAlignTests", dependencies: ["AudioAlign", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
+        .testTarget(name: "MotionTests", dependencies: ["Motion", "MotionIO", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
+        .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
+        .testTarget(name: "IIOTests", dependencies: ["IIO", "TraceStore", "MotionIO", "TestSupport", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: testSettings, linkerSettings: sanitizerLink),
+        .testTarget(name: "SyncCodeTests", dependencies: ["SyncCode", "Compositor"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
+        .testTarget(name: "VerifyTests", dependencies: ["Verify", "SyncCode", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
+        .testTarget(name: "LockstepTests", dependencies: ["Lockstep", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
+        .testTarget(name: "LockstepCLITests", dependencies: ["LockstepCLI", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// LOCKSTEP_TEST_TARGETS (scripts/test's sanitizer builds of the default tier): only these test
+// targets are built, the ones whose suites that sanitizer runs.
+if let only = Context.environment["LOCKSTEP_TEST_TARGETS"]?.split(separator: " ").map(String.init), !only.isEmpty {
+    package.targets.removeAll { $0.type == .test && !only.contains($0.name) }
+}
