@@ -202,7 +202,7 @@ final class IMUStoreTransactionTests: IIOTestCase {
         let huge = try write("huge.csv", "t_ns,gx,gy,gz\n0,1e308,-1e308,1e308\n5000000,1,2,3\n")
         let r = try lockstep(["imu", "import", huge, "-o", store])
         XCTAssertEqual(r.status, 1)
-        XCTAssertEqual(r.stderr, "Error: \(store): the sample at 0 ns holds gx = 1e+308, beyond +-1000000; not a motion sensor's reading\n")
+        XCTAssertEqual(r.stderr, "Error: \(huge): the sample at 0 ns holds gx = 1e+308, beyond +-1000000; not a motion sensor's reading; nothing was imported\n")
         XCTAssertEqual(try leftovers(), ["huge.csv"], "no store made")
         let s = try lockstep(["imu", "serve", huge, "--port", "0"])
         XCTAssertEqual(s.status, 1)

@@ -136,6 +136,10 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
         let ids = try s.importTraces(readers.map { ($0.info, $0.hasAccel) }) { k, append in
             var batch = first[k]
             while !batch.isEmpty {
+                // The store would refuse these too, but naming itself: the file holds them.
+                if let problem = batch.lazy.compactMap(TraceStore.problem(with:)).first {
+                    throw IMUJobError("\(file): \(problem); nothing was imported")
+                }
                 try append(batch)
                 if isCancelled { throw Self.cancelled }
                 batch = try readers[k].nextBatch()
