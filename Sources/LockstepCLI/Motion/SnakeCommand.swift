@@ -91,6 +91,10 @@ struct SnakeArguments: ParsableArguments {
         // Nothing near the clip (a trace on another clock): its first and last readings tell the
         // snake where it is, for the warning that says so.
         if readings.count < 2, window != nil, let ends = try source.ends() { readings = [ends.first, ends.last] }
+        // An empty trace, a header, one row: no motion to follow (it rendered a still trail, exit 0).
+        guard readings.count >= 2 else {
+            throw JobError("\(imu): the trace has \(readings.isEmpty ? "no readings" : "one reading"); the snake follows the motion between readings.")
+        }
         // The gyro drive needs no attitude filter: the accelerometer's readings are left out.
         if drive == .gyro { readings = readings.map { IMUReading(t: $0.t, gyro: $0.gyro) } }
         // Gyros top out near 35 rad/s (2000 degrees/s); 1e308 rad/s crashed the renderer.

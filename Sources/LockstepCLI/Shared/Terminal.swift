@@ -138,6 +138,9 @@ enum StopSignals {
         switch action {
         case .ignore: break
         case .exit(let status):
+            // Before a job has started (a command still opening its inputs, e.g. blocked on a
+            // FIFO): nothing was written; say so in the line every stopped job ends with.
+            FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
             OutputPath.discardAll()
             _exit(status)
         case .cancel(let sig):

@@ -51,6 +51,20 @@ final class CalibrateSignalTests: ScratchFolderTestCase {
         XCTAssertEqual(try leftovers(), ["camera.fifo", "trace.csv"])
     }
 
+    // The full sweep of 2026-11-27: a command stopped before its job starts (verify opening its
+    // movie, snake opening its trace, both a FIFO) ended with 130 and no line at all.
+    func testStoppedBeforeTheJobStartsSaysCancelled() throws {
+        let fifo = scratch.appendingPathComponent("in.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let out = scratch.appendingPathComponent("o.mp4").path
+        for args in [["verify", "--coded", fifo], ["snake", Repository.fixture("synthetic/pan.mp4"), "--imu", fifo, "-o", out]] {
+            let r = try runStopped(args, with: SIGINT, failure: "\(args[0]) ran on after SIGINT")
+            XCTAssertEqual(r.status, 130, args[0])
+            XCTAssertEqual(r.stderr, "Error: cancelled\n", args[0])
+            XCTAssertEqual(try leftovers(), ["in.fifo"], args[0])
+        }
+    }
+
     // A FIFO as the trace: read() blocks where no token reaches; the fallback ends the process.
     func testStoppedWhileReadingAFIFOTraceExits143() throws {
         let fifo = scratch.appendingPathComponent("trace.csv").path

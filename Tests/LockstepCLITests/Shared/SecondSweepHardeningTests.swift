@@ -164,6 +164,19 @@ final class SecondSweepHardeningTests: ScratchFolderTestCase {
         XCTAssertEqual(try leftovers(), ["huge.csv"])
     }
 
+    // The full sweep of 2026-11-27: a trace with no reading or one rendered a trail that only
+    // decays, exit 0 with two warnings.
+    func testSnakeRefusesATraceWithFewerThanTwoReadings() throws {
+        for (name, text, says) in [("empty.csv", "", "no readings"), ("header.csv", "t_ns,gx,gy,gz\n", "no readings"),
+                                   ("one.csv", "t_ns,gx,gy,gz\n0,0.1,0,0\n", "one reading")] {
+            let trace = try file(name, text)
+            let r = try run(["snake", pan, "--imu", trace, "-o", scratch.appendingPathComponent("o.mp4").path])
+            XCTAssertEqual(r.status, 1, name)
+            XCTAssertEqual(r.stderr, "Error: \(trace): the trace has \(says); the snake follows the motion between readings.\n")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.appendingPathComponent("o.mp4").path), name)
+        }
+    }
+
     // filter --matte M --matte-mode multiply ran with exit 0: the mode is composite's (what the
     // matte does to a key's alpha) and filter ignored it.
     func testFilterRefusesMatteMode() throws {
