@@ -32,12 +32,11 @@ import PackageDescription
 // own (its allocator is the process's), TSan sees their locks (pthreads are intercepted).
 let optimize = Context.environment["LOCKSTEP_OPTIMIZE"] ?? ""
 let sanitizer = Context.environment["LOCKSTEP_SANITIZE"].flatMap { ["address", "thread"].contains($0) ? $0 : nil }
-func ownSettings(_ module: String) -> [SwiftSetting] {
-    [.swiftLanguageMode(.v6)]
-        + (optimize == "1" || optimize.split(separator: " ").contains(Substring(module)) ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : [])
-        + (sanitizer.map { [.unsafeFlags(["-sanitize=\($0)"])] } ?? [])
-}
 let testSettings: [SwiftSetting] = [.swiftLanguageMode(.v6)] + (sanitizer.map { [.unsafeFlags(["-sanitize=\($0)"])] } ?? [])
+func ownSettings(_ module: String) -> [SwiftSetting] {
+    testSettings
+        + (optimize == "1" || optimize.split(separator: " ").contains(Substring(module)) ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : [])
+}
 let sanitizerLink: [LinkerSetting] = sanitizer.map { [.unsafeFlags(["-sanitize=\($0)"])] } ?? []
 let sanitizerC: [CSetting] = sanitizer.map { [.unsafeFlags(["-fsanitize=\($0)"])] } ?? []
 
