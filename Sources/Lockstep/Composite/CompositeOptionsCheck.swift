@@ -53,9 +53,7 @@ extension CompositeOptions {
         try checkGrid()
         if let n = audioFrom {
             guard audio else { throw JobError("--audio-from and --audio none contradict each other: choose one.") }
-            guard inputs.indices.contains(n) else {
-                throw JobError("--audio-from \(n + 1): there \(inputs.count == 1 ? "is 1 input" : "are \(inputs.count) inputs"); give 1 to \(inputs.count).")
-            }
+            try Self.check(audioFrom: Int128(n) + 1, inputs: inputs.count)
         }
         if let loudness {
             guard audio else { throw JobError("--loudness needs sound, and --audio none writes none.") }
@@ -65,6 +63,13 @@ extension CompositeOptions {
         }
         try Self.check(stallTimeout: stallTimeout)
         try Self.check(encode: encode)
+    }
+
+    /// `--audio-from` as the user numbers inputs (1 is the first), wide enough that no Int a
+    /// caller gives overflows on the way to the sentence.
+    public static func check(audioFrom oneBased: Int128, inputs: Int) throws {
+        guard oneBased < 1 || oneBased > Int128(inputs) else { return }
+        throw JobError("--audio-from \(oneBased): there \(inputs == 1 ? "is 1 input" : "are \(inputs) inputs"); give 1 to \(inputs).")
     }
 
     /// The largest offset or trim point: a day, far past any recording yet inside every clock's arithmetic.

@@ -60,9 +60,10 @@ public struct ConcatOptions: Sendable {
     }
 
     /// Output frames that end at or before `seconds`: floor(seconds x fps).
+    /// Whole frames in `seconds`, in 128 bits: a cap of 2^63-1 seconds is a cap on nothing, not a trap.
     static func frames(within seconds: Rational, frameRate: Rational) -> Int64 {
-        let x = seconds * frameRate
-        return x.num / x.den
+        let frames = Int128(seconds.num) * Int128(frameRate.num) / (Int128(seconds.den) * Int128(frameRate.den))
+        return Int64(clamping: frames)
     }
 }
 

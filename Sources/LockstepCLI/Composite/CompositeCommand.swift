@@ -144,8 +144,11 @@ struct CompositeCommand: ParsableCommand {
         // The rules live in the library (a Swift caller gets the same sentences); here they
         // become usage errors (exit 64).
         try placement.check(inputs: inputs.count)
-        let options = self.options
+        let options: CompositeOptions
         do {
+            // Before `options`, which counts inputs from 0: -9223372036854775808 - 1 would trap.
+            if let audioFrom { try CompositeOptions.check(audioFrom: Int128(audioFrom), inputs: inputs.count) }
+            options = self.options
             try options.check()
             try OutputPath.check(output, inputs: [])
             if snakeEffect && snake.imu == nil { throw ValidationError("--snake needs --imu TRACE.") }

@@ -83,6 +83,11 @@ final class GridAndAudioValidationTests: XCTestCase {
         XCTAssertEqual(message(["--blend", "pip", "--pip-size", "0.95"] + two),
                        "--pip-size must be between 0.05 and 0.9 (a share of the canvas width); got 0.95.")
         XCTAssertEqual(message(["--blend", "quad", "--audio-from", "3"] + two), "--audio-from 3: there are 2 inputs; give 1 to 2.")
+        // The extremes an Int holds: once a trap (counting from 0 subtracted 1 from Int.min).
+        XCTAssertEqual(message(["--blend", "mix", "--audio-from=-9223372036854775808"] + two),
+                       "--audio-from -9223372036854775808: there are 2 inputs; give 1 to 2.")
+        XCTAssertEqual(message(["--blend", "mix", "--audio-from", "9223372036854775807"] + two),
+                       "--audio-from 9223372036854775807: there are 2 inputs; give 1 to 2.")
         XCTAssertEqual(message(["--blend", "quad", "--audio-from", "1", "--audio", "none"] + two), "--audio-from and --audio none contradict each other: choose one.")
         XCTAssertEqual(message(["--blend", "quad", "--loudness", "r128", "--audio", "none"] + two), "--loudness needs sound, and --audio none writes none.")
         XCTAssertEqual(message(["--blend", "quad", "--loudness=-80"] + two), "--loudness must be r128 (-23 LUFS) or a target between -70 and -5 LUFS; got -80.0.")

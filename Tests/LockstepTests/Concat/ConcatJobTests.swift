@@ -94,6 +94,17 @@ final class ConcatJobTests: ScratchTestCase {
         XCTAssertEqual(try XCTUnwrap(try Probe.streams(out).first { $0.codecType == "audio" }?.duration), 59.0 / 30, accuracy: 1e-6)
     }
 
+    /// The cap in whole frames, exact in 128 bits: 2^63-1 seconds at 30000/1001 fps once trapped
+    /// in Rational's 64-bit product (`concat --max-duration=9223372036854775807`).
+    func testCapFramesOfExtremeDurationsNeitherTrapNorRound() {
+        let ntsc = Rational(30000, 1001)
+        XCTAssertEqual(ConcatOptions.frames(within: Rational(Int64.max, 1), frameRate: ntsc), .max)
+        XCTAssertEqual(ConcatOptions.frames(within: Rational(1001, 30000), frameRate: ntsc), 1)
+        XCTAssertEqual(ConcatOptions.frames(within: Rational(1000, 30000), frameRate: ntsc), 0)
+        XCTAssertEqual(ConcatOptions.frames(within: Rational(1, Int64.max), frameRate: Rational(Int64.max, 1)), 1)
+        XCTAssertEqual(ConcatOptions.frames(within: Rational(199, 100), frameRate: Rational(30, 1)), 59)
+    }
+
     /// By time (the default): c1 (25 fps, 1 s) lasts 1 s at 30 fps, 30 output frames, each the
     /// frame on screen at its instant (floor(j * 25 / 30)); the others at 30 fps, every frame
     /// once. ffprobe: 145 frames, video and audio 145/30 s.
