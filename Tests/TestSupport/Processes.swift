@@ -24,6 +24,7 @@ public enum Processes {
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
+        let t0 = Date()
         try p.run()
         let errBox = DataBox()
         let group = DispatchGroup()
@@ -35,6 +36,11 @@ public enum Processes {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         p.waitUntilExit()
+        // LOCKSTEP_TEST_PROCESS_LOG=FILE (an existing file): each outside program's seconds, name and
+        // arguments, one line each, to see where a test tier's time goes (issue 28).
+        if let log = ProcessInfo.processInfo.environment["LOCKSTEP_TEST_PROCESS_LOG"], let h = FileHandle(forWritingAtPath: log) {
+            h.seekToEndOfFile(); h.write(Data("\(Date().timeIntervalSince(t0))\t\(exe)\t\(args.joined(separator: " "))\n".utf8)); try? h.close()
+        }
         return (p.terminationStatus, outData, String(decoding: errBox.data, as: UTF8.self))
     }
 
