@@ -23,7 +23,12 @@ public final class BackgroundProcess: @unchecked Sendable {
         try process.run()
         var text = ""
         let deadline = Date() + seconds
-        while !text.contains("\n") && Date() < deadline {
+        // poll(2) bounds each wait: `availableData` alone blocks until the program writes, so a
+        // program that printed nothing held the test past the deadline.
+        var ready = pollfd(fd: stderr.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        while !text.contains("\n") {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0, poll(&ready, 1, Int32(min(left, 3600) * 1000)) > 0 else { break }
             let d = stderr.availableData
             if d.isEmpty { break }
             text += String(decoding: d, as: UTF8.self)
