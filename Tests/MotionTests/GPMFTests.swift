@@ -146,7 +146,7 @@ final class GPMFTests: XCTestCase {
     func testSamplesSpreadOverEachPacketsSpan() throws {
         func payload(_ n: Int) -> [UInt8] {
             nest("DEVC",
-                 nest("STRM", klv("SCAL", "s", 2, 1, be16(1)), klv("GYRO", "s", 6, n, (0..<n).flatMap { be16(Int16($0)) + be16(0) + be16(0) })),
+                 nest("STRM", klv("SCAL", "s", 2, 1, be16(1)), klv("GYRO", "s", 6, n, (0..<n).flatMap { (i: Int) -> [UInt8] in be16(Int16(i)) + be16(0) + be16(0) })),
                  nest("STRM", klv("SCAL", "s", 2, 1, be16(1)), klv("ACCL", "s", 6, n / 2, (0..<n / 2).flatMap { be16(Int16($0 * 2)) + be16(1) + be16(0) })))
         }
         // Two packets: [0, 1) with 4 samples, [1, 1.5) with 2.
@@ -215,12 +215,12 @@ final class GPMFTests: XCTestCase {
         func payload(gyroStamp: UInt64, n: Int, frameStamp: UInt64, frames: Int) -> [UInt8] {
             nest("DEVC",
                  nest("STRM", klv("STMP", "J", 8, 1, be64(gyroStamp)), klv("SCAL", "s", 2, 1, be16(100)),
-                      klv("GYRO", "s", 6, n, (0..<n).flatMap { _ in be16(10) + be16(20) + be16(30) })),
-                 nest("STRM", klv("STMP", "J", 8, 1, be64(frameStamp)), klv("SHUT", "f", 4, frames, (0..<frames).flatMap { _ in be32(Float(0.001).bitPattern) })),
+                      klv("GYRO", "s", 6, n, (0..<n).flatMap { (_: Int) -> [UInt8] in be16(10) + be16(20) + be16(30) })),
+                 nest("STRM", klv("STMP", "J", 8, 1, be64(frameStamp)), klv("SHUT", "f", 4, frames, (0..<frames).flatMap { (_: Int) -> [UInt8] in be32(Float(0.001).bitPattern) })),
                  nest("STRM", klv("STMP", "J", 8, 1, be64(frameStamp)), klv("SCAL", "s", 2, 1, be16(32767)),
-                      klv("CORI", "s", 8, frames, (0..<frames).flatMap { _ in be16(32767) + be16(0) + be16(0) + be16(0) })),
+                      klv("CORI", "s", 8, frames, (0..<frames).flatMap { (_: Int) -> [UInt8] in be16(32767) + be16(0) + be16(0) + be16(0) })),
                  nest("STRM", klv("STMP", "J", 8, 1, be64(frameStamp)), klv("SCAL", "s", 2, 1, be16(32767)),
-                      klv("IORI", "s", 8, frames, (0..<frames).flatMap { _ in be16(0) + be16(32767) + be16(0) + be16(0) })))
+                      klv("IORI", "s", 8, frames, (0..<frames).flatMap { (_: Int) -> [UInt8] in be16(0) + be16(32767) + be16(0) + be16(0) })))
         }
         // 200 Hz gyro, its first sample 5 ms before the first frame (camera clock in us);
         // 30 frames per payload at 33333.333 us. The packets' own times are off by 40 ms.

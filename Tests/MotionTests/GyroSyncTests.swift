@@ -258,7 +258,10 @@ final class GyroSyncTests: XCTestCase {
         // reached. (The tolerance came from the scatter about a line that had settled on the even
         // windows: 0, so 1.5 ms, the odd half "outliers", and the drift fitted to the evens alone
         // with residuals of 0 was kept at 50 ppm.) Every window is an inlier now.
-        let scattered = (0..<21).map { i in SyncPoint(videoTimeS: 2.0 * Double(i), offsetMs: 0.05 * 2 * Double(i) + (i % 2 == 0 ? 1.5 : -1.5), score: 0.8) }
+        let scattered = (0..<21).map { (i: Int) -> SyncPoint in
+            let side: Double = i % 2 == 0 ? 1.5 : -1.5
+            return SyncPoint(videoTimeS: 2.0 * Double(i), offsetMs: 0.05 * 2 * Double(i) + side, score: 0.8)
+        }
         let sc = try XCTUnwrap(DriftFit.fit(scattered, overlap: 2))
         XCTAssertEqual(sc.driftPpm, 0)
         XCTAssertEqual(sc.inliers.count, 21, "the other half of the windows are not outliers")
