@@ -59,8 +59,8 @@ public struct ConcatOptions: Sendable {
         r.den == 1 ? "\(r.num)" : String(format: "%g", r.seconds)
     }
 
-    /// Output frames that end at or before `seconds`: floor(seconds x fps).
-    /// Whole frames in `seconds`, in 128 bits: a cap of 2^63-1 seconds is a cap on nothing, not a trap.
+    /// Output frames that end at or before `seconds`: floor(seconds x fps), in 128 bits (a cap of
+    /// 2^63-1 seconds caps nothing; it trapped in Rational's 64-bit product).
     static func frames(within seconds: Rational, frameRate: Rational) -> Int64 {
         let frames = Int128(seconds.num) * Int128(frameRate.num) / (Int128(seconds.den) * Int128(frameRate.den))
         return Int64(clamping: frames)

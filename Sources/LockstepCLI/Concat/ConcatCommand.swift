@@ -90,9 +90,7 @@ func runJob<R>(quiet: Bool, progress: (@escaping @Sendable (Int64, Int64?) -> Vo
         result = try withCancellation(cancel) { try run() }
     } catch let error as JobError where error == .cancelled {
         meter.finish()
-        FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
-        // 128 + the signal, as shells report a command a signal ended (SIGINT: 130).
-        throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
+        throw cancelledExit()
     }
     meter.finish()
     return result

@@ -30,8 +30,7 @@ struct IMUExportCommand: ParsableCommand {
                 try IMUExportJob.run(store: store, trace: trace, from: from, to: to, output: output, cancellation: token)
             }
         } catch let e as JobError where e == .cancelled {
-            FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
-            throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
+            throw cancelledExit()
         }
         FileHandle.standardError.write(Data("wrote \(r.count) samples of trace \(r.trace) to \(output)\n".utf8))
     }

@@ -23,8 +23,7 @@ struct IMUPlotCommand: ParsableCommand {
                 try IMUPlotJob.run(source: try TraceSource.open(path: path, trace: trace), output: output, cancellation: token)
             }
         } catch let e as JobError where e == .cancelled {
-            FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
-            throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
+            throw cancelledExit()
         }
     }
 }

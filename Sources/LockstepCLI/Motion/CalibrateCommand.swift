@@ -86,8 +86,7 @@ struct CalibrateCommand: ParsableCommand {
                 return r
             }
         } catch let error as JobError where error == .cancelled {
-            FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
-            throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
+            throw cancelledExit()
         }
         for line in r.report { print(line) }
         print("wrote \(output)")

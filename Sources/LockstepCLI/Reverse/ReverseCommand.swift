@@ -57,8 +57,7 @@ struct ReverseCommand: ParsableCommand {
             result = try withCancellation({ job.cancel() }) { try job.run() }
         } catch let error as JobError where error == .cancelled {
             meter.finish()
-            FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
-            throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
+            throw cancelledExit()
         }
         meter.finish()
         let seconds = Double(result.audioSamples ?? 0) / 48_000

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Dispatch
 import Foundation
 import Synchronization
@@ -140,7 +141,7 @@ enum StopSignals {
         case .exit(let status):
             // Before a job has started (a command still opening its inputs, e.g. blocked on a
             // FIFO): nothing was written; say so in the line every stopped job ends with.
-            FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
+            sayCancelled()
             OutputPath.discardAll()
             _exit(status)
         case .cancel(let sig):
@@ -187,6 +188,16 @@ enum StopSignals {
 
 /// The signal that stopped the job, for the exit status (128 + signal).
 func lastStopSignal() -> Int32? { StopSignals.first }
+
+/// The line every stopped command ends with.
+func sayCancelled() { FileHandle.standardError.write(Data("Error: cancelled\n".utf8)) }
+
+/// A stopped job's end: its line, and the status shells give a command a signal ended
+/// (128 + the signal; SIGINT's 130 when none was heard).
+func cancelledExit() -> ExitCode {
+    sayCancelled()
+    return ExitCode(128 + (lastStopSignal() ?? SIGINT))
+}
 
 /// Runs `body` with the stop signals turned into a call to `cancel`, so the job can remove its
 /// temporary file and say so, instead of dying half-way. Signals are heard on a queue of their

@@ -56,8 +56,7 @@ struct TestSourceCommand: ParsableCommand {
         do {
             result = try withCancellation({ token.cancel() }) { try TestSourceJob.run(options, cancellation: token) }
         } catch let error as JobError where error == .cancelled {
-            FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
-            throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
+            throw cancelledExit()
         }
         let seconds = (fps.inverse * result.frames).seconds
         let audio = options.audioRate.map { ", audio \(result.audioSamples) samples at \($0) Hz" } ?? ", no audio"

@@ -51,8 +51,7 @@ struct ThumbnailCommand: ParsableCommand {
         do {
             result = try withCancellation({ job.cancel() }) { try job.run() }
         } catch let error as JobError where error == .cancelled {
-            FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
-            throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
+            throw cancelledExit()
         } catch let error as ThumbnailOptionError {
             FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
             throw ExitCode(64)
