@@ -74,9 +74,7 @@ final class FilterReferenceTests: ScratchFolderTestCase {
     func mad(_ a: [UInt8], _ b: [UInt8], lumaOnly: Bool = false) -> Double {
         let n = lumaOnly ? w * h : a.count
         XCTAssertEqual(a.count, b.count)
-        var sum = 0
-        for i in 0..<min(n, a.count, b.count) { sum += abs(Int(a[i]) - Int(b[i])) }
-        return Double(sum) / Double(n)
+        return Double(PixelDifference.absoluteSum(a, b, count: n)) / Double(n)
     }
 
     /// Runs `chain` on both pictures against `reference`; the MAD must be within `tolerance`.

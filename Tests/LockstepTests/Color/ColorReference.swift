@@ -28,13 +28,7 @@ enum ColorReference {
     }
 
     /// PSNR of two equally long byte arrays (all planes), dB.
-    static func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
-        precondition(a.count == b.count && !a.isEmpty)
-        var sum = 0.0
-        for i in a.indices { let d = Double(Int(a[i]) - Int(b[i])); sum += d * d }
-        let mse = sum / Double(a.count)
-        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
-    }
+    static func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double { PixelDifference.psnr(a, b) }
 
     /// The first picture of `path` after `filter` as ffmpeg shows it: rgb24, so values a
     /// display cannot show are clipped as a display clips them.
@@ -53,36 +47,7 @@ enum ColorReference {
     /// red at Y 45, Cr 246) where Lockstep writes the gamut's edge (Y 61, Cr 236): the same
     /// colour once shown. `share`: the part of the picture compared.
     static func flatPSNR(_ a: [UInt8], _ b: [UInt8], width: Int, height: Int) -> (psnr: Double, share: Double) {
-        precondition(a.count == width * height * 3 && b.count == a.count)
-        // Each channel's range over 7 columns, then over 7 rows of those.
-        var across = [Int](repeating: 0, count: width * height * 6)   // min, max per channel
-        for y in 0..<height {
-            for x in 0..<width {
-                for c in 0..<3 {
-                    var lo = 255, hi = 0
-                    for k in max(x - 3, 0)...min(x + 3, width - 1) { let v = Int(b[(y * width + k) * 3 + c]); lo = min(lo, v); hi = max(hi, v) }
-                    across[(y * width + x) * 6 + 2 * c] = lo; across[(y * width + x) * 6 + 2 * c + 1] = hi
-                }
-            }
-        }
-        var sum = 0.0, flat = 0
-        for y in 0..<height {
-            for x in 0..<width {
-                var range = 0
-                for c in 0..<3 {
-                    var lo = 255, hi = 0
-                    for k in max(y - 3, 0)...min(y + 3, height - 1) {
-                        lo = min(lo, across[(k * width + x) * 6 + 2 * c]); hi = max(hi, across[(k * width + x) * 6 + 2 * c + 1])
-                    }
-                    range = max(range, hi - lo)
-                }
-                guard range < 6 else { continue }
-                flat += 1
-                for c in 0..<3 { let i = (y * width + x) * 3 + c, d = Double(Int(a[i]) - Int(b[i])); sum += d * d }
-            }
-        }
-        let mse = flat == 0 ? .infinity : sum / Double(3 * flat)
-        return (mse == 0 ? .infinity : 10 * log10(255 * 255 / mse), Double(flat) / Double(width * height))
+        PixelDifference.flatPSNR(a, b, width: width, height: height)
     }
 
     /// What `measure.py` says of the patches.

@@ -16,10 +16,7 @@ final class HDROutputTests: ScratchTestCase {
 
     func psnr10(_ a: [UInt16], _ b: [UInt16]) -> Double {
         XCTAssertEqual(a.count, b.count)
-        var sum = 0.0
-        for i in 0..<min(a.count, b.count) { let d = Double(Int(a[i]) - Int(b[i])); sum += d * d }
-        let mse = sum / Double(max(1, min(a.count, b.count)))
-        return mse == 0 ? .infinity : 10 * log10(1023 * 1023 / mse)
+        return PixelDifference.psnr(meanSquaredError: PixelDifference.squaredSum(a, b) / Double(max(1, min(a.count, b.count))), peak: 1023)
     }
 
     func stream(_ path: String, _ entries: String) throws -> String {

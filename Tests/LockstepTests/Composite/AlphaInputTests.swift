@@ -25,13 +25,7 @@ final class AlphaInputTests: ScratchTestCase {
                                                "-f", "rawvideo", "-"]))
     }
 
-    func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
-        precondition(a.count == b.count && !a.isEmpty)
-        var sum = 0.0
-        for i in a.indices { let d = Double(Int(a[i]) - Int(b[i])); sum += d * d }
-        let mse = sum / Double(a.count)
-        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
-    }
+    func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double { PixelDifference.psnr(a, b) }
 
     /// `geq` draws the alpha: a soft disc (ProRes 4444, yuva444p10le) over testsrc2, at 640x480:
     /// scaled to the 320x240 canvas, alpha and all.

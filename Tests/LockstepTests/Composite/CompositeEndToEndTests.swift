@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import Media
+import TestSupport
 import XCTest
 @testable import Lockstep
 
@@ -243,7 +244,7 @@ final class CompositeEndToEndTests: ScratchTestCase {
         let ours = try LumaVideo.decode(URL(fileURLWithPath: options.output))
         XCTAssertEqual(ours.frames.count, reference.frames.count)
         for k in [0, 45, 89] {
-            let diff = zip(ours.frames[k], reference.frames[k]).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+            let diff = PixelDifference.absoluteSum(ours.frames[k], reference.frames[k])
             XCTAssertLessThan(Double(diff) / Double(ours.frames[k].count), 3, "frame \(k) matches ffmpeg's turned picture")
         }
     }

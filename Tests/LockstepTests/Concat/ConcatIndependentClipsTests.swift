@@ -65,9 +65,7 @@ final class ConcatIndependentClipsTests: ScratchTestCase {
         XCTAssertEqual(joined.frames.count, 68)
         // Every 5th pixel is plenty (and keeps a debug build quick).
         func difference(_ a: [UInt8], _ b: [UInt8]) -> Double {
-            var total = 0, n = 0
-            for i in stride(from: 0, to: min(a.count, b.count), by: 5) { total += abs(Int(a[i]) - Int(b[i])); n += 1 }
-            return Double(total) / Double(n)
+            Double(PixelDifference.absoluteSum(a, b, stride: 5)) / Double((min(a.count, b.count) + 4) / 5)
         }
         for k in 0..<68 {
             let same = difference(joined.frames[k], truth.frames[k])

@@ -76,9 +76,7 @@ class FilterVariantsTestCase: ScratchTestCase {
         let first = (0..<a.count).first { a[$0] != b[$0] } ?? a.count
         let offset = first % frameBytes, luma = canvas.width * canvas.height
         let plane = offset < luma ? "Y" : offset < luma * 5 / 4 ? "U" : "V"
-        var maxDiff = 0
-        for k in 0..<a.count { maxDiff = max(maxDiff, abs(Int(a[k]) - Int(b[k]))) }
-        return "from frame \(first / frameBytes), plane \(plane), by up to \(maxDiff) levels"
+        return "from frame \(first / frameBytes), plane \(plane), by up to \(PixelDifference.maxAbsolute(a, b)) levels"
     }
 
     /// One pass of every chain, whose decoded pictures must equal the separate runs' byte for

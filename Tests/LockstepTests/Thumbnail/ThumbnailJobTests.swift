@@ -66,9 +66,7 @@ final class ThumbnailJobTests: ScratchTestCase {
 
     static func meanAbsDifference(_ a: [UInt8], _ b: [UInt8]) -> Double {
         precondition(a.count == b.count)
-        var s = 0
-        for i in a.indices { s += abs(Int(a[i]) - Int(b[i])) }
-        return Double(s) / Double(a.count)
+        return Double(PixelDifference.absoluteSum(a, b)) / Double(a.count)
     }
 
     /// Asserts the thumbnail is frame `k` of the clip: closer to it than to its neighbours and
