@@ -40,24 +40,19 @@ public enum PixelDifference {
 
     /// The sum of (a - b)^2 over the shorter array.
     public static func squaredSum(_ a: [UInt8], _ b: [UInt8]) -> Double {
-        a.withUnsafeBufferPointer { a in
-            b.withUnsafeBufferPointer { b in
-                var sum = 0.0
-                for i in 0..<min(a.count, b.count) { let d = Double(Int(a[i]) - Int(b[i])); sum += d * d }
-                return sum
-            }
-        }
+        a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in squaredSum(a, b) } }
     }
 
     /// The sum of (a - b)^2 over the shorter array (10- to 16-bit samples).
     public static func squaredSum(_ a: [UInt16], _ b: [UInt16]) -> Double {
-        a.withUnsafeBufferPointer { a in
-            b.withUnsafeBufferPointer { b in
-                var sum = 0.0
-                for i in 0..<min(a.count, b.count) { let d = Double(Int(a[i]) - Int(b[i])); sum += d * d }
-                return sum
-            }
-        }
+        a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in squaredSum(a, b) } }
+    }
+
+    /// Specialised here, in this optimised module, for each public caller's element type.
+    private static func squaredSum<Sample: FixedWidthInteger>(_ a: UnsafeBufferPointer<Sample>, _ b: UnsafeBufferPointer<Sample>) -> Double {
+        var sum = 0.0
+        for i in 0..<min(a.count, b.count) { let d = Double(Int(a[i]) - Int(b[i])); sum += d * d }
+        return sum
     }
 
     /// PSNR in dB of a mean squared error for samples that peak at `peak`; infinity for 0.
