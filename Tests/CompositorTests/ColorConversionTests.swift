@@ -150,4 +150,60 @@ final class ColorConversionTests: XCTestCase {
             }
         }
     }
+
+    /// The AVX2 chain (C, hardware gathers) gives the lanes' bytes exactly: HLG and PQ into SDR
+    /// with every tone curve, with and without a stated peak, and SDR into HLG and PQ (16-bit
+    /// out), on noise over every code (clamped and out-of-gamut colours) and on smooth ramps;
+    /// and the same floats, bit for bit, from `convert` over a grid of codes.
+    func testTheAVX2ChainGivesTheLanesBytesExactly() throws {
+        try XCTSkipUnless(ColorConvertKernel.processorHasAVX2, "this processor has no AVX2: only the lanes run here")
+        let sdr = WorkingSignal.sdr.description, hlg = WorkingSignal.hlg.description, pq = WorkingSignal.pq.description
+        var seed: UInt32 = 7
+        func next(_ n: UInt32) -> UInt32 { seed = seed &* 1_664_525 &+ 1_013_904_223; return (seed >> 8) % n }
+        var cases: [ColorConversion] = [ColorConversion(from: sdr, to: hlg), ColorConversion(from: sdr, to: pq)]
+        for source in [hlg, pq] { for curve in ToneCurve.allCases { for metadata in [HDRMetadata(), HDRMetadata(maxCLL: 4000)] {
+            cases.append(ColorConversion(from: source, to: sdr, toneCurve: curve, metadata: metadata))
+        } } }
+        for conversion in cases {
+            let fast = ColorConvertKernel(conversion), lanes = ColorConvertKernel(conversion, allowAVX2: false)
+            let label = "\(conversion.source) to \(conversion.target), \(conversion.toneCurve)"
+            XCTAssertTrue(fast.usesAVX2, label)
+            XCTAssertFalse(lanes.usesAVX2, label)
+            let top = UInt32(1 << conversion.source.bitDepth)
+            for code in stride(from: 0, to: Int(top), by: 7) {
+                let (y, cb, cr) = (Float(code), Float(next(top)), Float(Int(top) - 1 - code))
+                let a = fast.convert(y: y, cb: cb, cr: cr), b = lanes.convert(y: y, cb: cb, cr: cr)
+                XCTAssertEqual([a.0.bitPattern, a.1.bitPattern, a.2.bitPattern], [b.0.bitPattern, b.1.bitPattern, b.2.bitPattern], "\(label) (\(y), \(cb), \(cr))")
+            }
+            for smooth in [false, true] {
+                let (w, h) = (53, 19)
+                if conversion.source.bitDepth > 8 {
+                    let src = YUV16Buffer(width: w, height: h), one = YUVBuffer(width: w, height: h), two = YUVBuffer(width: w, height: h)
+                    let s = src.image
+                    for y in 0..<h { for x in 0..<w { s.y[x, y] = UInt16(smooth ? 100 + 14 * x + 9 * y + Int(next(5)) : Int(next(top))) } }
+                    for y in 0..<s.u.height { for x in 0..<s.u.width { s.u[x, y] = UInt16(next(top)); s.v[x, y] = UInt16(next(top)) } }
+                    fast.apply(s, into: one.image); lanes.apply(s, into: two.image)
+                    XCTAssertEqual(bytes(one.image), bytes(two.image), "\(label)\(smooth ? " smooth" : "")")
+                } else {
+                    let src = YUVBuffer(width: w, height: h), one = YUV16Buffer(width: w, height: h), two = YUV16Buffer(width: w, height: h)
+                    let s = src.image
+                    for y in 0..<h { for x in 0..<w { s.y[x, y] = UInt8(smooth ? (20 + 3 * x + 2 * y + Int(next(3))) & 255 : Int(next(256))) } }
+                    for y in 0..<s.u.height { for x in 0..<s.u.width { s.u[x, y] = UInt8(next(256)); s.v[x, y] = UInt8(next(256)) } }
+                    fast.apply(s, into: one.image); lanes.apply(s, into: two.image)
+                    XCTAssertEqual(samples(one.image), samples(two.image), "\(label)\(smooth ? " smooth" : "")")
+                }
+            }
+        }
+        // A linear conversion (BT.601 to BT.709) never goes through the C chain.
+        var sd = sdr
+        sd.matrix = .bt601
+        XCTAssertFalse(ColorConvertKernel(ColorConversion(from: sd, to: sdr)).usesAVX2)
+    }
+
+    private func bytes(_ i: YUVImage) -> [UInt8] {
+        [i.y, i.u, i.v].flatMap { p in (0..<p.height).flatMap { y in (0..<p.width).map { p[$0, y] } } }
+    }
+    private func samples(_ i: YUV16Image) -> [UInt16] {
+        [i.y, i.u, i.v].flatMap { p in (0..<p.height).flatMap { y in (0..<p.width).map { p[$0, y] } } }
+    }
 }

@@ -9,6 +9,8 @@
 #ifndef CLANES_H
 #define CLANES_H
 
+#include "ColorChain.h"
+
 typedef float clanes_f8 __attribute__((ext_vector_type(8)));
 typedef int clanes_i8 __attribute__((ext_vector_type(8)));
 typedef unsigned short clanes_u16x8 __attribute__((ext_vector_type(8)));

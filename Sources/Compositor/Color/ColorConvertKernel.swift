@@ -1,3 +1,5 @@
+import CLanes
+
 /// Runs a `ColorConversion` on a 4:2:0 picture, eight chroma samples (two rows of sixteen luma
 /// pixels) at a time on `Lanes`; what every input that is not already the working signal goes
 /// through (`Media.Conformer`).
@@ -10,8 +12,12 @@
 /// per-pixel conversion differs (measured against `zscale`: docs/colour.md, "Measured").
 /// The chain's curves are tables (`UniformTable`, `LogTable`) made here once per input; a frame
 /// only reads them, allocates nothing, and costs about a quarter of a per-pixel chain.
+/// On processors with AVX2 the chain through light runs in C with hardware gathers
+/// (`clanes_chain_avx2`, ColorChain.h): the same floats, bit for bit, in about half the time.
 public final class ColorConvertKernel {
     public let conversion: ColorConversion
+    /// Whether this processor runs the AVX2 chain.
+    public static let processorHasAVX2 = clanes_has_avx2() != 0
     let sourceDepth: Int, targetDepth: Int
     // Source samples to normalised Y'CbCr: (s - offset) * scale.
     let yOffset: Float, yScale: Float, cOffset: Float, cScale: Float
@@ -38,9 +44,17 @@ public final class ColorConvertKernel {
     let flat: Float
     /// Room for a row's last group, padded to sixteen columns (`run`).
     private let edge: UnsafeMutableRawPointer
+    /// The AVX2 chain's constants and tables (nil: the chain runs on `Lanes`).
+    private let avx2: UnsafeMutablePointer<clanes_chain>?
+    /// Up to `batch` groups' chain inputs and outputs (`Slot`), between the passes of `run`.
+    private let slots: UnsafeMutableRawPointer
+    static let batch = 8
+    /// Whether the chain through light runs in AVX2 (`.curves` conversions on such processors).
+    public var usesAVX2: Bool { avx2 != nil }
 
     /// `conversion`'s source bit depth must be 8 to 12 (deeper pictures go through 12-bit first).
-    public init(_ conversion: ColorConversion) {
+    /// `allowAVX2` false keeps the chain on `Lanes` (for tests that compare the two).
+    public init(_ conversion: ColorConversion, allowAVX2: Bool = true) {
         precondition((8...12).contains(conversion.source.bitDepth) && (8...16).contains(conversion.target.bitDepth))
         self.conversion = conversion
         let s = conversion.source, t = conversion.target
@@ -100,9 +114,41 @@ public final class ColorConvertKernel {
             previous = next
         }
         edge = .allocate(byteCount: 256, alignment: 16)
+        slots = .allocate(byteCount: Slot.size * Self.batch, alignment: 32)
+        avx2 = allowAVX2 && Self.processorHasAVX2 && conversion.kind == .curves ? .allocate(capacity: 1) : nil
+        if let avx2, let toLinear, let toSignal { avx2.initialize(to: Self.chain(self, toLinear, tone, toSignal)) }
     }
 
-    deinit { grey.deallocate(); edge.deallocate() }
+    deinit {
+        grey.deallocate(); edge.deallocate(); slots.deallocate(); avx2?.deallocate()
+        toLinear?.deallocate(); toSignal?.deallocate()
+    }
+
+    /// The C chain's view of this kernel's constants and tables (which outlive it: both are the kernel's).
+    private static func chain(_ k: ColorConvertKernel, _ linear: UniformTable, _ tone: ToneLanes?, _ signal: LogTable) -> clanes_chain {
+        func floats(_ p: UnsafeMutablePointer<SIMD2<Float>>) -> UnsafePointer<Float> {
+            UnsafeRawPointer(p).assumingMemoryBound(to: Float.self)
+        }
+        let curve: Int32
+        switch tone?.curve {
+        case nil: curve = Int32(CLANES_TONE_NONE)
+        case .hable: curve = Int32(CLANES_TONE_HABLE)
+        case .reinhard: curve = Int32(CLANES_TONE_REINHARD)
+        case .clip: curve = Int32(CLANES_TONE_CLIP)
+        case .mobius: curve = Int32(CLANES_TONE_MOBIUS)
+        }
+        let m = k.gamut
+        return clanes_chain(
+            yOffset: k.yOffset, yScale: k.yScale, cOffset: k.cOffset, cScale: k.cScale,
+            crToR: k.crToR, cbToG: k.cbToG, crToG: k.crToG, cbToB: k.cbToB,
+            toLinear: floats(linear.entries), linearScale: linear.scale, linearCount: Float(linear.count), linearLast: linear.last,
+            gamut: (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8]),
+            tone: curve, inverseTarget: tone?.inverseTarget ?? 0, k: tone?.k ?? 0, a: tone?.a ?? 0, b: tone?.b ?? 0, scale: tone?.scale ?? 0,
+            toSignal: floats(signal.entries), signalLow: signal.lo, signalHigh: signal.hi,
+            signalBase: signal.base, signalShift: LogTable.shift,
+            kr: k.kr, kg: k.kg, kb: k.kb, toCb: k.toCb, toCr: k.toCr,
+            outYScale: k.outYScale, outYOffset: k.outYOffset, outCScale: k.outCScale, outCOffset: k.outCOffset)
+    }
 
     // MARK: the pictures
 
@@ -126,12 +172,19 @@ public final class ColorConvertKernel {
     /// One colour through the kernel's own arithmetic (its tables, Float): source samples to
     /// target samples, not rounded. What the tests hold the lanes to.
     public func convert(y: Float, cb: Float, cr: Float) -> (Float, Float, Float) {
-        let (oy, ou, ov) = evaluate(Lanes(repeating: y), Lanes(repeating: cb), Lanes(repeating: cr))
+        let slot = Slot(slots)
+        slot.setInputs(Lanes(repeating: y), Lanes(repeating: cb), Lanes(repeating: cr))
+        chain(1)
+        let (oy, ou, ov) = slot.outputs
         return (oy[0], ou[0], ov[0])
     }
 
     // MARK: the kernel
 
+    /// Three passes over each row pair's groups, `batch` groups at a time: their blocks' means
+    /// and chroma into `slots` (`prepare`), the chain on all of them (`chain`: a loop the
+    /// processor overlaps, where one group's chain alone is a long wait on its lookups), then
+    /// each group's pixels (`finish`).
     private func run<In: KernelSample, Out: KernelSample>(_ sy: PlaneView<In>, _ su: PlaneView<In>, _ sv: PlaneView<In>,
                                                            _ dy: PlaneView<Out>, _ du: PlaneView<Out>, _ dv: PlaneView<Out>) {
         precondition(sy.width == dy.width && sy.height == dy.height && su.width == du.width && su.height == du.height)
@@ -139,37 +192,73 @@ public final class ColorConvertKernel {
         // The last group's sixteen luma columns of two rows, eight chroma samples, padded.
         let ey0 = edge.bindMemory(to: In.self, capacity: 64), ey1 = ey0 + 16, eu = ey0 + 32, ev = ey0 + 40
         let oy0 = (edge + 128).bindMemory(to: Out.self, capacity: 64), oy1 = oy0 + 16, ou = oy0 + 32, ov = oy0 + 40
+        // Groups of eight whole blocks (sixteen columns) a row holds.
+        let whole = min(cw / 8, w / 16)
         for cy in 0..<ch {
             let r0 = 2 * cy, r1 = min(2 * cy + 1, h - 1)
             let y0 = sy.row(r0), y1 = sy.row(r1), u = su.row(cy), v = sv.row(cy)
             let o0 = dy.row(r0), o1 = dy.row(r1), uo = du.row(cy), vo = dv.row(cy)
-            var cx = 0
-            while cx + 8 <= cw && 2 * cx + 16 <= w {
-                group(y0 + 2 * cx, y1 + 2 * cx, u + cx, v + cx, o0 + 2 * cx, o1 + 2 * cx, uo + cx, vo + cx)
-                cx += 8
+            var g = 0
+            while g < whole {
+                let n = min(Self.batch, whole - g)
+                for i in 0..<n {
+                    let c = 8 * (g + i)
+                    prepare(y0 + 2 * c, y1 + 2 * c, u + c, v + c, Slot(slots + i * Slot.size))
+                }
+                chain(n)
+                for i in 0..<n {
+                    let c = 8 * (g + i)
+                    finish(y0 + 2 * c, y1 + 2 * c, o0 + 2 * c, o1 + 2 * c, uo + c, vo + c, Slot(slots + i * Slot.size))
+                }
+                g += n
             }
+            let cx = 8 * whole
             guard cx < cw else { continue }
             // The row's end: copied into sixteen columns (the last repeated, so a lone last
             // column's block mean is its own), converted, the real part copied back.
             let n = w - 2 * cx, m = cw - cx
             for i in 0..<16 { ey0[i] = y0[2 * cx + min(i, n - 1)]; ey1[i] = y1[2 * cx + min(i, n - 1)] }
             for i in 0..<8 { eu[i] = u[cx + min(i, m - 1)]; ev[i] = v[cx + min(i, m - 1)] }
-            group(ey0, ey1, eu, ev, oy0, oy1, ou, ov)
+            prepare(ey0, ey1, eu, ev, Slot(slots))
+            chain(1)
+            finish(ey0, ey1, oy0, oy1, ou, ov, Slot(slots))
             for i in 0..<n { o0[2 * cx + i] = oy0[i] }
             if r1 != r0 { for i in 0..<n { o1[2 * cx + i] = oy1[i] } }
             for i in 0..<m { uo[cx + i] = ou[i]; vo[cx + i] = ov[i] }
         }
     }
 
-    /// Sixteen columns of two luma rows and their eight chroma samples.
-    @inline(__always) private func group<In: KernelSample, Out: KernelSample>(
-        _ y0: UnsafeMutablePointer<In>, _ y1: UnsafeMutablePointer<In>, _ u: UnsafeMutablePointer<In>, _ v: UnsafeMutablePointer<In>,
-        _ o0: UnsafeMutablePointer<Out>, _ o1: UnsafeMutablePointer<Out>, _ ou: UnsafeMutablePointer<Out>, _ ov: UnsafeMutablePointer<Out>
+    /// A group's eight blocks (sixteen columns of two luma rows, eight chroma samples): their
+    /// mean luma and chroma, as the chain's inputs.
+    @inline(__always) private func prepare<In: KernelSample>(
+        _ y0: UnsafeMutablePointer<In>, _ y1: UnsafeMutablePointer<In>, _ u: UnsafeMutablePointer<In>, _ v: UnsafeMutablePointer<In>, _ slot: Slot
     ) {
         let a0 = In.load(y0), a1 = In.load(y0 + 8), b0 = In.load(y1), b1 = In.load(y1 + 8)
-        let cb = LaneMath.float(In.load(u)), cr = LaneMath.float(In.load(v))
         let mean = (Self.pairSums(LaneMath.float(a0), LaneMath.float(a1)) + Self.pairSums(LaneMath.float(b0), LaneMath.float(b1))) * 0.25
-        let (oy, ocb, ocr) = evaluate(mean, cb, cr)
+        slot.setInputs(mean, LaneMath.float(In.load(u)), LaneMath.float(In.load(v)))
+    }
+
+    /// The chain on the first `count` slots.
+    private func chain(_ count: Int) {
+        if let avx2 {
+            clanes_chain_avx2(avx2, slots.assumingMemoryBound(to: Float.self), Int32(count))
+            return
+        }
+        for i in 0..<count {
+            let slot = Slot(slots + i * Slot.size), (y, cb, cr) = slot.inputs
+            slot.setOutputs(evaluate(y, cb, cr))
+        }
+    }
+
+    /// A group's pixels from its chain outputs: the chroma as they are, each pixel's luma
+    /// its block's converted mean plus its step along G.
+    @inline(__always) private func finish<In: KernelSample, Out: KernelSample>(
+        _ y0: UnsafeMutablePointer<In>, _ y1: UnsafeMutablePointer<In>,
+        _ o0: UnsafeMutablePointer<Out>, _ o1: UnsafeMutablePointer<Out>, _ ou: UnsafeMutablePointer<Out>, _ ov: UnsafeMutablePointer<Out>,
+        _ slot: Slot
+    ) {
+        let a0 = In.load(y0), a1 = In.load(y0 + 8), b0 = In.load(y1), b1 = In.load(y1 + 8)
+        let mean = slot.inputs.0, (oy, ocb, ocr) = slot.outputs
         // G at the block's mean: between the two codes around it.
         let (f, i) = LaneMath.floor(LaneMath.min(mean, Lanes(repeating: Float(greyCount - 1))))
         let (gv, gs) = gather(grey, i)
@@ -240,6 +329,31 @@ public final class ColorConvertKernel {
     /// Eight blocks' values, each repeated for the block's two columns.
     @inline(__always) static func pairs(_ v: Lanes) -> (Lanes, Lanes) {
         (Lanes(v[0], v[0], v[1], v[1], v[2], v[2], v[3], v[3]), Lanes(v[4], v[4], v[5], v[5], v[6], v[6], v[7], v[7]))
+    }
+}
+
+/// One group's chain inputs (block mean luma, cb, cr: source samples) and outputs (target
+/// samples, not rounded), eight floats each, in that order: `clanes_chain_avx2`'s layout.
+struct Slot {
+    static let size = 6 * 32
+    let base: UnsafeMutableRawPointer
+    init(_ base: UnsafeMutableRawPointer) { self.base = base }
+
+    @inline(__always) func setInputs(_ y: Lanes, _ cb: Lanes, _ cr: Lanes) {
+        base.storeBytes(of: y, as: Lanes.self)
+        base.storeBytes(of: cb, toByteOffset: 32, as: Lanes.self)
+        base.storeBytes(of: cr, toByteOffset: 64, as: Lanes.self)
+    }
+    @inline(__always) var inputs: (Lanes, Lanes, Lanes) {
+        (base.load(as: Lanes.self), base.load(fromByteOffset: 32, as: Lanes.self), base.load(fromByteOffset: 64, as: Lanes.self))
+    }
+    @inline(__always) func setOutputs(_ o: (Lanes, Lanes, Lanes)) {
+        base.storeBytes(of: o.0, toByteOffset: 96, as: Lanes.self)
+        base.storeBytes(of: o.1, toByteOffset: 128, as: Lanes.self)
+        base.storeBytes(of: o.2, toByteOffset: 160, as: Lanes.self)
+    }
+    @inline(__always) var outputs: (Lanes, Lanes, Lanes) {
+        (base.load(fromByteOffset: 96, as: Lanes.self), base.load(fromByteOffset: 128, as: Lanes.self), base.load(fromByteOffset: 160, as: Lanes.self))
     }
 }
 

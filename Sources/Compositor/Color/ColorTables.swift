@@ -1,10 +1,13 @@
 /// Piecewise-linear tables of the conversion's curves, read on eight lanes. Each entry is
 /// (value at the segment's start, change over the segment or slope), so a lookup is one 8-byte
 /// read per lane and a multiply-add. Made once per input; a frame only reads them.
+///
+/// Plain values over memory their owner (`ColorConvertKernel`) frees in its `deinit`: a class
+/// here cost a retain and a release per eight pixels in the kernel's loop (seen in `perf`).
 
 /// f on [0, top] in `count` equal segments. For curves that are smooth over the whole range
 /// (signal to light: x^2.4, HLG's square and exponential, PQ).
-final class UniformTable {
+struct UniformTable {
     let entries: UnsafeMutablePointer<SIMD2<Float>>
     let count: Int
     let scale: Float, last: Float
@@ -19,7 +22,8 @@ final class UniformTable {
         scale = Float(Double(count) / top)
         last = Float(count - 1)
     }
-    deinit { entries.deallocate() }
+    /// Called once, by the owner.
+    func deallocate() { entries.deallocate() }
 
     @inline(__always) func callAsFunction(_ x: Lanes) -> Lanes {
         let t = LaneMath.clamp(x * scale, 0, Float(count))
@@ -38,7 +42,7 @@ final class UniformTable {
 /// exponent and top five mantissa bits. For curves steep near 0 or spanning many octaves
 /// (light to signal: x^(1/2.4), HLG's and PQ's inverses; the tone curve's gain). Below the
 /// range, f at its bottom (about 0 for the signals); above, f at its top.
-final class LogTable {
+struct LogTable {
     static let shift: Int32 = 18
     let entries: UnsafeMutablePointer<SIMD2<Float>>
     let lo: Float, hi: Float
@@ -57,7 +61,8 @@ final class LogTable {
             (entries + k).initialize(to: SIMD2(Float(a), Float((b - a) / (x1 - x0))))
         }
     }
-    deinit { entries.deallocate() }
+    /// Called once, by the owner.
+    func deallocate() { entries.deallocate() }
 
     @inline(__always) func callAsFunction(_ x: Lanes) -> Lanes {
         let c = LaneMath.clamp(x, lo, hi)
