@@ -4,7 +4,9 @@
 #pragma clang fp contract(off)
 
 #include "ColorChain.h"
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#endif
 
 int clanes_has_avx2(void) {
 #if defined(__x86_64__) || defined(__i386__)
