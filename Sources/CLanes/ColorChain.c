@@ -109,6 +109,7 @@ void clanes_chain_avx2(const clanes_chain *c, float *slots, int32_t count) {
 
 #else
 
-void clanes_chain_avx2(const clanes_chain *c, float *slots, int32_t count) { (void)c; (void)slots; (void)count; }
+// Never called (clanes_has_avx2 is 0): a call would be a bug, so it stops the process.
+void clanes_chain_avx2(const clanes_chain *c, float *slots, int32_t count) { (void)c; (void)slots; (void)count; __builtin_trap(); }
 
 #endif

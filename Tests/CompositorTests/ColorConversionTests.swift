@@ -151,16 +151,24 @@ final class ColorConversionTests: XCTestCase {
         }
     }
 
-    /// The AVX2 chain (C, hardware gathers) gives the lanes' bytes exactly: HLG and PQ into SDR
-    /// with every tone curve, with and without a stated peak, and SDR into HLG and PQ (16-bit
-    /// out), on noise over every code (clamped and out-of-gamut colours) and on smooth ramps;
-    /// and the same floats, bit for bit, from `convert` over a grid of codes.
+    /// The AVX2 chain (C, hardware gathers) gives the lanes' floats bit for bit and their
+    /// pictures byte for byte: HLG and PQ into SDR with every tone curve, with and without a
+    /// stated peak, 12-bit and full-range HLG, SDR into HLG and PQ (16-bit out), wide-gamut SDR
+    /// into BT.709 (8-bit, also in place); on eight groups of distinct colours at once (every
+    /// slot and lane of a batch), on noise over every code (clamped and out-of-gamut colours)
+    /// and smooth ramps, in rows of one batch and of several (8 + 8 + 1 groups and a row end).
     func testTheAVX2ChainGivesTheLanesBytesExactly() throws {
         try XCTSkipUnless(ColorConvertKernel.processorHasAVX2, "this processor has no AVX2: only the lanes run here")
         let sdr = WorkingSignal.sdr.description, hlg = WorkingSignal.hlg.description, pq = WorkingSignal.pq.description
+        var hlg12 = hlg, hlgFull = hlg, wideSDR = sdr
+        hlg12.bitDepth = 12
+        hlgFull.range = .full
+        wideSDR.primaries = .bt2020
         var seed: UInt32 = 7
         func next(_ n: UInt32) -> UInt32 { seed = seed &* 1_664_525 &+ 1_013_904_223; return (seed >> 8) % n }
-        var cases: [ColorConversion] = [ColorConversion(from: sdr, to: hlg), ColorConversion(from: sdr, to: pq)]
+        var cases: [ColorConversion] = [ColorConversion(from: sdr, to: hlg), ColorConversion(from: sdr, to: pq),
+                                        ColorConversion(from: hlg12, to: sdr), ColorConversion(from: hlgFull, to: sdr),
+                                        ColorConversion(from: wideSDR, to: sdr)]
         for source in [hlg, pq] { for curve in ToneCurve.allCases { for metadata in [HDRMetadata(), HDRMetadata(maxCLL: 4000)] {
             cases.append(ColorConversion(from: source, to: sdr, toneCurve: curve, metadata: metadata))
         } } }
@@ -170,27 +178,47 @@ final class ColorConversionTests: XCTestCase {
             XCTAssertTrue(fast.usesAVX2, label)
             XCTAssertFalse(lanes.usesAVX2, label)
             let top = UInt32(1 << conversion.source.bitDepth)
-            for code in stride(from: 0, to: Int(top), by: 7) {
-                let (y, cb, cr) = (Float(code), Float(next(top)), Float(Int(top) - 1 - code))
-                let a = fast.convert(y: y, cb: cb, cr: cr), b = lanes.convert(y: y, cb: cb, cr: cr)
-                XCTAssertEqual([a.0.bitPattern, a.1.bitPattern, a.2.bitPattern], [b.0.bitPattern, b.1.bitPattern, b.2.bitPattern], "\(label) (\(y), \(cb), \(cr))")
+            for _ in 0..<40 {
+                let groups = (0..<ColorConvertKernel.batch).map { _ in
+                    (SIMD8<Float>((0..<8).map { _ in Float(next(4 * top)) / 4 }), SIMD8<Float>((0..<8).map { _ in Float(next(top)) }),
+                     SIMD8<Float>((0..<8).map { _ in Float(next(top)) }))
+                }
+                let a = fast.chain(groups), b = lanes.chain(groups)
+                for (i, (x, y)) in zip(a, b).enumerated() {
+                    for k in 0..<8 {
+                        XCTAssertEqual([x.0[k].bitPattern, x.1[k].bitPattern, x.2[k].bitPattern], [y.0[k].bitPattern, y.1[k].bitPattern, y.2[k].bitPattern],
+                                       "\(label): group \(i) lane \(k) (\(groups[i].0[k]), \(groups[i].1[k]), \(groups[i].2[k]))")
+                    }
+                }
             }
-            for smooth in [false, true] {
-                let (w, h) = (53, 19)
+            for (w, h, smooth) in [(53, 19, false), (53, 19, true), (277, 6, false), (277, 5, true)] {
+                let label = "\(label) \(w)x\(h)\(smooth ? " smooth" : "")"
                 if conversion.source.bitDepth > 8 {
                     let src = YUV16Buffer(width: w, height: h), one = YUVBuffer(width: w, height: h), two = YUVBuffer(width: w, height: h)
                     let s = src.image
-                    for y in 0..<h { for x in 0..<w { s.y[x, y] = UInt16(smooth ? 100 + 14 * x + 9 * y + Int(next(5)) : Int(next(top))) } }
+                    for y in 0..<h { for x in 0..<w { s.y[x, y] = UInt16(smooth ? (100 + 14 * x + 9 * y + Int(next(5))) % Int(top) : Int(next(top))) } }
                     for y in 0..<s.u.height { for x in 0..<s.u.width { s.u[x, y] = UInt16(next(top)); s.v[x, y] = UInt16(next(top)) } }
                     fast.apply(s, into: one.image); lanes.apply(s, into: two.image)
-                    XCTAssertEqual(bytes(one.image), bytes(two.image), "\(label)\(smooth ? " smooth" : "")")
+                    XCTAssertEqual(bytes(one.image), bytes(two.image), label)
                 } else {
-                    let src = YUVBuffer(width: w, height: h), one = YUV16Buffer(width: w, height: h), two = YUV16Buffer(width: w, height: h)
-                    let s = src.image
+                    let src = YUVBuffer(width: w, height: h), s = src.image
                     for y in 0..<h { for x in 0..<w { s.y[x, y] = UInt8(smooth ? (20 + 3 * x + 2 * y + Int(next(3))) & 255 : Int(next(256))) } }
                     for y in 0..<s.u.height { for x in 0..<s.u.width { s.u[x, y] = UInt8(next(256)); s.v[x, y] = UInt8(next(256)) } }
-                    fast.apply(s, into: one.image); lanes.apply(s, into: two.image)
-                    XCTAssertEqual(samples(one.image), samples(two.image), "\(label)\(smooth ? " smooth" : "")")
+                    if conversion.target.bitDepth > 8 {
+                        let one = YUV16Buffer(width: w, height: h), two = YUV16Buffer(width: w, height: h)
+                        fast.apply(s, into: one.image); lanes.apply(s, into: two.image)
+                        XCTAssertEqual(samples(one.image), samples(two.image), label)
+                    } else {
+                        // 8-bit to 8-bit: also in place (Media converts such pictures where they lie).
+                        let one = YUVBuffer(width: w, height: h), two = YUVBuffer(width: w, height: h)
+                        let inPlace = YUVBuffer(width: w, height: h), again = YUVBuffer(width: w, height: h)
+                        fast.apply(s, into: one.image); lanes.apply(s, into: two.image)
+                        PlaneKernels.copy(s, into: inPlace.image); PlaneKernels.copy(s, into: again.image)
+                        fast.apply(inPlace.image, into: inPlace.image); lanes.apply(again.image, into: again.image)
+                        XCTAssertEqual(bytes(one.image), bytes(two.image), label)
+                        XCTAssertEqual(bytes(inPlace.image), bytes(one.image), "\(label) in place (AVX2)")
+                        XCTAssertEqual(bytes(again.image), bytes(one.image), "\(label) in place (lanes)")
+                    }
                 }
             }
         }

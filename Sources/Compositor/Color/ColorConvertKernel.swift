@@ -48,7 +48,7 @@ public final class ColorConvertKernel {
     private let avx2: UnsafeMutablePointer<clanes_chain>?
     /// Up to `batch` groups' chain inputs and outputs (`Slot`), between the passes of `run`.
     private let slots: UnsafeMutableRawPointer
-    static let batch = 8
+    public static let batch = 8
     /// Whether the chain through light runs in AVX2 (`.curves` conversions on such processors).
     public var usesAVX2: Bool { avx2 != nil }
 
@@ -170,13 +170,20 @@ public final class ColorConvertKernel {
     }
 
     /// One colour through the kernel's own arithmetic (its tables, Float): source samples to
-    /// target samples, not rounded. What the tests hold the lanes to.
+    /// target samples, not rounded. What the tests hold the lanes to. Like `apply`, it uses the
+    /// kernel's scratch: one call at a time.
     public func convert(y: Float, cb: Float, cr: Float) -> (Float, Float, Float) {
-        let slot = Slot(slots)
-        slot.setInputs(Lanes(repeating: y), Lanes(repeating: cb), Lanes(repeating: cr))
-        chain(1)
-        let (oy, ou, ov) = slot.outputs
+        let (oy, ou, ov) = chain([(Lanes(repeating: y), Lanes(repeating: cb), Lanes(repeating: cr))])[0]
         return (oy[0], ou[0], ov[0])
+    }
+
+    /// Up to `batch` groups' colours (source samples) through the chain as `run` runs them, in
+    /// one call: target samples, not rounded. For tests that compare the AVX2 chain and the lanes.
+    public func chain(_ groups: [(SIMD8<Float>, SIMD8<Float>, SIMD8<Float>)]) -> [(SIMD8<Float>, SIMD8<Float>, SIMD8<Float>)] {
+        precondition(groups.count <= Self.batch)
+        for (i, g) in groups.enumerated() { Slot(slots + i * Slot.size).setInputs(g.0, g.1, g.2) }
+        chain(groups.count)
+        return groups.indices.map { Slot(slots + $0 * Slot.size).outputs }
     }
 
     // MARK: the kernel
