@@ -264,6 +264,8 @@ public final class ColorConvertKernel {
         _ o0: UnsafeMutablePointer<Out>, _ o1: UnsafeMutablePointer<Out>, _ ou: UnsafeMutablePointer<Out>, _ ov: UnsafeMutablePointer<Out>,
         _ slot: Slot
     ) {
+        // The luma is loaded again (`prepare` read it moments ago: it is still in L1), cheaper
+        // than keeping four more vectors per group in the slot.
         let a0 = In.load(y0), a1 = In.load(y0 + 8), b0 = In.load(y1), b1 = In.load(y1 + 8)
         let mean = slot.inputs.0, (oy, ocb, ocr) = slot.outputs
         // G at the block's mean: between the two codes around it.
