@@ -63,7 +63,6 @@ public final class MovieWriter {
             c.pointee.framerate = frameRate.av
             c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
             c.pointee.thread_count = 0
-            if !hdr { c.pointee.threadBySlices() }
             if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
             c.pointee.gop_size = Int32(settings.gop)
             c.pointee.keyint_min = Int32(settings.gop)  // x264 clamps it to gop / 2 + 1
@@ -72,9 +71,10 @@ public final class MovieWriter {
             // players need not guess (an untagged SD picture would be taken as BT.601).
             c.pointee.tag(settings.signal)
         }, options: hdr ? MovieWriter.x265Options(settings)
-                        : ["crf": String(settings.crf), "preset": settings.preset, "sc_threshold": "0",
-                           // Frame side data SEI (Lockstep's provenance) goes into the stream.
-                           "udu_sei": "1"])
+                        : MovieWriter.x264Options(crf: settings.crf, preset: settings.preset).merging([
+                            "sc_threshold": "0",
+                            // Frame side data SEI (Lockstep's provenance) goes into the stream.
+                            "udu_sei": "1"]) { $1 })
         videoStream = try output.addStream(for: video)
         if hdr {
             // 'hvc1' (parameter sets in the sample description): what Apple's players take.
@@ -163,6 +163,27 @@ public final class MovieWriter {
 }
 
 extension MovieWriter {
+    /// libx264's options for every H.264 Lockstep writes: the same pictures give the same
+    /// bitstream whatever the process did before, on any number of frame threads.
+    ///
+    /// MB-tree is off (issue 27, and the flaky variants test after it): Debian 12's x264
+    /// (0.164.3095) lets its MB-tree lookahead read buffers it never wrote, so its output
+    /// depended on what the heap held. Shown with the ffmpeg CLI alone (bg.mp4 through `rosy`,
+    /// 90 frames, veryfast, CRF 18, one thread): with glibc's MALLOC_PERTURB_=1, or x264's
+    /// `memalign`s filled with 0xfe or 0xff by an LD_PRELOAD shim, the pictures changed from
+    /// the first frame; a bisection over the fills pointed at a fenc frame's lookahead costs;
+    /// with mbtree=0 every fill gave the same bytes, with slice or frame threads, and frame
+    /// threads gave the single thread's bytes. In a test process that had run other jobs
+    /// (freed x264 buffers full of its own -1 markers) one encode in 30-60 came out different.
+    /// The cost: about 20% more bits at the same CRF on karma.mp4 at 720p (SSIM 0.9888
+    /// against 0.9879 with MB-tree); x264 upstream changed these buffers after that release
+    /// (7628a569, "Fix memory overread in mbtree"), not checked here.
+    static func x264Options(crf: Int, preset: String) -> [String: String] {
+        ["crf": String(crf), "preset": preset, "mbtree": "0"]
+    }
+}
+
+extension MovieWriter {
     /// libx265's options: the x264 ones' equivalents (closed GOPs of `gop` frames, no scene-cut
     /// keyframes, the provenance SEI) and the HDR metadata in its SEI.
     static func x265Options(_ s: EncodeSettings) -> [String: String] {
@@ -210,15 +231,6 @@ extension MovieWriter {
 }
 
 extension AVCodecContext {
-    /// x264 threads within each frame (slices), never across frames (issue 27). With frame
-    /// threads (FFmpeg's default for libx264) the same pictures, pts and options now and then
-    /// gave another bitstream: in a test process that had run other jobs, one run in two or three
-    /// coded one macroblock differently from frame 21-26 on, while per-frame checksums of what
-    /// reached avcodec_send_frame were equal in both runs. Slice threads keep every frame's coding
-    /// independent of thread timing and of what memory held before; they cost 1.7% of size on
-    /// bg.mp4 (mono) at the same CRF.
-    mutating func threadBySlices() { thread_type = FF_THREAD_SLICE }
-
     /// The colour tags of pictures in `signal`.
     mutating func tag(_ signal: WorkingSignal) {
         switch signal {

@@ -42,7 +42,7 @@ public final class SourceMovieWriter {
         let globalHeader = output.needsGlobalHeader
         let name: String, format: AVPixelFormat, options: [String: String]
         switch codec {
-        case .h264: name = "libx264"; format = AV_PIX_FMT_YUV420P; options = ["crf": "16", "preset": "veryfast"]
+        case .h264: name = "libx264"; format = AV_PIX_FMT_YUV420P; options = MovieWriter.x264Options(crf: 16, preset: "veryfast")
         case .ffv1: name = "ffv1"; format = AV_PIX_FMT_YUV420P; options = [:]
         case .prores: name = "prores_ks"; format = AV_PIX_FMT_YUV422P10LE; options = ["profile": "3"]
         }
@@ -54,7 +54,6 @@ public final class SourceMovieWriter {
             c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
             c.pointee.tag(.sdr)  // drawn in the working signal, said so (BT.709, video range)
             c.pointee.flags |= AV_CODEC_FLAG_BITEXACT
-            if codec == .h264 { c.pointee.threadBySlices() }
             if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         }, options: options)
         videoStream = try output.addStream(for: video)

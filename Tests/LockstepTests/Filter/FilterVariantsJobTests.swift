@@ -37,13 +37,13 @@ class FilterVariantsTestCase: ScratchTestCase {
     /// `inProcess` runs `CompositeJob` here, else `lockstep filter` runs in a process of its own,
     /// as a user runs it.
     ///
-    /// Issue 27: with x264's frame threads, an in-process separate run in a test process that had
-    /// already run other suites now and then coded one macroblock differently from frame 21-26
-    /// on (pictures 1-2 levels off, growing to 20-28 through prediction), although checksums of
-    /// every picture handed to the encoder, with its pts and side data, were equal in both runs.
-    /// The encoders now use slice threads (`MovieWriter`); the default test compares both kinds
-    /// of separate run with each other and with the one pass, and the repeat harness does so
-    /// 50 times in one process.
+    /// Issue 27: an in-process separate run in a test process that had already run other suites
+    /// now and then coded one macroblock differently from frame 21-31 on (1-2 levels off, growing
+    /// to 20-39 through prediction), with every picture and pts handed to the encoder equal.
+    /// Slice threads made it rarer, not gone: x264's MB-tree read buffers it never wrote, so the
+    /// heap's leftovers decided (`MovieWriter.x264Options`, which turns MB-tree off). The default
+    /// test compares both kinds of separate run with each other and with the one pass, and the
+    /// repeat harness does so 50 times in one process.
     func separateRuns(input: String, specs: [FilterChainSpec], expectedFrames: Int64, inProcess: Bool = false,
                       run: Int = 0) throws -> [[UInt8]] {
         try specs.enumerated().map { i, spec in
@@ -80,8 +80,8 @@ class FilterVariantsTestCase: ScratchTestCase {
     }
 
     /// One pass of every chain, whose decoded pictures must equal the separate runs' byte for
-    /// byte: the same pictures into the same encoder with the same settings (slice-threaded x264
-    /// is repeatable), so the bound is 0. A difference names the first frame, plane and the
+    /// byte: the same pictures into the same encoder with the same settings (x264 without
+    /// MB-tree is repeatable, on any number of threads), so the bound is 0. A difference names the first frame, plane and the
     /// largest step, and keeps the one-pass files for a look.
     func checkOnePass(input: String, specs: [FilterChainSpec], separate: [[UInt8]], expectedFrames: Int64, samples: Int64,
                       canvas: (width: Int, height: Int), run: Int = 0) throws {
@@ -190,7 +190,7 @@ final class FilterVariantsJobTests: FilterVariantsTestCase {
 /// Issue 27's repeat harness: LOCKSTEP_REPEAT times (default 50) in one process, the separate
 /// runs made again in this process and the one-pass variants, each compared byte for byte with
 /// the CLI's separate runs made once. scripts/repeat-variants runs it alone and after other job
-/// suites in the same process (where frame-threaded x264 differed one time in two or three).
+/// suites in the same process (where x264 with MB-tree differed in one round of 10-30).
 final class FilterVariantsRepeatSlowTests: FilterVariantsTestCase {
     func testOnePassAndInProcessRunsMatchTheCLIEveryTime() throws {
         let runs = Int(ProcessInfo.processInfo.environment["LOCKSTEP_REPEAT"] ?? "") ?? 50
