@@ -4,7 +4,7 @@ import Lockstep
 
 /// The options of the video-snake effect, shared by `snake` and `composite --snake`.
 struct SnakeArguments: ParsableArguments {
-    @Option(help: ArgumentHelp("IMU trace: a trace store, a Gyroflow .gcsv or a .csv (t_ns,gx,gy,gz[,ax,ay,az]).", valueName: "TRACE"))
+    @Option(help: ArgumentHelp("IMU trace: a trace store, a Gyroflow .gcsv, a .csv (t_ns,gx,gy,gz[,ax,ay,az]), a flight log, or a camera file with GPMF or CAMM telemetry (snake: the movie's own, when not given).", valueName: "TRACE"))
     var imu: String?
 
     @Option(help: ArgumentHelp("Which trace of a store (needed when it holds several).", valueName: "ID"))
@@ -73,9 +73,15 @@ struct SnakeArguments: ParsableArguments {
 
     /// `video`: the movie whose clock the snake follows (the first input): only the part of the
     /// trace its length needs is read.
-    func options(video: String) throws -> SnakeOptions {
-        guard let imu else { throw ValidationError("--imu TRACE is needed for the snake effect.") }
-        let source = try TraceSource.open(path: imu, trace: trace)
+    /// `ownTrace`: with no --imu, the movie itself is the trace (a GoPro's GPMF, a phone's CAMM).
+    func options(video: String, ownTrace: Bool = false) throws -> SnakeOptions {
+        guard let imu = imu ?? (ownTrace ? video : nil) else { throw ValidationError("--imu TRACE is needed for the snake effect.") }
+        let source: TraceSource
+        do {
+            source = try TraceSource.open(path: imu, trace: trace)
+        } catch let e as MediaError where self.imu == nil && e.message.hasPrefix("has no GPMF or CAMM") {
+            throw JobError("\(video): no --imu TRACE given, and the movie has no gyro track of its own (GPMF or CAMM) to follow; give --imu TRACE (a trace store, a Gyroflow .gcsv, a .csv or a flight log).")
+        }
         let stored = try source.single()
         var profile = try calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) } ?? Calibration(name: "default")
         // No profile: a camera file's telemetry states its own axes (and is on the video's clock).
@@ -131,7 +137,6 @@ struct SnakeCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v, .mov or .mkv).", valueName: "OUT")) var output: String
 
     func validate() throws {
-        guard snake.imu != nil else { throw ValidationError("--imu TRACE is needed: the effect follows the device's motion.") }
         // The same rules as composite's, from the library: crf, preset, the input, the output.
         do {
             var options = CompositeOptions(inputs: [input], output: output, blend: .single)
@@ -148,7 +153,7 @@ struct SnakeCommand: ParsableCommand {
 
     func run() throws {
         var options = CompositeOptions(inputs: [input], output: output, blend: .single)
-        let (snakeOptions, note) = try SnakeFollowPicture.apply(try snake.options(video: input), movie: input, follow: follow)
+        let (snakeOptions, note) = try SnakeFollowPicture.apply(try snake.options(video: input, ownTrace: true), movie: input, follow: follow)
         options.snake = snakeOptions
         if let note { FileHandle.standardError.write(Data((note + "\n").utf8)) }
         options.filter = try filters.schedule()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TestSupport
 import XCTest
 @testable import LockstepCLI
 
@@ -13,7 +14,8 @@ final class SnakeCommandTests: XCTestCase {
     }
 
     func testValidationSaysWhatIsMissingOrWrong() {
-        XCTAssertEqual(message(SnakeCommand.self, [pan, "-o", "/tmp/s.mp4"]), "--imu TRACE is needed: the effect follows the device's motion.")
+        // No --imu: the movie's own telemetry is the trace, known only when it is read (below).
+        XCTAssertEqual(message(SnakeCommand.self, [pan, "-o", "/tmp/s.mp4"]), "accepted")
         XCTAssertEqual(message(SnakeCommand.self, [pan, "--imu", "/nope.csv", "-o", "/tmp/s.mp4"]), "/nope.csv: no such file.")
         XCTAssertEqual(message(SnakeCommand.self, [pan, "--imu", trace, "--trail-scale", "1.5", "-o", "/tmp/s.mp4"]),
                        "--trail-scale must be above 0 and at most 1; got 1.5.")
@@ -26,6 +28,29 @@ final class SnakeCommandTests: XCTestCase {
                            "--focal-length must be a positive number of pixels, at most 1000000.")
         }
         XCTAssertEqual(message(SnakeCommand.self, [pan, "--imu", trace, "-o", "/tmp/s.mp4"]), "accepted")
+    }
+
+    /// With no --imu the snake follows the movie's own gyro: a GoPro's GPMF gives the bytes
+    /// `--imu` naming the same file gives; a movie without telemetry is one line, exit 1, no file.
+    func testWithoutImuTheMoviesOwnTelemetryIsTheTrace() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("snake-own-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let none = dir.appendingPathComponent("none.mp4").path
+        let r = try CommandLineTests.lockstep(["snake", pan, "-o", none])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertEqual(r.stderr, "Error: \(pan): no --imu TRACE given, and the movie has no gyro track of its own (GPMF or CAMM) to follow; give --imu TRACE (a trace store, a Gyroflow .gcsv, a .csv or a flight log).\n")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "nothing left under the output's name")
+
+        let karma = Repository.shared("karma.mp4")
+        guard FileManager.default.fileExists(atPath: karma) else { return XCTFail("karma.mp4 is not beside the checkout (../shared/media/karma.mp4)") }
+        let own = dir.appendingPathComponent("own.mp4").path, named = dir.appendingPathComponent("named.mp4").path
+        let a = try CommandLineTests.lockstep(["snake", karma, "-o", own])
+        XCTAssertEqual(a.status, 0, a.stderr)
+        XCTAssertTrue(a.stdout.contains("frames paired"), a.stdout)
+        let b = try CommandLineTests.lockstep(["snake", karma, "--imu", karma, "-o", named])
+        XCTAssertEqual(b.status, 0, b.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: own)), try Data(contentsOf: URL(fileURLWithPath: named)))
     }
 
     func testSnakeAndCalibrateRunEndToEnd() throws {
