@@ -173,8 +173,9 @@ extension MovieWriter {
     /// `memalign`s filled with 0xfe or 0xff by an LD_PRELOAD shim, the pictures changed from
     /// the first frame; a bisection over the fills pointed at a fenc frame's lookahead costs;
     /// with mbtree=0 every fill gave the same bytes, with slice or frame threads, and frame
-    /// threads gave the single thread's bytes. In a test process that had run other jobs
-    /// (freed x264 buffers full of its own -1 markers) one encode in 30-60 came out different.
+    /// threads gave the single thread's bytes. In a test process that had run other jobs, whose
+    /// freed buffers x264 got back, the repeat harness (60 rounds) saw 3-10 bitstreams per chain
+    /// among about 125 encodes of the same pictures, and 2-5 rounds failing; with mbtree=0, one.
     /// The cost: about 20% more bits at the same CRF on karma.mp4 at 720p (SSIM 0.9888
     /// against 0.9879 with MB-tree); x264 upstream changed these buffers after that release
     /// (7628a569, "Fix memory overread in mbtree"), not checked here.
