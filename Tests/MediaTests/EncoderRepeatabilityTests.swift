@@ -40,9 +40,10 @@ final class EncoderRepeatabilityTests: MediaTestCase {
     func testTheSameFramesGiveTheSameBytesWhateverTheHeapHeld() throws {
         let plain = try encodeBackground(to: "plain.mp4")
         // Every allocation from here on filled with 0xfe (the perturb byte 1, inverted), every
-        // freed block with 0x01; under the sanitizers (their own allocator) this does nothing.
+        // freed block with 0x01. A sanitizer's allocator refuses (mallopt returns 0): the plain
+        // run is where this is checked.
         let mallopt = try XCTUnwrap(Self.mallopt, "glibc's mallopt")
-        XCTAssertEqual(mallopt(Self.perturb, 1), 1)
+        try XCTSkipUnless(mallopt(Self.perturb, 1) == 1, "this process's allocator ignores M_PERTURB (a sanitizer's); the plain run checks this")
         defer { _ = mallopt(Self.perturb, 0) }
         let perturbed = try encodeBackground(to: "perturbed.mp4")
         XCTAssertEqual(plain.count, perturbed.count, "file sizes")
