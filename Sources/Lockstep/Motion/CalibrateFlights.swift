@@ -28,8 +28,9 @@ public enum CalibrateFlights {
     }
 
     /// The part after decoding: pure, given the picture's motion.
-    public static func calibrate(_ request: CalibrateRequest, motion: FrameMotionSeries, flights: [Flight]) throws
+    public static func calibrate(_ request: CalibrateRequest, motion whole: FrameMotionSeries, flights: [Flight]) throws
         -> (result: CalibrationResult, chosen: Int64) {
+        let motion = whole.centredOnBlocks()
         precondition(!flights.isEmpty)
         let ranked = FlightChoice.rank(shifts: motion.shifts, traces: flights.map(\.readings), bias: request.base.gyroBias)
         var best: (result: CalibrationResult, index: Int)?

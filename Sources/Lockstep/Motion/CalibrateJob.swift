@@ -83,7 +83,8 @@ public enum CalibrateJob {
     public static let plausibleFOV = 20.0...170.0
 
     /// The part after decoding: pure, given the picture's motion (and `request.records`).
-    public static func calibrate(_ request: CalibrateRequest, motion: FrameMotionSeries) throws -> CalibrationResult {
+    public static func calibrate(_ request: CalibrateRequest, motion whole: FrameMotionSeries) throws -> CalibrationResult {
+        let motion = whole.centredOnBlocks()
         let records = request.records ?? VideoMotionRecords()
         var result: CalibrationResult
         if records.stabilised && records.hasImageOrientation {

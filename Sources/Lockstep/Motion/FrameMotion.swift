@@ -23,6 +23,18 @@ public struct FrameMotionSeries: Sendable {
     public init(displaySize: Size, frameTimes: [Int64], shifts: [VideoShift], peaks: [Double] = [], blocks: BlockFlow? = nil) {
         self.displaySize = displaySize; self.frameTimes = frameTimes; self.shifts = shifts; self.peaks = peaks; self.blocks = blocks
     }
+
+    /// The same series with each shift taken at the picture's centre from the blocks
+    /// (`CentreShift`) where they fit, the whole picture's where they do not: what calibrate
+    /// matches the gyro against (CentreShift says why). Without blocks, the series unchanged.
+    public func centredOnBlocks() -> FrameMotionSeries {
+        guard let flow = blocks, flow.intervals == shifts.count else { return self }
+        var out = self
+        for i in shifts.indices {
+            if let c = CentreShift.fit(flow, interval: i) { out.shifts[i].dx = c.dx; out.shifts[i].dy = c.dy }
+        }
+        return out
+    }
 }
 
 /// Where the blocks sit in the wide picture: a grid of `side` x `side` squares over it, their

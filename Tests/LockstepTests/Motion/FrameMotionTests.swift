@@ -164,4 +164,25 @@ final class FrameMotionTests: ScratchTestCase {
             XCTAssertEqual(t.dx, -1.5, accuracy: 0.1); XCTAssertEqual(t.dy, 3, accuracy: 0.1)
         }
     }
+
+    /// Calibrate's series: each shift from the blocks where they fit (a shift and a turn about
+    /// the centre), the whole picture's where too few blocks matched; times and rolls kept.
+    func testTheCentredSeriesTakesTheBlocksWhereTheyFit() {
+        let xs: [Double] = [-200, 0, 200, -200, 0, 200, -200, 0, 200], ys: [Double] = [-120, -120, -120, 0, 0, 0, 120, 120, 120]
+        var flow = BlockFlow(centreX: xs, centreY: ys, width: 640)
+        // Interval 0: 2 px right, 1 px up, turned 0.01 rad; interval 1: nothing matched.
+        flow.append(dx: xs.indices.map { Float(2 - 0.01 * ys[$0]) }, dy: xs.indices.map { Float(-1 + 0.01 * xs[$0]) },
+                    weight: [Float](repeating: 0.9, count: 9))
+        flow.append(dx: [Float](repeating: 0, count: 9), dy: [Float](repeating: 0, count: 9), weight: [Float](repeating: 0.01, count: 9))
+        let whole = FrameMotionSeries(displaySize: Size(width: 640, height: 480), frameTimes: [0, 33, 66],
+                                      shifts: [VideoShift(from: 0, to: 33, dx: 9, dy: 9, roll: -0.01), VideoShift(from: 33, to: 66, dx: 9, dy: 9, roll: 0)],
+                                      peaks: [0.5, 0.5], blocks: flow)
+        let c = whole.centredOnBlocks()
+        XCTAssertEqual(c.shifts[0].dx, 2, accuracy: 1e-4); XCTAssertEqual(c.shifts[0].dy, -1, accuracy: 1e-4)
+        XCTAssertEqual(c.shifts[1], whole.shifts[1])
+        XCTAssertEqual(c.shifts[0].roll, -0.01); XCTAssertEqual(c.frameTimes, whole.frameTimes)
+        // Without blocks there is nothing to centre on.
+        var bare = whole; bare.blocks = nil
+        XCTAssertEqual(bare.centredOnBlocks().shifts, whole.shifts)
+    }
 }
