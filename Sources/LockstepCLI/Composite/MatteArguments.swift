@@ -1,5 +1,4 @@
 import ArgumentParser
-import Compositor
 import Lockstep
 
 extension MatteMode: ExpressibleByArgument {}

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Lockstep
-import Media
 
 /// The output movie and how it is encoded: the block every command that writes one H.264/AAC
 /// movie from its inputs shares (concat, reverse), with the checks that go with it.

@@ -1,9 +1,6 @@
 import ArgumentParser
+import Foundation
 import Lockstep
-import Dispatch
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `lockstep kernels`: milliseconds per frame of each blend kernel and of the snake renderer, on
 /// one core, next to a plain copy of a frame (the memory floor of any blend), for scripts/bench
