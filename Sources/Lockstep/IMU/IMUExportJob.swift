@@ -40,6 +40,11 @@ public enum IMUExportJob {
 
 /// Draws a trace's three angular rates as SVG, gaps shaded.
 public enum IMUPlotJob {
+    /// `lockstep imu plot`: the trace opened here (`trace` of a store or log), drawn to `output`.
+    public static func run(path: String, trace: Int64?, output: String, cancellation: CancellationToken = CancellationToken()) throws {
+        try run(source: try TraceSource.open(path: path, trace: trace), output: output, cancellation: cancellation)
+    }
+
     public static func run(source: TraceSource, output: String, cancellation: CancellationToken = CancellationToken()) throws {
         do { try OutputPath.checkPlace(output, inputs: [source.path]) } catch let e as JobError { throw IMUJobError(e.description) }
         let t = try source.single()

@@ -64,6 +64,14 @@ public enum IMUInfoJob {
         try source.traces().map { IMUTraceReport($0, try source.statistics($0.id)) }
     }
 
+    /// `lockstep imu info`: the file opened here (a store, a log, a camera file), its warnings
+    /// to `warn` as they come, one report per trace (only `trace` when given).
+    public static func reports(path: String, trace: Int64?, warn: (String) -> Void) throws -> [IMUTraceReport] {
+        let source = try TraceSource.open(path: path, trace: trace)
+        for w in source.warnings { warn(w) }
+        return try reports(source)
+    }
+
     /// The reports as one JSON document (snake_case keys, sorted).
     public static func json(_ reports: [IMUTraceReport]) throws -> String {
         let enc = JSONEncoder()

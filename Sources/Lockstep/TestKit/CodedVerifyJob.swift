@@ -7,6 +7,13 @@ import Verify
 /// `lockstep verify --coded`: decodes a movie once, reads the frame code from every picture and
 /// the audio code from the sound (mixed to mono), and hands the numbers to `CodedAnalysis`.
 public enum CodedVerifyJob {
+    /// The report as JUnit XML and as HTML, each where asked, through `OutputPath` (its errors
+    /// name the file).
+    public static func write(_ report: CodedReport, junit: String?, html: String?) throws {
+        if let junit { try OutputPath.write(Data(report.junit().utf8), to: junit) }
+        if let html { try OutputPath.write(Data(report.html().utf8), to: html) }
+    }
+
     public static func run(_ path: String, input: Int? = nil) throws -> CodedReport {
         try CodedAnalysis.run(try scan(path, input: input))
     }

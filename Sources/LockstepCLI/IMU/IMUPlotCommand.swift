@@ -20,7 +20,7 @@ struct IMUPlotCommand: ParsableCommand {
         do {
             let token = CancellationToken()
             try withCancellation(grace: 5, { token.cancel() }) {
-                try IMUPlotJob.run(source: try TraceSource.open(path: path, trace: trace), output: output, cancellation: token)
+                try IMUPlotJob.run(path: path, trace: trace, output: output, cancellation: token)
             }
         } catch let e as JobError where e == .cancelled {
             throw cancelledExit()

@@ -39,9 +39,9 @@ struct CalibrateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let name = URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent
-        var base = try calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) } ?? Calibration(name: name)
-        base.name = name
+        var files = CalibrateFiles(video: video, imu: imu, output: output)
+        files.trace = trace; files.calibration = calibration
+        files.axisMapping = axisMapping; files.focalLength = focalLength; files.searchMs = searchMs; files.force = force
         // A stop signal raises the token: decoding stops at the next picture (or a blocked open
         // returns), nothing is saved, exit 128 + the signal. The profile is only ever written
         // after the job, by an atomic rename, so no partial profile can carry -o's name.
@@ -53,37 +53,7 @@ struct CalibrateCommand: ParsableCommand {
             // leaves nothing behind. Its own words: that the job did not stop by itself is
             // worth knowing (and is how the tests tell this path from the token's).
             r = try withCancellation(grace: 3, stuck: "cancelled (the job did not stop within 3 s of the signal)", { token.cancel() }) {
-                let source = try TraceSource.open(path: imu, trace: trace)
-                for w in source.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
-                let traces = try source.traces()
-                if traces.count > 1 {
-                    // Several flights (a blackbox file) or traces (a store) and no --trace: the clip's motion picks one.
-                    var flights: [CalibrateFlights.Flight] = []
-                    for t in traces {
-                        var readings: [IMUReading] = []
-                        try source.forEachBatch(t.id) { readings += $0 }
-                        if readings.count >= 2 { flights.append(.init(id: t.id, info: t.info, readings: readings)) }
-                    }
-                    var request = CalibrateRequest(video: video, readings: [], base: base, baseIsProfile: calibration != nil,
-                                                   axisMapping: axisMapping.map { .orientation($0) }, focalLength: focalLength, searchMs: searchMs)
-                    request.force = force
-                    let r = try CalibrateFlights.run(request, flights: flights, cancellation: token).result
-                    if token.isCancelled { throw JobError.cancelled }
-                    try OutputPath.write(try r.profile.encoded(), to: output)
-                    return r
-                }
-                let info = try source.single().info
-                var request = CalibrateRequest(
-                    video: video, readings: try source.readings(), base: base, baseIsProfile: calibration != nil,
-                    axisMapping: axisMapping.map { .orientation($0) },
-                    traceOrientation: CalibrateRequest.statedOrientation(info), traceAxisMapping: CalibrateRequest.statedAxisMapping(info),
-                    focalLength: focalLength, searchMs: searchMs)
-                request.force = force
-                let r = try CalibrateJob.run(request, cancellation: token)
-                if token.isCancelled { throw JobError.cancelled }
-                // Through the output path every command writes by: a temporary beside it, renamed.
-                try OutputPath.write(try r.profile.encoded(), to: output)
-                return r
+                try CalibrateJob.run(files, warn: { FileHandle.standardError.write(Data("warning: \($0)\n".utf8)) }, cancellation: token)
             }
         } catch let error as JobError where error == .cancelled {
             throw cancelledExit()

@@ -65,55 +65,21 @@ struct SnakeArguments: ParsableArguments {
         }
     }
 
-    static let maximumRate = 1000.0
-
-    /// Seconds of trace kept on either side of the clip: the motion window is half a frame,
-    /// the accelerometer's attitude filter settles in about a second.
-    static let traceMargin = 5.0
-
-    /// `video`: the movie whose clock the snake follows (the first input): only the part of the
-    /// trace its length needs is read.
+    /// `video`: the movie whose clock the snake follows (the first input).
     /// `ownTrace`: with no --imu, the movie itself is the trace (a GoPro's GPMF, a phone's CAMM).
     func options(video: String, ownTrace: Bool = false) throws -> SnakeOptions {
-        guard let imu = imu ?? (ownTrace ? video : nil) else { throw ValidationError("--imu TRACE is needed for the snake effect.") }
-        let source: TraceSource
+        guard imu != nil || ownTrace else { throw ValidationError("--imu TRACE is needed for the snake effect.") }
+        var files = SnakeFiles(video: video, imu: imu)
+        files.trace = trace; files.calibration = calibration; files.offsetMs = offsetMs
+        files.drive = drive; files.gyroGain = gyroGain
+        files.parameters.trailScale = trailScale; files.parameters.frontScale = frontScale
+        files.parameters.damping = damping; files.parameters.shiftGain = shiftGain; files.parameters.mirror = mirror
+        files.reportPath = report
         do {
-            source = try TraceSource.open(path: imu, trace: trace)
-        } catch let e as MediaError where self.imu == nil && e.message.hasPrefix("has no GPMF or CAMM") {
-            throw JobError("\(video): no --imu TRACE given, and the movie has no gyro track of its own (GPMF or CAMM) to follow; give --imu TRACE (a trace store, a Gyroflow .gcsv, a .csv or a flight log).")
+            return try SnakeOptions.load(files)
+        } catch let e as SnakeDriveError {
+            throw ValidationError(e.description)
         }
-        let stored = try source.single()
-        var profile = try calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) } ?? Calibration(name: "default")
-        // No profile: a camera file's telemetry states its own axes (and is on the video's clock).
-        if calibration == nil, let m = CalibrateRequest.statedAxisMapping(stored.info) { profile.axisMapping = m }
-        if let offsetMs { profile.timeOffsetMs = offsetMs }
-        if drive == .accel && !stored.hasAccel {
-            throw ValidationError("--drive accel: \(imu) has no accelerometer readings; use --drive gyro.")
-        }
-        let movie = try? MovieReader(path: video, audio: false)
-        let window = SnakeOptions.traceWindow(videoDuration: movie.flatMap { $0.video.duration ?? $0.containerDuration },
-                                              clock: profile.clock, margin: Self.traceMargin)
-        var readings = try source.readings(within: window)
-        // Nothing near the clip (a trace on another clock): its first and last readings tell the
-        // snake where it is, for the warning that says so.
-        if readings.count < 2, window != nil, let ends = try source.ends() { readings = [ends.first, ends.last] }
-        // An empty trace, a header, one row: no motion to follow (it rendered a still trail, exit 0).
-        guard readings.count >= 2 else {
-            throw JobError("\(imu): the trace has \(readings.isEmpty ? "no readings" : "one reading"); the snake follows the motion between readings.")
-        }
-        // The gyro drive needs no attitude filter: the accelerometer's readings are left out.
-        if drive == .gyro { readings = readings.map { IMUReading(t: $0.t, gyro: $0.gyro) } }
-        // Gyros top out near 35 rad/s (2000 degrees/s); 1e308 rad/s crashed the renderer.
-        if let bad = readings.first(where: { r in !((r.gyro * r.gyro).sum() <= Self.maximumRate * Self.maximumRate) }) {
-            throw JobError("\(imu): a gyro reading at \(String(format: "%.3f", Double(bad.t) / 1e9)) s is beyond 1000 rad/s; not a trace of a camera's motion.")
-        }
-        var o = SnakeOptions(readings: readings, calibration: profile)
-        o.drive = drive
-        o.gyroGain = gyroGain
-        o.parameters.trailScale = trailScale; o.parameters.frontScale = frontScale
-        o.parameters.damping = damping; o.parameters.shiftGain = shiftGain; o.parameters.mirror = mirror
-        o.reportPath = report
-        return o
     }
 }
 

@@ -96,8 +96,7 @@ extension VerifyCommand {
         // Through the output path every command writes by; its errors name the file (Foundation's
         // said "The operation could not be completed. (Permission denied)" and no name).
         do {
-            if let junit { try OutputPath.write(Data(report.junit().utf8), to: junit) }
-            if let path = self.report { try OutputPath.write(Data(report.html().utf8), to: path) }
+            try CodedVerifyJob.write(report, junit: junit, html: self.report)
         } catch {
             FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
             throw ExitCode(1)

@@ -1,0 +1,65 @@
+import Foundation
+import Motion
+import MotionIO
+
+/// `lockstep calibrate` as the user gives it: files and options, nothing opened yet.
+public struct CalibrateFiles: Sendable {
+    public var video: String
+    /// A trace store, a Gyroflow .gcsv, a .csv, a flight log or a camera file.
+    public var imu: String
+    /// Which trace of a store or log; nil: the only one, or the one the clip's motion picks.
+    public var trace: Int64?
+    /// A starting profile: its axis mapping and focal length are taken as given.
+    public var calibration: String?
+    /// Where the profile goes (its name is the profile's name).
+    public var output: String
+    public var axisMapping: String?
+    public var focalLength: Double?
+    public var searchMs: Double?
+    public var force = false
+
+    public init(video: String, imu: String, output: String) {
+        self.video = video; self.imu = imu; self.output = output
+    }
+}
+
+extension CalibrateJob {
+    /// Loads the starting profile, opens the trace (its warnings go to `warn` as they come),
+    /// calibrates (a file with several traces or flights and no `trace`: the clip's motion picks
+    /// one, `CalibrateFlights`) and writes the profile through `OutputPath` (a temporary beside
+    /// it, renamed: no partial profile ever carries the output's name). `cancellation`: raised
+    /// by a stop signal; the job then throws `JobError.cancelled` and writes nothing.
+    public static func run(_ files: CalibrateFiles, warn: (String) -> Void, cancellation: CancellationToken) throws -> CalibrationResult {
+        let name = URL(fileURLWithPath: files.output).deletingPathExtension().lastPathComponent
+        var base = try files.calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) } ?? Calibration(name: name)
+        base.name = name
+        let source = try TraceSource.open(path: files.imu, trace: files.trace)
+        for w in source.warnings { warn(w) }
+        func request(readings: [IMUReading], info: TraceInfo?) -> CalibrateRequest {
+            var r = CalibrateRequest(
+                video: files.video, readings: readings, base: base, baseIsProfile: files.calibration != nil,
+                axisMapping: files.axisMapping.map { .orientation($0) },
+                traceOrientation: info.flatMap(CalibrateRequest.statedOrientation), traceAxisMapping: info.flatMap(CalibrateRequest.statedAxisMapping),
+                focalLength: files.focalLength, searchMs: files.searchMs)
+            r.force = files.force
+            return r
+        }
+        let traces = try source.traces()
+        let result: CalibrationResult
+        if traces.count > 1 {
+            var flights: [CalibrateFlights.Flight] = []
+            for t in traces {
+                var readings: [IMUReading] = []
+                try source.forEachBatch(t.id) { readings += $0 }
+                if readings.count >= 2 { flights.append(.init(id: t.id, info: t.info, readings: readings)) }
+            }
+            result = try CalibrateFlights.run(request(readings: [], info: nil), flights: flights, cancellation: cancellation).result
+        } else {
+            let info = try source.single().info
+            result = try run(request(readings: try source.readings(), info: info), cancellation: cancellation)
+        }
+        if cancellation.isCancelled { throw JobError.cancelled }
+        try OutputPath.write(try result.profile.encoded(), to: files.output)
+        return result
+    }
+}
