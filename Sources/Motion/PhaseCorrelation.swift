@@ -5,6 +5,10 @@ import RealModule
 /// power-of-two square first (motion of the whole frame is what calibration needs), with a Hann
 /// window so the edges do not dominate. The peak is found to a fraction of a sample as
 /// `PhaseCorrelationPeak` says (a Gaussian-weighted spectrum, a Gaussian fit).
+///
+/// The product measures with Lockstep's FFTW correlator (calibrate's `FrameMotionExtractor`, the
+/// snake report's `PictureShiftMeter`); this plain version, in doubles, is the reference the
+/// tests hold those to (FrameMotionTests, PictureShiftMeterTests).
 public struct PhaseCorrelator {
     public let size: Int
     private let window: [Double]

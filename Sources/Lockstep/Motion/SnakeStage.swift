@@ -81,8 +81,8 @@ final class SnakeStage {
     var firstFrameTime: Int64?
     private var lastVideoTime: Int64 = 0
     private let focal: Double?
-    private var correlator = PhaseCorrelator(size: 128)
-    private var luma: [UInt8]
+    /// With a report: the picture's own shift per frame.
+    private let shiftMeter: PictureShiftMeter?
     private var agreement = (dot: 0.0, pp: 0.0, oo: 0.0)
     private var shifts: [VideoShift] = []
     private var lastTime: Int64?
@@ -106,7 +106,7 @@ final class SnakeStage {
         sampler = MotionSampler(options.readings, calibration: options.calibration)
         if sampler == nil { summary.warnings.append("the trace has fewer than two readings") }
         focal = options.calibration.focalLength(forWidth: canvas.width)
-        luma = options.reportPath != nil ? [UInt8](repeating: 0, count: canvas.width * canvas.height) : []
+        shiftMeter = options.reportPath != nil ? PictureShiftMeter() : nil
         if options.reportPath != nil {
             report.append("frame,frame_time_s,motion_time_s,distance_ms,paired,video_dx,video_dy,gyro_dx,gyro_dy,imu_time_s")
         }
@@ -211,11 +211,9 @@ final class SnakeStage {
     }
 
     private func record(_ frame: Frame, index: Int64, time: Int64, sample: MotionSample?) {
-        frame.withImage { image in
-            for y in 0..<image.height { luma.withUnsafeMutableBufferPointer { ($0.baseAddress! + y * image.width).update(from: image.y.row(y), count: image.width) } }
+        let shift = shiftMeter.flatMap { meter in
+            frame.withImage { image in meter.next(width: image.width, height: image.height) { UnsafePointer(image.y.row($0)) } }
         }
-        let (down, k) = PhaseCorrelator.downscale(luma, width: frame.width, height: frame.height, size: correlator.size)
-        let shift = correlator.next(down).map { (dx: $0.dx * Double(k), dy: $0.dy * Double(k)) }
         var gyro: (dx: Double, dy: Double)?
         if let sample, let focal {
             // The picture moves over the time since the previous frame (variable with VFR).
