@@ -42,12 +42,3 @@ final class DecodedTraceBatches: TraceBatches {
         return Array(trace.readings[position..<end])
     }
 }
-
-extension CalibrateRequest {
-    /// The axis mapping a camera file's telemetry states in Lockstep's own axes (GoPro's ORIN or
-    /// its documented per-model order), kept by `EmbeddedTrace.info` as metadata["axisMapping"].
-    public static func statedAxisMapping(_ info: TraceInfo) -> AxisMapping? {
-        guard info.clock == "video", let s = info.metadata["axisMapping"], AxisMapping.isValidOrientation(s) else { return nil }
-        return .orientation(s)
-    }
-}

@@ -39,7 +39,7 @@ extension CalibrateJob {
             var r = CalibrateRequest(
                 video: files.video, readings: readings, base: base, baseIsProfile: files.calibration != nil,
                 axisMapping: files.axisMapping.map { .orientation($0) },
-                traceOrientation: info.flatMap(CalibrateRequest.statedOrientation), traceAxisMapping: info.flatMap(CalibrateRequest.statedAxisMapping),
+                traceOrientation: info.flatMap(CalibrateRequest.statedOrientation), traceAxisMapping: info?.cameraAxisMapping,
                 focalLength: files.focalLength, searchMs: files.searchMs)
             r.force = files.force
             return r

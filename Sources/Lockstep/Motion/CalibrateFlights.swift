@@ -39,7 +39,7 @@ public enum CalibrateFlights {
             var one = request
             one.readings = flights[r.index].readings
             one.traceOrientation = CalibrateRequest.statedOrientation(flights[r.index].info)
-            one.traceAxisMapping = CalibrateRequest.statedAxisMapping(flights[r.index].info)
+            one.traceAxisMapping = flights[r.index].info.cameraAxisMapping
             do {
                 let result = try CalibrateJob.calibrate(one, motion: motion)
                 if best == nil || result.sync.confidence > best!.result.sync.confidence { best = (result, r.index) }

@@ -42,12 +42,13 @@ public struct EmbeddedTrace: Sendable {
     /// What `imu info`/`imu import` show and store about the trace.
     public var info: TraceInfo {
         var meta: [String: String] = ["source": source.rawValue, "axisMappingSource": axisMappingSource]
-        if case .orientation(let s)? = axisMapping { meta["axisMapping"] = s }
         if let a = accelRateHz { meta["accelRateHz"] = String(a) }
         // `orientation` stays nil: TraceInfo's orientation is Gyroflow's string, and the mapping
-        // here is Lockstep's (camera x right, y down, z forward), kept in metadata["axisMapping"].
-        return TraceInfo(deviceName: cameraModel ?? source.rawValue, sourceURI: path, clock: "video",
-                         rateHz: gyroRateHz, metadata: meta)
+        // here is Lockstep's (camera x right, y down, z forward): `cameraAxisMapping`.
+        var info = TraceInfo(deviceName: cameraModel ?? source.rawValue, sourceURI: path, clock: "video",
+                             rateHz: gyroRateHz, metadata: meta)
+        info.cameraAxisMapping = axisMapping
+        return info
     }
 }
 

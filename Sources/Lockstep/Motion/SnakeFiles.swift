@@ -50,7 +50,7 @@ extension SnakeOptions {
         let stored = try source.single()
         var profile = try files.calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) } ?? Calibration(name: "default")
         // No profile: a camera file's telemetry states its own axes (and is on the video's clock).
-        if files.calibration == nil, let m = CalibrateRequest.statedAxisMapping(stored.info) { profile.axisMapping = m }
+        if files.calibration == nil, let m = stored.info.cameraAxisMapping { profile.axisMapping = m }
         if let offsetMs = files.offsetMs { profile.timeOffsetMs = offsetMs }
         if files.drive == .accel && !stored.hasAccel {
             throw SnakeDriveError(description: "--drive accel: \(imu) has no accelerometer readings; use --drive gyro.")
