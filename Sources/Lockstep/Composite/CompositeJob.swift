@@ -223,9 +223,13 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         lock.lock(); options = placed; aligner = nil; soundNotices = lines; lock.unlock()
     }
 
-    /// A snake segment whose pre-roll window the bracket did not close: the attempt is dropped
-    /// before any frame is written, and the job starts again with a longer window.
-    private struct LongerPreRoll: Error {}
+    /// How one attempt at the job ended: done, or (a snake segment whose pre-roll window the
+    /// bracket did not close) dropped before any frame was written, to start again with a
+    /// longer window.
+    private enum Attempt {
+        case done(CompositeResult)
+        case needsLongerPreRoll
+    }
 
     public func run() throws -> CompositeResult {
         if options.clocksFromSound { try placeBySound() }
@@ -233,26 +237,28 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         // (as far back as frame 0 if need be), which is always exact (`SnakeStage.startSegment`).
         for window in [16, 32, SnakeStage.longestBracketWindow, .max] as [Int64] {
             lock.lock(); failure = FailureBox(); lock.unlock()
-            do { return try run(preRollWindow: window) } catch is LongerPreRoll { continue }
+            if case .done(let result) = try run(preRollWindow: window) { return result }
         }
         fatalError("the last window is the taint's, which never asks for a longer one")
     }
 
-    private func run(preRollWindow: Int64) throws -> CompositeResult {
+    private func run(preRollWindow: Int64) throws -> Attempt {
         lock.lock(); let failure = self.failure; lock.unlock()
         try options.check()
         try OutputPath.check(options.output, inputs: options.readerPaths)
         try options.checkLoudnessInputs()
         let pending = try OutputPath(for: options.output)
         do {
-            return try run(preRollWindow: preRollWindow, failure: failure, pending: pending)
+            let attempt = try run(preRollWindow: preRollWindow, failure: failure, pending: pending)
+            if case .needsLongerPreRoll = attempt { pending.discard() }
+            return attempt
         } catch {
             pending.discard()
             throw pending.explain(error)
         }
     }
 
-    private func run(preRollWindow: Int64, failure: FailureBox, pending: OutputPath) throws -> CompositeResult {
+    private func run(preRollWindow: Int64, failure: FailureBox, pending: OutputPath) throws -> Attempt {
         let readers = try openReaders()
         for r in readers { r.deinterlace(options.deinterlace) }
         let first = readers[0]
@@ -411,9 +417,9 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                 if let snake {
                     // The video's clock is the first input's: its chosen frame's pts.
                     let pts = sync.chosenFrame(0).pts
-                    snake.apply(to: out, index: k, time: Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, 1_000_000_000)),
-                                written: !preRolling)
-                    if snake.needsLongerPreRoll { longerPreRoll = true; break loop }
+                    let outcome = snake.apply(to: out, index: k, time: Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, 1_000_000_000)),
+                                              written: !preRolling)
+                    if outcome == .needsLongerPreRoll { longerPreRoll = true; break loop }
                 }
                 if preRolling { continue loop }
                 var record = provenance(of: sync, header: k == 0 ? header(sync, readers: readers, frameRate: frameRate) : nil)
@@ -440,7 +446,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         while sync.drain() != nil {}
         if longerPreRoll {
             lock.lock(); let wasCancelled = cancelled; lock.unlock()
-            if !wasCancelled && failure.error == nil { throw LongerPreRoll() }
+            if !wasCancelled && failure.error == nil { return .needsLongerPreRoll }
         }
         if let error = failure.error { throw error }
         guard emitted > 0 else {
@@ -468,7 +474,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                                picturesDecoded: lanes.map(\.reader.picturesDecoded),
                                notices: notices + lateNotices)
         result.loudness = summary
-        return result
+        return .done(result)
     }
 
     /// The video's clock at each tick as the single pass sees it (what `SnakeStage` pairs

@@ -93,9 +93,14 @@ final class SnakeStage {
     private var bracketWindow: (frames: SnakeBracketWindow, truth: YUVBuffer, taintHolds: Bool)?
     /// The longest window the bracket keeps pictures for (64 canvases: 200 MB at 1080p).
     static let longestBracketWindow: Int64 = 64
-    /// Set at a segment's first frame when even the whole window does not close the bracket:
-    /// the job must start again with a longer window (`CompositeJob.run`).
-    private(set) var needsLongerPreRoll = false
+
+    /// What `apply` asks of the job after a frame.
+    enum Outcome: Equatable {
+        case rendered
+        /// A segment's first frame, and even the whole pre-roll window did not close the
+        /// bracket: the job must start again with a longer window (`CompositeJob.run`).
+        case needsLongerPreRoll
+    }
 
     init(options: SnakeOptions, canvas: Size, frameRate: Rational) {
         self.options = options
@@ -132,7 +137,7 @@ final class SnakeStage {
     /// Applies the effect to `frame` (the composited picture, in place); `time` is the frame's
     /// time on the video's clock (ns, its pts). A segment's pre-roll frame (`written` false)
     /// moves the trail but is not counted or reported: the output never shows it.
-    func apply(to frame: Frame, index: Int64, time: Int64, written: Bool = true) {
+    func apply(to frame: Frame, index: Int64, time: Int64, written: Bool = true) -> Outcome {
         if firstFrameTime == nil {
             firstFrameTime = time
             if let start = sampler?.times.first, start > window / 2 {
@@ -148,22 +153,23 @@ final class SnakeStage {
             if options.reportPath != nil { record(frame, index: index, time: v, sample: sample) }
         }
         let motion = snakeMotion(sample)
-        frame.withImage { image in
+        return frame.withImage { image -> Outcome in
             guard let (window, truth, taintHolds) = bracketWindow, Int(index) >= window.first else {
                 renderer.render(image, motion: motion, into: image)
-                return
+                return .rendered
             }
             window.store(Int(index), picture: image, motion: motion, trailBefore: renderer.trail)
             renderer.render(image, motion: motion, into: image)  // the trail's motion; pixels from an unknown start
-            guard Int(index) == window.last else { return }
+            guard Int(index) == window.last else { return .rendered }
             bracketWindow = nil
             if let d = window.shortestPreRoll(into: truth.image) {
                 summary.preRollFrames = min(Int64(d), summary.preRollFrames ?? .max)
                 renderer.restore(renderer.trail, previousOutput: truth.image)
                 PlaneKernels.copy(truth.image, into: image)
             } else if !taintHolds {
-                needsLongerPreRoll = true
+                return .needsLongerPreRoll
             }
+            return .rendered
         }
     }
 
@@ -181,7 +187,7 @@ final class SnakeStage {
     /// When the taint needs more than `window` frames (a trail that feeds itself for ever
     /// makes it go back to frame 0), only `window` frames are pre-rolled, and at frame `start`
     /// the bracket (`SnakeBracket`) finds among them the fewest that make it exact; if none
-    /// do, `needsLongerPreRoll` is set and the job starts again with a longer window.
+    /// do, `apply` answers `.needsLongerPreRoll` and the job starts again with a longer window.
     func startSegment(at start: Int64, videoTime: (Int64) -> Int64, window: Int64 = .max) -> Int64 {
         var trail = SnakeTrail()
         var before: [SnakeTrail] = [], shifts: [(dx: Double, dy: Double)] = [], times: [Int64] = []
