@@ -111,7 +111,7 @@ public enum StopSignals {
         case .exit(let status):
             // Before a job has started (a command still opening its inputs, e.g. blocked on a
             // FIFO): nothing was written; say so in the line every stopped job ends with.
-            sayCancelled()
+            FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
             OutputPath.discardAll()
             _exit(status)
         case .cancel(let sig):
@@ -155,6 +155,3 @@ public enum StopSignals {
     /// The signal that stopped the job, for the exit status (128 + signal).
     public static var first: Int32? { state.withLock { $0.policy.first } }
 }
-
-/// The line every stopped command ends with.
-public func sayCancelled() { FileHandle.standardError.write(Data("Error: cancelled\n".utf8)) }

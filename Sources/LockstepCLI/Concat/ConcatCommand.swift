@@ -85,13 +85,5 @@ func runJob<R>(quiet: Bool, progress: (@escaping @Sendable (Int64, Int64?) -> Vo
                cancel: @escaping @Sendable () -> Void, _ run: () throws -> R) throws -> R {
     let meter = ProgressMeter(enabled: !quiet && isatty(STDERR_FILENO) == 1)
     progress { meter.update(done: $0, total: $1) }
-    let result: R
-    do {
-        result = try withCancellation(cancel) { try run() }
-    } catch let error as JobError where error == .cancelled {
-        meter.finish()
-        throw cancelledExit()
-    }
-    meter.finish()
-    return result
+    return try withCancellation(finish: meter.finish, cancel) { try run() }
 }

@@ -24,13 +24,8 @@ struct IMUExportCommand: ParsableCommand {
 
     func run() throws {
         let token = CancellationToken()
-        let r: (trace: Int64, count: Int)
-        do {
-            r = try withCancellation(grace: 5, { token.cancel() }) {
-                try IMUExportJob.run(store: store, trace: trace, from: from, to: to, output: output, cancellation: token)
-            }
-        } catch let e as JobError where e == .cancelled {
-            throw cancelledExit()
+        let r = try withCancellation(grace: 5, { token.cancel() }) {
+            try IMUExportJob.run(store: store, trace: trace, from: from, to: to, output: output, cancellation: token)
         }
         FileHandle.standardError.write(Data("wrote \(r.count) samples of trace \(r.trace) to \(output)\n".utf8))
     }

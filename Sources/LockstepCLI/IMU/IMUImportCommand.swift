@@ -36,16 +36,11 @@ struct IMUImportCommand: ParsableCommand {
 
     func run() throws {
         let job = try IMUImportJob(file: file, format: format, store: output, busyTimeout: busyTimeout)
-        let result: IMUImportResult
-        do {
-            // A read blocked where no batch ends (a FIFO with no writer) is not waited for beyond
-            // five seconds: the temporary store goes and the process exits (SQLite rolls back an
-            // open transaction of a process that is gone).
-            result = try withCancellation(grace: 5, stuck: IMUImportJob.cancelled.description, { job.cancel() }) { try job.run() }
-        } catch let e as JobError where e == .cancelled {
-            FileHandle.standardError.write(Data("Error: \(IMUImportJob.cancelled)\n".utf8))
-            throw ExitCode(128 + (lastStopSignal() ?? SIGINT))
-        }
+        // A read blocked where no batch ends (a FIFO with no writer) is not waited for beyond
+        // five seconds: the temporary store goes and the process exits (SQLite rolls back an
+        // open transaction of a process that is gone).
+        let result = try withCancellation(grace: 5, stuck: IMUImportJob.cancelled.description, cancelledLine: IMUImportJob.cancelled.description,
+                                          { job.cancel() }) { try job.run() }
         for warning in result.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
         for t in result.traces { print(t.id) }
     }

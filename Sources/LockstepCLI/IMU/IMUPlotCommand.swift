@@ -17,13 +17,9 @@ struct IMUPlotCommand: ParsableCommand {
     }
 
     func run() throws {
-        do {
-            let token = CancellationToken()
-            try withCancellation(grace: 5, { token.cancel() }) {
-                try IMUPlotJob.run(path: path, trace: trace, output: output, cancellation: token)
-            }
-        } catch let e as JobError where e == .cancelled {
-            throw cancelledExit()
+        let token = CancellationToken()
+        try withCancellation(grace: 5, { token.cancel() }) {
+            try IMUPlotJob.run(path: path, trace: trace, output: output, cancellation: token)
         }
     }
 }

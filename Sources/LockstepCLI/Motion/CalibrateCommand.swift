@@ -46,17 +46,12 @@ struct CalibrateCommand: ParsableCommand {
         // returns), nothing is saved, exit 128 + the signal. The profile is only ever written
         // after the job, by an atomic rename, so no partial profile can carry -o's name.
         let token = CancellationToken()
-        let r: CalibrationResult
-        do {
-            // Reading a trace from a FIFO or a stalled mount blocks in read(), which no token
-            // reaches; nothing is written before the job ends, so ending the process then
-            // leaves nothing behind. Its own words: that the job did not stop by itself is
-            // worth knowing (and is how the tests tell this path from the token's).
-            r = try withCancellation(grace: 3, stuck: "cancelled (the job did not stop within 3 s of the signal)", { token.cancel() }) {
-                try CalibrateJob.run(files, warn: { FileHandle.standardError.write(Data("warning: \($0)\n".utf8)) }, cancellation: token)
-            }
-        } catch let error as JobError where error == .cancelled {
-            throw cancelledExit()
+        // Reading a trace from a FIFO or a stalled mount blocks in read(), which no token
+        // reaches; nothing is written before the job ends, so ending the process then
+        // leaves nothing behind. Its own words: that the job did not stop by itself is
+        // worth knowing (and is how the tests tell this path from the token's).
+        let r = try withCancellation(grace: 3, stuck: "cancelled (the job did not stop within 3 s of the signal)", { token.cancel() }) {
+            try CalibrateJob.run(files, warn: { FileHandle.standardError.write(Data("warning: \($0)\n".utf8)) }, cancellation: token)
         }
         for line in r.report { print(line) }
         print("wrote \(output)")

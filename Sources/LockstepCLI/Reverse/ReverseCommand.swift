@@ -52,14 +52,7 @@ struct ReverseCommand: ParsableCommand {
     func run() throws {
         let meter = ProgressMeter(enabled: !quiet && isatty(STDERR_FILENO) == 1)
         let job = ReverseJob(options: options) { meter.update(done: $0, total: $1) }
-        let result: ReverseResult
-        do {
-            result = try withCancellation({ job.cancel() }) { try job.run() }
-        } catch let error as JobError where error == .cancelled {
-            meter.finish()
-            throw cancelledExit()
-        }
-        meter.finish()
+        let result = try withCancellation(finish: meter.finish, { job.cancel() }) { try job.run() }
         let seconds = Double(result.audioSamples ?? 0) / 48_000
         let audioNote = result.audioSamples != nil ? String(format: ", audio %.3f s", seconds) : ", no audio"
         print("wrote \(output): \(result.frames) frames from \(result.sourceFrames), \(result.canvas) at \(result.frameRate) fps\(audioNote); "

@@ -50,8 +50,6 @@ struct ThumbnailCommand: ParsableCommand {
         let result: ThumbnailResult
         do {
             result = try withCancellation({ job.cancel() }) { try job.run() }
-        } catch let error as JobError where error == .cancelled {
-            throw cancelledExit()
         } catch let error as ThumbnailOptionError {
             FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
             throw ExitCode(64)

@@ -86,7 +86,7 @@ final class NewCommandsFIFOSignalTests: ScratchFolderTestCase {
     }
 
     // concat and reverse exited 1 with "Error: FIFO: cancelled" (the reader's error, not the job's).
-    func testConcatAndReverseStoppedOpeningAFIFOExit128PlusTheSignal() throws {
+    func testConcatReverseAndAlignStoppedOpeningAFIFOExit128PlusTheSignal() throws {
         let fifo = scratch.appendingPathComponent("camera.fifo").path
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
         let out = scratch.appendingPathComponent("o.mp4").path
@@ -96,6 +96,11 @@ final class NewCommandsFIFOSignalTests: ScratchFolderTestCase {
         let reverse = try stop(["reverse", "-o", out, fifo], with: SIGTERM)
         XCTAssertEqual(reverse.status, 143)
         XCTAssertEqual(reverse.stderr, "Error: cancelled\n")
+        // align said "Error: cancelled" and exited 1: it had no path of its own for a stopped job,
+        // which every command now shares (withCancellation).
+        let align = try stop(["align", Repository.fixture("q0.mp4"), fifo], with: SIGHUP)
+        XCTAssertEqual(align.status, 129)
+        XCTAssertEqual(align.stderr, "Error: cancelled\n")
         XCTAssertEqual(try leftovers(), ["camera.fifo"])
     }
 }
