@@ -26,7 +26,7 @@ struct AlignCommand: ParsableCommand {
 
     func validate() throws {
         if json && asOptions { throw ValidationError("--json and --as-options: choose one.") }
-        do { try AlignJob.check(inputs: inputs) } catch let e as JobError { throw ValidationError(e.description) }
+        try asUsage { try AlignJob.check(inputs: inputs) }
     }
 
     func run() throws {

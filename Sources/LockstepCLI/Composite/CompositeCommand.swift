@@ -144,11 +144,10 @@ struct CompositeCommand: ParsableCommand {
         // The rules live in the library (a Swift caller gets the same sentences); here they
         // become usage errors (exit 64).
         try placement.check(inputs: inputs.count)
-        let options: CompositeOptions
-        do {
+        let options = try asUsage {
             // Before `options`, which counts inputs from 0: -9223372036854775808 - 1 would trap.
             if let audioFrom { try CompositeOptions.check(audioFrom: Int128(audioFrom), inputs: inputs.count) }
-            options = self.options
+            let options = self.options
             try options.check()
             try OutputPath.check(output, inputs: [])
             if snakeEffect && snake.imu == nil { throw ValidationError("--snake needs --imu TRACE.") }
@@ -157,8 +156,7 @@ struct CompositeCommand: ParsableCommand {
             // Every movie read (the matte too), and with --snake the trace and the profile: -o
             // must not replace them.
             try OutputPath.check(output, inputs: options.readerPaths + (snakeEffect ? snake.readFiles : []))
-        } catch let error as JobError {
-            throw ValidationError(error.description)
+            return options
         }
         if snakeEffect { try snake.checkReport(inputs: options.readerPaths, output: output, scaledOut: scaleOut.requested) }
     }

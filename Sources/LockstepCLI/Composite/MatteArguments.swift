@@ -33,7 +33,7 @@ struct MatteArguments: ParsableArguments {
     /// The matte file exists and can be read (the library's sentence, with the option named).
     func checkFile() throws {
         guard let matte else { return }
-        do { try OutputPath.checkInput(matte) } catch let error as JobError { throw ValidationError("--matte \(error.description)") }
+        try asUsage("--matte") { try OutputPath.checkInput(matte) }
     }
 }
 

@@ -17,9 +17,7 @@ struct FilterArguments: ParsableArguments {
     /// usage error naming the option.
     func schedule() throws -> FilterSchedule? {
         if isEmpty { return nil }
-        do { return try FilterSchedule.parse(filter: filter, filterAt: filterAt) } catch let error as FilterError {
-            throw ValidationError(error.description)
-        }
+        return try asUsage { try FilterSchedule.parse(filter: filter, filterAt: filterAt) }
     }
 
     func validate() throws { _ = try schedule() }

@@ -46,26 +46,20 @@ struct FilterCommand: ParsableCommand {
             guard filters.isEmpty else { throw ValidationError("--variants cannot be combined with --filter or --filter-at; each variant is a whole chain.") }
             guard matte.matte == nil else { throw ValidationError("--variants cannot be combined with --matte.") }
             guard !scaleOut.requested else { throw ValidationError("--variants cannot be combined with --segments: each variant is a render of its own.") }
-            do {
+            try asUsage {
                 try variantOptions(input: input, folder: output, text: variants).check()
                 try OutputPath.checkInput(input)
-            } catch let error as JobError {
-                throw ValidationError(error.description)
-            } catch let error as FilterError {
-                throw ValidationError(error.description)
             }
             return
         }
         guard !filters.isEmpty else { throw ValidationError("--filter CHAIN or --filter-at T=CHAIN is needed; `lockstep filter --list` prints the presets.") }
         // The mode says what the matte does to a key's alpha: filter has no key, so it was ignored (exit 0).
         if matte.matteMode != nil { throw ValidationError("--matte-mode goes with composite's keyed blends; filter weights its filter by the matte.") }
-        do {
+        try asUsage {
             try options(input: input, output: output).check()
             try OutputPath.checkInput(input)
             try matte.checkFile()
             try OutputPath.check(output, inputs: [input])
-        } catch let error as JobError {
-            throw ValidationError(error.description)
         }
     }
 

@@ -19,7 +19,7 @@ struct IMUExportCommand: ParsableCommand {
         if let to, !(to > 0 && to.isFinite) { throw ValidationError("--to must be a positive number of seconds.") }
         if let from, let to, to <= from { throw ValidationError("--to must be after --from.") }
         // Before anything is read: the output is never the trace it exports, under any spelling.
-        do { try OutputPath.checkPlace(output, inputs: [store]) } catch let error as JobError { throw ValidationError(error.description) }
+        try asUsage { try OutputPath.checkPlace(output, inputs: [store]) }
     }
 
     func run() throws {

@@ -31,7 +31,7 @@ struct IMUImportCommand: ParsableCommand {
         guard (0...3600).contains(busyTimeout) else {
             throw ValidationError("--busy-timeout must be between 0 and 3600 seconds; got \(busyTimeout).")
         }
-        do { try OutputPath.checkPlace(output, inputs: [file]) } catch let error as JobError { throw ValidationError(error.description) }
+        try asUsage { try OutputPath.checkPlace(output, inputs: [file]) }
     }
 
     func run() throws {

@@ -13,7 +13,7 @@ struct IMUPlotCommand: ParsableCommand {
 
     func validate() throws {
         guard output.lowercased().hasSuffix(".svg") else { throw ValidationError("\(output): the output must end in .svg.") }
-        do { try OutputPath.checkPlace(output, inputs: [path]) } catch let error as JobError { throw ValidationError(error.description) }
+        try asUsage { try OutputPath.checkPlace(output, inputs: [path]) }
     }
 
     func run() throws {

@@ -33,9 +33,7 @@ struct CalibrateCommand: ParsableCommand {
         }
         // The profile is written over whatever has its name: never over the movie, the trace or
         // the starting profile (-o MOVIE replaced the movie with JSON, exit 0).
-        do { try OutputPath.checkPlace(output, inputs: [video, imu] + (calibration.map { [$0] } ?? [])) } catch let error as JobError {
-            throw ValidationError(error.description)
-        }
+        try asUsage { try OutputPath.checkPlace(output, inputs: [video, imu] + (calibration.map { [$0] } ?? [])) }
     }
 
     func run() throws {

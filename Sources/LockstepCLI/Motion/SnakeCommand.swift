@@ -58,10 +58,8 @@ struct SnakeArguments: ParsableArguments {
         if scaledOut { throw ValidationError("--report cannot be combined with --segments: each segment task would write its own frames' report over the same file.") }
         let real = { (p: String) in URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path }
         if real(report) == real(output) { throw ValidationError("--report \(report) is the output movie; write the report somewhere else.") }
-        do {
+        try asUsage("--report") {
             try OutputPath.checkPlace(report, inputs: inputs + [output] + readFiles)
-        } catch let error as JobError {
-            throw ValidationError("--report \(error.description)")
         }
     }
 
@@ -75,6 +73,8 @@ struct SnakeArguments: ParsableArguments {
         files.parameters.trailScale = trailScale; files.parameters.frontScale = frontScale
         files.parameters.damping = damping; files.parameters.shiftGain = shiftGain; files.parameters.mirror = mirror
         files.reportPath = report
+        // Only the drive that does not fit the trace is a usage error; a trace that cannot be
+        // followed is the job's failure (exit 1).
         do {
             return try SnakeOptions.load(files)
         } catch let e as SnakeDriveError {
@@ -104,15 +104,13 @@ struct SnakeCommand: ParsableCommand {
 
     func validate() throws {
         // The same rules as composite's, from the library: crf, preset, the input, the output.
-        do {
+        try asUsage {
             var options = CompositeOptions(inputs: [input], output: output, blend: .single)
             options.encode = EncodeSettings(crf: crf, preset: preset)
             segment.apply(to: &options)
             try options.check()
             try OutputPath.checkInput(input)
             try OutputPath.check(output, inputs: [input] + snake.readFiles)
-        } catch let error as JobError {
-            throw ValidationError(error.description)
         }
         try snake.checkReport(inputs: [input], output: output, scaledOut: scaleOut.requested)
     }

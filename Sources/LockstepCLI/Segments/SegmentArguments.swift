@@ -21,7 +21,7 @@ struct SegmentArguments: ParsableArguments {
 
     func validate() throws {
         guard let frames else { return }
-        do { _ = try FrameRange(parsing: frames) } catch let error as JobError { throw ValidationError(error.description) }
+        try asUsage { _ = try FrameRange(parsing: frames) }
     }
 
     func apply(to options: inout CompositeOptions) {

@@ -64,3 +64,18 @@ enum AudioChoice: String, CaseIterable, ExpressibleByArgument {
 }
 
 import Foundation
+
+/// A library check in `validate()`: the sentence it fails with (`JobError`, `FilterError`: the
+/// library's words for what is wrong with what the user gave) becomes ArgumentParser's usage
+/// error (exit 64, the usage after it), after `option` when given. Any other error goes on as it
+/// is. Only for checks: a job's own `JobError` is its failure (exit 1), not a usage error.
+func asUsage<T>(_ option: String? = nil, _ check: () throws -> T) throws -> T {
+    func usage(_ sentence: String) -> ValidationError { ValidationError(option.map { "\($0) \(sentence)" } ?? sentence) }
+    do {
+        return try check()
+    } catch let e as JobError {
+        throw usage(e.description)
+    } catch let e as FilterError {
+        throw usage(e.description)
+    }
+}

@@ -19,13 +19,11 @@ struct EncodeArguments: ParsableArguments {
     /// then each input readable, then the output's place (not one of the inputs): the first
     /// failure becomes a usage error with its sentence.
     func validate(inputs: [String], check: () throws -> Void) throws {
-        do {
+        try asUsage {
             try check()
             try OutputPath.check(output, inputs: [])
             for input in inputs { try OutputPath.checkInput(input) }
             try OutputPath.check(output, inputs: inputs)
-        } catch let error as JobError {
-            throw ValidationError(error.description)
         }
     }
 }

@@ -47,7 +47,7 @@ struct TestSourceCommand: ParsableCommand {
     }
 
     func validate() throws {
-        do { try options.check() } catch let error as JobError { throw ValidationError(error.description) }
+        try asUsage { try options.check() }
     }
 
     func run() throws {

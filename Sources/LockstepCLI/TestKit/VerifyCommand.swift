@@ -45,11 +45,9 @@ struct VerifyCommand: ParsableCommand {
         if let k = input, k < 0 { throw ValidationError("--input must be 0 or more.") }
         // The reports are written over whatever has their name: never over the movie itself
         // (--junit MOVIE replaced the movie with XML) nor over each other.
-        do {
+        try asUsage {
             if let junit { try OutputPath.checkPlace(junit, inputs: [file]) }
             if let report { try OutputPath.checkPlace(report, inputs: [file] + (junit.map { [$0] } ?? [])) }
-        } catch let error as JobError {
-            throw ValidationError(error.description)
         }
     }
 

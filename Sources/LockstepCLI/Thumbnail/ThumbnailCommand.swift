@@ -36,12 +36,10 @@ struct ThumbnailCommand: ParsableCommand {
     var options: ThumbnailOptions { ThumbnailOptions(inputs: inputs, output: output, at: at, size: size, sheet: sheet) }
 
     func validate() throws {
-        do {
+        try asUsage {
             try options.check()
             for input in inputs { try OutputPath.checkInput(input) }
             try OutputPath.checkPlace(output, inputs: inputs)
-        } catch let error as JobError {
-            throw ValidationError(error.description)
         }
     }
 
