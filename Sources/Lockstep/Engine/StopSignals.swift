@@ -9,7 +9,7 @@ import Synchronization
 /// would then fail in Foundation's write, a trap) nor SIGXFSZ (ignored instead: the write that
 /// passes the size limit fails with EFBIG and the job says so), and not the faults (SIGSEGV and
 /// the like: a crash's temporary is removed by the next run, as a SIGKILL's).
-public let stopSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+let stopSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
                             SIGPWR, SIGSTKFLT, SIGIO] + Array(SIGRTMIN...SIGRTMAX)
 
 /// glibc's SIGRTMIN and SIGRTMAX are functions in C (NPTL keeps the first two for itself);
