@@ -9,6 +9,10 @@ public struct Size: Equatable, Hashable, Sendable, CustomStringConvertible {
     public var width: Int, height: Int
     public init(width: Int, height: Int) { self.width = width; self.height = height }
     public var description: String { "\(width)x\(height)" }
+
+    /// The canvas a picture of this size gives a job that takes its size from it: each side
+    /// rounded down to even (4:2:0 chroma halves it), and at least 2.
+    public var evenCanvas: Size { Size(width: max(2, width & ~1), height: max(2, height & ~1)) }
 }
 
 /// The blends Lockstep knows.

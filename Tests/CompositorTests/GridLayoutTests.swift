@@ -92,4 +92,13 @@ final class GridLayoutTests: XCTestCase {
         XCTAssertEqual(Layout(blend: .pip, canvas: Size(width: 640, height: 360), inputs: [Size(width: 640, height: 360), Size(width: 640, height: 360)], cells: pip).decor.borders.count, 4)
         XCTAssertTrue(Layout(blend: .mix, canvas: Size(width: 64, height: 64), inputs: [Size(width: 64, height: 64)], cells: spec).decor.borders.isEmpty)
     }
+
+    /// The canvas a single picture gives (composite's first input, concat, reverse, variants):
+    /// even sides, at least 2, one rule for every job.
+    func testAPictureGivesAnEvenCanvasOfAtLeastTwo() {
+        XCTAssertEqual(Size(width: 1920, height: 1080).evenCanvas, Size(width: 1920, height: 1080))
+        XCTAssertEqual(Size(width: 853, height: 481).evenCanvas, Size(width: 852, height: 480))
+        XCTAssertEqual(Size(width: 1, height: 3).evenCanvas, Size(width: 2, height: 2))
+        XCTAssertEqual(Size(width: 0, height: 0).evenCanvas, Size(width: 2, height: 2))
+    }
 }

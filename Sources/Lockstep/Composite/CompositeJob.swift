@@ -272,7 +272,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         let (rows, columns) = options.gridShape
         let smallest = Size(width: 2 * columns, height: 2 * rows)
         let chosen = options.blend.placesInputs ? Layout.canvas(blend: options.blend, inputs: sizes, cells: options.grid)
-            : Size(width: first.video.displaySize.width & ~1, height: first.video.displaySize.height & ~1)
+            : first.video.displaySize.evenCanvas
         let canvas = options.size ?? Size(width: max(smallest.width, chosen.width), height: max(smallest.height, chosen.height))
         guard canvas.width >= 2 && canvas.height >= 2 else { throw MediaError("picture too small to be a canvas", path: first.path) }
         guard let frameRate = options.frameRate ?? Self.defaultFrameRate(readers.prefix(options.inputs.count)) else {

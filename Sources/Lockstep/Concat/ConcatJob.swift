@@ -67,7 +67,7 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
         }
         if let error = failure.error { throw error }
         let first = readers[0]
-        let canvas = options.size ?? Size(width: max(2, first.video.displaySize.width & ~1), height: max(2, first.video.displaySize.height & ~1))
+        let canvas = options.size ?? first.video.displaySize.evenCanvas
         guard let frameRate = options.frameRate ?? CompositeJob.defaultFrameRate(readers) else {
             throw MediaError("no frame rate in the file; give one with --fps", path: first.path)
         }

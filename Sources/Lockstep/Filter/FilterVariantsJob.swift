@@ -112,7 +112,7 @@ public final class FilterVariantsJob: @unchecked Sendable {  // `writers` and `c
         try options.check()
         OutputPath.removeStaleTemporaries(in: options.folder)
         let reader = try MovieReader(path: options.input, audio: options.audio)
-        let canvas = Size(width: max(2, reader.video.displaySize.width & ~1), height: max(2, reader.video.displaySize.height & ~1))
+        let canvas = reader.video.displaySize.evenCanvas
         guard let frameRate = reader.video.nominalFrameRate ?? reader.video.frameRate else {
             throw MediaError("no frame rate in the file", path: reader.path)
         }

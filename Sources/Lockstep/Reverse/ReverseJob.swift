@@ -94,7 +94,7 @@ public final class ReverseJob: Sendable {
 
         let reader = try SeekingVideoReader(path: options.input, cancellation: cancellation)
         let index = reader.index, n = index.frameCount
-        let canvas = Size(width: max(2, reader.video.displaySize.width & ~1), height: max(2, reader.video.displaySize.height & ~1))
+        let canvas = reader.video.displaySize.evenCanvas
         let tb = index.timeBase
         // Constant rate: one frame per 1/fps. Otherwise the source's time base and its durations.
         let constantRate = index.constantRate(nominal: reader.video.frameRate)
