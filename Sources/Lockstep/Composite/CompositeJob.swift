@@ -516,22 +516,20 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
 
     /// Frame 0's header: the sync, the blend, the rate, every input with its clock.
     private func header(_ sync: FrameSync<LaneFrame>, readers: [MovieReader], frameRate: Rational) -> Provenance {
-        var h = Provenance(k: 0, src: [], sync: options.sync.rawValue, blend: options.blend.rawValue, fps: "\(frameRate.num)/\(frameRate.den)")
         let placement = sync.placement
-        h.inputs = readers.enumerated().map { i, r in
-            var input = Provenance.Input(name: (r.path as NSString).lastPathComponent,
-                                         timeBase: "\(r.video.timeBase.num)/\(r.video.timeBase.den)", audio: r.audio != nil)
+        var h = Provenance.header(sync: options.sync.rawValue, blend: options.blend.rawValue, frameRate: frameRate, inputs: readers.enumerated().map { i, r in
+            var input = Provenance.Input(path: r.path, timeBase: r.video.timeBase, audio: r.audio != nil)
             input.origin = sync.origin(i)?.value
             let clock = placement.clocks[i]
             if options.sync == .time {
-                if clock.offset != Rational(0, 1) { input.offset = "\(clock.offset.num)/\(clock.offset.den)" }
+                if clock.offset != Rational(0, 1) { input.offset = Provenance.fraction(clock.offset) }
                 if clock.driftPpm != 0 { input.driftPpm = clock.driftPpm }
                 if clock.trim != .whole { input.trim = Self.trimText(clock.trim) }
             }
             if sync.isStill(i) { input.still = true }
             return input
-        }
-        if sync.start != Rational(0, 1) { h.start = "\(sync.start.num)/\(sync.start.den)" }
+        })
+        if sync.start != Rational(0, 1) { h.start = Provenance.fraction(sync.start) }
         if placement.coverage != .common && options.sync == .time { h.coverage = placement.coverage.rawValue }
         if placement.holdLast { h.holdLast = true }
         return h

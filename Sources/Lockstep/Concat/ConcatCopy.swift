@@ -50,10 +50,9 @@ public enum ConcatCopy {
         // presentation order, which a first pass over the packets (nothing decoded) gives.
         let order = writer.h264Framing == nil || provenance == .kept ? nil : try clips.map { try presentationOrder(of: $0, cancellation: cancellation) }
         let rate = videos[0].frameRate ?? Rational(0, 1)
-        let header = Provenance(k: 0, src: [], sync: ConcatCheck.sync, fps: "\(rate.num)/\(rate.den)",
-                                inputs: videos.enumerated().map { k, v in
-                                    Provenance.Input(name: (v.path as NSString).lastPathComponent, timeBase: "\(v.timeBase.num)/\(v.timeBase.den)",
-                                                     audio: audios[k] != nil, frames: order.map { Int64($0[k].count) }) })
+        let header = Provenance.header(sync: ConcatCheck.sync, frameRate: rate, inputs: videos.enumerated().map { k, v in
+            Provenance.Input(path: v.path, timeBase: v.timeBase, audio: audios[k] != nil, frames: order.map { Int64($0[k].count) })
+        })
         var clipStart: Int64 = 0  // output frames before the current clip
         let sampleTime = Rational(1, Int64(AudioFormat.sampleRate))
         func samples(_ t: Rational) -> Int64 { Rational.rescale(1, from: t, to: sampleTime) }

@@ -108,14 +108,12 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
         let fade = Int64(options.crossfadeMs ?? 0) * Int64(AudioFormat.sampleRate) / 2000
         let audio = withAudio ? ConcatAudio(fadeSamples: fade) { try writer.writeAudio(left: $0, right: $1, count: $2) } : nil
         let byTime = !options.keepFrames
-        var header = Provenance(k: 0, src: [], sync: ConcatCheck.sync, blend: nil, fps: "\(frameRate.num)/\(frameRate.den)",
-                                inputs: readers.map { r in
-                                    var input = Provenance.Input(name: (r.path as NSString).lastPathComponent,
-                                                                 timeBase: "\(r.video.timeBase.num)/\(r.video.timeBase.den)",
-                                                                 audio: r.audio != nil, frames: r.video.shownFrames ?? r.video.indexedFrames)
-                                    if byTime, let d = r.video.duration { input.duration = "\(d.num)/\(d.den)" }
-                                    return input
-                                })
+        var header = Provenance.header(sync: ConcatCheck.sync, frameRate: frameRate, inputs: readers.map { r in
+            var input = Provenance.Input(path: r.path, timeBase: r.video.timeBase, audio: r.audio != nil,
+                                         frames: r.video.shownFrames ?? r.video.indexedFrames)
+            if byTime, let d = r.video.duration { input.duration = Provenance.fraction(d) }
+            return input
+        })
         if byTime { header.timing = ConcatCheck.byTime }
         let expected = byTime ? Self.expectedFrames(readers, frameRate: frameRate).map { min($0, maxFrames) }
             : Self.expectedFrames(readers).map { min($0, maxFrames) }

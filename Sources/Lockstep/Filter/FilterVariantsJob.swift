@@ -156,11 +156,8 @@ public final class FilterVariantsJob: @unchecked Sendable {  // `writers` and `c
         watchdog.start()
         defer { watchdog.stop() }
         let expected = CompositeJob.expectedFrames([reader], sync: .index, frameRate: frameRate)
-        let header = Provenance(k: 0, src: [], sync: SyncMode.index.rawValue, blend: BlendMode.single.rawValue,
-                                fps: "\(frameRate.num)/\(frameRate.den)",
-                                inputs: [Provenance.Input(name: (reader.path as NSString).lastPathComponent,
-                                                          timeBase: "\(reader.video.timeBase.num)/\(reader.video.timeBase.den)",
-                                                          audio: reader.audio != nil)])
+        let header = Provenance.header(sync: SyncMode.index.rawValue, blend: BlendMode.single.rawValue, frameRate: frameRate,
+                                       inputs: [Provenance.Input(path: reader.path, timeBase: reader.video.timeBase, audio: reader.audio != nil)])
         var sync = FrameSync<SharedFrame>(mode: .index, inputs: 1, frameRate: frameRate)
         var emitted: Int64 = 0
         loop: while failure.error == nil && writers.contains(where: { !$0.queue.closed }) {

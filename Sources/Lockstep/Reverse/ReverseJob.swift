@@ -122,9 +122,8 @@ public final class ReverseJob: Sendable {
         let frames = (0..<min(pool, index.longestSegment)).map { _ in Frame() }
         let out = Frame()
         let stamp = ProvenanceStamp(width: canvas.width, height: canvas.height)
-        let header = Provenance(k: 0, src: [], sync: options.boomerang ? "boomerang" : "reverse", fps: "\(frameRate.num)/\(frameRate.den)",
-                                inputs: [Provenance.Input(name: (options.input as NSString).lastPathComponent,
-                                                          timeBase: "\(tb.num)/\(tb.den)", audio: spool != nil)])
+        let header = Provenance.header(sync: options.boomerang ? "boomerang" : "reverse", frameRate: frameRate,
+                                       inputs: [Provenance.Input(path: options.input, timeBase: tb, audio: spool != nil)])
         let left = UnsafeMutablePointer<Float>.allocate(capacity: ReverseAudioSpool.chunk)
         let right = UnsafeMutablePointer<Float>.allocate(capacity: ReverseAudioSpool.chunk)
         defer { left.deallocate(); right.deallocate() }
