@@ -41,7 +41,7 @@ public enum CalibrateFlights {
             one.traceOrientation = CalibrateRequest.statedOrientation(flights[r.index].info)
             one.traceAxisMapping = flights[r.index].info.cameraAxisMapping
             do {
-                let result = try CalibrateJob.calibrate(one, motion: motion)
+                let result = try CalibrateJob.calibrate(one, centred: motion)
                 if best == nil || result.sync.confidence > best!.result.sync.confidence { best = (result, r.index) }
             } catch {
                 failures.append("trace \(flights[r.index].id): \(error)")

@@ -84,7 +84,12 @@ public enum CalibrateJob {
 
     /// The part after decoding: pure, given the picture's motion (and `request.records`).
     public static func calibrate(_ request: CalibrateRequest, motion whole: FrameMotionSeries) throws -> CalibrationResult {
-        let motion = whole.centredOnBlocks()
+        try calibrate(request, centred: whole.centredOnBlocks())
+    }
+
+    /// `calibrate` on a series already centred on its blocks (`CalibrateFlights` centres once
+    /// for every flight it tries).
+    static func calibrate(_ request: CalibrateRequest, centred motion: FrameMotionSeries) throws -> CalibrationResult {
         let records = request.records ?? VideoMotionRecords()
         var result: CalibrationResult
         if records.stabilised && records.hasImageOrientation {
