@@ -3,9 +3,10 @@ import Compositor
 
 /// The movie as motion analysis needs it: every frame's time and the centre square of its
 /// picture as shown (sample aspect ratio and display rotation applied), downscaled to
-/// `side` x `side` gray samples. Decodes with FFmpeg's frame threading; libswscale reads the
-/// decoded luma plane and writes the small picture directly (area filter: a box average for
-/// the integer ratios used here), so no full-size copy is ever made.
+/// `side` x `side` gray samples. Decodes with FFmpeg's frame threading; the small pictures are
+/// box averages read straight from the decoded luma plane (`BoxDownscale` where the factors are
+/// whole, libswscale's area filter where not or where there is no 8-bit luma plane), so no
+/// full-size copy is ever made.
 /// Not thread-safe: one thread reads; the samples it hands out are plain bytes.
 public final class LumaReader {
     public let path: String
@@ -50,6 +51,11 @@ public final class LumaReader {
     private var wideSws: OpaquePointer?
     private var wideKey: (format: Int32, width: Int32, height: Int32) = (-1, 0, 0)
     private let wideTurned: UnsafeMutableBufferPointer<UInt8>
+    /// Box averagers for the centre square and the whole picture, where the factors are whole
+    /// (nearly always: the square is `scale` x `scale` boxes; 1080p and 4K are 5x5 and 10x10 to
+    /// the 384-wide picture); libswscale's area filter does the rest.
+    private var centreBox: BoxDownscale?
+    private var wideBox: BoxDownscale?
 
     /// `side`: the analysis square's samples per side, or nil for the motion analysis's
     /// default (256 when the picture's shorter side has 256 pixels, else 128).
@@ -145,42 +151,60 @@ public final class LumaReader {
         if pts == NOPTS { pts = (lastPts ?? -frameStep) + frameStep }
         lastPts = pts
         let target = rotation == 0 ? out.baseAddress! : turned.baseAddress!
-        try scale(decoded.pointer, into: target)
+        if let wide, let size = wideSize {
+            // In stored orientation: a quarter turn swaps the sides.
+            let stored = rotation == 90 || rotation == 270 ? Size(width: size.height, height: size.width) : size
+            let wideTarget = rotation == 0 ? wide.baseAddress! : wideTurned.baseAddress!
+            if !shrinkInOnePass(decoded.pointer, centre: target, wide: wideTarget, wideSize: stored) {
+                try scale(decoded.pointer, into: target)
+                try scaleWhole(decoded.pointer, into: wideTarget, width: stored.width, height: stored.height)
+            }
+            if rotation != 0 { turnWide(into: wide, size: size, stored: stored) }
+        } else {
+            try scale(decoded.pointer, into: target)
+        }
         if rotation != 0 { turn(into: out) }
-        if let wide, let size = wideSize { try scaleWhole(decoded.pointer, into: wide, size: size) }
         return Rational.rescale(pts, from: timeBase, to: Rational(1, 1_000_000_000))
     }
 
     /// Where `next` writes the wide picture this call (nil: not asked).
     private var wide: UnsafeMutableBufferPointer<UInt8>?
 
-    /// The whole decoded picture, scaled to `size` as shown (turned when rotated).
-    private func scaleWhole(_ frame: UnsafeMutablePointer<AVFrame>, into out: UnsafeMutableBufferPointer<UInt8>, size: Size) throws {
-        precondition(out.count >= size.width * size.height)
+    /// Both small pictures from one reading of the luma plane, when both are whole-factor box
+    /// averages of it (1080p and 4K, any rotation): each row of the picture is read from memory
+    /// once, the centre square's part of it again from the L1 cache. False when not possible.
+    private func shrinkInOnePass(_ frame: UnsafeMutablePointer<AVFrame>, centre: UnsafeMutablePointer<UInt8>,
+                                 wide: UnsafeMutablePointer<UInt8>, wideSize: Size) -> Bool {
         let f = frame.pointee
-        let lumaOnly = LumaReader.hasPlanarLuma8(f.format)
-        let format = lumaOnly ? AV_PIX_FMT_GRAY8.rawValue : f.format
-        // In stored orientation: a quarter turn swaps the sides.
-        let (sw, sh) = rotation == 90 || rotation == 270 ? (size.height, size.width) : (size.width, size.height)
-        if wideKey != (format, f.width, f.height) || wideSws == nil {
-            sws_freeContext(wideSws)
-            wideSws = sws_getContext(f.width, f.height, AVPixelFormat(rawValue: format), Int32(sw), Int32(sh), AV_PIX_FMT_GRAY8, SWS_AREA, nil, nil, nil)
-            wideKey = (format, f.width, f.height)
-            guard wideSws != nil else { throw MediaError("cannot convert \(Scaler.formatName(f.format)) \(f.width)x\(f.height) to gray", path: path) }
+        guard LumaReader.hasPlanarLuma8(f.format) else { return false }
+        let c = cropOf(f)
+        guard let centreBox = box(&centreBox, from: (c.width, c.height), to: (side, side)),
+              let wideBox = box(&wideBox, from: (Int(f.width), Int(f.height)), to: (wideSize.width, wideSize.height)) else { return false }
+        let luma = UnsafePointer(f.data.0!), stride = Int(f.linesize.0)
+        centreBox.begin(into: centre, outStride: side)
+        wideBox.begin(into: wide, outStride: wideSize.width)
+        for y in 0..<Int(f.height) {
+            let row = luma + y * stride
+            wideBox.add(row: row)
+            if y >= c.y && y < c.y + c.height { centreBox.add(row: row + c.x) }
         }
-        srcPlanes[0] = UnsafePointer(f.data.0); srcStrides[0] = f.linesize.0
-        if lumaOnly {
-            srcPlanes[1] = nil; srcPlanes[2] = nil; srcPlanes[3] = nil
-            srcStrides[1] = 0; srcStrides[2] = 0; srcStrides[3] = 0
+        return true
+    }
+
+    /// The whole decoded picture in stored orientation, scaled to `width` x `height` at `target`.
+    private func scaleWhole(_ frame: UnsafeMutablePointer<AVFrame>, into target: UnsafeMutablePointer<UInt8>, width sw: Int, height sh: Int) throws {
+        let f = frame.pointee
+        if LumaReader.hasPlanarLuma8(f.format), let box = box(&wideBox, from: (Int(f.width), Int(f.height)), to: (sw, sh)) {
+            box.scale(f.data.0!, sourceStride: Int(f.linesize.0), into: target, outStride: sw)
         } else {
-            srcPlanes[1] = UnsafePointer(f.data.1); srcPlanes[2] = UnsafePointer(f.data.2); srcPlanes[3] = UnsafePointer(f.data.3)
-            srcStrides[1] = f.linesize.1; srcStrides[2] = f.linesize.2; srcStrides[3] = f.linesize.3
+            try scaleWholeBySwscale(frame, into: target, width: sw, height: sh)
         }
-        dstPlanes[0] = rotation == 0 ? out.baseAddress : wideTurned.baseAddress; dstStrides[0] = Int32(sw)
-        let rows = sws_scale(wideSws, srcPlanes, srcStrides, 0, f.height, dstPlanes, dstStrides)
-        if rows <= 0 { throw MediaError(code: rows, function: "sws_scale", path: path) }
-        guard rotation != 0 else { return }
-        let src = UnsafeBufferPointer(wideTurned)
+    }
+
+    /// Turns the stored-orientation wide picture (`stored`) into `out` as shown (`size`).
+    private func turnWide(into out: UnsafeMutableBufferPointer<UInt8>, size: Size, stored: Size) {
+        precondition(out.count >= size.width * size.height)
+        let src = UnsafeBufferPointer(wideTurned), sw = stored.width, sh = stored.height
         for y in 0..<size.height {
             for x in 0..<size.width {
                 // Output (x, y) shows stored pixel (sx, sy) of the sw x sh stored picture.
@@ -195,6 +219,41 @@ public final class LumaReader {
         }
     }
 
+    /// The box averager for `source` -> `target` samples when the factors are whole (kept in
+    /// `slot` while the sizes hold), else nil.
+    private func box(_ slot: inout BoxDownscale?, from source: (Int, Int), to target: (Int, Int)) -> BoxDownscale? {
+        if let b = slot, b.width * b.kx == source.0, b.height * b.ky == source.1, b.width == target.0, b.height == target.1 { return b }
+        slot = BoxDownscale.factors(from: (source.0, source.1), to: (target.0, target.1)).map {
+            BoxDownscale(width: target.0, height: target.1, kx: $0.kx, ky: $0.ky)
+        }
+        return slot
+    }
+
+    /// The whole picture to `width` x `height` gray samples at `target` by libswscale's area
+    /// filter: for factors that are not whole, and for formats without an 8-bit luma plane.
+    private func scaleWholeBySwscale(_ frame: UnsafeMutablePointer<AVFrame>, into target: UnsafeMutablePointer<UInt8>, width sw: Int, height sh: Int) throws {
+        let f = frame.pointee
+        let lumaOnly = LumaReader.hasPlanarLuma8(f.format)
+        let format = lumaOnly ? AV_PIX_FMT_GRAY8.rawValue : f.format
+        if wideKey != (format, f.width, f.height) || wideSws == nil {
+            sws_freeContext(wideSws)
+            wideSws = sws_getContext(f.width, f.height, AVPixelFormat(rawValue: format), Int32(sw), Int32(sh), AV_PIX_FMT_GRAY8, SWS_AREA, nil, nil, nil)
+            wideKey = (format, f.width, f.height)
+            guard wideSws != nil else { throw MediaError("cannot convert \(Scaler.formatName(f.format)) \(f.width)x\(f.height) to gray", path: path) }
+        }
+        srcPlanes[0] = UnsafePointer(f.data.0); srcStrides[0] = f.linesize.0
+        if lumaOnly {
+            srcPlanes[1] = nil; srcPlanes[2] = nil; srcPlanes[3] = nil
+            srcStrides[1] = 0; srcStrides[2] = 0; srcStrides[3] = 0
+        } else {
+            srcPlanes[1] = UnsafePointer(f.data.1); srcPlanes[2] = UnsafePointer(f.data.2); srcPlanes[3] = UnsafePointer(f.data.3)
+            srcStrides[1] = f.linesize.1; srcStrides[2] = f.linesize.2; srcStrides[3] = f.linesize.3
+        }
+        dstPlanes[0] = target; dstStrides[0] = Int32(sw)
+        let rows = sws_scale(wideSws, srcPlanes, srcStrides, 0, f.height, dstPlanes, dstStrides)
+        if rows <= 0 { throw MediaError(code: rows, function: "sws_scale", path: path) }
+    }
+
     /// The crop of the decoded picture, scaled to side x side gray bytes at `target`. Planar
     /// YUV with an 8-bit luma plane (nearly all video) is read as a gray picture: only its
     /// luma crop is touched. Anything else goes through libswscale's own conversion.
@@ -203,9 +262,11 @@ public final class LumaReader {
         let lumaOnly = LumaReader.hasPlanarLuma8(f.format)
         let format = lumaOnly ? AV_PIX_FMT_GRAY8.rawValue : f.format
         let fw = Int(f.width), fh = Int(f.height)
-        // A picture whose size changed mid-stream: keep the same proportions of it.
-        let c = fw == crop.width + 2 * crop.x || fh == crop.height + 2 * crop.y
-            ? crop : (x: fw / 2 - min(fw, crop.width) / 2, y: fh / 2 - min(fh, crop.height) / 2, width: min(fw, crop.width), height: min(fh, crop.height))
+        let c = cropOf(f)
+        if lumaOnly, let box = box(&centreBox, from: (c.width, c.height), to: (side, side)) {
+            box.scale(f.data.0! + c.y * Int(f.linesize.0) + c.x, sourceStride: Int(f.linesize.0), into: target, outStride: side)
+            return
+        }
         let sw = lumaOnly ? Int32(c.width) : f.width, sh = lumaOnly ? Int32(c.height) : f.height
         if swsKey != (format, sw, sh) || sws == nil {
             sws_freeContext(sws)
@@ -241,6 +302,14 @@ public final class LumaReader {
                 }
             }
         }
+    }
+
+    /// The centre square's crop of this frame, in stored pixels. A picture whose size changed
+    /// mid-stream: the same size of crop, at its centre, as far as it fits.
+    private func cropOf(_ f: AVFrame) -> (x: Int, y: Int, width: Int, height: Int) {
+        let fw = Int(f.width), fh = Int(f.height)
+        if fw == crop.width + 2 * crop.x || fh == crop.height + 2 * crop.y { return crop }
+        return (fw / 2 - min(fw, crop.width) / 2, fh / 2 - min(fh, crop.height) / 2, min(fw, crop.width), min(fh, crop.height))
     }
 
     /// Turns the stored-orientation square clockwise by `rotation` into `out`.

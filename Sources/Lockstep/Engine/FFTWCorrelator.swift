@@ -70,14 +70,16 @@ final class FFTWCorrelator {
     /// The spectrum of one picture (size x size gray samples, rows top to bottom).
     func spectrum(of samples: UnsafeBufferPointer<UInt8>, into out: CorrelationSpectrum) {
         precondition(samples.count >= size * size && out.size == size)
-        let n = size
-        var sum = 0
-        for v in samples.prefix(n * n) { sum += Int(v) }
+        let n = size, src = samples.baseAddress!
+        // Plain pointer loops with wrapping sums: the compiler turns both into vector code.
+        var sum: UInt32 = 0
+        for i in 0..<(n * n) { sum &+= UInt32(src[i]) }
         let mean = Float(sum) / Float(n * n)
-        window.withUnsafeBufferPointer { w in
+        window.withUnsafeBufferPointer { window in
+            let w = window.baseAddress!
             for y in 0..<n {
-                let wy = w[y], row = y * n
-                for x in 0..<n { real[row + x] = (Float(samples[row + x]) - mean) * w[x] * wy }
+                let wy = w[y], s = src + y * n, d = real + y * n
+                for x in 0..<n { d[x] = (Float(s[x]) - mean) * (w[x] * wy) }
             }
         }
         fftwf_execute_dft_r2c(forward, real, out.values)
@@ -93,11 +95,15 @@ final class FFTWCorrelator {
         let c = UnsafeMutableRawPointer(current.values).assumingMemoryBound(to: Float.self)
         let r = UnsafeMutableRawPointer(cross).assumingMemoryBound(to: Float.self)
         weights.withUnsafeBufferPointer { g in
+            // Wrapping index arithmetic and a select rather than a branch: vector code.
+            let w = g.baseAddress!
             for i in 0..<(n * half) {
-                let a = p[2 * i], b = -p[2 * i + 1], cr = c[2 * i], ci = c[2 * i + 1]
+                let re = i &<< 1, im = re &+ 1
+                let a = p[re], b = -p[im], cr = c[re], ci = c[im]
                 let pr = a * cr - b * ci, pi = a * ci + b * cr
                 let m = (pr * pr + pi * pi).squareRoot()
-                if m > 1e-12 { let s = g[i] / m; r[2 * i] = pr * s; r[2 * i + 1] = pi * s } else { r[2 * i] = 0; r[2 * i + 1] = 0 }
+                let s = m > 1e-12 ? w[i] / m : 0
+                r[re] = pr * s; r[im] = pi * s
             }
         }
         fftwf_execute_dft_c2r(inverse, cross, real)
