@@ -26,8 +26,9 @@ struct LockstepCommand: ParsableCommand {
             JoinSegmentsCommand.self,
         ])
 
-    /// ArgumentParser's own `main`, except that a message line of more than 500 characters, or
-    /// with control characters, is shortened and escaped: a value that fails to parse is echoed
+    /// ArgumentParser's own `main`, except that the library's failures end the process with their
+    /// own status and line (`CommandFailure`: the one place they are mapped), and that a message
+    /// line of more than 500 characters, or with control characters, is shortened and escaped: a value that fails to parse is echoed
     /// whole (a 100 KB `--garbage polygon:...` was a 100 KB error line; an escape sequence in a
     /// value reached the terminal).
     static func main() {
@@ -36,8 +37,11 @@ struct LockstepCommand: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch {
-            let code = exitCode(for: error)
-            var text = fullMessage(for: error)
+            // The library's failures carry their own status and line (CommandFailure); the
+            // parser's errors and anything else, ArgumentParser's.
+            let failure = error as? CommandFailure
+            let code = failure.map { ExitCode($0.exitStatus) } ?? exitCode(for: error)
+            var text = failure.map { "Error: \($0.description)" } ?? fullMessage(for: error)
             if code == .success {
                 // --help and --version: many lines, printed as they are.
                 if !text.isEmpty { print(text) }
@@ -45,7 +49,7 @@ struct LockstepCommand: ParsableCommand {
             }
             // The message itself (a path or value the user gave may hold a line break) is
             // escaped whole before the text is cut into lines: it stays one line, the usage after it.
-            let message = self.message(for: error)
+            let message = failure?.description ?? self.message(for: error)
             if message.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" }) {
                 text = text.replacingOccurrences(of: message, with: MessageText.quote(message, limit: 500))
             }

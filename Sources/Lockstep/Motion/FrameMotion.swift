@@ -72,8 +72,8 @@ struct BlockGrid: Sendable {
 /// Decodes a movie once and measures the global shift between consecutive frames by phase
 /// correlation on downscaled luma.
 ///
-/// How it is fast: `LumaReader` decodes with FFmpeg's frame threads and has libswscale write
-/// only the small analysis square; frames are then taken in batches, and each batch's pairs are
+/// How it is fast: `LumaReader` decodes with FFmpeg's frame threads and box-averages the small
+/// pictures straight from the luma plane in one pass; frames are then taken in batches, and each batch's pairs are
 /// cut into one contiguous run per core, measured in parallel (a run computes the spectrum of
 /// the picture before it once more: one extra FFT per run, and no worker ever reads what
 /// another wrote), each worker with its own FFTW plans. Two batch buffers take turns: the

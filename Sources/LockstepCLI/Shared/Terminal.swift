@@ -24,8 +24,7 @@ func withCancellation<T>(grace: Double = 10, stuck: String? = nil, cancelledLine
     } catch {
         finish()
         guard StopSignals.first != nil || (error as? JobError) == .cancelled else { throw error }
-        FileHandle.standardError.write(Data("Error: \(cancelledLine)\n".utf8))
-        throw ExitCode(128 + (StopSignals.first ?? SIGINT))
+        throw Failure(cancelledLine, exitStatus: 128 + (StopSignals.first ?? SIGINT))
     }
 }
 

@@ -16,8 +16,7 @@ struct ProbeCommand: ParsableCommand {
         do {
             r = try MovieProbe.probe(file)
         } catch let e as MediaError {
-            FileHandle.standardError.write(Data("Error: \(e)\n".utf8))
-            throw ExitCode(e.kind == .unreadable ? 2 : 1)
+            throw Failure(e, exitStatus: e.kind == .unreadable ? 2 : 1)
         }
         if json {
             let enc = JSONEncoder()

@@ -57,8 +57,7 @@ struct VerifyCommand: ParsableCommand {
         do {
             report = try VerifyJob.run(file)
         } catch {
-            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
-            throw ExitCode(2)
+            throw Failure(error, exitStatus: 2)
         }
         if json {
             let enc = JSONEncoder()
@@ -88,16 +87,14 @@ extension VerifyCommand {
         do {
             report = try CodedVerifyJob.run(file, input: input)
         } catch {
-            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
-            throw ExitCode(2)
+            throw Failure(error, exitStatus: 2)
         }
         // Through the output path every command writes by; its errors name the file (Foundation's
         // said "The operation could not be completed. (Permission denied)" and no name).
         do {
             try CodedVerifyJob.write(report, junit: junit, html: self.report)
         } catch {
-            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
-            throw ExitCode(1)
+            throw Failure(error, exitStatus: 1)
         }
         if json {
             print(String(decoding: try report.json(), as: UTF8.self))

@@ -45,13 +45,8 @@ struct ThumbnailCommand: ParsableCommand {
 
     func run() throws {
         let job = ThumbnailJob(options: options)
-        let result: ThumbnailResult
-        do {
-            result = try withCancellation({ job.cancel() }) { try job.run() }
-        } catch let error as ThumbnailOptionError {
-            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
-            throw ExitCode(64)
-        }
+        // A ThumbnailOptionError ends the command with status 64 (CommandFailure).
+        let result = try withCancellation({ job.cancel() }) { try job.run() }
         for w in result.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
         if sheet {
             print("wrote \(output): \(result.size), \(result.picks.count) clips")

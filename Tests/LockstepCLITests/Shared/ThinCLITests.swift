@@ -25,4 +25,19 @@ final class ThinCLITests: XCTestCase {
             for word in made { XCTAssertFalse(text.contains(word), "\(file) does itself what the library should: \(word)") }
         }
     }
+
+    /// A failure's line and status are the library's (`CommandFailure`), printed and mapped to
+    /// the exit status in one place, `LockstepCommand.main`: no command prints "Error: " and
+    /// exits by itself. (`filter --variants` reports each failed variant on its own line, then
+    /// ends with ExitCode(1): a report, not a failure's line.)
+    func testNoCommandPrintsAFailureAndExitsByItself() throws {
+        let cli = Repository.root.appendingPathComponent("Sources/LockstepCLI")
+        let files = try XCTUnwrap(FileManager.default.enumerator(atPath: cli.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        XCTAssertGreaterThan(files.count, 20, "the CLI's sources were not found under \(cli.path)")
+        for file in files where file != "LockstepCommand.swift" {
+            let text = try String(contentsOf: cli.appendingPathComponent(file), encoding: .utf8)
+            let printed = text.components(separatedBy: "Data(\"Error: ").dropFirst().filter { !$0.hasPrefix("variant ") }
+            XCTAssertEqual(printed.count, 0, "\(file) prints a failure's line itself")
+        }
+    }
 }
