@@ -51,14 +51,14 @@ let package = Package(
         .executable(name: "lockstep", targets: ["LockstepCLI"]),
         .library(name: "Lockstep", targets: ["Lockstep"]),
         // The parsing modules alone (no FFmpeg, SQLite or jobs): what Fuzz/ builds against.
-        .library(name: "LockstepParsers", targets: ["Compositor", "Motion", "Verify", "IIO"]),
+        .library(name: "LockstepParsers", targets: ["Compositor", "Motion", "Verify", "IIO"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
-        .package(url: "https://github.com/apple/swift-nio", .upToNextMinor(from: "2.101.0")),
+        .package(url: "https://github.com/apple/swift-nio", .upToNextMinor(from: "2.101.0"))
     ],
     targets: [
         .systemLibrary(
@@ -72,32 +72,44 @@ let package = Package(
 
         // The kernels' vector conversions, in C so that they are always inlined (CLanes.h says why).
         .target(name: "CLanes", cSettings: sanitizerC),
-        .target(name: "Compositor", dependencies: ["CLanes", .product(name: "RealModule", package: "swift-numerics")],
-                swiftSettings: ownSettings("Compositor")),
-        .target(name: "Motion", dependencies: [.product(name: "RealModule", package: "swift-numerics")],
-                swiftSettings: ownSettings("Motion")),
+        .target(
+            name: "Compositor", dependencies: ["CLanes", .product(name: "RealModule", package: "swift-numerics")],
+            swiftSettings: ownSettings("Compositor")),
+        .target(
+            name: "Motion", dependencies: [.product(name: "RealModule", package: "swift-numerics")],
+            swiftSettings: ownSettings("Motion")),
         // Where inputs lie on each other's clocks by their sound (`align`): the correlation's
         // weighting, peaks, drift fit and decisions, pure; the FFTs are Lockstep's (FFTW).
-        .target(name: "AudioAlign", dependencies: ["Motion", .product(name: "RealModule", package: "swift-numerics")],
-                swiftSettings: ownSettings("AudioAlign")),
+        .target(
+            name: "AudioAlign", dependencies: ["Motion", .product(name: "RealModule", package: "swift-numerics")],
+            swiftSettings: ownSettings("AudioAlign")),
         // Motion's file I/O (trace files, profiles): the parsing stays in Motion, pure.
         .target(name: "MotionIO", dependencies: ["Motion"], swiftSettings: ownSettings("MotionIO")),
-        .target(name: "Media", dependencies: ["CFFmpeg", "CAVFilter", "Compositor", .product(name: "Atomics", package: "swift-atomics")],
-                swiftSettings: ownSettings("Media")),
-        .target(name: "TraceStore", dependencies: ["Motion", .product(name: "GRDB", package: "GRDB.swift")],
-                swiftSettings: ownSettings("TraceStore")),
+        .target(
+            name: "Media", dependencies: ["CFFmpeg", "CAVFilter", "Compositor", .product(name: "Atomics", package: "swift-atomics")],
+            swiftSettings: ownSettings("Media")),
+        .target(
+            name: "TraceStore", dependencies: ["Motion", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: ownSettings("TraceStore")),
         .target(
             name: "IIO",
-            dependencies: ["CIIO", "Motion", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: [
+                "CIIO", "Motion", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
+            ],
             swiftSettings: ownSettings("IIO")),
         // The timestamp-sync test kit's codes (frame numbers in pictures and in sound): pure.
-        .target(name: "SyncCode", dependencies: ["Compositor", .product(name: "RealModule", package: "swift-numerics")],
-                swiftSettings: ownSettings("SyncCode")),
+        .target(
+            name: "SyncCode", dependencies: ["Compositor", .product(name: "RealModule", package: "swift-numerics")],
+            swiftSettings: ownSettings("SyncCode")),
         .target(name: "Verify", dependencies: ["Compositor", "SyncCode"], swiftSettings: ownSettings("Verify")),
-        .target(name: "Lockstep", dependencies: ["Compositor", "Media", "Motion", "MotionIO", "TraceStore", "IIO", "Verify", "SyncCode", "CFFTW", "AudioAlign", "CEBUR128",
-                                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
-                swiftSettings: ownSettings("Lockstep")),
+        .target(
+            name: "Lockstep",
+            dependencies: [
+                "Compositor", "Media", "Motion", "MotionIO", "TraceStore", "IIO", "Verify", "SyncCode", "CFFTW", "AudioAlign", "CEBUR128",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
+            ],
+            swiftSettings: ownSettings("Lockstep")),
         .executableTarget(
             name: "LockstepCLI",
             dependencies: ["Lockstep", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -113,11 +125,13 @@ let package = Package(
         .testTarget(name: "MotionTests", dependencies: ["Motion", "MotionIO", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
         .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
-        .testTarget(name: "IIOTests", dependencies: ["IIO", "TraceStore", "MotionIO", "TestSupport", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: testSettings, linkerSettings: sanitizerLink),
+        .testTarget(
+            name: "IIOTests", dependencies: ["IIO", "TraceStore", "MotionIO", "TestSupport", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: testSettings,
+            linkerSettings: sanitizerLink),
         .testTarget(name: "SyncCodeTests", dependencies: ["SyncCode", "Compositor"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
         .testTarget(name: "VerifyTests", dependencies: ["Verify", "SyncCode", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
         .testTarget(name: "LockstepTests", dependencies: ["Lockstep", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
-        .testTarget(name: "LockstepCLITests", dependencies: ["LockstepCLI", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
+        .testTarget(name: "LockstepCLITests", dependencies: ["LockstepCLI", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink)
     ],
     swiftLanguageModes: [.v6]
 )

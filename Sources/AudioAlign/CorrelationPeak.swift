@@ -36,8 +36,9 @@ public struct CorrelationPeak: Equatable, Sendable {
             if best > r.lowerBound && best < r.upperBound - 1 {
                 index += PhaseCorrelationPeak.offset(Double(v[best - 1]), Double(v[best]), Double(v[best + 1]))
             }
-            return CorrelationPeak(index: index, z: Double(v[best]) / rms, rivalZ: Double(rival) / rms, rivalIndex: rivalIndex,
-                                   atEdge: best == r.lowerBound || best == r.upperBound - 1)
+            return CorrelationPeak(
+                index: index, z: Double(v[best]) / rms, rivalZ: Double(rival) / rms, rivalIndex: rivalIndex,
+                atEdge: best == r.lowerBound || best == r.upperBound - 1)
         }
     }
 }

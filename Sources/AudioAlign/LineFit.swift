@@ -48,9 +48,10 @@ public struct LineFit: Equatable, Sendable {
         let rms = (ss / n).squareRoot()
         // The scatter of one point (n - 2 degrees of freedom), then the usual standard errors.
         let sigma = points.count > 2 ? (ss / (n - 2)).squareRoot() : 0
-        return LineFit(intercept: intercept, slope: slope, inliers: points, rms: rms,
-                       interceptError: sigma * (1 / n + mx * mx / sxx).squareRoot(),
-                       slopeError: sigma / sxx.squareRoot())
+        return LineFit(
+            intercept: intercept, slope: slope, inliers: points, rms: rms,
+            interceptError: sigma * (1 / n + mx * mx / sxx).squareRoot(),
+            slopeError: sigma / sxx.squareRoot())
     }
 
     static func median(_ v: [Double]) -> Double {

@@ -181,7 +181,9 @@ public struct SoundAligner: Sendable {
         let length = Int((min(settings.coarseWindow, max(Self.shortest, input.duration / 2)) * rc).rounded(.down))
         guard length > 0, signal.count >= length else { return .failure(.tooShort(seconds: input.duration)) }
         let count = min(settings.coarseWindows, max(2, Int((Double(signal.count) / Double(length)).rounded(.up)) + 1))
-        let starts = count == 1 || signal.count == length ? [0]
+        let starts =
+            count == 1 || signal.count == length
+            ? [0]
             : (0..<count).map { (signal.count - length) * $0 / (count - 1) }
         var found: [CoarseWindow] = []
         var best = (z: 0.0, distinctness: 0.0)
@@ -201,8 +203,10 @@ public struct SoundAligner: Sendable {
             }
             guard peak.z >= settings.coarseZ, peak.distinctness >= settings.coarseDistinctness, !peak.atEdge else { continue }
             let lag = peak.index - Double(length - 1)
-            found.append(CoarseWindow(inputTime: input.start + Double(s) / rc, referenceTime: reference.start + lag / rc,
-                                      z: peak.z, distinctness: peak.distinctness))
+            found.append(
+                CoarseWindow(
+                    inputTime: input.start + Double(s) / rc, referenceTime: reference.start + lag / rc,
+                    z: peak.z, distinctness: peak.distinctness))
         }
         guard !found.isEmpty else {
             if let tie { return .failure(.ambiguous(offsets: tie)) }
@@ -296,11 +300,12 @@ public struct SoundAligner: Sendable {
         let zs = fit.inliers.map { measured[$0].z }.sorted()
         let scale = fit.slope
         let overlapStart = max(reference.start, fit.at(input.start)), overlapEnd = min(reference.end, fit.at(input.end))
-        return .success(SoundAlignment(
-            offset: fit.intercept, scale: scale, confidence: confidence, windows: withSound, agreeing: fit.inliers.count,
-            residualMs: fit.rms * 1000, offsetErrorMs: fit.interceptError * 1000,
-            driftErrorPpm: fit.slopeError / (scale * scale) * 1e6,
-            overlap: overlapStart...max(overlapStart, overlapEnd), peakZ: zs[zs.count / 2], distinctness: coarse.distinctness))
+        return .success(
+            SoundAlignment(
+                offset: fit.intercept, scale: scale, confidence: confidence, windows: withSound, agreeing: fit.inliers.count,
+                residualMs: fit.rms * 1000, offsetErrorMs: fit.interceptError * 1000,
+                driftErrorPpm: fit.slopeError / (scale * scale) * 1e6,
+                overlap: overlapStart...max(overlapStart, overlapEnd), peakZ: zs[zs.count / 2], distinctness: coarse.distinctness))
     }
 
     /// Correlates the input's window starting at input time `t` (`length` s, stretched onto the
@@ -316,7 +321,8 @@ public struct SoundAligner: Sendable {
         // 1 / rate apart; the input's clock counts 1 / slope times as much in that time).
         let step = 1 / line.slope
         guard i0 >= 0, ja >= 0, ja + n + 2 * m <= reference.samples.count,
-              Int(Double(i0) + Double(n) * step) + 2 <= input.samples.count else { return .outside }
+            Int(Double(i0) + Double(n) * step) + 2 <= input.samples.count
+        else { return .outside }
         var probe = [Float](repeating: 0, count: n)
         input.samples.withUnsafeBufferPointer { s in
             for j in 0..<n {

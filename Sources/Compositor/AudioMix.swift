@@ -39,4 +39,3 @@ public struct AudioMixer: Sendable {
         return x < 0 ? -bent : bent
     }
 }
-

@@ -8,10 +8,18 @@ public enum ColorMatrix: String, Equatable, Sendable, CaseIterable {
 
     /// Luma weights of red and blue.
     public var kr: Double {
-        switch self { case .bt601: 0.299; case .bt709: 0.2126; case .bt2020: 0.2627 }
+        switch self {
+        case .bt601: 0.299;
+        case .bt709: 0.2126;
+        case .bt2020: 0.2627
+        }
     }
     public var kb: Double {
-        switch self { case .bt601: 0.114; case .bt709: 0.0722; case .bt2020: 0.0593 }
+        switch self {
+        case .bt601: 0.114;
+        case .bt709: 0.0722;
+        case .bt2020: 0.0593
+        }
     }
     public var kg: Double { 1 - kr - kb }
 

@@ -115,8 +115,10 @@ public struct FrameSync<Payload> {
     /// each input lies in time (time sync; under index sync only `holdLast` applies).
     /// `start`: the reference time of output time 0, when not `placement.start` (a concat places
     /// each clip at its own output time on one clock from 0).
-    public init(mode: SyncMode, inputs: Int, frameRate: Rational, startTick: Int64 = 0, placement: SyncPlacement? = nil,
-                start: Rational? = nil) {
+    public init(
+        mode: SyncMode, inputs: Int, frameRate: Rational, startTick: Int64 = 0, placement: SyncPlacement? = nil,
+        start: Rational? = nil
+    ) {
         precondition(inputs > 0 && frameRate.num > 0 && startTick >= 0)
         let placement = placement ?? .together(inputs)
         precondition(placement.clocks.count == inputs, "one clock per input")
@@ -276,7 +278,8 @@ public struct FrameSync<Payload> {
     /// its stream ends if that is inside the last frame.
     private func endTime(_ lane: Lane) -> Rational? {
         guard let head = lane.window.last else { return nil }
-        let duration = head.frame.duration
+        let duration =
+            head.frame.duration
             ?? (head.frame.index > 0 ? head.time * Rational(1, Int64(head.frame.index)) : frameRate.inverse)
         var end = head.time + duration
         if let s = lane.streamEnd, let origin = lane.origin {

@@ -75,10 +75,12 @@ public struct Decor: Equatable, Sendable {
         if b > 0 {
             for (i, p) in places.enumerated() where i >= borderedFrom {
                 let w = min(b, p.width), h = min(b, p.height)
-                borders += [Rect(x: p.x, y: p.y, width: p.width, height: h),
-                            Rect(x: p.x, y: p.y + p.height - h, width: p.width, height: h),
-                            Rect(x: p.x, y: p.y, width: w, height: p.height),
-                            Rect(x: p.x + p.width - w, y: p.y, width: w, height: p.height)]
+                borders += [
+                    Rect(x: p.x, y: p.y, width: p.width, height: h),
+                    Rect(x: p.x, y: p.y + p.height - h, width: p.width, height: h),
+                    Rect(x: p.x, y: p.y, width: w, height: p.height),
+                    Rect(x: p.x + p.width - w, y: p.y, width: w, height: p.height)
+                ]
             }
         }
         labels = zip(places, spec.labels ?? []).compactMap { place, text in Decor.label(text, in: place, inset: b) }

@@ -134,8 +134,9 @@ public final class Keyer {
             // Luma row 2cy sits a quarter of a chroma row above chroma row cy, 2cy+1 a
             // quarter below.
             let far = half == 0 ? max(cy - 1, 0) : min(cy + 1, ch - 1)
-            KeyerLanes.matteRow(near: strength(cy), far: strength(far), inverseEven: b.inverseEven,
-                                inverseOdd: b.inverseOdd, sHalf: b.sHalf, width: w, levels: levels, into: half == 0 ? rows.even : rows.odd)
+            KeyerLanes.matteRow(
+                near: strength(cy), far: strength(far), inverseEven: b.inverseEven,
+                inverseOdd: b.inverseOdd, sHalf: b.sHalf, width: w, levels: levels, into: half == 0 ? rows.even : rows.odd)
         }
     }
 
@@ -162,8 +163,10 @@ public final class Keyer {
     /// Luma rows 2cy and 2cy + 1 and chroma row cy of the composite (`KeyerLanes`). Blocks of
     /// sixteen pixels that are all foreground or all background are copied; only the edge is
     /// computed.
-    private func compositeRows(_ cy: Int, _ fg: YUVImage, _ bg: YUVImage, _ out: YUVImage, _ b: KeyerBuffers,
-                               alpha rows: MatteRows) {
+    private func compositeRows(
+        _ cy: Int, _ fg: YUVImage, _ bg: YUVImage, _ out: YUVImage, _ b: KeyerBuffers,
+        alpha rows: MatteRows
+    ) {
         let w = b.width, h = b.height
         let screen = b.screen
         let centre = Double(2 * cy) + 1
@@ -171,13 +174,15 @@ public final class Keyer {
         screen.interpolateRow(.u, lumaY: centre, into: b.gridRowU)
         screen.interpolateRow(.v, lumaY: centre, into: b.gridRowV)
         for y in (2 * cy)..<min(2 * cy + 2, h) {
-            KeyerLanes.compositeLuma(alpha: y == 2 * cy ? rows.even : rows.odd, foreground: fg.y.row(y), background: bg.y.row(y), into: out.y.row(y),
-                                     width: w, screenY: b.gridRow, screen: screen)
+            KeyerLanes.compositeLuma(
+                alpha: y == 2 * cy ? rows.even : rows.odd, foreground: fg.y.row(y), background: bg.y.row(y), into: out.y.row(y),
+                width: w, screenY: b.gridRow, screen: screen)
         }
-        KeyerLanes.compositeChroma(alpha: rows.even, rows.odd,
-                                   foreground: fg.u.row(cy), fg.v.row(cy), background: bg.u.row(cy), bg.v.row(cy),
-                                   into: out.u.row(cy), out.v.row(cy), width: w, screenU: b.gridRowU, screenV: b.gridRowV,
-                                   screen: screen, despill: despill)
+        KeyerLanes.compositeChroma(
+            alpha: rows.even, rows.odd,
+            foreground: fg.u.row(cy), fg.v.row(cy), background: bg.u.row(cy), bg.v.row(cy),
+            into: out.u.row(cy), out.v.row(cy), width: w, screenU: b.gridRowU, screenV: b.gridRowV,
+            screen: screen, despill: despill)
     }
 
     /// The matte (white = foreground, video range) or the status view, in grey.

@@ -78,8 +78,10 @@ enum KeyerLanes {
     }
 
     /// The screen strength of `count` chroma samples.
-    static func strengthRow(u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>, count: Int, key: ColourDifference,
-                            into out: UnsafeMutablePointer<Float>) {
+    static func strengthRow(
+        u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>, count: Int, key: ColourDifference,
+        into out: UnsafeMutablePointer<Float>
+    ) {
         var cx = 0
         while cx + 8 <= count {
             storeFloats(strength(bytes(u + cx) - 128, bytes(v + cx) - 128, key), out + cx)
@@ -91,9 +93,11 @@ enum KeyerLanes {
     /// One luma row of the matte from the chroma row's strengths `near` (the chroma row the luma
     /// row belongs to) and `far` (the next one towards the luma row) and the local screen's
     /// 1 / strength at its even and odd columns. `sHalf` is scratch for cw + 1 values.
-    static func matteRow(near: UnsafePointer<Float>, far: UnsafePointer<Float>, inverseEven: UnsafePointer<Float>,
-                         inverseOdd: UnsafePointer<Float>, sHalf: UnsafeMutablePointer<Float>, width w: Int,
-                         levels: MatteLevels, into out: UnsafeMutablePointer<UInt8>) {
+    static func matteRow(
+        near: UnsafePointer<Float>, far: UnsafePointer<Float>, inverseEven: UnsafePointer<Float>,
+        inverseOdd: UnsafePointer<Float>, sHalf: UnsafeMutablePointer<Float>, width w: Int,
+        levels: MatteLevels, into out: UnsafeMutablePointer<UInt8>
+    ) {
         let cw = (w + 1) / 2
         // The luma row sits a quarter of a chroma row from `near` towards `far`.
         var cx = 0
@@ -149,8 +153,10 @@ enum KeyerLanes {
     /// Luma row of the composite: the foreground `p` minus (1 - alpha) x the screen's luma
     /// (`screenY`, one value per grid cell of this chroma row), plus (1 - alpha) x the
     /// background `q`. Blocks of sixteen all foreground or all background are copies.
-    static func compositeLuma(alpha a: UnsafePointer<UInt8>, foreground p: UnsafePointer<UInt8>, background q: UnsafePointer<UInt8>,
-                              into o: UnsafeMutablePointer<UInt8>, width w: Int, screenY: UnsafePointer<Float>, screen: ScreenEstimate) {
+    static func compositeLuma(
+        alpha a: UnsafePointer<UInt8>, foreground p: UnsafePointer<UInt8>, background q: UnsafePointer<UInt8>,
+        into o: UnsafeMutablePointer<UInt8>, width w: Int, screenY: UnsafePointer<Float>, screen: ScreenEstimate
+    ) {
         let group0 = screen.group0, group1 = screen.group1, columnT = screen.columnT
         var x = 0
         while x + 16 <= w {
@@ -175,7 +181,11 @@ enum KeyerLanes {
         }
         for x in x..<w {
             let av = a[x]
-            if av == 255 { o[x] = p[x] } else if av == 0 { o[x] = q[x] } else {
+            if av == 255 {
+                o[x] = p[x]
+            } else if av == 0 {
+                o[x] = q[x]
+            } else {
                 let k = Float(255 - Int(av)) * inverse255
                 o[x] = clampByte(Float(p[x]) + k * (Float(q[x]) - screen.at(screenY, x)))
             }
@@ -185,12 +195,14 @@ enum KeyerLanes {
     /// Chroma row of the composite (one plane pair): each sample with the mean alpha `k` of its
     /// four luma pixels (rows `a0`, `a1`): the foreground minus k x the screen, despilled, plus
     /// k x the background.
-    static func compositeChroma(alpha a0: UnsafePointer<UInt8>, _ a1: UnsafePointer<UInt8>,
-                                foreground fu: UnsafePointer<UInt8>, _ fv: UnsafePointer<UInt8>,
-                                background bu: UnsafePointer<UInt8>, _ bv: UnsafePointer<UInt8>,
-                                into ou: UnsafeMutablePointer<UInt8>, _ ov: UnsafeMutablePointer<UInt8>,
-                                width w: Int, screenU: UnsafePointer<Float>, screenV: UnsafePointer<Float>,
-                                screen: ScreenEstimate, despill: Despill) {
+    static func compositeChroma(
+        alpha a0: UnsafePointer<UInt8>, _ a1: UnsafePointer<UInt8>,
+        foreground fu: UnsafePointer<UInt8>, _ fv: UnsafePointer<UInt8>,
+        background bu: UnsafePointer<UInt8>, _ bv: UnsafePointer<UInt8>,
+        into ou: UnsafeMutablePointer<UInt8>, _ ov: UnsafeMutablePointer<UInt8>,
+        width w: Int, screenU: UnsafePointer<Float>, screenV: UnsafePointer<Float>,
+        screen: ScreenEstimate, despill: Despill
+    ) {
         let cw = (w + 1) / 2
         let evenT = screen.evenT
         var cx = 0

@@ -27,8 +27,10 @@ public struct ColourDifference: Sendable, Equatable {
         let o1 = others[0], o2 = others[1]
         primary = p
         func form(_ w1: Double, _ w2: Double) -> (Float, Float) {
-            (Float(Self.scale * (cbWeights[p] - w1 * cbWeights[o1] - w2 * cbWeights[o2])),
-             Float(Self.scale * (crWeights[p] - w1 * crWeights[o1] - w2 * crWeights[o2])))
+            (
+                Float(Self.scale * (cbWeights[p] - w1 * cbWeights[o1] - w2 * cbWeights[o2])),
+                Float(Self.scale * (crWeights[p] - w1 * crWeights[o1] - w2 * crWeights[o2]))
+            )
         }
         (ku, kv) = form(balance, 1 - balance)
         (d1u, d1v) = form(1, 0)
@@ -217,8 +219,10 @@ final class ScreenEstimate {
                     let r = UnsafeRawPointer(p)
                     let a = r.loadUnaligned(as: SIMD4<Float>.self), b = r.loadUnaligned(fromByteOffset: 16, as: SIMD4<Float>.self)
                     let c = r.loadUnaligned(fromByteOffset: 32, as: SIMD4<Float>.self), d = r.loadUnaligned(fromByteOffset: 48, as: SIMD4<Float>.self)
-                    return (SIMD4(a[0], b[0], c[0], d[0]), SIMD4(a[1], b[1], c[1], d[1]),
-                            SIMD4(a[2], b[2], c[2], d[2]), SIMD4(a[3], b[3], c[3], d[3]))
+                    return (
+                        SIMD4(a[0], b[0], c[0], d[0]), SIMD4(a[1], b[1], c[1], d[1]),
+                        SIMD4(a[2], b[2], c[2], d[2]), SIMD4(a[3], b[3], c[3], d[3])
+                    )
                 }
                 @inline(__always) func load(_ p: UnsafeMutablePointer<Float>) -> SIMD4<Float> { UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self) }
                 @inline(__always) func store(_ v: SIMD4<Float>, _ p: UnsafeMutablePointer<Float>) { UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD4<Float>.self) }
@@ -274,7 +278,9 @@ final class ScreenEstimate {
                 // cells before the first filled one: copies of it.
                 for k in (last + 1)..<c {
                     let j = r * gw + k
-                    if last < 0 { copyCell(from: i, to: j) } else {
+                    if last < 0 {
+                        copyCell(from: i, to: j)
+                    } else {
                         let f = Float(k - last) / Float(c - last), a = r * gw + last
                         sy[j] = sy[a] + f * (sy[i] - sy[a]); su[j] = su[a] + f * (su[i] - su[a]); sv[j] = sv[a] + f * (sv[i] - sv[a])
                     }
@@ -350,8 +356,10 @@ final class ScreenEstimate {
     /// sixteen luma columns 2cx ..< 2cx + 16 are two groups of eight (cx a multiple of 4).
     @inline(__always) func cells(_ row: UnsafePointer<Float>, chroma cx: Int) -> (Lanes, Lanes) {
         let j = cx / 4
-        return (Lanes(lowHalf: SIMD4(repeating: row[Int(group0[j])]), highHalf: SIMD4(repeating: row[Int(group0[j + 1])])),
-                Lanes(lowHalf: SIMD4(repeating: row[Int(group1[j])]), highHalf: SIMD4(repeating: row[Int(group1[j + 1])])))
+        return (
+            Lanes(lowHalf: SIMD4(repeating: row[Int(group0[j])]), highHalf: SIMD4(repeating: row[Int(group0[j + 1])])),
+            Lanes(lowHalf: SIMD4(repeating: row[Int(group1[j])]), highHalf: SIMD4(repeating: row[Int(group1[j + 1])]))
+        )
     }
 
     /// An interpolated grid row at the even and odd luma column of every chroma sample (`at`),

@@ -80,7 +80,8 @@ public struct Layout: Equatable, Sendable {
             let (r, c) = spec.shape ?? GridSpec.shape(for: inputs.count)
             places = Array(Layout.cells(rows: r, columns: c, canvas: canvas).prefix(inputs.count))
         case .pip:
-            places = [Rect(x: 0, y: 0, width: canvas.width, height: canvas.height)]
+            places =
+                [Rect(x: 0, y: 0, width: canvas.width, height: canvas.height)]
                 + Layout.insets(spec.pip, canvas: canvas, inputs: Array(inputs.dropFirst()))
         case .chromakey, .stack, .mix, .single:
             places = inputs.map { _ in Rect(x: 0, y: 0, width: canvas.width, height: canvas.height) }
@@ -90,8 +91,10 @@ public struct Layout: Equatable, Sendable {
         let fills = blend.placesInputs && spec.fit == .fill
         pictures = zip(places, inputs).map { fills ? $0.0 : Layout.fit($0.1, into: $0.0) }
         keep = zip(places, inputs).map { fills ? Layout.keep($0.1, filling: $0.0) : .all }
-        decor = blend.placesInputs ? Decor(places: places, spec: spec, borderedFrom: blend == .pip ? 1 : 0)
-                                   : Decor(borders: [], labels: [])
+        decor =
+            blend.placesInputs
+            ? Decor(places: places, spec: spec, borderedFrom: blend == .pip ? 1 : 0)
+            : Decor(borders: [], labels: [])
     }
 
     /// rows x columns cells tiling the canvas, reading order; every edge even, the last row and
@@ -99,9 +102,11 @@ public struct Layout: Equatable, Sendable {
     public static func cells(rows: Int, columns: Int, canvas: Size) -> [Rect] {
         func edges(_ length: Int, _ n: Int) -> [Int] { (0...n).map { $0 == n ? length : (length * $0 / n) & ~1 } }
         let xs = edges(canvas.width, columns), ys = edges(canvas.height, rows)
-        return (0..<rows).flatMap { r in (0..<columns).map { c in
-            Rect(x: xs[c], y: ys[r], width: xs[c + 1] - xs[c], height: ys[r + 1] - ys[r])
-        } }
+        return (0..<rows).flatMap { r in
+            (0..<columns).map { c in
+                Rect(x: xs[c], y: ys[r], width: xs[c + 1] - xs[c], height: ys[r + 1] - ys[r])
+            }
+        }
     }
 
     /// Picture-in-picture insets: each `size` of the canvas's width, of its input's shape, the

@@ -32,8 +32,9 @@ public struct MatteMix: Sendable, Equatable {
     /// Mixes `over` onto `under` with the weights of `matte` (a luma or alpha plane) into `out`
     /// (which may be `under` or `over`). All four are the same size.
     public func apply(over: YUVImage, under: YUVImage, matte: Plane, into out: YUVImage) {
-        precondition(over.width == out.width && under.width == out.width && matte.width == out.width
-                     && over.height == out.height && under.height == out.height && matte.height == out.height)
+        precondition(
+            over.width == out.width && under.width == out.width && matte.width == out.width
+                && over.height == out.height && under.height == out.height && matte.height == out.height)
         table.withUnsafeBufferPointer { t in
             for y in 0..<out.height {
                 let o = over.y.row(y), u = under.y.row(y), m = matte.row(y), d = out.y.row(y)
@@ -44,8 +45,10 @@ public struct MatteMix: Sendable, Equatable {
         }
     }
 
-    private static func chroma(over op: Plane, under up: Plane, matte: Plane, into dp: Plane, size: (Int, Int),
-                               _ t: UnsafeBufferPointer<UInt16>) {
+    private static func chroma(
+        over op: Plane, under up: Plane, matte: Plane, into dp: Plane, size: (Int, Int),
+        _ t: UnsafeBufferPointer<UInt16>
+    ) {
         for cy in 0..<dp.height {
             let y0 = min(2 * cy, size.1 - 1), y1 = min(2 * cy + 1, size.1 - 1)
             let m0 = matte.row(y0), m1 = matte.row(y1)

@@ -69,14 +69,18 @@ final class MatteMorphology {
         let m = h + 2 * r
         for j in 0..<m {
             let src = p.row(min(max(j - r, 0), h - 1)), f = planeForward + j * w
-            if j % k == 0 { f.update(from: src, count: w) } else {
+            if j % k == 0 {
+                f.update(from: src, count: w)
+            } else {
                 Self.pickRow(f - w, src, into: f, count: w, minimum: minimum)
             }
         }
         var j = m - 1
         while j >= 0 {
             let src = p.row(min(max(j - r, 0), h - 1)), b = planeBackward + j * w
-            if j % k == k - 1 || j == m - 1 { b.update(from: src, count: w) } else {
+            if j % k == k - 1 || j == m - 1 {
+                b.update(from: src, count: w)
+            } else {
                 Self.pickRow(b + w, src, into: b, count: w, minimum: minimum)
             }
             j -= 1
@@ -124,8 +128,10 @@ final class MatteMorphology {
 
     /// out = min(a, b) (or max) over a row, sixteen bytes at a time (pminub / pmaxub); `out`
     /// may be `a` or `b`.
-    private static func pickRow(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt8>,
-                                count: Int, minimum: Bool) {
+    private static func pickRow(
+        _ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt8>,
+        count: Int, minimum: Bool
+    ) {
         @inline(__always) func run(_ pick: (UInt8, UInt8) -> UInt8) {
             var x = 0
             while x + 16 <= count {
@@ -177,15 +183,17 @@ final class MatteMorphology {
                     out[x] = UInt8(truncatingIfNeeded: min(255, (s &* reciprocal &+ half) >> 24))
                 }
             }
-        } else { for y in 0..<h {
-            let row = p.row(y), out = temporary + y * w
-            var s: UInt32 = 0
-            for j in -r...r { s += UInt32(row[min(max(j, 0), w - 1)]) }
-            for x in 0..<w {
-                out[x] = UInt8(truncatingIfNeeded: min(255, (s &* reciprocal &+ half) >> 24))
-                s = s &+ UInt32(row[min(x + r + 1, w - 1)]) &- UInt32(row[max(x - r, 0)])
+        } else {
+            for y in 0..<h {
+                let row = p.row(y), out = temporary + y * w
+                var s: UInt32 = 0
+                for j in -r...r { s += UInt32(row[min(max(j, 0), w - 1)]) }
+                for x in 0..<w {
+                    out[x] = UInt8(truncatingIfNeeded: min(255, (s &* reciprocal &+ half) >> 24))
+                    s = s &+ UInt32(row[min(x + r + 1, w - 1)]) &- UInt32(row[max(x - r, 0)])
+                }
             }
-        } }
+        }
         // Vertical back into the plane, with one running sum per column.
         for x in 0..<w { sums[x] = 0 }
         for j in -r...r {

@@ -6,8 +6,10 @@
 /// this nominal rate, never the average.
 public enum NominalRate {
     /// 23.976, 24, 25, 29.97, 30, 50, 59.94, 60.
-    public static let standard: [Rational] = [Rational(24000, 1001), Rational(24, 1), Rational(25, 1), Rational(30000, 1001),
-                                              Rational(30, 1), Rational(50, 1), Rational(60000, 1001), Rational(60, 1)]
+    public static let standard: [Rational] = [
+        Rational(24000, 1001), Rational(24, 1), Rational(25, 1), Rational(30000, 1001),
+        Rational(30, 1), Rational(50, 1), Rational(60000, 1001), Rational(60, 1)
+    ]
     /// How far (relative) a measured rate may be from a standard rate to be named by it: wider
     /// than phone jitter and the odd dropped frame, narrower than the step between 24 and 25.
     public static let tolerance = 0.015

@@ -51,15 +51,18 @@ public struct PictureDetail: Equatable, Sendable {
             let n = Double(count)
             let mean = Double(sum) / n
             let variance = max(0, Double(sumSquares) / n - mean * mean)
-            return PictureDetail(mean: mean, level: interquartileMean(histogram, count: count),
-                                 deviation: variance.squareRoot(), gradient: Double(gradientSum) / (2 * n))
+            return PictureDetail(
+                mean: mean, level: interquartileMean(histogram, count: count),
+                deviation: variance.squareRoot(), gradient: Double(gradientSum) / (2 * n))
         }
     }
 
     /// The mean of the values ranked in the middle half, counting a value straddling a quartile
     /// by the part of it inside; bin v holds the value `value(v)`.
-    static func interquartileMean(_ histogram: UnsafeMutableBufferPointer<Int>, count: Int,
-                                  value: (Int) -> Double = { Double($0) }) -> Double {
+    static func interquartileMean(
+        _ histogram: UnsafeMutableBufferPointer<Int>, count: Int,
+        value: (Int) -> Double = { Double($0) }
+    ) -> Double {
         let low = Double(count) / 4, high = 3 * Double(count) / 4
         var below = 0.0, weighted = 0.0
         for v in 0..<histogram.count where histogram[v] > 0 {

@@ -30,9 +30,10 @@ public struct YUVImage {
     public func cropped(to rect: Rect) -> YUVImage {
         precondition(rect.x % 2 == 0 && rect.y % 2 == 0, "4:2:0 crops start on even pixels")
         func sub(_ p: Plane, _ shift: Int) -> Plane {
-            Plane(base: p.base + (rect.y >> shift) * p.stride + (rect.x >> shift), stride: p.stride,
-                  width: (rect.width + (1 << shift) - 1) >> shift, height: (rect.height + (1 << shift) - 1) >> shift,
-                  owner: p.owner)
+            Plane(
+                base: p.base + (rect.y >> shift) * p.stride + (rect.x >> shift), stride: p.stride,
+                width: (rect.width + (1 << shift) - 1) >> shift, height: (rect.height + (1 << shift) - 1) >> shift,
+                owner: p.owner)
         }
         return YUVImage(y: sub(y, 0), u: sub(u, 1), v: sub(v, 1))
     }
@@ -47,9 +48,10 @@ public final class YUVBuffer {
 
     public var image: YUVImage {
         let cw = (width + 1) / 2, ch = (height + 1) / 2
-        return YUVImage(y: Plane(base: storage, stride: width, width: width, height: height, owner: self),
-                        u: Plane(base: storage + width * height, stride: cw, width: cw, height: ch, owner: self),
-                        v: Plane(base: storage + width * height + cw * ch, stride: cw, width: cw, height: ch, owner: self))
+        return YUVImage(
+            y: Plane(base: storage, stride: width, width: width, height: height, owner: self),
+            u: Plane(base: storage + width * height, stride: cw, width: cw, height: ch, owner: self),
+            v: Plane(base: storage + width * height + cw * ch, stride: cw, width: cw, height: ch, owner: self))
     }
 
     public init(width: Int, height: Int) {

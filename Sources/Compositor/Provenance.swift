@@ -99,17 +99,19 @@ public struct Provenance: Codable, Equatable, Sendable {
         if let coverage { json += ",\"coverage\":\(Provenance.quote(coverage))" }
         if let holdLast { json += ",\"holdLast\":\(holdLast)" }
         if let inputs {
-            json += ",\"inputs\":[" + inputs.map { i in
-                var o = "{\"name\":\(Provenance.quote(i.name)),\"timeBase\":\(Provenance.quote(i.timeBase)),\"audio\":\(i.audio)"
-                if let frames = i.frames { o += ",\"frames\":\(frames)" }
-                if let origin = i.origin { o += ",\"origin\":\(origin)" }
-                if let offset = i.offset { o += ",\"offset\":\(Provenance.quote(offset))" }
-                if let d = i.driftPpm, d.isFinite { o += ",\"driftPpm\":\(d)" }
-                if let trim = i.trim { o += ",\"trim\":\(Provenance.quote(trim))" }
-                if let still = i.still { o += ",\"still\":\(still)" }
-                if let duration = i.duration { o += ",\"duration\":\(Provenance.quote(duration))" }
-                return o + "}"
-            }.joined(separator: ",") + "]"
+            json +=
+                ",\"inputs\":["
+                + inputs.map { i in
+                    var o = "{\"name\":\(Provenance.quote(i.name)),\"timeBase\":\(Provenance.quote(i.timeBase)),\"audio\":\(i.audio)"
+                    if let frames = i.frames { o += ",\"frames\":\(frames)" }
+                    if let origin = i.origin { o += ",\"origin\":\(origin)" }
+                    if let offset = i.offset { o += ",\"offset\":\(Provenance.quote(offset))" }
+                    if let d = i.driftPpm, d.isFinite { o += ",\"driftPpm\":\(d)" }
+                    if let trim = i.trim { o += ",\"trim\":\(Provenance.quote(trim))" }
+                    if let still = i.still { o += ",\"still\":\(still)" }
+                    if let duration = i.duration { o += ",\"duration\":\(Provenance.quote(duration))" }
+                    return o + "}"
+                }.joined(separator: ",") + "]"
         }
         if let clipStart { json += ",\"clipStart\":\(Provenance.quote(clipStart))" }
         if let origin { json += ",\"origin\":\(origin)" }

@@ -206,8 +206,11 @@ final class IIODConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             code(Int32(clamping: write(target, attr, payload)), context)
         case .open(let d, let samples, let mask, _):
             guard known(d) else { return code(-ENODEV, context) }
-            guard samples > 0, let s = ReplayStream(device: device, mask: mask, speed: settings.speed, loop: settings.loop,
-                                                   startHost: Self.now) else { return code(-EINVAL, context) }
+            guard samples > 0,
+                let s = ReplayStream(
+                    device: device, mask: mask, speed: settings.speed, loop: settings.loop,
+                    startHost: Self.now)
+            else { return code(-EINVAL, context) }
             stream = s
             code(0, context)
         case .close(let d):

@@ -30,8 +30,10 @@ public final class IIODServer: Sendable {
         /// The largest WRITE value accepted (attribute values are short).
         public var maxWrite = 4096
 
-        public init(host: String = "127.0.0.1", port: UInt16 = 30431, speed: Double = 1, loop: Bool = false,
-                    maxConnections: Int = 256, idleTimeout: Double = 300) {
+        public init(
+            host: String = "127.0.0.1", port: UInt16 = 30431, speed: Double = 1, loop: Bool = false,
+            maxConnections: Int = 256, idleTimeout: Double = 300
+        ) {
             self.host = host; self.port = port; self.speed = speed; self.loop = loop
             self.maxConnections = maxConnections; self.idleTimeout = idleTimeout
         }
@@ -162,7 +164,9 @@ public final class IIODServer: Sendable {
     /// and the event loop. Safe to call twice, and from any thread but the server's own event
     /// loop (where it only begins the shutdown).
     public func stop() {
-        let first = stopped.withLockedValue { done in defer { done = true }; return !done }
+        let first = stopped.withLockedValue { done in
+            defer { done = true }; return !done
+        }
         guard first else { return }
         guard MultiThreadedEventLoopGroup.currentEventLoop == nil else {
             channel.close(promise: nil)

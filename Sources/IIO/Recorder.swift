@@ -23,8 +23,10 @@ public struct RecorderOptions: Sendable {
     /// Samples per buffer refill; nil = a tenth of a second at the device's rate.
     public var bufferSamples: Int?
 
-    public init(uri: String, device: String? = nil, rateHz: Double? = nil, duration: Double? = nil, accel: Bool = false,
-                sampleLimit: Int? = nil, bufferSamples: Int? = nil) {
+    public init(
+        uri: String, device: String? = nil, rateHz: Double? = nil, duration: Double? = nil, accel: Bool = false,
+        sampleLimit: Int? = nil, bufferSamples: Int? = nil
+    ) {
         self.uri = uri; self.device = device; self.rateHz = rateHz; self.duration = duration; self.accel = accel
         self.sampleLimit = sampleLimit; self.bufferSamples = bufferSamples
     }
@@ -116,7 +118,7 @@ public final class Recorder: Sendable {
                 action = thenClose ? .closeDevice : .none
             case .closeDevice:
                 control.withLockedValue { $0.buffers = [] }
-                session = nil      // destroys the buffers, then the context
+                session = nil  // destroys the buffers, then the context
                 action = machine.deviceClosed()
             case .finish(let stop, _):
                 return (sinkFailure ?? stop, stored)

@@ -60,14 +60,16 @@ final class RecordingSession {
             let axes = try ids.map { id -> Axis in
                 let c = device.channel(id)!
                 c.enable()
-                return Axis(channel: c, scale: c.hasAttribute("scale") ? try c.readDouble("scale") : 1,
-                            offset: c.hasAttribute("offset") ? try c.readDouble("offset") : 0)
+                return Axis(
+                    channel: c, scale: c.hasAttribute("scale") ? try c.readDouble("scale") : 1,
+                    offset: c.hasAttribute("offset") ? try c.readDouble("offset") : 0)
             }
             let ts = device.channel("timestamp").flatMap { $0.isScanElement ? $0 : nil }
             ts?.enable()
             let r = (try? device.readAttribute("sampling_frequency")).flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? rate ?? 100
-            return Source(device: device, axes: axes, timestamp: ts, buffer: try IIOBuffer(device: device, samples: bufferSamples),
-                          period: Int64((1e9 / r).rounded()))
+            return Source(
+                device: device, axes: axes, timestamp: ts, buffer: try IIOBuffer(device: device, samples: bufferSamples),
+                period: Int64((1e9 / r).rounded()))
         }
         // Channels of one device must all be enabled before its buffer is made.
         var accelOnGyro: [Axis]?
@@ -75,8 +77,9 @@ final class RecordingSession {
             accelOnGyro = try TraceInfo.accelChannels.map { id in
                 let c = gyroDevice.channel(id)!
                 c.enable()
-                return Axis(channel: c, scale: c.hasAttribute("scale") ? try c.readDouble("scale") : 1,
-                            offset: c.hasAttribute("offset") ? try c.readDouble("offset") : 0)
+                return Axis(
+                    channel: c, scale: c.hasAttribute("scale") ? try c.readDouble("scale") : 1,
+                    offset: c.hasAttribute("offset") ? try c.readDouble("offset") : 0)
             }
         }
         gyro = try open(gyroDevice, TraceInfo.gyroChannels)
@@ -92,9 +95,10 @@ final class RecordingSession {
         for a in gyro.axes + (accel?.axes ?? []) { scales[a.channel.id] = a.scale }
         var metadata = ["gyro_device_id": gyroDevice.id]
         if let a = accel, a.device.id != gyroDevice.id { metadata["accel_device"] = a.device.name ?? a.device.id }
-        info = TraceInfo(deviceName: gyroDevice.name ?? gyroDevice.id, sourceURI: options.uri,
-                         clock: gyro.timestamp != nil ? (clock ?? "unknown") : "host-monotonic",
-                         rateHz: rate, channelScales: scales, orientation: nil, metadata: metadata)
+        info = TraceInfo(
+            deviceName: gyroDevice.name ?? gyroDevice.id, sourceURI: options.uri,
+            clock: gyro.timestamp != nil ? (clock ?? "unknown") : "host-monotonic",
+            rateHz: rate, channelScales: scales, orientation: nil, metadata: metadata)
     }
 
     /// Refills the buffer(s) once and decodes the samples.

@@ -60,7 +60,8 @@ public struct ReplayDevice: Sendable {
     public init(info: TraceInfo, samples: [IMUReading], hasAccel: Bool) throws(ReplayDeviceError) {
         guard !samples.isEmpty else { throw .noSamples }
         for r in samples {
-            let values = [("anglvel_x", r.gyro.x), ("anglvel_y", r.gyro.y), ("anglvel_z", r.gyro.z)]
+            let values =
+                [("anglvel_x", r.gyro.x), ("anglvel_y", r.gyro.y), ("anglvel_z", r.gyro.z)]
                 + (hasAccel ? r.accel.map { [("accel_x", $0.x), ("accel_y", $0.y), ("accel_z", $0.z)] } ?? [] : [])
             if let bad = values.first(where: { !$0.1.isFinite }) { throw .notFinite(t: r.t, channel: bad.0, value: bad.1) }
             if let bad = values.first(where: { abs($0.1) > IMUReading.largestValue }) { throw .beyondRange(t: r.t, channel: bad.0, value: bad.1) }
@@ -91,7 +92,8 @@ public struct ReplayDevice: Sendable {
         self.raws = raws
         let median = Self.medianStep(times)
         rateHz = info.rateHz.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? 1e9 / Double(median)
-        clock = ["realtime", "monotonic", "monotonic_raw", "realtime_coarse", "monotonic_coarse", "boottime", "tai"].contains(info.clock ?? "")
+        clock =
+            ["realtime", "monotonic", "monotonic_raw", "realtime_coarse", "monotonic_coarse", "boottime", "tai"].contains(info.clock ?? "")
             ? info.clock! : "monotonic"
         (loopPeriod, loopLength) = Self.loop(times, median: median)
     }
@@ -134,7 +136,10 @@ public struct ReplayDevice: Sendable {
         // libiio 0.24 reads the scale with strtof: it must be a normal float (a store's scale of
         // 1e-300 or 1e300 would reach it as out of range, and every client fail).
         if let known, known >= Double(Float.leastNormalMagnitude), known <= Double(Float.greatestFiniteMagnitude),
-           needed / known <= 32767 { return known }
+            needed / known <= 32767
+        {
+            return known
+        }
         if needed / fallback <= 32767 { return fallback }
         return needed / 32000
     }
@@ -238,7 +243,8 @@ public struct ReplayDevice: Sendable {
     }
 
     /// libiio v0.24's `xml_header` (context.c): clients validate the XML against it.
-    static let xmlHeader = "<?xml version=\"1.0\" encoding=\"utf-8\"?>"
+    static let xmlHeader =
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>"
         + "<!DOCTYPE context ["
         + "<!ELEMENT context (device | context-attribute)*>"
         + "<!ELEMENT context-attribute EMPTY>"

@@ -23,7 +23,7 @@ struct LockstepCommand: ParsableCommand {
             VerifyCommand.self,
             KernelsCommand.self,
             FilterKernelsCommand.self,
-            JoinSegmentsCommand.self,
+            JoinSegmentsCommand.self
         ])
 
     /// ArgumentParser's own `main`, except that the library's failures end the process with their

@@ -41,17 +41,19 @@ final class AudioTrack {
         self.output = output
         let globalHeader = output.needsGlobalHeader
         let format = codec == .aac ? AV_SAMPLE_FMT_FLTP : AV_SAMPLE_FMT_S32
-        encoder = try Encoder(codecName: codec.rawValue, configure: { c in
-            c.pointee.sample_fmt = format
-            switch codec {
-            case .aac: c.pointee.bit_rate = Int64(bitRate)
-            case .flac: c.pointee.bits_per_raw_sample = 24
-            }
-            c.pointee.sample_rate = Int32(AudioFormat.sampleRate)
-            c.pointee.ch_layout = swift_AV_CHANNEL_LAYOUT_STEREO()
-            c.pointee.time_base = AVRational(num: 1, den: Int32(AudioFormat.sampleRate))
-            if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-        }, options: [:])
+        encoder = try Encoder(
+            codecName: codec.rawValue,
+            configure: { c in
+                c.pointee.sample_fmt = format
+                switch codec {
+                case .aac: c.pointee.bit_rate = Int64(bitRate)
+                case .flac: c.pointee.bits_per_raw_sample = 24
+                }
+                c.pointee.sample_rate = Int32(AudioFormat.sampleRate)
+                c.pointee.ch_layout = swift_AV_CHANNEL_LAYOUT_STEREO()
+                c.pointee.time_base = AVRational(num: 1, den: Int32(AudioFormat.sampleRate))
+                if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+            }, options: [:])
         stream = try output.addStream(for: encoder)
         try makeAudioFrame(frame, format: format, samples: encoder.context.pointee.frame_size)
     }

@@ -76,8 +76,9 @@ final class ColorFitter {
             func plane(_ p: UnsafeMutablePointer<UInt8>?, _ stride: Int32, _ pw: Int, _ ph: Int) -> Plane16 {
                 Plane16(base: UnsafeMutableRawPointer(p!).assumingMemoryBound(to: UInt16.self), stride: Int(stride) / 2, width: pw, height: ph)
             }
-            let image = YUV16Image(y: plane(s.data.0, s.linesize.0, w, h), u: plane(s.data.1, s.linesize.1, cw, ch),
-                                   v: plane(s.data.2, s.linesize.2, cw, ch))
+            let image = YUV16Image(
+                y: plane(s.data.0, s.linesize.0, w, h), u: plane(s.data.1, s.linesize.1, cw, ch),
+                v: plane(s.data.2, s.linesize.2, cw, ch))
             convert(kernel, image, into: target)
         case .viaScratch(let kernel):
             let image = scratch!.image
@@ -151,4 +152,3 @@ final class ColorFitter {
         }
     }
 }
-

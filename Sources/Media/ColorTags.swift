@@ -38,8 +38,10 @@ struct ColorReading {
 
     /// `format` decides the bit depth and whether the picture is RGB; `width`/`height` the
     /// guesses for an untagged matrix.
-    init(format: Int32, range: AVColorRange, matrix: AVColorSpace, primaries: AVColorPrimaries,
-         transfer: AVColorTransferCharacteristic, width: Int, height: Int) {
+    init(
+        format: Int32, range: AVColorRange, matrix: AVColorSpace, primaries: AVColorPrimaries,
+        transfer: AVColorTransferCharacteristic, width: Int, height: Int
+    ) {
         let desc = av_pix_fmt_desc_get(AVPixelFormat(rawValue: format))
         let depth = desc.map { Int($0.pointee.comp.0.depth) } ?? 8
         let isRGB = desc.map { $0.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 } ?? false
@@ -66,8 +68,8 @@ struct ColorReading {
         case AVCOL_TRC_ARIB_STD_B67: t = .hlg
         case AVCOL_TRC_SMPTE2084: t = .pq
         case AVCOL_TRC_BT709, AVCOL_TRC_SMPTE170M, AVCOL_TRC_BT2020_10, AVCOL_TRC_BT2020_12, AVCOL_TRC_IEC61966_2_1,
-             AVCOL_TRC_GAMMA22, AVCOL_TRC_GAMMA28, AVCOL_TRC_SMPTE240M, AVCOL_TRC_UNSPECIFIED, AVCOL_TRC_IEC61966_2_4,
-             AVCOL_TRC_BT1361_ECG, AVCOL_TRC_RESERVED0, AVCOL_TRC_RESERVED:
+            AVCOL_TRC_GAMMA22, AVCOL_TRC_GAMMA28, AVCOL_TRC_SMPTE240M, AVCOL_TRC_UNSPECIFIED, AVCOL_TRC_IEC61966_2_4,
+            AVCOL_TRC_BT1361_ECG, AVCOL_TRC_RESERVED0, AVCOL_TRC_RESERVED:
             t = .sdr
         default:
             t = .sdr
@@ -93,13 +95,15 @@ struct ColorReading {
     }
 
     init(_ f: AVFrame) {
-        self.init(format: f.format, range: f.color_range, matrix: f.colorspace, primaries: f.color_primaries,
-                  transfer: f.color_trc, width: Int(f.width), height: Int(f.height))
+        self.init(
+            format: f.format, range: f.color_range, matrix: f.colorspace, primaries: f.color_primaries,
+            transfer: f.color_trc, width: Int(f.width), height: Int(f.height))
     }
 
     init(_ par: AVCodecParameters) {
-        self.init(format: par.format, range: par.color_range, matrix: par.color_space, primaries: par.color_primaries,
-                  transfer: par.color_trc, width: Int(par.width), height: Int(par.height))
+        self.init(
+            format: par.format, range: par.color_range, matrix: par.color_space, primaries: par.color_primaries,
+            transfer: par.color_trc, width: Int(par.width), height: Int(par.height))
     }
 }
 
@@ -133,8 +137,10 @@ extension HDRMetadata {
         self.init()
         if let m = mastering?.pointee {
             if m.has_primaries != 0 {
-                displayPrimaries = [m.display_primaries.0.0, m.display_primaries.0.1, m.display_primaries.1.0, m.display_primaries.1.1,
-                                    m.display_primaries.2.0, m.display_primaries.2.1, m.white_point.0, m.white_point.1].map { av_q2d($0) }
+                displayPrimaries = [
+                    m.display_primaries.0.0, m.display_primaries.0.1, m.display_primaries.1.0, m.display_primaries.1.1,
+                    m.display_primaries.2.0, m.display_primaries.2.1, m.white_point.0, m.white_point.1
+                ].map { av_q2d($0) }
             }
             if m.has_luminance != 0 { minLuminance = av_q2d(m.min_luminance); maxLuminance = av_q2d(m.max_luminance) }
         }
@@ -145,22 +151,25 @@ extension HDRMetadata {
     static func of(_ f: UnsafeMutablePointer<AVFrame>) -> HDRMetadata {
         let m = av_frame_get_side_data(f, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA)
         let l = av_frame_get_side_data(f, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL)
-        return HDRMetadata(mastering: m.map { UnsafeRawPointer($0.pointee.data).assumingMemoryBound(to: AVMasteringDisplayMetadata.self) },
-                           light: l.map { UnsafeRawPointer($0.pointee.data).assumingMemoryBound(to: AVContentLightMetadata.self) })
+        return HDRMetadata(
+            mastering: m.map { UnsafeRawPointer($0.pointee.data).assumingMemoryBound(to: AVMasteringDisplayMetadata.self) },
+            light: l.map { UnsafeRawPointer($0.pointee.data).assumingMemoryBound(to: AVContentLightMetadata.self) })
     }
 
     /// A stream's HDR side data (MP4 `mdcv` and `clli` boxes), if any.
     static func of(_ st: UnsafeMutablePointer<AVStream>) -> HDRMetadata {
         let m = av_stream_get_side_data(st, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, nil)
         let l = av_stream_get_side_data(st, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, nil)
-        return HDRMetadata(mastering: m.map { UnsafeRawPointer($0).assumingMemoryBound(to: AVMasteringDisplayMetadata.self) },
-                           light: l.map { UnsafeRawPointer($0).assumingMemoryBound(to: AVContentLightMetadata.self) })
+        return HDRMetadata(
+            mastering: m.map { UnsafeRawPointer($0).assumingMemoryBound(to: AVMasteringDisplayMetadata.self) },
+            light: l.map { UnsafeRawPointer($0).assumingMemoryBound(to: AVContentLightMetadata.self) })
     }
 
     /// Where this has nothing, `other`'s.
     func merged(over other: HDRMetadata) -> HDRMetadata {
-        HDRMetadata(displayPrimaries: displayPrimaries ?? other.displayPrimaries, minLuminance: minLuminance ?? other.minLuminance,
-                    maxLuminance: maxLuminance ?? other.maxLuminance, maxCLL: maxCLL ?? other.maxCLL, maxFALL: maxFALL ?? other.maxFALL)
+        HDRMetadata(
+            displayPrimaries: displayPrimaries ?? other.displayPrimaries, minLuminance: minLuminance ?? other.minLuminance,
+            maxLuminance: maxLuminance ?? other.maxLuminance, maxCLL: maxCLL ?? other.maxCLL, maxFALL: maxFALL ?? other.maxFALL)
     }
 }
 

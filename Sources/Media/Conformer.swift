@@ -32,8 +32,9 @@ public final class Conformer {
             throw MediaError("no room for the picture: its place is \(place) (at least 2x2 is needed)")
         }
         guard picture.width >= 2, picture.height >= 2, picture.x >= 0, picture.y >= 0,
-              picture.x % 2 == 0, picture.y % 2 == 0,
-              picture.x + picture.width <= place.width, picture.y + picture.height <= place.height else {
+            picture.x % 2 == 0, picture.y % 2 == 0,
+            picture.x + picture.width <= place.width, picture.y + picture.height <= place.height
+        else {
             throw MediaError("the picture \(picture) does not fit its place \(place) as 4:2:0 needs (even edges, at least 2x2)")
         }
         guard [0, 90, 180, 270].contains(rotation) else { throw MediaError("rotation \(rotation) is not a right angle") }
@@ -68,7 +69,8 @@ public final class Conformer {
         let d = decoded.pointer.pointee
         if keep != .all { try crop(decoded) }
         let workingFormat = signal.isHDR ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P
-        let passthrough = keep == .all && rotation == 0 && d.format == workingFormat.rawValue && d.color_range != AVCOL_RANGE_JPEG
+        let passthrough =
+            keep == .all && rotation == 0 && d.format == workingFormat.rawValue && d.color_range != AVCOL_RANGE_JPEG
             && Int(d.width) == place.width && Int(d.height) == place.height
             && picture == Rect(x: 0, y: 0, width: place.width, height: place.height)
             && fitter.needsOnlyScaling(decoded.pointer, size: place, bits: signal.isHDR ? 10 : 8)
@@ -92,8 +94,10 @@ public final class Conformer {
                 try fitter.fit(decoded.pointer, into: .bytes(target))
             } else {
                 // Scale in the stored orientation, then turn into place.
-                let stored = rotation == 180 ? Size(width: picture.width, height: picture.height)
-                                             : Size(width: picture.height, height: picture.width)
+                let stored =
+                    rotation == 180
+                    ? Size(width: picture.width, height: picture.height)
+                    : Size(width: picture.height, height: picture.width)
                 if rotationScratch?.width != stored.width || rotationScratch?.height != stored.height {
                     rotationScratch = YUVBuffer(width: stored.width, height: stored.height)
                 }
@@ -117,8 +121,10 @@ public final class Conformer {
             if rotation == 0 {
                 try fitter.fit(decoded.pointer, into: .words(target, bits: 10))
             } else {
-                let stored = rotation == 180 ? Size(width: picture.width, height: picture.height)
-                                             : Size(width: picture.height, height: picture.width)
+                let stored =
+                    rotation == 180
+                    ? Size(width: picture.width, height: picture.height)
+                    : Size(width: picture.height, height: picture.width)
                 if rotationScratch16?.width != stored.width || rotationScratch16?.height != stored.height {
                     rotationScratch16 = YUV16Buffer(width: stored.width, height: stored.height)
                 }

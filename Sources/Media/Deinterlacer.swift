@@ -36,12 +36,14 @@ final class Deinterlacer {
         g.pointee.nb_threads = 1
         do {
             let sar = first.sample_aspect_ratio.num > 0 ? first.sample_aspect_ratio : AVRational(num: 1, den: 1)
-            let args = "video_size=\(first.width)x\(first.height):pix_fmt=\(first.format):time_base=\(timeBase.num)/\(timeBase.den)"
+            let args =
+                "video_size=\(first.width)x\(first.height):pix_fmt=\(first.format):time_base=\(timeBase.num)/\(timeBase.den)"
                 + ":pixel_aspect=\(sar.num)/\(sar.den)"
             source = try Self.make(g, "buffer", "in", args, path)
             let parity = topFieldFirst.map { $0 ? "tff" : "bff" } ?? "auto"
-            let bwdif = try Self.make(g, "bwdif", "deinterlace",
-                                      "mode=\(mode == .field ? "send_field" : "send_frame"):parity=\(parity):deint=\(everyFrame ? "all" : "interlaced")", path)
+            let bwdif = try Self.make(
+                g, "bwdif", "deinterlace",
+                "mode=\(mode == .field ? "send_field" : "send_frame"):parity=\(parity):deint=\(everyFrame ? "all" : "interlaced")", path)
             sink = try Self.make(g, "buffersink", "out", nil, path)
             try check(avfilter_link(source, 0, bwdif, 0), "avfilter_link", path: path)
             try check(avfilter_link(bwdif, 0, sink, 0), "avfilter_link", path: path)
@@ -55,8 +57,10 @@ final class Deinterlacer {
 
     deinit { var p: UnsafeMutablePointer<AVFilterGraph>? = graph; avfilter_graph_free(&p) }
 
-    private static func make(_ g: UnsafeMutablePointer<AVFilterGraph>, _ filter: String, _ name: String, _ args: String?,
-                             _ path: String) throws -> UnsafeMutablePointer<AVFilterContext> {
+    private static func make(
+        _ g: UnsafeMutablePointer<AVFilterGraph>, _ filter: String, _ name: String, _ args: String?,
+        _ path: String
+    ) throws -> UnsafeMutablePointer<AVFilterContext> {
         guard let f = avfilter_get_by_name(filter) else { throw MediaError("FFmpeg has no \(filter) filter", path: path) }
         var ctx: UnsafeMutablePointer<AVFilterContext>?
         try check(avfilter_graph_create_filter(&ctx, f, name, args, nil, g), "avfilter_graph_create_filter(\(filter))", path: path)

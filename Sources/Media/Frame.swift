@@ -125,9 +125,10 @@ public final class Frame: @unchecked Sendable {
         precondition((isYUV420P || isYUVA420P) && hasBuffers, "frame is not a yuv420p picture")
         let f = pointer.pointee
         let w = Int(f.width), h = Int(f.height), cw = (w + 1) / 2, ch = (h + 1) / 2
-        return YUVImage(y: Plane(base: f.data.0!, stride: Int(f.linesize.0), width: w, height: h, owner: self),
-                        u: Plane(base: f.data.1!, stride: Int(f.linesize.1), width: cw, height: ch, owner: self),
-                        v: Plane(base: f.data.2!, stride: Int(f.linesize.2), width: cw, height: ch, owner: self))
+        return YUVImage(
+            y: Plane(base: f.data.0!, stride: Int(f.linesize.0), width: w, height: h, owner: self),
+            u: Plane(base: f.data.1!, stride: Int(f.linesize.1), width: cw, height: ch, owner: self),
+            v: Plane(base: f.data.2!, stride: Int(f.linesize.2), width: cw, height: ch, owner: self))
     }
 
     /// Makes sure nobody else holds these buffers (the encoder may still reference them);

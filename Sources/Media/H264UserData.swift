@@ -91,7 +91,8 @@ public enum H264UserData {
             return v
         }
         guard number() == 5, let size = number(), size >= uuid.count, i + size < rbsp.count,
-              Array(rbsp[i..<(i + uuid.count)]) == uuid else { return false }
+            Array(rbsp[i..<(i + uuid.count)]) == uuid
+        else { return false }
         // Nothing after the message but the trailing bits.
         return rbsp[(i + size)...].first == 0x80 && rbsp[(i + size + 1)...].allSatisfy { $0 == 0 }
     }

@@ -40,18 +40,20 @@ public enum ImageEncoder {
         }
         let (codecName, pixelFormat) = format.codec
         let converted = try Frame.converted(picture, to: pixelFormat)
-        let encoder = try Encoder(codecName: codecName, configure: { ctx in
-            ctx.pointee.width = Int32(w)
-            ctx.pointee.height = Int32(h)
-            ctx.pointee.pix_fmt = pixelFormat
-            ctx.pointee.time_base = AVRational(num: 1, den: 1)
-            ctx.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-            if format == .jpeg {
-                ctx.pointee.color_range = AVCOL_RANGE_JPEG
-                ctx.pointee.flags |= AV_CODEC_FLAG_QSCALE
-                ctx.pointee.global_quality = Int32(max(2, min(31, quality))) * FF_QP2LAMBDA
-            }
-        }, options: [:])
+        let encoder = try Encoder(
+            codecName: codecName,
+            configure: { ctx in
+                ctx.pointee.width = Int32(w)
+                ctx.pointee.height = Int32(h)
+                ctx.pointee.pix_fmt = pixelFormat
+                ctx.pointee.time_base = AVRational(num: 1, den: 1)
+                ctx.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+                if format == .jpeg {
+                    ctx.pointee.color_range = AVCOL_RANGE_JPEG
+                    ctx.pointee.flags |= AV_CODEC_FLAG_QSCALE
+                    ctx.pointee.global_quality = Int32(max(2, min(31, quality))) * FF_QP2LAMBDA
+                }
+            }, options: [:])
         if format == .jpeg { converted.pointer.pointee.quality = encoder.context.pointee.global_quality }
         try encoder.send(converted.pointer)
         try encoder.send(nil)
@@ -77,8 +79,9 @@ extension Frame {
         let bt601 = Frame()
         if !rgb {
             try bt601.allocate(width: Int(s.width), height: Int(s.height))
-            let conversion = ColorConversion(from: WorkingSignal.sdr.description,
-                                             to: ColorDescription(matrix: .bt601, range: .limited, primaries: .bt709, transfer: .sdr, bitDepth: 8))
+            let conversion = ColorConversion(
+                from: WorkingSignal.sdr.description,
+                to: ColorDescription(matrix: .bt601, range: .limited, primaries: .bt709, transfer: .sdr, bitDepth: 8))
             source.withImage { src in bt601.withImage { ColorConvertKernel(conversion).apply(src, into: $0) } }
             s = bt601.pointer.pointee
         }
@@ -88,8 +91,11 @@ extension Frame {
         out.pointer.pointee.height = s.height
         out.pointer.pointee.color_range = AVCOL_RANGE_JPEG
         try check(av_frame_get_buffer(out.pointer, 0), "av_frame_get_buffer")
-        guard let sws = sws_getContext(s.width, s.height, AV_PIX_FMT_YUV420P, s.width, s.height, format,
-                                       SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, nil, nil, nil) else {
+        guard
+            let sws = sws_getContext(
+                s.width, s.height, AV_PIX_FMT_YUV420P, s.width, s.height, format,
+                SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, nil, nil, nil)
+        else {
             throw MediaError("cannot convert yuv420p to \(Scaler.formatName(format.rawValue))")
         }
         defer { sws_freeContext(sws) }
@@ -101,11 +107,12 @@ extension Frame {
             withUnsafePointer(to: s.linesize) { srcStride in
                 withUnsafePointer(to: out.pointer.pointee.data) { dst in
                     withUnsafePointer(to: out.pointer.pointee.linesize) { dstStride in
-                        sws_scale(sws,
-                                  UnsafeRawPointer(src).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
-                                  UnsafeRawPointer(srcStride).assumingMemoryBound(to: Int32.self), 0, s.height,
-                                  UnsafeRawPointer(dst).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
-                                  UnsafeRawPointer(dstStride).assumingMemoryBound(to: Int32.self))
+                        sws_scale(
+                            sws,
+                            UnsafeRawPointer(src).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+                            UnsafeRawPointer(srcStride).assumingMemoryBound(to: Int32.self), 0, s.height,
+                            UnsafeRawPointer(dst).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
+                            UnsafeRawPointer(dstStride).assumingMemoryBound(to: Int32.self))
                     }
                 }
             }

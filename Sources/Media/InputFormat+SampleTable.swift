@@ -16,11 +16,12 @@ extension InputFormat {
     func sampleTablePackets(of stream: Int32) -> [KeyframeIndex.Packet]? {
         let ctx = context
         guard fifo < 0, containerName.hasPrefix("mov,"), let pb = ctx.pointee.pb,
-              (pb.pointee.seekable & AVIO_SEEKABLE_NORMAL) != 0 else { return nil }
+            (pb.pointee.seekable & AVIO_SEEKABLE_NORMAL) != 0
+        else { return nil }
         let st = self.stream(stream)
         let count = avformat_index_get_entries_count(st)
         guard count > 0, Int64(count) == st.pointee.nb_frames,
-              let offsets = MP4Boxes.compositionOffsets(path: path, trackID: st.pointee.id, sampleCount: Int(count))
+            let offsets = MP4Boxes.compositionOffsets(path: path, trackID: st.pointee.id, sampleCount: Int(count))
         else { return nil }
         let fileSize = avio_size(pb)
         switch offsets {
@@ -41,8 +42,10 @@ extension InputFormat {
     /// duration, so the packet gets the generic one (`guessedDuration`). Entry i is sample i
     /// only when the index is the track's samples in file order; an edit list that repeats or
     /// reorders samples breaks that, so positions must increase (else nil: read packets).
-    private static func tableRecords(_ st: UnsafeMutablePointer<AVStream>, count: Int, fileSize: Int64,
-                                     ctts: (offsets: [Int32], shift: Int64, duration: Int64)?) -> [KeyframeIndex.Packet]? {
+    private static func tableRecords(
+        _ st: UnsafeMutablePointer<AVStream>, count: Int, fileSize: Int64,
+        ctts: (offsets: [Int32], shift: Int64, duration: Int64)?
+    ) -> [KeyframeIndex.Packet]? {
         var packets: [KeyframeIndex.Packet] = []
         packets.reserveCapacity(count)
         var next = avformat_index_get_entry(st, 0)!.pointee
@@ -64,9 +67,11 @@ extension InputFormat {
                 let nextDTS = i + 1 < count ? next.timestamp : st.pointee.duration
                 let (step, overflow) = nextDTS.subtractingReportingOverflow(e.timestamp)
                 guard nextDTS == NOPTS || !overflow else { return nil }
-                packets.append(KeyframeIndex.Packet(pts: e.timestamp, dts: e.timestamp,
-                                                    duration: nextDTS != NOPTS && nextDTS >= e.timestamp ? step : 0,
-                                                    keyframe: keyframe, discard: discard))
+                packets.append(
+                    KeyframeIndex.Packet(
+                        pts: e.timestamp, dts: e.timestamp,
+                        duration: nextDTS != NOPTS && nextDTS >= e.timestamp ? step : 0,
+                        keyframe: keyframe, discard: discard))
             }
         }
         return packets

@@ -40,9 +40,11 @@ extension InputFormat {
             defer { packet.unref() }
             let p = packet.pointer.pointee
             guard p.stream_index == stream else { continue }
-            packets.append(KeyframeIndex.Packet(pts: p.pts == NOPTS ? nil : p.pts, dts: p.dts == NOPTS ? nil : p.dts,
-                                                duration: p.duration, keyframe: (p.flags & AV_PKT_FLAG_KEY) != 0,
-                                                discard: (p.flags & AV_PKT_FLAG_DISCARD) != 0))
+            packets.append(
+                KeyframeIndex.Packet(
+                    pts: p.pts == NOPTS ? nil : p.pts, dts: p.dts == NOPTS ? nil : p.dts,
+                    duration: p.duration, keyframe: (p.flags & AV_PKT_FLAG_KEY) != 0,
+                    discard: (p.flags & AV_PKT_FLAG_DISCARD) != 0))
         }
         try seek(stream: stream, toKeyframeAtOrBefore: nil)
         return packets

@@ -1,6 +1,7 @@
 import CFFmpeg
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Owns one demuxing AVFormatContext (and, for a FIFO, the descriptor FFmpeg reads it through).
@@ -73,8 +74,9 @@ final class InputFormat {
     func checkPictureSize(_ vs: Int32) throws {
         let par = stream(vs).pointee.codecpar.pointee
         guard par.width > 0, par.height > 0 else {
-            throw MediaError("the video stream has no picture size (FFmpeg reads it as \(par.width)x\(par.height): a picture larger than FFmpeg handles, or a damaged header)",
-                             path: path, kind: .unreadable)
+            throw MediaError(
+                "the video stream has no picture size (FFmpeg reads it as \(par.width)x\(par.height): a picture larger than FFmpeg handles, or a damaged header)",
+                path: path, kind: .unreadable)
         }
     }
 

@@ -61,8 +61,10 @@ public final class LumaReader {
     /// default (256 when the picture's shorter side has 256 pixels, else 128).
     /// `cancellation`: raising it makes a blocked open or read return (a FIFO with no writer).
     /// `wideWidth`: also deliver the whole picture, `wideWidth` samples across (see `wideSize`).
-    public init(path: String, side wanted: Int? = nil, wideWidth: Int? = nil, threads: Int32 = 0,
-                cancellation: CancellationToken = CancellationToken()) throws {
+    public init(
+        path: String, side wanted: Int? = nil, wideWidth: Int? = nil, threads: Int32 = 0,
+        cancellation: CancellationToken = CancellationToken()
+    ) throws {
         self.path = path
         input = try InputFormat(path: path, cancellation: cancellation)
         let ctx = input.context
@@ -173,13 +175,16 @@ public final class LumaReader {
     /// Both small pictures from one reading of the luma plane, when both are whole-factor box
     /// averages of it (1080p and 4K, any rotation): each row of the picture is read from memory
     /// once, the centre square's part of it again from the L1 cache. False when not possible.
-    private func shrinkInOnePass(_ frame: UnsafeMutablePointer<AVFrame>, centre: UnsafeMutablePointer<UInt8>,
-                                 wide: UnsafeMutablePointer<UInt8>, wideSize: Size) -> Bool {
+    private func shrinkInOnePass(
+        _ frame: UnsafeMutablePointer<AVFrame>, centre: UnsafeMutablePointer<UInt8>,
+        wide: UnsafeMutablePointer<UInt8>, wideSize: Size
+    ) -> Bool {
         let f = frame.pointee
         guard LumaReader.hasPlanarLuma8(f.format) else { return false }
         let c = cropOf(f)
         guard let centreBox = box(&centreBox, from: (c.width, c.height), to: (side, side)),
-              let wideBox = box(&wideBox, from: (Int(f.width), Int(f.height)), to: (wideSize.width, wideSize.height)) else { return false }
+            let wideBox = box(&wideBox, from: (Int(f.width), Int(f.height)), to: (wideSize.width, wideSize.height))
+        else { return false }
         let luma = UnsafePointer(f.data.0!), stride = Int(f.linesize.0)
         centreBox.begin(into: centre, outStride: side)
         wideBox.begin(into: wide, outStride: wideSize.width)
@@ -337,7 +342,10 @@ public final class LumaReader {
         guard let d = av_pix_fmt_desc_get(AVPixelFormat(rawValue: format)) else { return false }
         let flags = d.pointee.flags
         if flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 || flags & UInt64(AV_PIX_FMT_FLAG_PAL) != 0
-            || flags & UInt64(AV_PIX_FMT_FLAG_HWACCEL) != 0 || flags & UInt64(AV_PIX_FMT_FLAG_BITSTREAM) != 0 { return false }
+            || flags & UInt64(AV_PIX_FMT_FLAG_HWACCEL) != 0 || flags & UInt64(AV_PIX_FMT_FLAG_BITSTREAM) != 0
+        {
+            return false
+        }
         let y = d.pointee.comp.0
         return y.plane == 0 && y.step == 1 && y.offset == 0 && y.depth == 8 && y.shift == 0
     }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Just enough of an MP4/MOV box tree to give a track's composition offsets. FFmpeg's index of
@@ -44,11 +44,13 @@ enum MP4Boxes {
         if inMoov.contains(where: { $0.type == "mvex" }) { return nil }
         for trak in inMoov where trak.type == "trak" {
             guard let kids = children(fd, trak.body),
-                  let tkhd = kids.first(where: { $0.type == "tkhd" }) else { return nil }
+                let tkhd = kids.first(where: { $0.type == "tkhd" })
+            else { return nil }
             guard trackID == self.trackID(fd, tkhd.body) else { continue }
             guard let mdia = kids.first(where: { $0.type == "mdia" }), let inMdia = children(fd, mdia.body),
-                  let minf = inMdia.first(where: { $0.type == "minf" }), let inMinf = children(fd, minf.body),
-                  let stbl = inMinf.first(where: { $0.type == "stbl" }) else { return nil }
+                let minf = inMdia.first(where: { $0.type == "minf" }), let inMinf = children(fd, minf.body),
+                let stbl = inMinf.first(where: { $0.type == "stbl" })
+            else { return nil }
             return children(fd, stbl.body)
         }
         return nil
@@ -62,7 +64,8 @@ enum MP4Boxes {
         let entries = Int(bigEndian(head, 4, 4))
         guard entries > 0 else { return CompositionOffsets.none }
         guard entries <= sampleCount, Int64(entries) * 8 <= Int64(body.count) - 8,
-              let runs = read(fd, at: body.lowerBound + 8, count: entries * 8, atLeast: entries * 8) else { return nil }
+            let runs = read(fd, at: body.lowerBound + 8, count: entries * 8, atLeast: entries * 8)
+        else { return nil }
         return offsets(version: head[0], runs: runs, entries: entries, sampleCount: sampleCount)
     }
 
@@ -97,9 +100,10 @@ enum MP4Boxes {
         defer { close(fd) }
         let end = lseek(fd, 0, SEEK_END)
         guard end > 0, let top = children(fd, 0..<Int64(end)),
-              let moov = top.first(where: { $0.type == "moov" }), let inMoov = children(fd, moov.body),
-              let udta = inMoov.first(where: { $0.type == "udta" }), let inUdta = children(fd, udta.body),
-              let gpmf = inUdta.first(where: { $0.type == "GPMF" }) else { return nil }
+            let moov = top.first(where: { $0.type == "moov" }), let inMoov = children(fd, moov.body),
+            let udta = inMoov.first(where: { $0.type == "udta" }), let inUdta = children(fd, udta.body),
+            let gpmf = inUdta.first(where: { $0.type == "GPMF" })
+        else { return nil }
         let count = gpmf.body.upperBound - gpmf.body.lowerBound
         guard count > 0, count <= limit else { return nil }
         return read(fd, at: gpmf.body.lowerBound, count: Int(count), atLeast: Int(count))

@@ -1,7 +1,8 @@
 import CFFmpeg
 import Compositor
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An FFmpeg failure: the function that failed, FFmpeg's own message (`av_strerror`), and the

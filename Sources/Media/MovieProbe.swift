@@ -89,10 +89,14 @@ public enum MovieProbe {
             let st = ctx.pointee.streams[i]!
             let par = st.pointee.codecpar.pointee
             let tb = st.pointee.time_base.rational
-            var s = ProbeReport.Stream(index: i, type: av_get_media_type_string(par.codec_type).map { String(cString: $0) } ?? "unknown",
-                                       codec: String(cString: avcodec_get_name(par.codec_id)), packets: packets[i])
-            if st.pointee.duration > 0 && st.pointee.duration != NOPTS { s.duration = (tb * st.pointee.duration).seconds }
-            else if let lo = minPts[i], let hi = endPts[i] { s.duration = (tb * (hi - lo)).seconds }
+            var s = ProbeReport.Stream(
+                index: i, type: av_get_media_type_string(par.codec_type).map { String(cString: $0) } ?? "unknown",
+                codec: String(cString: avcodec_get_name(par.codec_id)), packets: packets[i])
+            if st.pointee.duration > 0 && st.pointee.duration != NOPTS {
+                s.duration = (tb * st.pointee.duration).seconds
+            } else if let lo = minPts[i], let hi = endPts[i] {
+                s.duration = (tb * (hi - lo)).seconds
+            }
             if st.pointee.start_time != NOPTS { s.startTime = (tb * st.pointee.start_time).seconds }
             if par.codec_type == AVMEDIA_TYPE_VIDEO {
                 let v = (i == Int(av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0))) ? reader.video : nil
@@ -127,7 +131,8 @@ public enum MovieProbe {
             streams.append(s)
         }
         let d = ctx.pointee.duration
-        return ProbeReport(path: path, container: input.containerName,
-                           duration: d > 0 && d != NOPTS ? Double(d) / Double(AV_TIME_BASE) : nil, streams: streams)
+        return ProbeReport(
+            path: path, container: input.containerName,
+            duration: d > 0 && d != NOPTS ? Double(d) / Double(AV_TIME_BASE) : nil, streams: streams)
     }
 }

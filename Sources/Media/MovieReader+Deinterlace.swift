@@ -42,8 +42,9 @@ extension MovieReader {
     /// layer: its IPTPQc2 pictures decode to false colours).
     func checkColor() throws {
         if let dv = video.color.dolbyVision, dv.profile == 5 {
-            throw MediaError("Dolby Vision profile 5 has no backward-compatible base layer (its pictures decode to false colours); "
-                             + "export it as HDR10, HLG or SDR first", path: path)
+            throw MediaError(
+                "Dolby Vision profile 5 has no backward-compatible base layer (its pictures decode to false colours); "
+                    + "export it as HDR10, HLG or SDR first", path: path)
         }
     }
 
@@ -96,10 +97,11 @@ extension MovieReader {
                     }
                     // Pictures that say they are interlaced say which field comes first, each
                     // one (parity auto); otherwise the stream's field order, for every picture.
-                    interlace.filter = try Deinterlacer(first: f, timeBase: input.stream(videoStream).pointee.time_base,
-                                                        mode: interlace.fieldRate ? .field : .frame,
-                                                        topFieldFirst: flagged ? nil : (video.fieldOrder?.topFieldFirst ?? true),
-                                                        everyFrame: !flagged, path: path)
+                    interlace.filter = try Deinterlacer(
+                        first: f, timeBase: input.stream(videoStream).pointee.time_base,
+                        mode: interlace.fieldRate ? .field : .frame,
+                        topFieldFirst: flagged ? nil : (video.fieldOrder?.topFieldFirst ?? true),
+                        everyFrame: !flagged, path: path)
                 }
                 // The filter times pictures by pts: the decoder's best guess of it.
                 frame.pointer.pointee.pts = frame.pointer.pointee.best_effort_timestamp

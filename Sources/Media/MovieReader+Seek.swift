@@ -60,8 +60,9 @@ extension MovieReader {
             return false
         }
         if let d = key.dts, p.dts != NOPTS, p.dts > d {
-            throw MediaError("seeking to the keyframe at \(seconds(Timestamp(d, video.timeBase))) landed past it; this file cannot be started part way in",
-                             path: path, kind: .unreadable)
+            throw MediaError(
+                "seeking to the keyframe at \(seconds(Timestamp(d, video.timeBase))) landed past it; this file cannot be started part way in",
+                path: path, kind: .unreadable)
         }
         return true
     }

@@ -132,8 +132,9 @@ public final class MovieReader {
     /// The error of a start part way in whose first frame does not come out of the decoder.
     private func startFailed(_ index: KeyframeIndex) -> MediaError {
         let first = seekState.first
-        return MediaError("frame \(first) at \(seconds(Timestamp(index.pts[first], video.timeBase))) does not come out of the decoder from its keyframe; this file cannot be started part way in",
-                          path: path, kind: .unreadable)
+        return MediaError(
+            "frame \(first) at \(seconds(Timestamp(index.pts[first], video.timeBase))) does not come out of the decoder from its keyframe; this file cannot be started part way in",
+            path: path, kind: .unreadable)
     }
 
     /// Pictures the video decoder produced, also those dropped before a segment's first frame.
@@ -151,8 +152,10 @@ public final class MovieReader {
 
     /// `cancellation`: raised from any thread, it makes the open or a read give up with a
     /// `MediaError` of kind `.cancelled`.
-    public init(path: String, audio wantAudio: Bool = true, conceal: Bool = false,
-                cancellation: CancellationToken = CancellationToken(), frameThreads: Bool = false) throws {
+    public init(
+        path: String, audio wantAudio: Bool = true, conceal: Bool = false,
+        cancellation: CancellationToken = CancellationToken(), frameThreads: Bool = false
+    ) throws {
         self.path = path
         self.conceal = conceal
         let input = try InputFormat(path: path, cancellation: cancellation)
@@ -172,8 +175,9 @@ public final class MovieReader {
         // damage is still an error (EXPLODE) though a concealed slice may go unflagged.
         videoDecoder = try Decoder(stream: stream, path: path, threads: frameThreads && !conceal ? 0 : 1, explode: !conceal)
         var info = MovieReader.describeVideo(ctx, stream)
-        info.nominalFrameRate = NominalRate.of(measured: input.sampleSteps(of: vs).flatMap(NominalRate.measured) ?? info.frameRate,
-                                               stated: info.statedFrameRate)
+        info.nominalFrameRate = NominalRate.of(
+            measured: input.sampleSteps(of: vs).flatMap(NominalRate.measured) ?? info.frameRate,
+            stated: info.statedFrameRate)
         video = info
         var audioIndex: Int32 = -1
         if wantAudio {
@@ -312,7 +316,9 @@ public final class MovieReader {
         if let audioDecoder {
             _ = try audioDecoder.send(nil)
             _ = try drainAudio(audioDecoder, audioSink)
-            _ = try resampler?.convert(nil, start: audioNext ?? 0) { audioNext! += Int64($0.count); audioSink($0) }
+            _ = try resampler?.convert(nil, start: audioNext ?? 0) {
+                audioNext! += Int64($0.count); audioSink($0)
+            }
             audioEnded = true
         }
     }
@@ -325,7 +331,8 @@ public final class MovieReader {
             if audioNext == nil {
                 let pts = f.best_effort_timestamp != NOPTS ? f.best_effort_timestamp : 0
                 let tb = input.stream(audioStream).pointee.time_base.rational
-                audioNext = corrected(Rational.rescale(1, from: audioStart(pts, timeBase: tb, frameSamples: Int64(f.nb_samples), rate: Int64(f.sample_rate)), to: Rational(1, Int64(AudioFormat.sampleRate))))
+                audioNext = corrected(
+                    Rational.rescale(1, from: audioStart(pts, timeBase: tb, frameSamples: Int64(f.nb_samples), rate: Int64(f.sample_rate)), to: Rational(1, Int64(AudioFormat.sampleRate))))
             }
             let n = try resampler!.convert(decodedAudio.pointer, start: audioNext!) { sink($0) }
             audioNext! += Int64(n)
@@ -359,15 +366,17 @@ public final class MovieReader {
         // The decoder concealed something in this picture itself (a slice it could not read).
         let flagged = d.decode_error_flags != 0 || (d.flags & AV_FRAME_FLAG_CORRUPT) != 0
         if flagged && !conceal {
-            throw MediaError("damaged video: frame \(framesOut) at \(seconds(time)) is corrupt (the decoder concealed errors in it); --conceal goes on past damage",
-                             path: path, kind: .unreadable)
+            throw MediaError(
+                "damaged video: frame \(framesOut) at \(seconds(time)) is corrupt (the decoder concealed errors in it); --conceal goes on past damage",
+                path: path, kind: .unreadable)
         }
         let isDamaged = flagged || damagePending
         damagePending = false
         if isDamaged { damage.append(Damage(frame: framesOut, pts: time)) }
-        let picture = DecodedPicture(source: SourceFrame(index: framesOut, pts: time, duration: duration),
-                                     userData: userDataUUID.flatMap { findUserData(frame.pointer, uuid: $0) },
-                                     damaged: isDamaged)
+        let picture = DecodedPicture(
+            source: SourceFrame(index: framesOut, pts: time, duration: duration),
+            userData: userDataUUID.flatMap { findUserData(frame.pointer, uuid: $0) },
+            damaged: isDamaged)
         framesOut += 1
         return picture
     }
@@ -379,7 +388,8 @@ public final class MovieReader {
     private func findUserData(_ f: UnsafeMutablePointer<AVFrame>, uuid: [UInt8]) -> [UInt8]? {
         for i in 0..<Int(f.pointee.nb_side_data) {
             guard let sd = f.pointee.side_data[i], sd.pointee.type == AV_FRAME_DATA_SEI_UNREGISTERED,
-                  sd.pointee.size >= uuid.count else { continue }
+                sd.pointee.size >= uuid.count
+            else { continue }
             var bytes = UnsafeBufferPointer(start: sd.pointee.data, count: Int(sd.pointee.size))[...]
             // libx265 (3.5) writes a user's message after a UUID of its own (the HDR output's).
             if Array(bytes.prefix(16)) == MovieReader.x265UUID { bytes = bytes.dropFirst(16) }
@@ -405,7 +415,9 @@ public final class MovieReader {
             rotation = (rotation + 45) / 90 * 90 % 360
         }
         let displayed = rotation == 90 || rotation == 270 ? Size(width: h, height: dw) : Size(width: dw, height: h)
-        let rate = st.pointee.avg_frame_rate.num > 0 ? st.pointee.avg_frame_rate.rational
+        let rate =
+            st.pointee.avg_frame_rate.num > 0
+            ? st.pointee.avg_frame_rate.rational
             : (st.pointee.r_frame_rate.num > 0 ? st.pointee.r_frame_rate.rational : nil)
         let stated = st.pointee.r_frame_rate.num > 0 && st.pointee.r_frame_rate.den > 0 ? st.pointee.r_frame_rate.rational : nil
         let container = String(cString: ctx.pointee.iformat.pointee.name)
@@ -431,10 +443,11 @@ public final class MovieReader {
         av_channel_layout_describe(&par!.pointee.ch_layout, &layout, layout.count)
         let tb = st.pointee.time_base.rational
         let dur = st.pointee.duration, start = st.pointee.start_time
-        return AudioInfo(codec: String(cString: avcodec_get_name(par!.pointee.codec_id)),
-                         sampleRate: Int(par!.pointee.sample_rate), channels: Int(par!.pointee.ch_layout.nb_channels),
-                         layout: cString(layout),
-                         duration: dur > 0 && dur != NOPTS ? tb * dur : nil,
-                         startTime: start != NOPTS ? Timestamp(start, tb) : nil)
+        return AudioInfo(
+            codec: String(cString: avcodec_get_name(par!.pointee.codec_id)),
+            sampleRate: Int(par!.pointee.sample_rate), channels: Int(par!.pointee.ch_layout.nb_channels),
+            layout: cString(layout),
+            duration: dur > 0 && dur != NOPTS ? tb * dur : nil,
+            startTime: start != NOPTS ? Timestamp(start, tb) : nil)
     }
 }

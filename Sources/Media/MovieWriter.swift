@@ -42,8 +42,10 @@ public final class MovieWriter {
     /// `path` is where bytes go (a temporary file); `container` is "mp4" or "mov". The file is
     /// created first: an unwritable place fails before any encoder is made. After a failure
     /// (here or later) the file may exist: the caller removes it.
-    public init(path: String, container: String, canvas: Size, frameRate: Rational,
-                settings: EncodeSettings, withAudio: Bool, videoTimeBase: Rational? = nil) throws {
+    public init(
+        path: String, container: String, canvas: Size, frameRate: Rational,
+        settings: EncodeSettings, withAudio: Bool, videoTimeBase: Rational? = nil
+    ) throws {
         self.path = path
         // A finer time base than 1/fps carries variable frame durations (`writeVideo(_:pts:)`).
         let timeBase = videoTimeBase ?? frameRate.inverse
@@ -55,26 +57,31 @@ public final class MovieWriter {
         self.output = output
         let globalHeader = output.needsGlobalHeader
         let hdr = settings.signal.isHDR
-        video = try Encoder(codecName: hdr ? "libx265" : "libx264", configure: { c in
-            c.pointee.width = Int32(canvas.width)
-            c.pointee.height = Int32(canvas.height)
-            c.pointee.pix_fmt = hdr ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P
-            c.pointee.time_base = timeBase.av
-            c.pointee.framerate = frameRate.av
-            c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-            c.pointee.thread_count = 0
-            if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-            c.pointee.gop_size = Int32(settings.gop)
-            c.pointee.keyint_min = Int32(settings.gop)  // x264 clamps it to gop / 2 + 1
-            c.pointee.flags |= Int32(bitPattern: UInt32(AV_CODEC_FLAG_CLOSED_GOP))  // 1 << 31
-            // The working signal, said in the stream (H.264 VUI) and the container (`colr`):
-            // players need not guess (an untagged SD picture would be taken as BT.601).
-            c.pointee.tag(settings.signal)
-        }, options: hdr ? MovieWriter.x265Options(settings)
-                        : MovieWriter.x264Options(crf: settings.crf, preset: settings.preset).merging([
-                            "sc_threshold": "0",
-                            // Frame side data SEI (Lockstep's provenance) goes into the stream.
-                            "udu_sei": "1"]) { $1 })
+        video = try Encoder(
+            codecName: hdr ? "libx265" : "libx264",
+            configure: { c in
+                c.pointee.width = Int32(canvas.width)
+                c.pointee.height = Int32(canvas.height)
+                c.pointee.pix_fmt = hdr ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P
+                c.pointee.time_base = timeBase.av
+                c.pointee.framerate = frameRate.av
+                c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+                c.pointee.thread_count = 0
+                if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+                c.pointee.gop_size = Int32(settings.gop)
+                c.pointee.keyint_min = Int32(settings.gop)  // x264 clamps it to gop / 2 + 1
+                c.pointee.flags |= Int32(bitPattern: UInt32(AV_CODEC_FLAG_CLOSED_GOP))  // 1 << 31
+                // The working signal, said in the stream (H.264 VUI) and the container (`colr`):
+                // players need not guess (an untagged SD picture would be taken as BT.601).
+                c.pointee.tag(settings.signal)
+            },
+            options: hdr
+                ? MovieWriter.x265Options(settings)
+                : MovieWriter.x264Options(crf: settings.crf, preset: settings.preset).merging([
+                    "sc_threshold": "0",
+                    // Frame side data SEI (Lockstep's provenance) goes into the stream.
+                    "udu_sei": "1"
+                ]) { $1 })
         videoStream = try output.addStream(for: video)
         if hdr {
             // 'hvc1' (parameter sets in the sample description): what Apple's players take.
@@ -193,8 +200,9 @@ extension MovieWriter {
         if let p = s.hdr.displayPrimaries, p.count == 8, let lo = s.hdr.minLuminance, let hi = s.hdr.maxLuminance {
             // SMPTE ST 2086 in x265's units: chromaticities in 0.00002, luminance in 0.0001 nits.
             func c(_ v: Double) -> Int { Int((v / 0.00002).rounded()) }
-            params.append("master-display=G(\(c(p[2])),\(c(p[3])))B(\(c(p[4])),\(c(p[5])))R(\(c(p[0])),\(c(p[1])))"
-                          + "WP(\(c(p[6])),\(c(p[7])))L(\(Int((hi * 10000).rounded())),\(Int((lo * 10000).rounded())))")
+            params.append(
+                "master-display=G(\(c(p[2])),\(c(p[3])))B(\(c(p[4])),\(c(p[5])))R(\(c(p[0])),\(c(p[1])))"
+                    + "WP(\(c(p[6])),\(c(p[7])))L(\(Int((hi * 10000).rounded())),\(Int((lo * 10000).rounded())))")
         }
         if let cll = s.hdr.maxCLL { params.append("max-cll=\(cll),\(s.hdr.maxFALL ?? 0)") }
         return ["crf": String(s.crf), "preset": s.preset, "udu_sei": "1", "x265-params": params.joined(separator: ":")]
@@ -217,8 +225,9 @@ extension MovieWriter {
             m.pointee.white_point = (q(p[6], 50000), q(p[7], 50000))
             m.pointee.min_luminance = q(lo, 10000); m.pointee.max_luminance = q(hi, 10000)
             m.pointee.has_primaries = 1; m.pointee.has_luminance = 1
-            let r = av_stream_add_side_data(st, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, UnsafeMutableRawPointer(m).assumingMemoryBound(to: UInt8.self),
-                                            MemoryLayout<AVMasteringDisplayMetadata>.size)
+            let r = av_stream_add_side_data(
+                st, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, UnsafeMutableRawPointer(m).assumingMemoryBound(to: UInt8.self),
+                MemoryLayout<AVMasteringDisplayMetadata>.size)
             if r < 0 { av_free(m); try check(r, "av_stream_add_side_data") }
         }
         if let cll = hdr.maxCLL {

@@ -73,13 +73,16 @@ public final class VideoPacketReader {
     /// The next packet's timing in `timeBase` (pts, dts: dts where pts is missing and the
     /// reverse), nil at the end. The packet itself stays here for `PacketCopyWriter.copy`.
     public func next() throws -> (pts: Int64, dts: Int64, duration: Int64)? {
-        if pending { pending = false } else {
+        if pending {
+            pending = false
+        } else {
             packet.unref()
             guard try VideoPacketReader.readVideo(input, streamIndex, packet) else {
                 // MP4's index says how many frames there are: fewer packets is a cut file.
                 if let indexedFrames, packetsRead < indexedFrames, input.containerName.contains("mp4") {
-                    throw MediaError("truncated file: its index lists \(indexedFrames) video frames, only \(packetsRead) could be read",
-                                     path: path, kind: .unreadable)
+                    throw MediaError(
+                        "truncated file: its index lists \(indexedFrames) video frames, only \(packetsRead) could be read",
+                        path: path, kind: .unreadable)
                 }
                 return nil
             }
@@ -146,7 +149,8 @@ public final class PacketCopyWriter {
         if let rate = template.frameRate, !Self.holdsFrameGrid(template.timeBase, rate: rate) { st.pointee.time_base = rate.inverse.av }
         st.pointee.avg_frame_rate = source.pointee.avg_frame_rate
         if let matrix = av_stream_get_side_data(source, AV_PKT_DATA_DISPLAYMATRIX, nil),
-           let copy = av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, 36) {
+            let copy = av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, 36)
+        {
             copy.update(from: matrix, count: 36)
         }
         videoStream = st

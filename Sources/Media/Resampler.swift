@@ -107,9 +107,11 @@ final class Resampler {
         var c = context; swr_free(&c); context = nil
         var outLayout = swift_AV_CHANNEL_LAYOUT_STEREO()
         var ctx: OpaquePointer?
-        try check(swr_alloc_set_opts2(&ctx, &outLayout, AV_SAMPLE_FMT_FLTP, Int32(AudioFormat.sampleRate),
-                                      &inLayout, AVSampleFormat(rawValue: f.format), f.sample_rate, 0, nil),
-                  "swr_alloc_set_opts2", path: path)
+        try check(
+            swr_alloc_set_opts2(
+                &ctx, &outLayout, AV_SAMPLE_FMT_FLTP, Int32(AudioFormat.sampleRate),
+                &inLayout, AVSampleFormat(rawValue: f.format), f.sample_rate, 0, nil),
+            "swr_alloc_set_opts2", path: path)
         if driftPpb != 0 {
             // Compensation needs the resampler even at 48 kHz in.
             try check(av_opt_set_int(UnsafeMutableRawPointer(ctx), "flags", Int64(SWR_FLAG_RESAMPLE), 0), "av_opt_set_int(flags)", path: path)

@@ -13,8 +13,18 @@ final class Scaler {
         /// 16-bit samples holding `bits`-bit values (10 or 12).
         case words(YUV16Image, bits: Int)
 
-        var width: Int { switch self { case .bytes(let i): i.width; case .words(let i, _): i.width } }
-        var height: Int { switch self { case .bytes(let i): i.height; case .words(let i, _): i.height } }
+        var width: Int {
+            switch self {
+            case .bytes(let i): i.width;
+            case .words(let i, _): i.width
+            }
+        }
+        var height: Int {
+            switch self {
+            case .bytes(let i): i.height;
+            case .words(let i, _): i.height
+            }
+        }
     }
 
     private var context: OpaquePointer?
@@ -48,8 +58,9 @@ final class Scaler {
         guard s.width > 0, s.height > 0, s.format >= 0, sws_isSupportedInput(AVPixelFormat(rawValue: s.format)) != 0 else {
             throw MediaError("cannot convert \(Scaler.formatName(s.format)) \(s.width)x\(s.height) to \(Scaler.formatName(format.rawValue))")
         }
-        context = sws_getCachedContext(context, s.width, s.height, AVPixelFormat(rawValue: s.format),
-                                       Int32(dst.width), Int32(dst.height), format, SWS_BICUBIC, nil, nil, nil)
+        context = sws_getCachedContext(
+            context, s.width, s.height, AVPixelFormat(rawValue: s.format),
+            Int32(dst.width), Int32(dst.height), format, SWS_BICUBIC, nil, nil, nil)
         guard let context else { throw MediaError("cannot convert \(Scaler.formatName(s.format)) \(s.width)x\(s.height) to \(Scaler.formatName(format.rawValue))") }
         let srcFull: Int32 = s.color_range == AVCOL_RANGE_JPEG ? 1 : 0
         let table = Scaler.table(matrix)
@@ -80,7 +91,11 @@ final class Scaler {
 
     /// swscale's coefficient table of a matrix (used for RGB pictures; Y'CbCr to Y'CbCr keeps values).
     static func table(_ m: ColorMatrix) -> Int32 {
-        switch m { case .bt601: SWS_CS_ITU601; case .bt709: SWS_CS_ITU709; case .bt2020: SWS_CS_BT2020 }
+        switch m {
+        case .bt601: SWS_CS_ITU601;
+        case .bt709: SWS_CS_ITU709;
+        case .bt2020: SWS_CS_BT2020
+        }
     }
 
     static func formatName(_ format: Int32) -> String {

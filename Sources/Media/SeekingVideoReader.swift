@@ -57,7 +57,9 @@ public final class SeekingVideoReader {
         var next = range.lowerBound
         while true {
             do {
-                try decode(next..<range.upperBound, fromSegment: segment) { i, f in try body(i, f); next = i + 1 }
+                try decode(next..<range.upperBound, fromSegment: segment) { i, f in
+                    try body(i, f); next = i + 1
+                }
                 return
             } catch let e as MediaError where e.kind == .unreadable && segment > 0 && next < range.upperBound && e.message.hasPrefix("frame ") {
                 segment -= 1

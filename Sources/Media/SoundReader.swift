@@ -33,10 +33,13 @@ public enum SoundReader {
         let index = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         guard index >= 0 else { throw MediaError("has no audio stream", path: path) }
         let video = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-        let videoStart: Double? = video < 0 ? nil : {
-            let st = input.stream(video).pointee
-            return st.start_time == NOPTS ? nil : (st.time_base.rational * st.start_time).seconds
-        }()
+        let videoStart: Double? =
+            video < 0
+            ? nil
+            : {
+                let st = input.stream(video).pointee
+                return st.start_time == NOPTS ? nil : (st.time_base.rational * st.start_time).seconds
+            }()
         for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != index { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
         let stream = input.stream(index)
         let info = MovieReader.describeAudio(stream)
@@ -120,9 +123,11 @@ final class MonoResampler {
         var outLayout = AVChannelLayout()
         av_channel_layout_default(&outLayout, 1)
         var ctx: OpaquePointer?
-        try check(swr_alloc_set_opts2(&ctx, &outLayout, AV_SAMPLE_FMT_FLT, Int32(rate),
-                                      &inLayout, AVSampleFormat(rawValue: f.format), f.sample_rate, 0, nil),
-                  "swr_alloc_set_opts2", path: path)
+        try check(
+            swr_alloc_set_opts2(
+                &ctx, &outLayout, AV_SAMPLE_FMT_FLT, Int32(rate),
+                &inLayout, AVSampleFormat(rawValue: f.format), f.sample_rate, 0, nil),
+            "swr_alloc_set_opts2", path: path)
         try check(swr_init(ctx), "swr_init", path: path)
         context = ctx
         key = k

@@ -29,8 +29,10 @@ public final class SourceMovieWriter {
     private var audioFill = 0, audioFrameSize = 1024
     private var audioPts: Int64 = 0
 
-    public init(path: String, container: String, codec: SourceCodec, size: Size, frameRate: Rational,
-                audioRate: Int?, channels: Int) throws {
+    public init(
+        path: String, container: String, codec: SourceCodec, size: Size, frameRate: Rational,
+        audioRate: Int?, channels: Int
+    ) throws {
         self.path = path; self.codec = codec; self.channels = channels
         guard size.width >= 2, size.height >= 2, size.width % 2 == 0, size.height % 2 == 0 else {
             throw MediaError("cannot encode a \(size) picture: 4:2:0 needs even sizes of at least 2x2", path: path)
@@ -46,16 +48,18 @@ public final class SourceMovieWriter {
         case .ffv1: name = "ffv1"; format = AV_PIX_FMT_YUV420P; options = [:]
         case .prores: name = "prores_ks"; format = AV_PIX_FMT_YUV422P10LE; options = ["profile": "3"]
         }
-        video = try Encoder(codecName: name, configure: { c in
-            c.pointee.width = Int32(size.width); c.pointee.height = Int32(size.height)
-            c.pointee.pix_fmt = format
-            c.pointee.time_base = frameRate.inverse.av
-            c.pointee.framerate = frameRate.av
-            c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-            c.pointee.tag(.sdr)  // drawn in the working signal, said so (BT.709, video range)
-            c.pointee.flags |= AV_CODEC_FLAG_BITEXACT
-            if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-        }, options: options)
+        video = try Encoder(
+            codecName: name,
+            configure: { c in
+                c.pointee.width = Int32(size.width); c.pointee.height = Int32(size.height)
+                c.pointee.pix_fmt = format
+                c.pointee.time_base = frameRate.inverse.av
+                c.pointee.framerate = frameRate.av
+                c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+                c.pointee.tag(.sdr)  // drawn in the working signal, said so (BT.709, video range)
+                c.pointee.flags |= AV_CODEC_FLAG_BITEXACT
+                if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+            }, options: options)
         videoStream = try output.addStream(for: video)
         videoStream.pointee.avg_frame_rate = frameRate.av
         if codec == .prores {
@@ -69,15 +73,17 @@ public final class SourceMovieWriter {
             let sampleFormat = pcm ? AV_SAMPLE_FMT_S16 : AV_SAMPLE_FMT_FLTP
             var layout = AVChannelLayout()
             av_channel_layout_default(&layout, Int32(channels))
-            let a = try Encoder(codecName: pcm ? "pcm_s16le" : "aac", configure: { c in
-                c.pointee.sample_fmt = sampleFormat
-                c.pointee.sample_rate = Int32(rate)
-                c.pointee.ch_layout = layout
-                c.pointee.bit_rate = pcm ? 0 : Int64(96_000 * channels)
-                c.pointee.time_base = AVRational(num: 1, den: Int32(rate))
-                c.pointee.flags |= AV_CODEC_FLAG_BITEXACT
-                if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-            }, options: [:])
+            let a = try Encoder(
+                codecName: pcm ? "pcm_s16le" : "aac",
+                configure: { c in
+                    c.pointee.sample_fmt = sampleFormat
+                    c.pointee.sample_rate = Int32(rate)
+                    c.pointee.ch_layout = layout
+                    c.pointee.bit_rate = pcm ? 0 : Int64(96_000 * channels)
+                    c.pointee.time_base = AVRational(num: 1, den: Int32(rate))
+                    c.pointee.flags |= AV_CODEC_FLAG_BITEXACT
+                    if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+                }, options: [:])
             audioStream = try output.addStream(for: a)
             audio = a
             if a.context.pointee.frame_size > 0 { audioFrameSize = Int(a.context.pointee.frame_size) }

@@ -71,7 +71,6 @@ public final class TelemetryDemuxer {
         }
     }
 
-
     /// Every packet of the telemetry stream, in file order. A packet without a duration lasts
     /// until the next one's time (the last one: zero).
     public func packets() throws -> [TelemetryTrackPacket] {

@@ -33,7 +33,7 @@ public struct AttitudeFilter {
         for i in readings.indices {
             let dt = i == 0 ? 0 : Double(times[i] - times[i - 1]) / 1e9
             var w = rates[i]
-            let g = q.act(on: up)   // current gravity estimate, body axes
+            let g = q.act(on: up)  // current gravity estimate, body axes
             if let a = readings[i].accel {
                 let n = a.length / standardGravity
                 if n > 0.5 && n < 1.5 {

@@ -17,10 +17,11 @@ public struct SignedPermutation: Equatable, Hashable, Sendable, CustomStringConv
 
     /// The orientation string (letter i = the IMU axis that becomes camera axis i; lowercase = inverted).
     public var orientation: String {
-        String((0..<3).map { i -> Character in
-            let c: Character = ["X", "Y", "Z"][axes[i]]
-            return signs[i] > 0 ? c : Character(c.lowercased())
-        })
+        String(
+            (0..<3).map { i -> Character in
+                let c: Character = ["X", "Y", "Z"][axes[i]]
+                return signs[i] > 0 ? c : Character(c.lowercased())
+            })
     }
     public var description: String { orientation }
     public var mapping: AxisMapping { .orientation(orientation) }

@@ -47,8 +47,10 @@ public struct Calibration: Codable, Equatable, Sendable {
         }
     }
 
-    public init(name: String, axisMapping: AxisMapping = .identity, gyroBias: [Double] = [0, 0, 0], timeOffsetMs: Double = 0,
-                focalLengthPx: Double? = nil, horizontalFOVDeg: Double? = nil, frameReadoutMs: Double? = nil) {
+    public init(
+        name: String, axisMapping: AxisMapping = .identity, gyroBias: [Double] = [0, 0, 0], timeOffsetMs: Double = 0,
+        focalLengthPx: Double? = nil, horizontalFOVDeg: Double? = nil, frameReadoutMs: Double? = nil
+    ) {
         self.name = name; self.axisMapping = axisMapping; self.gyroBias = gyroBias; self.timeOffsetMs = timeOffsetMs
         self.focalLengthPx = focalLengthPx; self.horizontalFOVDeg = horizontalFOVDeg; self.frameReadoutMs = frameReadoutMs
     }
@@ -100,8 +102,10 @@ public struct Calibration: Codable, Equatable, Sendable {
         if bad(frameReadoutMs, 0...10_000) { return "frameReadoutMs must be between 0 and 10000" }
         if bad(clockDriftPpm, -100_000...100_000) { return "clockDriftPpm must be between -100000 and 100000" }
         if bad(confidence, 0...1) { return "confidence must be between 0 and 1" }
-        for p in clockPieces ?? [] where bad(p.fromVideoS, -86_400...86_400 * 365) || bad(p.offsetMs, -3_600_000...3_600_000)
-            || bad(p.driftPpm, -100_000...100_000) {
+        for p in clockPieces ?? []
+        where bad(p.fromVideoS, -86_400...86_400 * 365) || bad(p.offsetMs, -3_600_000...3_600_000)
+            || bad(p.driftPpm, -100_000...100_000)
+        {
             return "clockPieces: each needs fromVideoS, offsetMs within an hour and driftPpm within 100000"
         }
         return nil
@@ -177,9 +181,10 @@ public enum AxisMapping: Equatable, Sendable {
 
     public func apply(_ v: SIMD3<Double>) -> SIMD3<Double> {
         let m = rows
-        return SIMD3(m[0][0] * v.x + m[0][1] * v.y + m[0][2] * v.z,
-                     m[1][0] * v.x + m[1][1] * v.y + m[1][2] * v.z,
-                     m[2][0] * v.x + m[2][1] * v.y + m[2][2] * v.z)
+        return SIMD3(
+            m[0][0] * v.x + m[0][1] * v.y + m[0][2] * v.z,
+            m[1][0] * v.x + m[1][1] * v.y + m[1][2] * v.z,
+            m[2][0] * v.x + m[2][1] * v.y + m[2][2] * v.z)
     }
 
     /// A Gyroflow `orientation` string (gcsv header, Gyroflow's "IMU orientation") as a mapping

@@ -71,9 +71,13 @@ public enum DriftFit {
         for b in bounds {
             let line = robustLine(points[b], c: c)
             let inl = b.filter { abs(points[$0].offsetMs - line.at(points[$0].videoTimeS)) <= c }
-            if inl.count >= 3 || bounds.count == 1 { segments.append(b) } else if let last = segments.popLast() {
+            if inl.count >= 3 || bounds.count == 1 {
+                segments.append(b)
+            } else if let last = segments.popLast() {
                 segments.append(last.lowerBound..<b.upperBound)
-            } else { segments.append(b) }
+            } else {
+                segments.append(b)
+            }
         }
         // Merge a leading short segment forward when it was kept only because it came first.
         if segments.count > 1 {
@@ -118,7 +122,7 @@ public enum DriftFit {
                 sxx += wi * (points[i].videoTimeS - vm) * (points[i].videoTimeS - vm)
             }
         }
-        var slope = sxx > 1e-9 ? sxy / sxx : 0     // ms per s
+        var slope = sxx > 1e-9 ? sxy / sxx : 0  // ms per s
         var sse = 0.0, count = 0
         var residuals: [[Double]] = []
         for (s, m) in members.enumerated() {
@@ -157,8 +161,9 @@ public enum DriftFit {
         }
         let inliers = members.flatMap { $0 }.sorted()
         let outliers = (0..<n).filter { !inliers.contains($0) }
-        return Result(segments: segs, driftPpm: slope * 1000, inliers: inliers, outliers: outliers,
-                      rmsMs: count > 0 ? (rss / Double(count)).squareRoot() : 0, driftNote: driftNote)
+        return Result(
+            segments: segs, driftPpm: slope * 1000, inliers: inliers, outliers: outliers,
+            rmsMs: count > 0 ? (rss / Double(count)).squareRoot() : 0, driftNote: driftNote)
     }
 
     /// The outlier tolerance, from the points' own scatter: 3 robust sigmas (1.4826 x the median
@@ -234,6 +239,8 @@ public enum DriftFit {
 
     static func lineCost(_ pts: ArraySlice<SyncPoint>, c2: Double) -> Double {
         let line = robustLine(pts, c: c2.squareRoot())
-        return pts.reduce(0.0) { let r = $1.offsetMs - line.at($1.videoTimeS); return $0 + min(r * r, c2) }
+        return pts.reduce(0.0) {
+            let r = $1.offsetMs - line.at($1.videoTimeS); return $0 + min(r * r, c2)
+        }
     }
 }

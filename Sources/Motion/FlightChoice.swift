@@ -28,8 +28,9 @@ public enum FlightChoice {
             let half = (v1 - v0) / 2
             let lo = (v0 - t1 + half) * 1000, hi = (v1 - t0 - half) * 1000
             guard lo < hi, hi - lo <= GyroSync.maximumSearchMs else { out.append(Ranked(index: k, score: 0, offsetMs: 0)); continue }
-            let found = MagnitudeSearch.candidates(series, gyro: gyro, rangeMs: lo...hi, opticalAxes: [0, 1, 2], gridMs: max(10, meanIntervalMs),
-                                                   count: 1, separationMs: 800)
+            let found = MagnitudeSearch.candidates(
+                series, gyro: gyro, rangeMs: lo...hi, opticalAxes: [0, 1, 2], gridMs: max(10, meanIntervalMs),
+                count: 1, separationMs: 800)
             out.append(Ranked(index: k, score: found.first?.score ?? 0, offsetMs: found.first?.offsetMs ?? 0))
         }
         return out.sorted { $0.score > $1.score }

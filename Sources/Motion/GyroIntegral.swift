@@ -74,4 +74,3 @@ struct GyroIntegral: Sendable {
         return (ib - ia) / (Double(b - a) / 1e9)
     }
 }
-

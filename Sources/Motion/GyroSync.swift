@@ -38,8 +38,10 @@ public enum GyroSync {
         /// A 6 s clip against a 500 s trace is 10.8 million; the default range of a trace a
         /// second longer than the clip at each end, under 0.3 million.
         public var exhaustiveSearchLimit: Int
-        public init(mapping: AxisMapping? = nil, bias: [Double] = [0, 0, 0], searchMs: Double? = nil, focalLengthPx: Double? = nil,
-                    exhaustiveSearchLimit: Int = 1_000_000) {
+        public init(
+            mapping: AxisMapping? = nil, bias: [Double] = [0, 0, 0], searchMs: Double? = nil, focalLengthPx: Double? = nil,
+            exhaustiveSearchLimit: Int = 1_000_000
+        ) {
             self.mapping = mapping; self.bias = bias; self.searchMs = searchMs; self.focalLengthPx = focalLengthPx
             self.exhaustiveSearchLimit = exhaustiveSearchLimit
         }
@@ -98,8 +100,12 @@ public enum GyroSync {
         let series = SyncSeries(shifts, rollWeight: options.rollWeightPx)
         let rms = series.rms(0..<series.count)
         guard rms >= minimumMotionPx else {
-            throw CalibrationError(String(format: "the video barely moves (%.2f px per frame; at least %.1f needed): there is no motion to sync the gyro against. Film a few seconds of panning, or set timeOffsetMs in a profile by hand.", rms, minimumMotionPx),
-                                   cause: .tooLittleMotion)
+            throw CalibrationError(
+                String(
+                    format:
+                        "the video barely moves (%.2f px per frame; at least %.1f needed): there is no motion to sync the gyro against. Film a few seconds of panning, or set timeOffsetMs in a profile by hand.",
+                    rms, minimumMotionPx),
+                cause: .tooLittleMotion)
         }
         guard readings.count >= 2 else { throw CalibrationError("the trace has fewer than two readings") }
         let gyro = GyroIntegral(readings, bias: options.bias)
@@ -111,7 +117,9 @@ public enum GyroSync {
         var candidates: [SignedPermutation]
         var fixedMatrix: AxisMapping?
         if let m = options.mapping {
-            if let p = SignedPermutation(m) { candidates = [p] } else {
+            if let p = SignedPermutation(m) {
+                candidates = [p]
+            } else {
                 // A general matrix: score it through the nearest signed permutation only for the
                 // search; the answer keeps the matrix.
                 fixedMatrix = m
@@ -142,7 +150,10 @@ public enum GyroSync {
             // one years away is a valid timestamp): every offset of the grid, and the first
             // pass's FFT cells, are held in memory, so a range of years ran out of it.
             guard hi - lo <= maximumSearchMs else {
-                throw CalibrationError(String(format: "the trace spans %.0f s, and calibrate searches offsets over at most %.0f s (a day): cut the trace to the session around the video, or give --search-ms", t1 - t0, maximumSearchMs / 1000))
+                throw CalibrationError(
+                    String(
+                        format: "the trace spans %.0f s, and calibrate searches offsets over at most %.0f s (a day): cut the trace to the session around the video, or give --search-ms", t1 - t0,
+                        maximumSearchMs / 1000))
             }
             range = lo.rounded(.down)...hi.rounded(.up)
         }
@@ -151,10 +162,11 @@ public enum GyroSync {
         let meanInterval = (v1 - v0) / Double(series.count) * 1000
         let step = max(1, meanInterval * Double(group) / 4)
         var offsets = stride(from: range.lowerBound, through: range.upperBound, by: step).map { $0 }
-        if let last = offsets.last, last < range.upperBound - 1e-9 { offsets.append(range.upperBound) }    // the edge itself
+        if let last = offsets.last, last < range.upperBound - 1e-9 { offsets.append(range.upperBound) }  // the edge itself
         // Every offset of the grid, or (a long range: a short clip beside a whole session's log)
         // only those near the peaks of the mapping-free first pass.
-        let scanned = offsets.count * coarse.count > options.exhaustiveSearchLimit
+        let scanned =
+            offsets.count * coarse.count > options.exhaustiveSearchLimit
             ? try nearCandidates(coarse, gyro: gyro, offsets: offsets, step: step, range: range, candidates: candidates)
             : Array(offsets.indices)
         var searched: [Double] = []
@@ -164,8 +176,9 @@ public enum GyroSync {
         var grid = scanned
         for pass in 1... {
             searched = grid.map { offsets[$0] }
-            table = OffsetSearch.scan(coarse, 0..<coarse.count, gyro: gyro, offsetsMs: searched, mappings: candidates,
-                                      minPairs: max(3, coarse.count / 2))
+            table = OffsetSearch.scan(
+                coarse, 0..<coarse.count, gyro: gyro, offsetsMs: searched, mappings: candidates,
+                minPairs: max(3, coarse.count / 2))
             let whole = grid.count == offsets.count
             peaks = table.map { whole ? PeakAnalysis($0) : PeakAnalysis($0, grid: grid, gridCount: offsets.count) }
             guard let w = peaks.indices.filter({ peaks[$0] != nil }).max(by: { peaks[$0]!.value < peaks[$1]!.value }) else {
@@ -196,29 +209,40 @@ public enum GyroSync {
         }
         // The diagnosis a refusal needs: the best orientation's peak and where it is.
         let best = peaks.indices.filter { peaks[$0] != nil }.max { peaks[$0]!.value < peaks[$1]!.value }!
-        let diagnosis = Diagnosis(orientation: candidates[best].orientation, score: peaks[best]!.value, offsetMs: offsets[peaks[best]!.index],
-                                  used: winner.orientation, usedScore: peak.value, stated: stated.map { ($0.orientation, $0.score) })
+        let diagnosis = Diagnosis(
+            orientation: candidates[best].orientation, score: peaks[best]!.value, offsetMs: offsets[peaks[best]!.index],
+            used: winner.orientation, usedScore: peak.value, stated: stated.map { ($0.orientation, $0.score) })
         if peak.atEdge {
             // Only the best orientation's peak at the edge says the offset lies beyond the range;
             // a stated orientation that does not fit peaks anywhere, the edge included.
             // A weak best at the edge is no sign of an offset beyond it: nothing in the range
             // moves like the picture.
             if (best == winnerIndex || peaks[best]!.atEdge) && peak.value < minimumWindowScore {
-                throw CalibrationError(String(format: "no orientation makes the gyro turn like the picture anywhere in the search range (%@): the best, %@, scored %.3f, at the range's edge (%.0f ms); if the offset may lie beyond it, widen it with --search-ms",
-                                              format(range), winner.orientation, peak.value, offsets[peak.index]), cause: .noSyncPoint, diagnosis: diagnosis)
+                throw CalibrationError(
+                    String(
+                        format:
+                            "no orientation makes the gyro turn like the picture anywhere in the search range (%@): the best, %@, scored %.3f, at the range's edge (%.0f ms); if the offset may lie beyond it, widen it with --search-ms",
+                        format(range), winner.orientation, peak.value, offsets[peak.index]), cause: .noSyncPoint, diagnosis: diagnosis)
             }
             if best == winnerIndex || peaks[best]!.atEdge {
-                throw CalibrationError(String(format: "the best match (%.0f ms) lies at the edge of the search range (%@): the offset is outside the search range; widen it with --search-ms",
-                                              offsets[peak.index], format(range)), cause: .offsetOutsideRange, diagnosis: diagnosis)
+                throw CalibrationError(
+                    String(
+                        format: "the best match (%.0f ms) lies at the edge of the search range (%@): the offset is outside the search range; widen it with --search-ms",
+                        offsets[peak.index], format(range)), cause: .offsetOutsideRange, diagnosis: diagnosis)
             }
-            throw CalibrationError(String(format: "the stated axes %@ do not fit the picture: their best match (%.3f) lies at the edge of the search range, and %@ scores %.3f at %.0f ms inside it",
-                                          winner.orientation, peak.value, diagnosis.orientation, diagnosis.score, diagnosis.offsetMs),
-                                   cause: .axes, diagnosis: diagnosis)
+            throw CalibrationError(
+                String(
+                    format: "the stated axes %@ do not fit the picture: their best match (%.3f) lies at the edge of the search range, and %@ scores %.3f at %.0f ms inside it",
+                    winner.orientation, peak.value, diagnosis.orientation, diagnosis.score, diagnosis.offsetMs),
+                cause: .axes, diagnosis: diagnosis)
         }
 
         // (2) Refine on the full series.
-        guard let global = OffsetSearch.refine(series, all, gyro: gyro, mapping: winner, centreMs: offsets[peak.index],
-                                               halfWidthMs: 2 * step, minPairs: needed) else {
+        guard
+            let global = OffsetSearch.refine(
+                series, all, gyro: gyro, mapping: winner, centreMs: offsets[peak.index],
+                halfWidthMs: 2 * step, minPairs: needed)
+        else {
             throw CalibrationError("the trace does not overlap the video near the best offset")
         }
 
@@ -245,8 +269,11 @@ public enum GyroSync {
             let curve = OffsetSearch.scan(series, idx, gyro: gyro, offsetsMs: wOffsets, mappings: [winner], minPairs: max(6, idx.count * 3 / 4))[0]
             guard let p = PeakAnalysis(curve) else { rejected.append((centre, "not covered by the trace")); continue }
             if p.atEdge { rejected.append((centre, String(format: "peak at the edge of its reach, %.0f ms (600 ms from the whole clip's answer)", wOffsets[p.index]))); continue }
-            guard let r = OffsetSearch.refine(series, idx, gyro: gyro, mapping: winner, centreMs: wOffsets[p.index], halfWidthMs: 4,
-                                              minPairs: max(6, idx.count * 3 / 4)) else { rejected.append((centre, "not covered by the trace")); continue }
+            guard
+                let r = OffsetSearch.refine(
+                    series, idx, gyro: gyro, mapping: winner, centreMs: wOffsets[p.index], halfWidthMs: 4,
+                    minPairs: max(6, idx.count * 3 / 4))
+            else { rejected.append((centre, "not covered by the trace")); continue }
             if r.score < minimumWindowScore { rejected.append((centre, String(format: "weak match (%.2f)", r.score))); continue }
             points.append(SyncPoint(videoTimeS: centre, offsetMs: r.offsetMs, score: r.score))
             windows.append(idx)
@@ -262,9 +289,11 @@ public enum GyroSync {
         if let first = fitted, first.driftPpm != 0 {
             for i in points.indices {
                 let centreNs = Int64((points[i].videoTimeS * 1e9).rounded())
-                if let r = OffsetSearch.refine(series, windows[i], gyro: gyro, mapping: winner, centreMs: points[i].offsetMs, halfWidthMs: 6,
-                                               minPairs: max(6, windows[i].count * 3 / 4),
-                                               drift: SyncSeries.Drift(ppm: first.driftPpm, centreNs: centreNs)) {
+                if let r = OffsetSearch.refine(
+                    series, windows[i], gyro: gyro, mapping: winner, centreMs: points[i].offsetMs, halfWidthMs: 6,
+                    minPairs: max(6, windows[i].count * 3 / 4),
+                    drift: SyncSeries.Drift(ppm: first.driftPpm, centreNs: centreNs))
+                {
                     points[i].offsetMs = r.offsetMs; points[i].score = r.score
                 }
             }
@@ -294,8 +323,9 @@ public enum GyroSync {
                 let firstAfter = fit.inliers.filter { after.points.contains($0) }.first.map { points[$0].videoTimeS } ?? points[after.points.lowerBound].videoTimeS
                 let a = ClockMapping.constant(offsetMs: before.offsetMs, driftPpm: fit.driftPpm)
                 let b = ClockMapping.constant(offsetMs: after.offsetMs, driftPpm: fit.driftPpm)
-                let t = jumpTime(series, gyro: gyro, mapping: winner, before: a, after: b,
-                                 from: lastBefore - window / 2, to: firstAfter + window / 2)
+                let t = jumpTime(
+                    series, gyro: gyro, mapping: winner, before: a, after: b,
+                    from: lastBefore - window / 2, to: firstAfter + window / 2)
                 pieces.append(ClockMapping.Piece(fromVideoS: t, offsetMs: after.offsetMs, driftPpm: fit.driftPpm))
                 jumps.append(Jump(videoTimeS: t, stepMs: b.offsetMs(atVideo: t) - a.offsetMs(atVideo: t)))
             }
@@ -328,15 +358,18 @@ public enum GyroSync {
         // and other orientations' peaks at other offsets. Orientations that peak where the
         // winner does (rows the motion cannot tell apart) do not make the offset less sure.
         let lobeMs = max(3 * step, 15)
-        let others = peaks.indices.filter { $0 != winnerIndex && peaks[$0] != nil
-            && abs(offsets[peaks[$0]!.index] - offsets[peak.index]) > lobeMs }.map { peaks[$0]!.value }
+        let others = peaks.indices.filter {
+            $0 != winnerIndex && peaks[$0] != nil
+                && abs(offsets[peaks[$0]!.index] - offsets[peak.index]) > lobeMs
+        }.map { peaks[$0]!.value }
         let second = max(peak.runnerUp, others.max() ?? -1)
         let margin = second < 1 ? max(0, min(1, (peak.value - second) / (1 - second))) : 0
         let confidence = max(0, min(1, max(0, correlation) * margin.squareRoot() * agreement))
-        return Result(mapping: mapping, stated: stated, runnerUp: runnerUp, searchScore: peak.value, clock: clock, syncPoints: used, rejected: rejected, jumps: jumps,
-                      correlation: correlation, driftNote: used.count >= 3 ? fitted?.driftNote : nil, runnerUpPeak: second, focalLengthPx: focal, lens: lens,
-                      still: still, confidence: confidence,
-                      searchedMs: range, wholeClip: (global.offsetMs, global.score))
+        return Result(
+            mapping: mapping, stated: stated, runnerUp: runnerUp, searchScore: peak.value, clock: clock, syncPoints: used, rejected: rejected, jumps: jumps,
+            correlation: correlation, driftNote: used.count >= 3 ? fitted?.driftNote : nil, runnerUpPeak: second, focalLengthPx: focal, lens: lens,
+            still: still, confidence: confidence,
+            searchedMs: range, wholeClip: (global.offsetMs, global.score))
     }
 
     /// Whether the best orientation's score beats a stated one's decisively: it is a usable
@@ -358,12 +391,15 @@ public enum GyroSync {
     static let candidateCount = 12
 
     /// The grid indices of `offsets` within +-`candidateWindowMs` of the first pass's candidates.
-    static func nearCandidates(_ series: SyncSeries, gyro: GyroIntegral, offsets: [Double], step: Double, range: ClosedRange<Double>,
-                               candidates: [SignedPermutation]) throws -> [Int] {
+    static func nearCandidates(
+        _ series: SyncSeries, gyro: GyroIntegral, offsets: [Double], step: Double, range: ClosedRange<Double>,
+        candidates: [SignedPermutation]
+    ) throws -> [Int] {
         let axes = Array(Set(candidates.map { $0.axes[2] })).sorted()
         let meanInterval = Double(series.to[series.count - 1] - series.from[0]) / Double(series.count) / 1e6
-        let found = MagnitudeSearch.candidates(series, gyro: gyro, rangeMs: range, opticalAxes: axes, gridMs: max(10, meanInterval),
-                                               count: candidateCount, separationMs: 2 * candidateWindowMs)
+        let found = MagnitudeSearch.candidates(
+            series, gyro: gyro, rangeMs: range, opticalAxes: axes, gridMs: max(10, meanInterval),
+            count: candidateCount, separationMs: 2 * candidateWindowMs)
         guard !found.isEmpty else {
             throw CalibrationError("no stretch of the trace moves like the video at any offset in the search range (\(format(range))): is it the right trace?")
         }
@@ -386,11 +422,13 @@ public enum GyroSync {
             ("weak match", "matched weakly", "matched weakly"),
             ("not covered", "was not covered by the trace", "were not covered by the trace"),
             ("too little motion", "had too little motion", "had too little motion"),
-            ("", "gave an offset on no line with the others", "gave offsets on no common line"),
+            ("", "gave an offset on no line with the others", "gave offsets on no common line")
         ]
         var parts: [String] = []
         for k in kinds {
-            let n = k.prefix.isEmpty ? rejected.filter { $0.reason.hasSuffix("off the fitted clock") }.count
+            let n =
+                k.prefix.isEmpty
+                ? rejected.filter { $0.reason.hasSuffix("off the fitted clock") }.count
                 : rejected.filter { $0.reason.hasPrefix(k.prefix) }.count
             if n > 0 { parts.append("\(n) \(n == 1 ? k.one : k.many)") }
         }
@@ -477,8 +515,10 @@ public enum GyroSync {
 
     /// The whole clip's correlation of the picture's motion (`shifts`) with the trace's under
     /// a given clock and signed-permutation mapping (nil when the mapping is no signed permutation).
-    public static func correlation(shifts: [VideoShift], readings: [IMUReading], clock: ClockMapping, mapping: AxisMapping,
-                                   rollWeightPx: Double = 0, bias: [Double] = [0, 0, 0]) -> Double? {
+    public static func correlation(
+        shifts: [VideoShift], readings: [IMUReading], clock: ClockMapping, mapping: AxisMapping,
+        rollWeightPx: Double = 0, bias: [Double] = [0, 0, 0]
+    ) -> Double? {
         guard readings.count >= 2, let p = SignedPermutation(mapping) else { return nil }
         return finalCorrelation(SyncSeries(shifts, rollWeight: rollWeightPx), gyro: GyroIntegral(readings, bias: bias), clock: clock, mapping: p)
     }
@@ -493,8 +533,10 @@ public enum GyroSync {
 
     /// The video time where the clock switches from `before` to `after`: the split of the
     /// intervals in [from, to] that minimises the squared prediction error (scale fitted per side).
-    static func jumpTime(_ series: SyncSeries, gyro: GyroIntegral, mapping: SignedPermutation, before: ClockMapping, after: ClockMapping,
-                         from: Double, to: Double) -> Double {
+    static func jumpTime(
+        _ series: SyncSeries, gyro: GyroIntegral, mapping: SignedPermutation, before: ClockMapping, after: ClockMapping,
+        from: Double, to: Double
+    ) -> Double {
         let idx = series.indices(from: from, to: to)
         guard idx.count > 1 else { return (from + to) / 2 }
         let f = focalLength(series, gyro: gyro, clock: before, mapping: mapping) ?? focalLength(series, gyro: gyro, clock: after, mapping: mapping) ?? 1

@@ -21,8 +21,10 @@ enum MagnitudeSearch {
     /// Up to `count` peaks, best first, at least `separationMs` apart, inside `rangeMs`, where
     /// the grid cells overlapping cover at least half the clip.
     /// - opticalAxes: the IMU axes that may point along the camera's z (all three when searching).
-    static func candidates(_ series: SyncSeries, gyro: GyroIntegral, rangeMs: ClosedRange<Double>, opticalAxes: [Int],
-                           gridMs: Double, count: Int, separationMs: Double) -> [Candidate] {
+    static func candidates(
+        _ series: SyncSeries, gyro: GyroIntegral, rangeMs: ClosedRange<Double>, opticalAxes: [Int],
+        gridMs: Double, count: Int, separationMs: Double
+    ) -> [Candidate] {
         guard series.count > 0, gyro.last > gyro.first else { return [] }
         let h = max(1, Int64((gridMs * 1e6).rounded()))
         let v0 = series.from[0], t0 = gyro.first

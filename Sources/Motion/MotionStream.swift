@@ -14,8 +14,10 @@ public struct MotionSample: Equatable, Sendable {
     public var gravity: SIMD3<Double>?
     public var userAcceleration: SIMD3<Double>?
 
-    public init(time: Int64, rotationRate: SIMD3<Double>, attitude: Quaternion? = nil, gravity: SIMD3<Double>? = nil,
-                userAcceleration: SIMD3<Double>? = nil) {
+    public init(
+        time: Int64, rotationRate: SIMD3<Double>, attitude: Quaternion? = nil, gravity: SIMD3<Double>? = nil,
+        userAcceleration: SIMD3<Double>? = nil
+    ) {
         self.time = time; self.rotationRate = rotationRate
         self.attitude = attitude; self.gravity = gravity; self.userAcceleration = userAcceleration
     }
@@ -49,8 +51,10 @@ public enum MotionStream {
     /// Motion samples for intervals [start + j*interval, start + (j+1)*interval), j in 0..<count,
     /// on the video clock. A gap in the trace longer than `maxGap` leaves the intervals it
     /// touches without a sample, as does time outside the trace: they are reported, not made up.
-    public static func make(_ readings: [IMUReading], calibration: Calibration, start: Int64, interval: Int64, count: Int,
-                            maxGap: Int64? = nil) -> (samples: [MotionSample], report: MotionStreamReport) {
+    public static func make(
+        _ readings: [IMUReading], calibration: Calibration, start: Int64, interval: Int64, count: Int,
+        maxGap: Int64? = nil
+    ) -> (samples: [MotionSample], report: MotionStreamReport) {
         var report = MotionStreamReport()
         guard readings.count >= 2, interval > 0 else {
             report.missingIntervals = Array(0..<count)

@@ -51,10 +51,10 @@ public struct MotionSynchronizer<Frame, Motion> {
             var decided = false
             for (i, m) in motion.enumerated() {
                 let d = abs(oldest.time - m.time)
-                if d <= bestDistance {            // a tie goes to the later sample
+                if d <= bestDistance {  // a tie goes to the later sample
                     best = i; bestDistance = d
                 } else {
-                    decided = true                // d grew: the best so far is the closest
+                    decided = true  // d grew: the best so far is the closest
                     break
                 }
             }
@@ -67,7 +67,7 @@ public struct MotionSynchronizer<Frame, Motion> {
                     match.motion = motion[best].sample
                     match.motionTime = motion[best].time
                 }
-                motion.removeFirst(best)          // keep the matched one: the next frame may reuse it
+                motion.removeFirst(best)  // keep the matched one: the next frame may reuse it
             }
             if match.motion == nil { unmatched += 1 }
             out.append(match)

@@ -38,11 +38,17 @@ public enum OffsetEstimator {
     /// Minimum RMS picture shift per frame pair (px) to call a clip "moving".
     public static let minimumMotion = 0.2
 
-    public static func estimate(shifts: [VideoShift], readings: [IMUReading], calibration: Calibration, focalLength f: Double,
-                                searchMs: Double = 2000) throws -> OffsetEstimate {
+    public static func estimate(
+        shifts: [VideoShift], readings: [IMUReading], calibration: Calibration, focalLength f: Double,
+        searchMs: Double = 2000
+    ) throws -> OffsetEstimate {
         let rms = (shifts.reduce(0) { $0 + $1.dx * $1.dx + $1.dy * $1.dy } / Double(max(1, shifts.count))).squareRoot()
         guard rms >= minimumMotion else {
-            throw CalibrationError(String(format: "the video barely moves (%.2f px per frame; at least %.1f needed): there is no motion to sync the gyro against. Film a few seconds of panning, or set timeOffsetMs in a profile by hand.", rms, minimumMotion))
+            throw CalibrationError(
+                String(
+                    format:
+                        "the video barely moves (%.2f px per frame; at least %.1f needed): there is no motion to sync the gyro against. Film a few seconds of panning, or set timeOffsetMs in a profile by hand.",
+                    rms, minimumMotion))
         }
         guard readings.count >= 2 else { throw CalibrationError("the trace has fewer than two readings") }
         // The rate in camera axes, bias removed, integrated (a linear map commutes with the integral).
@@ -87,7 +93,8 @@ public enum OffsetEstimator {
             runnerUp = max(runnerUp, coarse[j])
         }
         let used = score(Int64((best.ms * 1e6).rounded())).1
-        return OffsetEstimate(offsetMs: best.ms, correlation: best.value,
-                              ambiguity: best.value > 0 ? max(0, runnerUp) / best.value : 1, pairsUsed: used)
+        return OffsetEstimate(
+            offsetMs: best.ms, correlation: best.value,
+            ambiguity: best.value > 0 ? max(0, runnerUp) / best.value : 1, pairsUsed: used)
     }
 }

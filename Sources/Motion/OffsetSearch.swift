@@ -59,8 +59,10 @@ struct PeakAnalysis: Equatable {
 enum OffsetSearch {
     /// Correlation of every mapping at every candidate offset (ms); nil where fewer than
     /// `minPairs` intervals overlap the trace.
-    static func scan(_ series: SyncSeries, _ range: Range<Int>, gyro: GyroIntegral, offsetsMs: [Double],
-                     mappings: [SignedPermutation], minPairs: Int, drift: SyncSeries.Drift? = nil) -> [[Double?]] {
+    static func scan(
+        _ series: SyncSeries, _ range: Range<Int>, gyro: GyroIntegral, offsetsMs: [Double],
+        mappings: [SignedPermutation], minPairs: Int, drift: SyncSeries.Drift? = nil
+    ) -> [[Double?]] {
         var out = [[Double?]](repeating: [Double?](repeating: nil, count: offsetsMs.count), count: mappings.count)
         for (j, o) in offsetsMs.enumerated() {
             let s = series.sums(range, offsetNs: Int64((o * 1e6).rounded()), gyro: gyro, drift: drift)
@@ -70,16 +72,20 @@ enum OffsetSearch {
         return out
     }
 
-    static func correlation(_ series: SyncSeries, _ range: Range<Int>, gyro: GyroIntegral, offsetMs: Double,
-                            mapping: SignedPermutation, minPairs: Int, drift: SyncSeries.Drift? = nil) -> Double? {
+    static func correlation(
+        _ series: SyncSeries, _ range: Range<Int>, gyro: GyroIntegral, offsetMs: Double,
+        mapping: SignedPermutation, minPairs: Int, drift: SyncSeries.Drift? = nil
+    ) -> Double? {
         let s = series.sums(range, offsetNs: Int64((offsetMs * 1e6).rounded()), gyro: gyro, drift: drift)
         return Int(s.n) >= minPairs ? s.correlation(mapping) : nil
     }
 
     /// The best offset near `centreMs`: 1 ms steps over +-`halfWidthMs`, then a golden-section
     /// search down to 0.005 ms within +-1 ms of the best step (Gyroflow refines to 0.01 ms).
-    static func refine(_ series: SyncSeries, _ range: Range<Int>, gyro: GyroIntegral, mapping: SignedPermutation,
-                       centreMs: Double, halfWidthMs: Double, minPairs: Int, drift: SyncSeries.Drift? = nil) -> (offsetMs: Double, score: Double)? {
+    static func refine(
+        _ series: SyncSeries, _ range: Range<Int>, gyro: GyroIntegral, mapping: SignedPermutation,
+        centreMs: Double, halfWidthMs: Double, minPairs: Int, drift: SyncSeries.Drift? = nil
+    ) -> (offsetMs: Double, score: Double)? {
         func f(_ o: Double) -> Double { correlation(series, range, gyro: gyro, offsetMs: o, mapping: mapping, minPairs: minPairs, drift: drift) ?? -2 }
         var best = (o: centreMs, v: f(centreMs))
         let steps = Int(halfWidthMs.rounded(.up))

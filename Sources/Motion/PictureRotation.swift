@@ -163,8 +163,9 @@ public enum LensSearch {
                     let w = Double(flow.weight[k * n + i])
                     guard w >= Double(PictureRotation.minimumPeak) else { continue }
                     let u = rays[i]
-                    let v = SIMD3(t[0].x * u.x + t[0].y * u.y + t[0].z * u.z, t[1].x * u.x + t[1].y * u.y + t[1].z * u.z,
-                                  t[2].x * u.x + t[2].y * u.y + t[2].z * u.z)
+                    let v = SIMD3(
+                        t[0].x * u.x + t[0].y * u.y + t[0].z * u.z, t[1].x * u.x + t[1].y * u.y + t[1].z * u.z,
+                        t[2].x * u.x + t[2].y * u.y + t[2].z * u.z)
                     guard let p = lens.pixel(v) else { total += w * 20; weights += w; continue }
                     let ex = p.x - (flow.centreX[i] + Double(flow.dx[k * n + i])), ey = p.y - (flow.centreY[i] + Double(flow.dy[k * n + i]))
                     total += w * Double.log(1 + (ex * ex + ey * ey) / (scale * scale))
@@ -205,8 +206,10 @@ public enum LensSearch {
         let a = w.length
         guard a > 1e-15 else { return [SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)] }
         let k = w / a, c = Double.cos(a), s = Double.sin(a), t = 1 - c
-        return [SIMD3(t * k.x * k.x + c, t * k.x * k.y - s * k.z, t * k.x * k.z + s * k.y),
-                SIMD3(t * k.x * k.y + s * k.z, t * k.y * k.y + c, t * k.y * k.z - s * k.x),
-                SIMD3(t * k.x * k.z - s * k.y, t * k.y * k.z + s * k.x, t * k.z * k.z + c)]
+        return [
+            SIMD3(t * k.x * k.x + c, t * k.x * k.y - s * k.z, t * k.x * k.z + s * k.y),
+            SIMD3(t * k.x * k.y + s * k.z, t * k.y * k.y + c, t * k.y * k.z - s * k.x),
+            SIMD3(t * k.x * k.z - s * k.y, t * k.y * k.z + s * k.x, t * k.z * k.z + c)
+        ]
     }
 }

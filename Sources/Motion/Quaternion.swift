@@ -29,8 +29,9 @@ public struct Quaternion: Equatable, Hashable, Sendable {
 
     /// The Hamilton product: `a * b` rotates by b, then by a.
     public static func * (a: Quaternion, b: Quaternion) -> Quaternion {
-        Quaternion(real: a.w * b.w - (a.imaginary * b.imaginary).sum(),
-                   imaginary: a.w * b.imaginary + b.w * a.imaginary + a.imaginary.cross(b.imaginary))
+        Quaternion(
+            real: a.w * b.w - (a.imaginary * b.imaginary).sum(),
+            imaginary: a.w * b.imaginary + b.w * a.imaginary + a.imaginary.cross(b.imaginary))
     }
 
     /// `v` turned by this rotation (q v q*).

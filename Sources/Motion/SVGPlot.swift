@@ -68,11 +68,11 @@ public struct SVGPlot {
         let plotsBottom = top + 3 * panelH + 2 * panelGap
 
         var svg = """
-        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" viewBox="0 0 \(Int(width)) \(Int(height))" font-family="sans-serif" font-size="12">
-        <rect width="100%" height="100%" fill="white"/>
-        <text x="\(f(width / 2))" y="24" text-anchor="middle" font-size="15">\(Self.escape(title))</text>
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" viewBox="0 0 \(Int(width)) \(Int(height))" font-family="sans-serif" font-size="12">
+            <rect width="100%" height="100%" fill="white"/>
+            <text x="\(f(width / 2))" y="24" text-anchor="middle" font-size="15">\(Self.escape(title))</text>
 
-        """
+            """
         for g in gaps {
             let a = x(Double(g.start - start) / 1e9), b = x(Double(g.start + g.length - start) / 1e9)
             svg += "<rect class=\"gap\" x=\"\(f(a))\" y=\"\(f(top))\" width=\"\(f(max(b - a, 2)))\" height=\"\(f(plotsBottom - top))\" fill=\"#f4c430\" fill-opacity=\"0.35\"/>\n"

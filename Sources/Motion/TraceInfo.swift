@@ -18,8 +18,10 @@ public struct TraceInfo: Equatable, Sendable {
     /// Anything else the source said (gcsv `key,value` lines, IIO attributes).
     public var metadata: [String: String]
 
-    public init(deviceName: String, sourceURI: String, clock: String? = nil, rateHz: Double? = nil,
-                channelScales: [String: Double] = [:], orientation: String? = nil, metadata: [String: String] = [:]) {
+    public init(
+        deviceName: String, sourceURI: String, clock: String? = nil, rateHz: Double? = nil,
+        channelScales: [String: Double] = [:], orientation: String? = nil, metadata: [String: String] = [:]
+    ) {
         self.deviceName = deviceName; self.sourceURI = sourceURI; self.clock = clock; self.rateHz = rateHz
         self.channelScales = channelScales; self.orientation = orientation; self.metadata = metadata
     }

@@ -41,7 +41,7 @@ public struct TraceParser: Sendable {
         var nanosPerTick: Int64?
         init(perUnit s: Double) {
             secondsPerTick = s
-            let ns = s * 1e9     // s <= maxTimeScale, so this fits an Int64
+            let ns = s * 1e9  // s <= maxTimeScale, so this fits an Int64
             nanosPerTick = ns >= 1 && abs(ns - ns.rounded()) < 1e-6 ? Int64(ns.rounded()) : nil
         }
     }
@@ -66,7 +66,7 @@ public struct TraceParser: Sendable {
             guard magic == "GYROFLOW IMU LOG" || magic == "CAMERA IMU LOG" else {
                 throw error(number, "not a Gyroflow log: the first line must be GYROFLOW IMU LOG or CAMERA IMU LOG")
             }
-            info.orientation = "xzY"     // Gyroflow's default when the log does not say
+            info.orientation = "xzY"  // Gyroflow's default when the log does not say
             info.metadata["log"] = magic
             stage = .header
             return nil
@@ -143,7 +143,7 @@ public struct TraceParser: Sendable {
         if key == "t" { return try gcsvColumns(line, number) }
         switch key {
         case "tscale", "gscale", "ascale", "mscale":
-            if key == "mscale" && value.isEmpty { return }    // Gyroflow's own example leaves it empty
+            if key == "mscale" && value.isEmpty { return }  // Gyroflow's own example leaves it empty
             guard let v = Self.decimal(Substring(value)), v.isFinite, v > 0 else {
                 throw error(number, "\(key) must be a positive number, found '\(MessageText.quote(value))'")
             }
@@ -163,7 +163,7 @@ public struct TraceParser: Sendable {
             default: break
             }
             info.metadata[key] = value
-        case "orientation": info.orientation = value; info.metadata[key] = value    // metadata: the log said so (not the default)
+        case "orientation": info.orientation = value; info.metadata[key] = value  // metadata: the log said so (not the default)
         case "id": info.deviceName = value; info.metadata[key] = value
         default: info.metadata[key] = value
         }
@@ -273,12 +273,14 @@ public struct TraceParser: Sendable {
         previous = (t, number)
         let gcsv = format == .gcsv
         let gs = gcsv ? gyroScale : 1, asc = gcsv ? accelScale : 1
-        let g = SIMD3(try scaled(c.gyro[0], "gx", by: gs, "gscale", scaleText.g), try scaled(c.gyro[1], "gy", by: gs, "gscale", scaleText.g),
-                 try scaled(c.gyro[2], "gz", by: gs, "gscale", scaleText.g))
+        let g = SIMD3(
+            try scaled(c.gyro[0], "gx", by: gs, "gscale", scaleText.g), try scaled(c.gyro[1], "gy", by: gs, "gscale", scaleText.g),
+            try scaled(c.gyro[2], "gz", by: gs, "gscale", scaleText.g))
         var a: SIMD3<Double>?
         if let ai = c.accel {
-            a = SIMD3(try scaled(ai[0], "ax", by: asc, "ascale", scaleText.a), try scaled(ai[1], "ay", by: asc, "ascale", scaleText.a),
-                 try scaled(ai[2], "az", by: asc, "ascale", scaleText.a))
+            a = SIMD3(
+                try scaled(ai[0], "ax", by: asc, "ascale", scaleText.a), try scaled(ai[1], "ay", by: asc, "ascale", scaleText.a),
+                try scaled(ai[2], "az", by: asc, "ascale", scaleText.a))
         }
         return IMUReading(t: t, gyro: g, accel: a)
     }

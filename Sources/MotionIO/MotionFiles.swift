@@ -44,15 +44,19 @@ public enum MotionFiles {
                 if let p = log.problem { skipped.append("\(log.name): \(p)") } else { empty.append(log.number) }
                 continue
             }
-            traces.append(DecodedTrace(id: Int64(log.number), info: log.info(source: path), hasAccel: log.hasAccel,
-                                       readings: log.readings, warnings: log.warnings.map { "\(path): \($0)" }))
+            traces.append(
+                DecodedTrace(
+                    id: Int64(log.number), info: log.info(source: path), hasAccel: log.hasAccel,
+                    readings: log.readings, warnings: log.warnings.map { "\(path): \($0)" }))
         }
         if !empty.isEmpty {
             let list = empty.prefix(20).map(String.init).joined(separator: ", ") + (empty.count > 20 ? ", ..." : "")
             skipped.append(logs.count == 1 ? "the log holds no frames" : "\(empty.count) of its \(logs.count) logs \(empty.count == 1 ? "holds" : "hold") no frames (\(list))")
         }
         guard !traces.isEmpty else {
-            let why = logs.count == 1 ? (logs[0].problem ?? "it holds no frames")
+            let why =
+                logs.count == 1
+                ? (logs[0].problem ?? "it holds no frames")
                 : "none of its \(logs.count) logs holds gyro samples (\(skipped.prefix(3).joined(separator: "; "))\(skipped.count > 3 ? "; ..." : ""))"
             throw TraceFileError(path: path, "a blackbox log, but \(why)")
         }
@@ -94,7 +98,8 @@ public enum MotionFiles {
         }
         try parser.finish()
         guard !readings.isEmpty else { throw TraceFileError(path: path, "no samples") }
-        return DecodedTrace(id: 1, info: parser.info(), hasAccel: parser.hasAccel, readings: readings,
-                            warnings: parser.assumptions.map { "\(path): \($0)" })
+        return DecodedTrace(
+            id: 1, info: parser.info(), hasAccel: parser.hasAccel, readings: readings,
+            warnings: parser.assumptions.map { "\(path): \($0)" })
     }
 }

@@ -199,15 +199,19 @@ public final class TraceStore {
 
     /// A whole trace in ONE transaction: `fill` hands its batches to `append`; if `fill` or an
     /// insert throws, the store is left as it was (no trace, no samples). Returns the new id.
-    public func importTrace(_ info: TraceInfo, hasAccel: Bool,
-                            _ fill: (_ append: ([IMUReading]) throws -> Void) throws -> Void) throws -> Int64 {
+    public func importTrace(
+        _ info: TraceInfo, hasAccel: Bool,
+        _ fill: (_ append: ([IMUReading]) throws -> Void) throws -> Void
+    ) throws -> Int64 {
         try withoutActuallyEscaping(fill) { fill in try importTraces([(info, hasAccel)]) { _, append in try fill(append) }[0] }
     }
 
     /// Several traces (the logs of one blackbox file) in ONE transaction: all of them or none.
     /// `fill(k, append)` hands the k-th trace's batches to `append`. Returns the new ids in order.
-    public func importTraces(_ traces: [(info: TraceInfo, hasAccel: Bool)],
-                             _ fill: (_ index: Int, _ append: ([IMUReading]) throws -> Void) throws -> Void) throws -> [Int64] {
+    public func importTraces(
+        _ traces: [(info: TraceInfo, hasAccel: Bool)],
+        _ fill: (_ index: Int, _ append: ([IMUReading]) throws -> Void) throws -> Void
+    ) throws -> [Int64] {
         let pool = try writable()
         return try wrapInsert {
             try pool.write { db in
@@ -235,11 +239,15 @@ public final class TraceStore {
 
     private static func insertTrace(_ db: Database, _ info: TraceInfo, hasAccel: Bool) throws -> Int64 {
         let metadata = String(decoding: try JSONEncoder.sorted.encode(info.metadata), as: UTF8.self)
-        try db.execute(sql: """
-            INSERT INTO trace (device, source_uri, clock, rate_hz, orientation, has_accel, metadata)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [info.deviceName, info.sourceURI, info.clock, info.rateHz.flatMap { $0.isFinite ? $0 : nil },
-                             info.orientation, hasAccel, metadata])
+        try db.execute(
+            sql: """
+                INSERT INTO trace (device, source_uri, clock, rate_hz, orientation, has_accel, metadata)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                info.deviceName, info.sourceURI, info.clock, info.rateHz.flatMap { $0.isFinite ? $0 : nil },
+                info.orientation, hasAccel, metadata
+            ])
         let id = db.lastInsertedRowID
         for (name, scale) in info.channelScales.sorted(by: { $0.key < $1.key }) where scale.isFinite {
             try db.execute(sql: "INSERT INTO trace_channel (trace_id, name, scale) VALUES (?, ?, ?)", arguments: [id, name, scale])
@@ -256,7 +264,8 @@ public final class TraceStore {
         guard s.gyro.x.isFinite && s.gyro.y.isFinite && s.gyro.z.isFinite && accelFinite else {
             return "the sample at \(s.t) ns holds a value that is not a finite number"
         }
-        let values = [("gx", s.gyro.x), ("gy", s.gyro.y), ("gz", s.gyro.z)]
+        let values =
+            [("gx", s.gyro.x), ("gy", s.gyro.y), ("gz", s.gyro.z)]
             + (s.accel.map { [("ax", $0.x), ("ay", $0.y), ("az", $0.z)] } ?? [])
         if let (name, v) = values.first(where: { !(abs($0.1) <= IMUReading.largestValue) }) {
             return "the sample at \(s.t) ns holds \(name) = \(v), beyond +-\(Int(IMUReading.largestValue)); not a motion sensor's reading"
@@ -313,10 +322,11 @@ public final class TraceStore {
         let metadataText = text(row["metadata"] as DatabaseValue) ?? "{}"
         let metadata = (try? JSONDecoder().decode([String: String].self, from: Data(metadataText.utf8))) ?? [:]
         let rate = number(row["rate_hz"] as DatabaseValue)
-        let info = TraceInfo(deviceName: text(row["device"] as DatabaseValue) ?? "", sourceURI: text(row["source_uri"] as DatabaseValue) ?? "",
-                             clock: text(row["clock"] as DatabaseValue),
-                             rateHz: rate.flatMap { $0.isFinite && $0 > 0 ? $0 : nil },
-                             channelScales: scales, orientation: text(row["orientation"] as DatabaseValue), metadata: metadata)
+        let info = TraceInfo(
+            deviceName: text(row["device"] as DatabaseValue) ?? "", sourceURI: text(row["source_uri"] as DatabaseValue) ?? "",
+            clock: text(row["clock"] as DatabaseValue),
+            rateHz: rate.flatMap { $0.isFinite && $0 > 0 ? $0 : nil },
+            channelScales: scales, orientation: text(row["orientation"] as DatabaseValue), metadata: metadata)
         return StoredTrace(id: id, info: info, hasAccel: (integer(row["has_accel"] as DatabaseValue) ?? 0) != 0)
     }
 
@@ -371,8 +381,10 @@ public final class TraceStore {
     /// holding a value that is not a finite number (NULL, NaN, Inf: written by an older Lockstep)
     /// or a timestamp out of `TraceParser`'s range ends the read with an error naming the store,
     /// the trace and the sample's time.
-    public func forEachBatch(of trace: Int64, from: Int64? = nil, to: Int64? = nil, batchSize: Int = 4096,
-                             _ body: ([IMUReading]) throws -> Void) throws {
+    public func forEachBatch(
+        of trace: Int64, from: Int64? = nil, to: Int64? = nil, batchSize: Int = 4096,
+        _ body: ([IMUReading]) throws -> Void
+    ) throws {
         try TraceStoreError.wrap(path, "reading samples") {
             try reader.read { db in
                 // Text and blobs sort after every number in the (trace_id, t_ns) index: a time
@@ -382,10 +394,12 @@ public final class TraceStore {
                     _ = try sample(bad, trace)
                 }
                 // `to` is exclusive; without it nothing is left out (a sample at Int64.max was).
-                let rows = try Row.fetchCursor(db, sql: """
-                    SELECT t_ns, gx, gy, gz, ax, ay, az FROM sample
-                    WHERE trace_id = ? AND t_ns >= ? AND t_ns \(to == nil ? "<=" : "<") ? ORDER BY t_ns
-                    """, arguments: [trace, from ?? .min, to ?? .max])
+                let rows = try Row.fetchCursor(
+                    db,
+                    sql: """
+                        SELECT t_ns, gx, gy, gz, ax, ay, az FROM sample
+                        WHERE trace_id = ? AND t_ns >= ? AND t_ns \(to == nil ? "<=" : "<") ? ORDER BY t_ns
+                        """, arguments: [trace, from ?? .min, to ?? .max])
                 var batch: [IMUReading] = []
                 batch.reserveCapacity(batchSize)
                 while let r = try rows.next() {

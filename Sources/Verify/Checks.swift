@@ -1,13 +1,13 @@
-import Foundation
 import Compositor
+import Foundation
 
 /// The checks `lockstep verify` runs on a scan. Each returns violations naming the output frame
 /// and time; none reads a file.
 public enum Checks {
     /// Thresholds, with their reasons.
-    public static let audioTolerance = 0.001         // 1 ms: Lockstep cuts audio to the sample
-    public static let blackMean = 20.0, blackDeviation = 4.0   // video-range black is 16
-    public static let stillDifference = 0.1          // mean absolute luma difference of a repeated picture
+    public static let audioTolerance = 0.001  // 1 ms: Lockstep cuts audio to the sample
+    public static let blackMean = 20.0, blackDeviation = 4.0  // video-range black is 16
+    public static let stillDifference = 0.1  // mean absolute luma difference of a repeated picture
     /// A rendered picture (provenance "change") that differs from the previous one by this much
     /// survives encoding as a clear change: ten times `stillDifference`, so encoder noise on
     /// either side cannot turn a still source into a frozen frame.
@@ -26,13 +26,16 @@ public enum Checks {
             }
         }
         if let first = malformed.first {
-            v.append(Violation(.provenanceMalformed, frame: first,
-                               "\(malformed.count) frame\(malformed.count == 1 ? "" : "s") carry a provenance record out of range, the first is frame \(first)"))
+            v.append(
+                Violation(
+                    .provenanceMalformed, frame: first,
+                    "\(malformed.count) frame\(malformed.count == 1 ? "" : "s") carry a provenance record out of range, the first is frame \(first)"))
         }
         let header = scan.frames.first?.provenance
         guard !scan.frames.isEmpty else {
-            return VerifyReport(file: scan.path, frames: 0, frameStep: nil, provenance: false, sync: nil, inputs: nil, audio: scan.audio != nil,
-                                violations: [Violation(.noFrames, "the file has no video frames")])
+            return VerifyReport(
+                file: scan.path, frames: 0, frameStep: nil, provenance: false, sync: nil, inputs: nil, audio: scan.audio != nil,
+                violations: [Violation(.noFrames, "the file has no video frames")])
         }
         let step = commonStep(scan.frames)
         // A reversal keeps each source frame's own duration (a variable rate stays variable).
@@ -52,9 +55,10 @@ public enum Checks {
         v += pictures(scan.frames, provenance: hasProvenance)
         v += audio(scan, step: step, header: header)
         let switches = filterSwitches(scan.frames)
-        return VerifyReport(file: scan.path, frames: scan.frames.count, frameStep: step?.seconds, provenance: hasProvenance,
-                            sync: header?.sync, inputs: header?.inputs?.map(\.name), audio: scan.audio != nil, violations: v,
-                            filterSwitches: switches.isEmpty ? nil : switches)
+        return VerifyReport(
+            file: scan.path, frames: scan.frames.count, frameStep: step?.seconds, provenance: hasProvenance,
+            sync: header?.sync, inputs: header?.inputs?.map(\.name), audio: scan.audio != nil, violations: v,
+            filterSwitches: switches.isEmpty ? nil : switches)
     }
 
     static func seconds(_ t: Rational) -> String { String(format: "%.3f s", t.seconds) }
@@ -66,10 +70,11 @@ public enum Checks {
     /// A record the checks can compute with: k and every source index in range, every source
     /// a [index, pts] pair.
     static func wellFormed(_ p: Provenance) -> Bool {
-        (0...largestIndex).contains(p.k) && (p.change.map { (0...255).contains($0) } ?? true) && p.src.allSatisfy { r in
-            // [index, pts], [index, pts, until] (time sync), or [] (an absent input).
-            r.isEmpty || ((r.count == 2 || r.count == 3) && (0...largestIndex).contains(r[0]) && r.dropFirst().allSatisfy { (-largestPTS...largestPTS).contains($0) })
-        }
+        (0...largestIndex).contains(p.k) && (p.change.map { (0...255).contains($0) } ?? true)
+            && p.src.allSatisfy { r in
+                // [index, pts], [index, pts, until] (time sync), or [] (an absent input).
+                r.isEmpty || ((r.count == 2 || r.count == 3) && (0...largestIndex).contains(r[0]) && r.dropFirst().allSatisfy { (-largestPTS...largestPTS).contains($0) })
+            }
     }
 
     /// A positive rational whose parts fit FFmpeg's 32-bit AVRational, as a header's "fps" and
@@ -111,7 +116,8 @@ public enum Checks {
         if d == Rational(0, 1) {
             return Violation(.repeatedTimestamp, frame: k, time: t.seconds, "frame \(k) repeats the timestamp of frame \(k - 1) (\(String(format: "%.3f s", t.seconds)))")
         } else if d < Rational(0, 1) {
-            return Violation(.reorderedTimestamp, frame: k, time: t.seconds, "frame \(k) at \(String(format: "%.3f s", t.seconds)) comes before frame \(k - 1) at \(String(format: "%.3f s", f[k - 1].pts.seconds))")
+            return Violation(
+                .reorderedTimestamp, frame: k, time: t.seconds, "frame \(k) at \(String(format: "%.3f s", t.seconds)) comes before frame \(k - 1) at \(String(format: "%.3f s", f[k - 1].pts.seconds))")
         }
         return nil
     }
@@ -137,11 +143,16 @@ public enum Checks {
                 v.append(order)
             } else if d > late {
                 let missing = count(d.seconds / step.seconds) - 1
-                v.append(Violation(.missingFrames, frame: k, time: t.seconds,
-                                   "\(missing) frame\(missing == 1 ? "" : "s") missing before frame \(k): it comes \(String(format: "%.1f", d.seconds * 1000)) ms after frame \(k - 1), the step is \(String(format: "%.1f", step.seconds * 1000)) ms"))
+                v.append(
+                    Violation(
+                        .missingFrames, frame: k, time: t.seconds,
+                        "\(missing) frame\(missing == 1 ? "" : "s") missing before frame \(k): it comes \(String(format: "%.1f", d.seconds * 1000)) ms after frame \(k - 1), the step is \(String(format: "%.1f", step.seconds * 1000)) ms"
+                    ))
             } else if longest.map({ d > $0 }) ?? false || shortest.map({ d < $0 }) ?? false {
-                v.append(Violation(.irregularStep, frame: k, time: t.seconds,
-                                   "frame \(k) comes \(String(format: "%.1f", d.seconds * 1000)) ms after frame \(k - 1); the step is \(String(format: "%.1f", step.seconds * 1000)) ms"))
+                v.append(
+                    Violation(
+                        .irregularStep, frame: k, time: t.seconds,
+                        "frame \(k) comes \(String(format: "%.1f", d.seconds * 1000)) ms after frame \(k - 1); the step is \(String(format: "%.1f", step.seconds * 1000)) ms"))
             }
         }
         if let duration = scan.videoDuration {
@@ -153,8 +164,10 @@ public enum Checks {
             }
             let expected = Double(f.count) * frameLength
             if abs(duration - expected) > frameLength * 0.5 {
-                v.append(Violation(.countVersusDuration, time: duration,
-                                   String(format: "%d frames of %.1f ms make %.3f s, but the video stream lasts %.3f s", f.count, frameLength * 1000, expected, duration)))
+                v.append(
+                    Violation(
+                        .countVersusDuration, time: duration,
+                        String(format: "%d frames of %.1f ms make %.3f s, but the video stream lasts %.3f s", f.count, frameLength * 1000, expected, duration)))
             }
         }
         return v
@@ -180,7 +193,10 @@ public enum Checks {
         let timeSync = header?.sync == "time"
         let fps = positiveRate(header?.fps)
         if timeSync && fps == nil {
-            v.append(Violation(.provenanceMalformed, frame: 0, "the provenance gives the frame rate \(header?.fps.map { "\"\($0)\"" } ?? "as missing"), not a positive fraction; the time-sync checks are not done"))
+            v.append(
+                Violation(
+                    .provenanceMalformed, frame: 0, "the provenance gives the frame rate \(header?.fps.map { "\"\($0)\"" } ?? "as missing"), not a positive fraction; the time-sync checks are not done"
+                ))
         }
         let placement = TimePlacement(header: header, inputs: timeBases.count)
         if let problem = placement.problem { v.append(Violation(.provenanceMalformed, frame: 0, problem)) }
@@ -200,8 +216,9 @@ public enum Checks {
                 var best: Rational?
                 for k in frames.indices.dropFirst() {
                     guard let tb = timeBases[i], let a = frames[k - 1].provenance?.src, let b = frames[k].provenance?.src,
-                          i < a.count, i < b.count, a[i].count >= 2, b[i].count >= 2, b[i][0] == a[i][0] + 1,
-                          let s = tb.multiplied(by: b[i][1] - a[i][1]) else { continue }
+                        i < a.count, i < b.count, a[i].count >= 2, b[i].count >= 2, b[i][0] == a[i][0] + 1,
+                        let s = tb.multiplied(by: b[i][1] - a[i][1])
+                    else { continue }
                     if s > Rational(0, 1) && (best == nil || s < best!) { best = s }
                 }
                 sourceStep[i] = best
@@ -226,8 +243,11 @@ public enum Checks {
                     } else if let tick, let local = placement.inputTime(tick, input: i), let tb = i < timeBases.count ? timeBases[i] : nil {
                         let slack = min(tb.multiplied(by: Rational(1, 2)) ?? Rational(1, 1000), Rational(1, 1000))
                         let before = last[i] == nil && (local.adding(slack).map { $0 < placement.trimStart(i) } ?? true)
-                        let after = last[i].map { r in r.count > 2 && origins.map { i < $0.count } == true
-                            && (tb.multiplied(by: r[2] - origins![i]).map { $0 <= local.adding(slack) ?? local } ?? true) } ?? false
+                        let after =
+                            last[i].map { r in
+                                r.count > 2 && origins.map { i < $0.count } == true
+                                    && (tb.multiplied(by: r[2] - origins![i]).map { $0 <= local.adding(slack) ?? local } ?? true)
+                            } ?? false
                         if !before && !after {
                             v.append(Violation(.droppedSource, frame: k, time: t, "output frame \(k) at \(seconds(tick)): \(name(i)) is absent, but its \(seconds(local)) is inside its span"))
                         }
@@ -236,7 +256,10 @@ public enum Checks {
                     continue
                 }
                 if i < absentSince.count, let since = absentSince[i] {
-                    v.append(Violation(.reorderedSource, frame: k, time: t, "output frame \(k): \(name(i)) comes back with source frame \(index) after being absent from output frame \(since), past what it had shown"))
+                    v.append(
+                        Violation(
+                            .reorderedSource, frame: k, time: t,
+                            "output frame \(k): \(name(i)) comes back with source frame \(index) after being absent from output frame \(since), past what it had shown"))
                     absentSince[i] = nil
                 }
                 let record = p.src[i]
@@ -254,36 +277,49 @@ public enum Checks {
                         // must be that frame, or one after it (those between were on screen only
                         // between ticks, which the times below prove).
                         if d > 0, let r = last[i], r.count > 2, record.count >= 2,
-                           (d == 1 && record[1] != r[2]) || (d > 1 && record[1] <= r[2]) {
-                            v.append(Violation(.droppedSource, frame: k, time: t, "output frame \(k): \(name(i)) shows source frame \(index) at pts \(record[1]), but frame \(before)'s record said frame \(before + 1) starts at pts \(r[2])"))
+                            (d == 1 && record[1] != r[2]) || (d > 1 && record[1] <= r[2])
+                        {
+                            v.append(
+                                Violation(
+                                    .droppedSource, frame: k, time: t,
+                                    "output frame \(k): \(name(i)) shows source frame \(index) at pts \(record[1]), but frame \(before)'s record said frame \(before + 1) starts at pts \(r[2])"))
                         }
                     } else if d == 0 && !held.contains(i) {
                         v.append(Violation(.duplicatedSource, frame: k, time: t, "output frame \(k): \(name(i)) shows source frame \(index) again"))
                     } else if d > 1 {
                         let n = d - 1
-                        v.append(Violation(.droppedSource, frame: k, time: t,
-                                           "output frame \(k): \(name(i)) jumps from source frame \(before) to \(index): \(n == 1 ? "source frame \(before + 1) was" : "\(n) source frames were") dropped"))
+                        v.append(
+                            Violation(
+                                .droppedSource, frame: k, time: t,
+                                "output frame \(k): \(name(i)) jumps from source frame \(before) to \(index): \(n == 1 ? "source frame \(before + 1) was" : "\(n) source frames were") dropped"))
                     }
                 } else if previous == nil && k == 0 && index != 0 && !(timeSync && placement.placed) {
                     v.append(Violation(.droppedSource, frame: 0, time: t, "output frame 0: \(name(i)) starts at source frame \(index), not 0"))
                 }
                 if timeSync, !stills.contains(i), let tick, let origins, i < timeBases.count, i < origins.count, record.count > 1,
-                   let tb = timeBases[i], let chosen = tb.multiplied(by: record[1] - origins[i]),
-                   let local = placement.inputTime(tick, input: i) {
+                    let tb = timeBases[i], let chosen = tb.multiplied(by: record[1] - origins[i]),
+                    let local = placement.inputTime(tick, input: i)
+                {
                     let slack = min(tb.multiplied(by: Rational(1, 2)) ?? Rational(1, 1000), Rational(1, 1000))
                     if let latest = local.adding(slack), chosen > latest {
-                        v.append(Violation(.sourceFromTheFuture, frame: k, time: t,
-                                           "output frame \(k) at \(seconds(tick)): \(name(i)) shows source frame \(index) of \(seconds(chosen)), which is not on screen yet"))
+                        v.append(
+                            Violation(
+                                .sourceFromTheFuture, frame: k, time: t,
+                                "output frame \(k) at \(seconds(tick)): \(name(i)) shows source frame \(index) of \(seconds(chosen)), which is not on screen yet"))
                     } else if held.contains(i) {
                         // Past its end by declaration; a held frame never advances again (checked above).
                     } else if record.count > 2, let until = tb.multiplied(by: record[2] - origins[i]) {
                         if let overdue = until.adding(slack), local >= overdue {
-                            v.append(Violation(.staleSource, frame: k, time: t,
-                                               "output frame \(k) at \(seconds(tick)): \(name(i)) still shows source frame \(index) of \(seconds(chosen)), on screen only until \(seconds(until))"))
+                            v.append(
+                                Violation(
+                                    .staleSource, frame: k, time: t,
+                                    "output frame \(k) at \(seconds(tick)): \(name(i)) still shows source frame \(index) of \(seconds(chosen)), on screen only until \(seconds(until))"))
                         }
                     } else if let s = sourceStep[i], let due = chosen.adding(s), let overdue = due.adding(slack), local >= overdue {
-                        v.append(Violation(.staleSource, frame: k, time: t,
-                                           "output frame \(k) at \(seconds(tick)): \(name(i)) still shows source frame \(index) of \(seconds(chosen)); frame \(index + 1) was due at \(seconds(due))"))
+                        v.append(
+                            Violation(
+                                .staleSource, frame: k, time: t,
+                                "output frame \(k) at \(seconds(tick)): \(name(i)) still shows source frame \(index) of \(seconds(chosen)); frame \(index + 1) was due at \(seconds(due))"))
                     }
                 }
                 if i < last.count { last[i] = record }
@@ -301,15 +337,19 @@ public enum Checks {
         func black(_ f: ScannedFrame) -> Bool { f.meanLuma <= blackMean && f.lumaDeviation <= blackDeviation }
         let leading = frames.prefix { black($0) }.count
         if leading > 0 {
-            v.append(Violation(.blackStart, frame: 0, time: frames[0].pts.seconds,
-                               leading == 1 ? "frame 0 is black" : "frames 0-\(leading - 1) are black"))
+            v.append(
+                Violation(
+                    .blackStart, frame: 0, time: frames[0].pts.seconds,
+                    leading == 1 ? "frame 0 is black" : "frames 0-\(leading - 1) are black"))
         }
         if leading < frames.count {
             let trailing = frames.reversed().prefix { black($0) }.count
             if trailing > 0 {
                 let from = frames.count - trailing
-                v.append(Violation(.blackEnd, frame: from, time: frames[from].pts.seconds,
-                                   trailing == 1 ? "the last frame (\(from)) is black" : "frames \(from)-\(frames.count - 1) at the end are black"))
+                v.append(
+                    Violation(
+                        .blackEnd, frame: from, time: frames[from].pts.seconds,
+                        trailing == 1 ? "the last frame (\(from)) is black" : "frames \(from)-\(frames.count - 1) at the end are black"))
             }
         }
         // A run of repeats is one violation, named by its first frame: a picture frozen for the
@@ -321,16 +361,22 @@ public enum Checks {
             let atEnd = r.last == frames.count - 1 && r.last > r.first ? " (to the end)" : ""
             let t = frames[r.first].pts.seconds
             if r.kind == .repeatedPicture {
-                v.append(Violation(.repeatedPicture, frame: r.first, time: t, r.first == r.last
-                    ? "frame \(r.first) repeats the picture of frame \(r.first - 1)"
-                    : "frames \(r.first)-\(r.last) repeat the picture of frame \(r.first - 1)\(atEnd)"))
+                v.append(
+                    Violation(
+                        .repeatedPicture, frame: r.first, time: t,
+                        r.first == r.last
+                            ? "frame \(r.first) repeats the picture of frame \(r.first - 1)"
+                            : "frames \(r.first)-\(r.last) repeat the picture of frame \(r.first - 1)\(atEnd)"))
             } else {
                 let i = r.input ?? 0
                 func source(_ k: Int) -> Int64 { frames[k].provenance.flatMap { i < $0.src.count ? $0.src[i].first : nil } ?? -1 }
                 let from = source(r.first - 1), to = source(r.last)
-                v.append(Violation(.frozenFrame, frame: r.first, time: t, r.first == r.last
-                    ? "output frame \(r.first) is the same picture as frame \(r.first - 1) although input \(i + 1) advanced from source frame \(from) to \(to)"
-                    : "output frames \(r.first)-\(r.last) are the same picture as frame \(r.first - 1)\(atEnd) although input \(i + 1) advanced from source frame \(from) to \(to)"))
+                v.append(
+                    Violation(
+                        .frozenFrame, frame: r.first, time: t,
+                        r.first == r.last
+                            ? "output frame \(r.first) is the same picture as frame \(r.first - 1) although input \(i + 1) advanced from source frame \(from) to \(to)"
+                            : "output frames \(r.first)-\(r.last) are the same picture as frame \(r.first - 1)\(atEnd) although input \(i + 1) advanced from source frame \(from) to \(to)"))
             }
         }
         for k in frames.indices.dropFirst() {
@@ -343,7 +389,8 @@ public enum Checks {
                     // footage): the file shows what was rendered. Only without this measure
                     // (older files) does an advancing source alone make a frozen frame.
                 } else if let a = frames[k - 1].provenance?.src, let b = frames[k].provenance?.src, a.count == b.count,
-                          let i = b.indices.first(where: { b[$0].first != a[$0].first }) {
+                    let i = b.indices.first(where: { b[$0].first != a[$0].first })
+                {
                     found = (.frozenFrame, i)
                 }
             }
@@ -395,7 +442,11 @@ public enum Checks {
         let endTolerance = max(audioTolerance, a.endResolution)
         if abs(a.end - videoEnd) > endTolerance {
             let granularity = a.endResolution > audioTolerance ? String(format: "; its codec ends on a frame of %.1f ms", a.endResolution * 1000) : ""
-            v.append(Violation(.audioEnd, time: a.end, "audio ends \(ms(a.end - videoEnd)) \(a.end > videoEnd ? "after" : "before") the video (\(String(format: "%.3f", a.end)) s against \(String(format: "%.3f", videoEnd)) s)\(granularity)"))
+            v.append(
+                Violation(
+                    .audioEnd, time: a.end,
+                    "audio ends \(ms(a.end - videoEnd)) \(a.end > videoEnd ? "after" : "before") the video (\(String(format: "%.3f", a.end)) s against \(String(format: "%.3f", videoEnd)) s)\(granularity)"
+                ))
         }
         return v
     }

@@ -25,7 +25,7 @@ public struct SyncLimit: Sendable, Equatable {
         SyncLimit(key: "atscIS191", name: "ATSC IS-191", earliest: -15, latest: 45),
         SyncLimit(key: "ebuR37", name: "EBU R37", earliest: -40, latest: 60),
         SyncLimit(key: "bt1359Detectable", name: "ITU-R BT.1359 detectability", earliest: -45, latest: 125),
-        SyncLimit(key: "bt1359Acceptable", name: "ITU-R BT.1359 acceptability", earliest: -90, latest: 185),
+        SyncLimit(key: "bt1359Acceptable", name: "ITU-R BT.1359 acceptability", earliest: -90, latest: 185)
     ]
     public func holds(_ ms: Double) -> Bool { ms >= earliest && ms <= latest }
 }
@@ -89,10 +89,11 @@ public enum CodedAnalysis {
         let coded = scan.frames.indices.filter { scan.frames[$0].code != nil }
         guard let first = coded.first, let last = coded.last else { throw NoCode(path: scan.path) }
         let code = { (i: Int) in scan.frames[i].code! }
-        var r = CodedReport(file: scan.path, frames: scan.frames.count, span: first...last, codedFrames: coded.count,
-                            firstCode: code(first), lastCode: code(last),
-                            codesPerFrame: last > first ? Double(code(last) - code(first)) / Double(last - first) : 1,
-                            hasAudio: scan.hasAudio)
+        var r = CodedReport(
+            file: scan.path, frames: scan.frames.count, span: first...last, codedFrames: coded.count,
+            firstCode: code(first), lastCode: code(last),
+            codesPerFrame: last > first ? Double(code(last) - code(first)) / Double(last - first) : 1,
+            hasAudio: scan.hasAudio)
         r.codeAt = scan.frames.map(\.code)
         if last > first { r.outputRate = Double(last - first) / (scan.frames[last].time - scan.frames[first].time) }
 
@@ -103,8 +104,7 @@ public enum CodedAnalysis {
         for i in coded.dropFirst() {
             let c = code(i)
             if c == highest {
-                if let lastRun = r.repeated.last, lastRun.code == c, lastRun.to == previous { r.repeated[r.repeated.count - 1].to = i }
-                else { r.repeated.append(.init(code: c, from: i, to: i)) }
+                if let lastRun = r.repeated.last, lastRun.code == c, lastRun.to == previous { r.repeated[r.repeated.count - 1].to = i } else { r.repeated.append(.init(code: c, from: i, to: i)) }
             } else if c < highest {
                 r.reordered.append(.init(code: c, outputFrame: i, after: highest))
             } else {
@@ -120,8 +120,7 @@ public enum CodedAnalysis {
             r.missing = r.missing.flatMap { run -> [CodedReport.CodeRun] in
                 var out: [CodedReport.CodeRun] = [], start: Int?
                 for c in run.from...run.to {
-                    if seen.contains(c) { if let s = start { out.append(.init(from: s, to: c - 1, outputFrame: run.outputFrame)); start = nil } }
-                    else if start == nil { start = c }
+                    if seen.contains(c) { if let s = start { out.append(.init(from: s, to: c - 1, outputFrame: run.outputFrame)); start = nil } } else if start == nil { start = c }
                 }
                 if let s = start { out.append(.init(from: s, to: run.to, outputFrame: run.outputFrame)) }
                 return out
@@ -190,8 +189,9 @@ public enum CodedAnalysis {
         let perSecond = bySecond.keys.sorted().map { s in (second: s, ms: bySecond[s]!.reduce(0, +) / Double(bySecond[s]!.count)) }
         // Rounded to 1e-6 ms/min (a fit of equal offsets gives -1e-13, printed "-0.00").
         let drift = blocks.count >= 2 ? (LineFit(x: blocks.map(\.time), y: ms).slope * 60 * 1e6).rounded() / 1e6 + 0 : 0
-        r.offset = .init(blocks: blocks, perSecond: perSecond, mean: ms.reduce(0, +) / Double(ms.count),
-                         min: ms.min()!, max: ms.max()!, driftMsPerMin: drift)
+        r.offset = .init(
+            blocks: blocks, perSecond: perSecond, mean: ms.reduce(0, +) / Double(ms.count),
+            min: ms.min()!, max: ms.max()!, driftMsPerMin: drift)
         r.verdicts = SyncLimit.all.map { limit in
             // The block furthest past a limit (or, when all hold, the closest to one).
             let worst = blocks.max { margin($0.ms, limit) < margin($1.ms, limit) }!
@@ -205,15 +205,27 @@ public enum CodedAnalysis {
     static func checks(_ r: CodedReport) -> [CodedReport.Check] {
         func list<T>(_ xs: [T], _ f: (T) -> String) -> String { xs.prefix(20).map(f).joined(separator: ", ") + (xs.count > 20 ? ", ... (\(xs.count) in all)" : "") }
         var c: [CodedReport.Check] = []
-        c.append(.init(name: "no missing frames", passed: r.missing.isEmpty, message: r.missing.isEmpty ? "every code from \(r.firstCode) to \(r.lastCode) is there" :
-            "missing codes " + list(r.missing) { ($0.from == $0.to ? "\($0.from)" : "\($0.from)-\($0.to)") + " (before output frame \($0.outputFrame))" }))
-        c.append(.init(name: "no repeated frames", passed: r.repeated.isEmpty, message: r.repeated.isEmpty ? "no code shown twice" :
-            "repeated " + list(r.repeated) { "code \($0.code) again at output frame" + ($0.from == $0.to ? " \($0.from)" : "s \($0.from)-\($0.to)") }))
-        c.append(.init(name: "no reordered frames", passed: r.reordered.isEmpty, message: r.reordered.isEmpty ? "codes in order" :
-            "out of order " + list(r.reordered) { "code \($0.code) at output frame \($0.outputFrame) after \($0.after)" }))
-        c.append(.init(name: "every frame in the coded span readable", passed: r.unreadable.isEmpty, message: r.unreadable.isEmpty
-            ? "output frames \(r.span.lowerBound)-\(r.span.upperBound) all carry a code"
-            : "no code in output frames " + list(r.unreadable) { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }))
+        c.append(
+            .init(
+                name: "no missing frames", passed: r.missing.isEmpty,
+                message: r.missing.isEmpty
+                    ? "every code from \(r.firstCode) to \(r.lastCode) is there"
+                    : "missing codes " + list(r.missing) { ($0.from == $0.to ? "\($0.from)" : "\($0.from)-\($0.to)") + " (before output frame \($0.outputFrame))" }))
+        c.append(
+            .init(
+                name: "no repeated frames", passed: r.repeated.isEmpty,
+                message: r.repeated.isEmpty
+                    ? "no code shown twice" : "repeated " + list(r.repeated) { "code \($0.code) again at output frame" + ($0.from == $0.to ? " \($0.from)" : "s \($0.from)-\($0.to)") }))
+        c.append(
+            .init(
+                name: "no reordered frames", passed: r.reordered.isEmpty,
+                message: r.reordered.isEmpty ? "codes in order" : "out of order " + list(r.reordered) { "code \($0.code) at output frame \($0.outputFrame) after \($0.after)" }))
+        c.append(
+            .init(
+                name: "every frame in the coded span readable", passed: r.unreadable.isEmpty,
+                message: r.unreadable.isEmpty
+                    ? "output frames \(r.span.lowerBound)-\(r.span.upperBound) all carry a code"
+                    : "no code in output frames " + list(r.unreadable) { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }))
         guard r.hasAudio else {
             c.append(.init(name: "audio code", passed: nil, message: "no audio stream: audio checks skipped"))
             return c
@@ -224,17 +236,26 @@ public enum CodedAnalysis {
         }
         // Rounded before printing: never "-0.00".
         func r2(_ x: Double) -> Double { (x * 100).rounded() / 100 + 0 }
-        c.append(.init(name: "audio code", passed: true, message: String(format: "%d blocks read; offset mean %.2f ms, min %.2f, max %.2f, drift %.2f ms/min", o.blocks.count, r2(o.mean), r2(o.min), r2(o.max), r2(o.driftMsPerMin))))
+        c.append(
+            .init(
+                name: "audio code", passed: true,
+                message: String(format: "%d blocks read; offset mean %.2f ms, min %.2f, max %.2f, drift %.2f ms/min", o.blocks.count, r2(o.mean), r2(o.min), r2(o.max), r2(o.driftMsPerMin))))
         let continuous = r.audioGaps.isEmpty && r.audioRepeats.isEmpty
-        c.append(.init(name: "no audio gaps or repeats", passed: continuous, message: continuous ? "the audio code runs on without a break" :
-            list(r.audioGaps) { String(format: "%@ of %.1f ms at %.3f s (frame %d)", $0.ms > 0 ? "gap" : "cut", abs($0.ms), $0.time, $0.frame) }
-            + (r.audioGaps.isEmpty || r.audioRepeats.isEmpty ? "" : "; ")
-            + list(r.audioRepeats) { String(format: "audio of frame %d again at %.3f s", $0.frame, $0.time) }))
+        c.append(
+            .init(
+                name: "no audio gaps or repeats", passed: continuous,
+                message: continuous
+                    ? "the audio code runs on without a break"
+                    : list(r.audioGaps) { String(format: "%@ of %.1f ms at %.3f s (frame %d)", $0.ms > 0 ? "gap" : "cut", abs($0.ms), $0.time, $0.frame) }
+                        + (r.audioGaps.isEmpty || r.audioRepeats.isEmpty ? "" : "; ")
+                        + list(r.audioRepeats) { String(format: "audio of frame %d again at %.3f s", $0.frame, $0.time) }))
         for v in r.verdicts {
             let range = String(format: "%+.0f/%+.0f ms", v.limit.earliest, v.limit.latest)
             let worst = v.worstMs.map { String(format: "%+.2f ms in second %d", ($0 * 100).rounded() / 100 + 0, v.worstSecond ?? 0) } ?? "-"
-            c.append(.init(name: v.limit.name, passed: v.passed,
-                           message: (v.passed ? "within \(range); closest to a limit: " : "outside \(range) (positive: audio late); worst: ") + worst))
+            c.append(
+                .init(
+                    name: v.limit.name, passed: v.passed,
+                    message: (v.passed ? "within \(range); closest to a limit: " : "outside \(range) (positive: audio late); worst: ") + worst))
         }
         return c
     }

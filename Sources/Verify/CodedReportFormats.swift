@@ -6,8 +6,7 @@ extension CodedReport {
     public var verdictStrings: [String: String] {
         var v: [String: String] = [:]
         for limit in SyncLimit.all {
-            if let verdict = verdicts.first(where: { $0.limit == limit }) { v[limit.key] = verdict.passed ? "pass" : "fail" }
-            else { v[limit.key] = hasAudio ? "fail" : "skipped" }
+            if let verdict = verdicts.first(where: { $0.limit == limit }) { v[limit.key] = verdict.passed ? "pass" : "fail" } else { v[limit.key] = hasAudio ? "fail" : "skipped" }
         }
         return v
     }
@@ -26,18 +25,22 @@ extension CodedReport {
             "audioRepeats": audioRepeats.map { ["time": r3($0.time), "ms": r3($0.ms), "frame": $0.frame] },
             "verdicts": verdictStrings,
             "checks": checks.map { ["name": $0.name, "passed": $0.passed.map { $0 as Any } ?? NSNull(), "message": $0.message] },
-            "ok": ok,
+            "ok": ok
         ]
         if let outputRate { doc["outputFrameRate"] = r3(outputRate) }
         if let o = offset {
-            doc["avOffsetMs"] = ["mean": r3(o.mean), "min": r3(o.min), "max": r3(o.max), "driftMsPerMin": r3(o.driftMsPerMin),
-                                 "perSecond": o.perSecond.map { [$0.second, r3($0.ms)] as [Any] }] as [String: Any]
+            doc["avOffsetMs"] =
+                [
+                    "mean": r3(o.mean), "min": r3(o.min), "max": r3(o.max), "driftMsPerMin": r3(o.driftMsPerMin),
+                    "perSecond": o.perSecond.map { [$0.second, r3($0.ms)] as [Any] }
+                ] as [String: Any]
         } else {
             doc["avOffsetMs"] = NSNull()
         }
-        doc["worst"] = Dictionary(uniqueKeysWithValues: verdicts.map { v in
-            (v.limit.key, ["second": v.worstSecond.map { $0 as Any } ?? NSNull(), "ms": v.worstMs.map { r3($0) as Any } ?? NSNull()] as [String: Any])
-        })
+        doc["worst"] = Dictionary(
+            uniqueKeysWithValues: verdicts.map { v in
+                (v.limit.key, ["second": v.worstSecond.map { $0 as Any } ?? NSNull(), "ms": v.worstMs.map { r3($0) as Any } ?? NSNull()] as [String: Any])
+            })
         return try JSONSerialization.data(withJSONObject: doc, options: [.prettyPrinted, .sortedKeys])
     }
 
@@ -76,7 +79,8 @@ extension CodedReport {
     /// One HTML file, no outside resources: the checks, and two SVG plots.
     public func html() -> String {
         var h = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>verify --coded \(Self.xml(file))</title>\n"
-        h += "<style>body{font-family:sans-serif;margin:2em;max-width:1100px}td,th{padding:2px 8px;text-align:left}.pass{color:#070}.fail{color:#b00}.skip{color:#777}svg{border:1px solid #ccc;margin:1em 0}</style></head><body>\n"
+        h +=
+            "<style>body{font-family:sans-serif;margin:2em;max-width:1100px}td,th{padding:2px 8px;text-align:left}.pass{color:#070}.fail{color:#b00}.skip{color:#777}svg{border:1px solid #ccc;margin:1em 0}</style></head><body>\n"
         h += "<h1>Timestamp sync: \(Self.xml((file as NSString).lastPathComponent))</h1>\n"
         h += "<p>\(frames) output frames; codes \(firstCode) to \(lastCode) in output frames \(span.lowerBound)-\(span.upperBound)"
         h += String(format: "; %.4f codes per output frame", codesPerFrame)
@@ -124,7 +128,8 @@ extension CodedReport {
         s += String(format: "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#dfd\"/>", a.l, a.y(atsc.latest), a.w - a.l - a.r, a.y(atsc.earliest) - a.y(atsc.latest))
         s += a.frame(xLabel: "video time (s)", yLabel: "A/V offset (ms, + = audio late)")
         for (v, label) in [(ebu.latest, "EBU R37 +60"), (ebu.earliest, "EBU R37 -40"), (atsc.latest, "ATSC +45"), (atsc.earliest, "ATSC -15")] {
-            s += String(format: "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%@\" stroke-dasharray=\"6 4\"/>", a.l, a.w - a.r, a.y(v), a.y(v), label.hasPrefix("EBU") ? "#c60" : "#070")
+            s += String(
+                format: "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%@\" stroke-dasharray=\"6 4\"/>", a.l, a.w - a.r, a.y(v), a.y(v), label.hasPrefix("EBU") ? "#c60" : "#070")
             s += String(format: "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"#555\">%@</text>", a.w - a.r - 4, a.y(v) - 3, label)
         }
         s += "<polyline fill=\"none\" stroke=\"#14c\" stroke-width=\"1.5\" points=\""
@@ -139,22 +144,29 @@ extension CodedReport {
         var s = "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"code-plot\" width=\"\(a.w)\" height=\"\(a.h)\" viewBox=\"0 0 \(a.w) \(a.h)\">"
         s += a.frame(xLabel: "output frame", yLabel: "frame code")
         // The ideal: one code per output frame from the first.
-        s += String(format: "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#bbb\" stroke-dasharray=\"4 4\"/>",
-                    a.x(Double(span.lowerBound)), a.y(Double(firstCode)), a.x(Double(span.upperBound)), a.y(Double(firstCode + span.count - 1)))
+        s += String(
+            format: "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#bbb\" stroke-dasharray=\"4 4\"/>",
+            a.x(Double(span.lowerBound)), a.y(Double(firstCode)), a.x(Double(span.upperBound)), a.y(Double(firstCode + span.count - 1)))
         s += "<polyline fill=\"none\" stroke=\"#14c\" stroke-width=\"1.5\" points=\""
-        s += stride(from: span.lowerBound, through: span.upperBound, by: max(1, span.count / 2000)).compactMap { i in codeAt[i].map { String(format: "%.1f,%.1f", a.x(Double(i)), a.y(Double($0))) } }.joined(separator: " ") + "\"/>"
+        s +=
+            stride(from: span.lowerBound, through: span.upperBound, by: max(1, span.count / 2000)).compactMap { i in codeAt[i].map { String(format: "%.1f,%.1f", a.x(Double(i)), a.y(Double($0))) } }
+            .joined(separator: " ") + "\"/>"
         // Each run of missing codes is a bar from half a code below its first to half a code
         // above its last, at least 8 px tall: a single missing code was a line from y(c) to
         // y(c), of no length, drawn invisibly.
         for m in missing {
             let top = a.y(Double(m.to) + 0.5), bottom = a.y(Double(m.from) - 0.5)
             let height = max(8, bottom - top), middle = (top + bottom) / 2
-            s += String(format: "<rect class=\"missing\" x=\"%.1f\" y=\"%.1f\" width=\"4\" height=\"%.1f\" fill=\"#b00\"><title>missing %d-%d</title></rect>",
-                        a.x(Double(m.outputFrame)) - 2, middle - height / 2, height, m.from, m.to)
+            s += String(
+                format: "<rect class=\"missing\" x=\"%.1f\" y=\"%.1f\" width=\"4\" height=\"%.1f\" fill=\"#b00\"><title>missing %d-%d</title></rect>",
+                a.x(Double(m.outputFrame)) - 2, middle - height / 2, height, m.from, m.to)
         }
         for r in repeated { s += String(format: "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#e80\"><title>code %d repeated</title></circle>", a.x(Double(r.from)), a.y(Double(r.code)), r.code) }
-        for r in reordered { s += String(format: "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#a0a\"><title>code %d out of order</title></circle>", a.x(Double(r.outputFrame)), a.y(Double(r.code)), r.code) }
-        s += "<text x=\"80\" y=\"36\" font-size=\"12\" fill=\"#b00\">| missing codes</text><text x=\"190\" y=\"36\" font-size=\"12\" fill=\"#e80\">&#9679; repeated</text><text x=\"280\" y=\"36\" font-size=\"12\" fill=\"#a0a\">&#9679; out of order</text>"
+        for r in reordered {
+            s += String(format: "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#a0a\"><title>code %d out of order</title></circle>", a.x(Double(r.outputFrame)), a.y(Double(r.code)), r.code)
+        }
+        s +=
+            "<text x=\"80\" y=\"36\" font-size=\"12\" fill=\"#b00\">| missing codes</text><text x=\"190\" y=\"36\" font-size=\"12\" fill=\"#e80\">&#9679; repeated</text><text x=\"280\" y=\"36\" font-size=\"12\" fill=\"#a0a\">&#9679; out of order</text>"
         return s + "</svg>"
     }
 }

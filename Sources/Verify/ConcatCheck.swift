@@ -38,26 +38,37 @@ public enum ConcatCheck {
                 if clip == expected.clip {
                     let d = index - expected.index
                     if d < 0 {
-                        v.append(Violation(d == -1 ? .duplicatedSource : .reorderedSource, frame: k, time: t, d == -1
-                            ? "output frame \(k): \(name(clip)) shows source frame \(index) again"
-                            : "output frame \(k): \(name(clip)) goes back from source frame \(expected.index - 1) to \(index)"))
+                        v.append(
+                            Violation(
+                                d == -1 ? .duplicatedSource : .reorderedSource, frame: k, time: t,
+                                d == -1
+                                    ? "output frame \(k): \(name(clip)) shows source frame \(index) again"
+                                    : "output frame \(k): \(name(clip)) goes back from source frame \(expected.index - 1) to \(index)"))
                     } else {
-                        v.append(Violation(.droppedSource, frame: k, time: t,
-                                           "output frame \(k): \(name(clip)) jumps from source frame \(expected.index - 1) to \(index): \(d == 1 ? "source frame \(expected.index) was" : "\(d) source frames were") dropped"))
+                        v.append(
+                            Violation(
+                                .droppedSource, frame: k, time: t,
+                                "output frame \(k): \(name(clip)) jumps from source frame \(expected.index - 1) to \(index): \(d == 1 ? "source frame \(expected.index) was" : "\(d) source frames were") dropped"
+                            ))
                     }
                 } else if clip == expected.clip + 1 && index == 0 {
                     // A join: the clip left behind must have shown its last frame.
                     let shown = expected.index, listed = expected.clip < inputs.count ? inputs[expected.clip].frames : nil
                     if let listed, shown != listed {
-                        v.append(Violation(.droppedSource, frame: k, time: t,
-                                           "the join into \(name(clip)) at output frame \(k): \(name(expected.clip)) ended after \(shown) of its \(listed) frames"))
+                        v.append(
+                            Violation(
+                                .droppedSource, frame: k, time: t,
+                                "the join into \(name(clip)) at output frame \(k): \(name(expected.clip)) ended after \(shown) of its \(listed) frames"))
                     }
                 } else if clip < expected.clip {
                     v.append(Violation(.reorderedSource, frame: k, time: t, "output frame \(k): \(name(clip)) comes back after \(name(expected.clip))"))
                 } else {
-                    v.append(Violation(.droppedSource, frame: k, time: t, clip == expected.clip + 1
-                        ? "output frame \(k): \(name(clip)) starts at source frame \(index), not 0"
-                        : "output frame \(k): \(name(clip)) follows \(name(expected.clip)); the clips between are missing"))
+                    v.append(
+                        Violation(
+                            .droppedSource, frame: k, time: t,
+                            clip == expected.clip + 1
+                                ? "output frame \(k): \(name(clip)) starts at source frame \(index), not 0"
+                                : "output frame \(k): \(name(clip)) follows \(name(expected.clip)); the clips between are missing"))
                 }
             }
             previous = (clip, index)
@@ -80,7 +91,11 @@ public enum ConcatCheck {
         let inputs = header?.inputs ?? []
         func name(_ c: Int) -> String { c >= 0 && c < inputs.count ? "clip \(c + 1) (\(inputs[c].name))" : "clip \(c + 1)" }
         guard let fps = Checks.positiveRate(header?.fps) else {
-            return [Violation(.provenanceMalformed, frame: 0, "the provenance gives the frame rate \(header?.fps.map { "\"\($0)\"" } ?? "as missing"), not a positive fraction; the concat's times are not checked")]
+            return [
+                Violation(
+                    .provenanceMalformed, frame: 0,
+                    "the provenance gives the frame rate \(header?.fps.map { "\"\($0)\"" } ?? "as missing"), not a positive fraction; the concat's times are not checked")
+            ]
         }
         let missing = frames.indices.filter { frames[$0].provenance == nil && !malformed.contains($0) }
         if let first = missing.first {
@@ -99,14 +114,19 @@ public enum ConcatCheck {
             if let listed, shown + 1 < listed {
                 let until = left.last.count > 2 ? tb.multiplied(by: left.last[2] - left.origin) : nil
                 if let until, until + ms >= length {
-                    v.append(Violation(.droppedSource, frame: k, time: t,
-                                       "the join into \(name(left.c + 1)) at output frame \(k): \(name(left.c)) ended after \(shown + 1) of its \(listed) frames"))
+                    v.append(
+                        Violation(
+                            .droppedSource, frame: k, time: t,
+                            "the join into \(name(left.c + 1)) at output frame \(k): \(name(left.c)) ended after \(shown + 1) of its \(listed) frames"))
                 }
             }
             if left.c < inputs.count, let text = inputs[left.c].duration, let d = Rational(parsing: text), d.magnitudeAtMost(Rational(1 << 40, 1)),
-               let gap = length.subtracting(d), !gap.magnitudeAtMost(fps.inverse + ms) {
-                v.append(Violation(.droppedSource, frame: k, time: t,
-                                   "\(name(left.c)) lasts \(Checks.seconds(length)) in the output, but its stream lasts \(Checks.seconds(d))"))
+                let gap = length.subtracting(d), !gap.magnitudeAtMost(fps.inverse + ms)
+            {
+                v.append(
+                    Violation(
+                        .droppedSource, frame: k, time: t,
+                        "\(name(left.c)) lasts \(Checks.seconds(length)) in the output, but its stream lasts \(Checks.seconds(d))"))
             }
         }
         for (k, frame) in frames.enumerated() {
@@ -124,20 +144,26 @@ public enum ConcatCheck {
             if clip?.c != c {
                 // A clip's first frame: where it starts on the output's clock and its time 0.
                 guard let text = p.clipStart, let start = Rational(parsing: text), start.magnitudeAtMost(Rational(1 << 40, 1)), let origin = p.origin,
-                      (-Checks.largestPTS...Checks.largestPTS).contains(origin) else {
+                    (-Checks.largestPTS...Checks.largestPTS).contains(origin)
+                else {
                     v.append(Violation(.provenanceMalformed, frame: k, time: t, "output frame \(k) starts \(name(c)) without saying where its time 0 lies"))
                     clip = nil
                     continue
                 }
                 let expected = clip.map { $0.c + 1 } ?? 0
                 if c != expected {
-                    v.append(Violation(c < expected ? .reorderedSource : .droppedSource, frame: k, time: t, c < expected
-                        ? "output frame \(k): \(name(c)) comes back after \(name(expected - 1))"
-                        : "output frame \(k): \(name(c)) follows \(expected == 0 ? "nothing" : name(expected - 1)); the clips between are missing"))
+                    v.append(
+                        Violation(
+                            c < expected ? .reorderedSource : .droppedSource, frame: k, time: t,
+                            c < expected
+                                ? "output frame \(k): \(name(c)) comes back after \(name(expected - 1))"
+                                : "output frame \(k): \(name(c)) follows \(expected == 0 ? "nothing" : name(expected - 1)); the clips between are missing"))
                 }
                 if start > tick + ms || start + fps.inverse + ms <= tick {
-                    v.append(Violation(.droppedSource, frame: k, time: t,
-                                       "output frame \(k) at \(Checks.seconds(tick)) starts \(name(c)), whose time 0 is at \(Checks.seconds(start))"))
+                    v.append(
+                        Violation(
+                            .droppedSource, frame: k, time: t,
+                            "output frame \(k) at \(Checks.seconds(tick)) starts \(name(c)), whose time 0 is at \(Checks.seconds(start))"))
                 }
                 if let left = clip { leave(left, at: k, nextStart: start) }
                 let tb = c >= 0 && c < inputs.count ? Checks.positiveRate(inputs[c].timeBase) : nil
@@ -147,20 +173,29 @@ public enum ConcatCheck {
                 if d < 0 {
                     v.append(Violation(.reorderedSource, frame: k, time: t, "output frame \(k): \(name(c)) goes back from source frame \(current.last[0]) to \(record[0])"))
                 } else if d > 0, current.last.count > 2, (d == 1 && record[1] != current.last[2]) || (d > 1 && record[1] <= current.last[2]) {
-                    v.append(Violation(.droppedSource, frame: k, time: t, "output frame \(k): \(name(c)) shows source frame \(record[0]) at pts \(record[1]), but frame \(current.last[0])'s record said frame \(current.last[0] + 1) starts at pts \(current.last[2])"))
+                    v.append(
+                        Violation(
+                            .droppedSource, frame: k, time: t,
+                            "output frame \(k): \(name(c)) shows source frame \(record[0]) at pts \(record[1]), but frame \(current.last[0])'s record said frame \(current.last[0] + 1) starts at pts \(current.last[2])"
+                        ))
                 }
                 clip!.last = record; clip!.lastFrame = k
             }
             // The frame is the one on screen at the clip's time of this tick.
             guard let current = clip, let tb = current.tb, let local = tick.subtracting(current.start),
-                  let chosen = tb.multiplied(by: record[1] - current.origin) else { continue }
+                let chosen = tb.multiplied(by: record[1] - current.origin)
+            else { continue }
             let slack = min(tb.multiplied(by: Rational(1, 2)) ?? ms, ms)
             if chosen > local + slack && record[0] != 0 {
-                v.append(Violation(.sourceFromTheFuture, frame: k, time: t,
-                                   "output frame \(k) at \(Checks.seconds(tick)): \(name(c)) shows source frame \(record[0]) of \(Checks.seconds(chosen)), which is not on screen yet"))
+                v.append(
+                    Violation(
+                        .sourceFromTheFuture, frame: k, time: t,
+                        "output frame \(k) at \(Checks.seconds(tick)): \(name(c)) shows source frame \(record[0]) of \(Checks.seconds(chosen)), which is not on screen yet"))
             } else if record.count > 2, let until = tb.multiplied(by: record[2] - current.origin), local >= until + slack {
-                v.append(Violation(.staleSource, frame: k, time: t,
-                                   "output frame \(k) at \(Checks.seconds(tick)): \(name(c)) still shows source frame \(record[0]) of \(Checks.seconds(chosen)), on screen only until \(Checks.seconds(until))"))
+                v.append(
+                    Violation(
+                        .staleSource, frame: k, time: t,
+                        "output frame \(k) at \(Checks.seconds(tick)): \(name(c)) still shows source frame \(record[0]) of \(Checks.seconds(chosen)), on screen only until \(Checks.seconds(until))"))
             }
         }
         return v

@@ -33,17 +33,17 @@ extension Checks {
             }
             previous = s
             // Where the movie turns (boomerang) or starts a new loop (reverse).
-            if boomerang && goingUp && p == last { goingUp = false }
-            else if boomerang && !goingUp && p == 0 { goingUp = true }
-            else if !boomerang && p == 0 && s == last { continue }
+            if boomerang && goingUp && p == last { goingUp = false } else if boomerang && !goingUp && p == 0 { goingUp = true } else if !boomerang && p == 0 && s == last { continue }
             let expected = goingUp ? p + 1 : p - 1
             if s == expected { continue }
             if s == p {
                 v.append(Violation(.duplicatedSource, frame: k, time: t, "output frame \(k) shows source frame \(s) again"))
             } else if (goingUp && s > expected) || (!goingUp && s < expected) {
                 let n = abs(s - expected)
-                v.append(Violation(.droppedSource, frame: k, time: t,
-                                   "output frame \(k) jumps from source frame \(p) to \(s): \(n == 1 ? "source frame \(expected) was" : "\(n) source frames were") dropped"))
+                v.append(
+                    Violation(
+                        .droppedSource, frame: k, time: t,
+                        "output frame \(k) jumps from source frame \(p) to \(s): \(n == 1 ? "source frame \(expected) was" : "\(n) source frames were") dropped"))
             } else {
                 v.append(Violation(.reorderedSource, frame: k, time: t, "output frame \(k) goes from source frame \(p) to \(s), against the direction of play"))
                 if boomerang { goingUp = s > p }
@@ -74,10 +74,13 @@ extension Checks {
             guard let d = difference(f[k - 1].pts, f[k].pts) else { continue }
             if let order = orderViolation(f, k, d) { v.append(order); continue }
             guard let s = f[k - 1].provenance?.src.first?.first, let a = sourcePTS[s], let b = sourcePTS[s + 1],
-                  let own = sourceTimeBase.multiplied(by: b - a), let off = d.subtracting(own) else { continue }
+                let own = sourceTimeBase.multiplied(by: b - a), let off = d.subtracting(own)
+            else { continue }
             if off > slack || Rational(0, 1).subtracting(off).map({ $0 > slack }) ?? false {
-                v.append(Violation(.irregularStep, frame: k - 1, time: f[k - 1].pts.seconds,
-                                   String(format: "output frame %d lasts %.1f ms, but its source frame %lld lasts %.1f ms", k - 1, d.seconds * 1000, s, own.seconds * 1000)))
+                v.append(
+                    Violation(
+                        .irregularStep, frame: k - 1, time: f[k - 1].pts.seconds,
+                        String(format: "output frame %d lasts %.1f ms, but its source frame %lld lasts %.1f ms", k - 1, d.seconds * 1000, s, own.seconds * 1000)))
             }
         }
         return v

@@ -87,8 +87,10 @@ public struct VerifyReport: Codable, Equatable, Sendable {
         try c.encode(audio, forKey: .audio); try c.encode(violations, forKey: .violations)
         try c.encodeIfPresent(filterSwitches, forKey: .filterSwitches); try c.encode(ok, forKey: .ok)
     }
-    public init(file: String, frames: Int, frameStep: Double?, provenance: Bool, sync: String?, inputs: [String]?, audio: Bool, violations: [Violation],
-                filterSwitches: [FilterSwitch]? = nil) {
+    public init(
+        file: String, frames: Int, frameStep: Double?, provenance: Bool, sync: String?, inputs: [String]?, audio: Bool, violations: [Violation],
+        filterSwitches: [FilterSwitch]? = nil
+    ) {
         self.file = file; self.frames = frames; self.frameStep = frameStep; self.provenance = provenance; self.sync = sync
         self.inputs = inputs; self.audio = audio; self.violations = violations; self.filterSwitches = filterSwitches
     }

@@ -15,13 +15,21 @@ struct TimePlacement {
         guard let header else { return }
         coverage = header.coverage
         if let text = header.start {
-            if let r = Rational(parsing: text), r.magnitudeAtMost(Rational(1 << 40, 1)) { start = r } else { problem = "the provenance gives the start \"\(text)\", not a time; the inputs' times are read from 0" }
+            if let r = Rational(parsing: text), r.magnitudeAtMost(Rational(1 << 40, 1)) {
+                start = r
+            } else {
+                problem = "the provenance gives the start \"\(text)\", not a time; the inputs' times are read from 0"
+            }
         }
         let given = header.inputs ?? []
         if given.count == inputs, given.allSatisfy({ $0.origin != nil }) { origins = given.map { $0.origin! } }
         for (i, input) in given.enumerated() where i < inputs {
             if let text = input.offset {
-                if let r = Rational(parsing: text), r.magnitudeAtMost(Rational(1 << 40, 1)) { clocks[i].offset = r } else { problem = "the provenance gives input \(i + 1) the offset \"\(text)\", not a time" }
+                if let r = Rational(parsing: text), r.magnitudeAtMost(Rational(1 << 40, 1)) {
+                    clocks[i].offset = r
+                } else {
+                    problem = "the provenance gives input \(i + 1) the offset \"\(text)\", not a time"
+                }
             }
             if let d = input.driftPpm {
                 if d.isFinite && abs(d) <= 1_000_000 { clocks[i].driftPpm = d } else { problem = "the provenance gives input \(i + 1) the drift \(d) ppm, out of range" }

@@ -12,9 +12,10 @@ struct GrainSound {
     init(seconds: Double, seed: UInt64) {
         var g = SeededGenerator(seed: seed)
         grains = (0..<Int(seconds * 60)).map { _ in
-            Grain(centre: Double.random(in: 0..<seconds, using: &g), width: Double.random(in: 0.003...0.04, using: &g),
-                  frequency: Double.random(in: 80...3500, using: &g), phase: Double.random(in: 0..<(2 * .pi), using: &g),
-                  amplitude: Double.random(in: 0.02...0.3, using: &g))
+            Grain(
+                centre: Double.random(in: 0..<seconds, using: &g), width: Double.random(in: 0.003...0.04, using: &g),
+                frequency: Double.random(in: 80...3500, using: &g), phase: Double.random(in: 0..<(2 * .pi), using: &g),
+                amplitude: Double.random(in: 0.02...0.3, using: &g))
         }.sorted { $0.centre < $1.centre }
     }
 
@@ -125,8 +126,9 @@ final class SoundAlignerTests: XCTestCase {
         let event = GrainSound(seconds: 10, seed: 8)
         let reference = record(event, from: 0, seconds: 10)
         let input = record(event, from: 3, seconds: 0.5)
-        XCTAssertEqual(SoundAligner(reference: reference, engine: PlainCorrelationEngine(), settings: Self.settings).align(input).failure,
-                       .tooShort(seconds: 0.5))
+        XCTAssertEqual(
+            SoundAligner(reference: reference, engine: PlainCorrelationEngine(), settings: Self.settings).align(input).failure,
+            .tooShort(seconds: 0.5))
     }
 }
 

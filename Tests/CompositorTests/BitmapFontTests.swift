@@ -37,44 +37,50 @@ final class BitmapFontTests: XCTestCase {
     func testCapitalAMatchesItsHandDrawnRows() {
         let p = PaddedPlane(width: 5, height: 7)
         BitmapFont.draw("A", into: p.plane, x: 0, y: 0, value: 255)
-        XCTAssertEqual(p.art(), [
-            ".###.",
-            "#...#",
-            "#...#",
-            "#...#",
-            "#####",
-            "#...#",
-            "#...#",
-        ])
+        XCTAssertEqual(
+            p.art(),
+            [
+                ".###.",
+                "#...#",
+                "#...#",
+                "#...#",
+                "#####",
+                "#...#",
+                "#...#"
+            ])
         XCTAssertTrue(p.paddingIntact)
     }
 
     func testLowercaseIsRealLowercase() {
         let p = PaddedPlane(width: 11, height: 7)
         BitmapFont.draw("gk", into: p.plane, x: 0, y: 0, value: 255)
-        XCTAssertEqual(p.art(), [
-            "......#....",
-            ".####.#....",
-            "#...#.#..#.",
-            "#...#.#.#..",
-            ".####.##...",
-            "....#.#.#..",
-            ".###..#..#.",
-        ])
+        XCTAssertEqual(
+            p.art(),
+            [
+                "......#....",
+                ".####.#....",
+                "#...#.#..#.",
+                "#...#.#.#..",
+                ".####.##...",
+                "....#.#.#..",
+                ".###..#..#."
+            ])
     }
 
     func testDigitsAndColonAsATimecodeUses() {
         let p = PaddedPlane(width: 17, height: 7)
         BitmapFont.draw("1:0", into: p.plane, x: 0, y: 0, value: 255)
-        XCTAssertEqual(p.art(), [
-            "..#..........###.",
-            ".##....##...#...#",
-            "..#....##...#..##",
-            "..#.........#.#.#",
-            "..#....##...##..#",
-            "..#....##...#...#",
-            ".###.........###.",
-        ])
+        XCTAssertEqual(
+            p.art(),
+            [
+                "..#..........###.",
+                ".##....##...#...#",
+                "..#....##...#..##",
+                "..#.........#.#.#",
+                "..#....##...##..#",
+                "..#....##...#...#",
+                ".###.........###."
+            ])
     }
 
     func testPixelCountsOfKnownGlyphsScaleWithTheSquareOfTheScale() {

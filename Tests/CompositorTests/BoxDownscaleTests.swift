@@ -46,14 +46,17 @@ final class BoxDownscaleTests: XCTestCase {
     func testEveryBoxIsTheRoundedMeanOfItsSamples() {
         // (output width, height, kx, ky): the 1080p square and whole picture, odd sizes whose
         // rows end off the 16-sample steps, one-sample boxes, tall and wide boxes.
-        let cases = [(256, 4, 4, 4), (384, 3, 5, 5), (7, 3, 3, 2), (17, 2, 5, 5), (33, 5, 2, 3), (1, 1, 1, 1),
-                     (40, 2, 1, 1), (5, 2, 16, 16), (3, 1, 1, 200), (2, 2, 257, 1)]
+        let cases = [
+            (256, 4, 4, 4), (384, 3, 5, 5), (7, 3, 3, 2), (17, 2, 5, 5), (33, 5, 2, 3), (1, 1, 1, 1),
+            (40, 2, 1, 1), (5, 2, 16, 16), (3, 1, 1, 200), (2, 2, 257, 1)
+        ]
         for (n, (width, height, kx, ky)) in cases.enumerated() {
             let stride = width * kx + 5
             let source = Self.picture(width: width * kx, height: height * ky, stride: stride, seed: UInt64(n + 1))
-            XCTAssertEqual(scaled(source, stride: stride, width: width, height: height, kx: kx, ky: ky),
-                           Self.reference(source, stride: stride, width: width, height: height, kx: kx, ky: ky),
-                           "\(width)x\(height) boxes of \(kx)x\(ky)")
+            XCTAssertEqual(
+                scaled(source, stride: stride, width: width, height: height, kx: kx, ky: ky),
+                Self.reference(source, stride: stride, width: width, height: height, kx: kx, ky: ky),
+                "\(width)x\(height) boxes of \(kx)x\(ky)")
         }
     }
 
@@ -79,8 +82,9 @@ final class BoxDownscaleTests: XCTestCase {
         XCTAssertEqual(out, Self.reference(source, stride: stride, width: width, height: height, kx: kx, ky: ky))
         // The same box object, reused for another picture, starts afresh.
         let other = Self.picture(width: stride, height: height * ky, stride: stride, seed: 43)
-        XCTAssertEqual(scaled(other, stride: stride, width: width, height: height, kx: kx, ky: ky),
-                       Self.reference(other, stride: stride, width: width, height: height, kx: kx, ky: ky))
+        XCTAssertEqual(
+            scaled(other, stride: stride, width: width, height: height, kx: kx, ky: ky),
+            Self.reference(other, stride: stride, width: width, height: height, kx: kx, ky: ky))
     }
 
     func testFactorsAreGivenOnlyWhenWholeAndSmallEnough() {

@@ -113,10 +113,12 @@ final class ColorConversionTests: XCTestCase {
                     // Codes are clamped to 0...255 (random chroma makes colours outside R'G'B').
                     func code(_ x: Double) -> Double { min(max(x, 0), 255) }
                     worst = max(worst, abs(Double(dst.image.u[cx, cy]) - code(block.1)), abs(Double(dst.image.v[cx, cy]) - code(block.2)))
-                    for y in Set(ys) { for x in Set(xs) {
-                        let detail = chain(Double(s.y[x, y]), 512, 512).0 - chain(mean, 512, 512).0
-                        worst = max(worst, abs(Double(dst.image.y[x, y]) - code(block.0 + detail)))
-                    } }
+                    for y in Set(ys) {
+                        for x in Set(xs) {
+                            let detail = chain(Double(s.y[x, y]), 512, 512).0 - chain(mean, 512, 512).0
+                            worst = max(worst, abs(Double(dst.image.y[x, y]) - code(block.0 + detail)))
+                        }
+                    }
                 }
             }
             XCTAssertLessThanOrEqual(worst, 0.6, "\(w)x\(h)\(smooth ? " smooth" : ""): worst difference \(worst) levels")
@@ -166,12 +168,18 @@ final class ColorConversionTests: XCTestCase {
         wideSDR.primaries = .bt2020
         var seed: UInt32 = 7
         func next(_ n: UInt32) -> UInt32 { seed = seed &* 1_664_525 &+ 1_013_904_223; return (seed >> 8) % n }
-        var cases: [ColorConversion] = [ColorConversion(from: sdr, to: hlg), ColorConversion(from: sdr, to: pq),
-                                        ColorConversion(from: hlg12, to: sdr), ColorConversion(from: hlgFull, to: sdr),
-                                        ColorConversion(from: wideSDR, to: sdr)]
-        for source in [hlg, pq] { for curve in ToneCurve.allCases { for metadata in [HDRMetadata(), HDRMetadata(maxCLL: 4000)] {
-            cases.append(ColorConversion(from: source, to: sdr, toneCurve: curve, metadata: metadata))
-        } } }
+        var cases: [ColorConversion] = [
+            ColorConversion(from: sdr, to: hlg), ColorConversion(from: sdr, to: pq),
+            ColorConversion(from: hlg12, to: sdr), ColorConversion(from: hlgFull, to: sdr),
+            ColorConversion(from: wideSDR, to: sdr)
+        ]
+        for source in [hlg, pq] {
+            for curve in ToneCurve.allCases {
+                for metadata in [HDRMetadata(), HDRMetadata(maxCLL: 4000)] {
+                    cases.append(ColorConversion(from: source, to: sdr, toneCurve: curve, metadata: metadata))
+                }
+            }
+        }
         for conversion in cases {
             let fast = ColorConvertKernel(conversion), lanes = ColorConvertKernel(conversion, allowAVX2: false)
             let label = "\(conversion.source) to \(conversion.target), \(conversion.toneCurve)"
@@ -180,14 +188,17 @@ final class ColorConversionTests: XCTestCase {
             let top = UInt32(1 << conversion.source.bitDepth)
             for _ in 0..<40 {
                 let groups = (0..<ColorConvertKernel.batch).map { _ in
-                    (SIMD8<Float>((0..<8).map { _ in Float(next(4 * top)) / 4 }), SIMD8<Float>((0..<8).map { _ in Float(next(top)) }),
-                     SIMD8<Float>((0..<8).map { _ in Float(next(top)) }))
+                    (
+                        SIMD8<Float>((0..<8).map { _ in Float(next(4 * top)) / 4 }), SIMD8<Float>((0..<8).map { _ in Float(next(top)) }),
+                        SIMD8<Float>((0..<8).map { _ in Float(next(top)) })
+                    )
                 }
                 let a = fast.chain(groups), b = lanes.chain(groups)
                 for (i, (x, y)) in zip(a, b).enumerated() {
                     for k in 0..<8 {
-                        XCTAssertEqual([x.0[k].bitPattern, x.1[k].bitPattern, x.2[k].bitPattern], [y.0[k].bitPattern, y.1[k].bitPattern, y.2[k].bitPattern],
-                                       "\(label): group \(i) lane \(k) (\(groups[i].0[k]), \(groups[i].1[k]), \(groups[i].2[k]))")
+                        XCTAssertEqual(
+                            [x.0[k].bitPattern, x.1[k].bitPattern, x.2[k].bitPattern], [y.0[k].bitPattern, y.1[k].bitPattern, y.2[k].bitPattern],
+                            "\(label): group \(i) lane \(k) (\(groups[i].0[k]), \(groups[i].1[k]), \(groups[i].2[k]))")
                     }
                 }
             }

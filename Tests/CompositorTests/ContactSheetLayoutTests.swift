@@ -9,8 +9,12 @@ final class ContactSheetLayoutTests: XCTestCase {
         XCTAssertEqual(l.labelScale, 2)
         // 8 + 3 x (320 + 8) wide; 8 + 180 + label band 40 (two lines of 9 x 2, 4 above, even) + 8 high.
         XCTAssertEqual(l.canvas, Size(width: 992, height: 236))
-        XCTAssertEqual(l.tiles, [Rect(x: 8, y: 8, width: 320, height: 180), Rect(x: 336, y: 8, width: 320, height: 180),
-                                 Rect(x: 664, y: 8, width: 320, height: 180)])
+        XCTAssertEqual(
+            l.tiles,
+            [
+                Rect(x: 8, y: 8, width: 320, height: 180), Rect(x: 336, y: 8, width: 320, height: 180),
+                Rect(x: 664, y: 8, width: 320, height: 180)
+            ])
         XCTAssertEqual(l.labels[1], Rect(x: 336, y: 192, width: 320, height: 36))
         XCTAssertEqual(l.lineStep, 18)
     }
@@ -26,11 +30,13 @@ final class ContactSheetLayoutTests: XCTestCase {
             XCTAssertTrue(r.x % 2 == 0 && r.y % 2 == 0 && r.width % 2 == 0 && r.height % 2 == 0, "\(r) even")
             XCTAssertTrue(r.x >= 0 && r.y >= 0 && r.x + r.width <= l.canvas.width && r.y + r.height <= l.canvas.height, "\(r) inside")
         }
-        for i in all.indices { for j in all.indices where i < j {
-            let a = all[i], b = all[j]
-            let apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y
-            XCTAssertTrue(apart, "\(a) and \(b) overlap")
-        } }
+        for i in all.indices {
+            for j in all.indices where i < j {
+                let a = all[i], b = all[j]
+                let apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y
+                XCTAssertTrue(apart, "\(a) and \(b) overlap")
+            }
+        }
         // Two label lines fit in the band.
         XCTAssertLessThanOrEqual(l.lineStep + BitmapFont.height(scale: l.labelScale), l.labels[0].height)
     }

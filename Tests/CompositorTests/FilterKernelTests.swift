@@ -102,8 +102,11 @@ final class FilterKernelTests: XCTestCase {
     func testBlurOfAnImpulseIsTheGaussianOuterProduct() throws {
         var rows = Array(repeating: Array(repeating: UInt8(0), count: 15), count: 15)
         rows[7][7] = 255
-        let out = try render("blur:radius=1", picture(rows, u: Array(repeating: Array(repeating: 128, count: 8), count: 8),
-                                                     v: Array(repeating: Array(repeating: 128, count: 8), count: 8)))
+        let out = try render(
+            "blur:radius=1",
+            picture(
+                rows, u: Array(repeating: Array(repeating: 128, count: 8), count: 8),
+                v: Array(repeating: Array(repeating: 128, count: 8), count: 8)))
         let w = (-3...3).map { exp(-Double($0 * $0) / 2) }, s = w.reduce(0, +)
         let w0 = w[3] / s, w1 = w[4] / s, w2 = w[5] / s
         XCTAssertEqual(Int(out.y[7, 7]), Int((255 * w0 * w0).rounded()))
@@ -114,18 +117,24 @@ final class FilterKernelTests: XCTestCase {
     }
 
     func testSharpenLeavesFlatAreasAndSteepensEdges() throws {
-        let out = try render("sharpen:amount=1:radius=1", picture([[50, 50, 150, 150]] + Array(repeating: [50, 50, 150, 150], count: 3),
-                                                                   u: [[128, 128], [128, 128]], v: [[128, 128], [128, 128]]))
+        let out = try render(
+            "sharpen:amount=1:radius=1",
+            picture(
+                [[50, 50, 150, 150]] + Array(repeating: [50, 50, 150, 150], count: 3),
+                u: [[128, 128], [128, 128]], v: [[128, 128], [128, 128]]))
         XCTAssertLessThan(out.y[1, 1], 50)
         XCTAssertGreaterThan(out.y[2, 1], 150)
     }
 
     func testVignetteKeepsTheCentreAndDarkensCorners() throws {
         let rows = Array(repeating: Array(repeating: UInt8(200), count: 20), count: 20)
-        let out = try render("vignette:start=0.2:end=0.9", picture(rows, u: Array(repeating: Array(repeating: 180, count: 10), count: 10),
-                                                                    v: Array(repeating: Array(repeating: 180, count: 10), count: 10)))
+        let out = try render(
+            "vignette:start=0.2:end=0.9",
+            picture(
+                rows, u: Array(repeating: Array(repeating: 180, count: 10), count: 10),
+                v: Array(repeating: Array(repeating: 180, count: 10), count: 10)))
         XCTAssertEqual(out.y[10, 10], 200)
-        XCTAssertEqual(out.y[0, 0], 16)   // corner pixel centre: d = 0.93 of the half diagonal, past end
+        XCTAssertEqual(out.y[0, 0], 16)  // corner pixel centre: d = 0.93 of the half diagonal, past end
         XCTAssertEqual(out.u[0, 0], 128)
         XCTAssertEqual(out.u[5, 5], 180)
     }

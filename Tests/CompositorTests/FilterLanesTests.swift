@@ -5,7 +5,7 @@ import XCTest
 /// `apply(SIMD3)`, clipped, back; chroma the mean of the block's pixels), on a picture of odd
 /// size, so the partial chunks at the right edge and the half blocks at both edges are covered.
 final class FilterLanesTests: XCTestCase {
-    struct Swap: RGBTransform {   // only the per-pixel form: the kernel falls back to it
+    struct Swap: RGBTransform {  // only the per-pixel form: the kernel falls back to it
         func apply(_ c: SIMD3<Float>) -> SIMD3<Float> { SIMD3(c.z, c.x, c.y) }
     }
 
@@ -44,9 +44,11 @@ final class FilterLanesTests: XCTestCase {
         reference(t, img, b.image)
         var worst = 0, differing = 0, total = 0
         for (p, q) in [(a.image.y, b.image.y), (a.image.u, b.image.u), (a.image.v, b.image.v)] {
-            for y in 0..<p.height { for x in 0..<p.width {
-                let d = abs(Int(p[x, y]) - Int(q[x, y])); worst = max(worst, d); differing += d > 0 ? 1 : 0; total += 1
-            } }
+            for y in 0..<p.height {
+                for x in 0..<p.width {
+                    let d = abs(Int(p[x, y]) - Int(q[x, y])); worst = max(worst, d); differing += d > 0 ? 1 : 0; total += 1
+                }
+            }
         }
         // Float rounding may differ in the last bit (pow as polynomials, sums in another order):
         // at most one level, and on almost no sample.

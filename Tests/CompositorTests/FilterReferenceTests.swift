@@ -17,10 +17,16 @@ final class FilterReferenceTests: ScratchFolderTestCase {
     /// Raw yuv420p bytes of the two test pictures.
     func pictures() throws -> [(String, URL)] {
         let a = scratch.appendingPathComponent("testsrc2.yuv")
-        try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=\(w)x\(h):r=1", "-frames:v", "1",
-                                       "-vf", "scale=out_color_matrix=bt709:out_range=tv", "-pix_fmt", "yuv420p", "-f", "rawvideo", "-y", a.path])
+        try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=\(w)x\(h):r=1", "-frames:v", "1",
+                "-vf", "scale=out_color_matrix=bt709:out_range=tv", "-pix_fmt", "yuv420p", "-f", "rawvideo", "-y", a.path
+            ])
         let b = scratch.appendingPathComponent("numpy.yuv")
-        let script = try file("make.py", """
+        let script = try file(
+            "make.py",
+            """
             import numpy as np, sys
             w, h = \(w), \(h)
             rng = np.random.default_rng(7)
@@ -58,10 +64,17 @@ final class FilterReferenceTests: ScratchFolderTestCase {
 
     /// `rgb`: the filter works on RGB: converted to it and back with BT.709's matrix.
     func ffmpeg(_ vf: String, _ input: URL, rgb: Bool = false) throws -> [UInt8] {
-        let chain = rgb ? "scale=in_color_matrix=bt709:in_range=tv,format=gbrp,\(vf),scale=out_color_matrix=bt709:out_range=tv,format=yuv420p"
-                        : "\(vf),format=yuv420p"
-        return [UInt8](try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(w)x\(h)",
-                                                       "-i", input.path, "-vf", chain, "-f", "rawvideo", "-"]))
+        let chain =
+            rgb
+            ? "scale=in_color_matrix=bt709:in_range=tv,format=gbrp,\(vf),scale=out_color_matrix=bt709:out_range=tv,format=yuv420p"
+            : "\(vf),format=yuv420p"
+        return [UInt8](
+            try Processes.check(
+                "ffmpeg",
+                [
+                    "-nostdin", "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(w)x\(h)",
+                    "-i", input.path, "-vf", chain, "-f", "rawvideo", "-"
+                ]))
     }
 
     func numpy(_ op: String, _ args: [Double], _ input: URL) throws -> [UInt8] {
@@ -78,8 +91,10 @@ final class FilterReferenceTests: ScratchFolderTestCase {
     }
 
     /// Runs `chain` on both pictures against `reference`; the MAD must be within `tolerance`.
-    func check(_ chain: String, tolerance: Double, lumaOnly: Bool = false, lut: CubeLUT? = nil,
-               _ reference: (URL) throws -> [UInt8]) throws {
+    func check(
+        _ chain: String, tolerance: Double, lumaOnly: Bool = false, lut: CubeLUT? = nil,
+        _ reference: (URL) throws -> [UInt8]
+    ) throws {
         for (name, url) in try pictures() {
             let d = mad(try ours(chain, url, lut: lut), try reference(url), lumaOnly: lumaOnly)
             print("filter reference: \(chain) on \(name): MAD \(String(format: "%.3f", d)) (tolerance \(tolerance))")
@@ -102,12 +117,16 @@ final class FilterReferenceTests: ScratchFolderTestCase {
         // A non-linear 17-point table: r' = r^2, g' = (g + b) / 2, b' = 1 - r.
         let n = 17
         var lines = ["TITLE \"test\"", "LUT_3D_SIZE \(n)"], table: [SIMD3<Float>] = []
-        for b in 0..<n { for g in 0..<n { for r in 0..<n {
-            let (rf, gf, bf) = (Double(r) / 16, Double(g) / 16, Double(b) / 16)
-            let v = (rf * rf, (gf + bf) / 2, 1 - rf)
-            lines.append(String(format: "%.6f %.6f %.6f", v.0, v.1, v.2))
-            table.append(SIMD3(Float(v.0), Float(v.1), Float(v.2)))
-        } } }
+        for b in 0..<n {
+            for g in 0..<n {
+                for r in 0..<n {
+                    let (rf, gf, bf) = (Double(r) / 16, Double(g) / 16, Double(b) / 16)
+                    let v = (rf * rf, (gf + bf) / 2, 1 - rf)
+                    lines.append(String(format: "%.6f %.6f %.6f", v.0, v.1, v.2))
+                    table.append(SIMD3(Float(v.0), Float(v.1), Float(v.2)))
+                }
+            }
+        }
         let path = try file("t.cube", lines.joined(separator: "\n") + "\n")
         let lut = try CubeLUT(parsing: String(contentsOfFile: path, encoding: .utf8), name: path)
         XCTAssertEqual(lut.table.count, table.count)

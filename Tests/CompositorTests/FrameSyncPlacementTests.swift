@@ -22,8 +22,10 @@ final class FrameSyncPlacementTests: XCTestCase {
         var description: String { frames.enumerated().map { i, f in f.map { held[i] ? "\($0)h" : "\($0)" } ?? "-" }.joined(separator: " ") }
     }
 
-    func run(_ mode: SyncMode = .time, fps: Rational, _ inputs: [Input], placement: SyncPlacement? = nil,
-             maxTicks: Int = 10_000) -> (ticks: [Tick], endedBy: Int?, released: Int, sync: FrameSync<Int>) {
+    func run(
+        _ mode: SyncMode = .time, fps: Rational, _ inputs: [Input], placement: SyncPlacement? = nil,
+        maxTicks: Int = 10_000
+    ) -> (ticks: [Tick], endedBy: Int?, released: Int, sync: FrameSync<Int>) {
         var sync = FrameSync<Int>(mode: mode, inputs: inputs.count, frameRate: fps, placement: placement)
         for (i, input) in inputs.enumerated() { if let e = input.streamEnd { sync.setStreamEnd(Timestamp(e, input.tb), input: i) } }
         var next = Array(repeating: 0, count: inputs.count)
@@ -43,8 +45,10 @@ final class FrameSyncPlacementTests: XCTestCase {
             case .release: released += 1
             case .emit(let tick):
                 XCTAssertEqual(tick, Int64(ticks.count))
-                ticks.append(Tick(frames: (0..<inputs.count).map { sync.chosenIfPresent($0) },
-                                  held: (0..<inputs.count).map { sync.presence($0) == .held }))
+                ticks.append(
+                    Tick(
+                        frames: (0..<inputs.count).map { sync.chosenIfPresent($0) },
+                        held: (0..<inputs.count).map { sync.presence($0) == .held }))
             case .end(let input, let tick):
                 XCTAssertEqual(tick, Int64(ticks.count))
                 while sync.drain() != nil { released += 1 }
@@ -54,7 +58,7 @@ final class FrameSyncPlacementTests: XCTestCase {
         return (ticks, nil, released, sync)
     }
 
-    let tb30 = Rational(1, 15360)   // ffmpeg's MP4 time base for 30 fps: a frame is 512
+    let tb30 = Rational(1, 15360)  // ffmpeg's MP4 time base for 30 fps: a frame is 512
 
     func testAnOffsetPutsEachInputsTimeZeroOnTheFirstInputsClock() {
         // Input 2 started 0.5 s after input 1: the output covers the time both saw, from input
@@ -164,8 +168,10 @@ final class FrameSyncPlacementTests: XCTestCase {
 
     func testMixedRatesShowTheFrameOnScreenAtEachTick() {
         // 25, 29.97 (1/30000), 30 and 59.94 (1/60000) under 30 fps, 2 s each: frame floor(t * rate).
-        let inputs = [Input.rate(50, step: 40, tb: Rational(1, 1000)), Input.rate(60, step: 1001, tb: Rational(1, 30000)),
-                      Input.rate(60, step: 512, tb: tb30), Input.rate(120, step: 1001, tb: Rational(1, 60000))]
+        let inputs = [
+            Input.rate(50, step: 40, tb: Rational(1, 1000)), Input.rate(60, step: 1001, tb: Rational(1, 30000)),
+            Input.rate(60, step: 512, tb: tb30), Input.rate(120, step: 1001, tb: Rational(1, 60000))
+        ]
         let r = run(fps: Rational(30, 1), inputs)
         XCTAssertEqual(r.ticks.count, 60)
         XCTAssertEqual(r.endedBy, 0, "25 fps: 2 s; 29.97 and 59.94: 2.002 s")

@@ -18,7 +18,9 @@ final class FrameSyncSegmentTests: XCTestCase {
                 if next[i] < inputs[i].count {
                     sync.push(SourceFrame(index: next[i], pts: Timestamp(inputs[i][next[i]], tb), duration: tb * 40), payload: next[i], input: i)
                     next[i] += 1
-                } else { sync.finish(input: i) }
+                } else {
+                    sync.finish(input: i)
+                }
             case .release: continue
             case .emit(let tick):
                 if tick >= to { return out }

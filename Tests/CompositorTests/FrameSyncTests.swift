@@ -6,8 +6,10 @@ import XCTest
 final class FrameSyncTests: XCTestCase {
     /// Runs the state machine over inputs given as pts lists (in their own time bases) and
     /// returns, per emitted tick, the source index chosen from each input; plus who ended it.
-    func run(_ mode: SyncMode, fps: Rational, inputs: [(pts: [Int64], tb: Rational, durations: [Int64]?)],
-             maxTicks: Int = 1000) -> (ticks: [[Int]], endedBy: Int?, released: Int) {
+    func run(
+        _ mode: SyncMode, fps: Rational, inputs: [(pts: [Int64], tb: Rational, durations: [Int64]?)],
+        maxTicks: Int = 1000
+    ) -> (ticks: [[Int]], endedBy: Int?, released: Int) {
         var sync = FrameSync<Int>(mode: mode, inputs: inputs.count, frameRate: fps)
         var next = Array(repeating: 0, count: inputs.count)
         var ticks: [[Int]] = []
@@ -37,10 +39,12 @@ final class FrameSyncTests: XCTestCase {
     }
 
     func testIndexSyncTakesTheKthFrameOfEveryInputWhateverTheTimestamps() {
-        let r = run(.index, fps: Rational(30, 1), inputs: [
-            (pts: [0, 512, 1024, 1536, 2048], tb: Rational(1, 15360), durations: nil),
-            (pts: [9000, 9001, 9500], tb: Rational(1, 90000), durations: nil),   // irregular, starts late
-        ])
+        let r = run(
+            .index, fps: Rational(30, 1),
+            inputs: [
+                (pts: [0, 512, 1024, 1536, 2048], tb: Rational(1, 15360), durations: nil),
+                (pts: [9000, 9001, 9500], tb: Rational(1, 90000), durations: nil)  // irregular, starts late
+            ])
         XCTAssertEqual(r.ticks, [[0, 0], [1, 1], [2, 2]])
         XCTAssertEqual(r.endedBy, 1, "the shorter input ends the output")
         XCTAssertEqual(r.released, 7, "every frame handed in (4 + 3) is handed back")
@@ -48,7 +52,7 @@ final class FrameSyncTests: XCTestCase {
 
     func testTimeSyncOf25fpsUnder30fpsRepeatsTheFrameOnScreenAndEndsAtTheInputsEnd() {
         // 10 frames at 25 fps = 0.4 s; ticks at k/30 for k*(1/30) < 0.4 → 12 ticks.
-        let pts = (0..<10).map { Int64($0) * 512 }   // tb 1/12800 → 25 fps
+        let pts = (0..<10).map { Int64($0) * 512 }  // tb 1/12800 → 25 fps
         let r = run(.time, fps: Rational(30, 1), inputs: [(pts: pts, tb: Rational(1, 12800), durations: Array(repeating: 512, count: 10))])
         let expected = (0..<12).map { k in [k * 25 / 30] }
         XCTAssertEqual(r.ticks, expected)
@@ -77,8 +81,12 @@ final class FrameSyncTests: XCTestCase {
     }
 
     func testNothingIsEmittedBeforeEveryInputHasAFrame() {
-        let r = run(.index, fps: Rational(30, 1), inputs: [(pts: [0, 1], tb: Rational(1, 30), durations: nil),
-                                                           (pts: [], tb: Rational(1, 30), durations: nil)])
+        let r = run(
+            .index, fps: Rational(30, 1),
+            inputs: [
+                (pts: [0, 1], tb: Rational(1, 30), durations: nil),
+                (pts: [], tb: Rational(1, 30), durations: nil)
+            ])
         XCTAssertEqual(r.ticks, [])
         XCTAssertEqual(r.endedBy, 1)
     }

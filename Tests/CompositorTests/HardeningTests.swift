@@ -8,8 +8,8 @@ final class RationalParsingHardeningTests: XCTestCase {
         // Found by Fuzz/Sources/FuzzRational: 201001753010175 * 10^7 overflows Int64 (trapped).
         XCTAssertNil(Rational(parsing: "201001753010175.3013013"))
         XCTAssertNil(Rational(parsing: "9223372036854775807.5"))
-        XCTAssertNil(Rational(parsing: "0.1234567890123456789"))       // 19 digits: 10^19 does not fit
-        XCTAssertNil(Rational(parsing: "-9223372036854775808"))        // Int64.min: its negation traps
+        XCTAssertNil(Rational(parsing: "0.1234567890123456789"))  // 19 digits: 10^19 does not fit
+        XCTAssertNil(Rational(parsing: "-9223372036854775808"))  // Int64.min: its negation traps
         XCTAssertNil(Rational(parsing: "-9223372036854775808/-1"))
         XCTAssertNil(Rational(parsing: "1/-9223372036854775808"))
         XCTAssertNil(Rational(parsing: "99999999999999999999"))
@@ -73,7 +73,9 @@ final class FrameSyncBackwardJumpTests: XCTestCase {
             case .need(let i):
                 if next < pts.count {
                     sync.push(SourceFrame(index: next, pts: Timestamp(pts[next], tb)), payload: next, input: i); next += 1
-                } else { sync.finish(input: i) }
+                } else {
+                    sync.finish(input: i)
+                }
             case .release(let p): released.append(p)
             case .emit: emitted += 1
             case .end: break loop
@@ -83,8 +85,13 @@ final class FrameSyncBackwardJumpTests: XCTestCase {
         XCTAssertEqual(emitted, 30, "the output ends at the jump")
         XCTAssertEqual(next, 31, "nothing is read past the refused frame")
         XCTAssertEqual(released.sorted(), Array(0...30), "every payload, the refused one included, comes back once")
-        XCTAssertEqual(sync.backwardJumps, [.init(input: 0, last: SourceFrame(index: 29, pts: Timestamp(87000, tb)),
-                                                  refused: SourceFrame(index: 30, pts: Timestamp(0, tb)))])
+        XCTAssertEqual(
+            sync.backwardJumps,
+            [
+                .init(
+                    input: 0, last: SourceFrame(index: 29, pts: Timestamp(87000, tb)),
+                    refused: SourceFrame(index: 30, pts: Timestamp(0, tb)))
+            ])
     }
 
     func testIndexSyncIgnoresTimestamps() {
@@ -95,7 +102,9 @@ final class FrameSyncBackwardJumpTests: XCTestCase {
             case .need(let i):
                 if next < 60 {
                     sync.push(SourceFrame(index: next, pts: Timestamp(Int64(next % 30), Rational(1, 30))), payload: next, input: i); next += 1
-                } else { sync.finish(input: i) }
+                } else {
+                    sync.finish(input: i)
+                }
             case .release: break
             case .emit: emitted += 1
             case .end: break loop

@@ -17,9 +17,11 @@ final class ChromaKeyTests: XCTestCase {
 
     func testTableAgreesWithGPUImagesRGBFormulaOnTheUVPlanes() {
         let key = ChromaKey()
-        let colours: [RGB] = [RGB(r: 0, g: 255, b: 0), RGB(r: 255, g: 0, b: 0), RGB(r: 128, g: 128, b: 128),
-                              RGB(r: 40, g: 200, b: 60), RGB(r: 90, g: 170, b: 90), RGB(r: 0, g: 0, b: 255),
-                              RGB(r: 120, g: 180, b: 100), RGB(r: 255, g: 255, b: 255)]
+        let colours: [RGB] = [
+            RGB(r: 0, g: 255, b: 0), RGB(r: 255, g: 0, b: 0), RGB(r: 128, g: 128, b: 128),
+            RGB(r: 40, g: 200, b: 60), RGB(r: 90, g: 170, b: 90), RGB(r: 0, g: 0, b: 255),
+            RGB(r: 120, g: 180, b: 100), RGB(r: 255, g: 255, b: 255)
+        ]
         for c in colours {
             let yuv = YUVColor(rgb: c)
             XCTAssertEqual(key.alpha(u: yuv.u, v: yuv.v), gpuImageAlpha(c, key: key.keyColor), accuracy: 0.04, "\(c)")
@@ -44,8 +46,10 @@ final class ChromaKeyTests: XCTestCase {
     func testSoftEdgeBlendsInProportionToAlpha() {
         // Pick a chroma whose alpha is strictly between 0 and 1 and check the blend value.
         let key = ChromaKey()
-        guard let (u, v) = (0..<256).lazy.flatMap({ u in (0..<256).lazy.map { v in (UInt8(u), UInt8(v)) } })
-            .first(where: { key.alpha(u: $0.0, v: $0.1) > 0.3 && key.alpha(u: $0.0, v: $0.1) < 0.7 }) else {
+        guard
+            let (u, v) = (0..<256).lazy.flatMap({ u in (0..<256).lazy.map { v in (UInt8(u), UInt8(v)) } })
+                .first(where: { key.alpha(u: $0.0, v: $0.1) > 0.3 && key.alpha(u: $0.0, v: $0.1) < 0.7 })
+        else {
             return XCTFail("no soft edge in the table")
         }
         let fg = YUVBuffer(width: 2, height: 2), bg = YUVBuffer(width: 2, height: 2), out = YUVBuffer(width: 2, height: 2)
@@ -84,8 +88,8 @@ final class PlaneKernelTests: XCTestCase {
         PlaneKernels.mix([a.image, b.image], weights: PlaneKernels.fixedPointWeights([1, 1]), into: out.image)
         XCTAssertEqual(out.image.y[3, 1], 100); XCTAssertEqual(out.image.u[0, 0], 50); XCTAssertEqual(out.image.v[1, 0], 255)
         PlaneKernels.mix([a.image, b.image, c.image], weights: PlaneKernels.fixedPointWeights([1, 2, 1]), into: out.image)
-        XCTAssertEqual(out.image.y[0, 0], 125)   // (0 + 400 + 100) / 4
-        XCTAssertEqual(out.image.v[0, 0], 191)   // (255 + 510 + 0) / 4 = 191.25
+        XCTAssertEqual(out.image.y[0, 0], 125)  // (0 + 400 + 100) / 4
+        XCTAssertEqual(out.image.v[0, 0], 191)  // (255 + 510 + 0) / 4 = 191.25
     }
 
     func testCopyIntoACropTouchesOnlyThatRectangle() {
@@ -111,8 +115,12 @@ final class LayoutTests: XCTestCase {
 
     func testQuadPlacesInputsInReadingOrder() {
         let l = Layout(blend: .quad, canvas: Size(width: 320, height: 240), inputs: Array(repeating: Size(width: 320, height: 240), count: 3))
-        XCTAssertEqual(l.places, [Rect(x: 0, y: 0, width: 160, height: 120), Rect(x: 160, y: 0, width: 160, height: 120),
-                                  Rect(x: 0, y: 120, width: 160, height: 120)])
+        XCTAssertEqual(
+            l.places,
+            [
+                Rect(x: 0, y: 0, width: 160, height: 120), Rect(x: 160, y: 0, width: 160, height: 120),
+                Rect(x: 0, y: 120, width: 160, height: 120)
+            ])
         XCTAssertEqual(l.pictures, l.places)
     }
 
@@ -127,9 +135,11 @@ final class AudioMixerTests: XCTestCase {
     func testSumsWithGainsAndPassesQuietSignalsUnchanged() {
         let a: [Float] = [0.1, -0.2, 0.3], b: [Float] = [0.2, 0.2, -0.1]
         var out = [Float](repeating: 9, count: 3)
-        a.withUnsafeBufferPointer { pa in b.withUnsafeBufferPointer { pb in
-            AudioMixer(gains: [1, 0.5]).mix([pa.baseAddress, pb.baseAddress, nil], count: 3, into: &out)
-        } }
+        a.withUnsafeBufferPointer { pa in
+            b.withUnsafeBufferPointer { pb in
+                AudioMixer(gains: [1, 0.5]).mix([pa.baseAddress, pb.baseAddress, nil], count: 3, into: &out)
+            }
+        }
         XCTAssertEqual(out[0], 0.2, accuracy: 1e-6); XCTAssertEqual(out[1], -0.1, accuracy: 1e-6); XCTAssertEqual(out[2], 0.25, accuracy: 1e-6)
     }
 

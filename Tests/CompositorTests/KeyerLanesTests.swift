@@ -1,5 +1,6 @@
-@testable import Compositor
 import XCTest
+
+@testable import Compositor
 
 /// The keyer's lane kernels (`KeyerLanes`) against the keyer written one pixel at a time, as it
 /// was before the lanes: matte and composite must be the same bytes, on pictures whose widths
@@ -12,7 +13,7 @@ final class KeyerLanesTests: XCTestCase {
         func noise(_ n: Int) -> Double { seed ^= seed << 13; seed ^= seed >> 17; seed ^= seed << 5; return Double(Int(seed % UInt32(2 * n + 1)) - n) }
         func cover(_ x: Double, _ y: Double) -> Double {
             let d = ((x - Double(w) / 2) * (x - Double(w) / 2) + (y - Double(h) / 2) * (y - Double(h) / 2)).squareRoot()
-            return min(max((Double(min(w, h)) * 0.35 - d) / 3, 0), 1)   // 1 = subject
+            return min(max((Double(min(w, h)) * 0.35 - d) / 3, 0), 1)  // 1 = subject
         }
         func byte(_ v: Double) -> UInt8 { UInt8(min(max(v.rounded(), 0), 255)) }
         for y in 0..<h {

@@ -3,7 +3,7 @@ import XCTest
 
 /// The keyer's matte, levels and despill on tiny planes, against values worked out by hand.
 final class KeyerMatteTests: XCTestCase {
-    let green = YUVColor(rgb: RGB(r: 0, g: 255, b: 0))    // Y 145, U 54, V 34
+    let green = YUVColor(rgb: RGB(r: 0, g: 255, b: 0))  // Y 145, U 54, V 34
     let grey = YUVColor(y: 120, u: 128, v: 128)
 
     /// A `w` x `h` picture: screen green left of column `edge`, `subject` from there on.
@@ -26,9 +26,11 @@ final class KeyerMatteTests: XCTestCase {
     func testScreenStrengthIsTheColourDifferenceOfRGB() {
         // G - (R + B) / 2 where green is the largest channel, else 0; within YUV's 8-bit rounding.
         let key = ColourDifference(screen: RGB(r: 0, g: 255, b: 0), balance: 0.5)
-        let cases: [(RGB, Float)] = [(RGB(r: 0, g: 255, b: 0), 255), (RGB(r: 40, g: 180, b: 60), 130),
-                                     (RGB(r: 100, g: 180, b: 100), 80), (RGB(r: 128, g: 128, b: 128), 0),
-                                     (RGB(r: 200, g: 150, b: 120), 0), (RGB(r: 200, g: 210, b: 0), 110)]
+        let cases: [(RGB, Float)] = [
+            (RGB(r: 0, g: 255, b: 0), 255), (RGB(r: 40, g: 180, b: 60), 130),
+            (RGB(r: 100, g: 180, b: 100), 80), (RGB(r: 128, g: 128, b: 128), 0),
+            (RGB(r: 200, g: 150, b: 120), 0), (RGB(r: 200, g: 210, b: 0), 110)
+        ]
         for (c, expected) in cases {
             XCTAssertEqual(key.strength(of: YUVColor(rgb: c)), expected, accuracy: 2.5, "\(c)")
         }
@@ -42,8 +44,8 @@ final class KeyerMatteTests: XCTestCase {
         let levels = MatteLevels(black: 0.2, white: 0.8)
         XCTAssertEqual(levels.byte(0.1), 0)
         XCTAssertEqual(levels.byte(0.2), 0)
-        XCTAssertEqual(levels.byte(0.35), 64)    // (0.35 - 0.2) / 0.6 = 0.25 -> 63.75
-        XCTAssertEqual(levels.byte(0.5), 128)    // 0.5 -> 127.5, rounded up
+        XCTAssertEqual(levels.byte(0.35), 64)  // (0.35 - 0.2) / 0.6 = 0.25 -> 63.75
+        XCTAssertEqual(levels.byte(0.5), 128)  // 0.5 -> 127.5, rounded up
         XCTAssertEqual(levels.byte(0.8), 255)
         XCTAssertEqual(levels.byte(1.3), 255)
     }
@@ -66,7 +68,12 @@ final class KeyerMatteTests: XCTestCase {
         XCTAssertEqual(Keyer(settings: settings { $0.clipBlack = 0.6 }).computeMatte(fg.image).alphaPlane[15, 0], 0)
         XCTAssertEqual(Keyer(settings: settings { $0.clipWhite = 0.4 }).computeMatte(fg.image).alphaPlane[15, 0], 255)
         // (0.5 - 0.2) / (0.7 - 0.2) = 0.6 -> 153.
-        XCTAssertEqual(Keyer(settings: settings { $0.clipBlack = 0.2; $0.clipWhite = 0.7 }).computeMatte(fg.image).alphaPlane[15, 0], 153)
+        XCTAssertEqual(
+            Keyer(
+                settings: settings {
+                    $0.clipBlack = 0.2; $0.clipWhite = 0.7
+                }
+            ).computeMatte(fg.image).alphaPlane[15, 0], 153)
     }
 
     func testAShadowOnTheScreenStillKeys() {
@@ -105,12 +112,20 @@ final class KeyerMatteTests: XCTestCase {
 
         // Half the amount: half the chroma move. Balance 1 (limit = red = 100): the same spill here.
         let half = YUVBuffer(width: 64, height: 16)
-        Keyer(settings: settings { $0.clipWhite = 0.6; $0.despill = 0.5 }).apply(foreground: fg.image, background: bg.image, into: half.image)
+        Keyer(
+            settings: settings {
+                $0.clipWhite = 0.6; $0.despill = 0.5
+            }
+        ).apply(foreground: fg.image, background: bg.image, into: half.image)
         XCTAssertEqual(Double(half.image.u[20, 4]), (Double(spilled.u) + 128) / 2, accuracy: 1)
         XCTAssertEqual(half.image.y[40, 8], spilled.y)
         // No despill: the subject as it was.
         let none = YUVBuffer(width: 64, height: 16)
-        Keyer(settings: settings { $0.clipWhite = 0.6; $0.despill = 0 }).apply(foreground: fg.image, background: bg.image, into: none.image)
+        Keyer(
+            settings: settings {
+                $0.clipWhite = 0.6; $0.despill = 0
+            }
+        ).apply(foreground: fg.image, background: bg.image, into: none.image)
         XCTAssertEqual(none.image.u[20, 4], spilled.u); XCTAssertEqual(none.image.v[20, 4], spilled.v)
     }
 
@@ -135,7 +150,11 @@ final class KeyerMatteTests: XCTestCase {
     func testKeyViews() {
         let fg = plate(32, 4, edge: 16, subject: grey)
         let bg = YUVBuffer(width: 32, height: 4), out = YUVBuffer(width: 32, height: 4)
-        Keyer(settings: settings { $0.view = .matte; $0.clipWhite = 0.8 }).apply(foreground: fg.image, background: bg.image, into: out.image)
+        Keyer(
+            settings: settings {
+                $0.view = .matte; $0.clipWhite = 0.8
+            }
+        ).apply(foreground: fg.image, background: bg.image, into: out.image)
         // 16 + 159 * 219 / 255 = 152.6 -> 153 (video range: 16 black, 235 white).
         XCTAssertEqual(row(out.image.y, 0), [UInt8](repeating: 16, count: 15) + [153] + [UInt8](repeating: 235, count: 16))
         XCTAssertEqual(Set(row(out.image.u, 0) + row(out.image.v, 1)), [128])
@@ -150,7 +169,11 @@ final class KeyerMatteTests: XCTestCase {
         PlaneKernels.fill(left.image, green); PlaneKernels.fill(left.image, grey, in: Rect(x: 0, y: 0, width: 16, height: 4))
         PlaneKernels.fill(right.image, green); PlaneKernels.fill(right.image, grey, in: Rect(x: 16, y: 0, width: 16, height: 4))
         let out = YUVBuffer(width: 32, height: 4)
-        Keyer(settings: settings { $0.view = .matte; $0.clipWhite = 0.4 }).applyStack([bottom.image, left.image, right.image], into: out.image)
+        Keyer(
+            settings: settings {
+                $0.view = .matte; $0.clipWhite = 0.4
+            }
+        ).applyStack([bottom.image, left.image, right.image], into: out.image)
         XCTAssertEqual(Set(row(out.image.y, 2)), [235])
     }
 }

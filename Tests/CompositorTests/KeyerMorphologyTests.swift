@@ -1,5 +1,6 @@
-@testable import Compositor
 import XCTest
+
+@testable import Compositor
 
 /// Erode, dilate, feather, garbage and core mattes on tiny planes.
 final class KeyerMorphologyTests: XCTestCase {
@@ -13,19 +14,29 @@ final class KeyerMorphologyTests: XCTestCase {
     func rows(_ p: Plane) -> [[UInt8]] { (0..<p.height).map { y in (0..<p.width).map { p[$0, y] } } }
 
     func testErodeAndDilateBySquares() {
-        let (b, p) = matte([[0, 0, 0, 0, 0, 0, 0],
-                            [0, 255, 255, 255, 0, 0, 0],
-                            [0, 255, 255, 255, 0, 0, 0],
-                            [0, 255, 255, 255, 0, 0, 200],
-                            [0, 0, 0, 0, 0, 0, 0]])
+        let (b, p) = matte([
+            [0, 0, 0, 0, 0, 0, 0],
+            [0, 255, 255, 255, 0, 0, 0],
+            [0, 255, 255, 255, 0, 0, 0],
+            [0, 255, 255, 255, 0, 0, 200],
+            [0, 0, 0, 0, 0, 0, 0]
+        ])
         let m = MatteMorphology(width: 7, height: 5, radius: 1)
         m.erode(p, radius: 1)
         // Only the block's centre has a full 3x3 of 255 around it; the lone 200 goes.
-        XCTAssertEqual(rows(p), [[0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0], [0, 0, 255, 0, 0, 0, 0],
-                                 [0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0]])
+        XCTAssertEqual(
+            rows(p),
+            [
+                [0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0], [0, 0, 255, 0, 0, 0, 0],
+                [0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0]
+            ])
         m.dilate(p, radius: 1)
-        XCTAssertEqual(rows(p), [[0, 0, 0, 0, 0, 0, 0], [0, 255, 255, 255, 0, 0, 0], [0, 255, 255, 255, 0, 0, 0],
-                                 [0, 255, 255, 255, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0]])
+        XCTAssertEqual(
+            rows(p),
+            [
+                [0, 0, 0, 0, 0, 0, 0], [0, 255, 255, 255, 0, 0, 0], [0, 255, 255, 255, 0, 0, 0],
+                [0, 255, 255, 255, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0]
+            ])
         withExtendedLifetime(b) {}
     }
 
@@ -91,14 +102,18 @@ final class KeyerMorphologyTests: XCTestCase {
 
     func testGarbageRectAndPolygonMasks() {
         // Pixel centres x + 0.5 in [2, 6) of an 8-pixel row.
-        XCTAssertEqual(GarbageMatte.mask(.rect(x: 0.25, y: 0, width: 0.5, height: 1), width: 8, height: 1),
-                       [0, 0, 255, 255, 255, 255, 0, 0])
+        XCTAssertEqual(
+            GarbageMatte.mask(.rect(x: 0.25, y: 0, width: 0.5, height: 1), width: 8, height: 1),
+            [0, 0, 255, 255, 255, 255, 0, 0])
         // The triangle (0,0) (1,0) (0,1) on 4x4: centres with x + y < 4.
-        XCTAssertEqual(GarbageMatte.mask(.polygon([0, 0, 1, 0, 0, 1]), width: 4, height: 4),
-                       [255, 255, 255, 0,
-                        255, 255, 0, 0,
-                        255, 0, 0, 0,
-                        0, 0, 0, 0])
+        XCTAssertEqual(
+            GarbageMatte.mask(.polygon([0, 0, 1, 0, 0, 1]), width: 4, height: 4),
+            [
+                255, 255, 255, 0,
+                255, 255, 0, 0,
+                255, 0, 0, 0,
+                0, 0, 0, 0
+            ])
     }
 
     func testGarbageMakesTransparentAndCoreOpaque() {
@@ -130,8 +145,9 @@ final class KeyerMorphologyTests: XCTestCase {
         XCTAssertNil(KeyShape(parsing: "0,0,1,1"))
         XCTAssertEqual(KeyShape.polygon([0, 0, 1, 0]).problem, "a polygon needs at least 3 points; got 2")
         XCTAssertEqual(KeyShape.polygon([0, 0, 1.5, 0, 0, 1]).problem, "coordinates must be between 0 and 1; got 1.5")
-        XCTAssertEqual(KeyShape.rect(x: 0.5, y: 0, width: 0.75, height: 1).problem,
-                       "coordinates must be between 0 and 1 (the rectangle must lie inside the picture); got 1.25")
+        XCTAssertEqual(
+            KeyShape.rect(x: 0.5, y: 0, width: 0.75, height: 1).problem,
+            "coordinates must be between 0 and 1 (the rectangle must lie inside the picture); got 1.25")
         XCTAssertNil(KeyShape.rect(x: 0, y: 0, width: 1, height: 1).problem)
     }
 }

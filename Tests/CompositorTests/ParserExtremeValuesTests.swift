@@ -5,10 +5,12 @@ import XCTest
 /// text, a value or an error, never a trap; values that come out are in range.
 final class ParserExtremeValuesTests: XCTestCase {
     /// Numbers at and past every edge a parser meets.
-    static let numbers = ["0", "-0", "1", "-1", "9223372036854775807", "-9223372036854775808", "9223372036854775808", "18446744073709551616",
-                          "2147483647", "2147483648", "-2147483649", "4294967296", "1e308", "-1e308", "1e309", "1e-308", "4.9e-324",
-                          "nan", "NaN", "-nan", "inf", "-inf", "infinity", "0x10", "1_000", "", " ", "+", "-", ".", "1.", ".5",
-                          "99999999999999999999999999999999", "0.000000000000000000001", "1/0", "0/0", "1/-0", "\u{0}", "٣"]
+    static let numbers = [
+        "0", "-0", "1", "-1", "9223372036854775807", "-9223372036854775808", "9223372036854775808", "18446744073709551616",
+        "2147483647", "2147483648", "-2147483649", "4294967296", "1e308", "-1e308", "1e309", "1e-308", "4.9e-324",
+        "nan", "NaN", "-nan", "inf", "-inf", "infinity", "0x10", "1_000", "", " ", "+", "-", ".", "1.", ".5",
+        "99999999999999999999999999999999", "0.000000000000000000001", "1/0", "0/0", "1/-0", "\u{0}", "٣"
+    ]
 
     static var texts: [String] {
         var all = numbers
@@ -34,8 +36,10 @@ final class ParserExtremeValuesTests: XCTestCase {
     }
 
     func testFilterChainsWithExtremeParametersAreValuesOrSentences() {
-        let names = ["blur:radius", "pixellate:size", "posterize:levels", "hue:degrees", "gamma:gamma", "sharpen:amount", "sharpen:radius",
-                     "vignette:start", "exposure:ev", "sepia:intensity"]
+        let names = [
+            "blur:radius", "pixellate:size", "posterize:levels", "hue:degrees", "gamma:gamma", "sharpen:amount", "sharpen:radius",
+            "vignette:start", "exposure:ev", "sepia:intensity"
+        ]
         for name in names {
             for v in Self.numbers {
                 do {
@@ -54,9 +58,11 @@ final class ParserExtremeValuesTests: XCTestCase {
     func testCubeFilesWithExtremeNumbersAreValuesOrSentences() {
         let ident = ["0 0 0", "1 0 0", "0 1 0", "1 1 0", "0 0 1", "1 0 1", "0 1 1", "1 1 1"]
         for v in Self.numbers {
-            for text in ["LUT_3D_SIZE \(v)\n" + ident.joined(separator: "\n"),
-                         "LUT_3D_SIZE 2\n" + ident.dropFirst().joined(separator: "\n") + "\n\(v) \(v) \(v)",
-                         "DOMAIN_MIN \(v) 0 0\nDOMAIN_MAX 1 1 1\nLUT_3D_SIZE 2\n" + ident.joined(separator: "\n")] {
+            for text in [
+                "LUT_3D_SIZE \(v)\n" + ident.joined(separator: "\n"),
+                "LUT_3D_SIZE 2\n" + ident.dropFirst().joined(separator: "\n") + "\n\(v) \(v) \(v)",
+                "DOMAIN_MIN \(v) 0 0\nDOMAIN_MAX 1 1 1\nLUT_3D_SIZE 2\n" + ident.joined(separator: "\n")
+            ] {
                 do {
                     let lut = try CubeLUT(parsing: text, name: "x.cube")
                     let c = lut.lookup(SIMD3(0.5, 0.5, 0.5), .trilinear)

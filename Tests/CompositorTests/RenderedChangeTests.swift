@@ -13,7 +13,7 @@ final class RenderedChangeTests: XCTestCase {
         let change = RenderedChange(width: 16, height: 8)
         XCTAssertNil(change.measure(a.image))
         XCTAssertEqual(change.measure(a.image), 0)
-        XCTAssertEqual(change.measure(b.image), 5)   // 40 / 8
+        XCTAssertEqual(change.measure(b.image), 5)  // 40 / 8
         XCTAssertEqual(change.measure(a.image), 5)
         XCTAssertNil(change.measure(YUVBuffer(width: 8, height: 8).image), "another size: nothing to compare with")
         XCTAssertNil(change.measure(a.image))

@@ -10,7 +10,9 @@ final class SnakeBracketTests: XCTestCase {
 
     /// A steady pan: the trail's velocity held where the damping keeps it (v = (v + a dt) d),
     /// so every frame shifts the trail by the same amount.
-    static func steadyPan(frames n: Int, ax: Double, ay: Double, parameters p: SnakeParameters) -> (motions: [SnakeMotion?], before: [SnakeTrail], shifts: [(dx: Double, dy: Double)], width: Int, height: Int) {
+    static func steadyPan(frames n: Int, ax: Double, ay: Double, parameters p: SnakeParameters) -> (
+        motions: [SnakeMotion?], before: [SnakeTrail], shifts: [(dx: Double, dy: Double)], width: Int, height: Int
+    ) {
         let dt = 1.0 / 30, w = 48, h = 32
         var trail = SnakeTrail()
         trail.vx = ax * dt * p.damping / (1 - p.damping); trail.vy = ay * dt * p.damping / (1 - p.damping)
@@ -26,8 +28,10 @@ final class SnakeBracketTests: XCTestCase {
     }
 
     /// Renders frames `start...last` from `initial` as the previous output; returns the last output.
-    func run(from start: Int, to last: Int, initial: YUVBuffer, frames: [YUVBuffer], motions: [SnakeMotion?],
-             before: SnakeTrail, parameters: SnakeParameters) -> YUVBuffer {
+    func run(
+        from start: Int, to last: Int, initial: YUVBuffer, frames: [YUVBuffer], motions: [SnakeMotion?],
+        before: SnakeTrail, parameters: SnakeParameters
+    ) -> YUVBuffer {
         let r = SnakeRenderer(width: initial.width, height: initial.height, parameters: parameters)
         r.restore(before, previousOutput: initial.image)
         let out = YUVBuffer(width: initial.width, height: initial.height)
@@ -53,8 +57,9 @@ final class SnakeBracketTests: XCTestCase {
         XCTAssertEqual(pan.shifts[0].dx, pan.shifts[a].dx, accuracy: 1e-9, "a steady shift", file: file, line: line)
         var noise = Noise(seed: 7)
         let frames = (0...a).map { _ in noise.picture(pan.width, pan.height) }
-        XCTAssertEqual(SnakePreRoll.frames(before: a, width: pan.width, height: pan.height, parameters: p) { pan.shifts[$0] }, a,
-                       "the taint never ends: from frame 0", file: file, line: line)
+        XCTAssertEqual(
+            SnakePreRoll.frames(before: a, width: pan.width, height: pan.height, parameters: p) { pan.shifts[$0] }, a,
+            "the taint never ends: from frame 0", file: file, line: line)
         let window = SnakeBracketWindow(first: 0, last: a, width: pan.width, height: pan.height, parameters: p)
         for k in 0...a { window.store(k, picture: frames[k].image, motion: pan.motions[k], trailBefore: pan.before[k]) }
         let proven = YUVBuffer(width: pan.width, height: pan.height)

@@ -16,9 +16,9 @@ final class SnakeEffectTests: XCTestCase {
         let src = picture(16, 16) { x, y in 10 * x + y }, out = YUVBuffer(width: 16, height: 16)
         let r = SnakeRenderer(width: 16, height: 16)
         withExtendedLifetime(src) { r.render(src.image, motion: nil, into: out.image) }
-        XCTAssertEqual(out.image.y[6, 6], 17)     // 10 * 1.5 + 1.5 = 16.5 → 17
-        XCTAssertEqual(out.image.y[9, 9], 149)    // src 13.5: 135 + 13.5 = 148.5 → 149
-        XCTAssertEqual(out.image.y[7, 6], 57)     // src x 5.5, y 1.5: 55 + 1.5 = 56.5 → 57
+        XCTAssertEqual(out.image.y[6, 6], 17)  // 10 * 1.5 + 1.5 = 16.5 → 17
+        XCTAssertEqual(out.image.y[9, 9], 149)  // src 13.5: 135 + 13.5 = 148.5 → 149
+        XCTAssertEqual(out.image.y[7, 6], 57)  // src x 5.5, y 1.5: 55 + 1.5 = 56.5 → 57
         XCTAssertEqual(out.image.y[5, 6], 16, "outside the quad: black")
         XCTAssertEqual(out.image.y[0, 0], 16)
     }
@@ -36,15 +36,15 @@ final class SnakeEffectTests: XCTestCase {
 
     func testVelocityIntegratesAccelerationAndDecaysWithoutMotion() {
         let r = SnakeRenderer(width: 16, height: 16)
-        r.advance(SnakeMotion(ax: 1, ay: -2, time: 0))       // first sample: dt = 0
+        r.advance(SnakeMotion(ax: 1, ay: -2, time: 0))  // first sample: dt = 0
         XCTAssertEqual(r.velocity.x, 0)
-        r.advance(SnakeMotion(ax: 1, ay: -2, time: 0.5))     // v = (0 + 1 * 0.5) * 0.75
+        r.advance(SnakeMotion(ax: 1, ay: -2, time: 0.5))  // v = (0 + 1 * 0.5) * 0.75
         XCTAssertEqual(r.velocity.x, 0.375, accuracy: 1e-12)
         XCTAssertEqual(r.velocity.y, -0.75, accuracy: 1e-12)
         // Shift: t = v * 0.01 * 16 = 0.06 NDC → 0.06 * 16 / 2 = 0.48 px across; y: -0.12 * 8 = -0.96 px.
         XCTAssertEqual(r.trailShift.dx, 0.48, accuracy: 1e-12)
         XCTAssertEqual(r.trailShift.dy, -0.96, accuracy: 1e-12)
-        r.advance(nil)                                        // a frame without motion: decay only
+        r.advance(nil)  // a frame without motion: decay only
         XCTAssertEqual(r.velocity.x, 0.28125, accuracy: 1e-12)
         var mirrored = SnakeParameters(); mirrored.mirror = true
         r.parameters = mirrored

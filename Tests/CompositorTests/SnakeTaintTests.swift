@@ -71,8 +71,10 @@ final class SnakeTaintTests: XCTestCase {
 
     /// Renders frames `start...last` from `initial` (the previous output) with the trail's motion
     /// as it was before `start`; returns the last output.
-    func run(from start: Int, to last: Int, initial: YUVBuffer, frames: [YUVBuffer], motions: [SnakeMotion?],
-             before: SnakeTrail, parameters: SnakeParameters) -> YUVBuffer {
+    func run(
+        from start: Int, to last: Int, initial: YUVBuffer, frames: [YUVBuffer], motions: [SnakeMotion?],
+        before: SnakeTrail, parameters: SnakeParameters
+    ) -> YUVBuffer {
         let w = initial.width, h = initial.height
         let r = SnakeRenderer(width: w, height: h, parameters: parameters)
         r.restore(before, previousOutput: initial.image)

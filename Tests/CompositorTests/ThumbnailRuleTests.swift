@@ -204,8 +204,10 @@ final class ThumbnailRuleTests: XCTestCase {
             func q(_ v: Double) -> UInt8 { UInt8(max(0, min(255, v.rounded()))) }
             return YUVColor(y: q(16 + 219 * y), u: q(128 + 224 * (b - y) / 1.8556), v: q(128 + 224 * (r - y) / 1.5748))
         }
-        let colours = [RGB(r: 255, g: 0, b: 0), RGB(r: 0, g: 200, b: 40), RGB(r: 30, g: 60, b: 220), RGB(r: 128, g: 128, b: 128),
-                       RGB(r: 250, g: 240, b: 10), RGB(r: 90, g: 20, b: 120)]
+        let colours = [
+            RGB(r: 255, g: 0, b: 0), RGB(r: 0, g: 200, b: 40), RGB(r: 30, g: 60, b: 220), RGB(r: 128, g: 128, b: 128),
+            RGB(r: 250, g: 240, b: 10), RGB(r: 90, g: 20, b: 120)
+        ]
         let conversion = MatrixConversion(from: .bt709, to: .bt601)
         for c in colours {
             let buffer = YUVBuffer(width: 4, height: 2)

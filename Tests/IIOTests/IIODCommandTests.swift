@@ -1,5 +1,6 @@
-@testable import IIO
 import XCTest
+
+@testable import IIO
 
 final class IIODCommandTests: XCTestCase {
     func parse(_ s: String) -> IIODCommand { IIODCommand(line: Substring(s)) }
@@ -25,9 +26,11 @@ final class IIODCommandTests: XCTestCase {
     }
 
     func testMalformedCommandsAreUnknown() {
-        for line in ["FROB", "READBUF iio:device0 -1", "READBUF iio:device0", "OPEN iio:device0 8 xyz", "OPEN iio:device0 8 0f",
-                     "OPEN iio:device0 8 0000000f LOOPING", "TIMEOUT soon", "READ iio:device0", "READ iio:device0 INPUT",
-                     "WRITE iio:device0 attr", "SET iio:device0 COLOUR 4", "PRINT extra"] {
+        for line in [
+            "FROB", "READBUF iio:device0 -1", "READBUF iio:device0", "OPEN iio:device0 8 xyz", "OPEN iio:device0 8 0f",
+            "OPEN iio:device0 8 0000000f LOOPING", "TIMEOUT soon", "READ iio:device0", "READ iio:device0 INPUT",
+            "WRITE iio:device0 attr", "SET iio:device0 COLOUR 4", "PRINT extra"
+        ] {
             XCTAssertEqual(parse(line), .unknown, line)
         }
     }

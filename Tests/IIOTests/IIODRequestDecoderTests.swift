@@ -1,6 +1,7 @@
-@testable import IIO
 import NIOCore
 import XCTest
+
+@testable import IIO
 
 /// The framing of what clients send, without sockets: lines, WRITE payloads, and bounds.
 final class IIODRequestDecoderTests: XCTestCase {
@@ -28,8 +29,8 @@ final class IIODRequestDecoderTests: XCTestCase {
             .command(.print, payload: []), .command(.timeout(2500), payload: []),
             .command(.read(device: "iio:device0", target: .channel("anglvel_x", output: false), attribute: "scale"), payload: []),
             .command(.write(device: "iio:device0", target: .device, attribute: "sampling_frequency", length: 4), payload: Array("200\u{0}".utf8)),
-            .command(.empty, payload: []),   // the "\r\n" after the payload, as 0.24 clients send before EXIT
-            .command(.exit, payload: []),
+            .command(.empty, payload: []),  // the "\r\n" after the payload, as 0.24 clients send before EXIT
+            .command(.exit, payload: [])
         ]
         for chunk in [1, 2, 3, 7, 64, session.count] {
             XCTAssertEqual(decode(session, chunk: chunk).requests, want, "in pieces of \(chunk)")
@@ -38,10 +39,12 @@ final class IIODRequestDecoderTests: XCTestCase {
 
     func testAPayloadMayHoldNewlinesAndIsNotParsedAsCommands() {
         let bytes = Array("WRITE iio:device0 BUFFER enable 6\r\nX\nY\nZ\nVERSION\n".utf8)
-        XCTAssertEqual(decode(bytes, chunk: 5).requests, [
-            .command(.write(device: "iio:device0", target: .buffer, attribute: "enable", length: 6), payload: Array("X\nY\nZ\n".utf8)),
-            .command(.version, payload: []),
-        ])
+        XCTAssertEqual(
+            decode(bytes, chunk: 5).requests,
+            [
+                .command(.write(device: "iio:device0", target: .buffer, attribute: "enable", length: 6), payload: Array("X\nY\nZ\n".utf8)),
+                .command(.version, payload: [])
+            ])
     }
 
     func testAnOversizeLineIsDroppedAsItArrivesAndReportedOnce() {
@@ -57,8 +60,9 @@ final class IIODRequestDecoderTests: XCTestCase {
 
     func testAWriteAnnouncingMoreThanTheBoundIsRefusedWithoutWaitingForIt() {
         let bytes = Array("WRITE iio:device0 sampling_frequency 99999999999\r\n".utf8)
-        XCTAssertEqual(decode(bytes, chunk: 8).requests,
-                       [.payloadTooLarge(.write(device: "iio:device0", target: .device, attribute: "sampling_frequency", length: 99_999_999_999))])
+        XCTAssertEqual(
+            decode(bytes, chunk: 8).requests,
+            [.payloadTooLarge(.write(device: "iio:device0", target: .device, attribute: "sampling_frequency", length: 99_999_999_999))])
     }
 
     func testGarbageBecomesUnknownCommandsAndNeverTraps() {
@@ -67,12 +71,13 @@ final class IIODRequestDecoderTests: XCTestCase {
         let (requests, peak) = decode(garbage, chunk: 4093, maxLine: 4096)
         XCTAssertGreaterThan(requests.count, 100, "random bytes hold plenty of newlines")
         XCTAssertLessThanOrEqual(peak, 4096 + 4093)
-        XCTAssertTrue(requests.allSatisfy { r in
-            switch r {
-            case .lineTooLong, .command(.unknown, _), .command(.empty, _): true
-            default: false
-            }
-        })
+        XCTAssertTrue(
+            requests.allSatisfy { r in
+                switch r {
+                case .lineTooLong, .command(.unknown, _), .command(.empty, _): true
+                default: false
+                }
+            })
     }
 
     func testAnUnfinishedLineAtTheEndIsDropped() {

@@ -1,11 +1,12 @@
 import Foundation
 import Glibc
-@testable import IIO
 import Motion
 import MotionIO
 import TestSupport
 import TraceStore
 import XCTest
+
+@testable import IIO
 
 /// Scratch folder (TestSupport's), fixtures, the built `lockstep` binary and outside processes
 /// for the IIO tests.
@@ -97,8 +98,10 @@ final class MemorySink: RecorderSink {
 }
 
 /// Asserts recorded samples equal the originals: timestamps exact, values within half an LSB.
-func assertSameTrace(_ got: [IMUReading], _ want: [IMUReading], gyroScale: Double, accelScale: Double?,
-                     file: StaticString = #filePath, line: UInt = #line) {
+func assertSameTrace(
+    _ got: [IMUReading], _ want: [IMUReading], gyroScale: Double, accelScale: Double?,
+    file: StaticString = #filePath, line: UInt = #line
+) {
     XCTAssertEqual(got.count, want.count, "sample count", file: file, line: line)
     XCTAssertEqual(got.map(\.t), Array(want.prefix(got.count)).map(\.t), "timestamps", file: file, line: line)
     var worst = 0.0, worstAccel = 0.0

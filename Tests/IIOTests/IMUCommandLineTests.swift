@@ -1,7 +1,7 @@
 import Foundation
 import Motion
-import TraceStore
 import TestSupport
+import TraceStore
 import XCTest
 
 /// `lockstep imu ...` run as a person would: output, exit status and the exact error text.
@@ -16,7 +16,8 @@ final class IMUCommandLineTests: IIOTestCase {
 
     func testValidationMessages() throws {
         let csv = Self.fixture("pan.csv")
-        try assertUsageError(["import", "trace.txt", "-o", store], "trace.txt: cannot tell the format (not a blackbox or DataFlash log, and not named .gcsv or .csv); add --format gcsv or --format csv.")
+        try assertUsageError(
+            ["import", "trace.txt", "-o", store], "trace.txt: cannot tell the format (not a blackbox or DataFlash log, and not named .gcsv or .csv); add --format gcsv or --format csv.")
         try assertUsageError(["import", csv, "-o", "out.csv"], "out.csv: the store is a SQLite file, not a .gcsv or .csv; name it e.g. traces.sqlite.")
         try assertUsageError(["import", csv, "-o", store, "--format", "json"], "The value 'json' is invalid for '--format <format>'. Please provide one of 'gcsv' and 'csv'.")
         try assertUsageError(["export", store, "-o", "x.txt"], "x.txt: the output must end in .gcsv or .csv.")
@@ -44,7 +45,7 @@ final class IMUCommandLineTests: IIOTestCase {
         _ = try lockstep(["imu", "import", Self.fixture("pan.csv"), "-o", store])
         var text = "t_ns,gx,gy,gz\n"
         for i in 0..<6000 { text += "\(i * 5_000_000),0.1,0.2,0.3\n" }
-        text += "\(5999 * 5_000_000),0.1,0.2,0.3\n"      // line 6002 repeats line 6001's time
+        text += "\(5999 * 5_000_000),0.1,0.2,0.3\n"  // line 6002 repeats line 6001's time
         let bad = scratch.appendingPathComponent("bad.csv").path
         try text.write(toFile: bad, atomically: true, encoding: .utf8)
         let before = try Data(contentsOf: URL(fileURLWithPath: store))
@@ -59,7 +60,9 @@ final class IMUCommandLineTests: IIOTestCase {
     func testInfoText() throws {
         let r = try lockstep(["imu", "info", Self.fixture("shake.gcsv")])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(r.stdout, """
+        XCTAssertEqual(
+            r.stdout,
+            """
             trace 1: lockstep_fixture, from \(Self.fixture("shake.gcsv"))
               samples   580 (gyro and accelerometer)
               duration  2.995 s
@@ -206,7 +209,7 @@ final class IMUImportHardeningTests: IIOTestCase {
     }
 
     func testLongBadLinesAreShortenedAndEscapesEscaped() throws {
-        let hostile = "\u{1B}]0;owned\u{7}\u{1B}[2J"     // sets the terminal's title, clears the screen
+        let hostile = "\u{1B}]0;owned\u{7}\u{1B}[2J"  // sets the terminal's title, clears the screen
         let junk = hostile + String(repeating: "A", count: 500_000)
         let f = try write("l.csv", "10,1,2,3\n20,\(junk),2,3\n")
         let shown = "\\u{1B}]0;owned\\u{7}\\u{1B}[2J" + String(repeating: "A", count: 80 - hostile.unicodeScalars.count) + "..."
@@ -273,8 +276,10 @@ final class IMUImportHardeningTests: IIOTestCase {
         let before = try listing()
         let r = try interrupt(big, with: SIGTERM) {
             // The temporary store (`OutputPath`: .s.sqlite.lockstep-PID-N.tmp) holds samples.
-            (try? listing().contains { $0.hasPrefix(".s.sqlite.lockstep-") && $0.contains(".tmp")
-                && size(scratch.appendingPathComponent($0).path) > 256 << 10 }) ?? false
+            (try? listing().contains {
+                $0.hasPrefix(".s.sqlite.lockstep-") && $0.contains(".tmp")
+                    && size(scratch.appendingPathComponent($0).path) > 256 << 10
+            }) ?? false
         }
         XCTAssertEqual(r.status, 143, r.stderr)
         XCTAssertEqual(r.stderr, "Error: interrupted: nothing was imported\n")
@@ -328,7 +333,7 @@ final class IMUImportHardeningTests: IIOTestCase {
             (["imu", "plot", store, "--trace", "2", "-o", scratch.appendingPathComponent("x.svg").path], two),
             (["imu", "serve", store, "--trace", "2", "--port", "0"], two),
             (["snake", video, "--imu", store, "--trace", "1", "-o", scratch.appendingPathComponent("x.mp4").path], one),
-            (["calibrate", video, "--imu", store, "--trace", "2", "-o", scratch.appendingPathComponent("x.json").path], two),
+            (["calibrate", video, "--imu", store, "--trace", "2", "-o", scratch.appendingPathComponent("x.json").path], two)
         ]
         for (args, message) in runs {
             let r = try lockstep(args)

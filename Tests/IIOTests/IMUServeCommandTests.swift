@@ -1,9 +1,9 @@
 import Foundation
+import GRDB
 import Glibc
 import Motion
 import TestSupport
 import TraceStore
-import GRDB
 import XCTest
 
 /// `lockstep imu serve` refusing what it cannot serve: a one-line error, never a crash.
@@ -62,7 +62,7 @@ final class IMUServeCommandTests: IIOTestCase {
             (["--speed", "nan"], "--speed must be 0 (as fast as possible) or a positive factor; got nan."),
             (["--speed", "inf"], "--speed must be 0 (as fast as possible) or a positive factor; got inf."),
             (["--max-connections", "0"], "--max-connections must be between 1 and 10000; got 0."),
-            (["--idle-timeout", "0"], "--idle-timeout must be between 0.1 and 86400 seconds; got 0.0."),
+            (["--idle-timeout", "0"], "--idle-timeout must be between 0.1 and 86400 seconds; got 0.0.")
         ] {
             let r = try lockstep(["imu", "serve", path] + args)
             XCTAssertEqual(r.status, 64, args.joined(separator: " "))

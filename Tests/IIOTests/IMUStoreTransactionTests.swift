@@ -170,7 +170,7 @@ final class IMUStoreTransactionTests: IIOTestCase {
         try importPan()
         let cases = [
             ("UPDATE sample SET gx = 'abc' WHERE t_ns = (SELECT min(t_ns) FROM sample)", "holds text 'abc' in gx at"),
-            ("UPDATE sample SET gx = 0.5, az = x'00ff' WHERE t_ns = (SELECT min(t_ns) FROM sample)", "holds a blob of 2 bytes in az at"),
+            ("UPDATE sample SET gx = 0.5, az = x'00ff' WHERE t_ns = (SELECT min(t_ns) FROM sample)", "holds a blob of 2 bytes in az at")
         ]
         let first = try TraceStore(path: store, mode: .readOnly).samples(of: 1)[0].t
         for (sql, words) in cases {
@@ -184,8 +184,9 @@ final class IMUStoreTransactionTests: IIOTestCase {
         }
         // (An INTEGER column converts '12' to 12: only text that is no number stays text.)
         XCTAssertEqual(try Self.run(["/usr/bin/sqlite3", store, "UPDATE sample SET az = 1; UPDATE sample SET t_ns = 'x12' WHERE t_ns = (SELECT min(t_ns) FROM sample)"]).status, 0)
-        XCTAssertEqual(try lockstep(["imu", "info", store]).stderr,
-                       "Error: \(store): trace 1 holds a sample whose time is text 'x12', not a whole number of nanoseconds; it cannot be read\n")
+        XCTAssertEqual(
+            try lockstep(["imu", "info", store]).stderr,
+            "Error: \(store): trace 1 holds a sample whose time is text 'x12', not a whole number of nanoseconds; it cannot be read\n")
         // Text where a number belongs in the trace's own row (its rate) reads as unknown.
         XCTAssertEqual(try Self.run(["/usr/bin/sqlite3", store, "UPDATE sample SET t_ns = 1 WHERE typeof(t_ns) = 'text'; UPDATE trace SET rate_hz = 'fast', has_accel = 'yes'"]).status, 0)
         let info = try lockstep(["imu", "info", store, "--json"])

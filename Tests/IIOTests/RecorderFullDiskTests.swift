@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
-@testable import IIO
 import Motion
 import TraceStore
 import XCTest
+
+@testable import IIO
 
 /// A sink that fails (a full disk): the count reported is what was stored, never more.
 final class RecorderFullDiskTests: IIOTestCase {
@@ -50,12 +51,17 @@ final class RecorderFullDiskTests: IIOTestCase {
         // SIGBUS in a mapping of its own, before main; `lockstep --version` alike): the plain run
         // (and --all's ASan run) test the command here; a TSan run says it skipped.
         let probe = try Self.run(["/bin/sh", "-c", "trap '' XFSZ; exec prlimit --fsize=100000 \"$0\" --version", Self.binary], timeout: 60)
-        try XCTSkipUnless(probe.status == 0, "this build's lockstep does not start under a 100 kB file-size limit (exit \(probe.status): "
-                          + "\(probe.stderr.split(separator: "\n").prefix(2).joined(separator: " | "))); the plain build's run covers it")
+        try XCTSkipUnless(
+            probe.status == 0,
+            "this build's lockstep does not start under a 100 kB file-size limit (exit \(probe.status): "
+                + "\(probe.stderr.split(separator: "\n").prefix(2).joined(separator: " | "))); the plain build's run covers it")
         let (server, _, _) = try serve("shake.gcsv", loop: true)
         let path = scratch.appendingPathComponent("full.sqlite").path
-        let r = try Self.run(["/bin/sh", "-c", "trap '' XFSZ; exec prlimit --fsize=100000 \"$0\" \"$@\"", Self.binary,
-                              "imu", "record", "--uri", "ip:127.0.0.1:\(server.port)", "--accel", "-o", path], timeout: 60)
+        let r = try Self.run(
+            [
+                "/bin/sh", "-c", "trap '' XFSZ; exec prlimit --fsize=100000 \"$0\" \"$@\"", Self.binary,
+                "imu", "record", "--uri", "ip:127.0.0.1:\(server.port)", "--accel", "-o", path
+            ], timeout: 60)
         XCTAssertEqual(r.status, 1, r.stderr)
         let last = r.stderr.split(separator: "\n").last.map(String.init) ?? ""
         XCTAssertTrue(last.hasPrefix("Error: recording failed: \(path): storing samples failed ("), last)

@@ -1,11 +1,12 @@
 import Foundation
-import Glibc
 import GRDB
-@testable import IIO
+import Glibc
 import Motion
 import TestSupport
 import TraceStore
 import XCTest
+
+@testable import IIO
 
 /// The server is a child process (`lockstep imu serve`) killed with SIGKILL mid-recording.
 final class RecorderKillTests: IIOTestCase {

@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
-@testable import IIO
 import Motion
 import TraceStore
 import XCTest
+
+@testable import IIO
 
 /// The recorder against the replay server through libiio's network backend: what goes out
 /// comes back.
@@ -64,7 +65,9 @@ final class RecorderTests: IIOTestCase {
         // Stopped once 100 samples are stored, not after a fixed second: under load the first
         // commit can come later than that, and the recording would stop before it began.
         let hundred = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async { hundred.wait(); recorder.stop(.interrupted) }
+        DispatchQueue.global().async {
+            hundred.wait(); recorder.stop(.interrupted)
+        }
         var signalled = false
         let (stop, n) = recorder.run(into: sink) { stored in
             if stored >= 100 && !signalled { signalled = true; hundred.signal() }
@@ -77,8 +80,9 @@ final class RecorderTests: IIOTestCase {
 
     func testErrorsCarryLibiiosMessage() throws {
         // A port nobody listens on: libiio's own words for ECONNREFUSED, and the function.
-        let listener = try IIODServer(device: try ReplayDevice(info: TraceInfo(deviceName: "x", sourceURI: "x"), samples: [IMUReading(t: 0, gyro: SIMD3(0, 0, 0))], hasAccel: false),
-                                      options: .init(port: 0))
+        let listener = try IIODServer(
+            device: try ReplayDevice(info: TraceInfo(deviceName: "x", sourceURI: "x"), samples: [IMUReading(t: 0, gyro: SIMD3(0, 0, 0))], hasAccel: false),
+            options: .init(port: 0))
         let port = listener.port
         listener.stop()
         XCTAssertThrowsError(try IIOContext(uri: "ip:127.0.0.1:\(port)")) { error in
@@ -90,20 +94,24 @@ final class RecorderTests: IIOTestCase {
         let (server, _, _) = try serve("pan.csv")
         let uri = "ip:127.0.0.1:\(server.port)"
         let path = scratch.appendingPathComponent("r.sqlite").path
-        XCTAssertEqual(try record(RecorderOptions(uri: uri, device: "bmi160"), into: path).stop,
-                       .failed("\(uri) has no device named bmi160 (it has: pan)"))
-        XCTAssertEqual(try record(RecorderOptions(uri: uri, rateHz: 100), into: path).stop,
-                       .failed("iio_device_attr_write_double(sampling_frequency): Invalid argument (22)"))
-        XCTAssertEqual(try record(RecorderOptions(uri: uri, rateHz: 200, sampleLimit: 10), into: path).stop, .sampleLimitReached,
-                       "the device's own rate may be written")
+        XCTAssertEqual(
+            try record(RecorderOptions(uri: uri, device: "bmi160"), into: path).stop,
+            .failed("\(uri) has no device named bmi160 (it has: pan)"))
+        XCTAssertEqual(
+            try record(RecorderOptions(uri: uri, rateHz: 100), into: path).stop,
+            .failed("iio_device_attr_write_double(sampling_frequency): Invalid argument (22)"))
+        XCTAssertEqual(
+            try record(RecorderOptions(uri: uri, rateHz: 200, sampleLimit: 10), into: path).stop, .sampleLimitReached,
+            "the device's own rate may be written")
         XCTAssertEqual(try TraceStore(path: path).traces().count, 1, "failed starts leave no trace behind")
 
         let (_, samples, _) = try Self.load("pan.csv")
         let gyroOnly = try IIODServer(device: try ReplayDevice(info: TraceInfo(deviceName: "g", sourceURI: "x"), samples: samples, hasAccel: false), options: .init(port: 0))
         gyroOnly.start()
         defer { gyroOnly.stop() }
-        XCTAssertEqual(try record(RecorderOptions(uri: "ip:127.0.0.1:\(gyroOnly.port)", accel: true), into: path).stop,
-                       .failed("ip:127.0.0.1:\(gyroOnly.port) has no accelerometer (no device with accel_x, accel_y and accel_z channels)"))
+        XCTAssertEqual(
+            try record(RecorderOptions(uri: "ip:127.0.0.1:\(gyroOnly.port)", accel: true), into: path).stop,
+            .failed("ip:127.0.0.1:\(gyroOnly.port) has no accelerometer (no device with accel_x, accel_y and accel_z channels)"))
     }
 
     func testContextOwnsItsDevicesAndChannels() throws {
@@ -126,8 +134,9 @@ final class RecorderTests: IIOTestCase {
         // to memory: a store's commit (fsyncs) between two refills, slow on a loaded machine,
         // would leave the buffer's connection idle too, and this test is about the server.
         let (info, samples, _) = try Self.load("still.gcsv")
-        let server = try IIODServer(device: try ReplayDevice(info: info, samples: samples, hasAccel: false),
-                                    options: .init(port: 0, speed: 1, idleTimeout: 1))
+        let server = try IIODServer(
+            device: try ReplayDevice(info: info, samples: samples, hasAccel: false),
+            options: .init(port: 0, speed: 1, idleTimeout: 1))
         server.start()
         defer { server.stop() }
         let sink = MemorySink()

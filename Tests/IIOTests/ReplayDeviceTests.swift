@@ -1,7 +1,8 @@
-@testable import IIO
 import Motion
 import NIOCore
 import XCTest
+
+@testable import IIO
 
 final class ReplayDeviceTests: XCTestCase {
     let samples = (0..<10).map { IMUReading(t: 1_000 + Int64($0) * 5_000_000, gyro: SIMD3(0.01 * Double($0), -1, 2), accel: SIMD3(0, -9.8, Double($0))) }
@@ -64,8 +65,9 @@ final class ReplayDeviceTests: XCTestCase {
         XCTAssertThrowsError(try ReplayDevice(info: TraceInfo(deviceName: "g", sourceURI: "x"), samples: bad, hasAccel: true)) {
             XCTAssertEqual("\($0)", "the sample at 45001000 ns holds accel_y = -inf; only finite values can be replayed")
         }
-        XCTAssertNoThrow(try ReplayDevice(info: TraceInfo(deviceName: "g", sourceURI: "x"), samples: bad, hasAccel: false),
-                         "acceleration that is not served is not looked at")
+        XCTAssertNoThrow(
+            try ReplayDevice(info: TraceInfo(deviceName: "g", sourceURI: "x"), samples: bad, hasAccel: false),
+            "acceleration that is not served is not looked at")
         bad[0].gyro.z = .nan
         XCTAssertThrowsError(try ReplayDevice(info: TraceInfo(deviceName: "g", sourceURI: "x"), samples: bad, hasAccel: false)) {
             XCTAssertEqual("\($0)", "the sample at 1000 ns holds anglvel_z = nan; only finite values can be replayed")

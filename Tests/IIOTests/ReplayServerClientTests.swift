@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
-@testable import IIO
 import Motion
 import NIOCore
 import XCTest
+
+@testable import IIO
 
 /// The replay server as libiio's own tools see it (iio_info, iio_attr, iio_readdev from
 /// libiio-utils), and as a raw socket sending it garbage.
@@ -36,7 +37,7 @@ final class ReplayServerClientTests: IIOTestCase {
         XCTAssertEqual(String(decoding: rate.stdout, as: UTF8.self), "200\n")
         let wrong = try Self.run(["iio_attr", "-u", uri, "-d", "pan", "sampling_frequency", "100"])
         XCTAssertEqual(wrong.status, 1)
-        let said = String(decoding: wrong.stdout, as: UTF8.self) + wrong.stderr   // iio_attr prints its ERROR line on stdout
+        let said = String(decoding: wrong.stdout, as: UTF8.self) + wrong.stderr  // iio_attr prints its ERROR line on stdout
         XCTAssertTrue(said.contains("Invalid argument (22) while writing 'sampling_frequency' with '100'"), said)
         let same = try Self.run(["iio_attr", "-u", uri, "-d", "pan", "sampling_frequency", "200"])
         XCTAssertEqual(same.status, 0, "the trace's own rate is accepted")
@@ -48,8 +49,9 @@ final class ReplayServerClientTests: IIOTestCase {
         func s16(_ i: Int) -> Double { Double(Int16(bitPattern: UInt16(bytes[i]) | UInt16(bytes[i + 1]) << 8)) }
         return stride(from: 0, to: bytes.count - 23, by: 24).map { o in
             let t = bytes[o + 16..<o + 24].reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) }
-            return IMUReading(t: t, gyro: SIMD3(s16(o) * gyroScale, s16(o + 2) * gyroScale, s16(o + 4) * gyroScale),
-                              accel: SIMD3(s16(o + 6) * accelScale, s16(o + 8) * accelScale, s16(o + 10) * accelScale))
+            return IMUReading(
+                t: t, gyro: SIMD3(s16(o) * gyroScale, s16(o + 2) * gyroScale, s16(o + 4) * gyroScale),
+                accel: SIMD3(s16(o + 6) * accelScale, s16(o + 8) * accelScale, s16(o + 10) * accelScale))
         }
     }
 
@@ -129,7 +131,11 @@ final class ReplayServerClientTests: IIOTestCase {
     func testUnknownBinaryAndMalformedCommandsGetEINVAL() throws {
         let (server, _, _) = try serve("still.gcsv")
         let fd = try connect(server.port)
-        send(fd, Array("BINARY\r\nFROB 1 2\r\nREADBUF iio:device0 16\r\nREAD iio:device0 nothing\r\nREAD iio:device9 sampling_frequency\r\nOPEN iio:device0 4 00000100\r\nGETTRIG iio:device0\r\n\r\nVERSION\r\n".utf8))
+        send(
+            fd,
+            Array(
+                "BINARY\r\nFROB 1 2\r\nREADBUF iio:device0 16\r\nREAD iio:device0 nothing\r\nREAD iio:device9 sampling_frequency\r\nOPEN iio:device0 4 00000100\r\nGETTRIG iio:device0\r\n\r\nVERSION\r\n"
+                    .utf8))
         XCTAssertEqual(lines(fd, 8), ["-22", "-22", "-9", "-2", "-19", "-22", "-2", "0.24.v0.24  "])
     }
 

@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
-@testable import IIO
 import Motion
 import XCTest
+
+@testable import IIO
 
 /// The replay server's limits, in process, on loopback: the connection cap, the idle timeout,
 /// backpressure against a client that sends without reading, pacing that cannot overflow.
@@ -80,7 +81,7 @@ final class ReplayServerLimitsTests: IIOTestCase {
         XCTAssertEqual(c.ask("OPEN iio:device0 2 00000001\r\n", lines: 1), ["0"])
         c.send("READBUF iio:device0 2\r\n")
         XCTAssertEqual(c.read(bytes: "2\n00000001\n".utf8.count + 2).count, 13, "sample 0 is due at once")
-        c.send("READBUF iio:device0 2\r\n")   // sample 1 is due in 5e305 ns
+        c.send("READBUF iio:device0 2\r\n")  // sample 1 is due in 5e305 ns
         let info = try Self.run(["iio_info", "-u", "ip:127.0.0.1:\(s.port)"], timeout: 10)
         XCTAssertEqual(info.status, 0, info.stderr)
         XCTAssertThrowsError(try IIODServer(device: s.device, options: .init(port: 0, speed: .infinity))) {

@@ -1,6 +1,7 @@
-@testable import IIO
 import Motion
 import XCTest
+
+@testable import IIO
 
 /// Pacing and the looping sequence, with the host clock passed in: no sockets, no sleeping.
 final class ReplayStreamTests: XCTestCase {
@@ -39,8 +40,9 @@ final class ReplayStreamTests: XCTestCase {
         var t = try stream(samples, speed: 1e-300)
         t.next = 1
         XCTAssertEqual(t.step(remaining: 2, now: start, since: start), .wait(until: start + ReplayStream.maxWait))
-        XCTAssertEqual(t.step(remaining: 2, now: start + ReplayStream.maxWait, since: start),
-                       .wait(until: start + 2 * ReplayStream.maxWait), "nothing due: look again in a second")
+        XCTAssertEqual(
+            t.step(remaining: 2, now: start + ReplayStream.maxWait, since: start),
+            .wait(until: start + 2 * ReplayStream.maxWait), "nothing due: look again in a second")
         XCTAssertEqual(t.step(remaining: 2, now: .max - 5, since: .max - 10), .wait(until: .max), "a clock at its end saturates")
     }
 

@@ -60,7 +60,7 @@ final class ServeSoakTests: IIOTestCase {
         // 64 descriptors in all: the server's own (event loop, standard streams, libraries) leave
         // it room for about 50 connections. 100 clients: accept() fails with EMFILE for the rest.
         let server = try startServer(files: 64)
-        let sockets = server.openSockets   // the listener, and any the test process let it inherit
+        let sockets = server.openSockets  // the listener, and any the test process let it inherit
         try assertIioInfo(server, "before")
         for wave in 1...2 {
             var clients = try (0..<100).map { _ in try RawClient(port: server.port, timeout: 20) }
@@ -69,8 +69,8 @@ final class ServeSoakTests: IIOTestCase {
             let deadline = Date() + 10
             while server.openFiles < 64 && Date() < deadline { usleep(20_000) }
             XCTAssertEqual(server.openFiles, 64, "wave \(wave): the server used every descriptor it may have")
-            usleep(300_000)   // accept() fails with EMFILE meanwhile
-            clients.removeAll()   // closes them: the descriptors come back
+            usleep(300_000)  // accept() fails with EMFILE meanwhile
+            clients.removeAll()  // closes them: the descriptors come back
             try assertIioInfo(server, "after wave \(wave) of 100 connections under a 64-descriptor limit")
         }
         let deadline = Date() + 15
@@ -85,14 +85,14 @@ final class ServeSoakTests: IIOTestCase {
 
     func testAThousandConnectionsOpenedAndDropped() throws {
         let server = try startServer()
-        let sockets = server.openSockets   // the listener, and any the test process let it inherit
+        let sockets = server.openSockets  // the listener, and any the test process let it inherit
         for i in 0..<1000 {
             let c = try RawClient(port: server.port, timeout: 20)
             switch i % 4 {
-            case 0: break                                   // connect, say nothing, leave
-            case 1: c.send("PRINT\r\n")                     // ask, and leave without reading the answer
+            case 0: break  // connect, say nothing, leave
+            case 1: c.send("PRINT\r\n")  // ask, and leave without reading the answer
             case 2: c.send("READ iio:device0 INPUT anglv")  // leave mid-line
-            default:                                        // leave with a reset
+            default:  // leave with a reset
                 var linger = linger(l_onoff: 1, l_linger: 0)
                 setsockopt(c.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
             }
@@ -137,8 +137,9 @@ final class ServeSoakTests: IIOTestCase {
         XCTAssertLessThan((server.residentKB ?? 0) - rssBefore, 16 << 10, "the long line was not kept")
         // Control characters and a NUL inside a command; a WRITE announcing 100 GB.
         let c = try RawClient(port: server.port)
-        XCTAssertEqual(c.ask("READ iio:device0\u{0} sampling_frequency\r\n\u{1B}[2J\u{7}\r\nWRITE iio:device0 sampling_frequency 100000000000\r\n", lines: 3),
-                       ["-19", "-22", "-22"], "a device name holding a NUL is no device; the escape sequence is no command")
+        XCTAssertEqual(
+            c.ask("READ iio:device0\u{0} sampling_frequency\r\n\u{1B}[2J\u{7}\r\nWRITE iio:device0 sampling_frequency 100000000000\r\n", lines: 3),
+            ["-19", "-22", "-22"], "a device name holding a NUL is no device; the escape sequence is no command")
         XCTAssertTrue(c.readToEnd().closed, "after a WRITE it cannot skip, the server hangs up")
         try assertIioInfo(server, "after garbage")
     }

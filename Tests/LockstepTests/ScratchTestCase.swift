@@ -2,6 +2,7 @@ import Compositor
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// A test case with a fresh scratch folder (TestSupport's), and a way to composite into it.
@@ -14,8 +15,10 @@ class ScratchTestCase: ScratchFolderTestCase {
 
     /// Renders `inputs` (fixture names or paths) into `name` in the scratch folder, FLAC audio into
     /// Matroska, GOP 10, optionally only `frames`: how the segment tests render.
-    func render(_ blend: BlendMode, _ inputs: [String], _ name: String, frames: FrameRange? = nil,
-                configure: (inout CompositeOptions) -> Void = { _ in }) throws -> (URL, CompositeResult) {
+    func render(
+        _ blend: BlendMode, _ inputs: [String], _ name: String, frames: FrameRange? = nil,
+        configure: (inout CompositeOptions) -> Void = { _ in }
+    ) throws -> (URL, CompositeResult) {
         let out = scratch.appendingPathComponent(name)
         var options = CompositeOptions(inputs: inputs.map { $0.hasPrefix("/") ? $0 : Fixtures.url($0).path }, output: out.path, blend: blend)
         options.encode.gop = 10
@@ -29,8 +32,10 @@ class ScratchTestCase: ScratchFolderTestCase {
     /// have its frames, and each past the first must decode fewer than its frames plus
     /// `extraDecoded` pictures per input (it seeks; it does not decode from the start).
     /// Returns the files and every frame's provenance record, in order.
-    func renderSegments(cuts: [Int64], extraDecoded: Int, file: StaticString = #filePath, line: UInt = #line,
-                        _ render: (String, FrameRange) throws -> (URL, CompositeResult)) throws -> (files: [URL], records: [Provenance]) {
+    func renderSegments(
+        cuts: [Int64], extraDecoded: Int, file: StaticString = #filePath, line: UInt = #line,
+        _ render: (String, FrameRange) throws -> (URL, CompositeResult)
+    ) throws -> (files: [URL], records: [Provenance]) {
         var files: [URL] = [], records: [Provenance] = []
         for j in 0..<cuts.count - 1 {
             let (url, result) = try render("seg-\(j).mkv", FrameRange(start: cuts[j], end: cuts[j + 1]))

@@ -26,7 +26,7 @@ final class SupportSelfTests: XCTestCase {
         Clip(name: "late.mkv", source: 1, frames: 45, fps: 30, tone: 660, rate: 48000, channels: 2),
         Clip(name: "noaudio.mp4", source: 2, frames: 40, fps: 30),
         Clip(name: "odd.mkv", source: 3, frames: 40, fps: 30, size: (321, 241)),
-        Clip(name: "short.mp4", source: 1, frames: 12, fps: 30, tone: 660, rate: 48000, channels: 2),
+        Clip(name: "short.mp4", source: 1, frames: 12, fps: 30, tone: 660, rate: 48000, channels: 2)
     ]
     static let tones = [440.0, 660, 880, 1100]
 
@@ -81,12 +81,16 @@ final class SupportSelfTests: XCTestCase {
         let cases: [(input: String, filter: String, region: BarcodeRegion, source: Int, frames: Int)] = [
             ("q1.mp4", "scale=160:120,pad=320:240:160:0", BarcodeRegion.band(1).scaled(by: 0.5, offsetX: 160, offsetY: 0), 1, 66),
             ("q3.mp4", "scale=160:120,pad=320:240:160:120", BarcodeRegion.band(3).scaled(by: 0.5, offsetX: 160, offsetY: 120), 3, 48),
-            ("odd.mkv", "scale=-2:240", BarcodeRegion.band(3).scaled(by: 240.0 / 241.0, offsetX: 0, offsetY: 0), 3, 40),
+            ("odd.mkv", "scale=-2:240", BarcodeRegion.band(3).scaled(by: 240.0 / 241.0, offsetX: 0, offsetY: 0), 3, 40)
         ]
         for (k, c) in cases.enumerated() {
             let out = dir.appendingPathComponent("\(k).mp4")
-            try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", Fixtures.url(c.input).path, "-vf", c.filter, "-an",
-                                       "-fps_mode", "passthrough", "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-pix_fmt", "yuv420p", out.path])
+            try Shell.check(
+                "ffmpeg",
+                [
+                    "-nostdin", "-v", "error", "-y", "-i", Fixtures.url(c.input).path, "-vf", c.filter, "-an",
+                    "-fps_mode", "passthrough", "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-pix_fmt", "yuv420p", out.path
+                ])
             let video = try LumaVideo.decode(out)
             XCTAssertEqual(video.frames.count, c.frames, c.input)
             for (n, frame) in video.frames.enumerated() {
@@ -107,10 +111,10 @@ final class SupportSelfTests: XCTestCase {
         // A hand-drawn strip for source 5, index 0xA5C reads back.
         var f = [UInt8](repeating: 60, count: w * h)
         let r = BarcodeRegion.band(5)
-        for y in Int(r.y0) - 8 ..< Int(r.y0) + 24 { for x in Int(r.x0) - 8 ..< Int(r.x0) + 264 { f[y * w + x] = 0 } }
+        for y in Int(r.y0) - 8..<Int(r.y0) + 24 { for x in Int(r.x0) - 8..<Int(r.x0) + 264 { f[y * w + x] = 0 } }
         let bits = [true] + (0..<3).map { (5 >> $0) & 1 == 1 } + (0..<12).map { (0xA5C >> $0) & 1 == 1 }
         for (i, on) in bits.enumerated() where on {
-            for y in Int(r.y0) ..< Int(r.y0) + 16 { for x in Int(r.x0) + 16 * i ..< Int(r.x0) + 16 * (i + 1) { f[y * w + x] = 255 } }
+            for y in Int(r.y0)..<Int(r.y0) + 16 { for x in Int(r.x0) + 16 * i..<Int(r.x0) + 16 * (i + 1) { f[y * w + x] = 255 } }
         }
         XCTAssertEqual(Barcode.read(f, width: w, region: r)?.source, 5)
         XCTAssertEqual(Barcode.read(f, width: w, region: r)?.index, 0xA5C)
@@ -167,8 +171,12 @@ final class SupportSelfTests: XCTestCase {
 
     func testTheFiveOneToneIsInEveryChannelButLFE() throws {
         for channel in ["FL", "FR", "FC", "LFE", "BL", "BR"] {
-            let data = try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-i", Fixtures.url("q2.mp4").path, "-vn",
-                                                  "-af", "pan=mono|c0=\(channel)", "-ar", "48000", "-f", "f32le", "-"])
+            let data = try Shell.check(
+                "ffmpeg",
+                [
+                    "-nostdin", "-v", "error", "-i", Fixtures.url("q2.mp4").path, "-vn",
+                    "-af", "pan=mono|c0=\(channel)", "-ar", "48000", "-f", "f32le", "-"
+                ])
             let s = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
             let p = AudioAnalysis.goertzelPower(s[...], frequency: 880, rate: 48000)
             if channel == "LFE" { XCTAssertLessThan(p, 1e-6, channel) } else { XCTAssertGreaterThan(p, 0.005, channel) }
@@ -179,7 +187,7 @@ final class SupportSelfTests: XCTestCase {
         let url = Fixtures.url("late.mkv")
         XCTAssertEqual(try VideoTimestamps.pts(url).first ?? -1, 0.5, accuracy: 1e-6)
         for s in try Probe.streams(url) { XCTAssertEqual(s.startTime ?? -1, 0.5, accuracy: 1e-6, s.codecType) }
-        let head = try AudioAnalysis.decodeMono(url).prefix(960)   // its first 20 ms
+        let head = try AudioAnalysis.decodeMono(url).prefix(960)  // its first 20 ms
         XCTAssertGreaterThan(AudioAnalysis.goertzelPower(head, frequency: 660, rate: 48000), 0.005)
     }
 

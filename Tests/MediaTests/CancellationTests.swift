@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import XCTest
+
 @testable import Media
 
 /// A FIFO with no writer blocked `open` in the kernel forever (and composite with it, deaf to

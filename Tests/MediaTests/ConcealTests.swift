@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import XCTest
+
 @testable import Media
 
 /// A few corrupted bytes in the middle of an H.264 input: by default an error naming the file

@@ -2,6 +2,7 @@ import CFFmpeg
 import Compositor
 import Foundation
 import XCTest
+
 @testable import Media
 
 /// The conformer fits decoded pictures to their place: zero copy when nothing is to be done,
@@ -14,9 +15,11 @@ final class ConformerTests: MediaTestCase {
         // nothing to do. (An untagged 320x240 fixture is BT.601 and is converted:
         // ColorConversionTests.)
         let clip = path("bt709.mp4")
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=0.2", "-vf", "scale=out_color_matrix=bt709:out_range=tv",
-                    "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", "-color_range", "tv",
-                    "-c:v", "libx264", "-pix_fmt", "yuv420p", clip])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=0.2", "-vf", "scale=out_color_matrix=bt709:out_range=tv",
+            "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", "-color_range", "tv",
+            "-c:v", "libx264", "-pix_fmt", "yuv420p", clip
+        ])
         let reader = try MovieReader(path: clip, audio: false)
         let decoded = Frame(), out = Frame()
         guard case .video = try reader.next(into: decoded, audioSink: { _ in }) else { return XCTFail("no picture") }
@@ -32,8 +35,9 @@ final class ConformerTests: MediaTestCase {
         let green = YUVColor(rgb: RGB(r: 0, g: 255, b: 0))
         let src = try Frame(width: 32, height: 32, color: YUVColor(y: 200, u: 100, v: 150))
         let out = Frame()
-        let conformer = try Conformer(place: Size(width: 64, height: 32), picture: Rect(x: 16, y: 0, width: 32, height: 32),
-                                      fill: green, rotation: 0)
+        let conformer = try Conformer(
+            place: Size(width: 64, height: 32), picture: Rect(x: 16, y: 0, width: 32, height: 32),
+            fill: green, rotation: 0)
         try conformer.fit(src, into: out)
         XCTAssertEqual(out.width, 64)
         out.withImage { image in
@@ -69,8 +73,9 @@ final class ConformerTests: MediaTestCase {
     }
 
     func testGeometryWithNoRoomForAPictureIsRefused() {
-        XCTAssertEqual(mediaError { _ = try Conformer(place: Size(width: 0, height: 8), picture: place(0, 8), fill: .black, rotation: 0) }?.description,
-                       "no room for the picture: its place is 0x8 (at least 2x2 is needed)")
+        XCTAssertEqual(
+            mediaError { _ = try Conformer(place: Size(width: 0, height: 8), picture: place(0, 8), fill: .black, rotation: 0) }?.description,
+            "no room for the picture: its place is 0x8 (at least 2x2 is needed)")
         XCTAssertNotNil(mediaError { _ = try Conformer(place: Size(width: 8, height: 8), picture: Rect(x: 1, y: 0, width: 4, height: 4), fill: .black, rotation: 0) })
         XCTAssertNotNil(mediaError { _ = try Conformer(place: Size(width: 8, height: 8), picture: place(8, 8), fill: .black, rotation: 45) })
     }

@@ -2,6 +2,7 @@ import Compositor
 import Foundation
 import Glibc
 import XCTest
+
 @testable import Media
 
 /// The same pictures through `MovieWriter` give the same bytes whatever the heap held before.
@@ -14,8 +15,9 @@ final class EncoderRepeatabilityTests: MediaTestCase {
     func encodeBackground(to name: String) throws -> Data {
         let reader = try MovieReader(path: fixture("bg.mp4"), audio: false)
         let size = reader.video.displaySize
-        let writer = try MovieWriter(path: path(name), container: "mp4", canvas: size, frameRate: Rational(30, 1),
-                                     settings: EncodeSettings(), withAudio: false)
+        let writer = try MovieWriter(
+            path: path(name), container: "mp4", canvas: size, frameRate: Rational(30, 1),
+            settings: EncodeSettings(), withAudio: false)
         let frame = Frame()
         var index: Int64 = 0
         loop: while true {

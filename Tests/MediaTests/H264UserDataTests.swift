@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Media
 
 /// The SEI put into copied H.264 access units, on hand-made NAL units (no files).
@@ -47,7 +48,8 @@ final class H264UserDataTests: XCTestCase {
         XCTAssertEqual(H264UserData.Framing(extradata: [0, 0, 0, 1, 0x67]), .annexB)
         XCTAssertEqual(H264UserData.Framing(extradata: []), .annexB)
         XCTAssertThrowsError(try H264UserData.replacingUserData(in: [0, 0, 0, 9, 0x65], framing: .lengthPrefixed(4), payload: uuid))
-        XCTAssertThrowsError(try H264UserData.replacingUserData(in: lengthPrefixed([sps, pps]), framing: .lengthPrefixed(4), payload: uuid),
-                             "no picture in it")
+        XCTAssertThrowsError(
+            try H264UserData.replacingUserData(in: lengthPrefixed([sps, pps]), framing: .lengthPrefixed(4), payload: uuid),
+            "no picture in it")
     }
 }

@@ -1,5 +1,6 @@
 import Compositor
 import XCTest
+
 @testable import Media
 
 /// The keyframe index from packet records alone: presentation order, durations, segments.
@@ -8,9 +9,11 @@ final class KeyframeIndexTests: XCTestCase {
 
     /// I P B B (decode order) shown I B B P, then a second GOP; the last packet has a duration.
     func testPresentationOrderAndSegments() throws {
-        let packets = [P(pts: 0, dts: -2, duration: 1, keyframe: true), P(pts: 3, dts: -1, duration: 1, keyframe: false),
-                       P(pts: 1, dts: 0, duration: 1, keyframe: false), P(pts: 2, dts: 1, duration: 1, keyframe: false),
-                       P(pts: 4, dts: 2, duration: 1, keyframe: true), P(pts: 5, dts: 3, duration: 2, keyframe: false)]
+        let packets = [
+            P(pts: 0, dts: -2, duration: 1, keyframe: true), P(pts: 3, dts: -1, duration: 1, keyframe: false),
+            P(pts: 1, dts: 0, duration: 1, keyframe: false), P(pts: 2, dts: 1, duration: 1, keyframe: false),
+            P(pts: 4, dts: 2, duration: 1, keyframe: true), P(pts: 5, dts: 3, duration: 2, keyframe: false)
+        ]
         let index = try KeyframeIndex(packets: packets, timeBase: Rational(1, 30))
         XCTAssertEqual(index.pts, [0, 1, 2, 3, 4, 5])
         XCTAssertEqual(index.durations, [1, 1, 1, 1, 1, 2])
@@ -27,8 +30,10 @@ final class KeyframeIndexTests: XCTestCase {
 
     /// Shown before the first keyframe (a stream cut in an open GOP): segment 0 from the start.
     func testFramesBeforeTheFirstKeyframe() throws {
-        let packets = [P(pts: 2, dts: 0, duration: 1, keyframe: true), P(pts: 0, dts: 1, duration: 1, keyframe: false),
-                       P(pts: 1, dts: 2, duration: 1, keyframe: false), P(pts: 3, dts: 3, duration: 0, keyframe: false)]
+        let packets = [
+            P(pts: 2, dts: 0, duration: 1, keyframe: true), P(pts: 0, dts: 1, duration: 1, keyframe: false),
+            P(pts: 1, dts: 2, duration: 1, keyframe: false), P(pts: 3, dts: 3, duration: 0, keyframe: false)
+        ]
         let index = try KeyframeIndex(packets: packets, timeBase: Rational(1, 25))
         XCTAssertEqual(index.segmentStarts, [0, 2])
         XCTAssertNil(index.seekPoints[0])
@@ -50,10 +55,16 @@ final class KeyframeIndexTests: XCTestCase {
 
     func testProblems() {
         XCTAssertThrowsError(try KeyframeIndex(packets: [], timeBase: Rational(1, 30))) { XCTAssertEqual($0 as? KeyframeIndex.Problem, .noFrames) }
-        XCTAssertThrowsError(try KeyframeIndex(packets: [P(pts: 0, dts: 0, duration: 1, keyframe: true), P(pts: nil, dts: nil, duration: 1, keyframe: false)],
-                                               timeBase: Rational(1, 30))) { XCTAssertEqual($0 as? KeyframeIndex.Problem, .noTimestamp(packet: 1)) }
-        XCTAssertThrowsError(try KeyframeIndex(packets: [P(pts: 0, dts: 0, duration: 1, keyframe: true), P(pts: 0, dts: 1, duration: 1, keyframe: false)],
-                                               timeBase: Rational(1, 30))) { XCTAssertEqual($0 as? KeyframeIndex.Problem, .repeatedTimestamp(0)) }
+        XCTAssertThrowsError(
+            try KeyframeIndex(
+                packets: [P(pts: 0, dts: 0, duration: 1, keyframe: true), P(pts: nil, dts: nil, duration: 1, keyframe: false)],
+                timeBase: Rational(1, 30))
+        ) { XCTAssertEqual($0 as? KeyframeIndex.Problem, .noTimestamp(packet: 1)) }
+        XCTAssertThrowsError(
+            try KeyframeIndex(
+                packets: [P(pts: 0, dts: 0, duration: 1, keyframe: true), P(pts: 0, dts: 1, duration: 1, keyframe: false)],
+                timeBase: Rational(1, 30))
+        ) { XCTAssertEqual($0 as? KeyframeIndex.Problem, .repeatedTimestamp(0)) }
     }
 
     /// Timestamps are the file's words (a Matroska cluster time near 2^64 reads as a pts near
@@ -62,15 +73,21 @@ final class KeyframeIndexTests: XCTestCase {
     /// limit every step and target is computed.
     func testTimestampsBeyondTheLimitAreAProblemNotATrap() throws {
         let far = KeyframeIndex.timestampLimit
-        XCTAssertThrowsError(try KeyframeIndex(packets: [P(pts: .min + 5, dts: .min + 5, duration: 1, keyframe: true),
-                                                         P(pts: .max - 5, dts: .max - 5, duration: 1, keyframe: true)], timeBase: Rational(1, 1000))) {
+        XCTAssertThrowsError(
+            try KeyframeIndex(
+                packets: [
+                    P(pts: .min + 5, dts: .min + 5, duration: 1, keyframe: true),
+                    P(pts: .max - 5, dts: .max - 5, duration: 1, keyframe: true)
+                ], timeBase: Rational(1, 1000))
+        ) {
             XCTAssertEqual($0 as? KeyframeIndex.Problem, .timestampOutOfRange(packet: 0, value: .min + 5))
         }
         XCTAssertThrowsError(try KeyframeIndex(packets: [P(pts: 0, dts: far + 1, duration: 1, keyframe: true)], timeBase: Rational(1, 1000))) {
             XCTAssertEqual($0 as? KeyframeIndex.Problem, .timestampOutOfRange(packet: 0, value: far + 1))
         }
-        let edge = try KeyframeIndex(packets: [P(pts: -far, dts: -far, duration: 1, keyframe: true), P(pts: far, dts: far, duration: 1, keyframe: true)],
-                                     timeBase: Rational(1, 1000))
+        let edge = try KeyframeIndex(
+            packets: [P(pts: -far, dts: -far, duration: 1, keyframe: true), P(pts: far, dts: far, duration: 1, keyframe: true)],
+            timeBase: Rational(1, 1000))
         XCTAssertEqual(edge.durations, [2 * far, 1])  // the last: its packet's duration
         XCTAssertEqual(edge.seekTarget(ofSegment: 0, presentationTimes: true), 0)
     }

@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import XCTest
+
 @testable import Media
 
 /// What motion analysis reads of a 1080p movie (the centre square 4x4 and the whole picture
@@ -23,8 +24,10 @@ final class LumaReaderTests: MediaTestCase {
         let movie = path("detail-1080p.mp4")
         // Fine detail everywhere (the Mandelbrot set's edge, panned), so a box taken one sample
         // off or a row missed shows.
-        try ffmpeg(["-f", "lavfi", "-i", "mandelbrot=s=1920x1080:rate=30:maxiter=200", "-frames:v", "3",
-                    "-c:v", "libx264", "-preset", "ultrafast", "-crf", "10", "-pix_fmt", "yuv420p", movie])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "mandelbrot=s=1920x1080:rate=30:maxiter=200", "-frames:v", "3",
+            "-c:v", "libx264", "-preset", "ultrafast", "-crf", "10", "-pix_fmt", "yuv420p", movie
+        ])
         let reader = try LumaReader(path: movie, wideWidth: 384)
         XCTAssertEqual(reader.side, 256)
         XCTAssertEqual(reader.scale, 4)
@@ -39,8 +42,10 @@ final class LumaReaderTests: MediaTestCase {
                 try wide.withUnsafeMutableBufferPointer { w in try reader.next(into: c, wide: w) }
             }
             XCTAssertNotNil(t, "frame \(k)")
-            for (name, mine, theirs) in [("centre square", centre, Array(square[(k * 65536)..<((k + 1) * 65536)])),
-                                         ("whole picture", wide, Array(whole[(k * 82944)..<((k + 1) * 82944)]))] {
+            for (name, mine, theirs) in [
+                ("centre square", centre, Array(square[(k * 65536)..<((k + 1) * 65536)])),
+                ("whole picture", wide, Array(whole[(k * 82944)..<((k + 1) * 82944)]))
+            ] {
                 let differences = zip(mine, theirs).map { abs(Int($0) - Int($1)) }
                 // swscale's area filter works in fixed point and may round a mean the other way.
                 XCTAssertLessThanOrEqual(differences.max()!, 1, "frame \(k) \(name)")

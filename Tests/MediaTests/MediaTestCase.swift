@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import XCTest
+
 @testable import Media
 
 /// A scratch folder per test, the repository's fixtures, and the ffmpeg CLI as an outside
@@ -59,8 +60,9 @@ class MediaTestCase: XCTestCase {
         // would otherwise be one I-frame and P/B-frames, and corrupted bytes might miss it.
         var settings = EncodeSettings()
         settings.gop = 30
-        let writer = try MovieWriter(path: path, container: "mp4", canvas: size, frameRate: Rational(30, 1),
-                                     settings: settings, withAudio: false)
+        let writer = try MovieWriter(
+            path: path, container: "mp4", canvas: size, frameRate: Rational(30, 1),
+            settings: settings, withAudio: false)
         let frame = try Frame(width: size.width, height: size.height)
         for k in 0..<frames {
             try frame.makeWritable()

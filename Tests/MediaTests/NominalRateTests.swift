@@ -2,6 +2,7 @@ import Compositor
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Media
 
 /// The rate a clip was recorded at: on the shared phone clips (what ffprobe states beside what
@@ -30,7 +31,7 @@ final class NominalRateTests: MediaTestCase {
             ("r25.mkv", ["-f", "lavfi", "-i", "testsrc2=s=64x48:r=25:d=1"], Rational(25, 1)),
             ("r5994.mov", ["-f", "lavfi", "-i", "testsrc2=s=64x48:r=60000/1001:d=1"], Rational(60000, 1001)),
             ("r240.mp4", ["-f", "lavfi", "-i", "testsrc2=s=64x48:r=240:d=1"], Rational(240, 1)),
-            ("drops.mp4", ["-f", "lavfi", "-i", "testsrc2=s=64x48:r=30:d=2", "-vf", "select='mod(n\\,10)'", "-fps_mode", "vfr"], Rational(30, 1)),
+            ("drops.mp4", ["-f", "lavfi", "-i", "testsrc2=s=64x48:r=30:d=2", "-vf", "select='mod(n\\,10)'", "-fps_mode", "vfr"], Rational(30, 1))
         ]
         for (name, args, expected) in cases {
             try ffmpeg(args + ["-c:v", "libx264", "-preset", "ultrafast", path(name)])

@@ -2,6 +2,7 @@ import Compositor
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Media
 
 /// Reading the shared phone clips out of order (segments, reverse) gives the frames ffprobe

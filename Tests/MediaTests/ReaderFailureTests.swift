@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import XCTest
+
 @testable import Media
 
 /// Inputs a reader cannot read: one error naming the file, of kind `.unreadable` where the file

@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import XCTest
+
 @testable import Media
 
 /// The keyframe index from an MP4's sample table equals the one from reading every packet, and
@@ -73,8 +74,10 @@ final class SampleTableIndexTests: MediaTestCase {
     func testVariableRate() throws {
         for bf in [0, 3] {
             let p = path("vfr-\(bf).mp4")
-            try ffmpeg(["-f", "lavfi", "-i", "testsrc=size=96x64:rate=30:duration=3", "-vf", "select='not(eq(mod(n\\,7)\\,3))'",
-                        "-vsync", "vfr", "-c:v", "libx264", "-bf", "\(bf)", "-g", "20", "-video_track_timescale", "90000", p])
+            try ffmpeg([
+                "-f", "lavfi", "-i", "testsrc=size=96x64:rate=30:duration=3", "-vf", "select='not(eq(mod(n\\,7)\\,3))'",
+                "-vsync", "vfr", "-c:v", "libx264", "-bf", "\(bf)", "-g", "20", "-video_track_timescale", "90000", p
+            ])
             let (table, _) = try bothWays(p)
             let steps = Set(zip(table ?? [], (table ?? []).dropFirst()).map { $1.dts! - $0.dts! })
             XCTAssertGreaterThan(steps.count, 1, "the fixture is variable-rate")
@@ -233,10 +236,12 @@ final class SampleTableIndexTests: MediaTestCase {
             r.flatMap { c, o in [c, UInt32(bitPattern: o)].flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * $0)) } } }
         }
         let r: [(UInt32, Int32)] = [(2, -1024), (1, 0), (3, 512), (1, -2048), (1, -4096)]
-        XCTAssertEqual(MP4Boxes.offsets(version: 1, runs: runs(r), entries: 5, sampleCount: 8),
-                       .perSample([-1024, -1024, 0, 512, 512, 512, -2048, -4096], shift: 1024))
-        XCTAssertEqual(MP4Boxes.offsets(version: 0, runs: runs([(3, 512), (1, 0)]), entries: 2, sampleCount: 4),
-                       .perSample([512, 512, 512, 0], shift: 0))
+        XCTAssertEqual(
+            MP4Boxes.offsets(version: 1, runs: runs(r), entries: 5, sampleCount: 8),
+            .perSample([-1024, -1024, 0, 512, 512, 512, -2048, -4096], shift: 1024))
+        XCTAssertEqual(
+            MP4Boxes.offsets(version: 0, runs: runs([(3, 512), (1, 0)]), entries: 2, sampleCount: 4),
+            .perSample([512, 512, 512, 0], shift: 0))
         XCTAssertNil(MP4Boxes.offsets(version: 1, runs: runs(r), entries: 5, sampleCount: 9), "runs short of the samples")
         XCTAssertNil(MP4Boxes.offsets(version: 1, runs: runs(r), entries: 5, sampleCount: 7), "runs past the samples")
         XCTAssertNil(MP4Boxes.offsets(version: 0, runs: runs(r), entries: 5, sampleCount: 8), "negative in version 0")
@@ -278,8 +283,10 @@ final class SampleTableIndexTests: MediaTestCase {
     /// or to seek, and the first picture comes after reading from the keyframe at 200 only.
     func testTailSegmentReadsNoPacketBeforeItsKeyframe() throws {
         let p = path("long.mp4")
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=10", "-c:v", "libx264", "-bf", "0", "-g", "25",
-                    "-sc_threshold", "0", "-pix_fmt", "yuv420p", p])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=10", "-c:v", "libx264", "-bf", "0", "-g", "25",
+            "-sc_threshold", "0", "-pix_fmt", "yuv420p", p
+        ])
         let reader = try MovieReader(path: p, audio: false)
         let index = try reader.keyframeIndex()
         XCTAssertEqual(reader.keyframeIndexSource, .sampleTable)
@@ -302,8 +309,10 @@ final class SampleTableIndexTests: MediaTestCase {
     /// keyframe 200, and the first picture comes after reading that GOP's packets only.
     func testTailSegmentOfBFramesReadsNoPacketBeforeItsKeyframe() throws {
         let p = path("longbf.mp4")
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=10", "-c:v", "libx264", "-g", "25",
-                    "-sc_threshold", "0", "-pix_fmt", "yuv420p", p])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=10", "-c:v", "libx264", "-g", "25",
+            "-sc_threshold", "0", "-pix_fmt", "yuv420p", p
+        ])
         let (index, first, packets) = try packetsToFirstPicture(p, at: 210)
         XCTAssertEqual(index.frameCount, 300)
         XCTAssertEqual(index.frames(ofSegment: index.segment(of: 210)), 200..<225)
@@ -319,8 +328,10 @@ final class SampleTableIndexTests: MediaTestCase {
     /// that segment's keyframe (fewer packets read than a GOP), the last segment's too.
     func testEverySegmentSeeksToItsOwnKeyframe() throws {
         let src = path("src.mp4"), cut = path("cut.mp4"), late = path("late.mp4")
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x64:rate=30:duration=4", "-c:v", "libx264", "-g", "25",
-                    "-sc_threshold", "0", "-pix_fmt", "yuv420p", src])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=30:duration=4", "-c:v", "libx264", "-g", "25",
+            "-sc_threshold", "0", "-pix_fmt", "yuv420p", src
+        ])
         try ffmpeg(["-ss", "0.5", "-i", src, "-c", "copy", cut])
         try ffmpeg(["-itsoffset", "1", "-i", src, "-c", "copy", late])
         for p in [src, cut, late] {
@@ -339,17 +350,20 @@ final class SampleTableIndexTests: MediaTestCase {
     /// last keyframe the last frame's time.
     func testSeekTargets() throws {
         // Decode order I0 P3 B1 B2 | I4 P6 B5, pts 2 frames (of 10) after dts.
-        let packets: [KeyframeIndex.Packet] = [(20, 0, true), (50, 10, false), (30, 20, false), (40, 30, false),
-                                               (60, 40, true), (80, 50, false), (70, 60, false)]
-            .map { KeyframeIndex.Packet(pts: $0.0, dts: $0.1, duration: 10, keyframe: $0.2) }
+        let packets: [KeyframeIndex.Packet] = [
+            (20, 0, true), (50, 10, false), (30, 20, false), (40, 30, false),
+            (60, 40, true), (80, 50, false), (70, 60, false)
+        ]
+        .map { KeyframeIndex.Packet(pts: $0.0, dts: $0.1, duration: 10, keyframe: $0.2) }
         let index = try KeyframeIndex(packets: packets, timeBase: Rational(1, 100))
         XCTAssertEqual(index.segmentStarts, [0, 4])
         XCTAssertEqual(index.seekTarget(ofSegment: 0, presentationTimes: false), 0)
         XCTAssertEqual(index.seekTarget(ofSegment: 1, presentationTimes: false), 40)
         XCTAssertEqual(index.seekTarget(ofSegment: 0, presentationTimes: true), 20 + 40 / 2)
         XCTAssertEqual(index.seekTarget(ofSegment: 1, presentationTimes: true), 80)
-        let cut = try KeyframeIndex(packets: [KeyframeIndex.Packet(pts: 0, dts: 0, duration: 10, keyframe: false)] + packets.dropFirst(4),
-                                    timeBase: Rational(1, 100))
+        let cut = try KeyframeIndex(
+            packets: [KeyframeIndex.Packet(pts: 0, dts: 0, duration: 10, keyframe: false)] + packets.dropFirst(4),
+            timeBase: Rational(1, 100))
         XCTAssertNil(cut.seekTarget(ofSegment: 0, presentationTimes: true), "no keyframe: from the start")
     }
 }

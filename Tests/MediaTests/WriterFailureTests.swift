@@ -2,14 +2,16 @@ import CFFmpeg
 import Compositor
 import Foundation
 import XCTest
+
 @testable import Media
 
 /// Where a writer cannot write: each is one error naming the path, never a crash (before: the
 /// AVFormatContext was freed in `init`'s catch and again in deinit, SIGSEGV).
 final class WriterFailureTests: MediaTestCase {
     func makeWriter(_ path: String) throws -> MovieWriter {
-        try MovieWriter(path: path, container: "mp4", canvas: Size(width: 64, height: 48), frameRate: Rational(30, 1),
-                        settings: EncodeSettings(), withAudio: true)
+        try MovieWriter(
+            path: path, container: "mp4", canvas: Size(width: 64, height: 48), frameRate: Rational(30, 1),
+            settings: EncodeSettings(), withAudio: true)
     }
 
     func testAMissingFolderIsAnErrorNamingThePath() {
@@ -40,8 +42,9 @@ final class WriterFailureTests: MediaTestCase {
     func testAnOddOrEmptyCanvasIsRefusedBeforeAnythingIsCreated() {
         let p = path("odd.mp4")
         let e = mediaError {
-            _ = try MovieWriter(path: p, container: "mp4", canvas: Size(width: 0, height: 48), frameRate: Rational(30, 1),
-                                settings: EncodeSettings(), withAudio: false)
+            _ = try MovieWriter(
+                path: p, container: "mp4", canvas: Size(width: 0, height: 48), frameRate: Rational(30, 1),
+                settings: EncodeSettings(), withAudio: false)
         }
         XCTAssertEqual(e?.description, "\(p): cannot encode a 0x48 picture: yuv420p needs even sizes of at least 2x2")
         XCTAssertFalse(FileManager.default.fileExists(atPath: p))
@@ -65,8 +68,9 @@ final class WriterFailureTests: MediaTestCase {
         var failed = false
         do {
             // Without audio the header stays in the buffer: the failure comes at the end.
-            let writer = try MovieWriter(path: "/dev/full", container: "mp4", canvas: Size(width: 64, height: 48),
-                                         frameRate: Rational(30, 1), settings: EncodeSettings(), withAudio: false)
+            let writer = try MovieWriter(
+                path: "/dev/full", container: "mp4", canvas: Size(width: 64, height: 48),
+                frameRate: Rational(30, 1), settings: EncodeSettings(), withAudio: false)
             for k in 0..<60 {
                 try frame.makeWritable()
                 frame.withImage { image in
@@ -106,8 +110,9 @@ final class WriterFailureTests: MediaTestCase {
         let writer = try makeWriter(p)
         try writer.finish()
         let frame = try Frame(width: 64, height: 48)
-        XCTAssertEqual(mediaError { try writer.writeVideo(frame, index: 0) }?.description,
-                       "\(p): a frame was written after the file was closed")
+        XCTAssertEqual(
+            mediaError { try writer.writeVideo(frame, index: 0) }?.description,
+            "\(p): a frame was written after the file was closed")
     }
 }
 

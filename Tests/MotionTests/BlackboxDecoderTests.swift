@@ -8,12 +8,14 @@ import XCTest
 final class BlackboxDecoderTests: XCTestCase {
     /// Two fields per main frame besides iteration and time: gyroADC[0..2], so a frame is small.
     static func header(pInterval: String = "1/1", version: Int = 2, gyroScale: String = "0x3f800000", iInterval: String = "4") -> [UInt8] {
-        let lines = ["Product:Blackbox flight data recorder by Nicholas Sherlock", "Data version:\(version)",
-                     "Field I name:loopIteration,time,gyroADC[0],gyroADC[1],gyroADC[2]", "Field I signed:0,0,1,1,1",
-                     "Field I predictor:0,0,0,0,0", "Field I encoding:1,1,0,0,0",
-                     "Field P predictor:6,2,1,1,1", "Field P encoding:9,0,7,7,7",
-                     "Firmware type:Cleanflight", "Firmware revision:Betaflight 4.4.0 (test) STM32F405",
-                     "I interval:\(iInterval)", "P interval:\(pInterval)", "gyro_scale:\(gyroScale)", "looptime:1000"]
+        let lines = [
+            "Product:Blackbox flight data recorder by Nicholas Sherlock", "Data version:\(version)",
+            "Field I name:loopIteration,time,gyroADC[0],gyroADC[1],gyroADC[2]", "Field I signed:0,0,1,1,1",
+            "Field I predictor:0,0,0,0,0", "Field I encoding:1,1,0,0,0",
+            "Field P predictor:6,2,1,1,1", "Field P encoding:9,0,7,7,7",
+            "Firmware type:Cleanflight", "Firmware revision:Betaflight 4.4.0 (test) STM32F405",
+            "I interval:\(iInterval)", "P interval:\(pInterval)", "gyro_scale:\(gyroScale)", "looptime:1000"
+        ]
         return Array(lines.map { "H \($0)\n" }.joined().utf8)
     }
     static func uvb(_ v: UInt32) -> [UInt8] {
@@ -29,7 +31,8 @@ final class BlackboxDecoderTests: XCTestCase {
 
     func testFramesPredictorsAndScale() {
         // I at 1000 us, then P frames 1000 us apart: time 2*prev - prev2 + residual.
-        let bytes = Self.header() + Self.iFrame(0, 1000, [10, -20, 30]) + Self.pFrame(0, [1, -2, 3]) + Self.pFrame(5, [-1, 0, 31])
+        let bytes =
+            Self.header() + Self.iFrame(0, 1000, [10, -20, 30]) + Self.pFrame(0, [1, -2, 3]) + Self.pFrame(5, [-1, 0, 31])
             + Self.pFrame(-5, [0, 0, -32]) + Self.end
         let logs = BlackboxDecoder.decode(bytes)
         XCTAssertEqual(logs.count, 1)
@@ -55,15 +58,20 @@ final class BlackboxDecoderTests: XCTestCase {
 
     func testACorruptFrameCostsThePFramesUntilTheNextIFrame() {
         let junk: [UInt8] = [0x50] + [UInt8](repeating: 0x80, count: 300)
-        let bytes = Self.header() + Self.iFrame(0, 1000, [1, 1, 1]) + Self.pFrame(1000, [0, 0, 0]) + junk
+        let bytes =
+            Self.header() + Self.iFrame(0, 1000, [1, 1, 1]) + Self.pFrame(1000, [0, 0, 0]) + junk
             + Self.pFrame(0, [0, 0, 0]) + Self.pFrame(0, [0, 0, 0]) + Self.iFrame(4, 5000, [2, 2, 2]) + Self.pFrame(1000, [0, 0, 0]) + Self.end
         let log = BlackboxDecoder.decode(bytes)[0]
         XCTAssertEqual(log.readings.map { $0.t / 1_000_000 }, [1, 2, 5, 6])
         XCTAssertEqual(log.corruptFrames, 1)
         XCTAssertEqual(log.droppedFrames, 2)
         XCTAssertEqual(log.lostIterations, 2)
-        XCTAssertEqual(log.warnings, ["the log: 1 corrupt frame skipped, 2 main frames after them not used (no I frame to resynchronise from, or time/iteration out of order)",
-                                      "the log: 1 gap in the loop iterations, 2 iterations not logged; the first at 0.001 s"])
+        XCTAssertEqual(
+            log.warnings,
+            [
+                "the log: 1 corrupt frame skipped, 2 main frames after them not used (no I frame to resynchronise from, or time/iteration out of order)",
+                "the log: 1 gap in the loop iterations, 2 iterations not logged; the first at 0.001 s"
+            ])
     }
 
     /// A corrupt frame followed at once by what parses as a whole P frame: the readers invalidate
@@ -83,7 +91,8 @@ final class BlackboxDecoderTests: XCTestCase {
     /// intervals leave out stops at the largest jump a frame may make, instead of running two
     /// billion steps per P frame; the P frames, two billion iterations on, are refused.
     func testHugeIntervalsDoNotHangTheDecoder() {
-        let bytes = Self.header(pInterval: "1/1000000000", iInterval: "2000000000") + Self.iFrame(0, 1000, [1, 1, 1])
+        let bytes =
+            Self.header(pInterval: "1/1000000000", iInterval: "2000000000") + Self.iFrame(0, 1000, [1, 1, 1])
             + Self.pFrame(1000, [0, 0, 0]) + Self.pFrame(0, [0, 0, 0]) + Self.pFrame(0, [0, 0, 0]) + Self.end
         let log = BlackboxDecoder.decode(bytes)[0]
         XCTAssertEqual(log.readings.count, 1)
@@ -120,7 +129,8 @@ final class BlackboxDecoderTests: XCTestCase {
 
     func testTheBlackboxDecodeCSV() throws {
         var p = BlackboxCSV(source: "x.csv")
-        let text = "loopIteration, time (us), gyroADC[0] (deg/s), gyroADC[1] (deg/s), gyroADC[2] (deg/s), accSmooth[0] (g), accSmooth[1] (g), accSmooth[2] (g)\n0, 1000, 180, 0, -90, 0, 0, 1\n8, 2000, 0, 0, 0, 0, 0, 1\n"
+        let text =
+            "loopIteration, time (us), gyroADC[0] (deg/s), gyroADC[1] (deg/s), gyroADC[2] (deg/s), accSmooth[0] (g), accSmooth[1] (g), accSmooth[2] (g)\n0, 1000, 180, 0, -90, 0, 0, 1\n8, 2000, 0, 0, 0, 0, 0, 1\n"
         var out: [IMUReading] = []
         for (n, line) in text.split(separator: "\n").enumerated() { if let s = try p.line(line, number: n + 1) { out.append(s) } }
         XCTAssertEqual(out.map(\.t), [1_000_000, 2_000_000])

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Motion
 
 /// CAMM packets built by hand from Google's spec (little-endian; uint16 reserved, uint16 type).
@@ -11,7 +12,8 @@ final class CAMMTests: XCTestCase {
     func header(_ type: UInt16) -> [UInt8] { le16(0) + le16(type) }
 
     func testEveryPacketType() throws {
-        let bytes = header(0) + f(0.1) + f(0.2) + f(0.3)
+        let bytes =
+            header(0) + f(0.1) + f(0.2) + f(0.3)
             + header(1) + le32(8_000_000) + le32(UInt32(bitPattern: -5))
             + header(2) + f(1.5) + f(-2.25) + f(0.125)
             + header(3) + f(0) + f(-9.80665) + f(0.5)
@@ -20,17 +22,20 @@ final class CAMMTests: XCTestCase {
             + header(6) + d(1.3e9) + le32(3) + d(47.37) + d(8.54) + f(408) + f(3) + f(5) + f(0.1) + f(0.2) + f(0.3) + f(0.5)
             + header(7) + f(20) + f(-3) + f(41)
         let packets = try CAMM.parse(bytes)
-        XCTAssertEqual(packets, [
-            .angleAxis(0.1, 0.2, 0.3),
-            .exposure(pixelExposureNs: 8_000_000, rollingShutterSkewNs: -5),
-            .gyro(1.5, -2.25, 0.125),
-            .acceleration(0, -9.80665, 0.5),
-            .position(1, 2, 3),
-            .minimalGPS(latitude: 47.5, longitude: 8.25, altitude: 400),
-            .gps(timeGPSEpoch: 1.3e9, fixType: 3, latitude: 47.37, longitude: 8.54, altitude: 408, horizontalAccuracy: 3,
-                 verticalAccuracy: 5, velocityEast: 0.1, velocityNorth: 0.2, velocityUp: 0.3, speedAccuracy: 0.5),
-            .magneticField(20, -3, 41),
-        ])
+        XCTAssertEqual(
+            packets,
+            [
+                .angleAxis(0.1, 0.2, 0.3),
+                .exposure(pixelExposureNs: 8_000_000, rollingShutterSkewNs: -5),
+                .gyro(1.5, -2.25, 0.125),
+                .acceleration(0, -9.80665, 0.5),
+                .position(1, 2, 3),
+                .minimalGPS(latitude: 47.5, longitude: 8.25, altitude: 400),
+                .gps(
+                    timeGPSEpoch: 1.3e9, fixType: 3, latitude: 47.37, longitude: 8.54, altitude: 408, horizontalAccuracy: 3,
+                    verticalAccuracy: 5, velocityEast: 0.1, velocityNorth: 0.2, velocityUp: 0.3, speedAccuracy: 0.5),
+                .magneticField(20, -3, 41)
+            ])
     }
 
     func testTruncatedUnknownAndEmpty() throws {
@@ -50,7 +55,7 @@ final class CAMMTests: XCTestCase {
             TelemetryPacket(bytes: header(3) + f(0) + f(-9.5) + f(0), time: 0.012, duration: 0.003),
             TelemetryPacket(bytes: header(7) + f(1) + f(1) + f(1), time: 0.013, duration: 0.002),
             TelemetryPacket(bytes: header(2) + f(3) + f(0) + f(0), time: 0.015, duration: 0.005),
-            TelemetryPacket(bytes: header(3) + f(0) + f(-9.9) + f(0), time: 0.017, duration: 0.005),
+            TelemetryPacket(bytes: header(3) + f(0) + f(-9.9) + f(0), time: 0.017, duration: 0.005)
         ]
         let imu = try CAMM.read(packets)
         XCTAssertEqual(imu.gyro.map(\.t), [10_000_000, 15_000_000])

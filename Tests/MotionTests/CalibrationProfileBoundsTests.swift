@@ -17,12 +17,15 @@ final class CalibrationProfileBoundsTests: XCTestCase {
         XCTAssertEqual(decode("{\(Self.base),\"timeOffsetMs\":1e300}"), "p.json: timeOffsetMs must be between -3600000 and 3600000")
         XCTAssertEqual(decode("{\(Self.base),\"timeOffsetMs\":0,\"focalLengthPx\":-5}"), "p.json: focalLengthPx must be above 0 and at most 1000000")
         XCTAssertEqual(decode("{\(Self.base),\"timeOffsetMs\":0,\"horizontalFOVDeg\":0}"), "p.json: horizontalFOVDeg must be above 0 and below 180")
-        XCTAssertEqual(decode(#"{"name":"x","axisMapping":"XYZ","gyroBias":[0,0,0],"timeOffsetMs":0,"frameReadoutMs":1e308}"#),
-                       "p.json: frameReadoutMs must be between 0 and 10000")
-        XCTAssertEqual(decode(#"{"name":"x","axisMapping":"XYZ","gyroBias":[0,1e9,0],"timeOffsetMs":0}"#),
-                       "p.json: gyroBias must be 3 numbers between -100 and 100 rad/s")
-        XCTAssertEqual(decode("{\(Self.base),\"timeOffsetMs\":0,\"clockPieces\":[{\"fromVideoS\":0,\"offsetMs\":1e200,\"driftPpm\":0}]}"),
-                       "p.json: clockPieces: each needs fromVideoS, offsetMs within an hour and driftPpm within 100000")
+        XCTAssertEqual(
+            decode(#"{"name":"x","axisMapping":"XYZ","gyroBias":[0,0,0],"timeOffsetMs":0,"frameReadoutMs":1e308}"#),
+            "p.json: frameReadoutMs must be between 0 and 10000")
+        XCTAssertEqual(
+            decode(#"{"name":"x","axisMapping":"XYZ","gyroBias":[0,1e9,0],"timeOffsetMs":0}"#),
+            "p.json: gyroBias must be 3 numbers between -100 and 100 rad/s")
+        XCTAssertEqual(
+            decode("{\(Self.base),\"timeOffsetMs\":0,\"clockPieces\":[{\"fromVideoS\":0,\"offsetMs\":1e200,\"driftPpm\":0}]}"),
+            "p.json: clockPieces: each needs fromVideoS, offsetMs within an hour and driftPpm within 100000")
         XCTAssertEqual(decode("{\(Self.base),\"timeOffsetMs\":87.5,\"focalLengthPx\":300,\"clockDriftPpm\":12}"), "accepted")
     }
 

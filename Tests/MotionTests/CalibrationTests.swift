@@ -14,8 +14,9 @@ final class CalibrationTests: XCTestCase {
 
     func testProfilesRoundTripThroughJSONWithStringOrMatrixMappings() throws {
         let dir = FileManager.default.temporaryDirectory
-        let a = Calibration(name: "cam", axisMapping: .matrix([[0, 1, 0], [1, 0, 0], [0, 0, -1]]), gyroBias: [0.01, -0.02, 0.003],
-                            timeOffsetMs: 87, horizontalFOVDeg: 90, frameReadoutMs: 16)
+        let a = Calibration(
+            name: "cam", axisMapping: .matrix([[0, 1, 0], [1, 0, 0], [0, 0, -1]]), gyroBias: [0.01, -0.02, 0.003],
+            timeOffsetMs: 87, horizontalFOVDeg: 90, frameReadoutMs: 16)
         let url = dir.appendingPathComponent("cal-\(UUID()).json")
         try a.save(url)
         XCTAssertEqual(try Calibration.load(url), a)
@@ -63,8 +64,9 @@ final class CalibrationTests: XCTestCase {
     /// Every key a profile can hold (all fields set, so none is left out of the JSON), with the
     /// pieces' and sync points' own keys, has a row or a mention in Calibration/README.md.
     func testEveryFieldAProfileCanHoldIsDocumented() throws {
-        var a = Calibration(name: "cam", axisMapping: .orientation("YXz"), gyroBias: [0.01, 0, 0], timeOffsetMs: 1,
-                            focalLengthPx: 500, horizontalFOVDeg: 70, frameReadoutMs: 10)
+        var a = Calibration(
+            name: "cam", axisMapping: .orientation("YXz"), gyroBias: [0.01, 0, 0], timeOffsetMs: 1,
+            focalLengthPx: 500, horizontalFOVDeg: 70, frameReadoutMs: 10)
         a.clock = ClockMapping(pieces: [.init(fromVideoS: 0, offsetMs: 1, driftPpm: 20), .init(fromVideoS: 4, offsetMs: -49, driftPpm: 20)])
         a.syncPoints = [SyncPoint(videoTimeS: 1, offsetMs: 1, score: 0.9)]
         a.axisMappingSource = .searched

@@ -18,7 +18,8 @@ final class DataFlashDecoderTests: XCTestCase {
     }
 
     func testInstancesTimesAndValues() {
-        let bytes = Self.imuFormat + Self.imu(1000, 0, [0.5, -0.25, 1], [0, 0, -9.75]) + Self.imu(1010, 1, [2, 0, 0], [1, 2, 3])
+        let bytes =
+            Self.imuFormat + Self.imu(1000, 0, [0.5, -0.25, 1], [0, 0, -9.75]) + Self.imu(1010, 1, [2, 0, 0], [1, 2, 3])
             + Self.imu(3500, 0, [0.125, 0, 0], [0, 0, -9.5]) + Self.imu(3500, 0, [9, 9, 9], [9, 9, 9])
         let log = DataFlashDecoder.decode(bytes)
         XCTAssertEqual(log.instances.map(\.number), [0, 1])
@@ -37,8 +38,12 @@ final class DataFlashDecoderTests: XCTestCase {
         XCTAssertEqual(log.instances[0].readings.map(\.t), [1_000_000, 2_000_000])
         XCTAssertEqual(log.skippedBytes, 5)
         XCTAssertEqual(log.truncatedAt, whole.count)
-        XCTAssertEqual(log.warnings, ["5 bytes that start no message skipped in 1 run, the first at byte \(Self.imuFormat.count + 54)",
-                                      "the log is truncated: it stops inside a message at byte \(whole.count); kept what came before it"])
+        XCTAssertEqual(
+            log.warnings,
+            [
+                "5 bytes that start no message skipped in 1 run, the first at byte \(Self.imuFormat.count + 54)",
+                "the log is truncated: it stops inside a message at byte \(whole.count); kept what came before it"
+            ])
     }
 
     func testOlderLogsNameTheInstanceAndCountMilliseconds() {

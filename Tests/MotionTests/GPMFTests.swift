@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Motion
 
 /// The GPMF KLV parser on byte sequences built by hand, following GoPro's docs/README.md
@@ -13,7 +14,7 @@ final class GPMFTests: XCTestCase {
     }
     func nest(_ key: String, _ children: [UInt8]...) -> [UInt8] {
         let body = children.flatMap { $0 }
-        return klv(key, "\0", 1, body.count, body)   // GoPro writes nests as size 1, repeat = bytes
+        return klv(key, "\0", 1, body.count, body)  // GoPro writes nests as size 1, repeat = bytes
     }
     func be16(_ v: Int16) -> [UInt8] { let u = UInt16(bitPattern: v); return [UInt8(u >> 8), UInt8(u & 255)] }
     func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 255), UInt8((v >> 8) & 255), UInt8(v & 255)] }
@@ -22,10 +23,11 @@ final class GPMFTests: XCTestCase {
 
     func testNestingAndAlignmentPadding() throws {
         // DVNM "Cam" (3 bytes + 1 pad), then a 1-byte item (3 pad bytes), then a nested STRM.
-        let bytes = nest("DEVC",
-                         klv("DVNM", "c", 1, 3, text("Cam")),
-                         klv("XTRA", "B", 1, 1, [7]),
-                         nest("STRM", klv("STNM", "c", 1, 5, text("Gyros")), klv("TSMP", "L", 4, 1, be32(1234))))
+        let bytes = nest(
+            "DEVC",
+            klv("DVNM", "c", 1, 3, text("Cam")),
+            klv("XTRA", "B", 1, 1, [7]),
+            nest("STRM", klv("STNM", "c", 1, 5, text("Gyros")), klv("TSMP", "L", 4, 1, be32(1234))))
         let items = try GPMF.parse(bytes)
         XCTAssertEqual(items.count, 1)
         XCTAssertEqual(items[0].key, "DEVC")
@@ -42,7 +44,8 @@ final class GPMFTests: XCTestCase {
     func testBigEndianTypes() throws {
         let f: Float = -1.5
         let d: Double = 12345.678
-        let bytes = klv("AAAA", "s", 2, 2, be16(-2) + be16(300)) + klv("BBBB", "l", 4, 1, be32(UInt32(bitPattern: -70000)))
+        let bytes =
+            klv("AAAA", "s", 2, 2, be16(-2) + be16(300)) + klv("BBBB", "l", 4, 1, be32(UInt32(bitPattern: -70000)))
             + klv("CCCC", "f", 4, 1, be32(f.bitPattern)) + klv("DDDD", "d", 8, 1, be64(d.bitPattern))
             + klv("EEEE", "S", 2, 1, be16(Int16(bitPattern: 65000))) + klv("FFFF", "b", 1, 3, [0xff, 0x7f, 0x80])
             + klv("GGGG", "q", 4, 1, be32(0x0001_8000)) + klv("HHHH", "J", 8, 1, be64(1 << 40))
@@ -67,17 +70,23 @@ final class GPMFTests: XCTestCase {
     }
 
     func testScalOnePerAxisAndOneForAll() throws {
-        let perAxis = nest("DEVC", nest("STRM",
-            klv("SCAL", "s", 2, 3, be16(10) + be16(100) + be16(1000)),
-            klv("ACCL", "s", 6, 2, be16(10) + be16(100) + be16(1000) + be16(-20) + be16(50) + be16(3000))))
+        let perAxis = nest(
+            "DEVC",
+            nest(
+                "STRM",
+                klv("SCAL", "s", 2, 3, be16(10) + be16(100) + be16(1000)),
+                klv("ACCL", "s", 6, 2, be16(10) + be16(100) + be16(1000) + be16(-20) + be16(50) + be16(3000))))
         let p = try GPMFPayload.read(perAxis)
         XCTAssertEqual(p.streams.count, 1)
         XCTAssertEqual(p.streams[0].samples, [[1, 1, 1], [-2, 0.5, 3]])
 
-        let single = nest("DEVC", nest("STRM",
-            klv("SIUN", "c", 1, 5, text("rad/s")), klv("SCAL", "s", 2, 1, be16(4)),
-            klv("ORIN", "c", 1, 3, text("YxZ")), klv("TSMP", "L", 4, 1, be32(99)),
-            klv("GYRO", "s", 6, 1, be16(4) + be16(-8) + be16(2))))
+        let single = nest(
+            "DEVC",
+            nest(
+                "STRM",
+                klv("SIUN", "c", 1, 5, text("rad/s")), klv("SCAL", "s", 2, 1, be16(4)),
+                klv("ORIN", "c", 1, 3, text("YxZ")), klv("TSMP", "L", 4, 1, be32(99)),
+                klv("GYRO", "s", 6, 1, be16(4) + be16(-8) + be16(2))))
         let g = try GPMFPayload.read(single).streams[0]
         XCTAssertEqual(g.samples, [[1, -2, 0.5]])
         XCTAssertEqual(g.units, "rad/s")
@@ -92,8 +101,11 @@ final class GPMFTests: XCTestCase {
 
     func testComplexTypeFromTYPE() throws {
         // TYPE "fs" describes a 6-byte struct: a float and an int16.
-        let bytes = nest("DEVC", nest("STRM", klv("TYPE", "c", 1, 2, text("fs")),
-                                      klv("ACCL", "?", 6, 2, be32(Float(2.5).bitPattern) + be16(-3) + be32(Float(-1).bitPattern) + be16(7))))
+        let bytes = nest(
+            "DEVC",
+            nest(
+                "STRM", klv("TYPE", "c", 1, 2, text("fs")),
+                klv("ACCL", "?", 6, 2, be32(Float(2.5).bitPattern) + be16(-3) + be32(Float(-1).bitPattern) + be16(7))))
         XCTAssertEqual(try GPMFPayload.read(bytes).streams[0].samples, [[2.5, -3], [-1, 7]])
         XCTAssertEqual(try GPMFItem.elementTypes("f[3]s"), Array("fffs".utf8))
         // A struct holds at most 255 bytes: a TYPE describing more elements is refused, not expanded.
@@ -106,9 +118,10 @@ final class GPMFTests: XCTestCase {
 
     func testStickyPropertiesStayInTheirStream() throws {
         // The second STRM has no SCAL: the first one's must not leak into it.
-        let bytes = nest("DEVC", klv("DVNM", "c", 1, 6, text("Camera")),
-                         nest("STRM", klv("SCAL", "s", 2, 1, be16(2)), klv("GYRO", "s", 6, 1, be16(2) + be16(4) + be16(6))),
-                         nest("STRM", klv("ACCL", "s", 6, 1, be16(2) + be16(4) + be16(6))))
+        let bytes = nest(
+            "DEVC", klv("DVNM", "c", 1, 6, text("Camera")),
+            nest("STRM", klv("SCAL", "s", 2, 1, be16(2)), klv("GYRO", "s", 6, 1, be16(2) + be16(4) + be16(6))),
+            nest("STRM", klv("ACCL", "s", 6, 1, be16(2) + be16(4) + be16(6))))
         let p = try GPMFPayload.read(bytes)
         XCTAssertEqual(p.deviceName, "Camera")
         XCTAssertEqual(p.streams.map(\.key.description), ["GYRO", "ACCL"])
@@ -145,13 +158,17 @@ final class GPMFTests: XCTestCase {
 
     func testSamplesSpreadOverEachPacketsSpan() throws {
         func payload(_ n: Int) -> [UInt8] {
-            nest("DEVC",
-                 nest("STRM", klv("SCAL", "s", 2, 1, be16(1)), klv("GYRO", "s", 6, n, (0..<n).flatMap { (i: Int) -> [UInt8] in be16(Int16(i)) + be16(0) + be16(0) })),
-                 nest("STRM", klv("SCAL", "s", 2, 1, be16(1)), klv("ACCL", "s", 6, n / 2, (0..<n / 2).flatMap { be16(Int16($0 * 2)) + be16(1) + be16(0) })))
+            nest(
+                "DEVC",
+                nest("STRM", klv("SCAL", "s", 2, 1, be16(1)), klv("GYRO", "s", 6, n, (0..<n).flatMap { (i: Int) -> [UInt8] in be16(Int16(i)) + be16(0) + be16(0) })),
+                nest("STRM", klv("SCAL", "s", 2, 1, be16(1)), klv("ACCL", "s", 6, n / 2, (0..<n / 2).flatMap { be16(Int16($0 * 2)) + be16(1) + be16(0) })))
         }
         // Two packets: [0, 1) with 4 samples, [1, 1.5) with 2.
-        let imu = try GoProIMU.read([TelemetryPacket(bytes: payload(4), time: 0, duration: 1),
-                                     TelemetryPacket(bytes: payload(2), time: 1, duration: 0.5)], modelHint: "HERO5 Black")
+        let imu = try GoProIMU.read(
+            [
+                TelemetryPacket(bytes: payload(4), time: 0, duration: 1),
+                TelemetryPacket(bytes: payload(2), time: 1, duration: 0.5)
+            ], modelHint: "HERO5 Black")
         XCTAssertEqual(imu.gyro.map(\.t), [0, 250_000_000, 500_000_000, 750_000_000, 1_000_000_000, 1_250_000_000])
         XCTAssertEqual(imu.gyro.map(\.x), [0, 1, 2, 3, 0, 1])
         XCTAssertEqual(imu.accel.map(\.t), [0, 500_000_000, 1_000_000_000])
@@ -174,19 +191,22 @@ final class GPMFTests: XCTestCase {
         let imu = try GoProIMU.read(packets)
         XCTAssertEqual(imu.gyro.count, 1600)
         let steps = zip(imu.gyro, imu.gyro.dropFirst()).map { Double($1.t - $0.t) }
-        XCTAssertEqual(steps.min()!, steps.max()!, accuracy: 1)   // evenly spaced, to the ns rounding
+        XCTAssertEqual(steps.min()!, steps.max()!, accuracy: 1)  // evenly spaced, to the ns rounding
         XCTAssertEqual(imu.gyroRateHz!, 400, accuracy: 5)
         XCTAssertEqual(imu.warnings, [])
-        XCTAssertNil(imu.axisMapping)   // no model, no ORIN: nothing claimed
+        XCTAssertNil(imu.axisMapping)  // no model, no ORIN: nothing claimed
         // Units other than GoPro's rad/s and m/s^2 are converted.
-        let inG = nest("DEVC", nest("STRM", klv("SIUN", "c", 1, 1, text("g")), klv("ACCL", "s", 6, 1, be16(1) + be16(0) + be16(-2))),
-                       nest("STRM", klv("SIUN", "c", 1, 5, text("deg/s")), klv("GYRO", "s", 6, 1, be16(180) + be16(0) + be16(0))))
+        let inG = nest(
+            "DEVC", nest("STRM", klv("SIUN", "c", 1, 1, text("g")), klv("ACCL", "s", 6, 1, be16(1) + be16(0) + be16(-2))),
+            nest("STRM", klv("SIUN", "c", 1, 5, text("deg/s")), klv("GYRO", "s", 6, 1, be16(180) + be16(0) + be16(0))))
         let converted = try GoProIMU.read([TelemetryPacket(bytes: inG, time: 0, duration: 1)])
         XCTAssertEqual(converted.accel.map(\.z), [-2 * standardGravity])
         XCTAssertEqual(converted.gyro[0].x, Double.pi, accuracy: 1e-12)
         // A payload missing for 3 s: the clock strays from one rate, and that is said.
-        let gap = [TelemetryPacket(bytes: payload(400), time: 0, duration: 1), TelemetryPacket(bytes: payload(400), time: 1, duration: 1),
-                   TelemetryPacket(bytes: payload(400), time: 5, duration: 1)]
+        let gap = [
+            TelemetryPacket(bytes: payload(400), time: 0, duration: 1), TelemetryPacket(bytes: payload(400), time: 1, duration: 1),
+            TelemetryPacket(bytes: payload(400), time: 5, duration: 1)
+        ]
         XCTAssertEqual(try GoProIMU.read(gap).warnings.count, 1)
     }
 
@@ -201,9 +221,10 @@ final class GPMFTests: XCTestCase {
         // Every mapping claimed is a proper rotation (determinant +1): GoPro's axes and ours are right-handed.
         for orin in ["ZXY", "YxZ", "yXZ", "XYZ", "xZy"] {
             let m = GoProIMU.axisMapping(orientationIn: orin, model: nil)!.mapping.rows
-            let det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            let det =
+                m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
                 + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
-            let expected: Double = ["ZXY", "YxZ", "yXZ", "XYZ"].contains(orin) ? 1 : -1   // ORIN itself may be a reflection
+            let expected: Double = ["ZXY", "YxZ", "yXZ", "XYZ"].contains(orin) ? 1 : -1  // ORIN itself may be a reflection
             XCTAssertEqual(det, expected, orin)
         }
     }
@@ -213,20 +234,25 @@ final class GPMFTests: XCTestCase {
     /// the packets' times say.
     func testStampedStreamsAreTimedAgainstTheFrames() throws {
         func payload(gyroStamp: UInt64, n: Int, frameStamp: UInt64, frames: Int) -> [UInt8] {
-            nest("DEVC",
-                 nest("STRM", klv("STMP", "J", 8, 1, be64(gyroStamp)), klv("SCAL", "s", 2, 1, be16(100)),
-                      klv("GYRO", "s", 6, n, (0..<n).flatMap { (_: Int) -> [UInt8] in be16(10) + be16(20) + be16(30) })),
-                 nest("STRM", klv("STMP", "J", 8, 1, be64(frameStamp)), klv("SHUT", "f", 4, frames, (0..<frames).flatMap { (_: Int) -> [UInt8] in be32(Float(0.001).bitPattern) })),
-                 nest("STRM", klv("STMP", "J", 8, 1, be64(frameStamp)), klv("SCAL", "s", 2, 1, be16(32767)),
-                      klv("CORI", "s", 8, frames, (0..<frames).flatMap { (_: Int) -> [UInt8] in be16(32767) + be16(0) + be16(0) + be16(0) })),
-                 nest("STRM", klv("STMP", "J", 8, 1, be64(frameStamp)), klv("SCAL", "s", 2, 1, be16(32767)),
-                      klv("IORI", "s", 8, frames, (0..<frames).flatMap { (_: Int) -> [UInt8] in be16(0) + be16(32767) + be16(0) + be16(0) })))
+            nest(
+                "DEVC",
+                nest(
+                    "STRM", klv("STMP", "J", 8, 1, be64(gyroStamp)), klv("SCAL", "s", 2, 1, be16(100)),
+                    klv("GYRO", "s", 6, n, (0..<n).flatMap { (_: Int) -> [UInt8] in be16(10) + be16(20) + be16(30) })),
+                nest("STRM", klv("STMP", "J", 8, 1, be64(frameStamp)), klv("SHUT", "f", 4, frames, (0..<frames).flatMap { (_: Int) -> [UInt8] in be32(Float(0.001).bitPattern) })),
+                nest(
+                    "STRM", klv("STMP", "J", 8, 1, be64(frameStamp)), klv("SCAL", "s", 2, 1, be16(32767)),
+                    klv("CORI", "s", 8, frames, (0..<frames).flatMap { (_: Int) -> [UInt8] in be16(32767) + be16(0) + be16(0) + be16(0) })),
+                nest(
+                    "STRM", klv("STMP", "J", 8, 1, be64(frameStamp)), klv("SCAL", "s", 2, 1, be16(32767)),
+                    klv("IORI", "s", 8, frames, (0..<frames).flatMap { (_: Int) -> [UInt8] in be16(0) + be16(32767) + be16(0) + be16(0) })))
         }
         // 200 Hz gyro, its first sample 5 ms before the first frame (camera clock in us);
         // 30 frames per payload at 33333.333 us. The packets' own times are off by 40 ms.
         let packets = (0..<3).map { k in
-            TelemetryPacket(bytes: payload(gyroStamp: 995_000 + UInt64(k) * 1_000_000, n: 200, frameStamp: 1_000_000 + UInt64(k) * 1_000_000, frames: 30),
-                            time: 0.04 + Double(k), duration: 1)
+            TelemetryPacket(
+                bytes: payload(gyroStamp: 995_000 + UInt64(k) * 1_000_000, n: 200, frameStamp: 1_000_000 + UInt64(k) * 1_000_000, frames: 30),
+                time: 0.04 + Double(k), duration: 1)
         }
         let imu = try GoProIMU.read(packets)
         XCTAssertEqual(imu.gyro.count, 600)
@@ -246,8 +272,9 @@ final class GPMFTests: XCTestCase {
     /// Stabilisation as the file says it: HERO7 and later write EISE/EISA into the udta box's
     /// settings stream; HERO5/6 write EISA at the device level of the track's payloads.
     func testStabilisationSettings() throws {
-        let udta = nest("DEVC", klv("DVNM", "c", 1, 20, text("Video Global Setting")),
-                        nest("STRM", klv("MINF", "c", 1, 11, text("HERO7 Black")), klv("EISE", "c", 1, 1, text("Y")), klv("EISA", "c", 1, 8, text("HS EIS") + [0, 0])))
+        let udta = nest(
+            "DEVC", klv("DVNM", "c", 1, 20, text("Video Global Setting")),
+            nest("STRM", klv("MINF", "c", 1, 11, text("HERO7 Black")), klv("EISE", "c", 1, 1, text("Y")), klv("EISA", "c", 1, 8, text("HS EIS") + [0, 0])))
         let settings = try GPMFPayload.read(udta, keys: []).settings
         XCTAssertEqual(settings, ["EISE": "Y", "EISA": "HS EIS"])
         XCTAssertEqual(InCameraStabilisation.goPro(settings), InCameraStabilisation(enabled: true, mode: "HS EIS", source: "GPMF EISE \"Y\", EISA \"HS EIS\""))

@@ -57,8 +57,10 @@ struct SyntheticRig {
         for k in 0..<(frames - 1) {
             let a = Double(k) / fps, b = Double(k + 1) / fps
             let i = integral(a, b)
-            shifts.append(VideoShift(from: Int64((a * 1e9).rounded()), to: Int64((b * 1e9).rounded()),
-                                     dx: -f * i.y + pixelNoise * rng.gaussian(), dy: f * i.x + pixelNoise * rng.gaussian()))
+            shifts.append(
+                VideoShift(
+                    from: Int64((a * 1e9).rounded()), to: Int64((b * 1e9).rounded()),
+                    dx: -f * i.y + pixelNoise * rng.gaussian(), dy: f * i.x + pixelNoise * rng.gaussian()))
         }
         // The IMU runs from 1 s before the video to 1 s after it, on its own clock.
         let m = mapping.rows
@@ -227,7 +229,7 @@ final class GyroSyncTests: XCTestCase {
     func testDriftFitRejectsOutliersAndSplitsAtAJump() throws {
         // Spread over 27 s and 22 s: DriftFit claims a drift only over at least 20 s of sync points.
         var points = (0..<10).map { SyncPoint(videoTimeS: Double($0) * 3 + 1, offsetMs: 100 + 0.5e-3 * 1000 * Double($0) * 3, score: 0.9) }
-        points[3].offsetMs += 40    // one wild window
+        points[3].offsetMs += 40  // one wild window
         let one = try XCTUnwrap(DriftFit.fit(points))
         XCTAssertEqual(one.segments.count, 1)
         XCTAssertEqual(one.outliers, [3])

@@ -10,7 +10,8 @@ final class LongTraceSyncTests: XCTestCase {
     /// of the trace is the same IMU at rest (bias and noise) except in `busy` spans, where it turns
     /// about all three axes on other sines (a carried camera between takes).
     static func longTrace(_ rig: SyntheticRig, lengthS: Double, busy: [ClosedRange<Double>], keepClip: Bool = true)
-        -> (shifts: [VideoShift], readings: [IMUReading]) {
+        -> (shifts: [VideoShift], readings: [IMUReading])
+    {
         let (shifts, clip) = rig.make()
         var rng = SplitMix(rig.seed &+ 1)
         func filler(_ t: Double) -> IMUReading {
@@ -80,7 +81,9 @@ final class LongTraceSyncTests: XCTestCase {
             let (shifts, readings) = rig.make()
             let full = try GyroSync.run(shifts: shifts, readings: readings, options: .init())
             let near = try GyroSync.run(shifts: shifts, readings: readings, options: .init(exhaustiveSearchLimit: 0))
-            print("\(name) \(offset) ms: full scan \(full.clock.offsetMs(atVideo: 0)) ms, confidence \(full.confidence), runner-up \(full.runnerUpPeak); first pass \(near.clock.offsetMs(atVideo: 0)) ms, confidence \(near.confidence), runner-up \(near.runnerUpPeak)")
+            print(
+                "\(name) \(offset) ms: full scan \(full.clock.offsetMs(atVideo: 0)) ms, confidence \(full.confidence), runner-up \(full.runnerUpPeak); first pass \(near.clock.offsetMs(atVideo: 0)) ms, confidence \(near.confidence), runner-up \(near.runnerUpPeak)"
+            )
             XCTAssertEqual(near.mapping, full.mapping, name)
             XCTAssertEqual(near.clock.offsetMs(atVideo: 0), full.clock.offsetMs(atVideo: 0), accuracy: 0.01, name)
             XCTAssertEqual(near.clock.offsetMs(atVideo: 0), offset, accuracy: 1, name)

@@ -5,8 +5,10 @@ final class MotionStreamTests: XCTestCase {
     let ms: Int64 = 1_000_000
 
     /// 200 Hz readings from t0 for `seconds`, with a rate function of time (seconds).
-    func trace(from t0: Int64 = 0, seconds: Double, jitter: Bool = false, rate: (Double) -> SIMD3<Double>,
-               accel: ((Double) -> SIMD3<Double>)? = nil) -> [IMUReading] {
+    func trace(
+        from t0: Int64 = 0, seconds: Double, jitter: Bool = false, rate: (Double) -> SIMD3<Double>,
+        accel: ((Double) -> SIMD3<Double>)? = nil
+    ) -> [IMUReading] {
         (0..<Int(seconds * 200)).map { i in
             let t = t0 + Int64(i) * 5 * ms + (jitter && i % 3 == 1 ? 2 * ms : 0)
             let s = Double(t) / 1e9
@@ -50,7 +52,7 @@ final class MotionStreamTests: XCTestCase {
 
     func testGapsAndTimeOutsideTheTraceAreReportedNeverMadeUp() {
         var readings = trace(from: 200 * ms, seconds: 1.5, rate: { _ in SIMD3(1, 0, 0) })
-        readings.removeAll { $0.t > 800 * ms && $0.t < 900 * ms }   // a 100 ms hole
+        readings.removeAll { $0.t > 800 * ms && $0.t < 900 * ms }  // a 100 ms hole
         let interval: Int64 = 50 * ms
         let (samples, report) = MotionStream.make(readings, calibration: Calibration(name: "t"), start: 0, interval: interval, count: 40)
         XCTAssertEqual(Array(report.missingIntervals.prefix(4)), [0, 1, 2, 3], "before the trace starts")
@@ -62,8 +64,9 @@ final class MotionStreamTests: XCTestCase {
 
     func testWithAnAccelerometerGravityAndUserAccelerationAreSeparated() {
         // Still, flat, then pushed along x at 0.5 g from 1 s.
-        let readings = trace(seconds: 2, rate: { _ in SIMD3(0, 0, 0) },
-                             accel: { t in SIMD3(t >= 1 ? 0.5 * 9.80665 : 0, 0, 9.80665) })
+        let readings = trace(
+            seconds: 2, rate: { _ in SIMD3(0, 0, 0) },
+            accel: { t in SIMD3(t >= 1 ? 0.5 * 9.80665 : 0, 0, 9.80665) })
         let (samples, _) = MotionStream.make(readings, calibration: Calibration(name: "t"), start: 0, interval: 50 * ms, count: 40)
         let still = samples[10], pushed = samples[22]
         XCTAssertEqual(still.gravity!.z, 1, accuracy: 1e-6)

@@ -10,10 +10,11 @@ final class OffsetEstimatorTests: XCTestCase {
     /// Gyro at 200 Hz (IMU clock = video clock - offset) with a bias, and the video shifts a
     /// camera with focal length f would show at 30 fps.
     func scene(offsetMs: Double, bias: [Double], f: Double = 500, seconds: Double = 8)
-        -> (readings: [IMUReading], shifts: [VideoShift]) {
+        -> (readings: [IMUReading], shifts: [VideoShift])
+    {
         let readings = (0..<Int(seconds * 200)).map { i -> IMUReading in
-            let t = Double(i) / 200                       // IMU clock
-            let v = t + offsetMs / 1000                    // the same instant on the video clock
+            let t = Double(i) / 200  // IMU clock
+            let v = t + offsetMs / 1000  // the same instant on the video clock
             return IMUReading(t: Int64(i) * 5 * ms, gyro: SIMD3(pitch(v) + bias[0], yaw(v) + bias[1], bias[2]))
         }
         // Shift over a frame interval: -f * integral of yaw, f * integral of pitch (trapezoids, fine steps).

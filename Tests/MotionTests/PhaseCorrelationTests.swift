@@ -13,12 +13,14 @@ final class PhaseCorrelationTests: XCTestCase {
     func texture(_ size: Int, ox: Double, oy: Double) -> [Double] {
         func g(_ x: Int, _ y: Int) -> Double { Self.grid[y * 128 + x] }
         var out = [Double](repeating: 0, count: size * size)
-        for y in 0..<size { for x in 0..<size {
-            let u = Double(x) + ox + 20, v = Double(y) + oy + 20
-            let x0 = Int(u), y0 = Int(v), fx = u - Double(x0), fy = v - Double(y0)
-            let top = g(x0, y0) * (1 - fx) + g(x0 + 1, y0) * fx, bottom = g(x0, y0 + 1) * (1 - fx) + g(x0 + 1, y0 + 1) * fx
-            out[y * size + x] = top * (1 - fy) + bottom * fy
-        } }
+        for y in 0..<size {
+            for x in 0..<size {
+                let u = Double(x) + ox + 20, v = Double(y) + oy + 20
+                let x0 = Int(u), y0 = Int(v), fx = u - Double(x0), fy = v - Double(y0)
+                let top = g(x0, y0) * (1 - fx) + g(x0 + 1, y0) * fx, bottom = g(x0, y0 + 1) * (1 - fx) + g(x0 + 1, y0 + 1) * fx
+                out[y * size + x] = top * (1 - fy) + bottom * fy
+            }
+        }
         return out
     }
 
@@ -108,7 +110,7 @@ final class PhaseCorrelationTests: XCTestCase {
     /// A picture smaller than the square (snake's 128 samples on a 160x120 clip trapped here):
     /// its pixels one to one at the centre, the edges repeated beyond it.
     func testDownscaleOfAPictureSmallerThanTheSquareRepeatsItsEdges() {
-        let luma: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]     // 4 x 3
+        let luma: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]  // 4 x 3
         let (s, k) = PhaseCorrelator.downscale(luma, width: 4, height: 3, size: 8)
         XCTAssertEqual(k, 1)
         XCTAssertEqual(s.count, 64)
@@ -119,7 +121,7 @@ final class PhaseCorrelationTests: XCTestCase {
     }
 
     func testDownscaleAveragesTheCentreSquare() {
-        let luma = [UInt8](repeating: 10, count: 8 * 4) + [UInt8](repeating: 30, count: 8 * 4)   // 8x8, top half 10
+        let luma = [UInt8](repeating: 10, count: 8 * 4) + [UInt8](repeating: 30, count: 8 * 4)  // 8x8, top half 10
         let (s, k) = PhaseCorrelator.downscale(luma, width: 8, height: 8, size: 4)
         XCTAssertEqual(k, 2)
         XCTAssertEqual(s[0], 10); XCTAssertEqual(s[15], 30)

@@ -8,7 +8,7 @@ import XCTest
 /// rotation matrix built from Euler angles), not with the code under test.
 final class PictureRotationTests: XCTestCase {
     /// r = f theta (1 + k1 theta^2) for a fisheye, f tan theta for a pinhole.
-    struct Lens { var f: Double; var k1: Double?; }
+    struct Lens { var f: Double; var k1: Double?;  }
 
     /// Where a pixel (from the centre) goes when the camera turns by `rx, ry, rz` (radians about
     /// its x right, y down, z forward): the world direction stays, the camera's axes turn.
@@ -37,7 +37,7 @@ final class PictureRotationTests: XCTestCase {
         }
         func mul(_ a: [[Double]], _ b: [[Double]]) -> [[Double]] { (0..<3).map { i in (0..<3).map { j in (0..<3).reduce(0) { $0 + a[i][$1] * b[$1][j] } } } }
         let m = mul(rot(2, rz), mul(rot(1, ry), rot(0, rx)))
-        d = (0..<3).map { i in (0..<3).reduce(0) { $0 + m[$1][i] * d[$1] } }   // R^T d
+        d = (0..<3).map { i in (0..<3).reduce(0) { $0 + m[$1][i] * d[$1] } }  // R^T d
         let t2 = acos(min(1, d[2])), p2 = atan2(d[1], d[0])
         let r2 = lens.k1.map { lens.f * t2 * (1 + $0 * t2 * t2) } ?? lens.f * tan(t2)
         return (r2 * cos(p2), r2 * sin(p2))

@@ -1,9 +1,11 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
-@testable import Motion
 import XCTest
+
+@testable import Motion
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 final class SVGPlotTests: XCTestCase {
     func plot(_ times: [Int64]) -> String {

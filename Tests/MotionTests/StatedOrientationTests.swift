@@ -55,7 +55,7 @@ final class StatedOrientationTests: XCTestCase {
     /// handedness), and an improper stated mapping (its z row flipped) is beaten.
     func testRollMakesTheThirdAxisObservable() throws {
         let f = 300.0, fps = 30.0, seconds = 6.0
-        let m: [[Double]] = [[0, 0, -1], [-1, 0, 0], [0, 1, 0]]   // camera = m * imu: "zxY"
+        let m: [[Double]] = [[0, 0, -1], [-1, 0, 0], [0, 1, 0]]  // camera = m * imu: "zxY"
         func rate(_ v: Double) -> SIMD3<Double> {
             SIMD3(0.4 * sin(1.7 * v) + 0.15 * sin(4.1 * v + 1), 0.5 * cos(1.1 * v + 0.3) + 0.2 * sin(3.3 * v), 0.6 * sin(2.3 * v + 2) + 0.2 * cos(5.1 * v))
         }
@@ -72,7 +72,7 @@ final class StatedOrientationTests: XCTestCase {
         }
         var readings: [IMUReading] = []
         for k in -200...1400 {
-            let t = Double(k) / 200, c = rate(t + 0.05)   // video = imu + 50 ms
+            let t = Double(k) / 200, c = rate(t + 0.05)  // video = imu + 50 ms
             readings.append(IMUReading(t: Int64(k) * 5_000_000, gyro: SIMD3((0..<3).map { j in (0..<3).reduce(0.0) { $0 + m[$1][j] * c[$1] } })))
         }
         var o = GyroSync.Options(searchMs: 400)

@@ -18,7 +18,9 @@ final class TraceFileReaderTests: TraceFileTestCase {
     }
 
     func testGCSVScalesTimeGyroAndAccelInG() throws {
-        let path = try file("a.gcsv", """
+        let path = try file(
+            "a.gcsv",
+            """
             GYROFLOW IMU LOG
             version,1.3
             id,cam_one
@@ -112,7 +114,7 @@ final class TraceFileReaderTests: TraceFileTestCase {
         let shake = try readAll(Self.fixtures.appendingPathComponent("shake.gcsv").path, .gcsv).1
         XCTAssertEqual(still.count, 600); XCTAssertEqual(pan.count, 800); XCTAssertEqual(shake.count, 580)
         XCTAssertLessThan(still.map { abs($0.gyro.y) }.max()!, 0.05)
-        XCTAssertEqual(pan[400].gyro.y, 0.6, accuracy: 0.02)   // steady part of the pan
+        XCTAssertEqual(pan[400].gyro.y, 0.6, accuracy: 0.02)  // steady part of the pan
         XCTAssertGreaterThan(shake.map { abs($0.gyro.y) }.max()!, 2.9)
         XCTAssertEqual(still[0].accel!.y, -9.80665, accuracy: 0.1)
     }

@@ -5,7 +5,7 @@ import XCTest
 final class TraceFileWriterTests: TraceFileTestCase {
     let samples = [
         IMUReading(t: -5, gyro: SIMD3(0.1, -0.2, 1e-7), accel: SIMD3(9.80665, 0, -1.5)),
-        IMUReading(t: 1_000_000_007, gyro: SIMD3(3.25, 0, -0.000001), accel: SIMD3(0.1, 0.2, 0.3)),
+        IMUReading(t: 1_000_000_007, gyro: SIMD3(3.25, 0, -0.000001), accel: SIMD3(0.1, 0.2, 0.3))
     ]
 
     func roundTrip(_ format: TraceFormat, info: TraceInfo) throws -> (TraceFileReader, [IMUReading], String) {
@@ -34,7 +34,7 @@ final class TraceFileWriterTests: TraceFileTestCase {
             XCTAssertEqual(a.accel!.x, b.accel!.x, accuracy: 1e-12); XCTAssertEqual(a.accel!.z, b.accel!.z, accuracy: 1e-12)
         }
         XCTAssertEqual(r.info.deviceName, "bmi160"); XCTAssertEqual(r.info.orientation, "xzY"); XCTAssertEqual(r.info.metadata["note"], "n")
-        XCTAssertTrue(text.contains("\n-5,0.1,-0.2,1e-07,1.0,0.0,"), text)    // 9.80665 m/s^2 written as 1 g
+        XCTAssertTrue(text.contains("\n-5,0.1,-0.2,1e-07,1.0,0.0,"), text)  // 9.80665 m/s^2 written as 1 g
     }
 
     func testUnknownOrientationIsWrittenAsIdentity() throws {

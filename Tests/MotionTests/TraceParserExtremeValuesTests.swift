@@ -7,9 +7,11 @@ import XCTest
 /// edges gives a sample in range or a one-line error naming the file and line; never a trap.
 /// (A CSV time of Int64.min trapped in abs() in every command that read it.)
 final class TraceParserExtremeValuesTests: XCTestCase {
-    static let numbers = ["0", "-1", "9223372036854775807", "-9223372036854775808", "9223372036854775808", "-9223372036854775809",
-                          "2300000000000000000", "-2300000000000000001", "1e308", "-1e308", "1e309", "4.9e-324", "nan", "inf", "-inf",
-                          "0x10", "1e3", "", "-", "99999999999999999999999"]
+    static let numbers = [
+        "0", "-1", "9223372036854775807", "-9223372036854775808", "9223372036854775808", "-9223372036854775809",
+        "2300000000000000000", "-2300000000000000001", "1e308", "-1e308", "1e309", "4.9e-324", "nan", "inf", "-inf",
+        "0x10", "1e3", "", "-", "99999999999999999999999"
+    ]
 
     func check(_ text: String, _ format: TraceFormat, file: StaticString = #filePath, line: UInt = #line) {
         do {

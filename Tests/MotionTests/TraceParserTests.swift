@@ -20,8 +20,10 @@ final class TraceParserTests: XCTestCase {
         XCTAssertEqual(TraceParser.decimal("-.5"), -0.5)
         XCTAssertEqual(TraceParser.decimal("1.5E-3"), 0.0015)
         XCTAssertEqual(TraceParser.decimal("1e999"), .infinity, "syntax is fine; callers reject the infinity")
-        for bad in ["0x10", "0X1p3", "0.5\u{0}9", "0.5\u{0} 9", "nan", "NaN", "inf", "-infinity", "", ".", "+", "1e", "1e+",
-                    " 1", "1 ", "1_000", "1,5", "\u{661}", "١٢", "1.2.3", "--1", "0b1"] {
+        for bad in [
+            "0x10", "0X1p3", "0.5\u{0}9", "0.5\u{0} 9", "nan", "NaN", "inf", "-infinity", "", ".", "+", "1e", "1e+",
+            " 1", "1 ", "1_000", "1,5", "\u{661}", "١٢", "1.2.3", "--1", "0b1"
+        ] {
             XCTAssertNil(TraceParser.decimal(Substring(bad)), "'\(bad)'")
         }
     }
@@ -38,17 +40,21 @@ final class TraceParserTests: XCTestCase {
 
     func testScalesThatOverflow() {
         // ascale is in g: 1e308 g is not a finite number of m/s^2 (it used to store NaN/Inf).
-        assertError("GYROFLOW IMU LOG\nascale,1e308\nt,gx,gy,gz,ax,ay,az\n0,1,1,1,0,1,1\n", .gcsv,
-                    "2: ascale 1e308 is out of range (not a finite number of m/s^2)")
-        assertError("GYROFLOW IMU LOG\ngscale,1e308\nt,gx,gy,gz\n0,0,0,0\n5,0,5,0\n", .gcsv,
-                    "5: gy '5' times gscale 1e308 is not a finite number")
-        assertError("GYROFLOW IMU LOG\nascale,1e300\nt,gx,gy,gz,ax,ay,az\n0,1,1,1,0,1,-1e9\n", .gcsv,
-                    "4: az '-1e9' times ascale 1e300 is not a finite number")
+        assertError(
+            "GYROFLOW IMU LOG\nascale,1e308\nt,gx,gy,gz,ax,ay,az\n0,1,1,1,0,1,1\n", .gcsv,
+            "2: ascale 1e308 is out of range (not a finite number of m/s^2)")
+        assertError(
+            "GYROFLOW IMU LOG\ngscale,1e308\nt,gx,gy,gz\n0,0,0,0\n5,0,5,0\n", .gcsv,
+            "5: gy '5' times gscale 1e308 is not a finite number")
+        assertError(
+            "GYROFLOW IMU LOG\nascale,1e300\nt,gx,gy,gz,ax,ay,az\n0,1,1,1,0,1,-1e9\n", .gcsv,
+            "4: az '-1e9' times ascale 1e300 is not a finite number")
         // A tick of 9.2e9 s is 9.2e18 ns: past Int64 with the first tick (this trapped).
         assertError("GYROFLOW IMU LOG\ntscale,9.2e9\nt,gx,gy,gz\n0,0,0,0\n", .gcsv, "2: tscale 9.2e9 is out of range (at most 2.3e9 seconds per tick)")
         assertError("GYROFLOW IMU LOG\ntscale,1e300\nt,gx,gy,gz\n", .gcsv, "2: tscale 1e300 is out of range (at most 2.3e9 seconds per tick)")
-        assertError("GYROFLOW IMU LOG\ntscale,2e9\nt,gx,gy,gz\n0,0,0,0\n2,0,0,0\n", .gcsv,
-                    "5: timestamp 2 is out of range (beyond 2.3e9 s from 0)")
+        assertError(
+            "GYROFLOW IMU LOG\ntscale,2e9\nt,gx,gy,gz\n0,0,0,0\n2,0,0,0\n", .gcsv,
+            "5: timestamp 2 is out of range (beyond 2.3e9 s from 0)")
         assertError("GYROFLOW IMU LOG\ntscale,1\nt,gx,gy,gz\n1e300,0,0,0\n", .gcsv, "4: timestamp 1e300 is out of range (beyond 2.3e9 s from 0)")
         assertError("2300000000000000001,0,0,0\n", .csv, "1: timestamp 2300000000000000001 is out of range (beyond 2.3e9 s from 0)")
         assertError("-9000000000000000000,0,0,0\n", .csv, "1: timestamp -9000000000000000000 is out of range (beyond 2.3e9 s from 0)")
@@ -57,7 +63,7 @@ final class TraceParserTests: XCTestCase {
     func testTheLargestTimesStillRead() throws {
         let (_, s) = try parse("-2300000000000000000,1,2,3\n2300000000000000000,1,2,3\n", .csv)
         XCTAssertEqual(s.map(\.t), [-TraceParser.maxTimestamp, TraceParser.maxTimestamp])
-        let stats = TraceStatistics(timestamps: s.map(\.t))     // the step fits an Int64
+        let stats = TraceStatistics(timestamps: s.map(\.t))  // the step fits an Int64
         XCTAssertEqual(stats.duration, 4_600_000_000_000_000_000)
         XCTAssertEqual(stats.medianInterval, 4_600_000_000_000_000_000)
         let (_, g) = try parse("GYROFLOW IMU LOG\ntscale,2.3e9\nt,gx,gy,gz\n1,0,0,0\n", .gcsv)
@@ -68,8 +74,9 @@ final class TraceParserTests: XCTestCase {
         let long = String(repeating: "x", count: 100_000)
         assertError("10,\(long),0,0\n", .csv, "1: '\(String(repeating: "x", count: 80))...' is not a number")
         assertError("10,\u{1B}[2J\u{1B}]0;pwned\u{7},0,0\n", .csv, "1: '\\u{1B}[2J\\u{1B}]0;pwned\\u{7}' is not a number")
-        assertError("time\r,x\u{9B}31m,y,z\n", .csv,
-                    "1: expected the header t_ns,gx,gy,gz or t_ns,gx,gy,gz,ax,ay,az, found time\\r,x\\u{9B}31m,y,z")
+        assertError(
+            "time\r,x\u{9B}31m,y,z\n", .csv,
+            "1: expected the header t_ns,gx,gy,gz or t_ns,gx,gy,gz,ax,ay,az, found time\\r,x\\u{9B}31m,y,z")
         assertError("GYROFLOW IMU LOG\nt,gx,\u{202E}gy\n", .gcsv, "2: the column line must name t,gx,gy,gz, found t,gx,\\u{202E}gy")
     }
 

@@ -37,7 +37,9 @@ final class TraceStatisticsTests: XCTestCase {
 
     func testStreamIsVisitedTwice() {
         var passes = 0
-        let s = TraceStatistics.measure { visit in passes += 1; for t in stride(from: Int64(0), to: 100, by: 10) { visit(t) } }
+        let s = TraceStatistics.measure { visit in
+            passes += 1; for t in stride(from: Int64(0), to: 100, by: 10) { visit(t) }
+        }
         XCTAssertEqual(passes, 2); XCTAssertEqual(s.count, 10)
     }
 }

@@ -1,5 +1,6 @@
 import Compositor
 import XCTest
+
 @testable import SyncCode
 
 /// The audio code read back after simulated damage: resampling (48 -> 44.1 -> 48 kHz, linear),
@@ -52,7 +53,7 @@ final class AudioCodeTests: XCTestCase {
             x[i] = 0.3 * y + Float(Int(s >> 40) % 2001 - 1000) / 1000 * 0.003
         }
         let back = resample(x, from: 44100, to: 48000)
-        let delayed = [Float](repeating: 0, count: 1776) + back   // 37 ms
+        let delayed = [Float](repeating: 0, count: 1776) + back  // 37 ms
         let hits = read(delayed)
         XCTAssertEqual(hits.map(\.frame), [0, 15, 30, 45, 60, 75, 90, 105])
         // The low-pass delays by about (a / (1 - a)) samples at 44.1 kHz: 0.05 ms.

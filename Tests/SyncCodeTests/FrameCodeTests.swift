@@ -1,5 +1,6 @@
 import Compositor
 import XCTest
+
 @testable import SyncCode
 
 /// The picture code read back after what pipelines do, simulated on the planes: a quarter of
@@ -20,20 +21,24 @@ final class FrameCodeTests: XCTestCase {
         let src = b.image.y
         let w = src.width / factor, h = src.height / factor
         var small = [Int](repeating: 0, count: w * h)
-        for y in 0..<h { for x in 0..<w {
-            var s = 0
-            for dy in 0..<factor { for dx in 0..<factor { s += Int(src[x * factor + dx, y * factor + dy]) } }
-            small[y * w + x] = s / (factor * factor)
-        } }
+        for y in 0..<h {
+            for x in 0..<w {
+                var s = 0
+                for dy in 0..<factor { for dx in 0..<factor { s += Int(src[x * factor + dx, y * factor + dy]) } }
+                small[y * w + x] = s / (factor * factor)
+            }
+        }
         var rng = LCG(s: 42)
         let out = YUVBuffer(width: cw, height: ch)
         PlaneKernels.fill(out.image, YUVColor(y: black, u: 128, v: 128))
-        for y in 0..<h { for x in 0..<w {
-            var s = 0, n = 0
-            for dy in -1...1 { for dx in -1...1 where (0..<w).contains(x + dx) && (0..<h).contains(y + dy) { s += small[(y + dy) * w + x + dx]; n += 1 } }
-            let v = range(s / n) + (amp > 0 ? rng.next() % (2 * amp + 1) - amp : 0)
-            out.image.y.row(py + y)[px + x] = UInt8(max(0, min(255, v)))
-        } }
+        for y in 0..<h {
+            for x in 0..<w {
+                var s = 0, n = 0
+                for dy in -1...1 { for dx in -1...1 where (0..<w).contains(x + dx) && (0..<h).contains(y + dy) { s += small[(y + dy) * w + x + dx]; n += 1 } }
+                let v = range(s / n) + (amp > 0 ? rng.next() % (2 * amp + 1) - amp : 0)
+                out.image.y.row(py + y)[px + x] = UInt8(max(0, min(255, v)))
+            }
+        }
         return (out, w, h)
     }
 
@@ -73,10 +78,12 @@ final class FrameCodeTests: XCTestCase {
         // Random blocky pictures (the kind of footage that could look like cells): none decodes.
         var read = 0
         for _ in 0..<300 {
-            for by in 0..<18 { for bx in 0..<32 {
-                let v = UInt8(rng.next() % 2 == 0 ? 16 : 235)
-                for y in by * 10..<(by * 10 + 10) { (b.image.y.row(y) + bx * 10).update(repeating: v, count: 10) }
-            } }
+            for by in 0..<18 {
+                for bx in 0..<32 {
+                    let v = UInt8(rng.next() % 2 == 0 ? 16 : 235)
+                    for y in by * 10..<(by * 10 + 10) { (b.image.y.row(y) + bx * 10).update(repeating: v, count: 10) }
+                }
+            }
             if FrameCode.find(b.image.y, in: full) != nil { read += 1 }
         }
         XCTAssertEqual(read, 0)

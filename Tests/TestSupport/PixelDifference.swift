@@ -72,7 +72,7 @@ public enum PixelDifference {
     public static func flatPSNR(_ a: [UInt8], _ b: [UInt8], width: Int, height: Int) -> (psnr: Double, share: Double) {
         precondition(a.count == width * height * 3 && b.count == a.count)
         // Each channel's range over 7 columns, then over 7 rows of those.
-        var across = [Int](repeating: 0, count: width * height * 6)   // min, max per channel
+        var across = [Int](repeating: 0, count: width * height * 6)  // min, max per channel
         for y in 0..<height {
             for x in 0..<width {
                 for c in 0..<3 {

@@ -11,7 +11,8 @@ public enum Processes {
     /// `exe` is a path, or a bare name looked up on PATH (then /usr/bin, /usr/local/bin).
     /// With `timeout` (seconds) the program is killed after that long (status 124).
     public static func run(_ exe: String, _ args: [String], timeout: Int? = nil, stdin: FileHandle? = FileHandle.nullDevice)
-        throws -> (status: Int32, stdout: Data, stderr: String) {
+        throws -> (status: Int32, stdout: Data, stderr: String)
+    {
         let p = Process()
         if let timeout {
             p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
@@ -70,8 +71,9 @@ public enum Processes {
         while Date() < deadline {
             guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return false }
             if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
-               let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16),
-               mask & (1 << UInt64(sig - 1)) != 0 {
+                let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16),
+                mask & (1 << UInt64(sig - 1)) != 0
+            {
                 return true
             }
             usleep(10_000)

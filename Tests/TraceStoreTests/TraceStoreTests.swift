@@ -39,9 +39,10 @@ final class TraceStoreTests: ScratchFolderTestCase {
 
     func testTraceMetadataRoundTrip() throws {
         let store = try TraceStore(path: path)
-        let info = TraceInfo(deviceName: "bmi160", sourceURI: "ip:127.0.0.1:30431", clock: "monotonic", rateHz: 200,
-                             channelScales: ["anglvel_x": 0.001065264, "accel_x": 0.0023942], orientation: "xzY",
-                             metadata: ["note": "a, b", "id": "cam"])
+        let info = TraceInfo(
+            deviceName: "bmi160", sourceURI: "ip:127.0.0.1:30431", clock: "monotonic", rateHz: 200,
+            channelScales: ["anglvel_x": 0.001065264, "accel_x": 0.0023942], orientation: "xzY",
+            metadata: ["note": "a, b", "id": "cam"])
         let id = try store.createTrace(info, hasAccel: true)
         let id2 = try store.createTrace(TraceInfo(deviceName: "other", sourceURI: "f.csv"), hasAccel: false)
         XCTAssertEqual(try store.trace(id), StoredTrace(id: id, info: info, hasAccel: true))
@@ -195,10 +196,12 @@ final class TraceStoreTests: ScratchFolderTestCase {
         struct Stop: Error {}
         let store = try TraceStore(path: path)
         // 40,000 samples: more than SQLite's page cache, so the transaction spills into the WAL first.
-        XCTAssertThrowsError(try store.importTrace(TraceInfo(deviceName: "b", sourceURI: "y"), hasAccel: true) { append in
-            for k in 0..<10 { try append(samples(4000, from: Int64(k) * 4000 * 5_000_000)) }
-            throw Stop()
-        }) { XCTAssertTrue($0 is Stop) }
+        XCTAssertThrowsError(
+            try store.importTrace(TraceInfo(deviceName: "b", sourceURI: "y"), hasAccel: true) { append in
+                for k in 0..<10 { try append(samples(4000, from: Int64(k) * 4000 * 5_000_000)) }
+                throw Stop()
+            }
+        ) { XCTAssertTrue($0 is Stop) }
         XCTAssertEqual(try store.traces().map(\.id), [1])
         try store.close()
         XCTAssertEqual(try bytes(path), before, "byte-identical after the rollback")
@@ -214,8 +217,10 @@ final class TraceStoreTests: ScratchFolderTestCase {
     func testValuesThatAreNotFiniteNumbersNeverGoIn() throws {
         let store = try TraceStore(path: path)
         let id = try store.createTrace(TraceInfo(deviceName: "a", sourceURI: "x"), hasAccel: true)
-        for bad in [IMUReading(t: 5, gyro: SIMD3(.nan, 0, 0)), IMUReading(t: 5, gyro: SIMD3(0, .infinity, 0)),
-                    IMUReading(t: 5, gyro: SIMD3(0, 0, 0), accel: SIMD3(0, -.infinity, 0)), IMUReading(t: 5, gyro: SIMD3(0, 0, 0), accel: SIMD3(0, 0, .nan))] {
+        for bad in [
+            IMUReading(t: 5, gyro: SIMD3(.nan, 0, 0)), IMUReading(t: 5, gyro: SIMD3(0, .infinity, 0)),
+            IMUReading(t: 5, gyro: SIMD3(0, 0, 0), accel: SIMD3(0, -.infinity, 0)), IMUReading(t: 5, gyro: SIMD3(0, 0, 0), accel: SIMD3(0, 0, .nan))
+        ] {
             XCTAssertThrowsError(try store.append(samples(3) + [bad], to: id)) {
                 XCTAssertEqual("\($0)", "\(self.path): the sample at 5 ns holds a value that is not a finite number")
             }

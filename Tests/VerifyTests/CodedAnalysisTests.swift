@@ -1,5 +1,6 @@
 import SyncCode
 import XCTest
+
 @testable import Verify
 
 /// The coded analysis on hand-made scans: no movie, no decoding.
@@ -15,10 +16,10 @@ final class CodedAnalysisTests: XCTestCase {
 
     func testRunsOfMissingRepeatedAndReorderedCodesAreCollapsed() throws {
         var codes: [Int?] = Array(0..<20)
-        codes.removeSubrange(5...7)               // 5-7 missing
-        codes.insert(10, at: 8)                   // 10 twice (after 10)
-        codes.insert(10, at: 8)                   // and a third time
-        codes.append(contentsOf: [30, 25, 31])    // 20-29 missing but 25 comes late
+        codes.removeSubrange(5...7)  // 5-7 missing
+        codes.insert(10, at: 8)  // 10 twice (after 10)
+        codes.insert(10, at: 8)  // and a third time
+        codes.append(contentsOf: [30, 25, 31])  // 20-29 missing but 25 comes late
         let r = try CodedAnalysis.run(scan(codes))
         XCTAssertEqual(r.missing.map { [$0.from, $0.to] }, [[5, 7], [20, 24], [26, 29]])
         XCTAssertEqual(r.repeated, [.init(code: 10, from: 8, to: 9)])

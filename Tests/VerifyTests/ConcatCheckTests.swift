@@ -6,9 +6,11 @@ import XCTest
 /// repeat, a clip skipped or out of order is named with its output frame.
 final class ConcatCheckTests: XCTestCase {
     let tb = Rational(1, 15360)
-    let header = [Provenance.Input(name: "a.mp4", timeBase: "1/15360", audio: true, frames: 3),
-                  Provenance.Input(name: "b.mp4", timeBase: "1/12800", audio: false, frames: 2),
-                  Provenance.Input(name: "c.mp4", timeBase: "1/15360", audio: true, frames: 4)]
+    let header = [
+        Provenance.Input(name: "a.mp4", timeBase: "1/15360", audio: true, frames: 3),
+        Provenance.Input(name: "b.mp4", timeBase: "1/12800", audio: false, frames: 2),
+        Provenance.Input(name: "c.mp4", timeBase: "1/15360", audio: true, frames: 4)
+    ]
 
     /// One output frame per (clip, source index).
     func scan(_ shown: [(Int, Int64)]) -> Scan {
@@ -16,8 +18,9 @@ final class ConcatCheckTests: XCTestCase {
             var p = Provenance(k: Int64(k), src: [[s.1, s.1 * 512]])
             p.clip = s.0
             if k == 0 { p.sync = "concat"; p.fps = "30/1"; p.inputs = header }
-            return ScannedFrame(pts: Timestamp(Int64(k) * 512, tb), meanLuma: 100 + Double(k % 5), lumaDeviation: 30,
-                                difference: k == 0 ? nil : 1, provenance: p)
+            return ScannedFrame(
+                pts: Timestamp(Int64(k) * 512, tb), meanLuma: 100 + Double(k % 5), lumaDeviation: 30,
+                difference: k == 0 ? nil : 1, provenance: p)
         }
         return Scan(path: "x.mp4", frames: frames, videoDuration: Double(frames.count) / 30, audio: nil)
     }
@@ -31,16 +34,19 @@ final class ConcatCheckTests: XCTestCase {
     }
 
     func testAFrameLostAtAJoinIsNamed() {
-        XCTAssertEqual(messages([(0, 0), (0, 1), (1, 0), (1, 1)]),
-                       ["the join into clip 2 (b.mp4) at output frame 2: clip 1 (a.mp4) ended after 2 of its 3 frames"])
+        XCTAssertEqual(
+            messages([(0, 0), (0, 1), (1, 0), (1, 1)]),
+            ["the join into clip 2 (b.mp4) at output frame 2: clip 1 (a.mp4) ended after 2 of its 3 frames"])
     }
 
     func testRepeatsSkipsAndDisorderAreNamed() {
         XCTAssertEqual(messages([(0, 0), (0, 1), (0, 1), (0, 2)]), ["output frame 2: clip 1 (a.mp4) shows source frame 1 again"])
-        XCTAssertEqual(messages([(0, 0), (0, 2)]),
-                       ["output frame 1: clip 1 (a.mp4) jumps from source frame 0 to 2: source frame 1 was dropped"])
-        XCTAssertEqual(messages([(0, 0), (0, 1), (0, 2), (2, 0)]),
-                       ["output frame 3: clip 3 (c.mp4) follows clip 1 (a.mp4); the clips between are missing"])
+        XCTAssertEqual(
+            messages([(0, 0), (0, 2)]),
+            ["output frame 1: clip 1 (a.mp4) jumps from source frame 0 to 2: source frame 1 was dropped"])
+        XCTAssertEqual(
+            messages([(0, 0), (0, 1), (0, 2), (2, 0)]),
+            ["output frame 3: clip 3 (c.mp4) follows clip 1 (a.mp4); the clips between are missing"])
         XCTAssertEqual(messages([(0, 0), (0, 1), (0, 2), (1, 1)]), ["output frame 3: clip 2 (b.mp4) starts at source frame 1, not 0"])
         XCTAssertEqual(messages([(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (0, 0)]), ["output frame 5: clip 1 (a.mp4) comes back after clip 2 (b.mp4)"])
     }
@@ -90,18 +96,24 @@ final class ConcatByTimeCheckTests: XCTestCase {
 
     func testAClipEndedEarlyIsNamed() {
         // Clip 1 stops after frame 1 (the job's last frame: until is its end) though it shows 3.
-        XCTAssertEqual(messages([(0, 0, 0, 1), (0, 1, 1, 2), (1, 0, 0, 1), (1, 0, 0, 1), (1, 1, 1, 2)], starts: ["0/1", "1/15"]),
-                       ["the join into clip 2 (b.mp4) at output frame 2: clip 1 (a.mp4) ended after 2 of its 3 frames"])
+        XCTAssertEqual(
+            messages([(0, 0, 0, 1), (0, 1, 1, 2), (1, 0, 0, 1), (1, 0, 0, 1), (1, 1, 1, 2)], starts: ["0/1", "1/15"]),
+            ["the join into clip 2 (b.mp4) at output frame 2: clip 1 (a.mp4) ended after 2 of its 3 frames"])
         // Two frames short, its length is off by more than an output frame too.
-        XCTAssertEqual(messages([(0, 0, 0, 1), (1, 0, 0, 1), (1, 0, 0, 1), (1, 1, 1, 2)], starts: ["0/1", "1/30"]),
-                       ["the join into clip 2 (b.mp4) at output frame 1: clip 1 (a.mp4) ended after 1 of its 3 frames",
-                        "clip 1 (a.mp4) lasts 0.033 s in the output, but its stream lasts 0.100 s"])
+        XCTAssertEqual(
+            messages([(0, 0, 0, 1), (1, 0, 0, 1), (1, 0, 0, 1), (1, 1, 1, 2)], starts: ["0/1", "1/30"]),
+            [
+                "the join into clip 2 (b.mp4) at output frame 1: clip 1 (a.mp4) ended after 1 of its 3 frames",
+                "clip 1 (a.mp4) lasts 0.033 s in the output, but its stream lasts 0.100 s"
+            ])
     }
 
     func testAClipPlacedWhereItsFramesAreNotIsNamed() {
-        XCTAssertEqual(messages([(0, 0, 0, 1), (0, 1, 1, 2), (0, 2, 2, 3), (1, 0, 0, 1)], starts: ["0/1", "1/5"]).first,
-                       "output frame 3 at 0.100 s starts clip 2 (b.mp4), whose time 0 is at 0.200 s")
-        XCTAssertEqual(messages([(0, 0, 0, 1), (0, 1, 1, 2), (0, 2, 2, 3), (1, 2, 2, 3)]).first,
-                       "output frame 3 at 0.100 s: clip 2 (b.mp4) shows source frame 2 of 0.080 s, which is not on screen yet")
+        XCTAssertEqual(
+            messages([(0, 0, 0, 1), (0, 1, 1, 2), (0, 2, 2, 3), (1, 0, 0, 1)], starts: ["0/1", "1/5"]).first,
+            "output frame 3 at 0.100 s starts clip 2 (b.mp4), whose time 0 is at 0.200 s")
+        XCTAssertEqual(
+            messages([(0, 0, 0, 1), (0, 1, 1, 2), (0, 2, 2, 3), (1, 2, 2, 3)]).first,
+            "output frame 3 at 0.100 s: clip 2 (b.mp4) shows source frame 2 of 0.080 s, which is not on screen yet")
     }
 }

@@ -5,7 +5,7 @@ import XCTest
 /// The filter switch frames read from hand-made provenance: the first chain, then each change;
 /// a frame without a record switches nothing; a movie without chains has none.
 final class FilterSwitchesTests: XCTestCase {
-    let tb = Rational(1, 15360)   // 30 fps = 512 ticks
+    let tb = Rational(1, 15360)  // 30 fps = 512 ticks
 
     func frames(_ chains: [String?], first: Int64 = 0) -> [ScannedFrame] {
         chains.enumerated().map { k, chain in
@@ -18,12 +18,14 @@ final class FilterSwitchesTests: XCTestCase {
     func testSwitchesAreTheFramesWhereTheChainChanges() {
         // nil: no provenance record at all (frame 4): the chain before it goes on.
         let f = frames(["mono", "mono", "invert", "none", nil, "none", "blur:radius=3,sepia", "blur:radius=3,sepia"], first: 1024)
-        XCTAssertEqual(Checks.filterSwitches(f), [
-            FilterSwitch(frame: 0, time: 0, filter: "mono"),
-            FilterSwitch(frame: 2, time: 2.0 / 30, filter: "invert"),
-            FilterSwitch(frame: 3, time: 3.0 / 30, filter: "none"),
-            FilterSwitch(frame: 6, time: 6.0 / 30, filter: "blur:radius=3,sepia"),
-        ])
+        XCTAssertEqual(
+            Checks.filterSwitches(f),
+            [
+                FilterSwitch(frame: 0, time: 0, filter: "mono"),
+                FilterSwitch(frame: 2, time: 2.0 / 30, filter: "invert"),
+                FilterSwitch(frame: 3, time: 3.0 / 30, filter: "none"),
+                FilterSwitch(frame: 6, time: 6.0 / 30, filter: "blur:radius=3,sepia")
+            ])
     }
 
     func testAMovieWithoutChainsReportsNone() {

@@ -7,17 +7,21 @@ final class MalformedProvenanceTests: XCTestCase {
     let tb = Rational(1, 15360)
 
     func header(sync: String = "time", fps: String? = "30/1", timeBase: String = "1/15360") -> Provenance {
-        Provenance(k: 0, src: [[0, 0]], sync: sync, blend: "mix", fps: fps,
-                   inputs: [.init(name: "a.mp4", timeBase: timeBase, audio: false)])
+        Provenance(
+            k: 0, src: [[0, 0]], sync: sync, blend: "mix", fps: fps,
+            inputs: [.init(name: "a.mp4", timeBase: timeBase, audio: false)])
     }
 
-    func scan(_ n: Int = 10, header: Provenance, src: (Int) -> [[Int64]] = { [[Int64($0), Int64($0) * 512]] },
-              k: (Int) -> Int64 = { Int64($0) }) -> Scan {
+    func scan(
+        _ n: Int = 10, header: Provenance, src: (Int) -> [[Int64]] = { [[Int64($0), Int64($0) * 512]] },
+        k: (Int) -> Int64 = { Int64($0) }
+    ) -> Scan {
         let frames = (0..<n).map { i -> ScannedFrame in
             var p = i == 0 ? header : Provenance(k: 0, src: [])
             p.k = k(i); p.src = src(i)
-            return ScannedFrame(pts: Timestamp(Int64(i) * 512, tb), meanLuma: 100 + Double(i % 7), lumaDeviation: 30,
-                                difference: i == 0 ? nil : 1, provenance: p)
+            return ScannedFrame(
+                pts: Timestamp(Int64(i) * 512, tb), meanLuma: 100 + Double(i % 7), lumaDeviation: 30,
+                difference: i == 0 ? nil : 1, provenance: p)
         }
         return Scan(path: "x.mp4", frames: frames, videoDuration: Double(n) / 30, audio: nil)
     }
@@ -28,8 +32,9 @@ final class MalformedProvenanceTests: XCTestCase {
         // The crafted file of issue 9: "fps":"30/1" changed to "fps":"0000".
         for fps in ["0000", "-30/1", "0/0", "x", "30/0", "99999999999/1"] {
             let r = Checks.run(scan(header: header(fps: fps)))
-            XCTAssertEqual(messages(r, .provenanceMalformed),
-                           ["the provenance gives the frame rate \"\(fps)\", not a positive fraction; the time-sync checks are not done"], fps)
+            XCTAssertEqual(
+                messages(r, .provenanceMalformed),
+                ["the provenance gives the frame rate \"\(fps)\", not a positive fraction; the time-sync checks are not done"], fps)
         }
         let r = Checks.run(scan(header: header(fps: nil)))
         XCTAssertEqual(messages(r, .provenanceMalformed), ["the provenance gives the frame rate as missing, not a positive fraction; the time-sync checks are not done"])
@@ -37,8 +42,9 @@ final class MalformedProvenanceTests: XCTestCase {
 
     func testABadTimeBaseSkipsThatInputsTimes() {
         let r = Checks.run(scan(header: header(timeBase: "0/1")))
-        XCTAssertEqual(messages(r, .provenanceMalformed),
-                       ["the provenance gives input 1 (a.mp4) the time base \"0/1\", not a positive fraction; its times are not checked"])
+        XCTAssertEqual(
+            messages(r, .provenanceMalformed),
+            ["the provenance gives input 1 (a.mp4) the time base \"0/1\", not a positive fraction; its times are not checked"])
     }
 
     func testHugeIndicesAndTimestampsAreOutOfRange() {
@@ -54,8 +60,10 @@ final class MalformedProvenanceTests: XCTestCase {
         let r = Checks.run(scan(header: Provenance(k: 0, src: []), src: { $0 % 2 == 0 ? [] : [[Int64($0)]] }))
         XCTAssertEqual(messages(r, .provenanceMalformed), ["5 frames carry a provenance record out of range, the first is frame 1"])
         // Largest values still in range: the time arithmetic overflows 64 bits and is skipped.
-        let edge = Checks.run(scan(header: header(fps: "1/2147483647", timeBase: "2147483647/1"),
-                                   src: { [[Int64($0), $0 % 2 == 0 ? (1 << 61) : -(1 << 61)]] }))
+        let edge = Checks.run(
+            scan(
+                header: header(fps: "1/2147483647", timeBase: "2147483647/1"),
+                src: { [[Int64($0), $0 % 2 == 0 ? (1 << 61) : -(1 << 61)]] }))
         XCTAssertEqual(messages(edge, .provenanceMalformed), [], "in range: checked where it fits, skipped where it does not")
     }
 
@@ -65,8 +73,11 @@ final class MalformedProvenanceTests: XCTestCase {
         }
         let r = Checks.run(Scan(path: "x", frames: frames, videoDuration: 1, audio: nil))
         XCTAssertEqual(r.frames, 4)
-        let gaps = [0, 1, 2, 3].map { ScannedFrame(pts: Timestamp($0 == 3 ? 1 << 62 : Int64($0), Rational(1, 2147483647)), meanLuma: 100,
-                                                   lumaDeviation: 30, difference: nil, provenance: nil) }
+        let gaps = [0, 1, 2, 3].map {
+            ScannedFrame(
+                pts: Timestamp($0 == 3 ? 1 << 62 : Int64($0), Rational(1, 2147483647)), meanLuma: 100,
+                lumaDeviation: 30, difference: nil, provenance: nil)
+        }
         let g = Checks.run(Scan(path: "x", frames: gaps, videoDuration: nil, audio: nil))
         XCTAssertEqual(g.violations.first { $0.kind == .missingFrames }?.frame, 3)
     }

@@ -7,8 +7,9 @@ import XCTest
 /// a still source is no violation, a picture lost after rendering still is, and files without
 /// the field are checked as before.
 final class RenderedChangeCheckTests: XCTestCase {
-    let header = Provenance(k: 0, src: [], sync: "index", blend: "mix", fps: "30/1",
-                            inputs: [.init(name: "a.mp4", timeBase: "1/15360", audio: false)])
+    let header = Provenance(
+        k: 0, src: [], sync: "index", blend: "mix", fps: "30/1",
+        inputs: [.init(name: "a.mp4", timeBase: "1/15360", audio: false)])
 
     /// 10 frames whose decoded picture stops changing at frame 6 while input 1 advances every
     /// frame; `rendered(k)` is the provenance's "change" of frame k.
@@ -17,8 +18,9 @@ final class RenderedChangeCheckTests: XCTestCase {
         let frames = (0..<10).map { k in
             var p = k == 0 ? header : Provenance(k: 0, src: [])
             p.k = Int64(k); p.src = [[Int64(k), Int64(k) * 512]]; p.change = rendered(k)
-            return ScannedFrame(pts: Timestamp(Int64(k) * 512, Rational(1, 15360)), meanLuma: luma(k), lumaDeviation: 30,
-                                difference: k == 0 ? nil : abs(luma(k) - luma(k - 1)), provenance: p)
+            return ScannedFrame(
+                pts: Timestamp(Int64(k) * 512, Rational(1, 15360)), meanLuma: luma(k), lumaDeviation: 30,
+                difference: k == 0 ? nil : abs(luma(k) - luma(k - 1)), provenance: p)
         }
         return Scan(path: "x.mp4", frames: frames, videoDuration: 10.0 / 30, audio: nil)
     }
@@ -30,10 +32,13 @@ final class RenderedChangeCheckTests: XCTestCase {
 
     func testARenderThatChangedButWasNotWrittenIsFrozen() {
         // The renderer's pictures kept changing (20 levels a frame); the file's did not.
-        XCTAssertEqual(Checks.run(scan { $0 == 0 ? nil : 20 }).violations, [
-            Violation(.frozenFrame, frame: 6, time: 6.0 / 30,
-                      "output frames 6-9 are the same picture as frame 5 (to the end) although input 1 advanced from source frame 5 to 9"),
-        ])
+        XCTAssertEqual(
+            Checks.run(scan { $0 == 0 ? nil : 20 }).violations,
+            [
+                Violation(
+                    .frozenFrame, frame: 6, time: 6.0 / 30,
+                    "output frames 6-9 are the same picture as frame 5 (to the end) although input 1 advanced from source frame 5 to 9")
+            ])
     }
 
     func testWithoutTheFieldTheSourceAloneDecides() {

@@ -1,5 +1,6 @@
 import Compositor
 import XCTest
+
 @testable import Verify
 
 /// verify's reverse/boomerang check on made-up scans: clean orders pass, each fault is named.
@@ -28,9 +29,13 @@ final class ReverseChecksTests: XCTestCase {
         XCTAssertEqual(messages([4, 3, 1, 0], "reverse"), ["output frame 2 jumps from source frame 3 to 1: source frame 2 was dropped"])
         XCTAssertEqual(messages([3, 2, 2, 1, 0], "reverse"), ["output frame 2 shows source frame 2 again"])
         XCTAssertEqual(messages([3, 2, 1], "reverse"), ["the output ends at source frame 1, not 0"])
-        XCTAssertEqual(messages([2, 3, 1, 0], "reverse"), ["output frame 0 shows source frame 2, not 3",
-                                                            "output frame 1 goes from source frame 2 to 3, against the direction of play",
-                                                            "output frame 2 jumps from source frame 3 to 1: source frame 2 was dropped"])
+        XCTAssertEqual(
+            messages([2, 3, 1, 0], "reverse"),
+            [
+                "output frame 0 shows source frame 2, not 3",
+                "output frame 1 goes from source frame 2 to 3, against the direction of play",
+                "output frame 2 jumps from source frame 3 to 1: source frame 2 was dropped"
+            ])
         XCTAssertEqual(messages([0, 1, 2, 3, 3, 2, 1, 0], "boomerang"), ["output frame 4 shows source frame 3 again"])
         XCTAssertEqual(messages([0, 1, 2, 3, 2, 1, 0, 0, 1, 2, 3, 2, 1, 0], "boomerang"), ["output frame 7 shows source frame 0 again"])
         XCTAssertEqual(messages([0, 1, 2, 3, 1, 0], "boomerang"), ["output frame 4 jumps from source frame 3 to 1: source frame 2 was dropped"])
@@ -65,13 +70,17 @@ final class ReverseChecksTests: XCTestCase {
         // Output frame 3 shifted by 100 ticks: frame 2 lasts too long, frame 3 too short.
         var shifted = reversedPTS
         shifted[3] += 100
-        XCTAssertEqual(Checks.run(vfrScan(reversed, outputPTS: shifted, end: 3584)).violations.map(\.message),
-                       ["output frame 2 lasts 39.8 ms, but its source frame 3 lasts 33.3 ms",
-                        "output frame 3 lasts 26.8 ms, but its source frame 2 lasts 33.3 ms"])
+        XCTAssertEqual(
+            Checks.run(vfrScan(reversed, outputPTS: shifted, end: 3584)).violations.map(\.message),
+            [
+                "output frame 2 lasts 39.8 ms, but its source frame 3 lasts 33.3 ms",
+                "output frame 3 lasts 26.8 ms, but its source frame 2 lasts 33.3 ms"
+            ])
         // The provenance's source frame 1 moved 200 ticks later: source frame 1 now lasts 56 ticks.
         var moved = Self.sourcePTS
         moved[1] += 200
-        XCTAssertEqual(Checks.run(vfrScan(reversed, outputPTS: reversedPTS, sourcePTS: moved, end: 3584)).violations.map(\.message),
-                       ["output frame 4 lasts 16.7 ms, but its source frame 1 lasts 3.6 ms"])
+        XCTAssertEqual(
+            Checks.run(vfrScan(reversed, outputPTS: reversedPTS, sourcePTS: moved, end: 3584)).violations.map(\.message),
+            ["output frame 4 lasts 16.7 ms, but its source frame 1 lasts 3.6 ms"])
     }
 }

@@ -14,14 +14,17 @@ final class TimePlacementChecksTests: XCTestCase {
             var p = Provenance(k: Int64(k), src: src)
             if k == 0 {
                 p.sync = "time"; p.blend = "mix"; p.fps = "30/1"
-                p.inputs = [Provenance.Input(name: "a.mp4", timeBase: "1/15360", audio: false),
-                            Provenance.Input(name: "b.mkv", timeBase: "1/1000", audio: false)]
+                p.inputs = [
+                    Provenance.Input(name: "a.mp4", timeBase: "1/15360", audio: false),
+                    Provenance.Input(name: "b.mkv", timeBase: "1/1000", audio: false)
+                ]
                 p.inputs![0].origin = 0; p.inputs![1].origin = 0
                 configure(&p)
             }
             p.held = held[k]
-            return ScannedFrame(pts: Timestamp(Int64(k) * 512, out), meanLuma: 100 + Double(k % 5), lumaDeviation: 30,
-                                difference: k == 0 ? nil : 1, provenance: p)
+            return ScannedFrame(
+                pts: Timestamp(Int64(k) * 512, out), meanLuma: 100 + Double(k % 5), lumaDeviation: 30,
+                difference: k == 0 ? nil : 1, provenance: p)
         }
         return Scan(path: "x.mp4", frames: frames, videoDuration: Double(records.count) / 30, audio: nil)
     }
@@ -43,15 +46,20 @@ final class TimePlacementChecksTests: XCTestCase {
         // Input 2 placed 0.5 s later on input 1's clock, the output starting there: input 1 shows
         // its frames from 15 (0.5 s) on.
         let shifted = records(30).enumerated().map { k, r in [[Int64(15 + k), Int64(15 + k) * 512, Int64(16 + k) * 512], r[1]] }
-        XCTAssertEqual(messages(scan(shifted) { $0.inputs![1].offset = "1/2"; $0.start = "1/2" }), [])
+        XCTAssertEqual(
+            messages(
+                scan(shifted) {
+                    $0.inputs![1].offset = "1/2"; $0.start = "1/2"
+                }), [])
         // The same file without the start its header gives: every frame of both is from the future.
         XCTAssertEqual(messages(scan(shifted) { $0.inputs![1].offset = "1/2" }).count, 60)
     }
 
     func testAFrameTheClockDoesNotShowIsNamed() {
         // Frame 6 of input 2 shown at output frame 7 (0.233 s): it starts at 0.24 s.
-        XCTAssertEqual(messages(scan(records(12, drop: 7))).first,
-                       "output frame 7 at 0.233 s: input 2 (b.mkv) shows source frame 6 of 0.240 s, which is not on screen yet")
+        XCTAssertEqual(
+            messages(scan(records(12, drop: 7))).first,
+            "output frame 7 at 0.233 s: input 2 (b.mkv) shows source frame 6 of 0.240 s, which is not on screen yet")
         // The same records under a 10 ms offset the header declares: then it is on screen.
         XCTAssertEqual(messages(scan(records(12, drop: 7)) { $0.inputs![1].offset = "-1/100" }).filter { $0.contains("frame 7") }, [])
         // A drift declared moves the clock: 20000 ppm is 4.7 ms at 0.233 s, not enough for 6.7 ms.
@@ -69,8 +77,9 @@ final class TimePlacementChecksTests: XCTestCase {
         // record shows frame 3 at 130 ms.
         var r = records(6)
         r[4][1] = [3, 130, 160]
-        XCTAssertEqual(messages(scan(r)),
-                       ["output frame 4: input 2 (b.mkv) shows source frame 3 at pts 130, but frame 2's record said frame 3 starts at pts 120"])
+        XCTAssertEqual(
+            messages(scan(r)),
+            ["output frame 4: input 2 (b.mkv) shows source frame 3 at pts 130, but frame 2's record said frame 3 starts at pts 120"])
     }
 
     func testHeldAndAbsentNeedTheirOptions() {
@@ -87,15 +96,24 @@ final class TimePlacementChecksTests: XCTestCase {
         // Absent inside its span, under --longest: it comes back, so it had not ended.
         var inside = records(9)
         inside[3][1] = []
-        XCTAssertEqual(messages(scan(inside) { $0.coverage = "longest" }),
-                       ["output frame 4: input 2 (b.mkv) comes back with source frame 3 after being absent from output frame 3, past what it had shown"])
+        XCTAssertEqual(
+            messages(scan(inside) { $0.coverage = "longest" }),
+            ["output frame 4: input 2 (b.mkv) comes back with source frame 3 after being absent from output frame 3, past what it had shown"])
         // Absent before its start (placed 0.2 s later): fine; absent before that, inside its span: named.
         var late = records(9, offset: 0.2)
         for k in 0..<6 { late[k][1] = [] }
-        XCTAssertEqual(messages(scan(late) { $0.coverage = "longest"; $0.inputs![1].offset = "1/5" }), [])
+        XCTAssertEqual(
+            messages(
+                scan(late) {
+                    $0.coverage = "longest"; $0.inputs![1].offset = "1/5"
+                }), [])
         late[6][1] = []
-        XCTAssertEqual(messages(scan(late) { $0.coverage = "longest"; $0.inputs![1].offset = "1/5" }),
-                       ["output frame 6 at 0.200 s: input 2 (b.mkv) is absent, but its 0.000 s is inside its span"])
+        XCTAssertEqual(
+            messages(
+                scan(late) {
+                    $0.coverage = "longest"; $0.inputs![1].offset = "1/5"
+                }),
+            ["output frame 6 at 0.200 s: input 2 (b.mkv) is absent, but its 0.000 s is inside its span"])
     }
 
     func testAStillNeverMoves() {

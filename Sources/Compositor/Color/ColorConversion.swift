@@ -35,10 +35,13 @@ public struct ColorConversion: Sendable {
     public let toneMaps: Bool
 
     /// `metadata`: the source's mastering display and light levels (PQ's peak); none: 1000 nits.
-    public init(from source: ColorDescription, to target: ColorDescription, toneCurve: ToneCurve = .hable,
-                metadata: HDRMetadata = HDRMetadata()) {
+    public init(
+        from source: ColorDescription, to target: ColorDescription, toneCurve: ToneCurve = .hable,
+        metadata: HDRMetadata = HDRMetadata()
+    ) {
         self.source = source; self.target = target; self.toneCurve = toneCurve
-        let samePrimaries = source.primaries == target.primaries
+        let samePrimaries =
+            source.primaries == target.primaries
             || (source.primaries.treatedAsBT709 && target.primaries.treatedAsBT709)
         if source.transfer == target.transfer && samePrimaries {
             kind = source.matrix == target.matrix && source.range == target.range ? .identity : .affine

@@ -192,8 +192,10 @@ public final class ColorConvertKernel {
     /// and chroma into `slots` (`prepare`), the chain on all of them (`chain`: a loop the
     /// processor overlaps, where one group's chain alone is a long wait on its lookups), then
     /// each group's pixels (`finish`).
-    private func run<In: KernelSample, Out: KernelSample>(_ sy: PlaneView<In>, _ su: PlaneView<In>, _ sv: PlaneView<In>,
-                                                           _ dy: PlaneView<Out>, _ du: PlaneView<Out>, _ dv: PlaneView<Out>) {
+    private func run<In: KernelSample, Out: KernelSample>(
+        _ sy: PlaneView<In>, _ su: PlaneView<In>, _ sv: PlaneView<In>,
+        _ dy: PlaneView<Out>, _ du: PlaneView<Out>, _ dv: PlaneView<Out>
+    ) {
         precondition(sy.width == dy.width && sy.height == dy.height && su.width == du.width && su.height == du.height)
         let w = sy.width, h = sy.height, cw = su.width, ch = su.height
         // The last group's sixteen luma columns of two rows, eight chroma samples, padded.

@@ -104,7 +104,11 @@ public enum ColorTransfer: String, Equatable, Sendable {
 
 extension ColorMatrix {
     var displayName: String {
-        switch self { case .bt601: "BT.601"; case .bt709: "BT.709"; case .bt2020: "BT.2020 (NCL)" }
+        switch self {
+        case .bt601: "BT.601";
+        case .bt709: "BT.709";
+        case .bt2020: "BT.2020 (NCL)"
+        }
     }
 }
 

@@ -115,7 +115,11 @@ extension Keyer {
                 let m = a.row(y), p = fg.y.row(y), q = bg.y.row(y), o = out.y.row(y)
                 for x in 0..<w {
                     let av = Int(m[x])
-                    if av == 255 { o[x] = p[x] } else if av == 0 { o[x] = q[x] } else {
+                    if av == 255 {
+                        o[x] = p[x]
+                    } else if av == 0 {
+                        o[x] = q[x]
+                    } else {
                         let k = Float(255 - av) / 255
                         o[x] = clamp(Float(p[x]) + k * (Float(q[x]) - 4 * screen.at(b.gridRow, x)))
                     }

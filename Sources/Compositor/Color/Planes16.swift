@@ -30,8 +30,9 @@ public struct YUV16Image {
     public func cropped(to rect: Rect) -> YUV16Image {
         precondition(rect.x % 2 == 0 && rect.y % 2 == 0, "4:2:0 crops start on even pixels")
         func sub(_ p: Plane16, _ shift: Int) -> Plane16 {
-            Plane16(base: p.base + (rect.y >> shift) * p.stride + (rect.x >> shift), stride: p.stride,
-                    width: (rect.width + (1 << shift) - 1) >> shift, height: (rect.height + (1 << shift) - 1) >> shift, owner: p.owner)
+            Plane16(
+                base: p.base + (rect.y >> shift) * p.stride + (rect.x >> shift), stride: p.stride,
+                width: (rect.width + (1 << shift) - 1) >> shift, height: (rect.height + (1 << shift) - 1) >> shift, owner: p.owner)
         }
         return YUV16Image(y: sub(y, 0), u: sub(u, 1), v: sub(v, 1))
     }
@@ -44,9 +45,10 @@ public final class YUV16Buffer {
 
     public var image: YUV16Image {
         let cw = (width + 1) / 2, ch = (height + 1) / 2
-        return YUV16Image(y: Plane16(base: storage, stride: width, width: width, height: height, owner: self),
-                          u: Plane16(base: storage + width * height, stride: cw, width: cw, height: ch, owner: self),
-                          v: Plane16(base: storage + width * height + cw * ch, stride: cw, width: cw, height: ch, owner: self))
+        return YUV16Image(
+            y: Plane16(base: storage, stride: width, width: width, height: height, owner: self),
+            u: Plane16(base: storage + width * height, stride: cw, width: cw, height: ch, owner: self),
+            v: Plane16(base: storage + width * height + cw * ch, stride: cw, width: cw, height: ch, owner: self))
     }
 
     public init(width: Int, height: Int) {

@@ -48,7 +48,11 @@ public enum TransferCurves {
 
     /// The brightest light (1.0 = 100 nits) a signal of this transfer holds at 1.0.
     public static func nominalPeak(_ transfer: ColorTransfer) -> Double {
-        switch transfer { case .sdr: 1; case .hlg: 10; case .pq: 100 }
+        switch transfer {
+        case .sdr: 1;
+        case .hlg: 10;
+        case .pq: 100
+        }
     }
 }
 
@@ -118,9 +122,11 @@ public struct Matrix3: Equatable, Sendable {
         let a = m
         let c0 = a[4] * a[8] - a[5] * a[7], c1 = a[5] * a[6] - a[3] * a[8], c2 = a[3] * a[7] - a[4] * a[6]
         let det = a[0] * c0 + a[1] * c1 + a[2] * c2
-        return Matrix3([c0 / det, (a[2] * a[7] - a[1] * a[8]) / det, (a[1] * a[5] - a[2] * a[4]) / det,
-                        c1 / det, (a[0] * a[8] - a[2] * a[6]) / det, (a[2] * a[3] - a[0] * a[5]) / det,
-                        c2 / det, (a[1] * a[6] - a[0] * a[7]) / det, (a[0] * a[4] - a[1] * a[3]) / det])
+        return Matrix3([
+            c0 / det, (a[2] * a[7] - a[1] * a[8]) / det, (a[1] * a[5] - a[2] * a[4]) / det,
+            c1 / det, (a[0] * a[8] - a[2] * a[6]) / det, (a[2] * a[3] - a[0] * a[5]) / det,
+            c2 / det, (a[1] * a[6] - a[0] * a[7]) / det, (a[0] * a[4] - a[1] * a[3]) / det
+        ])
     }
 
     /// Linear RGB of these primaries to CIE XYZ (SMPTE RP 177).

@@ -18,8 +18,10 @@ public struct ChromaKey: Sendable {
     public let table: [UInt8]
 
     /// `matrix`: the planes' (the working signal's).
-    public init(keyColor: RGB = RGB(r: 0, g: 255, b: 0), similarity: Double = 0.4, smoothness: Double = 0.1,
-                matrix: ColorMatrix = .bt709) {
+    public init(
+        keyColor: RGB = RGB(r: 0, g: 255, b: 0), similarity: Double = 0.4, smoothness: Double = 0.1,
+        matrix: ColorMatrix = .bt709
+    ) {
         self.keyColor = keyColor; self.similarity = similarity; self.smoothness = smoothness
         let r = Double(keyColor.r) / 255, g = Double(keyColor.g) / 255, b = Double(keyColor.b) / 255
         let y = 0.2989 * r + 0.5866 * g + 0.1145 * b

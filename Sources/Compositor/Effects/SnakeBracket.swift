@@ -99,7 +99,7 @@ public final class SnakeBracketWindow {
     public func shortestPreRoll(into out: YUVImage? = nil) -> Int? {
         var hi = last - first
         guard closes(preRoll: hi) else { return nil }
-        var lo = -1   // closes(lo) false (or below the range), closes(hi) true
+        var lo = -1  // closes(lo) false (or below the range), closes(hi) true
         while hi - lo > 1 {
             let mid = (lo + hi) / 2
             if closes(preRoll: mid) { hi = mid } else { lo = mid }

@@ -76,13 +76,15 @@ enum SnakeSampling {
 
     /// The table of one axis: `n` destination pixels, the quad from `origin` over `extent`,
     /// `srcSize` source pixels.
-    static func table(_ n: Int, _ origin: Double, _ extent: Double, _ srcSize: Int, border: Double,
-                      _ index: inout [Int32], _ frac: inout [Int32], _ inside: inout [UInt8]) {
+    static func table(
+        _ n: Int, _ origin: Double, _ extent: Double, _ srcSize: Int, border: Double,
+        _ index: inout [Int32], _ frac: inout [Int32], _ inside: inout [UInt8]
+    ) {
         for i in 0..<n {
-            let t = (Double(i) + 0.5 - origin) / extent   // 0...1 across the quad
+            let t = (Double(i) + 0.5 - origin) / extent  // 0...1 across the quad
             // Written so that NaN (a trail pushed to infinity) is outside too.
             guard t >= 0 && t < 1 else { inside[i] = 0; continue }
-            inside[i] = (t < border || t > 1 - border) ? 1 : 2   // 1: border
+            inside[i] = (t < border || t > 1 - border) ? 1 : 2  // 1: border
             let x = min(max(t * Double(srcSize) - 0.5, 0), Double(srcSize - 1))
             let x0 = Int(x)
             // Weights in 1/256ths: the per-pixel work is integer only.
@@ -92,8 +94,10 @@ enum SnakeSampling {
 
     /// Both axes' tables of a quad of `scale` centred at (cx, cy) on a dw x dh plane, sampling a
     /// sw x sh source.
-    static func tables(scale: Double, cx: Double, cy: Double, dw: Int, dh: Int, sw: Int, sh: Int, border: Double,
-                       cols: inout AxisTable, rows: inout AxisTable) {
+    static func tables(
+        scale: Double, cx: Double, cy: Double, dw: Int, dh: Int, sw: Int, sh: Int, border: Double,
+        cols: inout AxisTable, rows: inout AxisTable
+    ) {
         let qw = scale * Double(dw), qh = scale * Double(dh)
         table(dw, cx - qw / 2, qw, sw, border: border, &cols.index, &cols.frac, &cols.inside)
         table(dh, cy - qh / 2, qh, sh, border: border, &rows.index, &rows.frac, &rows.inside)
@@ -145,8 +149,10 @@ public final class SnakeRenderer {
     public func lastOutputEquals(_ other: SnakeRenderer) -> Bool {
         precondition(other.width == width && other.height == height)
         func same(_ p: Plane, _ q: Plane) -> Bool {
-            for y in 0..<p.height where !UnsafeBufferPointer(start: p.row(y), count: p.width)
-                .elementsEqual(UnsafeBufferPointer(start: q.row(y), count: q.width)) { return false }
+            for y in 0..<p.height
+            where !UnsafeBufferPointer(start: p.row(y), count: p.width)
+                .elementsEqual(UnsafeBufferPointer(start: q.row(y), count: q.width))
+            { return false }
             return true
         }
         let a = previous.image, b = other.previous.image
@@ -190,8 +196,9 @@ public final class SnakeRenderer {
     /// One plane: a pixel whose centre falls inside the quad samples src bilinearly at the
     /// matching point; inside the border band it is black; outside the quad it is left alone.
     private func drawPlane(_ s: Plane, _ d: Plane, scale: Double, cx: Double, cy: Double, black: UInt8) {
-        SnakeSampling.tables(scale: scale, cx: cx, cy: cy, dw: d.width, dh: d.height, sw: s.width, sh: s.height,
-                             border: parameters.border, cols: &cols, rows: &rows)
+        SnakeSampling.tables(
+            scale: scale, cx: cx, cy: cy, dw: d.width, dh: d.height, sw: s.width, sh: s.height,
+            border: parameters.border, cols: &cols, rows: &rows)
         let maxX = s.width - 1, maxY = s.height - 1
         for y in 0..<d.height where rows.inside[y] != 0 {
             let out = d.row(y)

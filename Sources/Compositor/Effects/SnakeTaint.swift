@@ -41,11 +41,12 @@ public final class SnakeTaint {
         planes = [PlaneState(width: width, height: height), PlaneState(width: (width + 1) / 2, height: (height + 1) / 2)]
         for p in planes {
             let c = SnakeSampling.centre(plane: p.width, p.height, luma: width, height, dx: 0, dy: 0)
-            SnakeSampling.tables(scale: parameters.frontScale, cx: c.x, cy: c.y, dw: p.width, dh: p.height, sw: p.width, sh: p.height,
-                                 border: parameters.border, cols: &p.cols, rows: &p.rows)
+            SnakeSampling.tables(
+                scale: parameters.frontScale, cx: c.x, cy: c.y, dw: p.width, dh: p.height, sw: p.width, sh: p.height,
+                border: parameters.border, cols: &p.cols, rows: &p.rows)
             func covered(_ inside: [UInt8], _ n: Int) -> Range<Int> {
                 guard let a = inside[0..<n].firstIndex(where: { $0 != 0 }), let b = inside[0..<n].lastIndex(where: { $0 != 0 }) else { return 0..<0 }
-                return a..<(b + 1)   // a quad's pixels along an axis are contiguous
+                return a..<(b + 1)  // a quad's pixels along an axis are contiguous
             }
             p.frontX = covered(p.cols.inside, p.width); p.frontY = covered(p.rows.inside, p.height)
         }
@@ -65,8 +66,9 @@ public final class SnakeTaint {
 
     private func step(_ p: PlaneState, frame t: Int32, shift: (dx: Double, dy: Double)) {
         let c = SnakeSampling.centre(plane: p.width, p.height, luma: width, height, dx: shift.dx, dy: shift.dy)
-        SnakeSampling.tables(scale: parameters.trailScale, cx: c.x, cy: c.y, dw: p.width, dh: p.height, sw: p.width, sh: p.height,
-                             border: parameters.border, cols: &p.cols, rows: &p.rows)
+        SnakeSampling.tables(
+            scale: parameters.trailScale, cx: c.x, cy: c.y, dw: p.width, dh: p.height, sw: p.width, sh: p.height,
+            border: parameters.border, cols: &p.cols, rows: &p.rows)
         let w = p.width, maxX = w - 1, maxY = p.height - 1
         let frontX = p.frontX, frontY = p.frontY, rows = p.rows, cols = p.cols
         p.next.withUnsafeMutableBufferPointer { out in
@@ -132,8 +134,10 @@ public enum SnakePreRoll {
     /// frame (`shift(k)`, k in 0...start, luma pixels). Windows of `firstWindow` frames,
     /// doubled while some pixel at `start` is still tainted from before the window; at frame 0
     /// it stops: a pre-roll from frame 0 is the single pass itself (D = start).
-    public static func frames(before start: Int, width: Int, height: Int, parameters: SnakeParameters,
-                              firstWindow: Int = 16, shift: (Int) -> (dx: Double, dy: Double)) -> Int {
+    public static func frames(
+        before start: Int, width: Int, height: Int, parameters: SnakeParameters,
+        firstWindow: Int = 16, shift: (Int) -> (dx: Double, dy: Double)
+    ) -> Int {
         precondition(start >= 0 && firstWindow >= 1)
         let taint = SnakeTaint(width: width, height: height, parameters: parameters)
         var window = firstWindow
@@ -142,8 +146,8 @@ public enum SnakePreRoll {
             if first <= 0 { return start }
             taint.begin(at: first)
             for k in first...start { taint.render(frame: k, shift: shift(k)) }
-            guard let lo = taint.earliestTaint else { return 0 }   // frame `start` ignores the trail
-            if lo >= first { return start + 1 - lo }               // from lo - 1 nothing reaches `start`
+            guard let lo = taint.earliestTaint else { return 0 }  // frame `start` ignores the trail
+            if lo >= first { return start + 1 - lo }  // from lo - 1 nothing reaches `start`
             window *= 2
         }
     }

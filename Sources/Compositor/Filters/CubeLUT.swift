@@ -182,10 +182,14 @@ public struct LUTTransform: RGBTransform {
     }
 
     /// Eight (r, g, b, _) into r, g and b lanes.
-    @inline(__always) static func transpose(_ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ c3: SIMD4<Float>,
-                                             _ c4: SIMD4<Float>, _ c5: SIMD4<Float>, _ c6: SIMD4<Float>, _ c7: SIMD4<Float>) -> (Lanes, Lanes, Lanes) {
-        (Lanes(c0.x, c1.x, c2.x, c3.x, c4.x, c5.x, c6.x, c7.x), Lanes(c0.y, c1.y, c2.y, c3.y, c4.y, c5.y, c6.y, c7.y),
-         Lanes(c0.z, c1.z, c2.z, c3.z, c4.z, c5.z, c6.z, c7.z))
+    @inline(__always) static func transpose(
+        _ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ c3: SIMD4<Float>,
+        _ c4: SIMD4<Float>, _ c5: SIMD4<Float>, _ c6: SIMD4<Float>, _ c7: SIMD4<Float>
+    ) -> (Lanes, Lanes, Lanes) {
+        (
+            Lanes(c0.x, c1.x, c2.x, c3.x, c4.x, c5.x, c6.x, c7.x), Lanes(c0.y, c1.y, c2.y, c3.y, c4.y, c5.y, c6.y, c7.y),
+            Lanes(c0.z, c1.z, c2.z, c3.z, c4.z, c5.z, c6.z, c7.z)
+        )
     }
 
     /// a >= b after, each carrying its stride along.

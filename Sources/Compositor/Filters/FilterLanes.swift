@@ -65,7 +65,7 @@ enum LaneMath {
     /// floor(x) for |x| < 2^22, as Float and as Int32.
     @inline(__always) static func floor(_ x: Lanes) -> (Lanes, IntLanes) {
         let (t, i) = roundEven(x)
-        let up = unsafeBitCast(t .> x, to: IntLanes.self)   // -1 where rounding went up
+        let up = unsafeBitCast(t .> x, to: IntLanes.self)  // -1 where rounding went up
         return (t + float(up), i &+ up)
     }
 

@@ -57,15 +57,17 @@ public struct FilterSchedule: Equatable, Sendable {
         for i in entries.indices.dropLast() {
             let k = Self.firstFrame(at: entries[i].time, frameRate: frameRate)
             if k == Self.firstFrame(at: entries[i + 1].time, frameRate: frameRate) && k < frames {
-                throw FilterError("--filter-at entry \(i + 1) (\"\(entries[i].text)\") is never in force: entry \(i + 2) (\"\(entries[i + 1].text)\") "
-                    + "starts at the same output frame, \(k) (at \(frameRate) fps).")
+                throw FilterError(
+                    "--filter-at entry \(i + 1) (\"\(entries[i].text)\") is never in force: entry \(i + 2) (\"\(entries[i + 1].text)\") "
+                        + "starts at the same output frame, \(k) (at \(frameRate) fps).")
             }
         }
         let lastTime = frameRate.inverse * max(0, frames - 1)
         guard lastTime < lastEntry.time else { return }
         let i = entries.firstIndex { lastTime < $0.time }!
-        throw FilterError("--filter-at entry \(i + 1) (\"\(entries[i].text)\"): no output frame is at or after \(entries[i].text.split(separator: "=")[0]) s; "
-            + "the output has \(frames) frame\(frames == 1 ? "" : "s"), the last at \(Self.seconds(lastTime)) s.")
+        throw FilterError(
+            "--filter-at entry \(i + 1) (\"\(entries[i].text)\"): no output frame is at or after \(entries[i].text.split(separator: "=")[0]) s; "
+                + "the output has \(frames) frame\(frames == 1 ? "" : "s"), the last at \(Self.seconds(lastTime)) s.")
     }
 
     static func seconds(_ r: Rational) -> String {
@@ -80,13 +82,15 @@ public struct FilterSchedule: Equatable, Sendable {
 /// frame. Chains written the same way share one renderer.
 public final class FilterSwitcher {
     public let schedule: FilterSchedule
-    private let chains: [FilterChain]          // distinct chains
-    private let chainOfEntry: [Int]            // per schedule position (0: initial), into `chains`
-    private var current: Int?                  // position in force
+    private let chains: [FilterChain]  // distinct chains
+    private let chainOfEntry: [Int]  // per schedule position (0: initial), into `chains`
+    private var current: Int?  // position in force
     public private(set) var switches: [(frame: Int64, text: String)] = []
 
-    public init(schedule: FilterSchedule, format: FilterFormat, retainedBufferHint: Int,
-                loadLUT: (String) throws -> CubeLUT) throws {
+    public init(
+        schedule: FilterSchedule, format: FilterFormat, retainedBufferHint: Int,
+        loadLUT: (String) throws -> CubeLUT
+    ) throws {
         self.schedule = schedule
         var distinct: [String: Int] = [:], chains: [FilterChain] = [], map: [Int] = []
         for spec in schedule.chains {

@@ -7,7 +7,7 @@ public struct FilterError: Error, CustomStringConvertible, Equatable, Sendable {
 /// The presets, a closed set: the order is the one `lockstep filter --list` prints.
 public enum FilterName: String, CaseIterable, Sendable {
     case rosy, mono, sepia, invert, brightness, contrast, saturation, exposure, gamma, hue, posterize,
-         vignette, pixellate, blur, sharpen, edges, lut
+        vignette, pixellate, blur, sharpen, edges, lut
 
     public var summary: String {
         switch self {
@@ -114,9 +114,10 @@ public struct FilterSpec: Equatable, Sendable {
         for pair in parts.dropFirst() {
             let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             guard let p = parameters.first(where: { $0.name == kv[0] }) else {
-                throw FilterError(parameters.isEmpty
-                    ? "filter \(name.rawValue) takes no parameters; got \"\(kv[0])\"."
-                    : "filter \(name.rawValue) has no parameter \"\(kv[0])\"; valid parameters: \(parameters.map(\.name).joined(separator: ", ")).")
+                throw FilterError(
+                    parameters.isEmpty
+                        ? "filter \(name.rawValue) takes no parameters; got \"\(kv[0])\"."
+                        : "filter \(name.rawValue) has no parameter \"\(kv[0])\"; valid parameters: \(parameters.map(\.name).joined(separator: ", ")).")
             }
             guard kv.count == 2, !kv[1].isEmpty else { throw FilterError("filter \(name.rawValue): \(p.name) needs a value (\(p.name)=VALUE).") }
             guard given.insert(p.name).inserted else { throw FilterError("filter \(name.rawValue): \(p.name) is given twice.") }
@@ -124,8 +125,9 @@ public struct FilterSpec: Equatable, Sendable {
             switch p.kind {
             case let .number(range, _, integer):
                 guard let v = Double(value), v.isFinite, range.contains(v), !integer || v == v.rounded() else {
-                    throw FilterError("filter \(name.rawValue): \(p.name) must be \(integer ? "an integer" : "a number") from "
-                        + "\(FilterParameter.format(range.lowerBound)) to \(FilterParameter.format(range.upperBound)); got \"\(value)\".")
+                    throw FilterError(
+                        "filter \(name.rawValue): \(p.name) must be \(integer ? "an integer" : "a number") from "
+                            + "\(FilterParameter.format(range.lowerBound)) to \(FilterParameter.format(range.upperBound)); got \"\(value)\".")
                 }
                 numbers[p.name] = v
             case let .choice(values, _):

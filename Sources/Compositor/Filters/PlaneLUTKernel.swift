@@ -36,7 +36,7 @@ public struct PlaneLUTKernel: FilterKernel, Sendable {
 
 /// Turns the hue: the (Cb, Cr) vector rotated by `degrees`, luma kept; the ffmpeg CLI's `hue=h=`.
 public struct HueKernel: FilterKernel {
-    let c: Int, s: Int   // cos and sin in 1/65536ths
+    let c: Int, s: Int  // cos and sin in 1/65536ths
 
     public init(degrees: Double) {
         let a = degrees * .pi / 180

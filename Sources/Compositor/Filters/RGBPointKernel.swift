@@ -44,8 +44,10 @@ public struct RGBPointKernel<T: RGBTransform>: FilterKernel {
     static var crToG: Float { -0.468124 }  // -2 kr (1 - kr) / kg
 
     /// Eight pixels of one row: luma written, their (B' - Y') / 1.8556 and (R' - Y') / 1.5748 returned.
-    @inline(__always) func pixels(_ yi: UnsafePointer<UInt8>, _ yo: UnsafeMutablePointer<UInt8>, _ count: Int,
-                                  _ offR: Lanes, _ offG: Lanes, _ offB: Lanes) -> (Lanes, Lanes) {
+    @inline(__always) func pixels(
+        _ yi: UnsafePointer<UInt8>, _ yo: UnsafeMutablePointer<UInt8>, _ count: Int,
+        _ offR: Lanes, _ offG: Lanes, _ offB: Lanes
+    ) -> (Lanes, Lanes) {
         let yn = (LaneMath.load(yi, count) - 16) / 219
         var r = yn + offR, g = yn + offG, b = yn + offB
         transform.apply(&r, &g, &b)
@@ -108,9 +110,10 @@ public struct SepiaTransform: RGBTransform {
     let intensity: Float
     public init(intensity: Double) { self.intensity = Float(intensity) }
     public func apply(_ c: SIMD3<Float>) -> SIMD3<Float> {
-        let s = SIMD3<Float>(0.3588 * c.x + 0.7044 * c.y + 0.1368 * c.z,
-                             0.2990 * c.x + 0.5870 * c.y + 0.1140 * c.z,
-                             0.2392 * c.x + 0.4696 * c.y + 0.0912 * c.z)
+        let s = SIMD3<Float>(
+            0.3588 * c.x + 0.7044 * c.y + 0.1368 * c.z,
+            0.2990 * c.x + 0.5870 * c.y + 0.1140 * c.z,
+            0.2392 * c.x + 0.4696 * c.y + 0.0912 * c.z)
         return c + (s - c) * intensity
     }
     public func apply(_ r: inout SIMD8<Float>, _ g: inout SIMD8<Float>, _ b: inout SIMD8<Float>) {

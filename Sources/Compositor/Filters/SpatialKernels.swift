@@ -6,7 +6,7 @@ import RealModule
 /// row). The sums run in the order of the two-pass definition (across, then down, taps in
 /// order), eight pixels to a vector. Weights are made once, for the standard deviation given.
 struct Gaussian {
-    let weights: [Float]   // taps -r...r
+    let weights: [Float]  // taps -r...r
     let radius: Int
 
     init(sigma: Double) {
@@ -72,7 +72,7 @@ final class GaussianScratch {
 
     init(width: Int, radius: Int) {
         self.width = width
-        stride = (width + 15) / 16 * 16   // whole 16-pixel chunks: the last one computes past the edge
+        stride = (width + 15) / 16 * 16  // whole 16-pixel chunks: the last one computes past the edge
         ringRows = 2 * radius + 1
         padded = .allocate(capacity: stride + 2 * radius + 16)
         padded.initialize(repeating: 0, count: stride + 2 * radius + 16)

@@ -49,8 +49,9 @@ public struct AlignedInput: Equatable, Sendable {
     static func through(_ clock: AlignedInput, index: Int, path: String, _ a: SoundAlignment) -> AlignedInput {
         var details = a
         details.overlap = clock.firstTime(ofInputTime: a.overlap.lowerBound)...clock.firstTime(ofInputTime: a.overlap.upperBound)
-        return AlignedInput(path: path, offset: clock.offset + clock.scale * a.offset, scale: clock.scale * a.scale,
-                          confidence: min(clock.confidence, a.confidence), details: details, via: index)
+        return AlignedInput(
+            path: path, offset: clock.offset + clock.scale * a.offset, scale: clock.scale * a.scale,
+            confidence: min(clock.confidence, a.confidence), details: details, via: index)
     }
 }
 
@@ -68,14 +69,18 @@ public struct AlignResult: Equatable, Sendable {
             return s == "-0" || s.hasPrefix("-0.") && Double(s) == 0 ? String(s.dropFirst()) : s
         }
         let items = inputs.map { c -> String in
-            var fields = ["\"path\":\(Self.quote(c.path))", "\"offset\":\(number(c.offset, 6))",
-                          "\"driftPpm\":\(number(c.driftPpm, 1))", "\"confidence\":\(number(c.confidence, 3))",
-                          "\"scale\":\(number(c.scale, 9))"]
+            var fields = [
+                "\"path\":\(Self.quote(c.path))", "\"offset\":\(number(c.offset, 6))",
+                "\"driftPpm\":\(number(c.driftPpm, 1))", "\"confidence\":\(number(c.confidence, 3))",
+                "\"scale\":\(number(c.scale, 9))"
+            ]
             if let d = c.details {
-                fields += ["\"offsetErrorMs\":\(number(d.offsetErrorMs, 4))", "\"driftErrorPpm\":\(number(d.driftErrorPpm, 1))",
-                           "\"windows\":\(d.windows)", "\"agreeing\":\(d.agreeing)", "\"residualMs\":\(number(d.residualMs, 4))",
-                           "\"peakZ\":\(number(d.peakZ, 1))", "\"distinctness\":\(number(d.distinctness, 2))",
-                           "\"overlap\":[\(number(d.overlap.lowerBound, 3)),\(number(d.overlap.upperBound, 3))]"]
+                fields += [
+                    "\"offsetErrorMs\":\(number(d.offsetErrorMs, 4))", "\"driftErrorPpm\":\(number(d.driftErrorPpm, 1))",
+                    "\"windows\":\(d.windows)", "\"agreeing\":\(d.agreeing)", "\"residualMs\":\(number(d.residualMs, 4))",
+                    "\"peakZ\":\(number(d.peakZ, 1))", "\"distinctness\":\(number(d.distinctness, 2))",
+                    "\"overlap\":[\(number(d.overlap.lowerBound, 3)),\(number(d.overlap.upperBound, 3))]"
+                ]
             }
             if let via = c.via { fields.append("\"via\":\(via + 1)") }
             if let f = c.firstFrameOffset, c.details != nil { fields.append("\"firstFrameOffset\":\(number(f, 6))") }

@@ -29,8 +29,10 @@ extension Blender {
     /// Keys `fg` over `under` into `o` by `alpha` (and, with `keyAlphaAndColor`, by the key as
     /// well: keyed by colour first, then mixed over `under` by the alpha). `under` must not be
     /// `o` when keying by colour too (`scratch` holds a copy then).
-    static func keyByAlpha(_ fg: YUVImage, alpha: Plane, under: YUVImage, into o: YUVImage, mix: MatteMix,
-                           andColor: Bool, key: ChromaKey, keyer: Keyer?, scratch: YUVImage?) {
+    static func keyByAlpha(
+        _ fg: YUVImage, alpha: Plane, under: YUVImage, into o: YUVImage, mix: MatteMix,
+        andColor: Bool, key: ChromaKey, keyer: Keyer?, scratch: YUVImage?
+    ) {
         guard andColor else { mix.apply(over: fg, under: under, matte: alpha, into: o); return }
         var below = under
         if under.y.base == o.y.base, let scratch { PlaneKernels.copy(under, into: scratch); below = scratch }

@@ -66,8 +66,9 @@ struct Blender {
                     // The foreground's own alpha, if it has one, is its key under `multiply`.
                     let top = mode == .chromakey ? 0 : layout.places.count - 1
                     frames[top].withAlpha { alpha in
-                        Self.blend(all, matte: matte, fgAlpha: alpha.map { ($0, alphaMix, andColor) }, below: below?.image, key: key,
-                                   keyer: keyer, layout: layout, chromakey: mode == .chromakey, into: o)
+                        Self.blend(
+                            all, matte: matte, fgAlpha: alpha.map { ($0, alphaMix, andColor) }, below: below?.image, key: key,
+                            keyer: keyer, layout: layout, chromakey: mode == .chromakey, into: o)
                     }
                     return
                 }
@@ -76,11 +77,16 @@ struct Blender {
                     PlaneKernels.copy(all[0], into: o)
                 case .chromakey:
                     let keyedByAlpha = frames[0].withAlpha { alpha in
-                        alpha.map { Self.keyByAlpha(all[0], alpha: $0, under: all[1], into: o, mix: alphaMix, andColor: andColor,
-                                                    key: key, keyer: keyer, scratch: nil) } != nil
+                        alpha.map {
+                            Self.keyByAlpha(
+                                all[0], alpha: $0, under: all[1], into: o, mix: alphaMix, andColor: andColor,
+                                key: key, keyer: keyer, scratch: nil)
+                        } != nil
                     }
                     if keyedByAlpha { break }
-                    if let keyer { keyer.apply(foreground: all[0], background: all[1], into: o) } else {
+                    if let keyer {
+                        keyer.apply(foreground: all[0], background: all[1], into: o)
+                    } else {
                         key.apply(foreground: all[0], background: all[1], into: o)
                     }
                 case .stack:
@@ -89,8 +95,11 @@ struct Blender {
                         PlaneKernels.copy(all[0], into: o)
                         for i in 1..<layout.places.count {
                             let keyed = frames[i].withAlpha { alpha in
-                                alpha.map { Self.keyByAlpha(all[i], alpha: $0, under: o, into: o, mix: alphaMix, andColor: andColor,
-                                                            key: key, keyer: keyer, scratch: below?.image) } != nil
+                                alpha.map {
+                                    Self.keyByAlpha(
+                                        all[i], alpha: $0, under: o, into: o, mix: alphaMix, andColor: andColor,
+                                        key: key, keyer: keyer, scratch: below?.image)
+                                } != nil
                             }
                             if keyed { continue }
                             if let keyer { keyer.apply(foreground: all[i], background: o, into: o) } else { key.apply(foreground: all[i], background: o, into: o) }
@@ -129,9 +138,11 @@ struct Blender {
     /// `replace` ignores that alpha as it ignores the key colour (the matte is the alpha);
     /// `multiply` multiplies the matte with the alpha (and with the key too under
     /// `--key-alpha-and-color`), as it multiplies a colour key.
-    private static func blend(_ all: [YUVImage], matte: (mix: MatteMix, mode: MatteMode),
-                              fgAlpha: (plane: Plane, mix: MatteMix, andColor: Bool)?, below scratch: YUVImage?,
-                              key: ChromaKey, keyer: Keyer?, layout: Layout, chromakey: Bool, into o: YUVImage) {
+    private static func blend(
+        _ all: [YUVImage], matte: (mix: MatteMix, mode: MatteMode),
+        fgAlpha: (plane: Plane, mix: MatteMix, andColor: Bool)?, below scratch: YUVImage?,
+        key: ChromaKey, keyer: Keyer?, layout: Layout, chromakey: Bool, into o: YUVImage
+    ) {
         let n = layout.places.count, m = all[n].y
         let fg: YUVImage, under: YUVImage
         if layout.places.count == 2 {
@@ -139,7 +150,9 @@ struct Blender {
             (fg, under) = chromakey ? (all[0], all[1]) : (all[1], all[0])
         } else {
             let b = scratch!
-            if let keyer { keyer.applyStack(Array(all[..<(n - 1)]), into: b) } else {
+            if let keyer {
+                keyer.applyStack(Array(all[..<(n - 1)]), into: b)
+            } else {
                 PlaneKernels.copy(all[0], into: b)
                 for i in 1..<(n - 1) { key.apply(foreground: all[i], background: b, into: b) }
             }
@@ -151,9 +164,14 @@ struct Blender {
         case .multiply:
             if let fgAlpha {
                 // `under` is an input or the scratch, never `o`: no copy needed to key by colour too.
-                keyByAlpha(fg, alpha: fgAlpha.plane, under: under, into: o, mix: fgAlpha.mix, andColor: fgAlpha.andColor,
-                           key: key, keyer: keyer, scratch: nil)
-            } else if let keyer { keyer.apply(foreground: fg, background: under, into: o) } else { key.apply(foreground: fg, background: under, into: o) }
+                keyByAlpha(
+                    fg, alpha: fgAlpha.plane, under: under, into: o, mix: fgAlpha.mix, andColor: fgAlpha.andColor,
+                    key: key, keyer: keyer, scratch: nil)
+            } else if let keyer {
+                keyer.apply(foreground: fg, background: under, into: o)
+            } else {
+                key.apply(foreground: fg, background: under, into: o)
+            }
             matte.mix.apply(over: o, under: under, matte: m, into: o)
         }
     }

@@ -214,8 +214,10 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             let seconds = a.firstFrameOffset ?? a.offset
             clocks[i].offset = Rational((seconds * 1e9).rounded().clamped(to: -9e18...9e18).int64, 1_000_000_000)
             clocks[i].driftPpm = a.driftPpm
-            lines.append(String(format: "input %d (%@): placed by its sound %+.6f s from input 1, drift %+.1f ppm, confidence %.2f",
-                                i + 1, (a.path as NSString).lastPathComponent, seconds, a.driftPpm, a.confidence))
+            lines.append(
+                String(
+                    format: "input %d (%@): placed by its sound %+.6f s from input 1, drift %+.1f ppm, confidence %.2f",
+                    i + 1, (a.path as NSString).lastPathComponent, seconds, a.driftPpm, a.confidence))
         }
         placed.clocks = clocks
         placed.clocksFromSound = false
@@ -271,7 +273,9 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         let sizes = readers.prefix(options.inputs.count).map(\.video.displaySize)
         let (rows, columns) = options.gridShape
         let smallest = Size(width: 2 * columns, height: 2 * rows)
-        let chosen = options.blend.placesInputs ? Layout.canvas(blend: options.blend, inputs: sizes, cells: options.grid)
+        let chosen =
+            options.blend.placesInputs
+            ? Layout.canvas(blend: options.blend, inputs: sizes, cells: options.grid)
             : first.video.displaySize.evenCanvas
         let canvas = options.size ?? Size(width: max(smallest.width, chosen.width), height: max(smallest.height, chosen.height))
         guard canvas.width >= 2 && canvas.height >= 2 else { throw MediaError("picture too small to be a canvas", path: first.path) }
@@ -285,10 +289,12 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         let filters = try options.filter.map { try FilterStage(schedule: $0, canvas: canvas) }
         let layout = Layout(blend: options.blend, canvas: canvas, inputs: sizes, cells: options.grid)
         let matteMix = options.matte.map { MatteMix(factor: $0.mixFactor) }
-        let key = ChromaKey(keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness,
-                            matrix: options.signal.matrix)
-        var blender = Blender(mode: options.blend, layout: layout, key: key, keyer: options.makeKeyer(),
-                              weights: options.weights ?? Array(repeating: 1, count: options.inputs.count))
+        let key = ChromaKey(
+            keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness,
+            matrix: options.signal.matrix)
+        var blender = Blender(
+            mode: options.blend, layout: layout, key: key, keyer: options.makeKeyer(),
+            weights: options.weights ?? Array(repeating: 1, count: options.inputs.count))
         if let matteMix, options.blend != .single { blender.matte = (matteMix, options.matte!.mode) }
         blender.keyAlphaAndColor = options.keyAlphaAndColor
         blender.signal = options.signal
@@ -297,10 +303,11 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             do {
                 guard i < layout.places.count else { return InputLane(index: i, reader: r, conformer: try .matte(canvas: canvas, rotation: r.video.rotation), poolSize: 4, failure: failure) }
                 let place = layout.places[i], pic = layout.pictures[i]
-                conformer = try Conformer(place: Size(width: place.width, height: place.height),
-                                          picture: Rect(x: pic.x - place.x, y: pic.y - place.y, width: pic.width, height: pic.height),
-                                          fill: blender.marginColor(ofInput: i), rotation: r.video.rotation, keep: layout.keep[i],
-                                          color: options.color(of: r))
+                conformer = try Conformer(
+                    place: Size(width: place.width, height: place.height),
+                    picture: Rect(x: pic.x - place.x, y: pic.y - place.y, width: pic.width, height: pic.height),
+                    fill: blender.marginColor(ofInput: i), rotation: r.video.rotation, keep: layout.keep[i],
+                    color: options.color(of: r))
             } catch let e as MediaError { throw e.at(r.path) }
             let alpha = try options.alphaConformer(ofInput: i, reader: r, place: conformer.place, picture: conformer.picture, fill: conformer.fill)
             return InputLane(index: i, reader: r, conformer: conformer, poolSize: 4, failure: failure, alphaConformer: alpha)
@@ -325,8 +332,9 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         let segment = try options.frames.map { range in
             try Self.startSegment(range, lanes: lanes, sync: options.sync, frameRate: frameRate, withAudio: withAudio) { frames in
                 guard let snake else { return range.start }
-                return snake.startSegment(at: range.start, videoTime: Self.videoTime(frames, sync: options.sync, frameRate: frameRate),
-                                          window: preRollWindow)
+                return snake.startSegment(
+                    at: range.start, videoTime: Self.videoTime(frames, sync: options.sync, frameRate: frameRate),
+                    window: preRollWindow)
             }
         }
         let firstK = options.frames?.start ?? 0
@@ -341,8 +349,9 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                 if !hdr.isEmpty { encode.hdr = hdr; break }
             }
         }
-        let writer = try MovieWriter(path: pending.path, container: container, canvas: canvas, frameRate: frameRate,
-                                     settings: encode, withAudio: withAudio)
+        let writer = try MovieWriter(
+            path: pending.path, container: container, canvas: canvas, frameRate: frameRate,
+            settings: encode, withAudio: withAudio)
         var gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])
         if let n = options.audioFrom { for i in gains.indices where i != n { gains[i] = 0 } }
         var loudness: LoudnessPass.Measurement?
@@ -352,9 +361,10 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             gains = gains.map { $0 * Float(m.gain) }
             loudness = m
         }
-        let stage = try WriterStage(writer: writer, lanes: lanes, gains: gains, frameRate: frameRate, canvas: canvas,
-                                    poolSize: 3, failure: failure, firstFrame: firstK, measuresLoudness: loudness != nil,
-                                    signal: options.signal)
+        let stage = try WriterStage(
+            writer: writer, lanes: lanes, gains: gains, frameRate: frameRate, canvas: canvas,
+            poolSize: 3, failure: failure, firstFrame: firstK, measuresLoudness: loudness != nil,
+            signal: options.signal)
         lock.lock()
         self.lanes = lanes; writerStage = stage
         let wasCancelled = cancelled
@@ -417,8 +427,9 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                 if let snake {
                     // The video's clock is the first input's: its chosen frame's pts.
                     let pts = sync.chosenFrame(0).pts
-                    let outcome = snake.apply(to: out, index: k, time: Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, 1_000_000_000)),
-                                              written: !preRolling)
+                    let outcome = snake.apply(
+                        to: out, index: k, time: Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, 1_000_000_000)),
+                        written: !preRolling)
                     if outcome == .needsLongerPreRoll { longerPreRoll = true; break loop }
                 }
                 if preRolling { continue loop }
@@ -466,13 +477,14 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             LoudnessSummary(target: options.loudness!, mixLUFS: m.mixLUFS, gainDB: 20 * log10(m.gain), writtenLUFS: try stage.writtenLoudness() ?? -.infinity)
         }
         try pending.commit()
-        var result = CompositeResult(frames: emitted, audioSamples: withAudio ? audioEnd : nil, canvas: canvas,
-                               frameRate: frameRate, endedBy: endedBy, snake: snakeSummary,
-                               warnings: lanes.flatMap { l in
-                                   l.reader.damage.map { "\(l.reader.path): damaged \($0), concealed" }
-                               } + sync.backwardJumps.map { Self.describe($0, path: options.readerPaths[$0.input]) },
-                               picturesDecoded: lanes.map(\.reader.picturesDecoded),
-                               notices: notices + lateNotices)
+        var result = CompositeResult(
+            frames: emitted, audioSamples: withAudio ? audioEnd : nil, canvas: canvas,
+            frameRate: frameRate, endedBy: endedBy, snake: snakeSummary,
+            warnings: lanes.flatMap { l in
+                l.reader.damage.map { "\(l.reader.path): damaged \($0), concealed" }
+            } + sync.backwardJumps.map { Self.describe($0, path: options.readerPaths[$0.input]) },
+            picturesDecoded: lanes.map(\.reader.picturesDecoded),
+            notices: notices + lateNotices)
         result.loudness = summary
         return .done(result)
     }
@@ -517,18 +529,20 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
     /// Frame 0's header: the sync, the blend, the rate, every input with its clock.
     private func header(_ sync: FrameSync<LaneFrame>, readers: [MovieReader], frameRate: Rational) -> Provenance {
         let placement = sync.placement
-        var h = Provenance.header(sync: options.sync.rawValue, blend: options.blend.rawValue, frameRate: frameRate, inputs: readers.enumerated().map { i, r in
-            var input = Provenance.Input(path: r.path, timeBase: r.video.timeBase, audio: r.audio != nil)
-            input.origin = sync.origin(i)?.value
-            let clock = placement.clocks[i]
-            if options.sync == .time {
-                if clock.offset != Rational(0, 1) { input.offset = Provenance.fraction(clock.offset) }
-                if clock.driftPpm != 0 { input.driftPpm = clock.driftPpm }
-                if clock.trim != .whole { input.trim = Self.trimText(clock.trim) }
-            }
-            if sync.isStill(i) { input.still = true }
-            return input
-        })
+        var h = Provenance.header(
+            sync: options.sync.rawValue, blend: options.blend.rawValue, frameRate: frameRate,
+            inputs: readers.enumerated().map { i, r in
+                var input = Provenance.Input(path: r.path, timeBase: r.video.timeBase, audio: r.audio != nil)
+                input.origin = sync.origin(i)?.value
+                let clock = placement.clocks[i]
+                if options.sync == .time {
+                    if clock.offset != Rational(0, 1) { input.offset = Provenance.fraction(clock.offset) }
+                    if clock.driftPpm != 0 { input.driftPpm = clock.driftPpm }
+                    if clock.trim != .whole { input.trim = Self.trimText(clock.trim) }
+                }
+                if sync.isStill(i) { input.still = true }
+                return input
+            })
         if sync.start != Rational(0, 1) { h.start = Provenance.fraction(sync.start) }
         if placement.coverage != .common && options.sync == .time { h.coverage = placement.coverage.rawValue }
         if placement.holdLast { h.holdLast = true }

@@ -18,7 +18,8 @@ extension CompositeOptions {
     public func check() throws {
         let range = blend.inputRange
         guard range.contains(inputs.count) else {
-            let wanted = range.lowerBound == range.upperBound
+            let wanted =
+                range.lowerBound == range.upperBound
                 ? (blend == .chromakey ? "exactly 2 inputs (FOREGROUND BACKGROUND)" : "exactly \(range.lowerBound) input\(range.lowerBound == 1 ? "" : "s")")
                 : "\(range.lowerBound) to \(range.upperBound) inputs"
             throw JobError("--blend \(blend.rawValue) takes \(wanted); got \(inputs.count).")

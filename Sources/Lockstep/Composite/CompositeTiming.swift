@@ -62,8 +62,9 @@ extension CompositeJob {
                 return "input \(i + 1) (\(r.path), \(rateText(rate)) fps) at \(speedText(frameRate, over: rate))"
             }
             if !changed.isEmpty {
-                lines.append("--sync index shows one frame of every input per output frame at \(rateText(frameRate)) fps: "
-                             + changed.joined(separator: ", ") + " speed; their sound keeps its own speed (--sync time keeps every input's)")
+                lines.append(
+                    "--sync index shows one frame of every input per output frame at \(rateText(frameRate)) fps: "
+                        + changed.joined(separator: ", ") + " speed; their sound keeps its own speed (--sync time keeps every input's)")
             }
         }
         return lines

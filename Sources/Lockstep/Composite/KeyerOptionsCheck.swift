@@ -15,8 +15,10 @@ extension CompositeOptions {
 
     func checkKeyer() throws {
         let k = keying
-        for (name, value) in [("--clip-black", k.clipBlack), ("--clip-white", k.clipWhite), ("--screen-balance", k.screenBalance),
-                              ("--despill", k.despill), ("--despill-balance", k.despillBalance)] where !(0...1).contains(value) {
+        for (name, value) in [
+            ("--clip-black", k.clipBlack), ("--clip-white", k.clipWhite), ("--screen-balance", k.screenBalance),
+            ("--despill", k.despill), ("--despill-balance", k.despillBalance)
+        ] where !(0...1).contains(value) {
             throw JobError("\(name) must be between 0 and 1; got \(value).")
         }
         guard k.clipWhite > k.clipBlack else {
@@ -39,7 +41,9 @@ extension CompositeOptions {
         } else if blend == .chromakey || blend == .stack {
             let key = ColourDifference(screen: keyColor, balance: k.screenBalance)
             guard key.strength(of: YUVColor(rgb: keyColor)) >= 16 else {
-                throw JobError("--key-color \(keyColor.hex): the lockstep keyer needs a screen colour whose strongest channel stands clear of the other two (a green or blue screen); --keyer gpuimage keys any colour.")
+                throw JobError(
+                    "--key-color \(keyColor.hex): the lockstep keyer needs a screen colour whose strongest channel stands clear of the other two (a green or blue screen); --keyer gpuimage keys any colour."
+                )
             }
         }
     }

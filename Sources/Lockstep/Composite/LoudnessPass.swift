@@ -82,7 +82,9 @@ enum LoudnessPass {
             if gap > 0 { left.append(contentsOf: repeatElement(0, count: gap)); right.append(contentsOf: repeatElement(0, count: gap)) }
             let skip = max(0, -gap)
             guard skip < s.count else { return }
-            s.withSamples { l, r in left.append(contentsOf: l[skip...]); right.append(contentsOf: r[skip...]) }
+            s.withSamples { l, r in
+                left.append(contentsOf: l[skip...]); right.append(contentsOf: r[skip...])
+            }
         }
 
         /// Adds gain times output samples [from, from + count), then forgets what is before their end.

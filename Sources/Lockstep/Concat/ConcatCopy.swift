@@ -33,10 +33,12 @@ public enum ConcatCopy {
 
     /// Writes the join of `clips` to `path` (the caller's temporary: it is left behind on failure
     /// for the caller to remove). `progress` gets the packets copied so far.
-    public static func join(_ clips: [String], into path: String, container: String, audioBitRate: Int = EncodeSettings().audioBitRate,
-                            provenance: JoinProvenance = .perClip,
-                            cancellation: CancellationToken = CancellationToken(),
-                            progress: (Int64) -> Void = { _ in }) throws -> ConcatResult {
+    public static func join(
+        _ clips: [String], into path: String, container: String, audioBitRate: Int = EncodeSettings().audioBitRate,
+        provenance: JoinProvenance = .perClip,
+        cancellation: CancellationToken = CancellationToken(),
+        progress: (Int64) -> Void = { _ in }
+    ) throws -> ConcatResult {
         let videos = try check(clips, cancellation: cancellation)
         let audios = try clips.map { path -> MovieReader? in
             let r = try MovieReader(path: path, audio: true, cancellation: cancellation)
@@ -50,9 +52,11 @@ public enum ConcatCopy {
         // presentation order, which a first pass over the packets (nothing decoded) gives.
         let order = writer.h264Framing == nil || provenance == .kept ? nil : try clips.map { try presentationOrder(of: $0, cancellation: cancellation) }
         let rate = videos[0].frameRate ?? Rational(0, 1)
-        let header = Provenance.header(sync: ConcatCheck.sync, frameRate: rate, inputs: videos.enumerated().map { k, v in
-            Provenance.Input(path: v.path, timeBase: v.timeBase, audio: audios[k] != nil, frames: order.map { Int64($0[k].count) })
-        })
+        let header = Provenance.header(
+            sync: ConcatCheck.sync, frameRate: rate,
+            inputs: videos.enumerated().map { k, v in
+                Provenance.Input(path: v.path, timeBase: v.timeBase, audio: audios[k] != nil, frames: order.map { Int64($0[k].count) })
+            })
         var clipStart: Int64 = 0  // output frames before the current clip
         let sampleTime = Rational(1, Int64(AudioFormat.sampleRate))
         func samples(_ t: Rational) -> Int64 { Rational.rescale(1, from: t, to: sampleTime) }
@@ -98,8 +102,9 @@ public enum ConcatCopy {
                     record.src = [[Int64(shown), p.pts]]
                     userData = record.payload()
                 }
-                try writer.copy(from: video, pts: out(p.pts), dts: out(p.dts), duration: Rational.rescale(p.duration, from: tb, to: outTb),
-                                userData: userData)
+                try writer.copy(
+                    from: video, pts: out(p.pts), dts: out(p.dts), duration: Rational.rescale(p.duration, from: tb, to: outTb),
+                    userData: userData)
                 end = max(end, p.pts + max(p.duration, 0))
                 written += 1
                 progress(written)
@@ -117,8 +122,9 @@ public enum ConcatCopy {
             start = clipEnd
         }
         try writer.finish()
-        return ConcatResult(frames: written, audioSamples: withAudio ? samples(start) : nil, canvas: videos[0].parameters.size,
-                            frameRate: rate, clipFrames: clipFrames)
+        return ConcatResult(
+            frames: written, audioSamples: withAudio ? samples(start) : nil, canvas: videos[0].parameters.size,
+            frameRate: rate, clipFrames: clipFrames)
     }
 
     /// Every video packet's pts of the clip at `path`, sorted: presentation order.

@@ -100,22 +100,28 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
         if let error = failure.error { throw error }
         let withAudio = readers.contains { $0.audio != nil }
 
-        let writer = try MovieWriter(path: pending.path, container: OutputPath.container(for: options.output), canvas: canvas,
-                                     frameRate: frameRate, settings: options.encode, withAudio: withAudio)
+        let writer = try MovieWriter(
+            path: pending.path, container: OutputPath.container(for: options.output), canvas: canvas,
+            frameRate: frameRate, settings: options.encode, withAudio: withAudio)
         func samples(_ frames: Int64) -> Int64 {
             AudioTimeline.samples(coveringFrames: frames, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
         }
         let fade = Int64(options.crossfadeMs ?? 0) * Int64(AudioFormat.sampleRate) / 2000
         let audio = withAudio ? ConcatAudio(fadeSamples: fade) { try writer.writeAudio(left: $0, right: $1, count: $2) } : nil
         let byTime = !options.keepFrames
-        var header = Provenance.header(sync: ConcatCheck.sync, frameRate: frameRate, inputs: readers.map { r in
-            var input = Provenance.Input(path: r.path, timeBase: r.video.timeBase, audio: r.audio != nil,
-                                         frames: r.video.shownFrames ?? r.video.indexedFrames)
-            if byTime, let d = r.video.duration { input.duration = Provenance.fraction(d) }
-            return input
-        })
+        var header = Provenance.header(
+            sync: ConcatCheck.sync, frameRate: frameRate,
+            inputs: readers.map { r in
+                var input = Provenance.Input(
+                    path: r.path, timeBase: r.video.timeBase, audio: r.audio != nil,
+                    frames: r.video.shownFrames ?? r.video.indexedFrames)
+                if byTime, let d = r.video.duration { input.duration = Provenance.fraction(d) }
+                return input
+            })
         if byTime { header.timing = ConcatCheck.byTime }
-        let expected = byTime ? Self.expectedFrames(readers, frameRate: frameRate).map { min($0, maxFrames) }
+        let expected =
+            byTime
+            ? Self.expectedFrames(readers, frameRate: frameRate).map { min($0, maxFrames) }
             : Self.expectedFrames(readers).map { min($0, maxFrames) }
         if !byTime, let line = Self.keepFramesNotice(readers, frameRate: frameRate) { announce?(line); notices.append(line) }
         var emitted: Int64 = 0
@@ -159,8 +165,9 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
             var clipEnd: Rational?
             if byTime {
                 // The clip placed at clipStart on the output's clock; ticks counted from the output's start.
-                var sync = FrameSync<LaneFrame>(mode: .time, inputs: 1, frameRate: frameRate, startTick: emitted,
-                                                placement: SyncPlacement(clocks: [InputClock(offset: clipStart)]), start: Rational(0, 1))
+                var sync = FrameSync<LaneFrame>(
+                    mode: .time, inputs: 1, frameRate: frameRate, startTick: emitted,
+                    placement: SyncPlacement(clocks: [InputClock(offset: clipStart)]), start: Rational(0, 1))
                 if let end = CompositeJob.streamEnd(lane.reader.video) { sync.setStreamEnd(end, input: 0) }
                 var shownFirst = false
                 var delivered: Int64 = 0
@@ -193,7 +200,7 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
                     encoderClock.set("waiting for clip \(k + 1)", busy: false)
                     guard let popped = lane.frames.pop() else { break }  // closed: a failure
                     encoderClock.set("encoding frame \(emitted)", busy: true)
-                    guard let item = popped else { break }               // the clip's end
+                    guard let item = popped else { break }  // the clip's end
                     try write(item, record: record(item.picture.source, until: nil))
                     lane.recycle(item)
                 }
@@ -220,8 +227,9 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
         if let error = failure.error { throw error }
         try filters?.finish(frames: emitted, frameRate: frameRate)
         try pending.commit()
-        return ConcatResult(frames: emitted, audioSamples: withAudio ? samples(emitted) : nil, canvas: canvas,
-                            frameRate: frameRate, clipFrames: clipFrames, notices: notices)
+        return ConcatResult(
+            frames: emitted, audioSamples: withAudio ? samples(emitted) : nil, canvas: canvas,
+            frameRate: frameRate, clipFrames: clipFrames, notices: notices)
     }
 
     /// A clip's length as its frames' times give it, or exactly its frame count at its nominal
@@ -264,8 +272,10 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
 
     /// `--copy`: the same temporary-then-rename as the re-encoding path around `ConcatCopy.join`.
     private func runCopy(_ pending: OutputPath) throws -> ConcatResult {
-        let result = try ConcatCopy.join(options.clips, into: pending.path, container: OutputPath.container(for: options.output),
-                                         audioBitRate: options.encode.audioBitRate, cancellation: cancellation) { [progress] in progress?($0, nil) }
+        let result = try ConcatCopy.join(
+            options.clips, into: pending.path, container: OutputPath.container(for: options.output),
+            audioBitRate: options.encode.audioBitRate, cancellation: cancellation
+        ) { [progress] in progress?($0, nil) }
         try pending.commit()
         return result
     }

@@ -43,8 +43,10 @@ public struct ConcatOptions: Sendable {
         if copy {
             // A copied stream is cut only where its packets are: no cap inside a GOP, no new size,
             // rate or fade (the video is not touched; the audio's joins follow the video's).
-            for (given, name) in [(maxDuration != nil, "--max-duration"), (size != nil, "--size"), (frameRate != nil, "--fps"),
-                                  (crossfadeMs != nil, "--crossfade-ms")] where given {
+            for (given, name) in [
+                (maxDuration != nil, "--max-duration"), (size != nil, "--size"), (frameRate != nil, "--fps"),
+                (crossfadeMs != nil, "--crossfade-ms")
+            ] where given {
                 throw JobError("--copy cannot be combined with \(name): copied video is not re-encoded, so it cannot be cut, scaled or retimed.")
             }
             if filter != nil {

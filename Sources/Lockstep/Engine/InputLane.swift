@@ -44,8 +44,10 @@ final class InputLane: @unchecked Sendable {
     /// For the watchdog.
     let clock: StageClock
 
-    init(index: Int, reader: MovieReader, conformer: Conformer, poolSize: Int, failure: FailureBox, audioCopies: Int = 1,
-         alphaConformer: AlphaConformer? = nil) {
+    init(
+        index: Int, reader: MovieReader, conformer: Conformer, poolSize: Int, failure: FailureBox, audioCopies: Int = 1,
+        alphaConformer: AlphaConformer? = nil
+    ) {
         self.index = index
         self.reader = reader
         self.conformer = conformer
@@ -78,7 +80,7 @@ final class InputLane: @unchecked Sendable {
         }
         t.name = "lockstep.reader.\(index)"
         t.stackSize = 1 << 20
-        t.start()   // not kept: the thread keeps the lane alive while it runs, no longer
+        t.start()  // not kept: the thread keeps the lane alive while it runs, no longer
     }
 
     func join() { done.wait() }

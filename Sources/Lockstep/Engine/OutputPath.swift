@@ -21,7 +21,7 @@ import Synchronization
 ///
 /// Errors that name the temporary (FFmpeg's, a trace writer's, a store's) are given the
 /// output's name instead (`explain`): the user never saw the hidden name.
-public final class OutputPath: @unchecked Sendable {   // `lock` guards `state`; the rest is immutable
+public final class OutputPath: @unchecked Sendable {  // `lock` guards `state`; the rest is immutable
     static let containers = ["mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska"]
     /// The longest file name (bytes) Linux file systems take.
     static let nameMax = Int(NAME_MAX)
@@ -90,7 +90,8 @@ public final class OutputPath: @unchecked Sendable {   // `lock` guards `state`;
                 state = .discarded
                 let spelled = (output as NSString).deletingLastPathComponent
                 let folderPath = spelled.isEmpty ? "." : spelled
-                let cause = why == ENOENT || why == EXDEV
+                let cause =
+                    why == ENOENT || why == EXDEV
                     ? "the folder \(folderPath) was moved or removed while writing (\(String(cString: strerror(why))))"
                     : String(cString: strerror(why))
                 throw JobError("\(output): cannot move the finished file into place: \(cause); nothing was written")
@@ -258,7 +259,8 @@ public final class OutputPath: @unchecked Sendable {   // `lock` guards `state`;
         guard name.hasPrefix("."), name.hasSuffix(".tmp"), let range = name.range(of: marker, options: .backwards) else { return nil }
         let parts = name[range.upperBound...].dropLast(4).split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              UInt32(parts[1]) != nil, let pid = pid_t(parts[0]), pid > 0 else { return nil }
+            UInt32(parts[1]) != nil, let pid = pid_t(parts[0]), pid > 0
+        else { return nil }
         return pid
     }
 

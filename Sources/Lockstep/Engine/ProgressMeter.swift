@@ -14,16 +14,19 @@ public final class ProgressMeter: Sendable {
     public func update(done: Int64, total: Int64?) {
         guard enabled else { return }
         let now = DispatchTime.now().uptimeNanoseconds
-        guard drawn.withLock({ d in
-            guard now > d.last && now - d.last > 100_000_000 else { return false }
-            d = (now, true); return true
-        }) else { return }
+        guard
+            drawn.withLock({ d in
+                guard now > d.last && now - d.last > 100_000_000 else { return false }
+                d = (now, true); return true
+            })
+        else { return }
         let elapsed = Double(now - start) / 1e9
         let fps = elapsed > 0 ? Double(done) / elapsed : 0
         var line = "frame \(done)"
         if let total, total > 0 {
             let left = fps > 0 ? Int((Double(max(0, total - done)) / fps).rounded()) : 0
-            line += "/\(total)  \(min(100, done * 100 / total))%  " + String(format: "%.1f fps", fps)
+            line +=
+                "/\(total)  \(min(100, done * 100 / total))%  " + String(format: "%.1f fps", fps)
                 + "  ETA \(left / 60):" + String(format: "%02d", left % 60)
         } else {
             line += "  " + String(format: "%.1f fps", fps)

@@ -50,7 +50,7 @@ private func registeredSources(_ signals: [Int32], label: String, _ handler: @es
 }
 
 /// The process-wide signal sources (`handleSignals`), kept alive for good.
-private final class InstalledSources: @unchecked Sendable {   // `lock` guards `sources`
+private final class InstalledSources: @unchecked Sendable {  // `lock` guards `sources`
     static let shared = InstalledSources()
     private let lock = NSLock()
     private var sources: [DispatchSourceSignal] = []
@@ -61,7 +61,7 @@ private final class InstalledSources: @unchecked Sendable {   // `lock` guards `
 /// it). The job says what stopping means for it with `onRequest`; a request made before that is
 /// kept and acted on as soon as it does. The signal's number travels with the request: some
 /// jobs end differently by signal (`imu record`: Ctrl-C is an asked-for end, SIGTERM is not).
-public final class StopRequest: @unchecked Sendable {   // `lock` guards both fields
+public final class StopRequest: @unchecked Sendable {  // `lock` guards both fields
     private let lock = NSLock()
     private var requested: Int32?
     private var action: (@Sendable (Int32) -> Void)?
@@ -83,7 +83,9 @@ public final class StopRequest: @unchecked Sendable {   // `lock` guards both fi
 
     /// What stopping means for the job (called on the requesting thread, once).
     public func onRequest(_ body: @escaping @Sendable (Int32) -> Void) {
-        let pending: Int32? = lock.withLock { action = body; return requested }
+        let pending: Int32? = lock.withLock {
+            action = body; return requested
+        }
         if let pending { body(pending) }
     }
 }

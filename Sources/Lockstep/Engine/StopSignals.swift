@@ -9,8 +9,11 @@ import Synchronization
 /// would then fail in Foundation's write, a trap) nor SIGXFSZ (ignored instead: the write that
 /// passes the size limit fails with EFBIG and the job says so), and not the faults (SIGSEGV and
 /// the like: a crash's temporary is removed by the next run, as a SIGKILL's).
-let stopSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
-                            SIGPWR, SIGSTKFLT, SIGIO] + Array(SIGRTMIN...SIGRTMAX)
+let stopSignals: [Int32] =
+    [
+        SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+        SIGPWR, SIGSTKFLT, SIGIO
+    ] + Array(SIGRTMIN...SIGRTMAX)
 
 /// glibc's SIGRTMIN and SIGRTMAX are functions in C (NPTL keeps the first two for itself);
 /// Swift does not import them.
@@ -137,7 +140,9 @@ public enum StopSignals {
         }
         act(action, job)
         defer {
-            state.withLock { s in s.policy.finish(); s.job = nil }
+            state.withLock { s in
+                s.policy.finish(); s.job = nil
+            }
             holdForTests()
         }
         return try body()
@@ -148,7 +153,8 @@ public enum StopSignals {
     /// that it changes nothing (the moment is otherwise a few milliseconds long).
     private static func holdForTests() {
         guard let text = ProcessInfo.processInfo.environment["LOCKSTEP_TEST_HOLD_AFTER_JOB"], let s = Double(text),
-              s > 0, s <= 60 else { return }
+            s > 0, s <= 60
+        else { return }
         Thread.sleep(forTimeInterval: s)
     }
 

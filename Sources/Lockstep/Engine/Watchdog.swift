@@ -39,8 +39,10 @@ final class Watchdog: Sendable {
         let t = Thread { [self] in
             defer { finished.signal() }
             while stopped.wait(timeout: .now() + 0.25) == .timedOut {
-                if let message = Watchdog.stall(in: clocks.map { ($0.name, $0.state) }, timeout: timeout,
-                                                now: DispatchTime.now().uptimeNanoseconds) {
+                if let message = Watchdog.stall(
+                    in: clocks.map { ($0.name, $0.state) }, timeout: timeout,
+                    now: DispatchTime.now().uptimeNanoseconds)
+                {
                     onStall(message)
                     return
                 }
@@ -54,8 +56,10 @@ final class Watchdog: Sendable {
 
     /// The stall to report, if any: a busy stage past the timeout first; else, if no stage has
     /// changed state for that long, the pipeline as a whole.
-    static func stall(in states: [(name: String, state: (activity: String, busy: Bool, since: UInt64))],
-                      timeout: Double, now: UInt64) -> String? {
+    static func stall(
+        in states: [(name: String, state: (activity: String, busy: Bool, since: UInt64))],
+        timeout: Double, now: UInt64
+    ) -> String? {
         // Total for any timeout: a limit past UInt64 is never reached (1e11 s trapped here).
         let nanoseconds = timeout * 1e9
         let limit = !(nanoseconds > 0) ? 0 : nanoseconds >= 1.8e19 ? UInt64.max : UInt64(nanoseconds)

@@ -33,9 +33,11 @@ final class WriterStage: @unchecked Sendable {
     /// `--loudness`: what is written, measured (read after `join()`).
     private let meter: LoudnessMeter?
 
-    init(writer: MovieWriter, lanes: [InputLane], gains: [Float], frameRate: Rational, canvas: Size,
-         poolSize: Int, failure: FailureBox, firstFrame: Int64 = 0, measuresLoudness: Bool = false,
-         signal: WorkingSignal = .sdr) throws {
+    init(
+        writer: MovieWriter, lanes: [InputLane], gains: [Float], frameRate: Rational, canvas: Size,
+        poolSize: Int, failure: FailureBox, firstFrame: Int64 = 0, measuresLoudness: Bool = false,
+        signal: WorkingSignal = .sdr
+    ) throws {
         meter = measuresLoudness ? LoudnessMeter() : nil
         self.writer = writer
         self.lanes = lanes

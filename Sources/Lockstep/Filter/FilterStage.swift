@@ -12,8 +12,10 @@ final class FilterStage {
     init(schedule: FilterSchedule, canvas: Size) throws {
         var luts: [String: CubeLUT] = [:]
         // The writer holds at most one of our pictures: each is copied into its frame at once.
-        switcher = try FilterSwitcher(schedule: schedule, format: FilterFormat(width: canvas.width, height: canvas.height),
-                                      retainedBufferHint: 1) { path in
+        switcher = try FilterSwitcher(
+            schedule: schedule, format: FilterFormat(width: canvas.width, height: canvas.height),
+            retainedBufferHint: 1
+        ) { path in
             if let lut = luts[path] { return lut }
             let lut = try Self.loadLUT(path)
             luts[path] = lut

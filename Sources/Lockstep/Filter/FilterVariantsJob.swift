@@ -38,14 +38,15 @@ public struct FilterVariantsOptions: Sendable {
     /// The file a chain writes in the folder: its text with every character a file name or a
     /// shell makes awkward replaced (`blur:radius=3,mono` -> `blur-radius-3+mono.mp4`).
     public static func fileName(for chain: String) -> String {
-        var name = String(chain.unicodeScalars.map { c -> Character in
-            switch c {
-            case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ".": return Character(c)
-            case ":", "=": return "-"
-            case ",": return "+"
-            default: return "_"
-            }
-        })
+        var name = String(
+            chain.unicodeScalars.map { c -> Character in
+                switch c {
+                case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ".": return Character(c)
+                case ":", "=": return "-"
+                case ",": return "+"
+                default: return "_"
+                }
+            })
         if name.hasPrefix(".") { name = "_" + name.dropFirst() }  // never a hidden file
         return name + ".mp4"
     }
@@ -120,9 +121,10 @@ public final class FilterVariantsJob: @unchecked Sendable {  // `writers` and `c
         let place = layout.places[0], pic = layout.pictures[0]
         let conformer: Conformer
         do {
-            conformer = try Conformer(place: Size(width: place.width, height: place.height),
-                                      picture: Rect(x: pic.x - place.x, y: pic.y - place.y, width: pic.width, height: pic.height),
-                                      fill: .black, rotation: reader.video.rotation)
+            conformer = try Conformer(
+                place: Size(width: place.width, height: place.height),
+                picture: Rect(x: pic.x - place.x, y: pic.y - place.y, width: pic.width, height: pic.height),
+                fill: .black, rotation: reader.video.rotation)
         } catch let e as MediaError { throw e.at(reader.path) }
         let outputs = options.outputs
         // A variant whose chain or file cannot be set up (an unreadable .cube) fails alone, now.
@@ -132,9 +134,11 @@ public final class FilterVariantsJob: @unchecked Sendable {  // `writers` and `c
         var writers: [VariantWriter] = []
         for (i, chain) in options.chains.enumerated() {
             do {
-                writers.append(try VariantWriter(number: i, chain: chain, output: outputs[i], canvas: canvas, frameRate: frameRate,
-                                                 settings: options.encode, withAudio: reader.audio != nil,
-                                                 failAfter: options.injectedFailure.flatMap { $0.variant == i ? $0.afterFrames : nil }))
+                writers.append(
+                    try VariantWriter(
+                        number: i, chain: chain, output: outputs[i], canvas: canvas, frameRate: frameRate,
+                        settings: options.encode, withAudio: reader.audio != nil,
+                        failAfter: options.injectedFailure.flatMap { $0.variant == i ? $0.afterFrames : nil }))
             } catch {
                 variants[i].failure = "\(error)"
             }
@@ -156,8 +160,9 @@ public final class FilterVariantsJob: @unchecked Sendable {  // `writers` and `c
         watchdog.start()
         defer { watchdog.stop() }
         let expected = CompositeJob.expectedFrames([reader], sync: .index, frameRate: frameRate)
-        let header = Provenance.header(sync: SyncMode.index.rawValue, blend: BlendMode.single.rawValue, frameRate: frameRate,
-                                       inputs: [Provenance.Input(path: reader.path, timeBase: reader.video.timeBase, audio: reader.audio != nil)])
+        let header = Provenance.header(
+            sync: SyncMode.index.rawValue, blend: BlendMode.single.rawValue, frameRate: frameRate,
+            inputs: [Provenance.Input(path: reader.path, timeBase: reader.video.timeBase, audio: reader.audio != nil)])
         var sync = FrameSync<SharedFrame>(mode: .index, inputs: 1, frameRate: frameRate)
         var emitted: Int64 = 0
         loop: while failure.error == nil && writers.contains(where: { !$0.queue.closed }) {
@@ -205,8 +210,9 @@ public final class FilterVariantsJob: @unchecked Sendable {  // `writers` and `c
         for w in writers {
             if let error = w.commit() { variants[w.number].failure = "\(error)" }
         }
-        return FilterVariantsResult(frames: emitted, audioSamples: reader.audio != nil ? audioEnd : nil, canvas: canvas,
-                                    frameRate: frameRate, variants: variants)
+        return FilterVariantsResult(
+            frames: emitted, audioSamples: reader.audio != nil ? audioEnd : nil, canvas: canvas,
+            frameRate: frameRate, variants: variants)
     }
 }
 
@@ -224,7 +230,9 @@ final class SharedFrame: Sendable {
     }
 
     func release() {
-        let last = holders.withLockedValue { n -> Bool in n -= 1; return n == 0 }
+        let last = holders.withLockedValue { n -> Bool in
+            n -= 1; return n == 0
+        }
         if last { lane.recycle(item) }
     }
 }

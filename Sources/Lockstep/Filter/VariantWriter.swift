@@ -33,8 +33,10 @@ final class VariantWriter: @unchecked Sendable {
 
     /// Prepares the chain (loading its .cube files) and creates the temporary file: either
     /// failing is this variant's setup failure.
-    init(number: Int, chain: FilterChainSpec, output: String, canvas: Size, frameRate: Rational,
-         settings: EncodeSettings, withAudio: Bool, failAfter: Int64? = nil) throws {
+    init(
+        number: Int, chain: FilterChainSpec, output: String, canvas: Size, frameRate: Rational,
+        settings: EncodeSettings, withAudio: Bool, failAfter: Int64? = nil
+    ) throws {
         self.number = number
         self.failAfter = failAfter
         self.output = output
@@ -46,8 +48,9 @@ final class VariantWriter: @unchecked Sendable {
         pending = try OutputPath(for: output)
         scratch = .allocate(capacity: chunk * 2)
         do {
-            writer = try MovieWriter(path: pending.path, container: OutputPath.container(for: output), canvas: canvas,
-                                     frameRate: frameRate, settings: settings, withAudio: withAudio)
+            writer = try MovieWriter(
+                path: pending.path, container: OutputPath.container(for: output), canvas: canvas,
+                frameRate: frameRate, settings: settings, withAudio: withAudio)
         } catch {
             pending.discard()
             scratch.deallocate()

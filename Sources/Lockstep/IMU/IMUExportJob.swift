@@ -8,8 +8,10 @@ public enum IMUExportJob {
     /// `path` is a trace store, a trace file or a camera file with telemetry (`TraceSource`).
     /// `from`/`to` are seconds from the trace's first sample (`to` excluded). Returns the trace
     /// written and how many samples. `cancellation` stops it between batches (`JobError.cancelled`).
-    public static func run(store path: String, trace: Int64?, from: Double? = nil, to: Double? = nil,
-                           output: String, cancellation: CancellationToken = CancellationToken()) throws -> (trace: Int64, count: Int) {
+    public static func run(
+        store path: String, trace: Int64?, from: Double? = nil, to: Double? = nil,
+        output: String, cancellation: CancellationToken = CancellationToken()
+    ) throws -> (trace: Int64, count: Int) {
         guard let format = TraceFormat(path: output) else { throw IMUJobError("\(output): the output must end in .gcsv or .csv.") }
         do { try OutputPath.checkPlace(output, inputs: [path]) } catch let e as JobError { throw IMUJobError(e.description) }
         let source = try TraceSource.open(path: path, trace: trace)
@@ -56,7 +58,8 @@ public enum IMUPlotJob {
             for s in batch { plot.add(s) }
         }
         if cancellation.isCancelled { throw JobError.cancelled }
-        let title = "\(t.info.deviceName.isEmpty ? "trace \(t.id)" : t.info.deviceName): \(stats.count) samples, "
+        let title =
+            "\(t.info.deviceName.isEmpty ? "trace \(t.id)" : t.info.deviceName): \(stats.count) samples, "
             + String(format: "%.3f s, %.1f Hz", Double(stats.duration) / 1e9, stats.rate ?? 0)
             + (stats.gapCount > 0 ? ", \(stats.gapCount) gap\(stats.gapCount == 1 ? "" : "s")" : "")
         try OutputPath.write(Data(plot.render(title: title).utf8), to: output)

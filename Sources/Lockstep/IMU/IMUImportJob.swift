@@ -19,7 +19,7 @@ public struct IMUImportResult: Sendable {
 /// temporary name beside it (`OutputPath`) and linked into place only when complete, so a failed
 /// first import leaves no file. Once the traces are committed the import has succeeded: nothing
 /// after the commit reports a failure.
-public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mutable state
+public final class IMUImportJob: @unchecked Sendable {  // `lock` guards the mutable state
     public let file: String
     /// nil for a camera file's telemetry track.
     public let format: TraceFormat?
@@ -48,7 +48,6 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
 
     /// Why a file without a known extension or content is refused.
     public static let unknownFormat = "cannot tell the format (not a blackbox or DataFlash log, and not named .gcsv or .csv); add --format gcsv or --format csv."
-
 
     public static let cancelled = IMUJobError("interrupted: nothing was imported")
 
@@ -89,7 +88,7 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
             let s = try TraceStore(path: store, mode: .create, busyTimeout: busyTimeout)
             let result: IMUImportResult
             do { result = try importAll(readers, first, notes, into: s) } catch { try? s.close(); throw error }
-            try? s.close()   // after the commit: tidying only
+            try? s.close()  // after the commit: tidying only
             return result
         }
         return try importIntoNewStore(readers, first, notes, replacingEmptyFile: isEmpty)
@@ -103,7 +102,8 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
         close(fd)
         let folder = URL(fileURLWithPath: store).deletingLastPathComponent().path
         if access(folder, W_OK) != 0 {
-            throw TraceStoreError(path: store, "cannot be written: its folder \(folder) is not writable (\(String(cString: strerror(errno)))), and SQLite writes its journal there; nothing was imported")
+            throw TraceStoreError(
+                path: store, "cannot be written: its folder \(folder) is not writable (\(String(cString: strerror(errno)))), and SQLite writes its journal there; nothing was imported")
         }
     }
 
@@ -155,7 +155,8 @@ public final class IMUImportJob: @unchecked Sendable {   // `lock` guards the mu
             }
             traces.append((id, stats))
             if stats.gapCount > 0 {
-                var w = "\(file)\(ids.count > 1 ? " (trace \(id))" : ""): \(stats.gapCount) gap\(stats.gapCount == 1 ? "" : "s") (steps over twice the median \(secondsText(stats.medianInterval ?? 0)))"
+                var w =
+                    "\(file)\(ids.count > 1 ? " (trace \(id))" : ""): \(stats.gapCount) gap\(stats.gapCount == 1 ? "" : "s") (steps over twice the median \(secondsText(stats.medianInterval ?? 0)))"
                 if let g = stats.gaps.first, let start = stats.first {
                     w += "; the first at \(secondsText(g.start - start)), \(secondsText(g.length)) long"
                 }

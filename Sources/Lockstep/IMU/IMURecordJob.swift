@@ -53,8 +53,10 @@ public struct IMURecordJob: Sendable {
     /// Records until stopped: `stop` (the CLI requests it on SIGINT, SIGTERM and SIGHUP) ends it
     /// cleanly, everything received kept. `log` hears the opening line; `progress` the samples
     /// stored after each commit.
-    public func run(stop request: StopRequest = StopRequest(), log: @escaping @Sendable (String) -> Void = standardErrorLine,
-                    progress: (Int) -> Void = { _ in }) throws -> Outcome {
+    public func run(
+        stop request: StopRequest = StopRequest(), log: @escaping @Sendable (String) -> Void = standardErrorLine,
+        progress: (Int) -> Void = { _ in }
+    ) throws -> Outcome {
         if let problem { throw IMUJobError(problem) }
         let store = try TraceStore(path: output, mode: .record)
         let sink = StoreSink(store: store, log: log)

@@ -23,8 +23,10 @@ public struct IMUServeJob: Sendable {
     public static let speedRange = 0.001...1000.0
     public static let maxConnectionsRange = 1...10_000
 
-    public init(path: String, trace: Int64? = nil, host: String = "127.0.0.1", port: Int = 30431, speed: Double = 1,
-                loop: Bool = false, maxConnections: Int = 256, idleTimeout: Double = 300) {
+    public init(
+        path: String, trace: Int64? = nil, host: String = "127.0.0.1", port: Int = 30431, speed: Double = 1,
+        loop: Bool = false, maxConnections: Int = 256, idleTimeout: Double = 300
+    ) {
         self.path = path; self.trace = trace; self.host = host; self.port = port; self.speed = speed; self.loop = loop
         self.maxConnections = maxConnections; self.idleTimeout = idleTimeout
     }
@@ -71,8 +73,11 @@ public struct IMUServeJob: Sendable {
     /// The server for `device` with these options, listening (not yet accepting).
     public func makeServer(_ device: ReplayDevice) throws -> IIODServer {
         do {
-            return try IIODServer(device: device, options: .init(host: host, port: UInt16(port), speed: speed, loop: loop,
-                                                                 maxConnections: maxConnections, idleTimeout: idleTimeout))
+            return try IIODServer(
+                device: device,
+                options: .init(
+                    host: host, port: UInt16(port), speed: speed, loop: loop,
+                    maxConnections: maxConnections, idleTimeout: idleTimeout))
         } catch let e as IIODServerError {
             throw IMUJobError(e.description)
         }
@@ -92,8 +97,9 @@ public struct IMUServeJob: Sendable {
         done.wait()
         server.stop()
         let s = server.statistics
-        log("stopped: connections served \(s.accepted), refused over --max-connections \(s.refused), closed idle \(s.idleClosed); "
-            + "lines too long \(s.linesTooLong); accept errors \(s.acceptErrors)")
+        log(
+            "stopped: connections served \(s.accepted), refused over --max-connections \(s.refused), closed idle \(s.idleClosed); "
+                + "lines too long \(s.linesTooLong); accept errors \(s.acceptErrors)")
     }
 }
 

@@ -27,7 +27,9 @@ public enum IMUStoreBench {
         let read = try store.samples(of: id, from: middle, to: middle + Int64(window * 1e9))
         let readTime = now() - t1
         try store.close()
-        return [String(format: "insert %d samples (batches of 4096, one transaction each): %.3f s (%.0f samples/s)", samples, insert, Double(samples) / insert),
-                String(format: "read a %.0f s window (%d samples): %.2f ms", window, read.count, readTime * 1000)]
+        return [
+            String(format: "insert %d samples (batches of 4096, one transaction each): %.3f s (%.0f samples/s)", samples, insert, Double(samples) / insert),
+            String(format: "read a %.0f s window (%d samples): %.2f ms", window, read.count, readTime * 1000)
+        ]
     }
 }

@@ -104,7 +104,7 @@ public enum TraceSource {
             return try store.traces()
         case .gcsv(let p), .csv(let p):
             let reader = try TraceFileReader(path: p, format: TraceFormat(path: p) ?? (self.isGCSV ? .gcsv : .csv))
-            _ = try reader.next(max: 1)   // the columns say whether there is acceleration
+            _ = try reader.next(max: 1)  // the columns say whether there is acceleration
             return [StoredTrace(id: 1, info: reader.info, hasAccel: reader.hasAccel)]
         case .camera(let t):
             return [StoredTrace(id: 1, info: t.info, hasAccel: t.hasAccel)]

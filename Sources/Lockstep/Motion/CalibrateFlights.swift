@@ -22,14 +22,16 @@ public enum CalibrateFlights {
     /// `request.readings` is ignored; each flight's own are used. Returns the result of the
     /// chosen flight with the choice in the report's first lines, and the chosen id.
     public static func run(_ request: CalibrateRequest, flights: [Flight], cancellation: CancellationToken = CancellationToken()) throws
-        -> (result: CalibrationResult, chosen: Int64) {
+        -> (result: CalibrationResult, chosen: Int64)
+    {
         let motion = try FrameMotionExtractor.extract(path: request.video, cancellation: cancellation)
         return try calibrate(request, motion: motion, flights: flights)
     }
 
     /// The part after decoding: pure, given the picture's motion.
     public static func calibrate(_ request: CalibrateRequest, motion whole: FrameMotionSeries, flights: [Flight]) throws
-        -> (result: CalibrationResult, chosen: Int64) {
+        -> (result: CalibrationResult, chosen: Int64)
+    {
         let motion = whole.centredOnBlocks()
         precondition(!flights.isEmpty)
         let ranked = FlightChoice.rank(shifts: motion.shifts, traces: flights.map(\.readings), bias: request.base.gyroBias)
@@ -55,7 +57,8 @@ public enum CalibrateFlights {
         var result = chosen.result
         let score = ranked.first { $0.index == chosen.index }!.score
         let next = ranked.first { $0.index != chosen.index }
-        var line = "trace \(flight.id) (\(flight.info.deviceName)) chosen from \(flights.count) traces by the clip's motion: "
+        var line =
+            "trace \(flight.id) (\(flight.info.deviceName)) chosen from \(flights.count) traces by the clip's motion: "
             + String(format: "first-pass match %.2f", score)
         if let n = next { line += String(format: ", next best trace %lld at %.2f", flights[n.index].id, n.score) }
         // video = IMU + offset, so the clip's first frame is at IMU time -offset.

@@ -27,8 +27,10 @@ public struct CalibrateRequest: Sendable {
     /// length, with a warning, instead of refusing it.
     public var force = false
 
-    public init(video: String, readings: [IMUReading], base: Calibration, baseIsProfile: Bool = false, axisMapping: AxisMapping? = nil,
-                traceOrientation: String? = nil, traceAxisMapping: AxisMapping? = nil, focalLength: Double? = nil, searchMs: Double? = nil) {
+    public init(
+        video: String, readings: [IMUReading], base: Calibration, baseIsProfile: Bool = false, axisMapping: AxisMapping? = nil,
+        traceOrientation: String? = nil, traceAxisMapping: AxisMapping? = nil, focalLength: Double? = nil, searchMs: Double? = nil
+    ) {
         self.traceAxisMapping = traceAxisMapping
         self.video = video; self.readings = readings; self.base = base; self.baseIsProfile = baseIsProfile; self.axisMapping = axisMapping
         self.traceOrientation = traceOrientation; self.focalLength = focalLength; self.searchMs = searchMs
@@ -138,8 +140,11 @@ public enum CalibrateJob {
                 guard request.force else { throw refusal }
                 extra.append("warning: --force: writing a profile no one should trust: " + refusal.description.dropFirst(request.video.count + 2))
             } else {
-                extra.append(String(format: "warning: the camera stabilised this picture (%@) and the file records no image orientation, yet the picture follows the gyro decisively (confidence %.2f over %d windows); check the result",
-                                s.source, sync.confidence, sync.syncPoints.count))
+                extra.append(
+                    String(
+                        format:
+                            "warning: the camera stabilised this picture (%@) and the file records no image orientation, yet the picture follows the gyro decisively (confidence %.2f over %d windows); check the result",
+                        s.source, sync.confidence, sync.syncPoints.count))
             }
         }
         var result = assemble(request, motion: motion, sync: sync, source: source)
@@ -170,8 +175,9 @@ public enum CalibrateJob {
             a = try GyroSync.run(shifts: motion.shifts, readings: OrientationRecords.readings(picture), options: options)
         } catch let e as CalibrationError {
             if e.cause == .tooLittleMotion { throw refusal(request.video, e) }
-            throw CalibrationError("\(request.video): the camera stabilised this picture (\(stabilisation.source)), and the picture does not follow the image orientation the file records for it (IORI * CORI): \(e.description)",
-                                   cause: .stabilised, diagnosis: e.diagnosis)
+            throw CalibrationError(
+                "\(request.video): the camera stabilised this picture (\(stabilisation.source)), and the picture does not follow the image orientation the file records for it (IORI * CORI): \(e.description)",
+                cause: .stabilised, diagnosis: e.diagnosis)
         }
         // (b) The gyro against CORI: the records stand in for a picture that turns exactly as the
         // body does (roll included), so every axis is matched.
@@ -198,8 +204,10 @@ public enum CalibrateJob {
         let windowsOffset = a.clock.pieces[0].offsetMs
         let disagrees = a.confidence >= 0.8 && abs(windowsOffset) > period / 2 && abs(a.wholeClip.offsetMs - windowsOffset) < 5
         let pictureOffset = disagrees ? windowsOffset : 0
-        let atStamps = GyroSync.correlation(shifts: motion.shifts, readings: OrientationRecords.readings(picture), clock: .constant(offsetMs: 0),
-                                            mapping: a.mapping, rollWeightPx: rollWeight(motion)) ?? a.correlation
+        let atStamps =
+            GyroSync.correlation(
+                shifts: motion.shifts, readings: OrientationRecords.readings(picture), clock: .constant(offsetMs: 0),
+                mapping: a.mapping, rollWeightPx: rollWeight(motion)) ?? a.correlation
         var sync = a
         sync.mapping = compose(a.mapping, b.mapping)
         sync.stated = b.stated.map { s in (orientation: compose(a.mapping, .orientation(s.orientation)).orientationText, score: s.score, overridden: s.overridden) }
@@ -222,12 +230,17 @@ public enum CalibrateJob {
         let lines = [
             String(format: "stabilised in the camera (%@): the picture follows the orientation the file records for it, IORI * CORI, not the gyro alone", stabilisation.source),
             disagrees
-                ? String(format: "  the picture against IORI * CORI: it follows them %+.3f ms off the records' frame times (%d windows, confidence %.2f; the whole clip's peak %+.1f ms), so the offset moves by that (axes %@)",
-                         windowsOffset, a.syncPoints.count, a.confidence, a.wholeClip.offsetMs, describe(a.mapping))
-                : String(format: "  the picture against IORI * CORI: it follows them at the records' frame times (correlation %.3f there; its own estimate: the whole clip's peak %+.1f ms, %d windows from %+.1f to %+.1f ms, too loose to move them) (axes %@)",
-                         atStamps, a.wholeClip.offsetMs, a.syncPoints.count, a.syncPoints.map(\.offsetMs).min() ?? 0, a.syncPoints.map(\.offsetMs).max() ?? 0, describe(a.mapping)),
-            String(format: "  the gyro against CORI: offset %+.3f ms, correlation %.5f, confidence %.2f, %d windows (axes %@)",
-                   b.clock.pieces[0].offsetMs, b.correlation, b.confidence, b.syncPoints.count, describe(b.mapping)),
+                ? String(
+                    format:
+                        "  the picture against IORI * CORI: it follows them %+.3f ms off the records' frame times (%d windows, confidence %.2f; the whole clip's peak %+.1f ms), so the offset moves by that (axes %@)",
+                    windowsOffset, a.syncPoints.count, a.confidence, a.wholeClip.offsetMs, describe(a.mapping))
+                : String(
+                    format:
+                        "  the picture against IORI * CORI: it follows them at the records' frame times (correlation %.3f there; its own estimate: the whole clip's peak %+.1f ms, %d windows from %+.1f to %+.1f ms, too loose to move them) (axes %@)",
+                    atStamps, a.wholeClip.offsetMs, a.syncPoints.count, a.syncPoints.map(\.offsetMs).min() ?? 0, a.syncPoints.map(\.offsetMs).max() ?? 0, describe(a.mapping)),
+            String(
+                format: "  the gyro against CORI: offset %+.3f ms, correlation %.5f, confidence %.2f, %d windows (axes %@)",
+                b.clock.pieces[0].offsetMs, b.correlation, b.confidence, b.syncPoints.count, describe(b.mapping))
         ]
         result.report = lines + result.report
         if atStamps < 0.7 || (disagrees && a.confidence < b.confidence) {
@@ -242,11 +255,13 @@ public enum CalibrateJob {
     static func stabilisedRefusal(_ video: String, _ s: InCameraStabilisation, best: (orientation: String, offsetMs: Double, score: Double)?, confidence: Double?) -> CalibrationError {
         var seen = ""
         if let b = best {
-            seen = String(format: " (its best match, axes %@ at %.1f ms, scored %.3f", b.orientation, b.offsetMs, b.score)
+            seen =
+                String(format: " (its best match, axes %@ at %.1f ms, scored %.3f", b.orientation, b.offsetMs, b.score)
                 + (confidence.map { String(format: ", confidence %.2f", $0) } ?? "") + ")"
         }
-        return CalibrationError("\(video): the camera stabilised this picture (\(s.source)) and the file records no image orientation (IORI), so the picture does not follow the gyro and no offset can be trusted\(seen). Calibrate on a clip recorded with stabilisation off (HyperSmooth off), or from a camera that records its image orientation (GoPro HERO8 or later, MAX)",
-                                cause: .stabilised)
+        return CalibrationError(
+            "\(video): the camera stabilised this picture (\(s.source)) and the file records no image orientation (IORI), so the picture does not follow the gyro and no offset can be trusted\(seen). Calibrate on a clip recorded with stabilisation off (HyperSmooth off), or from a camera that records its image orientation (GoPro HERO8 or later, MAX)",
+            cause: .stabilised)
     }
 
     /// A failure of the search as a sentence that names its real cause.
@@ -257,14 +272,17 @@ public enum CalibrateJob {
         }
         let cause: String
         if d.score < GyroSync.minimumWindowScore {
-            cause = String(format: "the clip does not match the trace: no orientation of its axes makes the gyro turn like the picture (the best, %@, scored %.3f at %.0f ms; a match needs %.1f)",
-                           d.orientation, d.score, d.offsetMs, GyroSync.minimumWindowScore)
+            cause = String(
+                format: "the clip does not match the trace: no orientation of its axes makes the gyro turn like the picture (the best, %@, scored %.3f at %.0f ms; a match needs %.1f)",
+                d.orientation, d.score, d.offsetMs, GyroSync.minimumWindowScore)
         } else if let st = d.stated, st.orientation == d.used, let ss = st.score, ss < GyroSync.minimumWindowScore {
-            cause = String(format: "the trace's stated axes %@ do not fit the picture (%.3f) and no other orientation fits decisively better (the best, %@, %.3f)",
-                           st.orientation, ss, d.orientation, d.score)
+            cause = String(
+                format: "the trace's stated axes %@ do not fit the picture (%.3f) and no other orientation fits decisively better (the best, %@, %.3f)",
+                st.orientation, ss, d.orientation, d.score)
         } else {
-            cause = String(format: "the gyro matches the picture over the whole clip (%@, %.3f at %.0f ms) but not window by window: the clip does not match the trace throughout",
-                           d.used, d.usedScore, d.offsetMs)
+            cause = String(
+                format: "the gyro matches the picture over the whole clip (%@, %.3f at %.0f ms) but not window by window: the clip does not match the trace throughout",
+                d.used, d.usedScore, d.offsetMs)
         }
         return CalibrationError("\(video): \(cause); \(e.description)", cause: e.cause, diagnosis: d)
     }
@@ -278,8 +296,14 @@ public enum CalibrateJob {
             problems.append((.lowConfidence, String(format: "%@; its confidence is %.2f, below the floor of %.2f", result.weakness ?? weakest(result.sync), c, confidenceFloor)))
         }
         if result.profile.focalLengthEstimated == true, let fov = estimatedFOV(result.sync, width: width), !plausibleFOV.contains(fov) {
-            problems.append((.implausibleFocalLength, String(format: "its estimated focal length, %.1f px, gives a horizontal field of view of %.0f degrees on a picture %d px wide, outside the %.0f-%.0f degrees a lens can have: the picture's motion does not scale with the gyro's",
-                                                              result.sync.focalLengthPx, fov, width, plausibleFOV.lowerBound, plausibleFOV.upperBound)))
+            problems.append(
+                (
+                    .implausibleFocalLength,
+                    String(
+                        format:
+                            "its estimated focal length, %.1f px, gives a horizontal field of view of %.0f degrees on a picture %d px wide, outside the %.0f-%.0f degrees a lens can have: the picture's motion does not scale with the gyro's",
+                        result.sync.focalLengthPx, fov, width, plausibleFOV.lowerBound, plausibleFOV.upperBound)
+                ))
         }
         guard let first = problems.first else { return }
         let text = problems.map(\.1).joined(separator: "; and ")
@@ -332,9 +356,10 @@ public enum CalibrateJob {
         profile.axisMapping = sync.mapping
         if sync.stated?.overridden == true { source = .searched }
         profile.axisMappingSource = source ?? .searched
-        profile.clock = ClockMapping(pieces: sync.clock.pieces.map {
-            ClockMapping.Piece(fromVideoS: round($0.fromVideoS, 4), offsetMs: round($0.offsetMs, 3), driftPpm: round($0.driftPpm, 2))
-        })
+        profile.clock = ClockMapping(
+            pieces: sync.clock.pieces.map {
+                ClockMapping.Piece(fromVideoS: round($0.fromVideoS, 4), offsetMs: round($0.offsetMs, 3), driftPpm: round($0.driftPpm, 2))
+            })
         profile.syncPoints = sync.syncPoints.map { SyncPoint(videoTimeS: round($0.videoTimeS, 3), offsetMs: round($0.offsetMs, 3), score: round($0.score, 4)) }
         if let s = sync.still { profile.gyroBias = s.bias.map { round($0, 6) } }
         if request.focalLength != nil || base.focalLengthPx == nil {
@@ -349,8 +374,10 @@ public enum CalibrateJob {
             // Both scores are the coarse search's peaks, the measure the orientations were ranked
             // by (the final whole-clip correlation is another measure: it is on the last line).
             let runner = sync.runnerUp.map { String(format: "; runner-up %@ scored %.3f", $0.orientation, $0.score) } ?? ""
-            report.append(String(format: "axis mapping %@ (searched the 24 proper orientations: it scored %.3f%@)",
-                                 describe(sync.mapping), sync.searchScore, runner))
+            report.append(
+                String(
+                    format: "axis mapping %@ (searched the 24 proper orientations: it scored %.3f%@)",
+                    describe(sync.mapping), sync.searchScore, runner))
         case .given: report.append("axis mapping \(describe(sync.mapping)) (given)")
         case .profile: report.append("axis mapping \(describe(sync.mapping)) (from the profile)")
         case .trace:
@@ -362,62 +389,85 @@ public enum CalibrateJob {
         }
         if let s = sync.stated, s.overridden {
             // One line: the stated value, the one used, both scores (the coarse search's peaks).
-            let statedText = request.traceOrientation.map { "the trace states orientation \($0) (Gyroflow's meaning; \(s.orientation) here)" }
+            let statedText =
+                request.traceOrientation.map { "the trace states orientation \($0) (Gyroflow's meaning; \(s.orientation) here)" }
                 ?? "the camera file's telemetry states \(s.orientation)"
-            warnings.append(String(format: "warning: %@, which scored %@ against the picture; %@ scored %.3f: using %@",
-                                   statedText, s.score.map { String(format: "%.3f", $0) } ?? "nothing (it overlaps nowhere)",
-                                   describe(sync.mapping), sync.searchScore, describe(sync.mapping)))
+            warnings.append(
+                String(
+                    format: "warning: %@, which scored %@ against the picture; %@ scored %.3f: using %@",
+                    statedText, s.score.map { String(format: "%.3f", $0) } ?? "nothing (it overlaps nowhere)",
+                    describe(sync.mapping), sync.searchScore, describe(sync.mapping)))
         }
         let first = sync.clock.pieces[0]
-        report.append(String(format: "offset %.3f ms at the first frame (IMU time + offset = video time); clock drift %.1f ppm; %d sync points",
-                             first.offsetMs, first.driftPpm, sync.syncPoints.count))
+        report.append(
+            String(
+                format: "offset %.3f ms at the first frame (IMU time + offset = video time); clock drift %.1f ppm; %d sync points",
+                first.offsetMs, first.driftPpm, sync.syncPoints.count))
         for p in sync.clock.pieces.dropFirst() {
             report.append(String(format: "  from %.2f s: offset %.3f ms at the first frame (%.3f ms there)", p.fromVideoS, p.offsetMs, p.offsetMs(atVideo: p.fromVideoS)))
         }
         for j in sync.jumps {
-            warnings.append(String(format: "warning: clock jump of %+.2f ms at %.2f s (video time): the sync points before and after lie on separate lines; the profile keeps a clock piece for each side",
-                                   j.stepMs, j.videoTimeS))
+            warnings.append(
+                String(
+                    format: "warning: clock jump of %+.2f ms at %.2f s (video time): the sync points before and after lie on separate lines; the profile keeps a clock piece for each side",
+                    j.stepMs, j.videoTimeS))
         }
         // Windows without motion come in runs (a still stretch): one line for all of them.
         let quiet = sync.rejected.filter { $0.reason == "too little motion" }.map(\.videoTimeS)
         if let first = quiet.min(), let last = quiet.max() {
-            warnings.append(quiet.count == 1 ? String(format: "note: sync point at %.2f s not used: too little motion", first)
-                            : String(format: "note: %d sync points between %.2f and %.2f s not used: too little motion", quiet.count, first, last))
+            warnings.append(
+                quiet.count == 1
+                    ? String(format: "note: sync point at %.2f s not used: too little motion", first)
+                    : String(format: "note: %d sync points between %.2f and %.2f s not used: too little motion", quiet.count, first, last))
         }
         for r in sync.rejected where r.reason != "too little motion" {
             warnings.append(String(format: "note: sync point at %.2f s not used: %@", r.videoTimeS, r.reason))
         }
         if (1...2).contains(sync.syncPoints.count) {
-            warnings.append(String(format: "note: only %d sync point%@ could be used: the drift and clock jumps are not checked, and the confidence is held to %.1f or less",
-                                   sync.syncPoints.count, sync.syncPoints.count == 1 ? "" : "s", sync.syncPoints.count == 1 ? 0.6 : 0.8))
+            warnings.append(
+                String(
+                    format: "note: only %d sync point%@ could be used: the drift and clock jumps are not checked, and the confidence is held to %.1f or less",
+                    sync.syncPoints.count, sync.syncPoints.count == 1 ? "" : "s", sync.syncPoints.count == 1 ? 0.6 : 0.8))
         }
         if let note = sync.driftNote {
             warnings.append("note: \(note); the offset is fitted alone (drift 0)")
         }
         if givenFocal == nil {
             if let l = sync.lens {
-                report.append(String(format: "focal length %.1f px, lens distortion k1 %.3f (r = f theta (1 + k1 theta^2): %.0f degrees across), estimated by turning the picture's blocks through the lens with the gyro's rotation over %d frame intervals (misfit %.2f px; none was given)",
-                                     l.lens.focalLengthPx, l.lens.k1, l.lens.horizontalFOVDegrees(width: motion.displaySize.width), l.intervalsUsed, l.misfitPx))
+                report.append(
+                    String(
+                        format:
+                            "focal length %.1f px, lens distortion k1 %.3f (r = f theta (1 + k1 theta^2): %.0f degrees across), estimated by turning the picture's blocks through the lens with the gyro's rotation over %d frame intervals (misfit %.2f px; none was given)",
+                        l.lens.focalLengthPx, l.lens.k1, l.lens.horizontalFOVDegrees(width: motion.displaySize.width), l.intervalsUsed, l.misfitPx))
             } else {
                 report.append(String(format: "focal length %.1f px (estimated from the picture's shift against the gyro's rotation; none was given)", sync.focalLengthPx))
             }
         }
         if let s = sync.still {
             let spans = s.spans.map { String(format: "%.2f-%.2f s", $0.lowerBound, $0.upperBound) }.joined(separator: ", ")
-            report.append(String(format: "gyro bias %.5f %.5f %.5f rad/s from %.2f s where picture and gyro are both still (%@)",
-                                 s.bias[0], s.bias[1], s.bias[2], s.totalS, spans))
+            report.append(
+                String(
+                    format: "gyro bias %.5f %.5f %.5f rad/s from %.2f s where picture and gyro are both still (%@)",
+                    s.bias[0], s.bias[1], s.bias[2], s.totalS, spans))
         } else {
-            warnings.append(String(format: "warning: no still interval (picture and gyro both still): the gyro bias is not measured; keeping %.5f %.5f %.5f rad/s",
-                                   base.gyroBias[0], base.gyroBias[1], base.gyroBias[2]))
+            warnings.append(
+                String(
+                    format: "warning: no still interval (picture and gyro both still): the gyro bias is not measured; keeping %.5f %.5f %.5f rad/s",
+                    base.gyroBias[0], base.gyroBias[1], base.gyroBias[2]))
         }
         // The search's peak next to the search's next best (the same measure), then the whole
         // clip's correlation under the fitted clock.
-        report.append(String(format: "correlation %.3f over the clip; search peak %.3f, next best peak %.3f; confidence %.2f",
-                             sync.correlation, sync.searchScore, sync.runnerUpPeak, sync.confidence))
+        report.append(
+            String(
+                format: "correlation %.3f over the clip; search peak %.3f, next best peak %.3f; confidence %.2f",
+                sync.correlation, sync.searchScore, sync.runnerUpPeak, sync.confidence))
         // (Below `confidenceFloor` nothing is written unless forced, and --force says so itself.)
         if let r = sync.runnerUp, profile.axisMappingSource == .searched, sync.searchScore - r.score < 0.01 {
-            warnings.append(String(format: "note: the picture hardly tells axis mapping %@ from %@ (%.3f against %.3f): it turned mostly about one axis; the offset does not depend on it, the mapping may (give --axis-mapping if you know it)",
-                                   describe(sync.mapping), r.orientation, sync.searchScore, r.score))
+            warnings.append(
+                String(
+                    format:
+                        "note: the picture hardly tells axis mapping %@ from %@ (%.3f against %.3f): it turned mostly about one axis; the offset does not depend on it, the mapping may (give --axis-mapping if you know it)",
+                    describe(sync.mapping), r.orientation, sync.searchScore, r.score))
         }
         return CalibrationResult(profile: profile, sync: sync, frames: motion.frameTimes.count, report: report, warnings: warnings)
     }

@@ -45,8 +45,9 @@ public struct EmbeddedTrace: Sendable {
         if let a = accelRateHz { meta["accelRateHz"] = String(a) }
         // `orientation` stays nil: TraceInfo's orientation is Gyroflow's string, and the mapping
         // here is Lockstep's (camera x right, y down, z forward): `cameraAxisMapping`.
-        var info = TraceInfo(deviceName: cameraModel ?? source.rawValue, sourceURI: path, clock: "video",
-                             rateHz: gyroRateHz, metadata: meta)
+        var info = TraceInfo(
+            deviceName: cameraModel ?? source.rawValue, sourceURI: path, clock: "video",
+            rateHz: gyroRateHz, metadata: meta)
         info.cameraAxisMapping = axisMapping
         return info
     }
@@ -109,9 +110,10 @@ public enum EmbeddedTelemetry {
         guard !imu.gyro.isEmpty else {
             throw EmbeddedTelemetryError("\(path): its \(source.rawValue) track has no gyroscope samples")
         }
-        var trace = EmbeddedTrace(path: path, source: source, cameraModel: imu.model ?? imu.deviceName, deviceName: imu.deviceName, readings: imu.readings(),
-                                  accelerometer: imu.accel, gyroRateHz: imu.gyroRateHz, accelRateHz: imu.accelRateHz,
-                                  axisMapping: imu.axisMapping, axisMappingSource: imu.axisMappingSource, warnings: imu.warnings)
+        var trace = EmbeddedTrace(
+            path: path, source: source, cameraModel: imu.model ?? imu.deviceName, deviceName: imu.deviceName, readings: imu.readings(),
+            accelerometer: imu.accel, gyroRateHz: imu.gyroRateHz, accelRateHz: imu.accelRateHz,
+            axisMapping: imu.axisMapping, axisMappingSource: imu.axisMappingSource, warnings: imu.warnings)
         trace.records = VideoMotionRecords(imu)
         return trace
     }
@@ -128,9 +130,11 @@ public enum EmbeddedTelemetry {
     /// "HD6..." a HERO6, "HD7..." a HERO7, "HD8..." a HERO8, "H19..." a HERO9, "H21..." a HERO10.
     public static func goProModel(firmware: String?) -> String? {
         guard let f = firmware?.uppercased() else { return nil }
-        let table: [(String, String)] = [("HD5", "HERO5 Black"), ("HD6", "HERO6 Black"), ("HD7", "HERO7 Black"),
-                                         ("HD8", "HERO8 Black"), ("H19", "HERO9 Black"), ("H21", "HERO10 Black"),
-                                         ("FS1", "Fusion")]
+        let table: [(String, String)] = [
+            ("HD5", "HERO5 Black"), ("HD6", "HERO6 Black"), ("HD7", "HERO7 Black"),
+            ("HD8", "HERO8 Black"), ("H19", "HERO9 Black"), ("H21", "HERO10 Black"),
+            ("FS1", "Fusion")
+        ]
         return table.first { f.hasPrefix($0.0) }?.1
     }
 }

@@ -64,8 +64,10 @@ struct BlockGrid: Sendable {
     /// Block centres in displayed pixels from the picture's centre.
     func centres(display: Size) -> (x: [Double], y: [Double]) {
         let k = Double(display.width) / Double(width), ky = Double(display.height) / Double(height)
-        return (origins.map { (Double($0.x) + Double(side) / 2 - Double(width) / 2) * k },
-                origins.map { (Double($0.y) + Double(side) / 2 - Double(height) / 2) * ky })
+        return (
+            origins.map { (Double($0.x) + Double(side) / 2 - Double(width) / 2) * k },
+            origins.map { (Double($0.y) + Double(side) / 2 - Double(height) / 2) * ky }
+        )
     }
 }
 
@@ -92,8 +94,10 @@ public enum FrameMotionExtractor {
     /// `cancellation`: checked before each picture; once raised, the batch in flight is waited
     /// for and `JobError.cancelled` thrown (a stop signal under `lockstep calibrate`).
     /// `blocks`: also measure the motion of regions across the whole picture (the roll, the lens).
-    public static func extract(path: String, workers: Int? = nil, overlap: Bool = true, blocks: Bool = true,
-                               cancellation: CancellationToken = CancellationToken()) throws -> FrameMotionSeries {
+    public static func extract(
+        path: String, workers: Int? = nil, overlap: Bool = true, blocks: Bool = true,
+        cancellation: CancellationToken = CancellationToken()
+    ) throws -> FrameMotionSeries {
         let reader = try LumaReader(path: path, wideWidth: blocks ? wideWidth : nil, cancellation: cancellation)
         let n = reader.side, area = n * n, k = Double(reader.scale)
         let grid = reader.wideSize.flatMap { BlockGrid(wide: $0) }
@@ -213,8 +217,9 @@ final class PictureBatch: @unchecked Sendable {
     deinit { bytes.deallocate(); wide.deallocate() }
 
     func withSlots<R>(_ j: Int, _ body: (UnsafeMutableBufferPointer<UInt8>, UnsafeMutableBufferPointer<UInt8>?) throws -> R) rethrows -> R {
-        try body(UnsafeMutableBufferPointer(rebasing: bytes[(j * area)..<((j + 1) * area)]),
-                 wideArea > 0 ? UnsafeMutableBufferPointer(rebasing: wide[(j * wideArea)..<((j + 1) * wideArea)]) : nil)
+        try body(
+            UnsafeMutableBufferPointer(rebasing: bytes[(j * area)..<((j + 1) * area)]),
+            wideArea > 0 ? UnsafeMutableBufferPointer(rebasing: wide[(j * wideArea)..<((j + 1) * wideArea)]) : nil)
     }
     func slot(_ j: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[(j * area)..<((j + 1) * area)]) }
     func wideSlot(_ j: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: wide[(j * wideArea)..<((j + 1) * wideArea)]) }

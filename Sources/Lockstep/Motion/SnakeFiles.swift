@@ -45,7 +45,9 @@ extension SnakeOptions {
         do {
             source = try TraceSource.open(path: imu, trace: files.trace)
         } catch let e as MediaError where files.imu == nil && e.message.hasPrefix("has no GPMF or CAMM") {
-            throw JobError("\(files.video): no --imu TRACE given, and the movie has no gyro track of its own (GPMF or CAMM) to follow; give --imu TRACE (a trace store, a Gyroflow .gcsv, a .csv or a flight log).")
+            throw JobError(
+                "\(files.video): no --imu TRACE given, and the movie has no gyro track of its own (GPMF or CAMM) to follow; give --imu TRACE (a trace store, a Gyroflow .gcsv, a .csv or a flight log)."
+            )
         }
         let stored = try source.single()
         var profile = try files.calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) } ?? Calibration(name: "default")
@@ -56,8 +58,9 @@ extension SnakeOptions {
             throw SnakeDriveError(description: "--drive accel: \(imu) has no accelerometer readings; use --drive gyro.")
         }
         let movie = try? MovieReader(path: files.video, audio: false)
-        let window = traceWindow(videoDuration: movie.flatMap { $0.video.duration ?? $0.containerDuration },
-                                 clock: profile.clock, margin: traceMargin)
+        let window = traceWindow(
+            videoDuration: movie.flatMap { $0.video.duration ?? $0.containerDuration },
+            clock: profile.clock, margin: traceMargin)
         var readings = try source.readings(within: window)
         // Nothing near the clip (a trace on another clock): its first and last readings tell the
         // snake where it is, for the warning that says so.

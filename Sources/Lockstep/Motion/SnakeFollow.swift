@@ -22,8 +22,10 @@ public enum SnakeFollow: String, CaseIterable, Sendable {
 /// rotation rate times `--gyro-gain`.
 public enum SnakeFollowPicture {
     /// The options to render with, and a note saying what the trail follows (nil: the gyro, as given).
-    public static func apply(_ options: SnakeOptions, movie: String, follow: SnakeFollow,
-                             records: VideoMotionRecords? = nil) throws -> (options: SnakeOptions, note: String?) {
+    public static func apply(
+        _ options: SnakeOptions, movie: String, follow: SnakeFollow,
+        records: VideoMotionRecords? = nil
+    ) throws -> (options: SnakeOptions, note: String?) {
         guard follow != .gyro else { return (options, nil) }
         let r = records ?? EmbeddedTelemetry.records(video: movie) ?? VideoMotionRecords()
         guard follow == .picture || r.stabilised else { return (options, nil) }

@@ -35,7 +35,8 @@ public struct SnakeOptions: Sendable {
         let times = [-margin, d + margin] + clock.pieces.map(\.fromVideoS).filter { $0 > -margin && $0 < d + margin }
         let imu = times.map { clock.imuTime(fromVideo: $0) }
         guard let lo = imu.min(), let hi = imu.max(), lo.isFinite, hi.isFinite,
-              abs(lo) < 9e9, abs(hi) < 9e9 else { return nil }
+            abs(lo) < 9e9, abs(hi) < 9e9
+        else { return nil }
         return Int64(((lo - margin) * 1e9).rounded(.down))...Int64(((hi + margin) * 1e9).rounded(.up))
     }
 }
@@ -199,16 +200,19 @@ final class SnakeStage {
             trail.advance(snakeMotion(motion(atVideo: v)), damping: options.parameters.damping)
             shifts.append(trail.shift(options.parameters, width: renderer.width, height: renderer.height))
         }
-        let d = SnakePreRoll.frames(before: Int(start), width: renderer.width, height: renderer.height,
-                                    parameters: options.parameters) { shifts[$0] }
+        let d = SnakePreRoll.frames(
+            before: Int(start), width: renderer.width, height: renderer.height,
+            parameters: options.parameters
+        ) { shifts[$0] }
         let taintHolds = Int64(d) <= window || window >= start
         let rendered = taintHolds ? Int64(d) : window
         let first = start - rendered
         if taintHolds { summary.preRollFrames = Int64(d) }
         summary.preRollRendered = rendered
         if rendered > 0 && rendered <= Self.longestBracketWindow {
-            let frames = SnakeBracketWindow(first: Int(first), last: Int(start), width: renderer.width, height: renderer.height,
-                                            parameters: options.parameters)
+            let frames = SnakeBracketWindow(
+                first: Int(first), last: Int(start), width: renderer.width, height: renderer.height,
+                parameters: options.parameters)
             bracketWindow = (frames, YUVBuffer(width: renderer.width, height: renderer.height), taintHolds)
         }
         renderer.restore(before[Int(first)])
@@ -236,10 +240,13 @@ final class SnakeStage {
         func f(_ v: Double?, _ digits: Int = 3) -> String { v.map { String(format: "%.\(digits)f", $0) } ?? "" }
         // The IMU-clock time of the motion's centre: the clock mapping's inverse, in integer ns.
         let imuTime = sample.map { clock.imuNs(fromVideo: $0.time) }
-        report.append([String(index), f(Double(time) / 1e9, 6), f(sample.map { Double($0.time) / 1e9 }, 6),
-                       f(sample.map { Double(abs(time - $0.time)) / 1e6 }), sample != nil ? "1" : "0",
-                       f(shift?.dx), f(shift?.dy), f(gyro?.dx), f(gyro?.dy),
-                       imuTime.map(Self.seconds) ?? ""].joined(separator: ","))
+        report.append(
+            [
+                String(index), f(Double(time) / 1e9, 6), f(sample.map { Double($0.time) / 1e9 }, 6),
+                f(sample.map { Double(abs(time - $0.time)) / 1e6 }), sample != nil ? "1" : "0",
+                f(shift?.dx), f(shift?.dy), f(gyro?.dx), f(gyro?.dy),
+                imuTime.map(Self.seconds) ?? ""
+            ].joined(separator: ","))
     }
 
     /// Nanoseconds as exact decimal seconds: IMU clocks count from boot or from 1970, where a
@@ -254,8 +261,12 @@ final class SnakeStage {
         let traceStart = sampler?.times.first ?? 0, traceEnd = sampler?.times.last ?? 0
         if sampler != nil, summary.framesWithMotion == 0 {
             // Nothing paired at all: most likely the trace's timestamps are on another clock.
-            summary.warnings = [String(format: "the trace does not overlap the video: on the video's clock it runs from %.3f s to %.3f s, the video from %.3f s to %.3f s. Is the trace on another clock? Give its offset with --offset-ms or a calibration profile",
-                                       Double(traceStart) / 1e9, Double(traceEnd) / 1e9, 0.0, Double(lastVideoTime) / 1e9)]
+            summary.warnings = [
+                String(
+                    format:
+                        "the trace does not overlap the video: on the video's clock it runs from %.3f s to %.3f s, the video from %.3f s to %.3f s. Is the trace on another clock? Give its offset with --offset-ms or a calibration profile",
+                    Double(traceStart) / 1e9, Double(traceEnd) / 1e9, 0.0, Double(lastVideoTime) / 1e9)
+            ]
         } else if sampler != nil, lastVideoTime > traceEnd {
             summary.warnings.append(String(format: "the trace ends %.3f s before the video", Double(lastVideoTime - traceEnd) / 1e9))
         }
@@ -276,8 +287,10 @@ final class SnakeStage {
                 let stated = clock.offsetMs(atVideo: middle)
                 summary.measuredOffsetMs = stated + residual
                 if abs(residual) > 5 {
-                    summary.warnings.append(String(format: "motion is paired %.1f ms off: the calibration's time offset is %.1f ms (at %.2f s, the clip's middle), the picture's own motion says %.1f ms",
-                                                   residual, stated, middle, stated + residual))
+                    summary.warnings.append(
+                        String(
+                            format: "motion is paired %.1f ms off: the calibration's time offset is %.1f ms (at %.2f s, the clip's middle), the picture's own motion says %.1f ms",
+                            residual, stated, middle, stated + residual))
                 }
             }
             // Through the output path every command writes by (its error names the report).
@@ -289,9 +302,13 @@ final class SnakeStage {
     /// How far (ms) the picture's own motion says the trace still is from the video once the
     /// calibration's clock mapping has put it on the video's clock: 0 when the mapping is right.
     private func residualOffsetMs(focal: Double) -> Double? {
-        let mapped = options.readings.map { r -> IMUReading in var r = r; r.t = clock.videoNs(fromIMU: r.t); return r }
-        return (try? OffsetEstimator.estimate(shifts: shifts, readings: mapped, calibration: options.calibration,
-                                             focalLength: focal, searchMs: 1000))?.offsetMs
+        let mapped = options.readings.map { r -> IMUReading in
+            var r = r; r.t = clock.videoNs(fromIMU: r.t); return r
+        }
+        return
+            (try? OffsetEstimator.estimate(
+                shifts: shifts, readings: mapped, calibration: options.calibration,
+                focalLength: focal, searchMs: 1000))?.offsetMs
     }
 }
 
@@ -305,7 +322,8 @@ struct SnakeSegmentPlan {
     mutating func check(tick: Int64, videoTime v: Int64, warnings: inout [String]) {
         guard !warned, tick >= 0, tick < Int64(times.count), times[Int(tick)] != v else { return }
         warned = true
-        warnings.append("the snake's segment replay assumed frame time \(SnakeStage.seconds(times[Int(tick)])) s at output frame \(tick), "
-                        + "the sync took \(SnakeStage.seconds(v)) s: the trail may differ from the single pass's")
+        warnings.append(
+            "the snake's segment replay assumed frame time \(SnakeStage.seconds(times[Int(tick)])) s at output frame \(tick), "
+                + "the sync took \(SnakeStage.seconds(v)) s: the trail may differ from the single pass's")
     }
 }

@@ -115,15 +115,18 @@ public final class ReverseJob: Sendable {
         let spool = try options.audio == .none ? nil : spoolAudio(limit: sourceSample(n), origin: origin, timeBase: tb)
 
         let container = OutputPath.container(for: options.output)
-        let writer = try MovieWriter(path: pending.path, container: container, canvas: canvas, frameRate: frameRate,
-                                     settings: options.encode, withAudio: spool != nil, videoTimeBase: variable ? tb : nil)
-        let conformer = try Conformer(place: canvas, picture: Rect(x: 0, y: 0, width: canvas.width, height: canvas.height),
-                                      fill: .black, rotation: reader.video.rotation)
+        let writer = try MovieWriter(
+            path: pending.path, container: container, canvas: canvas, frameRate: frameRate,
+            settings: options.encode, withAudio: spool != nil, videoTimeBase: variable ? tb : nil)
+        let conformer = try Conformer(
+            place: canvas, picture: Rect(x: 0, y: 0, width: canvas.width, height: canvas.height),
+            fill: .black, rotation: reader.video.rotation)
         let frames = (0..<min(pool, index.longestSegment)).map { _ in Frame() }
         let out = Frame()
         let stamp = ProvenanceStamp(width: canvas.width, height: canvas.height)
-        let header = Provenance.header(sync: options.boomerang ? "boomerang" : "reverse", frameRate: frameRate,
-                                       inputs: [Provenance.Input(path: options.input, timeBase: tb, audio: spool != nil)])
+        let header = Provenance.header(
+            sync: options.boomerang ? "boomerang" : "reverse", frameRate: frameRate,
+            inputs: [Provenance.Input(path: options.input, timeBase: tb, audio: spool != nil)])
         let left = UnsafeMutablePointer<Float>.allocate(capacity: ReverseAudioSpool.chunk)
         let right = UnsafeMutablePointer<Float>.allocate(capacity: ReverseAudioSpool.chunk)
         defer { left.deallocate(); right.deallocate() }
@@ -132,8 +135,9 @@ public final class ReverseJob: Sendable {
         let expected = Int64(plan.count)
 
         func outputSample(_ time: Int64) -> Int64 {
-            variable ? Rational.rescale(time, from: tb, to: Rational(1, Int64(AudioFormat.sampleRate)))
-                     : AudioTimeline.samples(coveringFrames: time, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
+            variable
+                ? Rational.rescale(time, from: tb, to: Rational(1, Int64(AudioFormat.sampleRate)))
+                : AudioTimeline.samples(coveringFrames: time, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
         }
 
         // Shows source frame `s` (its picture in `picture`, left empty) as the next output frame.
@@ -185,9 +189,10 @@ public final class ReverseJob: Sendable {
         try writer.finish()
         if cancellation.isCancelled { throw JobError.cancelled }
         try pending.commit()
-        return ReverseResult(frames: emitted, sourceFrames: n, audioSamples: spool != nil ? outputSample(outputTime) : nil,
-                             canvas: canvas, frameRate: frameRate, poolFrames: frames.count, longestGOP: index.longestSegment,
-                             picturesDecoded: reader.picturesDecoded, seeks: reader.seeks)
+        return ReverseResult(
+            frames: emitted, sourceFrames: n, audioSamples: spool != nil ? outputSample(outputTime) : nil,
+            canvas: canvas, frameRate: frameRate, poolFrames: frames.count, longestGOP: index.longestSegment,
+            picturesDecoded: reader.picturesDecoded, seeks: reader.seeks)
     }
 
     /// The input's audio, decoded once into a spool beside the output, from the first video
@@ -200,10 +205,13 @@ public final class ReverseJob: Sendable {
         let zero = Rational.rescale(origin, from: timeBase, to: Rational(1, Int64(AudioFormat.sampleRate)))
         let unused = Frame()
         var failure: Error?
-        while try reader.next(into: unused, audioSink: { samples in
-            guard failure == nil else { return }
-            do { try spool.append(samples, at: samples.start - zero, limit: limit) } catch { failure = error }
-        }) != .end {
+        while try reader.next(
+            into: unused,
+            audioSink: { samples in
+                guard failure == nil else { return }
+                do { try spool.append(samples, at: samples.start - zero, limit: limit) } catch { failure = error }
+            }) != .end
+        {
             if let failure { throw failure }
             if cancellation.isCancelled { throw JobError.cancelled }
         }

@@ -8,7 +8,9 @@ public struct ReversePlan: Equatable, Sendable {
         case backward(ClosedRange<Int>)
 
         public var count: Int {
-            switch self { case .forward(let r), .backward(let r): return r.count }
+            switch self {
+            case .forward(let r), .backward(let r): return r.count
+            }
         }
     }
 

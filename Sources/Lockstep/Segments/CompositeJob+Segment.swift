@@ -27,8 +27,10 @@ extension CompositeJob {
     /// Throws (naming the input) when the single pass would end before B. `preRoll` gets the
     /// first input's frames (the video's clock) and says from which tick (at most A) the
     /// pictures are needed; the audio still starts at A.
-    static func startSegment(_ range: FrameRange, lanes: [InputLane], sync: SyncMode, frameRate: Rational,
-                             withAudio: Bool, preRoll: (SegmentPlan.Frames) -> Int64 = { _ in Int64.max }) throws -> SegmentSetup {
+    static func startSegment(
+        _ range: FrameRange, lanes: [InputLane], sync: SyncMode, frameRate: Rational,
+        withAudio: Bool, preRoll: (SegmentPlan.Frames) -> Int64 = { _ in Int64.max }
+    ) throws -> SegmentSetup {
         var origins: [Timestamp] = [], lengths: [Int64] = []
         var inputs: [(SegmentPlan.Frames, KeyframeIndex)] = []
         for lane in lanes {
@@ -48,7 +50,8 @@ extension CompositeJob {
             let (frames, index) = input
             let lead = withAudio && lane.audio != nil ? audioLead : nil
             guard let audio = SegmentPlan.start(tick: range.start, frames, sync: sync, frameRate: frameRate, audioLead: lead),
-                  let video = SegmentPlan.start(tick: firstTick, frames, sync: sync, frameRate: frameRate, audioLead: nil) else { return (nil, index) }
+                let video = SegmentPlan.start(tick: firstTick, frames, sync: sync, frameRate: frameRate, audioLead: nil)
+            else { return (nil, index) }
             return (SegmentPlan.Start(first: video.first, seekFrom: min(video.seekFrom, audio.seekFrom)), index)
         }
         let firstSample = AudioTimeline.samples(coveringFrames: range.start, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)

@@ -31,8 +31,7 @@ public struct FrameRange: Equatable, Sendable, CustomStringConvertible {
     /// cuts its audio at `samples(frames)` with the same rounding, so consecutive segments'
     /// samples add up to the single pass's exactly.
     public func samples(frameRate: Rational, sampleRate: Int) -> Range<Int64> {
-        AudioTimeline.samples(coveringFrames: start, frameRate: frameRate, sampleRate: sampleRate)
-            ..< AudioTimeline.samples(coveringFrames: end, frameRate: frameRate, sampleRate: sampleRate)
+        AudioTimeline.samples(coveringFrames: start, frameRate: frameRate, sampleRate: sampleRate)..<AudioTimeline.samples(coveringFrames: end, frameRate: frameRate, sampleRate: sampleRate)
     }
 
     /// The error when the range reaches past the output the single pass would make.

@@ -81,8 +81,9 @@ public enum ScaleOutJob {
         }
         let cwd = FileManager.default.currentDirectoryPath
         let output = URL(fileURLWithPath: options.output, relativeTo: URL(fileURLWithPath: cwd, isDirectory: true)).standardizedFileURL.path
-        let plan = try ScaleOutPlan(lockstep: request.lockstep, command: request.command, arguments: arguments, output: output, workingDirectory: cwd,
-                                    totalFrames: frames, gop: gop, segments: request.segments)
+        let plan = try ScaleOutPlan(
+            lockstep: request.lockstep, command: request.command, arguments: arguments, output: output, workingDirectory: cwd,
+            totalFrames: frames, gop: gop, segments: request.segments)
         try plan.checkScriptPaths()
         return plan
     }
@@ -99,8 +100,9 @@ public enum ScaleOutJob {
             // A scale-out whose jobs still run (a `--wait` that timed out): wait for them again.
             if request.wait, !request.dryRun, let submitter, let jobs = try stillRunning(fresh, submitter: submitter) {
                 say("waiting again for jobs \(jobs.joined(separator: ", ")) of this scale-out")
-                return try waitAndReport(try ScaleOutStore.loadPlan(work: work), jobs: jobs, submitter: submitter,
-                                         timeout: request.waitTimeout, say: say)
+                return try waitAndReport(
+                    try ScaleOutStore.loadPlan(work: work), jobs: jobs, submitter: submitter,
+                    timeout: request.waitTimeout, say: say)
             }
             plan = try resumablePlan(fresh, submitter: submitter)
             todo = plan.segments.indices.filter { !FileManager.default.fileExists(atPath: plan.doneMarker($0)) }
@@ -171,8 +173,9 @@ public enum ScaleOutJob {
     /// running, nil if none (or no work folder, or another render's).
     static func stillRunning(_ fresh: ScaleOutPlan, submitter: SlurmSubmitter) throws -> [String]? {
         guard FileManager.default.fileExists(atPath: fresh.planFile),
-              let saved = try? ScaleOutStore.loadPlan(work: fresh.work),
-              saved.isSameRender(as: fresh) else { return nil }
+            let saved = try? ScaleOutStore.loadPlan(work: fresh.work),
+            saved.isSameRender(as: fresh)
+        else { return nil }
         let jobs = ScaleOutStore.loadJobs(work: fresh.work)
         guard !jobs.isEmpty, try submitter.anyActive(jobs) else { return nil }
         return jobs
@@ -181,8 +184,10 @@ public enum ScaleOutJob {
     /// Polls squeue until no job of the scale-out is pending or running, then says what happened.
     /// After `timeout` seconds it stops waiting, leaves the jobs running and throws a sentence
     /// naming them (`--resume --wait` waits again).
-    static func waitAndReport(_ plan: ScaleOutPlan, jobs: [String], submitter: SlurmSubmitter, timeout: Double? = nil,
-                              poll: Double = 0.5, say: (String) -> Void) throws {
+    static func waitAndReport(
+        _ plan: ScaleOutPlan, jobs: [String], submitter: SlurmSubmitter, timeout: Double? = nil,
+        poll: Double = 0.5, say: (String) -> Void
+    ) throws {
         let start = ProcessInfo.processInfo.systemUptime  // monotonic: a clock change cannot end the wait
         while try submitter.anyActive(jobs) {
             let waited = ProcessInfo.processInfo.systemUptime - start
@@ -199,7 +204,9 @@ public enum ScaleOutJob {
             say("segment \(i) (frames \(plan.segments[i])) failed: \(why)")
         }
         if !failed.isEmpty {
-            throw JobError("\(plan.output): \(failed.count) of \(plan.segments.count) segments failed and the join was cancelled; nothing was written under that name. Run the same command with --resume to render only those again.")
+            throw JobError(
+                "\(plan.output): \(failed.count) of \(plan.segments.count) segments failed and the join was cancelled; nothing was written under that name. Run the same command with --resume to render only those again."
+            )
         }
         throw JobError("\(plan.output): the join failed (\(lastLine(of: plan.joinLog) ?? "no log")); the segments are kept in \(plan.work): run the same command with --resume to join again.")
     }
@@ -230,8 +237,9 @@ public enum ScaleOutJob {
             throw JobError("\(work): cannot make the work folder: \(error.localizedDescription)")
         }
         try ScaleOutStore.save(plan)
-        try ScaleOutStore.write(Data(plan.segmentScript(indices: Array(plan.segments.indices), slurm: SlurmSettings()).utf8),
-                                to: plan.segmentScriptFile, executable: true)
+        try ScaleOutStore.write(
+            Data(plan.segmentScript(indices: Array(plan.segments.indices), slurm: SlurmSettings()).utf8),
+            to: plan.segmentScriptFile, executable: true)
         try ScaleOutStore.write(Data(segments.utf8), to: segmentsFile)
         try ScaleOutStore.write(Data(join.utf8), to: joinFile)
         try ScaleOutStore.write(Data(readme.utf8), to: readmeFile)
@@ -245,6 +253,7 @@ extension JobError {
     static func timedOut(_ plan: ScaleOutPlan, jobs: [String], after seconds: Double) -> JobError {
         let names = jobs.count == 1 ? "job \(jobs[0])" : "jobs " + jobs.dropLast().joined(separator: ", ") + " and " + jobs.last!
         let limit = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
-        return JobError("\(plan.output): not finished after --wait-timeout \(limit) s; \(names) left running (squeue -j \(jobs.joined(separator: ","))); run the same command with --resume --wait to wait again.")
+        return JobError(
+            "\(plan.output): not finished after --wait-timeout \(limit) s; \(names) left running (squeue -j \(jobs.joined(separator: ","))); run the same command with --resume --wait to wait again.")
     }
 }

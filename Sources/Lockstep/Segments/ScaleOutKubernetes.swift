@@ -50,7 +50,7 @@ extension ScaleOutPlan {
             "volumes:",
             "- name: shared",
             "  persistentVolumeClaim:",
-            "    claimName: \(Self.yaml(settings.volumeClaim))",
+            "    claimName: \(Self.yaml(settings.volumeClaim))"
         ].map { indent + $0 + "\n" }.joined()
     }
 
@@ -66,15 +66,19 @@ extension ScaleOutPlan {
     /// The segments as one Indexed Job: pod i gets `JOB_COMPLETION_INDEX=i` and runs the same
     /// `segment.sh` the Slurm array runs. A failed index is retried with the same index.
     public func kubernetesSegmentsJob(_ settings: KubernetesSettings, parallelism: Int? = nil) -> String {
-        job("\(jobBaseName)-segments", about: "\(segments.count) segment renders (frames \(segments.map(\.description).joined(separator: ", "))).",
-            spec: ["completionMode: Indexed", "completions: \(segments.count)", "parallelism: \(parallelism ?? segments.count)",
-                   "backoffLimit: \(3 * segments.count)"],
+        job(
+            "\(jobBaseName)-segments", about: "\(segments.count) segment renders (frames \(segments.map(\.description).joined(separator: ", "))).",
+            spec: [
+                "completionMode: Indexed", "completions: \(segments.count)", "parallelism: \(parallelism ?? segments.count)",
+                "backoffLimit: \(3 * segments.count)"
+            ],
             container: "segment", command: ["/bin/bash", segmentScriptFile], settings: settings)
     }
 
     /// The join as a plain Job (one pod), to create after the segments' Job is complete.
     public func kubernetesJoinJob(_ settings: KubernetesSettings) -> String {
-        job("\(jobBaseName)-join", about: "the join. Create it only after \(jobBaseName)-segments is complete.",
+        job(
+            "\(jobBaseName)-join", about: "the join. Create it only after \(jobBaseName)-segments is complete.",
             spec: ["completions: 1", "backoffLimit: 0"],
             container: "join", command: ["lockstep", "join-segments", work], settings: settings)
     }

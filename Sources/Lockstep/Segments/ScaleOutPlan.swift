@@ -42,8 +42,10 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
     public var gop: Int64
     public var segments: [FrameRange]
 
-    public init(lockstep: String, command: String = "composite", arguments: [String], output: String, workingDirectory: String,
-                totalFrames: Int64, gop: Int64, segments count: Int) throws {
+    public init(
+        lockstep: String, command: String = "composite", arguments: [String], output: String, workingDirectory: String,
+        totalFrames: Int64, gop: Int64, segments count: Int
+    ) throws {
         self.lockstep = lockstep
         self.command = command
         self.arguments = arguments
@@ -126,10 +128,12 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
     /// container has it on PATH, not at this machine's path). `indices` is the array's list
     /// (every segment, or the ones `--resume` reruns).
     public func segmentScript(indices: [Int], slurm: SlurmSettings) -> String {
-        var s = scriptHead(job: "lockstep-seg", log: "seg-%4a.log", slurm: slurm, about: """
-            task i renders its output frames A:B (below) into
-            # seg-i.mkv in the work folder, then marks itself done by renaming seg-i.done into place.
-            """, extra: "#SBATCH --array=\(Self.arraySpec(indices))\n")
+        var s = scriptHead(
+            job: "lockstep-seg", log: "seg-%4a.log", slurm: slurm,
+            about: """
+                task i renders its output frames A:B (below) into
+                # seg-i.mkv in the work folder, then marks itself done by renaming seg-i.done into place.
+                """, extra: "#SBATCH --array=\(Self.arraySpec(indices))\n")
         s += "i=${SLURM_ARRAY_TASK_ID:-${JOB_COMPLETION_INDEX:?neither SLURM_ARRAY_TASK_ID nor JOB_COMPLETION_INDEX is set}}\n"
         s += "case $i in\n"
         for (i, r) in segments.enumerated() { s += "  \(i)) frames=\(r) ;;\n" }
@@ -234,9 +238,13 @@ public struct SlurmSettings: Codable, Equatable, Sendable {
 
     /// A value that can stand after `#SBATCH --partition=` or `--time=` as one word.
     public static func isDirectiveWord(_ s: String) -> Bool {
-        !s.isEmpty && s.unicodeScalars.allSatisfy { c in
-            switch c { case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ".", ",", ":": return true; default: return false }
-        }
+        !s.isEmpty
+            && s.unicodeScalars.allSatisfy { c in
+                switch c {
+                case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ".", ",", ":": return true;
+                default: return false
+                }
+            }
     }
 
     var directives: String {

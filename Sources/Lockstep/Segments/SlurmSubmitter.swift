@@ -48,8 +48,10 @@ public struct SlurmSubmitter: Sendable {
     }
 
     /// States in which a job may still run (or a pending join may still start).
-    public static let activeStates: Set<String> = ["PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED",
-                                                   "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD", "RESIZING", "SIGNALING", "STAGE_OUT", "STOPPED"]
+    public static let activeStates: Set<String> = [
+        "PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED",
+        "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD", "RESIZING", "SIGNALING", "STAGE_OUT", "STOPPED"
+    ]
 
     /// Whether any of the jobs is still pending or running.
     public func anyActive(_ ids: [String]) throws -> Bool {

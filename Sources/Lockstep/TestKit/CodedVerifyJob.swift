@@ -22,8 +22,9 @@ public enum CodedVerifyJob {
         let reader = try MovieReader(path: path, audio: true, frameThreads: true)
         reader.userDataUUID = Provenance.uuid
         let size = Size(width: max(2, reader.video.displaySize.width), height: max(2, reader.video.displaySize.height))
-        let conformer = try Conformer(place: size, picture: Rect(x: 0, y: 0, width: size.width, height: size.height),
-                                      fill: .black, rotation: reader.video.rotation)
+        let conformer = try Conformer(
+            place: size, picture: Rect(x: 0, y: 0, width: size.width, height: size.height),
+            fill: .black, rotation: reader.video.rotation)
         let decoded = Frame(), frame = Frame()
         var frames: [(time: Double, code: Int?)] = []
         var audio = AudioCodeReader(rate: AudioFormat.sampleRate)

@@ -67,8 +67,9 @@ public enum TestSourceJob {
     }
 
     static func write(_ o: TestSourceOptions, container: String, to path: String, cancellation: CancellationToken) throws -> Result {
-        let writer = try SourceMovieWriter(path: path, container: container, codec: o.codec, size: o.size, frameRate: o.frameRate,
-                                           audioRate: o.audioRate, channels: o.channels)
+        let writer = try SourceMovieWriter(
+            path: path, container: container, codec: o.codec, size: o.size, frameRate: o.frameRate,
+            audioRate: o.audioRate, channels: o.channels)
         do {
             let frame = try Frame(width: o.size.width, height: o.size.height)
             let code = AudioCode(frameRate: o.frameRate)

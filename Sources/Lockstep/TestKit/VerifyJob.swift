@@ -20,8 +20,9 @@ public enum VerifyJob {
         // A 1x1 picture is measured on 2x2 (the Conformer's smallest place): "no room for the
         // picture" without the file's name was the answer.
         let size = Size(width: max(2, reader.video.displaySize.width), height: max(2, reader.video.displaySize.height))
-        let conformer = try Conformer(place: size, picture: Rect(x: 0, y: 0, width: size.width, height: size.height),
-                                      fill: .black, rotation: reader.video.rotation)
+        let conformer = try Conformer(
+            place: size, picture: Rect(x: 0, y: 0, width: size.width, height: size.height),
+            fill: .black, rotation: reader.video.rotation)
         // Luma on a 2x2 grid (a quarter of the pixels) is plenty for means and differences.
         var previous: [UInt8] = [], current: [UInt8] = []
         var audio = AudioMeter()
@@ -52,15 +53,18 @@ public enum VerifyJob {
             }
             swap(&previous, &current)
             let provenance = picture.userData.flatMap { Provenance.parse($0, decoder: decoder) }
-            frames.append(ScannedFrame(pts: source.pts, meanLuma: mean, lumaDeviation: max(0, sq / n - mean * mean).squareRoot(),
-                                       difference: difference, provenance: provenance))
+            frames.append(
+                ScannedFrame(
+                    pts: source.pts, meanLuma: mean, lumaDeviation: max(0, sq / n - mean * mean).squareRoot(),
+                    difference: difference, provenance: provenance))
         }
         let v = probe.streams.first { $0.type == "video" }
         var scannedAudio: ScannedAudio?
         if let a = probe.streams.first(where: { $0.type == "audio" }), reader.audio != nil {
             let start = a.startTime ?? 0
-            scannedAudio = ScannedAudio(start: start, end: start + (a.duration ?? 0), tailLevel: audio.tailLevel, overallLevel: audio.overallLevel,
-                                        endResolution: Self.endResolution(a), priming: Self.unmarkedPriming(a, container: probe.container))
+            scannedAudio = ScannedAudio(
+                start: start, end: start + (a.duration ?? 0), tailLevel: audio.tailLevel, overallLevel: audio.overallLevel,
+                endResolution: Self.endResolution(a), priming: Self.unmarkedPriming(a, container: probe.container))
         }
         return Scan(path: path, frames: frames, videoDuration: v?.duration, audio: scannedAudio)
     }
@@ -80,7 +84,8 @@ public enum VerifyJob {
     /// container cannot mark it discarded: Matroska without a CodecDelay.
     static func unmarkedPriming(_ a: ProbeReport.Stream, container: String) -> Double {
         guard container.contains("matroska"), a.codec == "aac", a.initialPadding == nil,
-              let n = a.frameSize, n > 0, let rate = a.sampleRate, rate > 0 else { return 0 }
+            let n = a.frameSize, n > 0, let rate = a.sampleRate, rate > 0
+        else { return 0 }
         return Double(n) / Double(rate)
     }
 

@@ -105,10 +105,12 @@ public final class ThumbnailJob: Sendable {
                 PlaneKernels.fill(canvas, Self.tileBox, in: box)
                 tile.withImage { PlaneKernels.copy($0, into: canvas.cropped(to: place)) }
                 let s = layout.labelScale
-                BitmapFont.draw(ContactSheetLayout.fit(name, width: label.width, scale: s), into: canvas,
-                                x: label.x, y: label.y, scale: s, color: Self.nameColor)
-                BitmapFont.draw(ContactSheetLayout.durationLabel(seconds: reader.duration ?? .nan), into: canvas,
-                                x: label.x, y: label.y + layout.lineStep, scale: s, color: Self.durationColor)
+                BitmapFont.draw(
+                    ContactSheetLayout.fit(name, width: label.width, scale: s), into: canvas,
+                    x: label.x, y: label.y, scale: s, color: Self.nameColor)
+                BitmapFont.draw(
+                    ContactSheetLayout.durationLabel(seconds: reader.duration ?? .nan), into: canvas,
+                    x: label.x, y: label.y + layout.lineStep, scale: s, color: Self.durationColor)
             }
         }
         return (sheet, ThumbnailResult(size: layout.canvas, picks: picks, warnings: warnings(picks)))
@@ -118,8 +120,10 @@ public final class ThumbnailJob: Sendable {
     /// (BT.709 SDR, whatever the source's matrix, range or HDR transfer), which the image
     /// encoder converts to RGB or JPEG's BT.601.
     static func conform(_ decoded: Frame, into out: Frame, place: Size, rotation: Int) throws {
-        try Conformer(place: place, picture: Rect(x: 0, y: 0, width: place.width, height: place.height),
-                      fill: .black, rotation: rotation).fit(decoded, into: out)
+        try Conformer(
+            place: place, picture: Rect(x: 0, y: 0, width: place.width, height: place.height),
+            fill: .black, rotation: rotation
+        ).fit(decoded, into: out)
     }
 
     /// A sheet's `--size` with one side: the other follows 16:9.

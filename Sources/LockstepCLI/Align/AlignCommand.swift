@@ -7,13 +7,13 @@ struct AlignCommand: ParsableCommand {
         commandName: "align",
         abstract: "Find where each movie lies on the first one's clock, by their sound.",
         discussion: """
-        For each input after the first: the offset (where its time 0 lies on the first input's \
-        clock, seconds), its clock's drift against the first (ppm; positive: it runs fast) and a \
-        confidence (0 to 1). An input whose sound does not overlap the first's is placed through \
-        another input that overlaps both. Only the sound is read; the video is not decoded. An input whose sound \
-        does not match the first's (another event, silence, music or noise only) stops the command \
-        with exit status 1 and a sentence naming it: no offset is ever made up.
-        """)
+            For each input after the first: the offset (where its time 0 lies on the first input's \
+            clock, seconds), its clock's drift against the first (ppm; positive: it runs fast) and a \
+            confidence (0 to 1). An input whose sound does not overlap the first's is placed through \
+            another input that overlaps both. Only the sound is read; the video is not decoded. An input whose sound \
+            does not match the first's (another event, silence, music or noise only) stops the command \
+            with exit status 1 and a sentence naming it: no offset is ever made up.
+            """)
 
     @Flag(help: "One JSON document: {\"inputs\":[{\"path\":...,\"offset\":S,\"driftPpm\":P,\"confidence\":C,...},...]}.")
     var json = false
@@ -39,12 +39,13 @@ struct AlignCommand: ParsableCommand {
                 print("input 1  \(c.path)  reference (offset 0)")
                 continue
             }
-            print("input \(i + 1)  \(c.path)  offset " + String(format: "%+.6f s", c.offset)
-                  + "  drift " + String(format: "%+.1f ppm", c.driftPpm)
-                  + "  confidence " + String(format: "%.2f", c.confidence)
-                  + "  (\(d.agreeing) of \(d.windows) windows agree, scatter " + String(format: "%.3f ms", d.residualMs)
-                  + ", overlap " + String(format: "%.2f-%.2f s", d.overlap.lowerBound, d.overlap.upperBound)
-                  + (c.via.map { ", through input \($0 + 1)" } ?? "") + ")")
+            print(
+                "input \(i + 1)  \(c.path)  offset " + String(format: "%+.6f s", c.offset)
+                    + "  drift " + String(format: "%+.1f ppm", c.driftPpm)
+                    + "  confidence " + String(format: "%.2f", c.confidence)
+                    + "  (\(d.agreeing) of \(d.windows) windows agree, scatter " + String(format: "%.3f ms", d.residualMs)
+                    + ", overlap " + String(format: "%.2f-%.2f s", d.overlap.lowerBound, d.overlap.upperBound)
+                    + (c.via.map { ", through input \($0 + 1)" } ?? "") + ")")
         }
     }
 }

@@ -7,25 +7,28 @@ struct CompositeCommand: ParsableCommand {
         commandName: "composite",
         abstract: "Blend N movies frame by frame into one H.264/AAC movie.",
         discussion: """
-        Every output frame is made of exactly one frame of every input: by default the frame on \
-        screen at that instant (each input keeps its speed and its sound stays on its picture, \
-        whatever the rates; --sync index takes frame k of every input instead; --sync audio first \
-        finds where each input lies on the first one's clock from their sound, for cameras that \
-        started at different moments, as `lockstep align` does). The output ends \
-        when an input has no frame left for the next tick (a still picture is shown throughout; \
-        --hold-last, --longest say otherwise), and its audio (all inputs mixed) ends with its video.
-          chromakey  FOREGROUND BACKGROUND: the foreground's key colour shows the background
-          quad       2 to 4 inputs in a 2x2 grid, in reading order
-          grid       2 to 64 inputs in a grid (--layout RxC), in reading order
-          pip        the first input on the whole canvas, 1 to 3 more in insets in a corner
-          stack      2 to 4 inputs: the first is the bottom; each next one is keyed over it
-          mix        2 to 4 inputs, weighted average
-        """)
+            Every output frame is made of exactly one frame of every input: by default the frame on \
+            screen at that instant (each input keeps its speed and its sound stays on its picture, \
+            whatever the rates; --sync index takes frame k of every input instead; --sync audio first \
+            finds where each input lies on the first one's clock from their sound, for cameras that \
+            started at different moments, as `lockstep align` does). The output ends \
+            when an input has no frame left for the next tick (a still picture is shown throughout; \
+            --hold-last, --longest say otherwise), and its audio (all inputs mixed) ends with its video.
+              chromakey  FOREGROUND BACKGROUND: the foreground's key colour shows the background
+              quad       2 to 4 inputs in a 2x2 grid, in reading order
+              grid       2 to 64 inputs in a grid (--layout RxC), in reading order
+              pip        the first input on the whole canvas, 1 to 3 more in insets in a corner
+              stack      2 to 4 inputs: the first is the bottom; each next one is keyed over it
+              mix        2 to 4 inputs, weighted average
+            """)
 
     @Option(help: "How the inputs are combined.")
     var blend: BlendMode
 
-    @Option(help: ArgumentHelp("time: the frame of each input on screen at k/fps (the default). index: output frame k uses frame k of every input. audio: time sync, each input placed on the first one's clock by its sound (offset and drift, as `lockstep align` finds them).", valueName: "index|time|audio"))
+    @Option(
+        help: ArgumentHelp(
+            "time: the frame of each input on screen at k/fps (the default). index: output frame k uses frame k of every input. audio: time sync, each input placed on the first one's clock by its sound (offset and drift, as `lockstep align` finds them).",
+            valueName: "index|time|audio"))
     var sync: SyncChoice = .time
 
     @OptionGroup(title: "Time placement (--sync time or audio)")

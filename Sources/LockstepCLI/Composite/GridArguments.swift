@@ -18,7 +18,9 @@ struct GridArguments: ParsableArguments {
     @Option(help: ArgumentHelp("grid: rows x columns, enough cells for the inputs (default: the smallest near-square grid: 3 or 4 inputs 2x2, 5 or 6 2x3, up to 9 3x3).", valueName: "RxC"))
     var layout: GridSpec.Shape?
 
-    @Option(name: .customLong("cell-fit"), help: ArgumentHelp("fit: all of each picture, bars where its shape differs from its cell's; fill: the cell covered, the picture's overflow cropped.", valueName: "fit|fill"))
+    @Option(
+        name: .customLong("cell-fit"),
+        help: ArgumentHelp("fit: all of each picture, bars where its shape differs from its cell's; fill: the cell covered, the picture's overflow cropped.", valueName: "fit|fill"))
     var cellFit: GridSpec.Fit = .fit
 
     @Option(help: ArgumentHelp("A line this wide (pixels, even) around each cell, or each inset under pip.", valueName: "px"))

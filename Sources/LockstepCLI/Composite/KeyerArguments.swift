@@ -6,7 +6,9 @@ import Lockstep
 /// Radii take the next word whatever it is (`--erode -1` is a negative erode, said in a sentence,
 /// not a missing value).
 struct KeyerArguments: ParsableArguments {
-    @Option(help: ArgumentHelp("lockstep: colour-difference matte at luma resolution, screen subtraction, despill. gpuimage: GPUImage's chroma distance (--similarity, --smoothness).", valueName: "lockstep|gpuimage"))
+    @Option(
+        help: ArgumentHelp(
+            "lockstep: colour-difference matte at luma resolution, screen subtraction, despill. gpuimage: GPUImage's chroma distance (--similarity, --smoothness).", valueName: "lockstep|gpuimage"))
     var keyer: KeyerChoice = .lockstep
 
     @Option(name: .customLong("clip-black"), help: "Matte level (0 to 1) at or below which a pixel is fully transparent.")
@@ -39,7 +41,9 @@ struct KeyerArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Inside this shape the foreground is opaque; coordinates 0 to 1 of the picture.", valueName: "rect:X,Y,W,H|polygon:X1,Y1,X2,Y2,X3,Y3,..."))
     var core: KeyShape?
 
-    @Option(name: .customLong("key-view"), help: ArgumentHelp("composite, or for tuning the matte (white = foreground) or status (white foreground, black background, grey edge).", valueName: "composite|matte|status"))
+    @Option(
+        name: .customLong("key-view"),
+        help: ArgumentHelp("composite, or for tuning the matte (white = foreground) or status (white foreground, black background, grey edge).", valueName: "composite|matte|status"))
     var keyView: KeyView = .composite
 
     var settings: KeyerSettings {

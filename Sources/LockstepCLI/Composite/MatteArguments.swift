@@ -5,7 +5,10 @@ extension MatteMode: ExpressibleByArgument {}
 
 /// `--matte`, `--mix-factor`, `--matte-mode`, shared by `filter` and `composite`.
 struct MatteArguments: ParsableArguments {
-    @Option(help: ArgumentHelp("A greyscale movie (its luma, video range): the per-pixel weight of the filter (filter) or the foreground's alpha (composite --blend chromakey|stack). Read like one more input.", valueName: "MATTE"))
+    @Option(
+        help: ArgumentHelp(
+            "A greyscale movie (its luma, video range): the per-pixel weight of the filter (filter) or the foreground's alpha (composite --blend chromakey|stack). Read like one more input.",
+            valueName: "MATTE"))
     var matte: String?
 
     @Option(name: .customLong("mix-factor"), help: ArgumentHelp("Scales the matte (0 to 1).", valueName: "F"))
@@ -39,6 +42,8 @@ struct MatteArguments: ParsableArguments {
 
 /// `--key-alpha-and-color` (composite): an input with alpha is keyed by its alpha alone unless this is given.
 struct AlphaArguments: ParsableArguments {
-    @Flag(name: .customLong("key-alpha-and-color"), help: "An input that carries alpha (ProRes 4444, PNG or qtrle in MOV, FFV1) is keyed by its alpha times the key colour's matte, not by its alpha alone.")
+    @Flag(
+        name: .customLong("key-alpha-and-color"),
+        help: "An input that carries alpha (ProRes 4444, PNG or qtrle in MOV, FFV1) is keyed by its alpha times the key colour's matte, not by its alpha alone.")
     var keyAlphaAndColor = false
 }

@@ -8,7 +8,10 @@ struct PlacementArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Where each input's time 0 (its first frame) lies on the first input's clock, seconds; the first is 0 (time sync).", valueName: "s1,s2,..."))
     var offsets: RationalList?
 
-    @Option(help: ArgumentHelp("Each input's clock drift against the first's, ppm (positive: its clock runs fast); the first is 0. Its frames are chosen and its audio resampled on the corrected clock.", valueName: "p1,p2,..."))
+    @Option(
+        help: ArgumentHelp(
+            "Each input's clock drift against the first's, ppm (positive: its clock runs fast); the first is 0. Its frames are chosen and its audio resampled on the corrected clock.",
+            valueName: "p1,p2,..."))
     var drift: NumberList?
 
     @Option(help: ArgumentHelp("Use only START to END seconds of input N's own time (either may be left out: 2=1.5:, 3=:20); once per input.", valueName: "N=START:END"))

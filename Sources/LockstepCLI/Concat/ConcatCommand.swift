@@ -7,16 +7,16 @@ struct ConcatCommand: ParsableCommand {
         commandName: "concat",
         abstract: "Join clips end to end into one H.264/AAC movie.",
         discussion: """
-        Each clip keeps its duration and its sync: clip k+1 starts where clip k's time ends, and \
-        every output frame shows the clip's frame on screen at that instant (frames dropped or \
-        repeated as time says, each recorded in the provenance); each clip fitted to the canvas (the \
-        first clip's size and nominal rate unless given). Each clip's audio lies on its own picture \
-        to the sample (silence where it is short or missing, cut where it is long). --keep-frames \
-        shows every frame of every clip once instead (a clip at another rate plays faster or slower). With \
-        --max-duration the output stops at the last whole frame at or before it, audio too. \
-        --copy joins the compressed video without re-encoding when every clip has the same codec \
-        parameters and starts with a keyframe (the audio is re-encoded once).
-        """)
+            Each clip keeps its duration and its sync: clip k+1 starts where clip k's time ends, and \
+            every output frame shows the clip's frame on screen at that instant (frames dropped or \
+            repeated as time says, each recorded in the provenance); each clip fitted to the canvas (the \
+            first clip's size and nominal rate unless given). Each clip's audio lies on its own picture \
+            to the sample (silence where it is short or missing, cut where it is long). --keep-frames \
+            shows every frame of every clip once instead (a clip at another rate plays faster or slower). With \
+            --max-duration the output stops at the last whole frame at or before it, audio too. \
+            --copy joins the compressed video without re-encoding when every clip has the same codec \
+            parameters and starts with a keyframe (the audio is re-encoded once).
+            """)
 
     @Option(name: .customLong("max-duration"), help: ArgumentHelp("Stop at the last whole frame at or before this many seconds.", valueName: "S"))
     var maxDuration: Rational?
@@ -74,15 +74,18 @@ struct ConcatCommand: ParsableCommand {
         let result = try runJob(quiet: quiet, progress: { job.progress = $0 }, cancel: { job.cancel() }) { try job.run() }
         let seconds = (result.frameRate.inverse * result.frames).seconds
         let audioNote = result.audioSamples.map { String(format: ", audio %.6f s", Double($0) / 48_000) } ?? ", no audio"
-        print("wrote \(output): \(result.frames) frames (\(result.clipFrames.map(String.init).joined(separator: " + "))), "
-              + "\(result.canvas) at \(result.frameRate) fps, \(String(format: "%.6f", seconds)) s\(audioNote)")
+        print(
+            "wrote \(output): \(result.frames) frames (\(result.clipFrames.map(String.init).joined(separator: " + "))), "
+                + "\(result.canvas) at \(result.frameRate) fps, \(String(format: "%.6f", seconds)) s\(audioNote)")
     }
 }
 
 /// Runs a job on this thread with a progress line on a terminal and the stop signals turned into
 /// its `cancel` (composite, snake, concat): a cancelled job exits 128 + the signal.
-func runJob<R>(quiet: Bool, progress: (@escaping @Sendable (Int64, Int64?) -> Void) -> Void,
-               cancel: @escaping @Sendable () -> Void, _ run: () throws -> R) throws -> R {
+func runJob<R>(
+    quiet: Bool, progress: (@escaping @Sendable (Int64, Int64?) -> Void) -> Void,
+    cancel: @escaping @Sendable () -> Void, _ run: () throws -> R
+) throws -> R {
     let meter = ProgressMeter(enabled: !quiet && isatty(STDERR_FILENO) == 1)
     progress { meter.update(done: $0, total: $1) }
     return try withCancellation(finish: meter.finish, cancel) { try run() }

@@ -7,10 +7,10 @@ struct FilterCommand: ParsableCommand {
         commandName: "filter",
         abstract: "Render a movie through a chain of filter presets, switching chains mid-stream if asked.",
         discussion: """
-        A chain is NAME[:k=v[:k=v]][,NAME...], applied left to right (`lockstep filter --list` \
-        prints the presets and their parameters). --filter-at switches chains at the first output \
-        frame whose time is at or after each T; `none` is no filter. Audio passes through.
-        """)
+            A chain is NAME[:k=v[:k=v]][,NAME...], applied left to right (`lockstep filter --list` \
+            prints the presets and their parameters). --filter-at switches chains at the first output \
+            frame whose time is at or after each T; `none` is no filter. Audio passes through.
+            """)
 
     @Flag(help: "Print the presets with their parameters and exit.")
     var list = false

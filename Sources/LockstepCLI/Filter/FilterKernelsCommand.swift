@@ -24,10 +24,14 @@ struct FilterKernelsCommand: ParsableCommand {
         let n = 33
         var table: [SIMD3<Float>] = []
         table.reserveCapacity(n * n * n)
-        for b in 0..<n { for g in 0..<n { for r in 0..<n {
-            let c = SIMD3<Float>(Float(r), Float(g), Float(b)) / Float(n - 1)
-            table.append(SIMD3(min(1, c.x * 1.1), c.y, c.z * 0.9))
-        } } }
+        for b in 0..<n {
+            for g in 0..<n {
+                for r in 0..<n {
+                    let c = SIMD3<Float>(Float(r), Float(g), Float(b)) / Float(n - 1)
+                    table.append(SIMD3(min(1, c.x * 1.1), c.y, c.z * 0.9))
+                }
+            }
+        }
         let lut = CubeLUT(size: n, table: table)
         let chains = FilterName.allCases.flatMap { name -> [String] in
             name == .lut ? ["lut:file=warm.cube:interp=trilinear", "lut:file=warm.cube:interp=tetrahedral"] : [name.rawValue]
@@ -35,13 +39,14 @@ struct FilterKernelsCommand: ParsableCommand {
         for text in chains {
             let chain = try FilterFactory.chain(try FilterChainSpec(parsing: text)) { _ in lut }
             chain.prepare(format: FilterFormat(width: size.width, height: size.height), retainedBufferHint: 1)
-            _ = chain.render(picture)   // first touch of the pool's pages, outside the timing
+            _ = chain.render(picture)  // first touch of the pool's pages, outside the timing
             let start = DispatchTime.now().uptimeNanoseconds, startCPU = Self.threadCPUNanoseconds()
             for _ in 0..<frames { _ = chain.render(picture) }
             let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6 / Double(frames)
             let cpu = Double(Self.threadCPUNanoseconds() - startCPU) / 1e6 / Double(frames)
-            print(text + String(repeating: " ", count: max(1, 38 - text.count)) + String(format: "%6.2f", ms) + " ms/frame"
-                  + String(format: "  (%6.2f ms CPU)", cpu))
+            print(
+                text + String(repeating: " ", count: max(1, 38 - text.count)) + String(format: "%6.2f", ms) + " ms/frame"
+                    + String(format: "  (%6.2f ms CPU)", cpu))
         }
         withExtendedLifetime(input) {}
     }

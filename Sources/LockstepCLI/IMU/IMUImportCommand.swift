@@ -39,8 +39,10 @@ struct IMUImportCommand: ParsableCommand {
         // A read blocked where no batch ends (a FIFO with no writer) is not waited for beyond
         // five seconds: the temporary store goes and the process exits (SQLite rolls back an
         // open transaction of a process that is gone).
-        let result = try withCancellation(grace: 5, stuck: IMUImportJob.cancelled.description, cancelledLine: IMUImportJob.cancelled.description,
-                                          { job.cancel() }) { try job.run() }
+        let result = try withCancellation(
+            grace: 5, stuck: IMUImportJob.cancelled.description, cancelledLine: IMUImportJob.cancelled.description,
+            { job.cancel() }
+        ) { try job.run() }
         for warning in result.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
         for t in result.traces { print(t.id) }
     }

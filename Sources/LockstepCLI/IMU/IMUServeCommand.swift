@@ -21,8 +21,9 @@ struct IMUServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Close a connection silent for this long.", valueName: "s")) var idleTimeout = 300.0
 
     var job: IMUServeJob {
-        IMUServeJob(path: path, trace: trace, host: host, port: port, speed: speed, loop: loop,
-                    maxConnections: maxConnections, idleTimeout: idleTimeout)
+        IMUServeJob(
+            path: path, trace: trace, host: host, port: port, speed: speed, loop: loop,
+            maxConnections: maxConnections, idleTimeout: idleTimeout)
     }
 
     func validate() throws {

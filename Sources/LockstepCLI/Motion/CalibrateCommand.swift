@@ -8,11 +8,15 @@ struct CalibrateCommand: ParsableCommand {
         abstract: "Find the IMU's axis mapping, clock offset and drift, focal length and gyro bias by matching the gyro against the video's own motion.")
 
     @Argument(help: "The movie.") var video: String
-    @Option(help: ArgumentHelp("IMU trace: a trace store, a Gyroflow .gcsv, a .csv or a blackbox log; with several traces and no --trace, the clip's motion picks one.", valueName: "TRACE")) var imu: String
+    @Option(help: ArgumentHelp("IMU trace: a trace store, a Gyroflow .gcsv, a .csv or a blackbox log; with several traces and no --trace, the clip's motion picks one.", valueName: "TRACE")) var imu:
+        String
     @Option(help: ArgumentHelp("Which trace of a store or log (by default, when there are several, the one whose motion matches the clip).", valueName: "ID")) var trace: Int64?
     @Option(help: ArgumentHelp("Starting profile: its axis mapping and focal length are taken as given.", valueName: "FILE")) var calibration: String?
-    @Option(name: .customLong("axis-mapping"),
-            help: ArgumentHelp("IMU axes to camera axes (x right, y down, z forward) as 3 letters: letter i = the IMU axis that becomes camera axis i, lowercase inverted (XYZ: identity). Default: searched.", valueName: "XYZ"))
+    @Option(
+        name: .customLong("axis-mapping"),
+        help: ArgumentHelp(
+            "IMU axes to camera axes (x right, y down, z forward) as 3 letters: letter i = the IMU axis that becomes camera axis i, lowercase inverted (XYZ: identity). Default: searched.",
+            valueName: "XYZ"))
     var axisMapping: String?
     @Option(name: .customLong("focal-length"), help: ArgumentHelp("Focal length in pixels. Default: the profile's, else estimated.", valueName: "px"))
     var focalLength: Double?

@@ -4,7 +4,10 @@ import Lockstep
 
 /// The options of the video-snake effect, shared by `snake` and `composite --snake`.
 struct SnakeArguments: ParsableArguments {
-    @Option(help: ArgumentHelp("IMU trace: a trace store, a Gyroflow .gcsv, a .csv (t_ns,gx,gy,gz[,ax,ay,az]), a flight log, or a camera file with GPMF or CAMM telemetry (snake: the movie's own, when not given).", valueName: "TRACE"))
+    @Option(
+        help: ArgumentHelp(
+            "IMU trace: a trace store, a Gyroflow .gcsv, a .csv (t_ns,gx,gy,gz[,ax,ay,az]), a flight log, or a camera file with GPMF or CAMM telemetry (snake: the movie's own, when not given).",
+            valueName: "TRACE"))
     var imu: String?
 
     @Option(help: ArgumentHelp("Which trace of a store (needed when it holds several).", valueName: "ID"))
@@ -16,7 +19,9 @@ struct SnakeArguments: ParsableArguments {
     @Option(name: .customLong("offset-ms"), help: ArgumentHelp("IMU-to-video time offset, overriding the profile's.", valueName: "ms"))
     var offsetMs: Double?
 
-    @Option(help: ArgumentHelp("What moves the trail: gyro (the rotation rate: what the picture does) or accel (the accelerometer's user acceleration, VideoSnake's; needs a trace with one).", valueName: "gyro|accel"))
+    @Option(
+        help: ArgumentHelp(
+            "What moves the trail: gyro (the rotation rate: what the picture does) or accel (the accelerometer's user acceleration, VideoSnake's; needs a trace with one).", valueName: "gyro|accel"))
     var drive: SnakeDrive = .gyro
 
     @Option(name: .customLong("gyro-gain"), help: "With --drive gyro: trail acceleration per rad/s of rotation.")
@@ -138,10 +143,12 @@ func runComposite(_ options: CompositeOptions, quiet: Bool) throws {
     let audioNote = result.audioSamples.map { String(format: ", audio %.3f s", Double($0) / 48_000) } ?? ", no audio"
     print("wrote \(options.output): \(result.frames) frames, \(result.canvas) at \(result.frameRate) fps, \(String(format: "%.3f", seconds)) s\(audioNote)")
     if let l = result.loudness {
-        print(l.mixLUFS.isFinite
-              ? String(format: "loudness: the mix measured %.1f LUFS; gain %+.1f dB for %.1f LUFS; written %.1f LUFS (EBU R128, libebur128)",
-                       l.mixLUFS, l.gainDB, l.target, l.writtenLUFS)
-              : "loudness: the mix is silent (under R128's -70 LUFS gate); no gain applied")
+        print(
+            l.mixLUFS.isFinite
+                ? String(
+                    format: "loudness: the mix measured %.1f LUFS; gain %+.1f dB for %.1f LUFS; written %.1f LUFS (EBU R128, libebur128)",
+                    l.mixLUFS, l.gainDB, l.target, l.writtenLUFS)
+                : "loudness: the mix is silent (under R128's -70 LUFS gate); no gain applied")
     }
     if let range = options.frames {
         // What starting part way in cost: pictures decoded per input, also those before frame A.
@@ -151,8 +158,9 @@ func runComposite(_ options: CompositeOptions, quiet: Bool) throws {
         }
     }
     if let s = result.snake {
-        print("motion: \(s.framesWithMotion) frames paired, \(s.framesWithoutMotion) without"
-              + (s.measuredOffsetMs.map { String(format: "; the picture's motion says the offset is %.1f ms", $0) } ?? ""))
+        print(
+            "motion: \(s.framesWithMotion) frames paired, \(s.framesWithoutMotion) without"
+                + (s.measuredOffsetMs.map { String(format: "; the picture's motion says the offset is %.1f ms", $0) } ?? ""))
         for w in s.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
     }
 }

@@ -9,12 +9,12 @@ struct ReverseCommand: ParsableCommand {
         commandName: "reverse",
         abstract: "Play a movie backwards (or as a boomerang) in bounded memory.",
         discussion: """
-        Every frame exactly once, in reverse presentation order; output frame k at k/fps (a variable \
-        frame rate input keeps its durations, reversed). The video is read backwards GOP by GOP into a \
-        pool of pictures; a GOP longer than the pool is decoded again from its keyframe for each part, \
-        so memory does not grow with the length of the movie or of its GOPs. Each output frame carries \
-        its source frame as provenance (`lockstep verify` checks the order).
-        """)
+            Every frame exactly once, in reverse presentation order; output frame k at k/fps (a variable \
+            frame rate input keeps its durations, reversed). The video is read backwards GOP by GOP into a \
+            pool of pictures; a GOP longer than the pool is decoded again from its keyframe for each part, \
+            so memory does not grow with the length of the movie or of its GOPs. Each output frame carries \
+            its source frame as provenance (`lockstep verify` checks the order).
+            """)
 
     @OptionGroup var encoding: EncodeArguments
     var output: String { encoding.output }
@@ -55,7 +55,8 @@ struct ReverseCommand: ParsableCommand {
         let result = try withCancellation(finish: meter.finish, { job.cancel() }) { try job.run() }
         let seconds = Double(result.audioSamples ?? 0) / 48_000
         let audioNote = result.audioSamples != nil ? String(format: ", audio %.3f s", seconds) : ", no audio"
-        print("wrote \(output): \(result.frames) frames from \(result.sourceFrames), \(result.canvas) at \(result.frameRate) fps\(audioNote); "
-              + "pool \(result.poolFrames) pictures, longest GOP \(result.longestGOP), \(result.picturesDecoded) pictures decoded, \(result.seeks) seeks")
+        print(
+            "wrote \(output): \(result.frames) frames from \(result.sourceFrames), \(result.canvas) at \(result.frameRate) fps\(audioNote); "
+                + "pool \(result.poolFrames) pictures, longest GOP \(result.longestGOP), \(result.picturesDecoded) pictures decoded, \(result.seeks) seeks")
     }
 }

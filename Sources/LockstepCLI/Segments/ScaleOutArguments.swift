@@ -46,8 +46,10 @@ struct ScaleOutArguments: ParsableArguments {
 
     func validate() throws {
         guard requested else {
-            for (given, name) in [(partition != nil, "--partition"), (time != nil, "--time"), (dryRun, "--dry-run"), (wait, "--wait"),
-                                 (waitTimeout != nil, "--wait-timeout"), (resume, "--resume")] where given {
+            for (given, name) in [
+                (partition != nil, "--partition"), (time != nil, "--time"), (dryRun, "--dry-run"), (wait, "--wait"),
+                (waitTimeout != nil, "--wait-timeout"), (resume, "--resume")
+            ] where given {
                 throw ValidationError("\(name) needs --segments N with --slurm.")
             }
             return
@@ -57,8 +59,10 @@ struct ScaleOutArguments: ParsableArguments {
         if slurm && emit != nil { throw ValidationError("--slurm and --emit k8s exclude each other: submit, or write manifests.") }
         guard slurm || emit != nil else { throw ValidationError("--segments needs --slurm or --emit k8s.") }
         if emit != nil {
-            for (given, name) in [(partition != nil, "--partition"), (time != nil, "--time"), (wait, "--wait"),
-                                  (waitTimeout != nil, "--wait-timeout"), (resume, "--resume")] where given {
+            for (given, name) in [
+                (partition != nil, "--partition"), (time != nil, "--time"), (wait, "--wait"),
+                (waitTimeout != nil, "--wait-timeout"), (resume, "--resume")
+            ] where given {
                 throw ValidationError("\(name) goes with --slurm, not --emit k8s.")
             }
         }
@@ -89,8 +93,9 @@ struct ScaleOutArguments: ParsableArguments {
     func run(_ options: CompositeOptions, command: String = "composite", gopGiven: Bool) throws {
         let raw = Array(CommandLine.arguments.dropFirst())
         let arguments = raw.first == command ? Array(raw.dropFirst()) : raw
-        var request = ScaleOutRequest(composite: options, arguments: arguments, segments: segments ?? 1, target: target,
-                                      lockstep: ScaleOutJob.currentExecutable())
+        var request = ScaleOutRequest(
+            composite: options, arguments: arguments, segments: segments ?? 1, target: target,
+            lockstep: ScaleOutJob.currentExecutable())
         request.command = command
         request.dryRun = dryRun
         request.wait = wait

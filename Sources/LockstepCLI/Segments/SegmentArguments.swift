@@ -7,10 +7,15 @@ extension AudioCodec: ExpressibleByArgument {}
 /// Segment renders and the encoder settings that make segments join by copy: shared by
 /// `composite`, `snake` and `filter`.
 struct SegmentArguments: ParsableArguments {
-    @Option(help: ArgumentHelp("Render only output frames A (included) to B (excluded) of the full render, with their global frame numbers in the provenance; the segment's times start at 0.", valueName: "A:B"))
+    @Option(
+        help: ArgumentHelp(
+            "Render only output frames A (included) to B (excluded) of the full render, with their global frame numbers in the provenance; the segment's times start at 0.", valueName: "A:B"))
     var frames: String?
 
-    @Option(help: ArgumentHelp("Frames per GOP: an IDR frame (closed GOP, no scene-cut keyframes) every G frames (default 250; with --segments N, at most the output's frames / N, so that there are N segments).", valueName: "G"))
+    @Option(
+        help: ArgumentHelp(
+            "Frames per GOP: an IDR frame (closed GOP, no scene-cut keyframes) every G frames (default 250; with --segments N, at most the output's frames / N, so that there are N segments).",
+            valueName: "G"))
     var gop: Int?
 
     @Option(name: .customLong("audio-codec"), help: ArgumentHelp("aac, or flac (lossless, no priming: segments that join to the sample; needs a .mkv output).", valueName: "aac|flac"))

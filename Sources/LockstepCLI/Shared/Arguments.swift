@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Lockstep
 
 extension BlendMode: ExpressibleByArgument {
@@ -62,8 +63,6 @@ enum AudioChoice: String, CaseIterable, ExpressibleByArgument {
     /// No audio stream in the output.
     case none
 }
-
-import Foundation
 
 /// A library check in `validate()`: the sentence it fails with (`JobError`, `FilterError`: the
 /// library's words for what is wrong with what the user gave) becomes ArgumentParser's usage

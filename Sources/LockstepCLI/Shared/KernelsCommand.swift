@@ -80,7 +80,8 @@ struct KernelsCommand: ParsableCommand {
 /// --frames -1, trapped).
 func checkBenchmark(size: Size, frames: Int) throws {
     guard (2...CompositeOptions.largestSide).contains(size.width), (2...CompositeOptions.largestSide).contains(size.height),
-          size.width % 2 == 0, size.height % 2 == 0 else {
+        size.width % 2 == 0, size.height % 2 == 0
+    else {
         throw ValidationError("--size \(size): width and height must be even numbers from 2 to \(CompositeOptions.largestSide).")
     }
     guard (1...100_000).contains(frames) else { throw ValidationError("--frames must be between 1 and 100000; got \(frames).") }

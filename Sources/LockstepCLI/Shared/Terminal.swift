@@ -14,8 +14,10 @@ import Lockstep
 /// cancelled" and exited 1 instead of 128 + the signal: concat, reverse). Any other error goes on
 /// to ArgumentParser's one line and exit 1. A job that returns has succeeded, whatever signal
 /// came after.
-func withCancellation<T>(grace: Double = 10, stuck: String? = nil, cancelledLine: String = "cancelled", finish: () -> Void = {},
-                         _ cancel: @escaping @Sendable (Int32) -> Void, _ body: () throws -> T) throws -> T {
+func withCancellation<T>(
+    grace: Double = 10, stuck: String? = nil, cancelledLine: String = "cancelled", finish: () -> Void = {},
+    _ cancel: @escaping @Sendable (Int32) -> Void, _ body: () throws -> T
+) throws -> T {
     let stuck = stuck ?? "cancelled (the job did not stop within \(Int(grace)) s of the signal)"
     do {
         let result = try StopSignals.running(grace: grace, stuck: stuck, cancel, body)
@@ -28,7 +30,9 @@ func withCancellation<T>(grace: Double = 10, stuck: String? = nil, cancelledLine
     }
 }
 
-func withCancellation<T>(grace: Double = 10, stuck: String? = nil, cancelledLine: String = "cancelled", finish: () -> Void = {},
-                         _ cancel: @escaping @Sendable () -> Void, _ body: () throws -> T) throws -> T {
+func withCancellation<T>(
+    grace: Double = 10, stuck: String? = nil, cancelledLine: String = "cancelled", finish: () -> Void = {},
+    _ cancel: @escaping @Sendable () -> Void, _ body: () throws -> T
+) throws -> T {
     try withCancellation(grace: grace, stuck: stuck, cancelledLine: cancelledLine, finish: finish, { (_: Int32) in cancel() }, body)
 }

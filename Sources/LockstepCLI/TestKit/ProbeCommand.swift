@@ -1,6 +1,6 @@
 import ArgumentParser
-import Lockstep
 import Foundation
+import Lockstep
 
 struct ProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -9,13 +9,13 @@ struct TestSourceCommand: ParsableCommand {
         commandName: "testsrc",
         abstract: "Write an identity-coded test movie for timestamp-sync tests (read back with `verify --coded`).",
         discussion: """
-        Every frame carries its number in a row of 40 large black and white cells near the top (readable \
-        after scaling to a quarter of the width, 4:2:0, x264 CRF 35, range mix-ups, letterboxing) and a \
-        marker that sweeps the bottom once a second. The audio carries a code locked to the video: every \
-        half second or less, at the exact time of a frame, a 20 ms chirp and that frame's number as 2/3 kHz \
-        tones. Frame k has pts k/fps; the audio is cut to the sample. With --codec ffv1 the same command \
-        writes the same bytes.
-        """)
+            Every frame carries its number in a row of 40 large black and white cells near the top (readable \
+            after scaling to a quarter of the width, 4:2:0, x264 CRF 35, range mix-ups, letterboxing) and a \
+            marker that sweeps the bottom once a second. The audio carries a code locked to the video: every \
+            half second or less, at the exact time of a frame, a 20 ms chirp and that frame's number as 2/3 kHz \
+            tones. Frame k has pts k/fps; the audio is cut to the sample. With --codec ffv1 the same command \
+            writes the same bytes.
+            """)
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v, .mov or .mkv; ffv1 and prores need .mov or .mkv).", valueName: "OUT"))
     var output: String

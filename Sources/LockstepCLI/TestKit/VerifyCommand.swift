@@ -7,25 +7,25 @@ struct VerifyCommand: ParsableCommand {
         commandName: "verify",
         abstract: "Check a movie for frame-perfect timing, provenance, frozen or black frames, and audio against video.",
         discussion: """
-        Timing: the first frame at 0, one constant step, no repeated, reordered or missing timestamps, frame \
-        count against duration. Provenance (Lockstep outputs): under index sync every input advances one \
-        source frame per output frame; under time sync each chosen source frame is the one on screen at the \
-        tick. Pictures: frozen frames (the same picture, mean luma difference under 0.1, although a source \
-        advanced and, where the provenance gives the rendered picture's change, that render changed by 1.0 \
-        or more; without provenance, any repeated picture), each run named once by its first frame; black \
-        frames at the start or the end. Audio: start and end against the video, to what the file's container \
-        can express: the start to 1 ms once encoder priming the container cannot mark is allowed for (AAC in \
-        Matroska starts every stream 21 ms later); the end to 1 ms where the container trims the last codec \
-        frame (Lockstep's MP4s, to the sample), to one codec frame where it cannot (a camera's AAC ends on a \
-        whole 21.3 ms frame). A quiet end is not judged. With provenance, that there is audio when an input \
-        had some (the mix cannot be taken apart, so each input's presence in it is not checked).
-        Exit status: 0 all holds, 1 violations (listed), 2 the file cannot be read.
-        --coded: reads the frame and audio codes of a `lockstep testsrc` movie after any pipeline: codes \
-        missing, repeated or out of order (by code and output frame), the rate change, the A/V offset per \
-        second (positive: audio late) with mean, min, max and drift, audio gaps and repeats, and verdicts \
-        against ATSC IS-191 (-15/+45 ms), EBU R37 (-40/+60), ITU-R BT.1359 (detectable -45/+125, acceptable \
-        -90/+185). Exit 2 also when no frame carries a code.
-        """)
+            Timing: the first frame at 0, one constant step, no repeated, reordered or missing timestamps, frame \
+            count against duration. Provenance (Lockstep outputs): under index sync every input advances one \
+            source frame per output frame; under time sync each chosen source frame is the one on screen at the \
+            tick. Pictures: frozen frames (the same picture, mean luma difference under 0.1, although a source \
+            advanced and, where the provenance gives the rendered picture's change, that render changed by 1.0 \
+            or more; without provenance, any repeated picture), each run named once by its first frame; black \
+            frames at the start or the end. Audio: start and end against the video, to what the file's container \
+            can express: the start to 1 ms once encoder priming the container cannot mark is allowed for (AAC in \
+            Matroska starts every stream 21 ms later); the end to 1 ms where the container trims the last codec \
+            frame (Lockstep's MP4s, to the sample), to one codec frame where it cannot (a camera's AAC ends on a \
+            whole 21.3 ms frame). A quiet end is not judged. With provenance, that there is audio when an input \
+            had some (the mix cannot be taken apart, so each input's presence in it is not checked).
+            Exit status: 0 all holds, 1 violations (listed), 2 the file cannot be read.
+            --coded: reads the frame and audio codes of a `lockstep testsrc` movie after any pipeline: codes \
+            missing, repeated or out of order (by code and output frame), the rate change, the A/V offset per \
+            second (positive: audio late) with mean, min, max and drift, audio gaps and repeats, and verdicts \
+            against ATSC IS-191 (-15/+45 ms), EBU R37 (-40/+60), ITU-R BT.1359 (detectable -45/+125, acceptable \
+            -90/+185). Exit 2 also when no frame carries a code.
+            """)
 
     @Argument(help: "The movie.") var file: String
     @Flag(help: "A JSON document instead of text.") var json = false

@@ -12,11 +12,11 @@ struct ThumbnailCommand: ParsableCommand {
         commandName: "thumbnail",
         abstract: "Write a clip's thumbnail (PNG or JPEG), or a contact sheet of several clips.",
         discussion: """
-        The thumbnail is never black, blank or a flat colour: from --at on, the first frame that \
-        is not black, not flat and not part of a fade in from black. If the clip has none, a \
-        warning says so and the most detailed frame is written. With --sheet: one tile per clip, \
-        its name and duration under it.
-        """)
+            The thumbnail is never black, blank or a flat colour: from --at on, the first frame that \
+            is not black, not flat and not part of a fade in from black. If the clip has none, a \
+            warning says so and the most detailed frame is written. With --sheet: one tile per clip, \
+            its name and duration under it.
+            """)
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output image (.png, .jpg or .jpeg).", valueName: "OUT"))
     var output: String

@@ -88,7 +88,9 @@ public struct BlackboxCSV: Sendable {
         case "rad/s"?: gyroScale = 1
         case "deg/s"?: gyroScale = .pi / 180
         case nil, "raw"?:
-            if let s = header.gyroRadiansPerUnit { gyroScale = s } else {
+            if let s = header.gyroRadiansPerUnit {
+                gyroScale = s
+            } else {
                 gyroScale = .pi / 180
                 assumptions.append("raw gyroADC taken as deg/s (the file gives no gyro_scale)")
             }
@@ -101,7 +103,9 @@ public struct BlackboxCSV: Sendable {
             case "m/s/s"?: accel = [a0, a1, a2]
             case "g"?: accel = [a0, a1, a2]; accelScale = standardGravity
             default:
-                if let one = header.acc1G { accel = [a0, a1, a2]; accelScale = standardGravity / one } else {
+                if let one = header.acc1G {
+                    accel = [a0, a1, a2]; accelScale = standardGravity / one
+                } else {
                     assumptions.append("raw accSmooth left out (the file gives no acc_1G)")
                 }
             }

@@ -46,7 +46,7 @@ public enum BlackboxDecoder {
         var i = 0
         let last = b.count - m.count
         while i <= last {
-            if b[i] == 0x48, b[i + 1] == 0x20, b[i + 2] == 0x50 {    // "H P"
+            if b[i] == 0x48, b[i + 1] == 0x20, b[i + 2] == 0x50 {  // "H P"
                 var j = 3
                 while j < m.count && b[i + j] == m[j] { j += 1 }
                 if j == m.count { out.append(i); i += m.count; continue }
@@ -115,8 +115,9 @@ public struct BlackboxLog: Sendable {
             out.append(w)
         }
         if lostIterationGaps > 0, let g = iterationGaps.first, let first = readings.first {
-            out.append("\(name): \(lostIterationGaps) gap\(lostIterationGaps == 1 ? "" : "s") in the loop iterations, \(lostIterations) iteration\(lostIterations == 1 ? "" : "s") not logged; the first at "
-                       + seconds(g.afterNs - first.t))
+            out.append(
+                "\(name): \(lostIterationGaps) gap\(lostIterationGaps == 1 ? "" : "s") in the loop iterations, \(lostIterations) iteration\(lostIterations == 1 ? "" : "s") not logged; the first at "
+                    + seconds(g.afterNs - first.t))
         }
         if let at = truncatedAt {
             let kept = readings.last.map { "kept up to its last whole frame, at " + seconds($0.t - (readings.first?.t ?? $0.t)) } ?? "no whole frame before it"
@@ -150,8 +151,9 @@ public struct BlackboxLog: Sendable {
         var scales: [String: Double] = [:]
         if let g = header.gyroRadiansPerUnit { for c in TraceInfo.gyroChannels { scales[c] = g } }
         if hasAccel, let a = header.acc1G { for c in TraceInfo.accelChannels { scales[c] = standardGravity / a } }
-        return TraceInfo(deviceName: deviceName, sourceURI: source, clock: "flight-controller", rateHz: header.declaredRateHz,
-                         channelScales: scales, metadata: meta)
+        return TraceInfo(
+            deviceName: deviceName, sourceURI: source, clock: "flight-controller", rateHz: header.declaredRateHz,
+            channelScales: scales, metadata: meta)
     }
 
     /// "log 2 of 3 from 2022-02-02 15:04:53, Betaflight 4.2.0 (8f2d21460) STM32F745": the log's
@@ -159,8 +161,7 @@ public struct BlackboxLog: Sendable {
     /// and the firmware; a file of one log leaves out its place.
     public var deviceName: String {
         var start: String?
-        if let d = header.startDate { start = String(d.prefix(19)).replacingOccurrences(of: "T", with: " ") }
-        else if let t = readings.first?.t { start = seconds(t) }
+        if let d = header.startDate { start = String(d.prefix(19)).replacingOccurrences(of: "T", with: " ") } else if let t = readings.first?.t { start = seconds(t) }
         let firmware = header.firmware ?? "blackbox"
         if logCount > 1 { return "log \(number) of \(logCount)" + (start.map { " from \($0)" } ?? "") + ", \(firmware)" }
         return firmware + (start.map { ", from \($0)" } ?? "")
@@ -186,8 +187,8 @@ final class LogDecoder {
     private var current = 0
     private var previous: Int?
     private var previous2: Int?
-    private var other: UnsafeMutablePointer<Int64>    // G, H, S frames (read past)
-    private var home: UnsafeMutablePointer<Int64>     // the last GPS home (H) frame
+    private var other: UnsafeMutablePointer<Int64>  // G, H, S frames (read past)
+    private var home: UnsafeMutablePointer<Int64>  // the last GPS home (H) frame
     private var otherSize = 0
     private var values = UnsafeMutablePointer<Int64>.allocate(capacity: 8)
 
@@ -270,7 +271,8 @@ final class LogDecoder {
         }
         func index(_ n: String) -> Int? { i.names.firstIndex(of: n) }
         guard let g0 = index("gyroADC[0]") ?? index("gyroData[0]"), let g1 = index("gyroADC[1]") ?? index("gyroData[1]"),
-              let g2 = index("gyroADC[2]") ?? index("gyroData[2]") else { return "its main frames have no gyroADC fields" }
+            let g2 = index("gyroADC[2]") ?? index("gyroData[2]")
+        else { return "its main frames have no gyroADC fields" }
         gyro = (g0, g1, g2)
         guard let gs = h.gyroRadiansPerUnit else { return "its header has no usable gyro_scale" }
         gyroScale = gs
@@ -304,8 +306,11 @@ final class LogDecoder {
             for k in 0..<d.count {
                 let e = d.encoding[k], pr = d.predictor[k]
                 guard [0, 1, 3, 6, 7, 8, 9, 10].contains(e) else {
-                    let what = [4: " (Elias delta, an experimental Cleanflight encoding)", 5: " (Elias delta, an experimental Cleanflight encoding)",
-                                11: " (Elias gamma, an experimental Cleanflight encoding)"][e] ?? ""
+                    let what =
+                        [
+                            4: " (Elias delta, an experimental Cleanflight encoding)", 5: " (Elias delta, an experimental Cleanflight encoding)",
+                            11: " (Elias gamma, an experimental Cleanflight encoding)"
+                        ][e] ?? ""
                     return "field \(d.names[k]) of its \(name) frames uses encoding \(e)\(what), which is not read"
                 }
                 guard (0...11).contains(pr) else { return "field \(d.names[k]) of its \(name) frames uses predictor \(pr), which is not known" }
@@ -404,8 +409,9 @@ final class LogDecoder {
             parseFrame(iDef, into: ring + current * fieldCount, previous: previous.map { ring + $0 * fieldCount }, previous2: nil, skipped: 0)
         case .p:
             skipped = skippedIterations()
-            parseFrame(pDef, into: ring + current * fieldCount, previous: previous.map { ring + $0 * fieldCount },
-                       previous2: previous2.map { ring + $0 * fieldCount }, skipped: skipped)
+            parseFrame(
+                pDef, into: ring + current * fieldCount, previous: previous.map { ring + $0 * fieldCount },
+                previous2: previous2.map { ring + $0 * fieldCount }, skipped: skipped)
         case .g: parseFrame(gDef!, into: other, previous: nil, previous2: nil, skipped: 0)
         case .h: parseFrame(hDef!, into: other, previous: nil, previous2: nil, skipped: 0)
         case .s: parseFrame(sDef!, into: other, previous: nil, previous2: nil, skipped: 0)
@@ -422,18 +428,18 @@ final class LogDecoder {
         let type = stream.byte()
         event = (type, 0, 0)
         switch type {
-        case 0: _ = stream.unsignedVB()                                  // sync beep: time
-        case 10: for _ in 0..<5 { _ = stream.byte() }                    // autotune cycle start
-        case 11: for _ in 0..<4 { _ = stream.byte() }                    // autotune cycle result
+        case 0: _ = stream.unsignedVB()  // sync beep: time
+        case 10: for _ in 0..<5 { _ = stream.byte() }  // autotune cycle start
+        case 11: for _ in 0..<4 { _ = stream.byte() }  // autotune cycle result
         case 12: for _ in 0..<4 { _ = stream.byte() }; _ = stream.unsignedVB()  // autotune targets: s16 s16 u8 u8 (+ vb)
-        case 13:                                                         // in-flight adjustment
+        case 13:  // in-flight adjustment
             let f = stream.byte()
             if f > 127 { for _ in 0..<4 { _ = stream.byte() } } else { _ = stream.signedVB() }
-        case 14: event = (type, Int64(stream.unsignedVB()), Int64(stream.unsignedVB()))   // logging resume
-        case 15: _ = stream.unsignedVB()                                 // disarm: reason
-        case 20: _ = stream.byte(); _ = stream.signedVB(); _ = stream.byte(); _ = stream.byte()   // gtune result
-        case 30: _ = stream.unsignedVB(); _ = stream.unsignedVB()       // flight mode: new, last
-        case 40: _ = stream.byte(); for _ in 0..<4 { _ = stream.byte() } // twitch test: stage, float
+        case 14: event = (type, Int64(stream.unsignedVB()), Int64(stream.unsignedVB()))  // logging resume
+        case 15: _ = stream.unsignedVB()  // disarm: reason
+        case 20: _ = stream.byte(); _ = stream.signedVB(); _ = stream.byte(); _ = stream.byte()  // gtune result
+        case 30: _ = stream.unsignedVB(); _ = stream.unsignedVB()  // flight mode: new, last
+        case 40: _ = stream.byte(); for _ in 0..<4 { _ = stream.byte() }  // twitch test: stage, float
         case 255:
             let message = Array("End of log\0".utf8)
             var matches = true
@@ -472,7 +478,8 @@ final class LogDecoder {
         }
         f[1] = Int64(raw) + rollover
         let iteration = f[0], time = f[1]
-        let inOrder = lastIteration == -1
+        let inOrder =
+            lastIteration == -1
             || (iteration >= lastIteration && iteration < lastIteration + Self.maxIterationJump && time >= lastTime && time < lastTime + Self.maxTimeJump)
         if intra {
             log.frames.i += 1
@@ -549,59 +556,63 @@ final class LogDecoder {
 
     // MARK: fields
 
-    private func parseFrame(_ def: BlackboxHeader.FrameDef, into frame: UnsafeMutablePointer<Int64>, previous: UnsafeMutablePointer<Int64>?,
-                            previous2: UnsafeMutablePointer<Int64>?, skipped: Int64) {
+    private func parseFrame(
+        _ def: BlackboxHeader.FrameDef, into frame: UnsafeMutablePointer<Int64>, previous: UnsafeMutablePointer<Int64>?,
+        previous2: UnsafeMutablePointer<Int64>?, skipped: Int64
+    ) {
         let n = def.count
         def.predictor.withUnsafeBufferPointer { predictor in
-        def.encoding.withUnsafeBufferPointer { encoding in
-        def.signed.withUnsafeBufferPointer { signed in
-            var i = 0
-            while i < n {
-                if predictor[i] == 6 {        // INC: the iteration, counting the ones skipped on purpose
-                    frame[i] = skipped + 1 + (previous?[i] ?? 0)
-                    i += 1
-                    continue
-                }
-                switch encoding[i] {
-                case 0, 1, 3, 9:
-                    var value: Int64
-                    switch encoding[i] {
-                    case 0: value = stream.signedVB()
-                    case 1: value = Int64(stream.unsignedVB())
-                    case 3: value = -BlackboxStream.signExtend(stream.unsignedVB() & 0x3FFF, bits: 14)   // NEG_14BIT
-                    default: value = 0                                                                 // NULL
+            def.encoding.withUnsafeBufferPointer { encoding in
+                def.signed.withUnsafeBufferPointer { signed in
+                    var i = 0
+                    while i < n {
+                        if predictor[i] == 6 {  // INC: the iteration, counting the ones skipped on purpose
+                            frame[i] = skipped + 1 + (previous?[i] ?? 0)
+                            i += 1
+                            continue
+                        }
+                        switch encoding[i] {
+                        case 0, 1, 3, 9:
+                            var value: Int64
+                            switch encoding[i] {
+                            case 0: value = stream.signedVB()
+                            case 1: value = Int64(stream.unsignedVB())
+                            case 3: value = -BlackboxStream.signExtend(stream.unsignedVB() & 0x3FFF, bits: 14)  // NEG_14BIT
+                            default: value = 0  // NULL
+                            }
+                            value = predict(i, predictor[i], value, frame, previous, previous2)
+                            // Fields are 32 bits wide: wrap as the firmware's int32/uint32 did (parser.c parseFrame).
+                            frame[i] = i < signed.count && signed[i] != 0 ? Int64(Int32(truncatingIfNeeded: value)) : Int64(UInt32(truncatingIfNeeded: value))
+                            i += 1
+                        case 8:
+                            stream.tag8_4S16(into: values, version: dataVersion)
+                            for j in 0..<4 where i < n { frame[i] = predict(i, predictor[i], values[j], frame, previous, previous2); i += 1 }
+                        case 7, 10:
+                            if encoding[i] == 7 { stream.tag2_3S32(into: values) } else { stream.tag2_3SVariable(into: values) }
+                            for j in 0..<3 where i < n { frame[i] = predict(i, predictor[i], values[j], frame, previous, previous2); i += 1 }
+                        default:  // 6: TAG8_8SVB, up to 8 consecutive fields behind one byte of flags
+                            var group = 1
+                            while group < 8 && i + group < n && encoding[i + group] == 6 { group += 1 }
+                            if group == 1 {
+                                values[0] = stream.signedVB()
+                            } else {
+                                var flags = stream.byte()
+                                for j in 0..<group { values[j] = flags & 1 != 0 ? stream.signedVB() : 0; flags >>= 1 }
+                            }
+                            for j in 0..<group { frame[i] = predict(i, predictor[i], values[j], frame, previous, previous2); i += 1 }
+                        }
                     }
-                    value = predict(i, predictor[i], value, frame, previous, previous2)
-                    // Fields are 32 bits wide: wrap as the firmware's int32/uint32 did (parser.c parseFrame).
-                    frame[i] = i < signed.count && signed[i] != 0 ? Int64(Int32(truncatingIfNeeded: value)) : Int64(UInt32(truncatingIfNeeded: value))
-                    i += 1
-                case 8:
-                    stream.tag8_4S16(into: values, version: dataVersion)
-                    for j in 0..<4 where i < n { frame[i] = predict(i, predictor[i], values[j], frame, previous, previous2); i += 1 }
-                case 7, 10:
-                    if encoding[i] == 7 { stream.tag2_3S32(into: values) } else { stream.tag2_3SVariable(into: values) }
-                    for j in 0..<3 where i < n { frame[i] = predict(i, predictor[i], values[j], frame, previous, previous2); i += 1 }
-                default:  // 6: TAG8_8SVB, up to 8 consecutive fields behind one byte of flags
-                    var group = 1
-                    while group < 8 && i + group < n && encoding[i + group] == 6 { group += 1 }
-                    if group == 1 {
-                        values[0] = stream.signedVB()
-                    } else {
-                        var flags = stream.byte()
-                        for j in 0..<group { values[j] = flags & 1 != 0 ? stream.signedVB() : 0; flags >>= 1 }
-                    }
-                    for j in 0..<group { frame[i] = predict(i, predictor[i], values[j], frame, previous, previous2); i += 1 }
                 }
             }
-        }
-        }
         }
     }
 
     /// applyPrediction (parser.c, flightlog_parser.js). Values the IMU does not use (motors, GPS)
     /// get 0 for a missing reference instead of stopping the log, as the readers do.
-    @inline(__always) private func predict(_ i: Int, _ predictor: Int, _ value: Int64, _ current: UnsafeMutablePointer<Int64>,
-                                           _ previous: UnsafeMutablePointer<Int64>?, _ previous2: UnsafeMutablePointer<Int64>?) -> Int64 {
+    @inline(__always) private func predict(
+        _ i: Int, _ predictor: Int, _ value: Int64, _ current: UnsafeMutablePointer<Int64>,
+        _ previous: UnsafeMutablePointer<Int64>?, _ previous2: UnsafeMutablePointer<Int64>?
+    ) -> Int64 {
         switch predictor {
         case 0: return value
         case 1: return value &+ (previous?[i] ?? 0)
@@ -610,7 +621,7 @@ final class LogDecoder {
             return value &+ 2 &* p[i] &- (previous2 ?? p)[i]
         case 3:
             guard let p = previous else { return value }
-            return value &+ (p[i] &+ (previous2 ?? p)[i]) / 2      // truncates toward zero, like C
+            return value &+ (p[i] &+ (previous2 ?? p)[i]) / 2  // truncates toward zero, like C
         case 4: return value &+ minthrottle
         case 5: return value &+ (motor0 >= 0 && motor0 < i ? current[motor0] : 0)
         case 7: return value &+ (homeIndex.0 >= 0 ? home[homeIndex.0] : 0)

@@ -26,7 +26,7 @@ struct BlackboxStream {
             guard pos < end else { eof = true; return 0 }
             let c = UInt32(bytes[pos])
             pos += 1
-            result |= (c & 0x7F) << shift    // bits past 32 fall off, as in C
+            result |= (c & 0x7F) << shift  // bits past 32 fall off, as in C
             if c < 128 { return result }
             shift += 7
         }
@@ -137,21 +137,24 @@ struct BlackboxStream {
             }
         } else {
             var buffer: UInt32 = 0
-            var half = false     // true when the low nibble of `buffer` is still unread
+            var half = false  // true when the low nibble of `buffer` is still unread
             for i in 0..<4 {
                 switch selector & 3 {
                 case 0: out[i] = 0
                 case 1:
-                    if !half { buffer = byte(); out[i] = Self.signExtend(buffer >> 4, bits: 4); half = true }
-                    else { out[i] = Self.signExtend(buffer & 0x0F, bits: 4); half = false }
+                    if !half { buffer = byte(); out[i] = Self.signExtend(buffer >> 4, bits: 4); half = true } else { out[i] = Self.signExtend(buffer & 0x0F, bits: 4); half = false }
                 case 2:
-                    if !half { out[i] = Self.signExtend(byte(), bits: 8) } else {
+                    if !half {
+                        out[i] = Self.signExtend(byte(), bits: 8)
+                    } else {
                         let high = (buffer & 0x0F) << 4
                         buffer = byte()
                         out[i] = Self.signExtend(high | buffer >> 4, bits: 8)
                     }
                 default:
-                    if !half { let a = byte(); out[i] = Self.signExtend(a << 8 | byte(), bits: 16) } else {
+                    if !half {
+                        let a = byte(); out[i] = Self.signExtend(a << 8 | byte(), bits: 16)
+                    } else {
                         let a = byte(), b = byte()
                         out[i] = Self.signExtend(((buffer & 0x0F) << 12) | a << 4 | b >> 4, bits: 16)
                         buffer = b

@@ -110,8 +110,9 @@ public enum DataFlashDecoder {
                     continue
                 }
                 let t = Int64(ns)
-                let g = SIMD3(value(b, body + fields.gyro.0.offset, fields.gyro.0.char), value(b, body + fields.gyro.1.offset, fields.gyro.1.char),
-                              value(b, body + fields.gyro.2.offset, fields.gyro.2.char))
+                let g = SIMD3(
+                    value(b, body + fields.gyro.0.offset, fields.gyro.0.char), value(b, body + fields.gyro.1.offset, fields.gyro.1.char),
+                    value(b, body + fields.gyro.2.offset, fields.gyro.2.char))
                 var a: SIMD3<Double>?
                 if let acc = fields.accel {
                     a = SIMD3(value(b, body + acc.0.offset, acc.0.char), value(b, body + acc.1.offset, acc.1.char), value(b, body + acc.2.offset, acc.2.char))
@@ -207,14 +208,15 @@ public enum DataFlashDecoder {
         case UInt8(ascii: "E"): return Double(u(4)) * 0.01
         case UInt8(ascii: "L"): return Double(Int32(bitPattern: UInt32(u(4)))) * 1e-7
         case UInt8(ascii: "q"): return Double(Int64(bitPattern: u(8)))
-        default: return Double(u(8))     // Q
+        default: return Double(u(8))  // Q
         }
     }
 
     /// The first text field (Z, N or n) of a message, NUL-trimmed.
     static func firstText(_ b: UnsafeBufferPointer<UInt8>, at body: Int, _ f: Format) -> String? {
         guard let k = f.chars.firstIndex(where: { $0 == UInt8(ascii: "Z") || $0 == UInt8(ascii: "N") || $0 == UInt8(ascii: "n") }),
-              let s = size(f.chars[k]) else { return nil }
+            let s = size(f.chars[k])
+        else { return nil }
         let start = body + f.offsets[k]
         return String(decoding: b[start..<(start + s)].prefix { $0 != 0 }, as: UTF8.self)
     }

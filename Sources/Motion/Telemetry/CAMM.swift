@@ -3,16 +3,17 @@
 /// `uint16 reserved, uint16 type` then the type's fields, little-endian. A buffer holding
 /// several packets back to back is read packet by packet.
 public enum CAMMPacket: Sendable, Equatable {
-    case angleAxis(Float, Float, Float)                    // 0: rad, camera to world
-    case exposure(pixelExposureNs: Int32, rollingShutterSkewNs: Int32) // 1
-    case gyro(Float, Float, Float)                         // 2: rad/s around the camera's XYZ
-    case acceleration(Float, Float, Float)                 // 3: m/s^2
-    case position(Float, Float, Float)                     // 4: m
-    case minimalGPS(latitude: Double, longitude: Double, altitude: Double) // 5
-    case gps(timeGPSEpoch: Double, fixType: Int32, latitude: Double, longitude: Double, altitude: Float,
-             horizontalAccuracy: Float, verticalAccuracy: Float, velocityEast: Float, velocityNorth: Float,
-             velocityUp: Float, speedAccuracy: Float)      // 6
-    case magneticField(Float, Float, Float)                // 7: microtesla
+    case angleAxis(Float, Float, Float)  // 0: rad, camera to world
+    case exposure(pixelExposureNs: Int32, rollingShutterSkewNs: Int32)  // 1
+    case gyro(Float, Float, Float)  // 2: rad/s around the camera's XYZ
+    case acceleration(Float, Float, Float)  // 3: m/s^2
+    case position(Float, Float, Float)  // 4: m
+    case minimalGPS(latitude: Double, longitude: Double, altitude: Double)  // 5
+    case gps(
+        timeGPSEpoch: Double, fixType: Int32, latitude: Double, longitude: Double, altitude: Float,
+        horizontalAccuracy: Float, verticalAccuracy: Float, velocityEast: Float, velocityNorth: Float,
+        velocityUp: Float, speedAccuracy: Float)  // 6
+    case magneticField(Float, Float, Float)  // 7: microtesla
 }
 
 public enum CAMM {
@@ -34,7 +35,7 @@ public enum CAMM {
         while at < bytes.count {
             guard bytes.count - at >= 4 else { throw CAMMError("truncated packet header at byte \(at) (\(bytes.count - at) bytes left, 4 needed)") }
             var r = LittleEndianReader(bytes, at)
-            _ = r.u16()   // reserved
+            _ = r.u16()  // reserved
             let type = r.u16()
             guard let size = payloadSize(type) else { throw CAMMError("unknown packet type \(type) at byte \(at)") }
             guard bytes.count - r.at >= size else {
@@ -48,9 +49,11 @@ public enum CAMM {
             case 4: out.append(.position(r.f32(), r.f32(), r.f32()))
             case 5: out.append(.minimalGPS(latitude: r.f64(), longitude: r.f64(), altitude: r.f64()))
             case 6:
-                out.append(.gps(timeGPSEpoch: r.f64(), fixType: r.i32(), latitude: r.f64(), longitude: r.f64(), altitude: r.f32(),
-                                horizontalAccuracy: r.f32(), verticalAccuracy: r.f32(), velocityEast: r.f32(),
-                                velocityNorth: r.f32(), velocityUp: r.f32(), speedAccuracy: r.f32()))
+                out.append(
+                    .gps(
+                        timeGPSEpoch: r.f64(), fixType: r.i32(), latitude: r.f64(), longitude: r.f64(), altitude: r.f32(),
+                        horizontalAccuracy: r.f32(), verticalAccuracy: r.f32(), velocityEast: r.f32(),
+                        velocityNorth: r.f32(), velocityUp: r.f32(), speedAccuracy: r.f32()))
             default: out.append(.magneticField(r.f32(), r.f32(), r.f32()))
             }
             at = r.at

@@ -165,11 +165,11 @@ public struct GPMFItem: Sendable, Equatable {
         case UInt8(ascii: "l"): return Double(Int32(bitPattern: UInt32(u(4))))
         case UInt8(ascii: "L"), UInt8(ascii: "F"): return Double(UInt32(u(4)))
         case UInt8(ascii: "f"): return Double(Float(bitPattern: UInt32(u(4))))
-        case UInt8(ascii: "q"): return Double(Int32(bitPattern: UInt32(u(4)))) / 65536   // Q15.16
+        case UInt8(ascii: "q"): return Double(Int32(bitPattern: UInt32(u(4)))) / 65536  // Q15.16
         case UInt8(ascii: "d"): return Double(bitPattern: u(8))
         case UInt8(ascii: "j"): return Double(Int64(bitPattern: u(8)))
         case UInt8(ascii: "J"): return Double(u(8))
-        case UInt8(ascii: "Q"): return Double(Int64(bitPattern: u(8))) / 4294967296   // Q31.32
+        case UInt8(ascii: "Q"): return Double(Int64(bitPattern: u(8))) / 4294967296  // Q31.32
         default: return .nan
         }
     }

@@ -82,8 +82,9 @@ public struct GPMFPayload: Sendable, Equatable {
                 guard keys.contains(item.key) else { continue }
                 var s = props
                 s.key = item.key
-                s.samples = try GPMFPayload.scaled(try item.rows(elementTypes: item.type == UInt8(ascii: "?") ? elementTypes : nil),
-                                                   by: scale, key: item.key)
+                s.samples = try GPMFPayload.scaled(
+                    try item.rows(elementTypes: item.type == UInt8(ascii: "?") ? elementTypes : nil),
+                    by: scale, key: item.key)
                 return s
             }
         }

@@ -79,11 +79,13 @@ public enum GoProIMU {
     /// least-squares line through (payload stamp, samples before it) gives the rate and the
     /// first sample's stamp, and the first frame is video time 0. Otherwise the packets' times
     /// (see the type's comment).
-    static func spread(_ timed: [(GPMFPayload, TelemetryPacket)], key: FourCC, width: Int, frameStampUs: Double?,
-                       warnings: inout [String]) -> (times: [Double], rows: [[Double]], rate: Double?, stamped: Bool) {
+    static func spread(
+        _ timed: [(GPMFPayload, TelemetryPacket)], key: FourCC, width: Int, frameStampUs: Double?,
+        warnings: inout [String]
+    ) -> (times: [Double], rows: [[Double]], rate: Double?, stamped: Bool) {
         var rows: [[Double]] = []
-        var ends: [(t: Double, total: Double)] = []   // each payload's end and the samples up to it
-        var stamps: [(t: Double, total: Double)] = [] // each payload's STMP (s) and the samples before it
+        var ends: [(t: Double, total: Double)] = []  // each payload's end and the samples up to it
+        var stamps: [(t: Double, total: Double)] = []  // each payload's STMP (s) and the samples before it
         var spans: [(start: Double, duration: Double, count: Int)] = []
         var skipped = 0
         var shift = 0.0
@@ -104,7 +106,8 @@ public enum GoProIMU {
         times.reserveCapacity(rows.count)
         var rate: Double?
         if let frame = frameStampUs, stamps.count == spans.count, stamps.count >= 2,
-           let (r, first) = fit(stamps.map { (t: $0.t, total: $0.total) }) {
+            let (r, first) = fit(stamps.map { (t: $0.t, total: $0.total) })
+        {
             // Samples before each stamp: the line's zero is the first sample's stamp.
             rate = r
             for i in rows.indices { times.append(first + Double(i) / r - frame / 1e6) }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import LockstepCLI
 
 final class AlignCommandTests: XCTestCase {
@@ -23,9 +24,13 @@ final class AlignCommandTests: XCTestCase {
         let folder = try Scratch.makeFolder("lockstep-align-cli")
         defer { try? FileManager.default.removeItem(at: folder) }
         let karma = Repository.shared("karma.mp4"), cut = folder.appendingPathComponent("cut.mov").path
-        try Processes.check("ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-i", karma, "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=60000/1001",
-                                       "-filter_complex", "[0:a]atrim=start_sample=96000,asetpts=N/SR/TB[a]", "-map", "1:v", "-map", "[a]", "-t", "6",
-                                       "-c:v", "prores_ks", "-c:a", "pcm_s16le", cut])
+        try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-loglevel", "error", "-y", "-i", karma, "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=60000/1001",
+                "-filter_complex", "[0:a]atrim=start_sample=96000,asetpts=N/SR/TB[a]", "-map", "1:v", "-map", "[a]", "-t", "6",
+                "-c:v", "prores_ks", "-c:a", "pcm_s16le", cut
+            ])
         let r = try Processes.lockstep(["align", "--json", karma, cut])
         XCTAssertEqual(r.status, 0, r.stderr)
         let doc = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]

@@ -13,8 +13,12 @@ final class CodedCompositeTests: ScratchFolderTestCase {
             XCTAssertEqual(r.status, 0, r.stderr)
         }
         // Input 1 starts at its code 30 (its first second cut off by the ffmpeg CLI).
-        try Processes.check("ffmpeg", ["-v", "error", "-y", "-i", b0, "-vf", "trim=start_frame=30,setpts=PTS-STARTPTS",
-                                       "-af", "atrim=start=1,asetpts=PTS-STARTPTS", "-c:v", "libx264", "-crf", "18", "-c:a", "aac", b])
+        try Processes.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-i", b0, "-vf", "trim=start_frame=30,setpts=PTS-STARTPTS",
+                "-af", "atrim=start=1,asetpts=PTS-STARTPTS", "-c:v", "libx264", "-crf", "18", "-c:a", "aac", b
+            ])
         // Only input 0 is heard: two codes mixed would overlap.
         let c = try Processes.lockstep(["composite", "--blend", "quad", "--gain", "1,0", "--quiet", "-o", out, a, b])
         XCTAssertEqual(c.status, 0, c.stderr)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import LockstepCLI
 
 /// `--filter` and `--filter-at` on `composite`, `snake` and `concat`: the same sentences as `lockstep filter`
@@ -18,10 +19,12 @@ final class CompositeFilterTests: ScratchFolderTestCase {
 
     func testBadFilterValuesGiveTheFilterCommandsSentences() {
         let cases: [(args: [String], sentence: String)] = [
-            (["--filter", "sepia,blurr"],
-             "--filter: unknown filter \"blurr\"; valid filters: rosy, mono, sepia, invert, brightness, contrast, saturation, exposure, gamma, hue, posterize, vignette, pixellate, blur, sharpen, edges, lut."),
+            (
+                ["--filter", "sepia,blurr"],
+                "--filter: unknown filter \"blurr\"; valid filters: rosy, mono, sepia, invert, brightness, contrast, saturation, exposure, gamma, hue, posterize, vignette, pixellate, blur, sharpen, edges, lut."
+            ),
             (["--filter", "blur:size=3"], "--filter: filter blur has no parameter \"size\"; valid parameters: radius."),
-            (["--filter-at", "1=mono;0.5=invert"], "--filter-at entry 2 (\"0.5=invert\"): 0.5 s is not after entry 1's 1 s; times must increase."),
+            (["--filter-at", "1=mono;0.5=invert"], "--filter-at entry 2 (\"0.5=invert\"): 0.5 s is not after entry 1's 1 s; times must increase.")
         ]
         for c in cases {
             let filter = message(FilterCommand.self, [bg, "-o", "/tmp/f.mp4"] + c.args)
@@ -37,12 +40,14 @@ final class CompositeFilterTests: ScratchFolderTestCase {
         let out = scratch.appendingPathComponent("o.mp4").path
         let composite = try Processes.lockstep(["composite", "--blend", "mix", "-o", out, fg, bg, "--filter", "invert:amount=2"])
         XCTAssertEqual(composite.status, 64)
-        XCTAssertEqual(composite.stderr.split(separator: "\n").first.map(String.init),
-                       "Error: --filter: filter invert takes no parameters; got \"amount\".")
+        XCTAssertEqual(
+            composite.stderr.split(separator: "\n").first.map(String.init),
+            "Error: --filter: filter invert takes no parameters; got \"amount\".")
         let snake = try Processes.lockstep(["snake", pan, "--imu", trace, "-o", out, "--filter-at", "x=mono"])
         XCTAssertEqual(snake.status, 64)
-        XCTAssertEqual(snake.stderr.split(separator: "\n").first.map(String.init),
-                       "Error: --filter-at entry 1 (\"x=mono\"): \"x\" is not a time in seconds (0 or more).")
+        XCTAssertEqual(
+            snake.stderr.split(separator: "\n").first.map(String.init),
+            "Error: --filter-at entry 1 (\"x=mono\"): \"x\" is not a time in seconds (0 or more).")
         XCTAssertEqual(try leftovers(), [])
     }
 
@@ -51,8 +56,12 @@ final class CompositeFilterTests: ScratchFolderTestCase {
     /// of the filtered one is the ffmpeg CLI's `negate` of the same frame of the plain one.
     func testACompositeWithInvertIsTheNegateOfThePlainComposite() throws {
         let gen = scratch.appendingPathComponent("gen.mkv").path
-        try Processes.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2",
-                                       "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", gen])
+        try Processes.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2",
+                "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", gen
+            ])
         let plain = scratch.appendingPathComponent("plain.mp4").path, inverted = scratch.appendingPathComponent("inv.mp4").path
         for (out, extra) in [(plain, [String]()), (inverted, ["--filter", "invert"])] {
             let r = try Processes.lockstep(["composite", "--blend", "mix", "--crf", "0", "--audio", "none", "--quiet", "-o", out, gen, bg] + extra)
@@ -73,8 +82,12 @@ final class CompositeFilterTests: ScratchFolderTestCase {
     /// `negate` of the same frame of the plain concat, and verify finds the chain from frame 0.
     func testAConcatWithInvertIsTheNegateOfThePlainConcat() throws {
         let gen = scratch.appendingPathComponent("gen.mkv").path
-        try Processes.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2",
-                                       "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", gen])
+        try Processes.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2",
+                "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", gen
+            ])
         let clip = Repository.fixture("concat/c1.mp4")
         let plain = scratch.appendingPathComponent("plain.mp4").path, inverted = scratch.appendingPathComponent("inv.mp4").path
         for (out, extra) in [(plain, [String]()), (inverted, ["--filter", "invert"])] {
@@ -103,8 +116,9 @@ final class CompositeFilterTests: ScratchFolderTestCase {
         let sentence = "--copy cannot be combined with --filter or --filter-at: copied video is not decoded, so it cannot be filtered."
         XCTAssertEqual(message(ConcatCommand.self, ["--copy", "--filter", "mono", "-o", out, c0, c1]), sentence)
         XCTAssertEqual(message(ConcatCommand.self, ["--copy", "--filter-at", "1=mono", "-o", out, c0, c1]), sentence)
-        XCTAssertEqual(message(ConcatCommand.self, ["--filter", "sepia,blurr", "-o", out, c0, c1]),
-                       message(FilterCommand.self, [c0, "-o", out, "--filter", "sepia,blurr"]))
+        XCTAssertEqual(
+            message(ConcatCommand.self, ["--filter", "sepia,blurr", "-o", out, c0, c1]),
+            message(FilterCommand.self, [c0, "-o", out, "--filter", "sepia,blurr"]))
         XCTAssertEqual(message(ConcatCommand.self, ["--filter", "mono", "--filter-at", "1=none", "-o", out, c0, c1]), "accepted")
         let r = try Processes.lockstep(["concat", "--copy", "--filter", "mono", "-o", out, c0, c1])
         XCTAssertEqual(r.status, 64)
@@ -114,8 +128,13 @@ final class CompositeFilterTests: ScratchFolderTestCase {
 
     /// Frame `n` of a movie, yuv420p, decoded by the ffmpeg CLI (with `then` appended to the filters).
     func frame(_ movie: String, _ n: Int, then: String = "") throws -> [UInt8] {
-        [UInt8](try Processes.check("ffmpeg", ["-v", "error", "-i", movie, "-vf", "select=eq(n\\,\(n))\(then)", "-frames:v", "1",
-                                               "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]))
+        [UInt8](
+            try Processes.check(
+                "ffmpeg",
+                [
+                    "-v", "error", "-i", movie, "-vf", "select=eq(n\\,\(n))\(then)", "-frames:v", "1",
+                    "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"
+                ]))
     }
 
     /// Every frame of a movie, yuv420p, one after another, decoded by the ffmpeg CLI.

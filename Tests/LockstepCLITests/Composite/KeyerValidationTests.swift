@@ -1,6 +1,7 @@
 import ArgumentParser
 import TestSupport
 import XCTest
+
 @testable import LockstepCLI
 
 /// The keyer's options: what a person sees for each bad value (exit 64), and that good ones pass.
@@ -24,8 +25,9 @@ final class KeyerValidationTests: XCTestCase {
         XCTAssertEqual(message(["--garbage", "polygon:0.1,0.1,0.9,0.1,0.5,1.2"]), "--garbage: coordinates must be between 0 and 1; got 1.2.")
         XCTAssertEqual(message(["--core", "rect:-0.1,0,0.5,0.5"]), "--core: coordinates must be between 0 and 1 (the rectangle must lie inside the picture); got -0.1.")
         XCTAssertEqual(message(["--core", "rect:0.1,0.1,0,0.5"]), "--core: a rectangle needs a positive width and height; got 0.0 x 0.5.")
-        XCTAssertEqual(message(["--garbage", "circle:0.5,0.5,0.2"]),
-                       "The value 'circle:0.5,0.5,0.2' is invalid for '--garbage <rect:X,Y,W,H|polygon:X1,Y1,X2,Y2,X3,Y3,...>'")
+        XCTAssertEqual(
+            message(["--garbage", "circle:0.5,0.5,0.2"]),
+            "The value 'circle:0.5,0.5,0.2' is invalid for '--garbage <rect:X,Y,W,H|polygon:X1,Y1,X2,Y2,X3,Y3,...>'")
         XCTAssertEqual(message(["--garbage", "polygon:0.1,0.1,0.9,0.1,0.5,0.9", "--core", "rect:0.4,0.4,0.2,0.2"]), "accepted")
     }
 
@@ -41,15 +43,19 @@ final class KeyerValidationTests: XCTestCase {
     }
 
     func testKeyerChoice() {
-        XCTAssertEqual(message(["--keyer", "keylight"]),
-                       "The value 'keylight' is invalid for '--keyer <lockstep|gpuimage>'. Please provide one of 'lockstep' and 'gpuimage'.")
-        XCTAssertEqual(message(["--keyer", "gpuimage", "--despill", "0.5"]),
-                       "--clip-black, --clip-white, --screen-balance, --despill, --despill-balance, --erode, --dilate, --feather, --garbage, --core and --key-view need --keyer lockstep.")
+        XCTAssertEqual(
+            message(["--keyer", "keylight"]),
+            "The value 'keylight' is invalid for '--keyer <lockstep|gpuimage>'. Please provide one of 'lockstep' and 'gpuimage'.")
+        XCTAssertEqual(
+            message(["--keyer", "gpuimage", "--despill", "0.5"]),
+            "--clip-black, --clip-white, --screen-balance, --despill, --despill-balance, --erode, --dilate, --feather, --garbage, --core and --key-view need --keyer lockstep.")
         XCTAssertEqual(message(["--keyer", "gpuimage", "--key-color", "808080", "--similarity", "0.2"]), "accepted")
-        XCTAssertEqual(message(["--key-color", "808080"]),
-                       "--key-color 808080: the lockstep keyer needs a screen colour whose strongest channel stands clear of the other two (a green or blue screen); --keyer gpuimage keys any colour.")
+        XCTAssertEqual(
+            message(["--key-color", "808080"]),
+            "--key-color 808080: the lockstep keyer needs a screen colour whose strongest channel stands clear of the other two (a green or blue screen); --keyer gpuimage keys any colour.")
         XCTAssertEqual(message(["--key-color", "808080"], blend: "mix"), "accepted")
-        XCTAssertEqual(message(["--key-view", "alpha"]),
-                       "The value 'alpha' is invalid for '--key-view <composite|matte|status>'. Please provide one of 'composite', 'matte' or 'status'.")
+        XCTAssertEqual(
+            message(["--key-view", "alpha"]),
+            "The value 'alpha' is invalid for '--key-view <composite|matte|status>'. Please provide one of 'composite', 'matte' or 'status'.")
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import TestSupport
 import XCTest
+
 @testable import LockstepCLI
 
 /// --offsets, --drift, --trim, --longest, --hold-last: the exact sentence for each bad value.
@@ -34,10 +35,12 @@ final class PlacementValidationTests: XCTestCase {
     func testCountsAndTheReferenceInput() {
         XCTAssertEqual(message(["--offsets", "0,1,2"]), "--offsets needs one offset per input: 2 expected, 3 given.")
         XCTAssertEqual(message(["--drift", "0"]), "--drift needs one value per input: 2 expected, 1 given.")
-        XCTAssertEqual(message(["--offsets", "0.5,1"]),
-                       "--offsets: the first input is the clock the others are placed on, so its offset must be 0; got 0.5.")
-        XCTAssertEqual(message(["--drift", "3,1"]),
-                       "--drift: the first input is the clock the others are measured against, so its drift must be 0; got 3.0.")
+        XCTAssertEqual(
+            message(["--offsets", "0.5,1"]),
+            "--offsets: the first input is the clock the others are placed on, so its offset must be 0; got 0.5.")
+        XCTAssertEqual(
+            message(["--drift", "3,1"]),
+            "--drift: the first input is the clock the others are measured against, so its drift must be 0; got 3.0.")
     }
 
     func testValuesOutOfRange() {
@@ -56,8 +59,9 @@ final class PlacementValidationTests: XCTestCase {
         XCTAssertEqual(message(["--sync", "index", "--offsets", "0,1"]), sentence)
         XCTAssertEqual(message(["--sync", "index", "--longest"]), sentence)
         XCTAssertEqual(message(["--sync", "index", "--trim", "1=1:"]), sentence)
-        XCTAssertEqual(message(["--frames", "0:10", "--offsets", "0,1"]),
-                       "--frames cannot be combined with --sync audio, --offsets, --drift, --trim or --longest: a segment render places inputs only from their first frames.")
+        XCTAssertEqual(
+            message(["--frames", "0:10", "--offsets", "0,1"]),
+            "--frames cannot be combined with --sync audio, --offsets, --drift, --trim or --longest: a segment render places inputs only from their first frames.")
     }
 
     /// --sync audio finds what --offsets and --drift give; trims and --longest go with it.
@@ -70,8 +74,9 @@ final class PlacementValidationTests: XCTestCase {
         let sentence = "--sync audio finds the offsets and drifts from the sound; --offsets and --drift give them: choose one."
         XCTAssertEqual(message(["--sync", "audio", "--offsets", "0,1"]), sentence)
         XCTAssertEqual(message(["--sync", "audio", "--drift", "0,20"]), sentence)
-        XCTAssertEqual(message(["--sync", "audio", "--frames", "0:10"]),
-                       "--frames cannot be combined with --sync audio, --offsets, --drift, --trim or --longest: a segment render places inputs only from their first frames.")
+        XCTAssertEqual(
+            message(["--sync", "audio", "--frames", "0:10"]),
+            "--frames cannot be combined with --sync audio, --offsets, --drift, --trim or --longest: a segment render places inputs only from their first frames.")
         XCTAssertEqual(message(["--sync", "sound"]), "The value 'sound' is invalid for '--sync <index|time|audio>'. Please provide one of 'index', 'time' or 'audio'.")
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import LockstepCLI
 
 /// `lockstep concat` at the command line: bad input is one line naming the file or option and
@@ -28,10 +29,12 @@ final class ConcatCommandTests: ScratchFolderTestCase {
         XCTAssertEqual(message(["--crossfade-ms", "0", "-o", "/tmp/o.mp4", c0]), "--crossfade-ms must be between 1 and 2000; got 0.")
         XCTAssertEqual(message(["--stall-timeout", "0", "-o", "/tmp/o.mp4", c0]), "--stall-timeout must be a positive number of seconds, at most 86400; got 0.0.")
         XCTAssertEqual(message(["--fps=-30", "-o", "/tmp/o.mp4", c0]), "--fps -30: the frame rate must be positive.")
-        XCTAssertEqual(message(["--preset", "quick", "-o", "/tmp/o.mp4", c0]),
-                       "--preset quick is not an x264 preset; use one of ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo.")
-        XCTAssertEqual(message(["--copy", "--max-duration", "2", "-o", "/tmp/o.mp4", c0]),
-                       "--copy cannot be combined with --max-duration: copied video is not re-encoded, so it cannot be cut, scaled or retimed.")
+        XCTAssertEqual(
+            message(["--preset", "quick", "-o", "/tmp/o.mp4", c0]),
+            "--preset quick is not an x264 preset; use one of ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo.")
+        XCTAssertEqual(
+            message(["--copy", "--max-duration", "2", "-o", "/tmp/o.mp4", c0]),
+            "--copy cannot be combined with --max-duration: copied video is not re-encoded, so it cannot be cut, scaled or retimed.")
         XCTAssertEqual(message(["-o", "/tmp/o.mp4", c0, "/nonexistent/x.mp4"]), "/nonexistent/x.mp4: no such file.")
         XCTAssertEqual(message(["-o", c0, c0, c1]), "\(c0) is also an input; write the output somewhere else.")
         XCTAssertEqual(message(["--max-duration", "2.5", "-o", "/tmp/o.mp4", c0, c1]), "accepted")
@@ -90,8 +93,10 @@ final class ConcatCommandTests: ScratchFolderTestCase {
         let r = try Processes.lockstep(["concat", "--keep-frames", c0, c1, "--max-duration", "1.5", "-o", out], timeout: 120)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.stdout, "wrote \(out): 45 frames (30 + 15), 320x240 at 30 fps, 1.500000 s, audio 1.500000 s\n")
-        XCTAssertEqual(r.stderr, "note: --keep-frames shows every frame once at 30 fps: clip 2 (\(c1), 25 fps) at 1.2x speed; "
-                       + "the sound of each is cut or padded to its picture (without --keep-frames every clip keeps its speed and its sync)\n")
+        XCTAssertEqual(
+            r.stderr,
+            "note: --keep-frames shows every frame once at 30 fps: clip 2 (\(c1), 25 fps) at 1.2x speed; "
+                + "the sound of each is cut or padded to its picture (without --keep-frames every clip keeps its speed and its sync)\n")
         XCTAssertEqual(try Processes.lockstep(["verify", out]).status, 0)
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import LockstepCLI
 
 /// `lockstep filter`: the exact sentences for bad options, `--list`, and the built binary's exit
@@ -14,14 +15,19 @@ final class FilterCommandTests: ScratchFolderTestCase {
     }
 
     func testBadOptionsSayWhatIsWrong() {
-        XCTAssertEqual(message([bg, "-o", "/tmp/f.mp4", "--filter", "sepia,blurr"]),
-                       "--filter: unknown filter \"blurr\"; valid filters: rosy, mono, sepia, invert, brightness, contrast, saturation, exposure, gamma, hue, posterize, vignette, pixellate, blur, sharpen, edges, lut.")
-        XCTAssertEqual(message([bg, "-o", "/tmp/f.mp4", "--filter", "blur:size=3"]),
-                       "--filter: filter blur has no parameter \"size\"; valid parameters: radius.")
-        XCTAssertEqual(message([bg, "-o", "/tmp/f.mp4", "--filter-at", "1=mono;0.5=invert"]),
-                       "--filter-at entry 2 (\"0.5=invert\"): 0.5 s is not after entry 1's 1 s; times must increase.")
-        XCTAssertEqual(message([bg, "-o", "/tmp/f.mp4"]),
-                       "--filter CHAIN or --filter-at T=CHAIN is needed; `lockstep filter --list` prints the presets.")
+        XCTAssertEqual(
+            message([bg, "-o", "/tmp/f.mp4", "--filter", "sepia,blurr"]),
+            "--filter: unknown filter \"blurr\"; valid filters: rosy, mono, sepia, invert, brightness, contrast, saturation, exposure, gamma, hue, posterize, vignette, pixellate, blur, sharpen, edges, lut."
+        )
+        XCTAssertEqual(
+            message([bg, "-o", "/tmp/f.mp4", "--filter", "blur:size=3"]),
+            "--filter: filter blur has no parameter \"size\"; valid parameters: radius.")
+        XCTAssertEqual(
+            message([bg, "-o", "/tmp/f.mp4", "--filter-at", "1=mono;0.5=invert"]),
+            "--filter-at entry 2 (\"0.5=invert\"): 0.5 s is not after entry 1's 1 s; times must increase.")
+        XCTAssertEqual(
+            message([bg, "-o", "/tmp/f.mp4"]),
+            "--filter CHAIN or --filter-at T=CHAIN is needed; `lockstep filter --list` prints the presets.")
         XCTAssertEqual(message(["-o", "/tmp/f.mp4", "--filter", "mono"]), "an input movie is needed (or --list).")
         XCTAssertEqual(message([bg, "-o", "/tmp/f.mp4", "--filter", "mono", "--crf", "60"]), "--crf must be between 0 and 51; got 60.")
         XCTAssertEqual(message([bg, "-o", "/tmp/f.mp4", "--filter", "mono"]), "accepted")

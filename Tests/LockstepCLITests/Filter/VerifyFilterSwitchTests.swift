@@ -31,26 +31,36 @@ final class VerifyFilterSwitchTests: ScratchFolderTestCase {
         // Barcoded fixture, 30 fps, 90 frames; two switches one frame apart (30 and 31).
         let schedule: [(Double, String)] = [(0.5, "mono"), (1, "invert"), (1.02, "none"), (2, "blur:radius=3")]
         let out = scratch.appendingPathComponent("f.mp4").path
-        let r = try Processes.lockstep(["filter", Repository.fixture("bg.mp4"), "-o", out, "--quiet", "--filter", "rosy",
-                                        "--filter-at", schedule.map { "\($0.0)=\($0.1)" }.joined(separator: ";")])
+        let r = try Processes.lockstep([
+            "filter", Repository.fixture("bg.mp4"), "-o", out, "--quiet", "--filter", "rosy",
+            "--filter-at", schedule.map { "\($0.0)=\($0.1)" }.joined(separator: ";")
+        ])
         XCTAssertEqual(r.status, 0, r.stderr)
         let want = expected("rosy", schedule, fps: 30)
         XCTAssertEqual(want.map { $0["frame"] as? Int }, [0, 15, 30, 31, 60])
         let got = try switches(out)
         assertSwitches(got.json, want, fps: 30)
-        XCTAssertTrue(got.text.contains("\nfilters: rosy from frame 0 (0.000 s), mono from frame 15 (0.500 s), invert from frame 30 (1.000 s), "
-                                        + "none from frame 31 (1.033 s), blur:radius=3 from frame 60 (2.000 s)\nok\n"), got.text)
+        XCTAssertTrue(
+            got.text.contains(
+                "\nfilters: rosy from frame 0 (0.000 s), mono from frame 15 (0.500 s), invert from frame 30 (1.000 s), "
+                    + "none from frame 31 (1.033 s), blur:radius=3 from frame 60 (2.000 s)\nok\n"), got.text)
     }
 
     func testCompositeSwitchesOnAClipFromASecondGenerator() throws {
         // ffmpeg's testsrc2 at 25 fps in Matroska, mixed with the fixture; no --filter: "none" first.
         let gen = scratch.appendingPathComponent("gen.mkv").path
-        try Processes.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2",
-                                       "-c:v", "libx264", "-pix_fmt", "yuv420p", gen])
+        try Processes.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2",
+                "-c:v", "libx264", "-pix_fmt", "yuv420p", gen
+            ])
         let schedule: [(Double, String)] = [(0.3, "mono"), (0.36, "invert"), (1, "none"), (1.5, "sepia:intensity=0.5")]
         let out = scratch.appendingPathComponent("c.mp4").path
-        let r = try Processes.lockstep(["composite", "--blend", "mix", "-o", out, "--quiet", gen, Repository.fixture("bg.mp4"),
-                                        "--filter-at", schedule.map { "\($0.0)=\($0.1)" }.joined(separator: ";")])
+        let r = try Processes.lockstep([
+            "composite", "--blend", "mix", "-o", out, "--quiet", gen, Repository.fixture("bg.mp4"),
+            "--filter-at", schedule.map { "\($0.0)=\($0.1)" }.joined(separator: ";")
+        ])
         XCTAssertEqual(r.status, 0, r.stderr)
         let want = expected("none", schedule, fps: 25)
         XCTAssertEqual(want.map { $0["frame"] as? Int }, [0, 8, 9, 25, 38])

@@ -30,14 +30,22 @@ final class BlackboxCalibrateSlowTests: ScratchFolderTestCase {
         let hero7 = try gyroCSV(Repository.shared("gopro-hero7/hero7.mp4"), "hero7.csv")
         let maxCSV = try gyroCSV(Repository.shared("gopro-max/max-heromode.mp4"), "max.csv")
         let dir = scratch.appendingPathComponent("clip").path
-        let c = try Processes.run("python3", [Self.script("make-blackbox-clip"), "--log", Repository.shared("blackbox/LOG00037.BFL"),
-                                          "--start", "1.5", "--duration", "15", "--out", dir], timeout: 1800)
+        let c = try Processes.run(
+            "python3",
+            [
+                Self.script("make-blackbox-clip"), "--log", Repository.shared("blackbox/LOG00037.BFL"),
+                "--start", "1.5", "--duration", "15", "--out", dir
+            ], timeout: 1800)
         XCTAssertEqual(c.status, 0, c.stderr)
         let bbl = scratch.appendingPathComponent("day.bbl").path
         // Profiles A, B, C, A: Betaflight 4 (500 Hz), Betaflight 3 (500 Hz), INAV (1 kHz).
-        let g = try Processes.run("python3", [Self.script("make-blackbox-log"), bbl, bbl + ".json",
-                                          "--flight", "140:\(hero7)@30", "--flight", "150:\(maxCSV)@80",
-                                          "--flight", "170:\(dir)/real.csv@70", "--flight", "140", "--seed", "5"], timeout: 1800)
+        let g = try Processes.run(
+            "python3",
+            [
+                Self.script("make-blackbox-log"), bbl, bbl + ".json",
+                "--flight", "140:\(hero7)@30", "--flight", "150:\(maxCSV)@80",
+                "--flight", "170:\(dir)/real.csv@70", "--flight", "140", "--seed", "5"
+            ], timeout: 1800)
         XCTAssertEqual(g.status, 0, g.stderr)
 
         let info = try Processes.lockstep(["imu", "info", bbl])

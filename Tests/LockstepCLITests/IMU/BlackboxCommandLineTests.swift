@@ -59,7 +59,10 @@ final class BlackboxCommandLineTests: ScratchFolderTestCase {
         let info = try lockstep(["imu", "info", log])
         XCTAssertEqual(info.status, 0, info.stderr)
         XCTAssertTrue(info.stdout.hasPrefix("trace 1: Betaflight 4.2.0 (8f2d21460) STM32F745, from 2022-02-02 15:04:53, from \(log)\n"), info.stdout)
-        XCTAssertTrue(info.stdout.contains("  format    blackbox, log 1 of 1; firmware Betaflight 4.2.0 (8f2d21460) STM32F745\n  samples   16774 (gyro and accelerometer)\n  duration  17.022 s\n  rate      985.379 Hz measured, 1000 Hz declared\n"), info.stdout)
+        XCTAssertTrue(
+            info.stdout.contains(
+                "  format    blackbox, log 1 of 1; firmware Betaflight 4.2.0 (8f2d21460) STM32F745\n  samples   16774 (gyro and accelerometer)\n  duration  17.022 s\n  rate      985.379 Hz measured, 1000 Hz declared\n"
+            ), info.stdout)
         let ours = try exported(log, trace: 1)
         let theirs = try Self.telemetryParser(log)
         XCTAssertEqual(theirs.count, 1)
@@ -84,8 +87,12 @@ final class BlackboxCommandLineTests: ScratchFolderTestCase {
     /// and the warnings word for word.
     func testGeneratedLogsAgainstTheEncodersTruth() throws {
         let bbl = scratch.appendingPathComponent("gen.bbl").path, truthPath = scratch.appendingPathComponent("gen.json").path
-        let g = try Processes.run("python3", [Self.script("make-blackbox-log"), bbl, truthPath, "--flight", "3", "--flight", "2", "--flight", "2",
-                                          "--corrupt-in", "2", "--truncate", "--empty-log-after", "1"], timeout: 120)
+        let g = try Processes.run(
+            "python3",
+            [
+                Self.script("make-blackbox-log"), bbl, truthPath, "--flight", "3", "--flight", "2", "--flight", "2",
+                "--corrupt-in", "2", "--truncate", "--empty-log-after", "1"
+            ], timeout: 120)
         XCTAssertEqual(g.status, 0, g.stderr)
         struct Truth: Decodable { struct Log: Decodable { var samples: [[Double]]; var corrupt: Int; var dropped: Int; var lost_iterations: Int; var truncated_at: Int? }; var logs: [Log] }
         let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: truthPath)))
@@ -103,13 +110,15 @@ final class BlackboxCommandLineTests: ScratchFolderTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.stdout, "1\n2\n3\n")
         let cut = truth.logs[3].truncated_at!
-        XCTAssertEqual(r.stderr.split(separator: "\n").filter { !$0.contains(" gap") || $0.contains("loop iterations") }.map(String.init), [
-            "warning: \(bbl): 1 of its 4 logs holds no frames (2)",
-            "warning: \(bbl): log 1 of 4: 1 gap in the loop iterations, 400 iterations not logged; the first at 0.998 s",
-            "warning: \(bbl): log 3 of 4: 1 corrupt frame skipped, \(truth.logs[2].dropped) main frame\(truth.logs[2].dropped == 1 ? "" : "s") after them not used (no I frame to resynchronise from, or time/iteration out of order)",
-            "warning: \(bbl): log 3 of 4: 1 gap in the loop iterations, \(truth.logs[2].lost_iterations) iterations not logged; the first at 1.000 s",
-            "warning: \(bbl): log 4 of 4 is truncated: it stops inside a frame at byte \(cut); kept up to its last whole frame, at 1.998 s",
-        ])
+        XCTAssertEqual(
+            r.stderr.split(separator: "\n").filter { !$0.contains(" gap") || $0.contains("loop iterations") }.map(String.init),
+            [
+                "warning: \(bbl): 1 of its 4 logs holds no frames (2)",
+                "warning: \(bbl): log 1 of 4: 1 gap in the loop iterations, 400 iterations not logged; the first at 0.998 s",
+                "warning: \(bbl): log 3 of 4: 1 corrupt frame skipped, \(truth.logs[2].dropped) main frame\(truth.logs[2].dropped == 1 ? "" : "s") after them not used (no I frame to resynchronise from, or time/iteration out of order)",
+                "warning: \(bbl): log 3 of 4: 1 gap in the loop iterations, \(truth.logs[2].lost_iterations) iterations not logged; the first at 1.000 s",
+                "warning: \(bbl): log 4 of 4 is truncated: it stops inside a frame at byte \(cut); kept up to its last whole frame, at 1.998 s"
+            ])
         let info = try lockstep(["imu", "info", store])
         XCTAssertTrue(info.stdout.contains("trace 3: log 4 of 4 from 17.000 s, INAV 6.1.1 (2024-01-01 ab12cd3) MATEKF405"), info.stdout)
         XCTAssertTrue(info.stdout.contains("  losses    truncated at byte \(cut)\n"), info.stdout)
@@ -119,8 +128,12 @@ final class BlackboxCommandLineTests: ScratchFolderTestCase {
     /// per flight, the same count within 1 % and the same gyro.
     func testGeneratedLogsAgainstTelemetryParser() throws {
         let bbl = scratch.appendingPathComponent("tp.bbl").path
-        let g = try Processes.run("python3", [Self.script("make-blackbox-log"), bbl, bbl + ".json", "--flight", "3", "--flight", "3", "--flight", "2",
-                                          "--truncate", "--profiles", "AC", "--seed", "7"], timeout: 120)
+        let g = try Processes.run(
+            "python3",
+            [
+                Self.script("make-blackbox-log"), bbl, bbl + ".json", "--flight", "3", "--flight", "3", "--flight", "2",
+                "--truncate", "--profiles", "AC", "--seed", "7"
+            ], timeout: 120)
         XCTAssertEqual(g.status, 0, g.stderr)
         let theirs = try Self.telemetryParser(bbl)
         XCTAssertEqual(theirs.count, 3)
@@ -138,7 +151,7 @@ final class BlackboxCommandLineTests: ScratchFolderTestCase {
         for (file, message) in [
             (df, "\(df): an ArduPilot DataFlash log, but it defines no IMU message (no FMT for IMU with TimeUS, GyrX, GyrY, GyrZ)"),
             (insv, "\(insv): an Insta360 file: its gyro is in Insta360's own trailer records, which Lockstep does not read; export the gyro with Gyroflow as .gcsv and use that"),
-            (bad, "\(bad): a blackbox log, but its header defines no I frame fields"),
+            (bad, "\(bad): a blackbox log, but its header defines no I frame fields")
         ] {
             for args in [["imu", "info", file], ["imu", "import", file, "-o", store], ["imu", "export", file, "-o", store + ".csv"]] {
                 let r = try lockstep(args)
@@ -155,8 +168,12 @@ final class BlackboxCommandLineTests: ScratchFolderTestCase {
     /// and DIR/real.csv, the log's gyro for scripts/make-blackbox-log to place in a flight.
     func renderedClip(start: Double, seconds: Double) throws -> String {
         let dir = scratch.appendingPathComponent("clip").path
-        let c = try Processes.run("python3", [Self.script("make-blackbox-clip"), "--log", Repository.shared("blackbox/LOG00037.BFL"),
-                                          "--start", String(start), "--duration", String(seconds), "--size", "160x120", "--out", dir], timeout: 300)
+        let c = try Processes.run(
+            "python3",
+            [
+                Self.script("make-blackbox-clip"), "--log", Repository.shared("blackbox/LOG00037.BFL"),
+                "--start", String(start), "--duration", String(seconds), "--size", "160x120", "--out", dir
+            ], timeout: 300)
         XCTAssertEqual(c.status, 0, c.stderr)
         return dir
     }
@@ -168,8 +185,12 @@ final class BlackboxCommandLineTests: ScratchFolderTestCase {
     func testCalibratePicksTheFlightOfAClipRenderedFromARealLog() throws {
         let dir = try renderedClip(start: 5, seconds: 3)
         let bbl = scratch.appendingPathComponent("three.bbl").path
-        let g = try Processes.run("python3", [Self.script("make-blackbox-log"), bbl, bbl + ".json", "--flight", "4", "--flight", "9:\(dir)/real.csv@2",
-                                          "--flight", "4", "--profiles", "AC"], timeout: 300)
+        let g = try Processes.run(
+            "python3",
+            [
+                Self.script("make-blackbox-log"), bbl, bbl + ".json", "--flight", "4", "--flight", "9:\(dir)/real.csv@2",
+                "--flight", "4", "--profiles", "AC"
+            ], timeout: 300)
         XCTAssertEqual(g.status, 0, g.stderr)
         // A 3 s clip is one window, which calibrate alone does not stand behind (confidence
         // floor, issue 22): --force writes it; the choice of flight is what is checked here.

@@ -67,13 +67,18 @@ final class DataFlashCommandLineTests: ScratchFolderTestCase {
         }
         let info = try Processes.lockstep(["imu", "info", bin])
         XCTAssertEqual(info.status, 0, info.stderr)
-        XCTAssertTrue(info.stdout.hasPrefix("trace 1: IMU 0 of 2, ArduCopter V4.5.7 (2a3dc4b7), from \(bin)\n  format    ArduPilot DataFlash, IMU 0 of 2; firmware ArduCopter V4.5.7 (2a3dc4b7)\n  samples   1200 (gyro and accelerometer)\n"), info.stdout)
+        XCTAssertTrue(
+            info.stdout.hasPrefix(
+                "trace 1: IMU 0 of 2, ArduCopter V4.5.7 (2a3dc4b7), from \(bin)\n  format    ArduPilot DataFlash, IMU 0 of 2; firmware ArduCopter V4.5.7 (2a3dc4b7)\n  samples   1200 (gyro and accelerometer)\n"
+            ), info.stdout)
         XCTAssertTrue(info.stdout.contains("trace 2: IMU 1 of 2, ArduCopter V4.5.7 (2a3dc4b7), from \(bin)\n"), info.stdout)
         let store = scratch.appendingPathComponent("s.sqlite").path
         let r = try Processes.lockstep(["imu", "import", bin, "-o", store])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.stdout, "1\n2\n")
-        XCTAssertEqual(r.stderr, """
+        XCTAssertEqual(
+            r.stderr,
+            """
             warning: \(bin): \(truth.corrupt_bytes) bytes that start no message skipped in 1 run, the first at byte \(truth.corrupt_at!)
             warning: \(bin): the log is truncated: it stops inside a message at byte \(truth.truncated_at!); kept what came before it
 
@@ -100,8 +105,12 @@ final class DataFlashCommandLineTests: ScratchFolderTestCase {
     /// boot time (2.75 s of TimeUS), so video time = TimeUS - (2.75 + 1 + 5) s.
     func testCalibrateFindsARealRotationInADataFlashLog() throws {
         let dir = scratch.appendingPathComponent("clip").path
-        let c = try Processes.run("python3", [Self.script("make-blackbox-clip"), "--log", Repository.shared("blackbox/LOG00037.BFL"),
-                                          "--start", "5", "--duration", "3", "--size", "160x120", "--out", dir], timeout: 300)
+        let c = try Processes.run(
+            "python3",
+            [
+                Self.script("make-blackbox-clip"), "--log", Repository.shared("blackbox/LOG00037.BFL"),
+                "--start", "5", "--duration", "3", "--size", "160x120", "--out", dir
+            ], timeout: 300)
         XCTAssertEqual(c.status, 0, c.stderr)
         let (bin, _) = try make("real.bin", ["--seconds", "10", "--instances", "1", "--gyro", "\(dir)/real.csv@1"])
         let profile = scratch.appendingPathComponent("p.json").path

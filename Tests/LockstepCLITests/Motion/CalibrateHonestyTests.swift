@@ -28,11 +28,15 @@ final class CalibrateHonestyTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let still = dir.appendingPathComponent("still.png").path, clip = dir.appendingPathComponent("pan.mp4").path
         // One filter thread: geq's random() keeps its state per slice.
-        try ffmpeg(["-filter_complex_threads", "1", "-filter_complex",
-                    "nullsrc=s=960x600,format=gray,geq=lum='random(1)*255',gblur=sigma=1[a];nullsrc=s=96x60,format=gray,geq=lum='random(2)*255',scale=960x600:flags=bicubic[b];[a][b]blend=all_expr='0.4*A+0.6*B',normalize",
-                    "-frames:v", "1", still])
-        try ffmpeg(["-loop", "1", "-framerate", "30", "-t", "10", "-i", still,
-                    "-vf", "crop=480:270:x='\(panX)':y='\(panY)',format=yuv420p", "-c:v", "libx264", "-threads", "1", "-preset", "veryfast", "-crf", "18", clip])
+        try ffmpeg([
+            "-filter_complex_threads", "1", "-filter_complex",
+            "nullsrc=s=960x600,format=gray,geq=lum='random(1)*255',gblur=sigma=1[a];nullsrc=s=96x60,format=gray,geq=lum='random(2)*255',scale=960x600:flags=bicubic[b];[a][b]blend=all_expr='0.4*A+0.6*B',normalize",
+            "-frames:v", "1", still
+        ])
+        try ffmpeg([
+            "-loop", "1", "-framerate", "30", "-t", "10", "-i", still,
+            "-vf", "crop=480:270:x='\(panX)':y='\(panY)',format=yuv420p", "-c:v", "libx264", "-threads", "1", "-preset", "veryfast", "-crf", "18", clip
+        ])
         try trace(panVelocity).write(to: dir.appendingPathComponent("pan.csv"), atomically: true, encoding: .utf8)
         try trace(otherVelocity).write(to: dir.appendingPathComponent("other.csv"), atomically: true, encoding: .utf8)
         madeDir = dir
@@ -66,9 +70,13 @@ final class CalibrateHonestyTests: XCTestCase {
         let scratch = dir.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let out = scratch.appendingPathComponent("OUT.json")
-        let r = try runCommand(CommandLineTests.binary, ["calibrate", dir.appendingPathComponent("pan.mp4").path,
-                                                         "--imu", dir.appendingPathComponent(trace).path, "-o", out.path],
-                               timeout: 600, scratch: scratch)
+        let r = try runCommand(
+            CommandLineTests.binary,
+            [
+                "calibrate", dir.appendingPathComponent("pan.mp4").path,
+                "--imu", dir.appendingPathComponent(trace).path, "-o", out.path
+            ],
+            timeout: 600, scratch: scratch)
         print("\(name): exit \(r.status)\n\(r.stdout)\(r.stderr)")
         return (r, out, scratch)
     }
@@ -84,7 +92,10 @@ final class CalibrateHonestyTests: XCTestCase {
         // The cause first (issue 22): a trace of another motion is a clip that does not match the
         // trace, not a search range too narrow. (Before the roll took part, every window was
         // rejected here and the sentence blamed "the edge of the search range" first.)
-        XCTAssertEqual(lines.first.map(String.init), "Error: \(clip): no profile written: the clip does not match the trace: over the whole clip the picture and the gyro correlate at only 0.37; its confidence is 0.01, below the floor of 0.50. Give --force to write it anyway")
+        XCTAssertEqual(
+            lines.first.map(String.init),
+            "Error: \(clip): no profile written: the clip does not match the trace: over the whole clip the picture and the gyro correlate at only 0.37; its confidence is 0.01, below the floor of 0.50. Give --force to write it anyway"
+        )
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "no profile may be written")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path), [], "nothing left behind")
     }

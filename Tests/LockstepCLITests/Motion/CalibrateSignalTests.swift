@@ -13,8 +13,10 @@ final class CalibrateSignalTests: ScratchFolderTestCase {
         let clip = scratch.appendingPathComponent("long.mp4").path
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        p.arguments = ["-v", "error", "-y", "-nostdin", "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=60",
-                       "-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "ultrafast", "-threads", "1", clip]
+        p.arguments = [
+            "-v", "error", "-y", "-nostdin", "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=60",
+            "-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "ultrafast", "-threads", "1", clip
+        ]
         try p.run(); p.waitUntilExit()
         XCTAssertEqual(p.terminationStatus, 0)
         var text = "t_ns,gx,gy,gz\n"
@@ -70,8 +72,9 @@ final class CalibrateSignalTests: ScratchFolderTestCase {
         let fifo = scratch.appendingPathComponent("trace.csv").path
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
         let out = scratch.appendingPathComponent("profile.json").path
-        let r = try runStopped(["calibrate", Repository.fixture("q0.mp4"), "--imu", fifo, "-o", out], with: SIGTERM,
-                               failure: "calibrate ran on after SIGTERM")
+        let r = try runStopped(
+            ["calibrate", Repository.fixture("q0.mp4"), "--imu", fifo, "-o", out], with: SIGTERM,
+            failure: "calibrate ran on after SIGTERM")
         XCTAssertEqual(r.status, 143)
         XCTAssertEqual(r.stderr, "Error: cancelled (the job did not stop within 3 s of the signal)\n")
         XCTAssertEqual(try leftovers(), ["trace.csv"])

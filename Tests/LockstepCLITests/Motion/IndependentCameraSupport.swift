@@ -98,7 +98,8 @@ struct PairingReport {
         guard !lines.isEmpty else { return nil }
         let header = lines.removeFirst().split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard let f = header.firstIndex(of: "frame"), let ft = header.firstIndex(of: "frame_time_s"),
-              let it = header.firstIndex(of: "imu_time_s") else { return nil }
+            let it = header.firstIndex(of: "imu_time_s")
+        else { return nil }
         rows = lines.compactMap { line in
             let cells = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             guard cells.count > max(f, ft, it), let n = Int(cells[f]), let t = Double(cells[ft]) else { return nil }
@@ -108,7 +109,8 @@ struct PairingReport {
 
     /// Frames judged, and those paired within tolerance (s) of the truth's IMU time.
     func score(truth: ClockPieces, tolerance: Double, excluding: (Double) -> Bool = { _ in false })
-        -> (judged: Int, good: Int, unpaired: Int, worstMs: Double, medianMs: Double) {
+        -> (judged: Int, good: Int, unpaired: Int, worstMs: Double, medianMs: Double)
+    {
         var judged = 0, good = 0, unpaired = 0
         var errors: [Double] = []
         for r in rows where !excluding(r.frameTime) {
@@ -168,10 +170,11 @@ func runCommand(_ executable: URL, _ args: [String], timeout: Double, scratch: U
     }
     p.waitUntilExit()
     try out.close(); try err.close()
-    return CommandResult(status: p.terminationStatus,
-                         stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-                         stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "",
-                         seconds: Date().timeIntervalSince(started), timedOut: timedOut)
+    return CommandResult(
+        status: p.terminationStatus,
+        stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+        stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "",
+        seconds: Date().timeIntervalSince(started), timedOut: timedOut)
 }
 
 /// A job computed once, by whoever asks first: started ahead on a background queue (so two

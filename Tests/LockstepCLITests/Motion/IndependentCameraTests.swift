@@ -35,8 +35,10 @@ class IndependentCameraTestCase: XCTestCase {
     /// testNoise10x), so the run started ahead is the next one needed. The default tier
     /// (IndependentCameraTests) renders two of them; IndependentCameraSlowTests the rest.
     static let defaultVariants = ["base", "orient"]
-    static let slowVariants = ["drift1000", "drift200", "gyro1khz", "gyro50hz", "jitter", "jump50",
-                               "nostill", "noise10x", "offset2500", "stillhalf", "vfr25"]
+    static let slowVariants = [
+        "drift1000", "drift200", "gyro1khz", "gyro50hz", "jitter", "jump50",
+        "nostill", "noise10x", "offset2500", "stillhalf", "vfr25"
+    ]
     /// This class's variants (made once per test process, in one run of the generator).
     class var variants: [String] { defaultVariants }
     static func group(of variant: String) -> [String] { defaultVariants.contains(variant) ? defaultVariants : slowVariants }
@@ -62,16 +64,20 @@ class IndependentCameraTestCase: XCTestCase {
     static func generate(_ variants: [String]) -> Result<Generated, GenerationFailed> {
         if let dir = reused {
             let missing = variants.filter { !FileManager.default.fileExists(atPath: dir.appendingPathComponent("\($0)/truth.json").path) }
-            return missing.isEmpty ? .success(Generated(dir: dir, seconds: 0, log: "reused"))
+            return missing.isEmpty
+                ? .success(Generated(dir: dir, seconds: 0, log: "reused"))
                 : .failure(GenerationFailed(message: "LOCKSTEP_SYNTHCAM2_DIR=\(dir.path) lacks \(missing.joined(separator: ", "))"))
         }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-synthcam2-\(UUID().uuidString)")
         do {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            let r = try runCommand(URL(fileURLWithPath: "/usr/bin/env"),
-                                   ["python3", root.appendingPathComponent("scripts/make-synthetic-camera-2").path,
-                                    "--variant", variants.joined(separator: ","), "--jobs", "2", "--out", dir.path],
-                                   timeout: 1200, scratch: dir)
+            let r = try runCommand(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                [
+                    "python3", root.appendingPathComponent("scripts/make-synthetic-camera-2").path,
+                    "--variant", variants.joined(separator: ","), "--jobs", "2", "--out", dir.path
+                ],
+                timeout: 1200, scratch: dir)
             guard r.status == 0 else { return .failure(GenerationFailed(message: "make-synthetic-camera-2 exited \(r.status): \(r.stderr)")) }
             print("\(self): generated \(variants.count) variants in \(String(format: "%.1f", r.seconds)) s\n\(r.stdout)")
             return .success(Generated(dir: dir, seconds: r.seconds, log: r.stdout))
@@ -110,9 +116,10 @@ class IndependentCameraTestCase: XCTestCase {
         var failure: String?
     }
 
-    static let runs: [String: OnceJob<Run>] = Dictionary(uniqueKeysWithValues: (defaultVariants + slowVariants).map { v in
-        (v, OnceJob(label: "synthcam2-\(v)") { IndependentCameraTestCase.runVariant(v) })
-    })
+    static let runs: [String: OnceJob<Run>] = Dictionary(
+        uniqueKeysWithValues: (defaultVariants + slowVariants).map { v in
+            (v, OnceJob(label: "synthcam2-\(v)") { IndependentCameraTestCase.runVariant(v) })
+        })
 
     static func runVariant(_ variant: String) -> Run {
         guard case .success(let g) = generated(group(of: variant)) else {
@@ -126,15 +133,20 @@ class IndependentCameraTestCase: XCTestCase {
             let video = dir.appendingPathComponent(truth["video"] as! String).path
             let trace = dir.appendingPathComponent(truth["trace"] as! String).path
             let profile = out.appendingPathComponent("OUT.json")
-            let c = try runCommand(CommandLineTests.binary, ["calibrate", video, "--imu", trace, "-o", profile.path],
-                                   timeout: 900, scratch: out)
+            let c = try runCommand(
+                CommandLineTests.binary, ["calibrate", video, "--imu", trace, "-o", profile.path],
+                timeout: 900, scratch: out)
             var run = Run(calibrate: c)
             guard c.status == 0 else { return run }
             run.profile = try? Data(contentsOf: profile)
             let report = out.appendingPathComponent("R.csv")
-            let s = try runCommand(CommandLineTests.binary, ["snake", video, "--imu", trace, "--calibration", profile.path,
-                                                             "--report", report.path, "-o", out.appendingPathComponent("S.mp4").path],
-                                   timeout: 900, scratch: out)
+            let s = try runCommand(
+                CommandLineTests.binary,
+                [
+                    "snake", video, "--imu", trace, "--calibration", profile.path,
+                    "--report", report.path, "-o", out.appendingPathComponent("S.mp4").path
+                ],
+                timeout: 900, scratch: out)
             run.snake = s
             run.report = try? String(contentsOf: report, encoding: .utf8)
             try? FileManager.default.removeItem(at: out.appendingPathComponent("S.mp4"))
@@ -183,7 +195,8 @@ class IndependentCameraTestCase: XCTestCase {
         var summary = ["\(variant): calibrate exit \(c.status) in \(String(format: "%.1f", c.seconds)) s"]
         defer { print(summary.joined(separator: "\n  ")) }
         guard c.status == 0, let data = run.profile,
-              let profile = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            let profile = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else {
             summary.append("stderr: \(c.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
             return XCTFail("\(variant): calibrate failed (\(c.status)\(c.timedOut ? ", timed out" : "")): \(c.stderr)", file: file, line: line)
         }
@@ -246,7 +259,9 @@ class IndependentCameraTestCase: XCTestCase {
         // Axis mapping: camera x and y rows (all three where the trace says them).
         let trueM = (truthJSON["axisMapping"] as! [[Any]]).map { $0.compactMap(ClockPieces.number) }
         let m = AxisMatrix.read(profile["axisMapping"])
-        summary.append("axisMapping: found \(profile["axisMapping"].map { "\($0)" } ?? "none") = \(m.map(AxisMatrix.describe) ?? "?"), truth \(AxisMatrix.describe(trueM)) (\(truthJSON["axisMappingString"]!)); source \(profile["axisMappingSource"] ?? "none")")
+        summary.append(
+            "axisMapping: found \(profile["axisMapping"].map { "\($0)" } ?? "none") = \(m.map(AxisMatrix.describe) ?? "?"), truth \(AxisMatrix.describe(trueM)) (\(truthJSON["axisMappingString"]!)); source \(profile["axisMappingSource"] ?? "none")"
+        )
         if let m {
             let rows = expect.allRows ? 3 : 2
             for i in 0..<rows {
@@ -262,7 +277,11 @@ class IndependentCameraTestCase: XCTestCase {
         let f = ClockPieces.number(profile["focalLengthPx"])
         summary.append("focal length: found \(f.map { String(format: "%.1f", $0) } ?? "none") px (estimated: \(profile["focalLengthEstimated"] ?? "absent")), truth \(trueF)")
         XCTAssertEqual(profile["focalLengthEstimated"] as? Bool, true, "\(variant): focalLengthEstimated", file: file, line: line)
-        if let f { XCTAssertLessThanOrEqual(abs(f - trueF) / trueF, 0.05, "\(variant): focal length \(f) px, truth \(trueF)", file: file, line: line) } else { XCTFail("\(variant): no focalLengthPx", file: file, line: line) }
+        if let f {
+            XCTAssertLessThanOrEqual(abs(f - trueF) / trueF, 0.05, "\(variant): focal length \(f) px, truth \(trueF)", file: file, line: line)
+        } else {
+            XCTFail("\(variant): no focalLengthPx", file: file, line: line)
+        }
         summary.append("confidence: \(profile["confidence"] ?? "none"); sync points: \((profile["syncPoints"] as? [Any])?.count ?? 0)")
         // A right answer must say so: "0.7 to 1: trust it" (Calibration/README.md), no warning.
         let confidence = ClockPieces.number(profile["confidence"]) ?? -1
@@ -279,12 +298,15 @@ class IndependentCameraTestCase: XCTestCase {
         let excluded: (Double) -> Bool = { v in expect.jumpAt.map { abs(v - $0) < 0.5 } ?? false }
         let score = report.score(truth: truth, tolerance: 0.25 / fps, excluding: excluded)
         let need = expect.jumpAt == nil ? 0.99 : 0.90
-        summary.append(String(format: "pairing: %d of %d frames within 1/4 frame (%d unpaired), median error %.2f ms, worst %.2f ms",
-                              score.good, score.judged, score.unpaired, score.medianMs, score.worstMs))
+        summary.append(
+            String(
+                format: "pairing: %d of %d frames within 1/4 frame (%d unpaired), median error %.2f ms, worst %.2f ms",
+                score.good, score.judged, score.unpaired, score.medianMs, score.worstMs))
         XCTAssertEqual(report.rows.count, truthJSON["frames"] as? Int ?? -1, "\(variant): frames in the report", file: file, line: line)
-        XCTAssertGreaterThanOrEqual(Double(score.good), need * Double(score.judged),
-                                    "\(variant): \(score.good) of \(score.judged) frames paired within 1/4 frame (need \(Int(need * 100))%); worst \(score.worstMs) ms",
-                                    file: file, line: line)
+        XCTAssertGreaterThanOrEqual(
+            Double(score.good), need * Double(score.judged),
+            "\(variant): \(score.good) of \(score.judged) frames paired within 1/4 frame (need \(Int(need * 100))%); worst \(score.worstMs) ms",
+            file: file, line: line)
     }
 
     /// Each case (calibrate `video` with these arguments) must be refused (exit 1, no profile)
@@ -297,14 +319,17 @@ class IndependentCameraTestCase: XCTestCase {
         let results = Mutex<[Int: CommandResult]>([:])
         DispatchQueue.concurrentPerform(iterations: cases.count) { i in
             let out = scratch.appendingPathComponent("OUT\(i).json")
-            let r = (try? runCommand(CommandLineTests.binary, ["calibrate", video] + cases[i].args + ["-o", out.path], timeout: 900, scratch: scratch))
+            let r =
+                (try? runCommand(CommandLineTests.binary, ["calibrate", video] + cases[i].args + ["-o", out.path], timeout: 900, scratch: scratch))
                 ?? CommandResult(status: -1, stdout: "", stderr: "could not run", seconds: 0, timedOut: false)
             results.withLock { $0[i] = r }
         }
         for (i, c) in cases.enumerated() {
             let r = results.withLock { $0[i]! }
             let out = scratch.appendingPathComponent("OUT\(i).json")
-            print("\(c.name): exit \(r.status) in \(String(format: "%.1f", r.seconds)) s; stdout \(r.stdout.replacingOccurrences(of: "\n", with: " | ")); stderr \(r.stderr.replacingOccurrences(of: "\n", with: " | "))")
+            print(
+                "\(c.name): exit \(r.status) in \(String(format: "%.1f", r.seconds)) s; stdout \(r.stdout.replacingOccurrences(of: "\n", with: " | ")); stderr \(r.stderr.replacingOccurrences(of: "\n", with: " | "))"
+            )
             if r.status == 1 {
                 XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "\(c.name): refused, so no profile")
                 XCTAssertTrue(r.stderr.hasPrefix("Error: \(video): "), "\(c.name): \(r.stderr)")
@@ -312,7 +337,8 @@ class IndependentCameraTestCase: XCTestCase {
             }
             XCTAssertEqual(r.status, 0, "\(c.name): exit 0 or 1, nothing else: \(r.stderr)")
             guard let json = (try? Data(contentsOf: out)).flatMap({ try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }),
-                  let confidence = ClockPieces.number(json["confidence"]) else {
+                let confidence = ClockPieces.number(json["confidence"])
+            else {
                 XCTFail("\(c.name): no profile with a confidence"); continue
             }
             XCTAssertLessThan(confidence, 0.3, "\(c.name): a wrong answer's confidence")
@@ -326,10 +352,13 @@ class IndependentCameraTestCase: XCTestCase {
         let dir = try fixtures()
         for v in variants {
             let truth = try Self.truth(dir.appendingPathComponent(v))
-            let r = try runCommand(URL(fileURLWithPath: "/usr/bin/env"),
-                                   ["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time",
-                                    "-of", "csv=p=0", dir.appendingPathComponent("\(v)/cam.mp4").path],
-                                   timeout: 120, scratch: dir)
+            let r = try runCommand(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                [
+                    "ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time",
+                    "-of", "csv=p=0", dir.appendingPathComponent("\(v)/cam.mp4").path
+                ],
+                timeout: 120, scratch: dir)
             XCTAssertEqual(r.status, 0, r.stderr)
             let pts = r.stdout.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: CharacterSet(charactersIn: ", "))) }
             XCTAssertEqual(pts.count, truth["frames"] as? Int, v)
@@ -369,9 +398,13 @@ final class IndependentCameraTests: IndependentCameraTestCase {
         let scratch = dir.appendingPathComponent("narrow")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let out = scratch.appendingPathComponent("OUT.json")
-        let r = try runCommand(CommandLineTests.binary, ["calibrate", dir.appendingPathComponent("cam.mp4").path,
-                                                         "--imu", dir.appendingPathComponent("cam.gcsv").path, "--search-ms", "50", "-o", out.path],
-                               timeout: 900, scratch: scratch)
+        let r = try runCommand(
+            CommandLineTests.binary,
+            [
+                "calibrate", dir.appendingPathComponent("cam.mp4").path,
+                "--imu", dir.appendingPathComponent("cam.gcsv").path, "--search-ms", "50", "-o", out.path
+            ],
+            timeout: 900, scratch: scratch)
         print("search-ms 50 on a 143 ms truth: exit \(r.status); stdout \(r.stdout.replacingOccurrences(of: "\n", with: " | ")); stderr \(r.stderr.replacingOccurrences(of: "\n", with: " | "))")
         XCTAssertEqual(r.status, 1, "exit status; stdout: \(r.stdout)")
         XCTAssertTrue(r.stderr.contains("outside the search range"), r.stderr)
@@ -389,10 +422,12 @@ final class IndependentCameraTests: IndependentCameraTestCase {
     /// profile) or score under 0.3 with a "low confidence" warning: never a confident answer.
     func testZWrongTraceOrAxesScoreUnder0Point3OrAreRefused() throws {
         let dir = try fixtures()
-        try checkWrong(video: dir.appendingPathComponent("base/cam.mp4").path, cases: [
-            ("another camera's trace", ["--imu", dir.appendingPathComponent("orient/cam.gcsv").path, "--axis-mapping", "YXz"]),
-            ("x and y swapped", ["--imu", dir.appendingPathComponent("base/cam.gcsv").path, "--axis-mapping", "XYZ"]),
-        ])
+        try checkWrong(
+            video: dir.appendingPathComponent("base/cam.mp4").path,
+            cases: [
+                ("another camera's trace", ["--imu", dir.appendingPathComponent("orient/cam.gcsv").path, "--axis-mapping", "YXz"]),
+                ("x and y swapped", ["--imu", dir.appendingPathComponent("base/cam.gcsv").path, "--axis-mapping", "XYZ"])
+            ])
     }
 
     // MARK: the generator's own output
@@ -406,7 +441,6 @@ final class IndependentCameraTests: IndependentCameraTestCase {
 final class IndependentCameraSlowTests: IndependentCameraTestCase {
     override class var variants: [String] { slowVariants }
 
-
     func testDrift200() throws { try check("drift200") }
     func testDrift1000() throws { try check("drift1000") }
     func testGyro1kHz() throws { try check("gyro1khz") }
@@ -419,15 +453,15 @@ final class IndependentCameraSlowTests: IndependentCameraTestCase {
     func testStillHalf() throws { try check("stillhalf") }
     func testVFR25() throws { try check("vfr25") }
 
-
     /// The generator's VFR and clock-jump clips, as ffprobe sees them.
     func testGeneratorOutputMatchesItsTruth() throws { try checkGeneratorOutput(["vfr25", "jump50"]) }
 
     /// Base's video (default-tier fixtures) against nostill's trace: refused or under 0.3.
     func testZAnotherCamerasTraceScoresUnder0Point3OrIsRefused() throws {
         let base = try XCTUnwrap(try? IndependentCameraTestCase.generated(IndependentCameraTestCase.defaultVariants).get()).dir
-        try checkWrong(video: base.appendingPathComponent("base/cam.mp4").path,
-                       cases: [("another camera's trace", ["--imu", try fixtures().appendingPathComponent("nostill/cam.gcsv").path])])
+        try checkWrong(
+            video: base.appendingPathComponent("base/cam.mp4").path,
+            cases: [("another camera's trace", ["--imu", try fixtures().appendingPathComponent("nostill/cam.gcsv").path])])
     }
 }
 
@@ -447,8 +481,12 @@ final class IndependentCameraHelperTests: XCTestCase {
         // camera (right, down, forward) = (imu x, -imu y, -imu z).
         XCTAssertEqual(AxisMatrix.fromGyroflowOrientation("YxZ"), [[1, 0, 0], [0, -1, 0], [0, 0, -1]])
 
-        let clock = ClockPieces(json: ["clockPieces": [["fromVideoS": 4.0, "offsetMs": 93, "driftPpm": 0],
-                                                       ["fromVideoS": 0.0, "offsetMs": 143.0, "driftPpm": 0]]])!
+        let clock = ClockPieces(json: [
+            "clockPieces": [
+                ["fromVideoS": 4.0, "offsetMs": 93, "driftPpm": 0],
+                ["fromVideoS": 0.0, "offsetMs": 143.0, "driftPpm": 0]
+            ]
+        ])!
         XCTAssertEqual(clock.offsetMs(at: -1), 143)
         XCTAssertEqual(clock.offsetMs(at: 3.99), 143)
         XCTAssertEqual(clock.offsetMs(at: 4), 93)
@@ -457,7 +495,10 @@ final class IndependentCameraHelperTests: XCTestCase {
         XCTAssertEqual(drift.imuTime(at: 60), 59.93, accuracy: 1e-9)
         XCTAssertNil(ClockPieces(json: ["name": "x"]))
 
-        let report = PairingReport(csv: "frame,frame_time_s,motion_time_s,distance_ms,paired,video_dx,video_dy,gyro_dx,gyro_dy,imu_time_s\n0,0.0,0.0,0,1,0,0,0,0,-0.143\n1,0.0333,,,0,,,,,\n2,0.0667,0.0667,0,1,0,0,0,0,-0.050\n")!
+        let report = PairingReport(
+            csv:
+                "frame,frame_time_s,motion_time_s,distance_ms,paired,video_dx,video_dy,gyro_dx,gyro_dy,imu_time_s\n0,0.0,0.0,0,1,0,0,0,0,-0.143\n1,0.0333,,,0,,,,,\n2,0.0667,0.0667,0,1,0,0,0,0,-0.050\n"
+        )!
         let s = report.score(truth: ClockPieces(pieces: [.init(fromVideoS: 0, offsetMs: 143, driftPpm: 0)]), tolerance: 0.25 / 30)
         XCTAssertEqual(s.judged, 3)
         XCTAssertEqual(s.good, 1)
@@ -515,17 +556,20 @@ final class RealFootageShiftTests: XCTestCase {
         let imu = traces.map(\.path) + [karma.path]
         DispatchQueue.concurrentPerform(iterations: imu.count) { i in
             let out = scratch.appendingPathComponent("profile\(i).json")
-            let r = (try? runCommand(CommandLineTests.binary, ["calibrate", karma.path, "--imu", imu[i], "-o", out.path],
-                                     timeout: 900, scratch: scratch))
+            let r =
+                (try? runCommand(
+                    CommandLineTests.binary, ["calibrate", karma.path, "--imu", imu[i], "-o", out.path],
+                    timeout: 900, scratch: scratch))
                 ?? CommandResult(status: -1, stdout: "", stderr: "could not run", seconds: 0, timedOut: false)
             results.withLock { $0[i] = r }
         }
         func offsets(_ i: Int) -> (Double, Double)? {
             let r = results.withLock { $0[i]! }
             guard r.status == 0,
-                  let data = try? Data(contentsOf: scratch.appendingPathComponent("profile\(i).json")),
-                  let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let clock = ClockPieces(json: json) else {
+                let data = try? Data(contentsOf: scratch.appendingPathComponent("profile\(i).json")),
+                let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let clock = ClockPieces(json: json)
+            else {
                 XCTFail("calibrate \(traces[i].lastPathComponent) failed (\(r.status)): \(r.stderr)")
                 return nil
             }
@@ -540,7 +584,8 @@ final class RealFootageShiftTests: XCTestCase {
         let own = imu.count - 1
         let first = results.withLock { $0[own]! }
         if first.status == 0, let data = try? Data(contentsOf: scratch.appendingPathComponent("profile\(own).json")),
-           let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let confidence = ClockPieces.number(json["confidence"]) {
+            let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let confidence = ClockPieces.number(json["confidence"])
+        {
             print("karma.mp4 confidence \(confidence); stderr: \(first.stderr.replacingOccurrences(of: "\n", with: " | "))")
             XCTAssertGreaterThanOrEqual(confidence, 0.5, "one strong sync point is not a wrong answer")
             XCTAssertLessThanOrEqual(confidence, 0.6, "one sync point cannot be trusted without a check")
@@ -567,17 +612,24 @@ final class RealFootageShiftTests: XCTestCase {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let out = scratch.appendingPathComponent("snake.mp4"), report = scratch.appendingPathComponent("r.csv")
-        let r = try runCommand(CommandLineTests.binary, ["snake", karma.path, "--imu", karma.path, "--report", report.path, "-o", out.path],
-                               timeout: 900, scratch: scratch)
-        print("snake karma.mp4 --imu karma.mp4: exit \(r.status) in \(String(format: "%.1f", r.seconds)) s; \(r.stdout.replacingOccurrences(of: "\n", with: " | ")) \(r.stderr.replacingOccurrences(of: "\n", with: " | "))")
+        let r = try runCommand(
+            CommandLineTests.binary, ["snake", karma.path, "--imu", karma.path, "--report", report.path, "-o", out.path],
+            timeout: 900, scratch: scratch)
+        print(
+            "snake karma.mp4 --imu karma.mp4: exit \(r.status) in \(String(format: "%.1f", r.seconds)) s; \(r.stdout.replacingOccurrences(of: "\n", with: " | ")) \(r.stderr.replacingOccurrences(of: "\n", with: " | "))"
+        )
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: out.path))
         let rows = try String(contentsOf: report, encoding: .utf8).split(separator: "\n").dropFirst()
             .map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         // ffprobe, an outside reader, counts the clip's frames.
-        let p = try runCommand(URL(fileURLWithPath: "/usr/bin/env"), ["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_frames",
-                                                                      "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", karma.path],
-                               timeout: 120, scratch: scratch)
+        let p = try runCommand(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            [
+                "ffprobe", "-v", "error", "-select_streams", "v:0", "-count_frames",
+                "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", karma.path
+            ],
+            timeout: 120, scratch: scratch)
         let frames = Int(p.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").first ?? "") ?? -1
         XCTAssertEqual(rows.count, frames, "one report row per frame")
         let paired = rows.filter { $0.count > 4 && $0[4] == "1" }.count

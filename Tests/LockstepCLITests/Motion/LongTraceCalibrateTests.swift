@@ -53,9 +53,14 @@ final class LongTraceCalibrateTests: ScratchFolderTestCase {
         let traces = [trace, long]
         let results = Mutex<[Int: CommandResult]>([:])
         DispatchQueue.concurrentPerform(iterations: 2) { i in
-            let r = (try? runCommand(CommandLineTests.binary, ["calibrate", video.path, "--imu", traces[i].path, "-o",
-                                                               scratch.appendingPathComponent("\(name)\(i).json").path],
-                                     timeout: 600, scratch: scratch))
+            let r =
+                (try? runCommand(
+                    CommandLineTests.binary,
+                    [
+                        "calibrate", video.path, "--imu", traces[i].path, "-o",
+                        scratch.appendingPathComponent("\(name)\(i).json").path
+                    ],
+                    timeout: 600, scratch: scratch))
                 ?? CommandResult(status: -1, stdout: "", stderr: "could not run", seconds: 0, timedOut: false)
             results.withLock { $0[i] = r }
         }
@@ -63,12 +68,15 @@ final class LongTraceCalibrateTests: ScratchFolderTestCase {
         for i in 0..<2 {
             let r = results.withLock { $0[i]! }
             guard r.status == 0, let data = try? Data(contentsOf: scratch.appendingPathComponent("\(name)\(i).json")),
-                  let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let clock = ClockPieces(json: json) else {
+                let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let clock = ClockPieces(json: json)
+            else {
                 XCTFail("calibrate \(name) --imu \(traces[i].lastPathComponent) failed (\(r.status), \(r.timedOut ? "timed out" : "")): \(r.stderr)")
                 return nil
             }
-            print(String(format: "%@ %@: exit 0 in %.1f s, offset %.3f ms at 0 s", name, i == 0 ? "short trace" : "500 s trace",
-                         r.seconds, clock.offsetMs(at: 0)), r.stdout.replacingOccurrences(of: "\n", with: " | "))
+            print(
+                String(
+                    format: "%@ %@: exit 0 in %.1f s, offset %.3f ms at 0 s", name, i == 0 ? "short trace" : "500 s trace",
+                    r.seconds, clock.offsetMs(at: 0)), r.stdout.replacingOccurrences(of: "\n", with: " | "))
             found.append([clock.offsetMs(at: 0), clock.offsetMs(at: 6)])
         }
         return (found[0], found[1], results.withLock { $0[1]!.seconds })

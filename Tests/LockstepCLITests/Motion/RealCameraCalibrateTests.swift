@@ -33,8 +33,9 @@ final class RealCameraCalibrateTests: XCTestCase {
     }
 
     func python(_ script: String, _ args: [String]) throws -> Data {
-        let r = try runCommand(URL(fileURLWithPath: "/usr/bin/env"), ["python3", Self.scripts.appendingPathComponent(script).path] + args,
-                               timeout: 300, scratch: FileManager.default.temporaryDirectory)
+        let r = try runCommand(
+            URL(fileURLWithPath: "/usr/bin/env"), ["python3", Self.scripts.appendingPathComponent(script).path] + args,
+            timeout: 300, scratch: FileManager.default.temporaryDirectory)
         guard r.status == 0 else { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "\(script) failed (\(r.status)): \(r.stderr)"]) }
         return Data(r.stdout.utf8)
     }
@@ -54,7 +55,10 @@ final class RealCameraCalibrateTests: XCTestCase {
         XCTAssertEqual(ours.count, dump.imu.count)
         let truth = 36.3 - (ours[peak] - dump.imu[peak][0])
         let offset = try XCTUnwrap(ClockPieces(json: profile)).offsetMs(at: 11)
-        print(String(format: "karma: offset %.2f ms at the turn; truth %.2f ms (+36.3 on telemetry-parser's clock, which is %.2f ms behind Lockstep's there)", offset, truth, ours[peak] - dump.imu[peak][0]))
+        print(
+            String(
+                format: "karma: offset %.2f ms at the turn; truth %.2f ms (+36.3 on telemetry-parser's clock, which is %.2f ms behind Lockstep's there)", offset, truth, ours[peak] - dump.imu[peak][0])
+        )
         XCTAssertEqual(offset, truth, accuracy: 5)
         XCTAssertEqual(try XCTUnwrap(ClockPieces.number(profile["focalLengthPx"])), 548, accuracy: 548 * 0.06)
         XCTAssertEqual(try XCTUnwrap(ClockPieces.number(profile["distortionK1"])), 0.05, accuracy: 0.08)
@@ -124,8 +128,13 @@ final class RealCameraCalibrateTests: XCTestCase {
             XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "nothing under -o's name")
             let lines = r.stderr.split(separator: "\n")
             XCTAssertEqual(lines.count, 1, r.stderr)
-            XCTAssertTrue(r.stderr.hasPrefix("Error: \(hero7): the camera stabilised this picture (GPMF EISE \"Y\", EISA \"HS EIS\") and the file records no image orientation (IORI), so the picture does not follow the gyro and no offset can be trusted"), r.stderr)
-            XCTAssertTrue(r.stderr.hasSuffix("Calibrate on a clip recorded with stabilisation off (HyperSmooth off), or from a camera that records its image orientation (GoPro HERO8 or later, MAX)\n"), r.stderr)
+            XCTAssertTrue(
+                r.stderr.hasPrefix(
+                    "Error: \(hero7): the camera stabilised this picture (GPMF EISE \"Y\", EISA \"HS EIS\") and the file records no image orientation (IORI), so the picture does not follow the gyro and no offset can be trusted"
+                ), r.stderr)
+            XCTAssertTrue(
+                r.stderr.hasSuffix("Calibrate on a clip recorded with stabilisation off (HyperSmooth off), or from a camera that records its image orientation (GoPro HERO8 or later, MAX)\n"), r.stderr
+            )
         }
     }
 }

@@ -16,15 +16,17 @@ class RotationCameraCase: XCTestCase {
 
     static func render(_ variant: String, seconds: Double, into dir: URL) throws {
         let script = Repository.root.appendingPathComponent("scripts/make-rotation-camera").path
-        let r = try runCommand(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script, "--variant", variant, "--out", dir.path, "--duration", String(seconds)],
-                               timeout: 1800, scratch: dir)
+        let r = try runCommand(
+            URL(fileURLWithPath: "/usr/bin/env"), ["python3", script, "--variant", variant, "--out", dir.path, "--duration", String(seconds)],
+            timeout: 1800, scratch: dir)
         guard r.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "make-rotation-camera \(variant) failed (\(r.status)): \(r.stderr)"]) }
     }
 
     func calibrate(_ dir: URL, _ video: String, _ imu: String, extra: [String] = []) throws -> (CommandResult, [String: Any]?) {
         let out = dir.appendingPathComponent("OUT-\(UUID().uuidString).json")
-        let r = try runCommand(CommandLineTests.binary, ["calibrate", dir.appendingPathComponent(video).path, "--imu", dir.appendingPathComponent(imu).path, "-o", out.path] + extra,
-                               timeout: 900, scratch: dir)
+        let r = try runCommand(
+            CommandLineTests.binary, ["calibrate", dir.appendingPathComponent(video).path, "--imu", dir.appendingPathComponent(imu).path, "-o", out.path] + extra,
+            timeout: 900, scratch: dir)
         print("\(dir.lastPathComponent) \(video) --imu \(imu): exit \(r.status)\n\(r.stdout)\(r.stderr)")
         let json = (try? Data(contentsOf: out)).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
         try? FileManager.default.removeItem(at: out)
@@ -56,7 +58,8 @@ class RotationCameraCase: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(wj)["axisMapping"] as? String, t["axisMappingString"] as? String)
         XCTAssertEqual(try XCTUnwrap(wj)["axisMappingSource"] as? String, "searched")
         let line = try XCTUnwrap(w.stderr.split(separator: "\n").first { $0.hasPrefix("warning: the trace states orientation \(stated) ") }, w.stderr)
-        let pattern = try NSRegularExpression(pattern: #"^warning: the trace states orientation (\w{3}) \(Gyroflow's meaning; (\w{3}) here\), which scored ([0-9.]+) against the picture; (\w{3}) scored ([0-9.]+): using (\w{3})$"#)
+        let pattern = try NSRegularExpression(
+            pattern: #"^warning: the trace states orientation (\w{3}) \(Gyroflow's meaning; (\w{3}) here\), which scored ([0-9.]+) against the picture; (\w{3}) scored ([0-9.]+): using (\w{3})$"#)
         let text = String(line)
         let m = try XCTUnwrap(pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)), text)
         func group(_ i: Int) -> String { String(text[Range(m.range(at: i), in: text)!]) }
@@ -82,7 +85,10 @@ class RotationCameraCase: XCTestCase {
             let (b, bj) = try calibrate(dir, video, imu)
             XCTAssertEqual(b.status, 1, b.stdout)
             XCTAssertNil(bj)
-            XCTAssertTrue(b.stderr.hasPrefix("Error: \(dir.appendingPathComponent(video).path): the camera stabilised this picture (GPMF EISE \"Y\", EISA \"HS HLevel\") and the file records no image orientation (IORI)"), b.stderr)
+            XCTAssertTrue(
+                b.stderr.hasPrefix(
+                    "Error: \(dir.appendingPathComponent(video).path): the camera stabilised this picture (GPMF EISE \"Y\", EISA \"HS HLevel\") and the file records no image orientation (IORI)"),
+                b.stderr)
         }
     }
 }
@@ -167,8 +173,10 @@ final class RotationCameraSlowTests: RotationCameraCase {
     /// orientation with the records, the frames' own motion without; `--follow gyro` keeps the gyro.
     func testSnakeFollowsThePicture() throws {
         let dir = try Self.fixtures().appendingPathComponent("stabilised")
-        for (video, expected) in [("cam-iori.mp4", "the trail follows the picture's recorded orientation (IORI * CORI), not the gyro"),
-                                  ("cam-bare.mp4", "and the file records no image orientation: the trail follows the picture's own motion, measured from its frames, not the gyro")] {
+        for (video, expected) in [
+            ("cam-iori.mp4", "the trail follows the picture's recorded orientation (IORI * CORI), not the gyro"),
+            ("cam-bare.mp4", "and the file records no image orientation: the trail follows the picture's own motion, measured from its frames, not the gyro")
+        ] {
             let path = dir.appendingPathComponent(video).path, out = dir.appendingPathComponent("snake-\(video)")
             let r = try runCommand(CommandLineTests.binary, ["snake", path, "--imu", path, "-o", out.path, "--quiet"], timeout: 900, scratch: dir)
             XCTAssertEqual(r.status, 0, r.stderr)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import LockstepCLI
 
 final class SnakeCommandTests: XCTestCase {
@@ -17,15 +18,18 @@ final class SnakeCommandTests: XCTestCase {
         // No --imu: the movie's own telemetry is the trace, known only when it is read (below).
         XCTAssertEqual(message(SnakeCommand.self, [pan, "-o", "/tmp/s.mp4"]), "accepted")
         XCTAssertEqual(message(SnakeCommand.self, [pan, "--imu", "/nope.csv", "-o", "/tmp/s.mp4"]), "/nope.csv: no such file.")
-        XCTAssertEqual(message(SnakeCommand.self, [pan, "--imu", trace, "--trail-scale", "1.5", "-o", "/tmp/s.mp4"]),
-                       "--trail-scale must be above 0 and at most 1; got 1.5.")
+        XCTAssertEqual(
+            message(SnakeCommand.self, [pan, "--imu", trace, "--trail-scale", "1.5", "-o", "/tmp/s.mp4"]),
+            "--trail-scale must be above 0 and at most 1; got 1.5.")
         XCTAssertEqual(message(CompositeCommand.self, ["--blend", "mix", "--snake", "-o", "/tmp/o.mp4", pan, pan]), "--snake needs --imu TRACE.")
-        XCTAssertEqual(message(CalibrateCommand.self, [pan, "--imu", trace, "--focal-length=-3", "-o", "/tmp/c.json"]),
-                       "--focal-length must be a positive number of pixels, at most 1000000.")
+        XCTAssertEqual(
+            message(CalibrateCommand.self, [pan, "--imu", trace, "--focal-length=-3", "-o", "/tmp/c.json"]),
+            "--focal-length must be a positive number of pixels, at most 1000000.")
         // Once accepted, then a profile that could not be written (inf) or a NaN correlation (1e308).
         for f in ["inf", "1e308", "nan"] {
-            XCTAssertEqual(message(CalibrateCommand.self, [pan, "--imu", trace, "--focal-length", f, "-o", "/tmp/c.json"]),
-                           "--focal-length must be a positive number of pixels, at most 1000000.")
+            XCTAssertEqual(
+                message(CalibrateCommand.self, [pan, "--imu", trace, "--focal-length", f, "-o", "/tmp/c.json"]),
+                "--focal-length must be a positive number of pixels, at most 1000000.")
         }
         XCTAssertEqual(message(SnakeCommand.self, [pan, "--imu", trace, "-o", "/tmp/s.mp4"]), "accepted")
     }
@@ -39,7 +43,9 @@ final class SnakeCommandTests: XCTestCase {
         let none = dir.appendingPathComponent("none.mp4").path
         let r = try CommandLineTests.lockstep(["snake", pan, "-o", none])
         XCTAssertEqual(r.status, 1, r.stderr)
-        XCTAssertEqual(r.stderr, "Error: \(pan): no --imu TRACE given, and the movie has no gyro track of its own (GPMF or CAMM) to follow; give --imu TRACE (a trace store, a Gyroflow .gcsv, a .csv or a flight log).\n")
+        XCTAssertEqual(
+            r.stderr,
+            "Error: \(pan): no --imu TRACE given, and the movie has no gyro track of its own (GPMF or CAMM) to follow; give --imu TRACE (a trace store, a Gyroflow .gcsv, a .csv or a flight log).\n")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "nothing left under the output's name")
 
         let karma = Repository.shared("karma.mp4")
@@ -57,7 +63,7 @@ final class SnakeCommandTests: XCTestCase {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("snake-cli-\(UUID())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-                let profile = dir.appendingPathComponent("cam.json").path
+        let profile = dir.appendingPathComponent("cam.json").path
         let c = try CommandLineTests.lockstep(["calibrate", pan, "--imu", trace, "--focal-length", "300", "-o", profile])
         XCTAssertEqual(c.status, 0, c.stderr)
         XCTAssertTrue(c.stdout.contains("\noffset 8"), c.stdout)

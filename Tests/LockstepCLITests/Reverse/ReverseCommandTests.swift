@@ -33,8 +33,9 @@ final class ReverseCommandTests: ScratchFolderTestCase {
         XCTAssertEqual(loops.stderr.split(separator: "\n").first, "Error: --loops must be at least 1 (it is 0).")
         let audio = try run([input, "-o", out, "--audio", "backwards"])
         XCTAssertEqual(audio.status, 64)
-        XCTAssertEqual(audio.stderr.split(separator: "\n").first,
-                       "Error: The value 'backwards' is invalid for '--audio <reverse|keep|none>'. Please provide one of 'reverse', 'keep' or 'none'.")
+        XCTAssertEqual(
+            audio.stderr.split(separator: "\n").first,
+            "Error: The value 'backwards' is invalid for '--audio <reverse|keep|none>'. Please provide one of 'reverse', 'keep' or 'none'.")
         let crf = try run([input, "-o", out, "--crf", "60"])
         XCTAssertEqual(crf.status, 64)
         XCTAssertEqual(crf.stderr.split(separator: "\n").first, "Error: --crf must be between 0 and 51; got 60.")

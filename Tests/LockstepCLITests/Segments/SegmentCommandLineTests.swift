@@ -23,14 +23,17 @@ final class SegmentCommandLineTests: ScratchFolderTestCase {
         try assertUsage(["filter", "--filter", "invert", "--frames", "3:3", "-o", out, fixture("bg.mp4")], says: "--frames 3:3: B must be greater than A.")
         try assertUsage(composite + ["--gop", "0"], says: "--gop 0: the GOP length must be between 1 and 10000 frames.")
         let mp4 = scratch.appendingPathComponent("seg.mp4").path
-        try assertUsage(["composite", "--blend", "chromakey", "--audio-codec", "flac", "-o", mp4, fixture("l1.mp4"), fixture("bg.mp4")],
-                        says: "--audio-codec flac needs a .mkv output (FFmpeg 5.1 writes FLAC into Matroska; into MP4 only as an experimental feature); got \(mp4).")
+        try assertUsage(
+            ["composite", "--blend", "chromakey", "--audio-codec", "flac", "-o", mp4, fixture("l1.mp4"), fixture("bg.mp4")],
+            says: "--audio-codec flac needs a .mkv output (FFmpeg 5.1 writes FLAC into Matroska; into MP4 only as an experimental feature); got \(mp4).")
     }
 
     func testFramesPastTheEndIsAOneLineError() throws {
         let out = scratch.appendingPathComponent("seg.mkv").path
-        let r = try Processes.lockstep(["composite", "--blend", "chromakey", "--quiet", "--frames", "40:80", "--audio-codec", "flac",
-                                        "-o", out, fixture("l1.mp4"), fixture("bg.mp4")])
+        let r = try Processes.lockstep([
+            "composite", "--blend", "chromakey", "--quiet", "--frames", "40:80", "--audio-codec", "flac",
+            "-o", out, fixture("l1.mp4"), fixture("bg.mp4")
+        ])
         XCTAssertEqual(r.status, 1)
         XCTAssertEqual(r.stderr, "Error: --frames 40:80: input 1 (\(fixture("l1.mp4"))) ends the output after 60 frames; the range must lie within 0:60.\n")
         XCTAssertEqual(try leftovers(), [])
@@ -38,8 +41,10 @@ final class SegmentCommandLineTests: ScratchFolderTestCase {
 
     func testASegmentThroughTheCommandLine() throws {
         let out = scratch.appendingPathComponent("seg.mkv").path
-        let r = try Processes.lockstep(["snake", fixture("synthetic/pan.mp4"), "--imu", fixture("synthetic/pan-imu.csv"), "--quiet", "--frames", "30:60", "--gop", "15",
-                                        "--audio-codec", "flac", "-o", out])
+        let r = try Processes.lockstep([
+            "snake", fixture("synthetic/pan.mp4"), "--imu", fixture("synthetic/pan-imu.csv"), "--quiet", "--frames", "30:60", "--gop", "15",
+            "--audio-codec", "flac", "-o", out
+        ])
         guard r.status == 0 else { return XCTFail(r.stderr) }
         XCTAssertTrue(r.stdout.hasPrefix("wrote \(out): 30 frames"), r.stdout)
         let probe = String(decoding: try Processes.check("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", out]), as: UTF8.self)

@@ -21,8 +21,9 @@ final class CommandLineTests: ScratchFolderTestCase {
     }
 
     func testNotAMovie() throws {
-        try assertFails([fixture("notmovie.mp4"), fixture("bg.mp4")],
-                        says: "\(fixture("notmovie.mp4")): not a movie FFmpeg can read (Invalid data found when processing input)")
+        try assertFails(
+            [fixture("notmovie.mp4"), fixture("bg.mp4")],
+            says: "\(fixture("notmovie.mp4")): not a movie FFmpeg can read (Invalid data found when processing input)")
     }
 
     func testNoVideoStream() throws {
@@ -68,8 +69,10 @@ final class CommandLineTests: ScratchFolderTestCase {
         let p = Process()
         p.executableURL = Self.binary
         // A long job: four inputs upscaled to 1080p.
-        p.arguments = ["composite", "--blend", "quad", "--size", "1920x1080", "--preset", "medium", "-o", out,
-                       fixture("q0.mp4"), fixture("q1.mp4"), fixture("q2.mp4"), fixture("q3.mp4")]
+        p.arguments = [
+            "composite", "--blend", "quad", "--size", "1920x1080", "--preset", "medium", "-o", out,
+            fixture("q0.mp4"), fixture("q1.mp4"), fixture("q2.mp4"), fixture("q3.mp4")
+        ]
         let err = Pipe(); p.standardError = err; p.standardOutput = Pipe()
         try p.run()
         // Wait until the temporary file exists, then interrupt.
@@ -102,8 +105,10 @@ final class StallTests: XCTestCase {
         let out = dir.appendingPathComponent("out.mp4").path
         let p = Process()
         p.executableURL = CommandLineTests.binary
-        p.arguments = ["composite", "--blend", "mix", "--stall-timeout", "2", "-o", out,
-                       CommandLineTests.root.appendingPathComponent("Fixtures/q0.mp4").path, fifo]
+        p.arguments = [
+            "composite", "--blend", "mix", "--stall-timeout", "2", "-o", out,
+            CommandLineTests.root.appendingPathComponent("Fixtures/q0.mp4").path, fifo
+        ]
         let err = Pipe(); p.standardError = err; p.standardOutput = Pipe()
         let started = Date()
         try p.run()

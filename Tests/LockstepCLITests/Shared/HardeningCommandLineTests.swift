@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import LockstepCLI
 
 /// Issue 9's option values, each refused with one sentence naming the option (exit 64).
@@ -18,16 +19,18 @@ final class OptionHardeningTests: XCTestCase {
 
     func testNumbersThatOverflowOrAreNotNumbers() {
         XCTAssertEqual(composite(["--blend", "mix", "--size", "4294967296x2"]), "--size 4294967296x2: width and height must be at most 16384.")
-        XCTAssertEqual(composite(["--blend", "mix", "--stall-timeout", "1e11"]),
-                       "--stall-timeout must be a positive number of seconds, at most 86400; got 100000000000.0.")
+        XCTAssertEqual(
+            composite(["--blend", "mix", "--stall-timeout", "1e11"]),
+            "--stall-timeout must be a positive number of seconds, at most 86400; got 100000000000.0.")
         XCTAssertEqual(composite(["--blend", "mix", "--weights", "1e308,1e308"]), "--weights are too large: their sum is not a finite number.")
         XCTAssertEqual(composite(["--blend", "mix", "--weights", "inf,1"]), "--weights must be finite numbers; got inf.")
         XCTAssertEqual(composite(["--blend", "mix", "--weights", "nan,1"]), "--weights must be finite numbers; got nan.")
         XCTAssertEqual(composite(["--blend", "mix", "--gain", "nan,1"]), "--gain values must be between 0 and 16.")
         XCTAssertEqual(composite(["--blend", "mix", "--fps", "5000"]), "--fps 5000: the frame rate must be between 1/1000 and 1000.")
         XCTAssertEqual(composite(["--blend", "mix", "--fps=-30"]), "--fps -30: the frame rate must be positive.")
-        XCTAssertEqual(composite(["--blend", "mix", "--fps", "201001753010175.3013013"]),
-                       "The value '201001753010175.3013013' is invalid for '--fps <N[/D]>'")
+        XCTAssertEqual(
+            composite(["--blend", "mix", "--fps", "201001753010175.3013013"]),
+            "The value '201001753010175.3013013' is invalid for '--fps <N[/D]>'")
         XCTAssertEqual(composite(["--blend", "mix", "--crf=-1"]), "--crf must be between 0 and 51; got -1.")
         XCTAssertEqual(composite(["--blend", "chromakey", "--similarity", "nan"]), "--similarity must be between 0 and 1; got nan.")
         XCTAssertEqual(composite(["--blend", "chromakey", "--smoothness", "inf"]), "--smoothness must be between 0 and 1; got inf.")
@@ -125,8 +128,9 @@ final class OutputAndSignalTests: ScratchFolderTestCase {
     func testSIGINTEndsAJobBlockedOpeningAFIFO() throws {
         let fifo = scratch.appendingPathComponent("camera.fifo").path
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
-        let r = try runStopped(["composite", "--blend", "mix", "-o", scratch.appendingPathComponent("o.mp4").path, q[0], fifo],
-                               with: SIGINT, failure: "SIGINT did not end a job blocked in open(2)")
+        let r = try runStopped(
+            ["composite", "--blend", "mix", "-o", scratch.appendingPathComponent("o.mp4").path, q[0], fifo],
+            with: SIGINT, failure: "SIGINT did not end a job blocked in open(2)")
         XCTAssertEqual(r.status, 130)
         XCTAssertEqual(r.stderr, "Error: cancelled\n")
         XCTAssertEqual(try leftovers(), ["camera.fifo"])
@@ -134,8 +138,12 @@ final class OutputAndSignalTests: ScratchFolderTestCase {
 
     func testTimeSyncWarnsOfTimestampsThatGoBack() throws {
         let one = scratch.appendingPathComponent("one.ts"), joined = scratch.appendingPathComponent("joined.ts")
-        try Processes.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30:d=1", "-c:v", "libx264",
-                                       "-bf", "0", "-pix_fmt", "yuv420p", one.path])
+        try Processes.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30:d=1", "-c:v", "libx264",
+                "-bf", "0", "-pix_fmt", "yuv420p", one.path
+            ])
         let bytes = try Data(contentsOf: one)
         try (bytes + bytes).write(to: joined)
         let out = scratch.appendingPathComponent("o.mp4").path
@@ -169,8 +177,10 @@ final class FullDiskTests: ScratchFolderTestCase {
 final class CraftedVerifyTests: ScratchFolderTestCase {
     func testAZeroFrameRateInTheProvenanceIsAViolationNotACrash() throws {
         let out = scratch.appendingPathComponent("t.mp4")
-        let c = try Processes.lockstep(["composite", "--blend", "mix", "--sync", "time", "--fps", "30", "-o", out.path,
-                                        Repository.fixture("r25.mp4"), Repository.fixture("q0.mp4")])
+        let c = try Processes.lockstep([
+            "composite", "--blend", "mix", "--sync", "time", "--fps", "30", "-o", out.path,
+            Repository.fixture("r25.mp4"), Repository.fixture("q0.mp4")
+        ])
         XCTAssertEqual(c.status, 0, c.stderr)
         var bytes = try Data(contentsOf: out)
         let from = Data(#""fps":"30/1""#.utf8), to = Data(#""fps":"0000""#.utf8)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import LockstepCLI
 
 /// The second hardening pass (scripts/adversarial-sweep): each failure it found on the newer
@@ -37,8 +38,9 @@ final class NewCommandsHardeningTests: ScratchFolderTestCase {
         }
         XCTAssertEqual(message([self.q0, "-o", "/tmp/o.mp4", "--filter", chain]), "--filter: a chain of 20001 filters; at most 64 are chained.")
         let entry = "1=" + Array(repeating: "invert", count: 65).joined(separator: ",")
-        XCTAssertEqual(message([self.q0, "-o", "/tmp/o.mp4", "--filter-at", entry]),
-                       "--filter-at entry 1 (\"\(entry)\"): a chain of 65 filters; at most 64 are chained.")
+        XCTAssertEqual(
+            message([self.q0, "-o", "/tmp/o.mp4", "--filter-at", entry]),
+            "--filter-at entry 1 (\"\(entry)\"): a chain of 65 filters; at most 64 are chained.")
         XCTAssertEqual(message([self.q0, "-o", "/tmp/o.mp4", "--filter", Array(repeating: "mono", count: 64).joined(separator: ",")]), "accepted")
         let r = try run(["filter", q0, "-o", scratch.appendingPathComponent("f.mp4").path, "--filter", chain])
         XCTAssertEqual(r.status, 64)
@@ -129,8 +131,11 @@ final class EchoedValueTests: XCTestCase {
     // A 100 KB --garbage value was a 100 KB error line.
     func testALongValueIsCutAndAControlCharacterEscaped() throws {
         let value = "polygon:" + Array(repeating: "0.5", count: 20001).joined(separator: ",")
-        let r = try Processes.lockstep(["composite", "--blend", "chromakey", "-o", "/tmp/o.mp4",
-                                        Repository.fixture("fg.mp4"), Repository.fixture("bg.mp4"), "--garbage", value], timeout: 60)
+        let r = try Processes.lockstep(
+            [
+                "composite", "--blend", "chromakey", "-o", "/tmp/o.mp4",
+                Repository.fixture("fg.mp4"), Repository.fixture("bg.mp4"), "--garbage", value
+            ], timeout: 60)
         XCTAssertEqual(r.status, 64)
         let whole = "Error: The value '\(value)' is invalid for '--garbage <rect:X,Y,W,H|polygon:X1,Y1,X2,Y2,X3,Y3,...>'"
         XCTAssertEqual(r.stderr.split(separator: "\n").first.map(String.init), String(whole.prefix(500)) + "...")

@@ -15,10 +15,12 @@ final class NumberRangeCommandTests: ScratchFolderTestCase {
     func testFrameRatesBeyond32BitFractionsAreRefused() throws {
         let q = [Repository.fixture("q0.mp4"), Repository.fixture("q1.mp4")]
         for fps in ["4294967296/4294967295", "2147483647/2147483648", "3000000000/100000000"] {
-            let canon = fps == "3000000000/100000000" ? "30" : fps   // reduced first: 30/1 fits
-            for args in [["composite", "--blend", "mix", "--fps", fps, "-o", path("c.mp4")] + q,
-                         ["concat", "--fps", fps, "-o", path("c.mp4")] + q,
-                         ["testsrc", "--duration", "1", "--size", "160x90", "--fps", fps, "-o", path("c.mp4")]] {
+            let canon = fps == "3000000000/100000000" ? "30" : fps  // reduced first: 30/1 fits
+            for args in [
+                ["composite", "--blend", "mix", "--fps", fps, "-o", path("c.mp4")] + q,
+                ["concat", "--fps", fps, "-o", path("c.mp4")] + q,
+                ["testsrc", "--duration", "1", "--size", "160x90", "--fps", fps, "-o", path("c.mp4")]
+            ] {
                 let r = try Processes.lockstep(args, timeout: 120)
                 if canon == "30" {
                     XCTAssertEqual(r.status, 0, "\(args): \(r.stderr)")
@@ -49,8 +51,10 @@ final class NumberRangeCommandTests: ScratchFolderTestCase {
             """
         XCTAssertEqual(try Processes.run("python3", ["-c", script, png]).status, 0)
         let message = "Error: \(png): the video stream has no picture size (FFmpeg reads it as 0x0: a picture larger than FFmpeg handles, or a damaged header)\n"
-        for args in [["composite", "--blend", "mix", png, Repository.fixture("q0.mp4")], ["concat", png], ["filter", "--filter", "mono", png],
-                     ["reverse", png]] {
+        for args in [
+            ["composite", "--blend", "mix", png, Repository.fixture("q0.mp4")], ["concat", png], ["filter", "--filter", "mono", png],
+            ["reverse", png]
+        ] {
             let r = try Processes.lockstep(args + ["-o", path("o.mp4")])
             XCTAssertEqual(r.status, 1, "\(args)")
             XCTAssertEqual(r.stderr, message, "\(args)")
@@ -68,7 +72,7 @@ final class NumberRangeCommandTests: ScratchFolderTestCase {
         let runs: [[String]] = [
             ["imu", "import", csv, "-o", path("s.sqlite")], ["imu", "info", csv], ["imu", "plot", csv, "-o", path("p.svg")],
             ["imu", "export", csv, "-o", path("e.csv")], ["imu", "serve", csv, "--port", "0"],
-            ["snake", Repository.fixture("q0.mp4"), "--imu", csv, "-o", path("s.mp4")],
+            ["snake", Repository.fixture("q0.mp4"), "--imu", csv, "-o", path("s.mp4")]
         ]
         for args in runs {
             let r = try Processes.lockstep(args, timeout: 60)
@@ -80,9 +84,11 @@ final class NumberRangeCommandTests: ScratchFolderTestCase {
 
     /// The measuring tools take range-checked options too (--frames -1 trapped).
     func testTheHiddenMeasuringToolsCheckTheirOptions() throws {
-        for (args, message) in [(["kernels", "--frames=-1"], "Error: --frames must be between 1 and 100000; got -1."),
-                                (["filter-kernels", "--size", "0x0"], "Error: --size 0x0: width and height must be even numbers from 2 to 16384."),
-                                (["imu", "bench-store", "--samples", "0", "-o", path("b.sqlite")], "Error: --samples must be between 1 and 100000000; got 0.")] {
+        for (args, message) in [
+            (["kernels", "--frames=-1"], "Error: --frames must be between 1 and 100000; got -1."),
+            (["filter-kernels", "--size", "0x0"], "Error: --size 0x0: width and height must be even numbers from 2 to 16384."),
+            (["imu", "bench-store", "--samples", "0", "-o", path("b.sqlite")], "Error: --samples must be between 1 and 100000000; got 0.")
+        ] {
             let r = try Processes.lockstep(args)
             XCTAssertEqual(r.status, 64, "\(args)")
             XCTAssertEqual(firstLine(r.stderr), message)

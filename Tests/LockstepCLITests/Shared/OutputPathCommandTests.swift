@@ -43,8 +43,9 @@ final class OutputPathCommandTests: ScratchFolderTestCase {
         for spelling in spellings {
             let r = try lockstep(["imu", "export", "p.csv", "--from", "0", "--to", "0.05", "-o", spelling])
             XCTAssertEqual(r.status, 64, spelling)
-            XCTAssertEqual(r.stderr.split(separator: "\n").first.map(String.init),
-                           "Error: \(spelling) is also an input; write the output somewhere else.", spelling)
+            XCTAssertEqual(
+                r.stderr.split(separator: "\n").first.map(String.init),
+                "Error: \(spelling) is also an input; write the output somewhere else.", spelling)
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: p)), original, "\(spelling): the trace is untouched")
         }
         // The library refuses it too (a caller that skipped the CLI's validation).
@@ -65,7 +66,8 @@ final class OutputPathCommandTests: ScratchFolderTestCase {
         XCTAssertEqual(rename(folder, moved), 0)
         let r = job.finish()
         XCTAssertEqual(r.status, 1, r.stderr)
-        XCTAssertEqual(r.stderr, "Error: \(folder)/t.mp4: cannot move the finished file into place: the folder \(folder) was moved or removed while writing (No such file or directory); nothing was written\n")
+        XCTAssertEqual(
+            r.stderr, "Error: \(folder)/t.mp4: cannot move the finished file into place: the folder \(folder) was moved or removed while writing (No such file or directory); nothing was written\n")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: moved), [], "no temporary in the moved folder")
     }
 
@@ -164,8 +166,9 @@ final class OutputPathCommandTests: ScratchFolderTestCase {
     /// also when it comes after the job has unwound (held there by the test hook).
     func testSIGTERMThenSIGINTExitsAsSIGTERM() throws {
         for gap in [0.05, 1.0] {
-            let job = try Started(["testsrc", "--duration", "600", "--size", "640x360", "-o", path("t.mp4")],
-                                  environment: ["LOCKSTEP_TEST_HOLD_AFTER_JOB": "2"])
+            let job = try Started(
+                ["testsrc", "--duration", "600", "--size", "640x360", "-o", path("t.mp4")],
+                environment: ["LOCKSTEP_TEST_HOLD_AFTER_JOB": "2"])
             try job.waitForTemporary(in: scratch.path)
             kill(job.pid, SIGTERM)
             Thread.sleep(forTimeInterval: gap)

@@ -15,8 +15,10 @@ final class SecondSweepHardeningTests: ScratchFolderTestCase {
     }
 
     var quad: [String] {
-        ["composite", "--blend", "quad", "--gop", "30", Repository.fixture("q0.mp4"), Repository.fixture("q1.mp4"),
-         Repository.fixture("q0.mp4"), Repository.fixture("q1.mp4")]
+        [
+            "composite", "--blend", "quad", "--gop", "30", Repository.fixture("q0.mp4"), Repository.fixture("q1.mp4"),
+            Repository.fixture("q0.mp4"), Repository.fixture("q1.mp4")
+        ]
     }
 
     // --partition and --time went unquoted into `#SBATCH` lines: "a\n/bin/rm -rf ~" put a line
@@ -167,8 +169,10 @@ final class SecondSweepHardeningTests: ScratchFolderTestCase {
     // The full sweep of 2026-11-27: a trace with no reading or one rendered a trail that only
     // decays, exit 0 with two warnings.
     func testSnakeRefusesATraceWithFewerThanTwoReadings() throws {
-        for (name, text, says) in [("empty.csv", "", "no readings"), ("header.csv", "t_ns,gx,gy,gz\n", "no readings"),
-                                   ("one.csv", "t_ns,gx,gy,gz\n0,0.1,0,0\n", "one reading")] {
+        for (name, text, says) in [
+            ("empty.csv", "", "no readings"), ("header.csv", "t_ns,gx,gy,gz\n", "no readings"),
+            ("one.csv", "t_ns,gx,gy,gz\n0,0.1,0,0\n", "one reading")
+        ] {
             let trace = try file(name, text)
             let r = try run(["snake", pan, "--imu", trace, "-o", scratch.appendingPathComponent("o.mp4").path])
             XCTAssertEqual(r.status, 1, name)
@@ -180,8 +184,10 @@ final class SecondSweepHardeningTests: ScratchFolderTestCase {
     // filter --matte M --matte-mode multiply ran with exit 0: the mode is composite's (what the
     // matte does to a key's alpha) and filter ignored it.
     func testFilterRefusesMatteMode() throws {
-        let r = try run(["filter", "--filter", "mono", "--matte", Repository.fixture("q1.mp4"), "--matte-mode", "multiply",
-                         "-o", scratch.appendingPathComponent("o.mp4").path, Repository.fixture("q0.mp4")])
+        let r = try run([
+            "filter", "--filter", "mono", "--matte", Repository.fixture("q1.mp4"), "--matte-mode", "multiply",
+            "-o", scratch.appendingPathComponent("o.mp4").path, Repository.fixture("q0.mp4")
+        ])
         XCTAssertEqual(r.status, 64)
         XCTAssertEqual(r.error, "Error: --matte-mode goes with composite's keyed blends; filter weights its filter by the matte.")
         XCTAssertEqual(try leftovers(), [])

@@ -13,9 +13,11 @@ final class ThinCLITests: XCTestCase {
         let files = try XCTUnwrap(FileManager.default.enumerator(atPath: cli.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
         XCTAssertGreaterThan(files.count, 20, "the CLI's sources were not found under \(cli.path)")
         let allowed: Set<String> = ["ArgumentParser", "Foundation", "Lockstep"]
-        let made = ["Thread {", "Thread(", "Mutex<", "NSLock(", "NSCondition(", "DispatchQueue(", "DispatchSemaphore(", "pthread_create",
-                    "TraceSource.open(", "TraceStore(", "MovieReader(", "Calibration.load(", "OutputPath.write(", "FileHandle(for",
-                    "Data(contentsOf", "String(contentsOf", "fopen(", ".write(to"]
+        let made = [
+            "Thread {", "Thread(", "Mutex<", "NSLock(", "NSCondition(", "DispatchQueue(", "DispatchSemaphore(", "pthread_create",
+            "TraceSource.open(", "TraceStore(", "MovieReader(", "Calibration.load(", "OutputPath.write(", "FileHandle(for",
+            "Data(contentsOf", "String(contentsOf", "fopen(", ".write(to"
+        ]
         for file in files {
             let text = try String(contentsOf: cli.appendingPathComponent(file), encoding: .utf8)
             for line in text.split(separator: "\n") where line.hasPrefix("import ") || line.hasPrefix("@testable import ") {

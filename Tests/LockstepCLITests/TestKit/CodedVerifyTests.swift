@@ -89,8 +89,13 @@ final class CodedVerifyTests: ScratchFolderTestCase {
     func testFrame200DuplicatedIsNamed() throws {
         // Frames 0-200, then 200-299: frame 200 twice. (FFmpeg 5.1's `loop=1:1:200` repeats frame
         // 199, not 200, as its own framemd5 shows; verify names 199 there, rightly.)
-        let r = try verify(try pipeline("dup.mp4", ["-filter_complex", "[0:v]split[a][b];[a]trim=end_frame=201[a1];[b]trim=start_frame=200[b1];[a1][b1]concat=n=2:v=1:a=0,setpts=N/FRAME_RATE/TB[v]",
-                                                     "-map", "[v]", "-map", "0:a"] + Self.h264 + Self.aac))
+        let r = try verify(
+            try pipeline(
+                "dup.mp4",
+                [
+                    "-filter_complex", "[0:v]split[a][b];[a]trim=end_frame=201[a1];[b]trim=start_frame=200[b1];[a1][b1]concat=n=2:v=1:a=0,setpts=N/FRAME_RATE/TB[v]",
+                    "-map", "[v]", "-map", "0:a"
+                ] + Self.h264 + Self.aac))
         XCTAssertEqual(r.status, 1)
         XCTAssertEqual(runs(r.doc, "repeated"), [["code": 200, "from": 201, "to": 201]])
         XCTAssertEqual(runs(r.doc, "missing").count, 0)
@@ -173,7 +178,8 @@ final class CodedVerifyTests: ScratchFolderTestCase {
         XCTAssertEqual(r.doc["lastCode"] as? Int, 149)
         XCTAssertEqual(offset(r.doc)["mean"] as? Double ?? 0, 25, accuracy: 1)
         // And through a pipeline: frames 50-52 dropped, scaled down to a quarter of the width.
-        let piped = try verify(try pipeline("ind-drop.mp4", input: made, ["-vf", "select='not(between(n,50,52))',scale=256:144", "-fps_mode", "passthrough", "-c:v", "libx264", "-crf", "30", "-c:a", "copy"]))
+        let piped = try verify(
+            try pipeline("ind-drop.mp4", input: made, ["-vf", "select='not(between(n,50,52))',scale=256:144", "-fps_mode", "passthrough", "-c:v", "libx264", "-crf", "30", "-c:a", "copy"]))
         XCTAssertEqual(runs(piped.doc, "missing"), [["from": 50, "to": 52, "outputFrame": 50]], "\(piped.doc)")
         XCTAssertEqual(offset(piped.doc)["mean"] as? Double ?? 0, 25, accuracy: 1)
     }
@@ -188,10 +194,14 @@ final class CodedVerifyTests: ScratchFolderTestCase {
     func testACodedClipInsideOtherFootageReportsItsSpan() throws {
         // 2 s of other footage, frames 0-89 of the coded source, 1 s of other footage.
         let out = scratch.appendingPathComponent("inside.mp4").path
-        try Processes.check("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=2", "-i", try src(),
-                                       "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=1",
-                                       "-filter_complex", "[1:v]trim=end_frame=90,setpts=PTS-STARTPTS[c];[0:v][c][2:v]concat=n=3:v=1:a=0[v]",
-                                       "-map", "[v]"] + Self.h264 + [out])
+        try Processes.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=2", "-i", try src(),
+                "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=1",
+                "-filter_complex", "[1:v]trim=end_frame=90,setpts=PTS-STARTPTS[c];[0:v][c][2:v]concat=n=3:v=1:a=0[v]",
+                "-map", "[v]"
+            ] + Self.h264 + [out])
         let r = try verify(out)
         XCTAssertEqual(r.doc["codedSpan"] as? [Int], [60, 149], "\(r.doc)")
         XCTAssertEqual(r.doc["firstCode"] as? Int, 0)

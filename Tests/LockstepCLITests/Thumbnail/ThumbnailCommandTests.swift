@@ -9,8 +9,10 @@ final class ThumbnailCommandTests: ScratchFolderTestCase {
 
     /// Runs thumbnail into `out` (in the scratch folder, holding "old" beforehand) and checks
     /// the status, the first stderr line, and that "old" is untouched and nothing else is left.
-    func assertFails(_ args: [String], output name: String = "out.png", status: Int32, says expected: String,
-                     file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertFails(
+        _ args: [String], output name: String = "out.png", status: Int32, says expected: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let out = scratch.appendingPathComponent(name).path
         try "old".write(toFile: out, atomically: true, encoding: .utf8)
         let r = try Processes.lockstep(["thumbnail", "-o", out] + args)
@@ -21,8 +23,9 @@ final class ThumbnailCommandTests: ScratchFolderTestCase {
     }
 
     func testNotAMovie() throws {
-        try assertFails([fixture("notmovie.mp4")], status: 1,
-                        says: "\(fixture("notmovie.mp4")): not a movie FFmpeg can read (Invalid data found when processing input)")
+        try assertFails(
+            [fixture("notmovie.mp4")], status: 1,
+            says: "\(fixture("notmovie.mp4")): not a movie FFmpeg can read (Invalid data found when processing input)")
     }
 
     func testNoVideoStream() throws {
@@ -34,8 +37,9 @@ final class ThumbnailCommandTests: ScratchFolderTestCase {
     }
 
     func testSheetWithABadClipInTheMiddleWritesNothing() throws {
-        try assertFails([fixture("bg.mp4"), fixture("notmovie.mp4"), fixture("fg.mp4"), "--sheet"], status: 1,
-                        says: "\(fixture("notmovie.mp4")): not a movie FFmpeg can read (Invalid data found when processing input)")
+        try assertFails(
+            [fixture("bg.mp4"), fixture("notmovie.mp4"), fixture("fg.mp4"), "--sheet"], status: 1,
+            says: "\(fixture("notmovie.mp4")): not a movie FFmpeg can read (Invalid data found when processing input)")
     }
 
     func testSheetSaysWhatItTook() throws {
@@ -80,8 +84,9 @@ final class ThumbnailCommandTests: ScratchFolderTestCase {
         try assertFails([fixture("bg.mp4"), "--at=-1"], status: 64, says: "--at -1: the time must be zero or more seconds.")
         try assertFails([fixture("bg.mp4"), "--at", "nan"], status: 64, says: "--at nan: the time must be zero or more seconds.")
         try assertFails([fixture("bg.mp4"), "--size", "8x"], status: 64, says: "--size 8x: each side must be 16 to 16384 pixels.")
-        try assertFails([fixture("bg.mp4"), fixture("fg.mp4")], status: 64,
-                        says: "thumbnail takes one input (got 2); use --sheet for a contact sheet of several.")
+        try assertFails(
+            [fixture("bg.mp4"), fixture("fg.mp4")], status: 64,
+            says: "thumbnail takes one input (got 2); use --sheet for a contact sheet of several.")
         try assertFails(["/nonexistent/x.mp4"], status: 64, says: "/nonexistent/x.mp4: no such file.")
     }
 
@@ -98,8 +103,12 @@ final class ThumbnailCommandTests: ScratchFolderTestCase {
 
     func testAllBlackWarnsOnStderrAndExitsZero() throws {
         let clip = scratch.appendingPathComponent("black.mp4").path
-        try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=64x48:r=10:d=1",
-                                       "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", clip])
+        try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=64x48:r=10:d=1",
+                "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", clip
+            ])
         let out = scratch.appendingPathComponent("black.png").path
         let r = try Processes.lockstep(["thumbnail", clip, "-o", out])
         XCTAssertEqual(r.status, 0, r.stderr)

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// Colour management end to end: what phones and cameras record, converted into the SDR
@@ -22,9 +23,14 @@ final class ColorEndToEndTests: ScratchTestCase {
 
     /// ffprobe's colour fields of the first video stream.
     func tags(_ path: String) throws -> [String: String] {
-        let text = String(decoding: try Processes.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                                                                    "stream=pix_fmt,color_range,color_space,color_transfer,color_primaries",
-                                                                    "-of", "default=nw=1", path]), as: UTF8.self)
+        let text = String(
+            decoding: try Processes.check(
+                "ffprobe",
+                [
+                    "-v", "error", "-select_streams", "v:0", "-show_entries",
+                    "stream=pix_fmt,color_range,color_space,color_transfer,color_primaries",
+                    "-of", "default=nw=1", path
+                ]), as: UTF8.self)
         var out: [String: String] = [:]
         for line in text.split(separator: "\n") {
             let kv = line.split(separator: "=", maxSplits: 1)
@@ -34,8 +40,12 @@ final class ColorEndToEndTests: ScratchTestCase {
     }
 
     func assertSDR709(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        XCTAssertEqual(try tags(path), ["pix_fmt": "yuv420p", "color_range": "tv", "color_space": "bt709",
-                                        "color_transfer": "bt709", "color_primaries": "bt709"], file: file, line: line)
+        XCTAssertEqual(
+            try tags(path),
+            [
+                "pix_fmt": "yuv420p", "color_range": "tv", "color_space": "bt709",
+                "color_transfer": "bt709", "color_primaries": "bt709"
+            ], file: file, line: line)
     }
 
     // MARK: the shared colour checker (real phone HLG)
@@ -47,16 +57,19 @@ final class ColorEndToEndTests: ScratchTestCase {
         let ours = try ColorReference.save(try ColorReference.raw(out), "ours.yuv", in: scratch)
         let reference = try ColorReference.save(try ColorReference.raw(input, filter: ColorReference.toSDR()), "ref.yuv", in: scratch)
         let plain = try ColorReference.save(try ColorReference.raw(input, filter: "format=yuv420p"), "plain.yuv", in: scratch)
-        let p = try ColorReference.patches(ours: ours, reference: reference, width: 1920, height: 1080,
-                                           centres: ColorReference.checkerCentres, in: scratch)
-        print("colour checker vs zscale+tonemap=hable: \(p.hueErrors.count) chromatic patches, median hue error \(p.medianHueError) deg, "
-              + "median chroma \(p.medianChromaRatio)x, worst ΔE \(p.deltaE.max() ?? 0)")
+        let p = try ColorReference.patches(
+            ours: ours, reference: reference, width: 1920, height: 1080,
+            centres: ColorReference.checkerCentres, in: scratch)
+        print(
+            "colour checker vs zscale+tonemap=hable: \(p.hueErrors.count) chromatic patches, median hue error \(p.medianHueError) deg, "
+                + "median chroma \(p.medianChromaRatio)x, worst ΔE \(p.deltaE.max() ?? 0)")
         XCTAssertEqual(p.hueErrors.count, 18, "the 18 coloured patches (the greys have no hue)")
         XCTAssertLessThanOrEqual(p.medianHueError, 2)
         XCTAssertEqual(p.medianChromaRatio, 1, accuracy: 0.1)
         // The measure sees the fault it is for: a plain decode (HLG BT.2020 taken as BT.709 SDR).
-        let q = try ColorReference.patches(ours: plain, reference: reference, width: 1920, height: 1080,
-                                           centres: ColorReference.checkerCentres, in: scratch)
+        let q = try ColorReference.patches(
+            ours: plain, reference: reference, width: 1920, height: 1080,
+            centres: ColorReference.checkerCentres, in: scratch)
         print("colour checker, plain decode: median hue error \(q.medianHueError) deg, median chroma \(q.medianChromaRatio)x")
         XCTAssertGreaterThan(q.medianHueError, 5)
         XCTAssertLessThan(q.medianChromaRatio, 0.7)
@@ -70,27 +83,35 @@ final class ColorEndToEndTests: ScratchTestCase {
     func knownColours(_ name: String, transfer: String, nits: Int, x265: String = "") throws -> String {
         let colours = ["0xC02020", "0x20A040", "0x2040C0", "0xE0C020", "0x20C0C0", "0xC040B0"]
         var graph = colours.enumerated().map { "color=c=\($1):s=160x120:r=30:d=0.2,format=gbrp[c\($0)]" }.joined(separator: ";")
-        graph += ";" + (0..<6).map { "[c\($0)]" }.joined() + "xstack=inputs=6:layout=0_0|160_0|320_0|0_120|160_120|320_120"
+        graph +=
+            ";" + (0..<6).map { "[c\($0)]" }.joined() + "xstack=inputs=6:layout=0_0|160_0|320_0|0_120|160_120|320_120"
             + ",zscale=tin=bt709:pin=bt709:t=\(transfer):p=bt2020:m=2020_ncl:r=tv:npl=\(nits),format=yuv420p10le"
         let path = scratch.appendingPathComponent(name).path
-        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-filter_complex", graph, "-c:v", "libx265",
-                                           "-x265-params", "log-level=error" + (x265.isEmpty ? "" : ":" + x265),
-                                           "-color_primaries", "bt2020", "-color_trc", transfer, "-colorspace", "bt2020nc", "-color_range", "tv",
-                                           "-pix_fmt", "yuv420p10le", path])
+        _ = try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-filter_complex", graph, "-c:v", "libx265",
+                "-x265-params", "log-level=error" + (x265.isEmpty ? "" : ":" + x265),
+                "-color_primaries", "bt2020", "-color_trc", transfer, "-colorspace", "bt2020nc", "-color_range", "tv",
+                "-pix_fmt", "yuv420p10le", path
+            ])
         return path
     }
 
     static let knownCentres = [(80, 60), (240, 60), (400, 60), (80, 180), (240, 180), (400, 180)]
 
-    func checkKnownColours(_ input: String, curve: String = "hable", label: String,
-                           _ configure: (inout CompositeOptions) -> Void = { _ in }) throws {
+    func checkKnownColours(
+        _ input: String, curve: String = "hable", label: String,
+        _ configure: (inout CompositeOptions) -> Void = { _ in }
+    ) throws {
         let out = try convert(input, configure)
         try assertSDR709(out)
         let oursBytes = try ColorReference.raw(out), refBytes = try ColorReference.raw(input, filter: ColorReference.toSDR(curve: curve))
         let ours = try ColorReference.save(oursBytes, "ours.yuv", in: scratch)
         let reference = try ColorReference.save(refBytes, "ref.yuv", in: scratch)
-        let p = try ColorReference.patches(ours: ours, reference: reference, width: 480, height: 240,
-                                           centres: Self.knownCentres, side: 60, search: 0, in: scratch)
+        let p = try ColorReference.patches(
+            ours: ours, reference: reference, width: 480, height: 240,
+            centres: Self.knownCentres, side: 60, search: 0, in: scratch)
         print("\(label) vs zscale+tonemap=\(curve): hue errors \(p.hueErrors), chroma \(p.chromaRatios), ΔE \(p.deltaE), PSNR \(ColorReference.psnr(oursBytes, refBytes)) dB")
         XCTAssertEqual(p.hueErrors.count, 6, label)
         XCTAssertLessThanOrEqual(p.medianHueError, 2, label)
@@ -128,10 +149,14 @@ final class ColorEndToEndTests: ScratchTestCase {
     func testBT601StandardDefinitionTaggedOrNotBecomesBT709() throws {
         for tagged in [true, false] {
             let clip = scratch.appendingPathComponent("sd-\(tagged).mp4").path
-            _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=720x480:r=30:d=0.2",
-                                               "-vf", "scale=out_color_matrix=bt601:out_range=tv"]
-                                    + (tagged ? ["-color_primaries", "smpte170m", "-color_trc", "smpte170m", "-colorspace", "smpte170m", "-color_range", "tv"] : [])
-                                    + ["-c:v", "libx264", "-crf", "10", "-pix_fmt", "yuv420p", clip])
+            _ = try Processes.check(
+                "ffmpeg",
+                [
+                    "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=720x480:r=30:d=0.2",
+                    "-vf", "scale=out_color_matrix=bt601:out_range=tv"
+                ]
+                    + (tagged ? ["-color_primaries", "smpte170m", "-color_trc", "smpte170m", "-colorspace", "smpte170m", "-color_range", "tv"] : [])
+                    + ["-c:v", "libx264", "-crf", "10", "-pix_fmt", "yuv420p", clip])
             let out = try convert(clip)
             try assertSDR709(out)
             let ours = try ColorReference.raw(out)
@@ -148,8 +173,12 @@ final class ColorEndToEndTests: ScratchTestCase {
     /// MJPEG in AVI): range and matrix converted as zscale converts them.
     func testFullRangeBT601BecomesVideoRangeBT709() throws {
         let clip = scratch.appendingPathComponent("yuvj.avi").path
-        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "mandelbrot=s=640x480:r=30,trim=duration=0.2",
-                                           "-c:v", "mjpeg", "-q:v", "2", "-pix_fmt", "yuvj420p", clip])
+        _ = try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "mandelbrot=s=640x480:r=30,trim=duration=0.2",
+                "-c:v", "mjpeg", "-q:v", "2", "-pix_fmt", "yuvj420p", clip
+            ])
         let out = try convert(clip)
         try assertSDR709(out)
         let ours = try ColorReference.raw(out)

@@ -67,8 +67,10 @@ enum ColorReference {
     /// Measures patches at `centres` (approximate: each is moved, within `search` pixels, to
     /// where the REFERENCE is most uniform, so the patch is located from ffmpeg's picture, not
     /// ours), as the mean over a square of side `side` luma pixels in the first picture of each file.
-    static func patches(ours: String, reference: String, width: Int, height: Int, centres: [(Int, Int)],
-                        side: Int = 40, search: Int = 30, in folder: URL) throws -> Patches {
+    static func patches(
+        ours: String, reference: String, width: Int, height: Int, centres: [(Int, Int)],
+        side: Int = 40, search: Int = 30, in folder: URL
+    ) throws -> Patches {
         let script = folder.appendingPathComponent("measure.py")
         try measurePy.write(to: script, atomically: true, encoding: .utf8)
         let list = centres.map { "\($0.0),\($0.1)" }.joined(separator: ";")

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// The thorough colour checks (`scripts/test --all`): every tone curve on the whole colour
@@ -61,11 +62,15 @@ final class ColorSlowTests: ScratchTestCase {
     /// gives about 30 dB against either, so it only guards against gross errors.
     func testPQWithItsOwnPeak() throws {
         let clip = scratch.appendingPathComponent("pq.mp4").path
-        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=0.2,format=gbrp",
-                                           "-vf", "zscale=tin=bt709:pin=bt709:t=smpte2084:p=bt2020:m=2020_ncl:r=tv:npl=1000,format=yuv420p10le",
-                                           "-c:v", "libx265", "-x265-params",
-                                           "log-level=error:hdr10=1:master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(40000000,50):max-cll=1600,400",
-                                           "-color_primaries", "bt2020", "-color_trc", "smpte2084", "-colorspace", "bt2020nc", "-color_range", "tv", clip])
+        _ = try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=0.2,format=gbrp",
+                "-vf", "zscale=tin=bt709:pin=bt709:t=smpte2084:p=bt2020:m=2020_ncl:r=tv:npl=1000,format=yuv420p10le",
+                "-c:v", "libx265", "-x265-params",
+                "log-level=error:hdr10=1:master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(40000000,50):max-cll=1600,400",
+                "-color_primaries", "bt2020", "-color_trc", "smpte2084", "-colorspace", "bt2020nc", "-color_range", "tv", clip
+            ])
         let out = try convert(clip, frames: 1)
         let peak1000 = ColorReference.toSDR().replacingOccurrences(of: "desat=0", with: "desat=0:peak=10")
         let ours = try ColorReference.raw(out)
@@ -86,13 +91,19 @@ final class ColorSlowTests: ScratchTestCase {
     /// first), each against zscale+tonemap: where the picture is flat, as shown (colour), and the
     /// whole picture's Y'CbCr (about 34 dB: testsrc2's saturated edges, as in `testPQWithItsOwnPeak`).
     func testTwelveBitFourTwoTwoAndScaledHLG() throws {
-        for (name, format, size, canvas) in [("12bit", "yuv420p12le", "640x360", nil as Size?), ("422", "yuv422p10le", "640x360", nil),
-                                             ("scaled", "yuv420p10le", "1280x720", Size(width: 640, height: 360))] {
+        for (name, format, size, canvas) in [
+            ("12bit", "yuv420p12le", "640x360", nil as Size?), ("422", "yuv422p10le", "640x360", nil),
+            ("scaled", "yuv420p10le", "1280x720", Size(width: 640, height: 360))
+        ] {
             let clip = scratch.appendingPathComponent("\(name).mov").path
-            _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=\(size):r=30:d=0.2,format=gbrp",
-                                               "-vf", "zscale=tin=bt709:pin=bt709:t=arib-std-b67:p=bt2020:m=2020_ncl:r=tv:npl=300,format=\(format)",
-                                               "-c:v", "libx265", "-x265-params", "log-level=error", "-pix_fmt", format,
-                                               "-color_primaries", "bt2020", "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", "-color_range", "tv", clip])
+            _ = try Processes.check(
+                "ffmpeg",
+                [
+                    "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=\(size):r=30:d=0.2,format=gbrp",
+                    "-vf", "zscale=tin=bt709:pin=bt709:t=arib-std-b67:p=bt2020:m=2020_ncl:r=tv:npl=300,format=\(format)",
+                    "-c:v", "libx265", "-x265-params", "log-level=error", "-pix_fmt", format,
+                    "-color_primaries", "bt2020", "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", "-color_range", "tv", clip
+                ])
             let out = try convert(clip, frames: 1) { $0.size = canvas }
             let filter = ColorReference.toSDR() + (canvas.map { ",scale=\($0.width):\($0.height):flags=bicubic" } ?? "")
             let p = ColorReference.psnr(try ColorReference.raw(out), try ColorReference.raw(clip, filter: filter))
@@ -107,9 +118,13 @@ final class ColorSlowTests: ScratchTestCase {
     /// 10-bit SDR BT.709 (a camera's 10-bit H.264): the same colours, to 8 bits.
     func testTenBitSDRIsOnlyReducedToEightBits() throws {
         let clip = scratch.appendingPathComponent("sdr10.mp4").path
-        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1280x720:r=30:d=0.2",
-                                           "-vf", "scale=out_color_matrix=bt709:out_range=tv", "-c:v", "libx264", "-crf", "8", "-pix_fmt", "yuv420p10le",
-                                           "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", clip])
+        _ = try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1280x720:r=30:d=0.2",
+                "-vf", "scale=out_color_matrix=bt709:out_range=tv", "-c:v", "libx264", "-crf", "8", "-pix_fmt", "yuv420p10le",
+                "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", clip
+            ])
         let p = ColorReference.psnr(try ColorReference.raw(try convert(clip, frames: 1)), try ColorReference.raw(clip))
         print("10-bit SDR: PSNR \(p) dB against ffmpeg's 8-bit")
         XCTAssertGreaterThan(p, 45)
@@ -120,11 +135,16 @@ final class ColorSlowTests: ScratchTestCase {
         let source = scratch.appendingPathComponent("s.y4m").path
         _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=50", "-frames:v", "12", "-pix_fmt", "yuv420p", source])
         let clip = scratch.appendingPathComponent("bff.mp4").path
-        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-i", source, "-vf", "tinterlace=mode=interleave_bottom,setfield=bff",
-                                           "-c:v", "libx264", "-crf", "12", "-flags", "+ildct+ilme", "-x264opts", "bff=1", "-pix_fmt", "yuv420p", "-r", "25", clip])
+        _ = try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-i", source, "-vf", "tinterlace=mode=interleave_bottom,setfield=bff",
+                "-c:v", "libx264", "-crf", "12", "-flags", "+ildct+ilme", "-x264opts", "bff=1", "-pix_fmt", "yuv420p", "-r", "25", clip
+            ])
         let out = try convert(clip)
-        let p = ColorReference.psnr(try ColorReference.raw(out, frames: 6),
-                                    try ColorReference.raw(clip, filter: "bwdif=mode=send_frame:parity=auto:deint=interlaced", frames: 6))
+        let p = ColorReference.psnr(
+            try ColorReference.raw(out, frames: 6),
+            try ColorReference.raw(clip, filter: "bwdif=mode=send_frame:parity=auto:deint=interlaced", frames: 6))
         print("1080i BFF at frame rate: PSNR \(p) dB against bwdif")
         XCTAssertGreaterThan(p, 40)
     }

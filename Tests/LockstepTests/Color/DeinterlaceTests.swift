@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// Interlaced inputs: 1080i made by the ffmpeg CLI from a 50p source (each field from its own
@@ -10,15 +11,28 @@ final class DeinterlaceTests: ScratchTestCase {
     /// (H.264 coded interlaced, tagged with its field order).
     func interlaced(topFirst: Bool, frames: Int = 6) throws -> (clip: String, source: [UInt8]) {
         let source = scratch.appendingPathComponent("source-\(topFirst).y4m").path
-        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=50",
-                                           "-frames:v", "\(2 * frames)", "-pix_fmt", "yuv420p", source])
+        _ = try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=50",
+                "-frames:v", "\(2 * frames)", "-pix_fmt", "yuv420p", source
+            ])
         let clip = scratch.appendingPathComponent("i1080-\(topFirst ? "tff" : "bff").mp4").path
-        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-i", source, "-vf",
-                                           "tinterlace=mode=\(topFirst ? "interleave_top" : "interleave_bottom"),setfield=\(topFirst ? "tff" : "bff")",
-                                           "-c:v", "libx264", "-crf", "12", "-flags", "+ildct+ilme", "-x264opts", topFirst ? "tff=1" : "bff=1",
-                                           "-pix_fmt", "yuv420p", "-r", "25", clip])
-        let order = String(decoding: try Processes.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                                                                     "stream=field_order", "-of", "csv=p=0", clip]), as: UTF8.self)
+        _ = try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-i", source, "-vf",
+                "tinterlace=mode=\(topFirst ? "interleave_top" : "interleave_bottom"),setfield=\(topFirst ? "tff" : "bff")",
+                "-c:v", "libx264", "-crf", "12", "-flags", "+ildct+ilme", "-x264opts", topFirst ? "tff=1" : "bff=1",
+                "-pix_fmt", "yuv420p", "-r", "25", clip
+            ])
+        let order = String(
+            decoding: try Processes.check(
+                "ffprobe",
+                [
+                    "-v", "error", "-select_streams", "v:0", "-show_entries",
+                    "stream=field_order", "-of", "csv=p=0", clip
+                ]), as: UTF8.self)
         XCTAssertEqual(order.trimmingCharacters(in: .whitespacesAndNewlines), topFirst ? "tt" : "bb", "ffprobe's field order")
         return (clip, try ColorReference.raw(source, frames: 2 * frames))
     }
@@ -79,8 +93,12 @@ final class DeinterlaceTests: ScratchTestCase {
     func testAProgressiveInputIsNotTouched() throws {
         // The default (frame) on a progressive clip: its own pictures (x264 re-encoded), no filter.
         let clip = scratch.appendingPathComponent("p.mp4").path
-        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=25:d=0.2",
-                                           "-c:v", "libx264", "-crf", "10", "-pix_fmt", "yuv420p", clip])
+        _ = try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=25:d=0.2",
+                "-c:v", "libx264", "-crf", "10", "-pix_fmt", "yuv420p", clip
+            ])
         let (out, _) = try render(clip, .field)
         XCTAssertGreaterThan(ColorReference.psnr(try ColorReference.raw(out, frames: 5), try ColorReference.raw(clip, frames: 5)), 45)
         let reader = try MovieReader(path: clip, audio: false)
@@ -93,8 +111,9 @@ final class DeinterlaceTests: ScratchTestCase {
         options.deinterlace = .field
         options.frames = FrameRange(start: 0, end: 10)
         XCTAssertThrowsError(try options.check()) {
-            XCTAssertEqual(($0 as? JobError)?.description,
-                           "--deinterlace field cannot be combined with --frames or --segments: a segment would not start on the field the single pass shows there.")
+            XCTAssertEqual(
+                ($0 as? JobError)?.description,
+                "--deinterlace field cannot be combined with --frames or --segments: a segment would not start on the field the single pass shows there.")
         }
     }
 }

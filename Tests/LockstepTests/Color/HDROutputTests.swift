@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// `--hdr hlg|pq` (10-bit HEVC, BT.2020) and keying across dynamic ranges, against zscale's
@@ -20,8 +21,13 @@ final class HDROutputTests: ScratchTestCase {
     }
 
     func stream(_ path: String, _ entries: String) throws -> String {
-        String(decoding: try Processes.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", entries,
-                                                         "-of", "default=nw=1", path]), as: UTF8.self)
+        String(
+            decoding: try Processes.check(
+                "ffprobe",
+                [
+                    "-v", "error", "-select_streams", "v:0", "-show_entries", entries,
+                    "-of", "default=nw=1", path
+                ]), as: UTF8.self)
     }
 
     /// `inputs` composited with `blend` (input 1 alone for `mix`, weights 1 and 0) into an HDR output.
@@ -38,10 +44,14 @@ final class HDROutputTests: ScratchTestCase {
     /// `x265` extra parameters (mastering metadata).
     func hdrClip(_ name: String, transfer: String, nits: Int = 300, x265: String = "") throws -> String {
         let path = scratch.appendingPathComponent(name).path
-        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=0.5,format=gbrp",
-                                           "-vf", "zscale=tin=bt709:pin=bt709:t=\(transfer):p=bt2020:m=2020_ncl:r=tv:npl=\(nits),format=yuv420p10le",
-                                           "-c:v", "libx265", "-x265-params", "log-level=error" + (x265.isEmpty ? "" : ":" + x265),
-                                           "-color_primaries", "bt2020", "-color_trc", transfer, "-colorspace", "bt2020nc", "-color_range", "tv", path])
+        _ = try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=0.5,format=gbrp",
+                "-vf", "zscale=tin=bt709:pin=bt709:t=\(transfer):p=bt2020:m=2020_ncl:r=tv:npl=\(nits),format=yuv420p10le",
+                "-c:v", "libx265", "-x265-params", "log-level=error" + (x265.isEmpty ? "" : ":" + x265),
+                "-color_primaries", "bt2020", "-color_trc", transfer, "-colorspace", "bt2020nc", "-color_range", "tv", path
+            ])
         return path
     }
 
@@ -49,8 +59,9 @@ final class HDROutputTests: ScratchTestCase {
         let hlg = try hdrClip("hlg.mp4", transfer: "arib-std-b67")
         let (out, result) = try hdr(.hlg, .chromakey, ["fg.mp4", hlg])
         XCTAssertEqual(result.frames, 15)
-        XCTAssertEqual(try stream(out, "stream=codec_name,codec_tag_string,pix_fmt,color_range,color_space,color_transfer,color_primaries"),
-                       "codec_name=hevc\ncodec_tag_string=hvc1\npix_fmt=yuv420p10le\ncolor_range=tv\ncolor_space=bt2020nc\ncolor_transfer=arib-std-b67\ncolor_primaries=bt2020\n")
+        XCTAssertEqual(
+            try stream(out, "stream=codec_name,codec_tag_string,pix_fmt,color_range,color_space,color_transfer,color_primaries"),
+            "codec_name=hevc\ncodec_tag_string=hvc1\npix_fmt=yuv420p10le\ncolor_range=tv\ncolor_space=bt2020nc\ncolor_transfer=arib-std-b67\ncolor_primaries=bt2020\n")
         let verify = try Processes.lockstep(["verify", out])
         XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
         XCTAssertTrue(verify.stdout.contains("provenance: time sync of fg.mp4, hlg.mp4"), verify.stdout)
@@ -71,9 +82,13 @@ final class HDROutputTests: ScratchTestCase {
     func testAnSDRPlateIsBroughtUpAsZscaleBringsIt() throws {
         for (signal, transfer) in [(WorkingSignal.hlg, "arib-std-b67"), (.pq, "smpte2084")] {
             let plate = scratch.appendingPathComponent("plate.mp4").path
-            _ = try Processes.check("ffmpeg", ["-nostdin", "-y", "-v", "error", "-f", "lavfi", "-i", "smptehdbars=s=640x360:r=30:d=0.2",
-                                               "-vf", "scale=out_color_matrix=bt709:out_range=tv", "-color_primaries", "bt709", "-color_trc", "bt709",
-                                               "-colorspace", "bt709", "-c:v", "libx264", "-crf", "4", "-pix_fmt", "yuv420p", plate])
+            _ = try Processes.check(
+                "ffmpeg",
+                [
+                    "-nostdin", "-y", "-v", "error", "-f", "lavfi", "-i", "smptehdbars=s=640x360:r=30:d=0.2",
+                    "-vf", "scale=out_color_matrix=bt709:out_range=tv", "-color_primaries", "bt709", "-color_trc", "bt709",
+                    "-colorspace", "bt709", "-c:v", "libx264", "-crf", "4", "-pix_fmt", "yuv420p", plate
+                ])
             let (out, _) = try hdr(signal, .mix, [plate, plate])
             let reference = try raw10(plate, filter: "zscale=tin=709:min=709:pin=709:rin=limited:t=\(transfer):m=2020_ncl:p=2020:r=limited:npl=203,format=yuv420p10le")
             let p = psnr10(try raw10(out), reference)
@@ -85,8 +100,9 @@ final class HDROutputTests: ScratchTestCase {
     /// A PQ input's mastering display and light levels reach the PQ output: in the container
     /// (ffprobe's stream side data) as given to x265.
     func testAPQInputsMasteringMetadataIsPassedOn() throws {
-        let pq = try hdrClip("pq.mp4", transfer: "smpte2084", nits: 400,
-                             x265: "hdr10=1:master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(40000000,50):max-cll=1600,400")
+        let pq = try hdrClip(
+            "pq.mp4", transfer: "smpte2084", nits: 400,
+            x265: "hdr10=1:master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(40000000,50):max-cll=1600,400")
         let theirs = try stream(pq, "stream_side_data")
         let hasBoxes = theirs.contains("Mastering display metadata")
         let (out, _) = try hdr(.pq, .mix, [pq, pq])
@@ -100,8 +116,13 @@ final class HDROutputTests: ScratchTestCase {
         // (The input, made by the ffmpeg CLI, has them in its SEI; in its container only if the
         // muxer wrote boxes.)
         print("input has mdcv/clli boxes: \(hasBoxes)")
-        let frames = String(decoding: try Processes.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-read_intervals", "%+#1",
-                                                                      "-show_frames", "-show_entries", "frame=side_data_list", out]), as: UTF8.self)
+        let frames = String(
+            decoding: try Processes.check(
+                "ffprobe",
+                [
+                    "-v", "error", "-select_streams", "v:0", "-read_intervals", "%+#1",
+                    "-show_frames", "-show_entries", "frame=side_data_list", out
+                ]), as: UTF8.self)
         XCTAssertTrue(frames.contains("Mastering display metadata"), "and in the HEVC SEI: \(frames)")
     }
 
@@ -111,11 +132,15 @@ final class HDROutputTests: ScratchTestCase {
     /// side is washed out or too bright next to the other.
     func testAnHDRForegroundKeyedOverAnSDRPlateMatchesBoth() throws {
         let fg = scratch.appendingPathComponent("hlg-green.mp4").path
-        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i",
-                                           "color=c=0x00FF00:s=320x240:r=30:d=0.2,format=gbrp,drawbox=x=80:y=60:w=160:h=120:color=0xC06030:t=fill",
-                                           "-vf", "zscale=tin=bt709:pin=bt709:t=arib-std-b67:p=bt2020:m=2020_ncl:r=tv:npl=300,format=yuv420p10le",
-                                           "-c:v", "libx265", "-x265-params", "log-level=error", "-color_primaries", "bt2020",
-                                           "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", "-color_range", "tv", fg])
+        _ = try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i",
+                "color=c=0x00FF00:s=320x240:r=30:d=0.2,format=gbrp,drawbox=x=80:y=60:w=160:h=120:color=0xC06030:t=fill",
+                "-vf", "zscale=tin=bt709:pin=bt709:t=arib-std-b67:p=bt2020:m=2020_ncl:r=tv:npl=300,format=yuv420p10le",
+                "-c:v", "libx265", "-x265-params", "log-level=error", "-color_primaries", "bt2020",
+                "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", "-color_range", "tv", fg
+            ])
         let plate = Fixtures.url("bg.mp4").path
         // Into SDR (the default).
         let (sdr, _) = try compose(.chromakey, [fg, plate])
@@ -152,8 +177,9 @@ final class HDROutputTests: ScratchTestCase {
         var options = CompositeOptions.filter(input: "in.mp4", output: "out.mp4", schedule: FilterSchedule(initial: .none))
         options.signal = .hlg
         XCTAssertThrowsError(try options.check()) {
-            XCTAssertEqual(($0 as? JobError)?.description,
-                           "--hdr hlg cannot be combined with filters: they work on the SDR working signal (8-bit BT.709); filter in SDR, or composite without them.")
+            XCTAssertEqual(
+                ($0 as? JobError)?.description,
+                "--hdr hlg cannot be combined with filters: they work on the SDR working signal (8-bit BT.709); filter in SDR, or composite without them.")
         }
         var segment = CompositeOptions(inputs: ["a.mp4", "b.mp4"], output: "out.mp4", blend: .mix)
         segment.signal = .pq

@@ -2,6 +2,7 @@ import Compositor
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// Foregrounds that carry alpha, made by the ffmpeg CLI, keyed by their own alpha in `stack` and
@@ -9,8 +10,13 @@ import XCTest
 final class AlphaInputTests: ScratchTestCase {
     /// Every frame's yuv420p bytes, decoded by the ffmpeg CLI.
     func raw(_ path: String, frames: Int) throws -> [UInt8] {
-        [UInt8](try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-frames:v", "\(frames)",
-                                               "-pix_fmt", "yuv420p", "-f", "rawvideo", "-"]))
+        [UInt8](
+            try Processes.check(
+                "ffmpeg",
+                [
+                    "-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-frames:v", "\(frames)",
+                    "-pix_fmt", "yuv420p", "-f", "rawvideo", "-"
+                ]))
     }
 
     /// The ffmpeg CLI's overlay of `fg` (scaled to 320x240, bicubic) on `bg` (straight alpha,
@@ -19,10 +25,15 @@ final class AlphaInputTests: ScratchTestCase {
     /// blending, and a blend commutes with the linear matrix change). Not `scale`'s matrix
     /// options: swscale clips the footroom (bg.mp4's blacks below 16) on the way.
     func overlayReference(bg: String, fg: String, frames: Int) throws -> [UInt8] {
-        [UInt8](try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-i", bg, "-i", fg, "-filter_complex",
-                                               "[1:v]scale=320:240:flags=bicubic[f];[0:v][f]overlay=shortest=1:format=yuv420,"
-                                               + "colorspace=all=bt709:iall=bt601-6-525:fast=1,format=yuv420p", "-frames:v", "\(frames)",
-                                               "-f", "rawvideo", "-"]))
+        [UInt8](
+            try Processes.check(
+                "ffmpeg",
+                [
+                    "-nostdin", "-v", "error", "-i", bg, "-i", fg, "-filter_complex",
+                    "[1:v]scale=320:240:flags=bicubic[f];[0:v][f]overlay=shortest=1:format=yuv420,"
+                        + "colorspace=all=bt709:iall=bt601-6-525:fast=1,format=yuv420p", "-frames:v", "\(frames)",
+                    "-f", "rawvideo", "-"
+                ]))
     }
 
     func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double { PixelDifference.psnr(a, b) }
@@ -31,9 +42,13 @@ final class AlphaInputTests: ScratchTestCase {
     /// scaled to the 320x240 canvas, alpha and all.
     func proRes4444() throws -> String {
         let path = scratch.appendingPathComponent("fg4444.mov").path
-        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i",
-            "testsrc2=s=640x480:r=30:d=2,format=yuva444p,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='clip(255*(1.6-hypot(X-320,Y-240)/140),0,255)'",
-            "-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le", path])
+        _ = try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i",
+                "testsrc2=s=640x480:r=30:d=2,format=yuva444p,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='clip(255*(1.6-hypot(X-320,Y-240)/140),0,255)'",
+                "-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le", path
+            ])
         return path
     }
 
@@ -42,9 +57,13 @@ final class AlphaInputTests: ScratchTestCase {
     /// colour is ignored for an input with alpha).
     func qtrle() throws -> String {
         let path = scratch.appendingPathComponent("fgrle.mov").path
-        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i",
-            "color=c=orange:s=320x240:r=30:d=2,drawbox=x=0:y=40:w=320:h=40:color=0x00FF00:t=fill,format=rgba,geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='if(lt(X,100),0,if(lt(X,200),128,255))'",
-            "-c:v", "qtrle", path])
+        _ = try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i",
+                "color=c=orange:s=320x240:r=30:d=2,drawbox=x=0:y=40:w=320:h=40:color=0x00FF00:t=fill,format=rgba,geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='if(lt(X,100),0,if(lt(X,200),128,255))'",
+                "-c:v", "qtrle", path
+            ])
         return path
     }
 
@@ -58,15 +77,17 @@ final class AlphaInputTests: ScratchTestCase {
     /// PNG in MOV (rgba): a third generator and the RGB-with-alpha path: SMPTE bars at 480x360
     /// (scaled to the canvas) under a left-to-right alpha ramp, with a fully opaque square.
     func pngInMov() throws -> String {
-        try made("fgpng.mov", "smptebars=s=480x360:r=30:d=2,format=rgba,geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='if(between(X,300,420)*between(Y,60,180),255,255*X/W)'",
-                 ["-c:v", "png", "-pix_fmt", "rgba"])
+        try made(
+            "fgpng.mov", "smptebars=s=480x360:r=30:d=2,format=rgba,geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='if(between(X,300,420)*between(Y,60,180),255,255*X/W)'",
+            ["-c:v", "png", "-pix_fmt", "rgba"])
     }
 
     /// FFV1 with alpha (yuva420p) in Matroska: a fourth codec and container, alpha drawn in the
     /// YUV domain: a top-to-bottom ramp with a transparent band.
     func ffv1Alpha() throws -> String {
-        try made("fgffv1.mkv", "mandelbrot=s=320x240:r=30,trim=duration=2,format=yuva420p,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='if(between(Y,100,139),0,255*Y/H)'",
-                 ["-c:v", "ffv1", "-pix_fmt", "yuva420p"])
+        try made(
+            "fgffv1.mkv", "mandelbrot=s=320x240:r=30,trim=duration=2,format=yuva420p,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='if(between(Y,100,139),0,255*Y/H)'",
+            ["-c:v", "ffv1", "-pix_fmt", "yuva420p"])
     }
 
     func checkStackMatchesOverlay(_ fg: String, bound: Double) throws {

@@ -3,6 +3,7 @@ import Foundation
 import Media
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// Frame-perfect, proved from the outside: every output is decoded back with the ffmpeg CLI, and
@@ -10,15 +11,16 @@ import XCTest
 /// first pts 0, a constant step, the right frame count, and audio as long as video to 1 ms.
 final class CompositeEndToEndTests: ScratchTestCase {
 
-
     /// A quad cell's copy of band `s`: the 320x240 fixture scaled by 1/2 into cell i.
     func quadBand(_ s: Int, cell i: Int) -> BarcodeRegion {
         BarcodeRegion.band(s).scaled(by: 0.5, offsetX: Double(i % 2) * 160, offsetY: Double(i / 2) * 120)
     }
 
     /// For every output frame k, every (region, source) must read (source, expected(k)).
-    func assertIdentities(_ url: URL, frames: Int, _ expectations: [(BarcodeRegion, Int, (Int) -> Int)],
-                          file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertIdentities(
+        _ url: URL, frames: Int, _ expectations: [(BarcodeRegion, Int, (Int) -> Int)],
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let video = try LumaVideo.decode(url)
         XCTAssertEqual(video.frames.count, frames, "decoded frame count", file: file, line: line)
         var wrong: [String] = []
@@ -34,8 +36,10 @@ final class CompositeEndToEndTests: ScratchTestCase {
     }
 
     /// First pts 0, step exactly 1/fps, count as expected; audio (if any) as long as video to 1 ms.
-    func assertTiming(_ url: URL, frames: Int, fps: Double = 30, audio expectAudio: Bool,
-                      file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertTiming(
+        _ url: URL, frames: Int, fps: Double = 30, audio expectAudio: Bool,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let pts = try VideoTimestamps.pts(url)
         XCTAssertEqual(pts.count, frames, "frames with timestamps", file: file, line: line)
         for (k, t) in pts.enumerated() where abs(t - Double(k) / fps) > 1e-4 {
@@ -105,7 +109,11 @@ final class CompositeEndToEndTests: ScratchTestCase {
     func testIndexSyncOfA25fpsInputTakesOneFrameEachTick() throws {
         // Index sync named (time sync is the default since issue 21).
         let (out, r) = try compose(.quad, ["q0.mp4", "r25.mp4"]) { $0.sync = .index }
-        XCTAssertEqual(r.notices, ["--sync index shows one frame of every input per output frame at 30 fps: input 2 (\(Fixtures.url("r25.mp4").path), 25 fps) at 1.2x speed; their sound keeps its own speed (--sync time keeps every input's)"])
+        XCTAssertEqual(
+            r.notices,
+            [
+                "--sync index shows one frame of every input per output frame at 30 fps: input 2 (\(Fixtures.url("r25.mp4").path), 25 fps) at 1.2x speed; their sound keeps its own speed (--sync time keeps every input's)"
+            ])
         XCTAssertEqual(r.frames, 50)
         try assertIdentities(out, frames: 50, [(quadBand(0, cell: 0), 0, { $0 }), (quadBand(1, cell: 1), 1, { $0 })])
     }
@@ -123,7 +131,7 @@ final class CompositeEndToEndTests: ScratchTestCase {
         // late.mkv's audio starts with its video at 0.5 s: in the output it must start at 0.
         let (out, _) = try compose(.quad, ["noaudio.mp4", "late.mkv"])
         let samples = try AudioAnalysis.decodeMono(out)
-        let head = samples.prefix(4800)   // the first 100 ms
+        let head = samples.prefix(4800)  // the first 100 ms
         XCTAssertGreaterThan(AudioAnalysis.goertzelPower(head, frequency: 660, rate: 48000), 0.001)
     }
 
@@ -166,7 +174,7 @@ final class CompositeEndToEndTests: ScratchTestCase {
         XCTAssertEqual(r.frames, 12)
         try assertIdentities(out, frames: 12, [(.band(1), 1, { $0 }), (.band(0), 0, { $0 })])
         try assertTiming(out, frames: 12, audio: true)
-        XCTAssertEqual(r.audioSamples, 19200)   // 12 / 30 * 48000
+        XCTAssertEqual(r.audioSamples, 19200)  // 12 / 30 * 48000
     }
 
     func testAudioNoneWritesNoAudioStream() throws {
@@ -183,7 +191,9 @@ final class CompositeEndToEndTests: ScratchTestCase {
     func testAnOutputFrameRateOverridesTheFirstInputs() throws {
         // Index sync at 15 fps: still one frame of each input per tick, now 1/15 s apart.
         // (Index sync named: time sync is the default since issue 21; its case follows.)
-        let (out, r) = try compose(.chromakey, ["fg.mp4", "bg.mp4"]) { $0.frameRate = Rational(15, 1); $0.sync = .index }
+        let (out, r) = try compose(.chromakey, ["fg.mp4", "bg.mp4"]) {
+            $0.frameRate = Rational(15, 1); $0.sync = .index
+        }
         XCTAssertEqual(r.frames, 60)
         try assertIdentities(out, frames: 60, [(.band(1), 1, { $0 }), (.band(0), 0, { $0 })])
         try assertTiming(out, frames: 60, fps: 15, audio: true)
@@ -202,8 +212,12 @@ final class CompositeEndToEndTests: ScratchTestCase {
     func testACanvasSizeScalesEveryInputToFit() throws {
         let (out, r) = try compose(.chromakey, ["fg.mp4", "bg.mp4"]) { $0.size = Size(width: 640, height: 480) }
         XCTAssertEqual(r.canvas, Size(width: 640, height: 480))
-        try assertIdentities(out, frames: 60, [(BarcodeRegion.band(1).scaled(by: 2, offsetX: 0, offsetY: 0), 1, { $0 }),
-                                              (BarcodeRegion.band(0).scaled(by: 2, offsetX: 0, offsetY: 0), 0, { $0 })])
+        try assertIdentities(
+            out, frames: 60,
+            [
+                (BarcodeRegion.band(1).scaled(by: 2, offsetX: 0, offsetY: 0), 1, { $0 }),
+                (BarcodeRegion.band(0).scaled(by: 2, offsetX: 0, offsetY: 0), 0, { $0 })
+            ])
     }
 
     func testFramesComeFromBoundedPoolsWhateverTheInputsLength() throws {
@@ -232,8 +246,12 @@ final class CompositeEndToEndTests: ScratchTestCase {
         // re-expressed from BT.601 (an untagged SD clip) in BT.709 as the output is (FFmpeg's
         // colorspace filter: swscale's matrix options clip bg.mp4's footroom).
         let rotated = scratch.appendingPathComponent("rotated.mp4")
-        let made = try Shell.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", Fixtures.url("bg.mp4").path, "-c", "copy",
-                                                     "-metadata:s:v:0", "rotate=90", rotated.path])
+        let made = try Shell.run(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-y", "-i", Fixtures.url("bg.mp4").path, "-c", "copy",
+                "-metadata:s:v:0", "rotate=90", rotated.path
+            ])
         XCTAssertEqual(made.status, 0, made.stderr)
         let reference = try LumaVideo.decode(rotated, filter: "colorspace=all=bt709:iall=bt601-6-525:fast=1")
         XCTAssertEqual(reference.width, 240, "ffmpeg shows it 240 wide")

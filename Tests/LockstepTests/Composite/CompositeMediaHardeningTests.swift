@@ -2,6 +2,7 @@ import Compositor
 import Foundation
 import Media
 import XCTest
+
 @testable import Lockstep
 
 /// Composite against inputs and outputs that used to crash, hang or stop it (issue 9).
@@ -36,8 +37,9 @@ final class CompositeMediaHardeningTests: ScratchTestCase {
         // Written independently: a 1x1 picture by Lockstep's own writer cannot exist (4:2:0), so
         // a 2x2 one, first of a mix and of a quad.
         let two = scratch.appendingPathComponent("two.mp4").path
-        let writer = try MovieWriter(path: two, container: "mp4", canvas: Size(width: 2, height: 2), frameRate: Rational(30, 1),
-                                     settings: EncodeSettings(), withAudio: false)
+        let writer = try MovieWriter(
+            path: two, container: "mp4", canvas: Size(width: 2, height: 2), frameRate: Rational(30, 1),
+            settings: EncodeSettings(), withAudio: false)
         let frame = try Frame(width: 2, height: 2, color: YUVColor(y: 200, u: 128, v: 128))
         for k in 0..<4 { try writer.writeVideo(frame, index: Int64(k)) }
         try writer.finish()
@@ -81,7 +83,9 @@ final class CompositeMediaHardeningTests: ScratchTestCase {
         let done = DispatchSemaphore(value: 0)
         final class Box: @unchecked Sendable { var error: Error? }  // written before `done` is signalled
         let box = Box()
-        Thread { do { _ = try job.run() } catch { box.error = error }; done.signal() }.start()
+        Thread {
+            do { _ = try job.run() } catch { box.error = error }; done.signal()
+        }.start()
         XCTAssertEqual(done.wait(timeout: .now() + 0.5), .timedOut)
         let raised = Date()
         job.cancel()
@@ -111,7 +115,9 @@ final class CompositeMediaHardeningTests: ScratchTestCase {
         XCTAssertThrowsError(try compose(.mix, [Fixtures.url("bg.mp4").path, bad]) { $0.audio = false }) { error in
             XCTAssertTrue("\(error)".hasPrefix("\(bad): damaged video: "), "\(error)")
         }
-        let (out, result) = try compose(.mix, [Fixtures.url("bg.mp4").path, bad]) { $0.audio = false; $0.conceal = true }
+        let (out, result) = try compose(.mix, [Fixtures.url("bg.mp4").path, bad]) {
+            $0.audio = false; $0.conceal = true
+        }
         XCTAssertFalse(result.warnings.isEmpty)
         for w in result.warnings { XCTAssertTrue(w.hasPrefix("\(bad): damaged frame "), w); XCTAssertTrue(w.hasSuffix(", concealed"), w) }
         // The provenance names input 2 on each output frame made of a damaged source frame.

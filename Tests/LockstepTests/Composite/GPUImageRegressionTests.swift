@@ -1,8 +1,9 @@
 import Compositor
 import Foundation
-import Verify
 import Synchronization
+import Verify
 import XCTest
+
 @testable import Lockstep
 
 /// One test per failure mode people hit with GPUImage's movie writer (the issue numbers are
@@ -11,7 +12,6 @@ import XCTest
 /// fixtures' barcodes read back through the ffmpeg CLI. Chroma keys use GPUImage's math
 /// (`--keyer gpuimage`), as the movies those reports were about did.
 final class GPUImageRegressionTests: ScratchTestCase {
-
 
     func assertVerifies(_ url: URL, file: StaticString = #filePath, line: UInt = #line) throws -> VerifyReport {
         let r = try VerifyJob.run(url.path)
@@ -76,8 +76,12 @@ final class GPUImageRegressionTests: ScratchTestCase {
     // audio runs 300 ms past its video.
     func testAudioNeverOutlastsVideo() throws {
         let long = scratch.appendingPathComponent("longaudio.mp4").path
-        _ = try Shell.check("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", Fixtures.url("fg.mp4").path, "-f", "lavfi", "-i", "sine=f=660:r=48000:d=2.3",
-                                                "-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "aac", long])
+        _ = try Shell.check(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-y", "-i", Fixtures.url("fg.mp4").path, "-f", "lavfi", "-i", "sine=f=660:r=48000:d=2.3",
+                "-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "aac", long
+            ])
         let (out, _) = try compose(.chromakey, [long, Fixtures.url("bg.mp4").path]) { $0.keyer = .gpuimage }
         _ = try assertVerifies(out)
         let a = try Probe.streams(out).first { $0.codecType == "audio" }!, v = try Probe.streams(out).first { $0.codecType == "video" }!

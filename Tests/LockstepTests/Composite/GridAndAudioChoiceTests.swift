@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// grid, pip, fill, labels, --audio-from and --loudness end to end, each checked by ffmpeg: its
@@ -11,10 +12,13 @@ final class GridAndAudioChoiceTests: ScratchTestCase {
 
     /// ffmpeg's PSNR (average, dB) between `a` and `b` (filter chains on inputs 0 and 1).
     func psnr(_ inputs: [String], _ a: String, _ b: String) throws -> Double {
-        let r = try Processes.run("ffmpeg", ["-nostdin", "-hide_banner"] + inputs.flatMap { ["-i", $0] }
-                                  + ["-filter_complex", "\(a)[a];\(b)[b];[a][b]psnr", "-f", "null", "-"])
+        let r = try Processes.run(
+            "ffmpeg",
+            ["-nostdin", "-hide_banner"] + inputs.flatMap { ["-i", $0] }
+                + ["-filter_complex", "\(a)[a];\(b)[b];[a][b]psnr", "-f", "null", "-"])
         guard let line = r.stderr.split(separator: "\n").last(where: { $0.contains("PSNR") }),
-              let avg = line.split(separator: " ").first(where: { $0.hasPrefix("average:") }) else {
+            let avg = line.split(separator: " ").first(where: { $0.hasPrefix("average:") })
+        else {
             throw Processes.Failure(description: r.stderr)
         }
         return avg.dropFirst("average:".count) == "inf" ? .infinity : Double(avg.dropFirst("average:".count))!
@@ -30,8 +34,9 @@ final class GridAndAudioChoiceTests: ScratchTestCase {
         XCTAssertEqual(result.canvas, Size(width: 480, height: 480))
         for (i, (input, width)) in [(karma, 854.0), (hero, 848.0)].enumerated() {
             let keep = (240.0 / 480) / (width / 480)
-            let p = try psnr([out.path, input], "[0:v]crop=240:480:\(240 * i):0,select=eq(n\\,10)",
-                             "[1:v]crop=iw*\(keep):ih,scale=240:480:flags=bicubic,format=yuv420p,select=eq(n\\,10)")
+            let p = try psnr(
+                [out.path, input], "[0:v]crop=240:480:\(240 * i):0,select=eq(n\\,10)",
+                "[1:v]crop=iw*\(keep):ih,scale=240:480:flags=bicubic,format=yuv420p,select=eq(n\\,10)")
             XCTAssertGreaterThan(p, 30, "cell \(i + 1)")
         }
     }
@@ -40,10 +45,16 @@ final class GridAndAudioChoiceTests: ScratchTestCase {
     func testPictureInPictureInset() throws {
         let a = scratch.appendingPathComponent("a.mp4").path, b = scratch.appendingPathComponent("b.mp4").path
         for (path, source) in [(a, "testsrc2=size=640x360:rate=30"), (b, "smptebars=size=320x180:rate=30")] {
-            try Processes.check("ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", source, "-t", "1",
-                                           "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", path])
+            try Processes.check(
+                "ffmpeg",
+                [
+                    "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", source, "-t", "1",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", path
+                ])
         }
-        let (out, result) = try compose(.pip, [a, b]) { o in o.grid.pip.corner = .topLeft; o.grid.pip.size = 0.25 }
+        let (out, result) = try compose(.pip, [a, b]) { o in
+            o.grid.pip.corner = .topLeft; o.grid.pip.size = 0.25
+        }
         XCTAssertEqual(result.canvas, Size(width: 640, height: 360))
         // 2% of 640 is 12 px of margin; 160x90 for a quarter of the width. The inputs are untagged
         // standard definition (BT.601), the output BT.709: the references are converted by FFmpeg.
@@ -56,12 +67,18 @@ final class GridAndAudioChoiceTests: ScratchTestCase {
 
     /// Labels change the picture only inside their boxes.
     func testLabelsTouchOnlyTheirBoxes() throws {
-        let (plain, _) = try compose(.grid, [karma, hero]) { o in o.audio = false; o.frames = FrameRange(start: 0, end: 3) }
+        let (plain, _) = try compose(.grid, [karma, hero]) { o in
+            o.audio = false; o.frames = FrameRange(start: 0, end: 3)
+        }
         let (labelled, _) = try compose(.grid, [karma, hero]) { o in
             o.audio = false; o.frames = FrameRange(start: 0, end: 3); o.grid.labels = ["karma", "hero7"]
         }
-        let layout = Layout(blend: .grid, canvas: Layout.canvas(blend: .grid, inputs: [Size(width: 854, height: 480), Size(width: 848, height: 480)]),
-                            inputs: [Size(width: 854, height: 480), Size(width: 848, height: 480)], cells: { var g = GridSpec(); g.labels = ["karma", "hero7"]; return g }())
+        let layout = Layout(
+            blend: .grid, canvas: Layout.canvas(blend: .grid, inputs: [Size(width: 854, height: 480), Size(width: 848, height: 480)]),
+            inputs: [Size(width: 854, height: 480), Size(width: 848, height: 480)],
+            cells: {
+                var g = GridSpec(); g.labels = ["karma", "hero7"]; return g
+            }())
         let boxes = layout.decor.labels.map(\.box)
         XCTAssertEqual(boxes.count, 2)
         let w = layout.canvas.width
@@ -96,7 +113,9 @@ final class GridAndAudioChoiceTests: ScratchTestCase {
 
     /// --audio-from 2: the output's sound is the second camera's, not the first's.
     func testAudioFromOneInput() throws {
-        let (out, result) = try compose(.quad, [karma, hero]) { o in o.audioFrom = 1; o.frames = FrameRange(start: 0, end: 150) }
+        let (out, result) = try compose(.quad, [karma, hero]) { o in
+            o.audioFrom = 1; o.frames = FrameRange(start: 0, end: 150)
+        }
         XCTAssertNotNil(result.audioSamples)
         let written = try sound(out.path, seconds: 4.5)
         XCTAssertGreaterThan(correlation(written, try sound(hero)), 0.9)
@@ -106,7 +125,9 @@ final class GridAndAudioChoiceTests: ScratchTestCase {
     /// --loudness r128: ffmpeg's own R128 meter reads -23 LUFS from the output (hero7 is at
     /// -31.7: +8.7 dB), and the summary says what it measured.
     func testLoudnessNormalisation() throws {
-        let (out, result) = try compose(.quad, [karma, hero]) { o in o.audioFrom = 1; o.loudness = -23 }
+        let (out, result) = try compose(.quad, [karma, hero]) { o in
+            o.audioFrom = 1; o.loudness = -23
+        }
         let l = try XCTUnwrap(result.loudness)
         XCTAssertEqual(l.mixLUFS, -31.7, accuracy: 0.3)
         XCTAssertEqual(l.gainDB, 8.7, accuracy: 0.3)

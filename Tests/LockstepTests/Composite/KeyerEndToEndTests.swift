@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import XCTest
+
 @testable import Lockstep
 
 /// Lockstep's keyer through the whole job: its views and its options reach the pictures.

@@ -2,6 +2,7 @@ import Compositor
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// `--matte` on a foreground that carries its own alpha. `multiply`: the output weight is the
@@ -23,8 +24,13 @@ final class MatteAlphaTests: ScratchTestCase {
 
     /// Mean luma of a rectangle in every frame of `url`, decoded to yuv420p by the ffmpeg CLI.
     func lumaMeans(_ url: URL, x: Range<Int>, y: Range<Int>) throws -> [Double] {
-        let raw = [UInt8](try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-i", url.path, "-map", "0:v:0",
-                                                          "-pix_fmt", "yuv420p", "-f", "rawvideo", "-"]))
+        let raw = [UInt8](
+            try Processes.check(
+                "ffmpeg",
+                [
+                    "-nostdin", "-v", "error", "-i", url.path, "-map", "0:v:0",
+                    "-pix_fmt", "yuv420p", "-f", "rawvideo", "-"
+                ]))
         let frameSize = 320 * 240 * 3 / 2
         XCTAssertEqual(raw.count % frameSize, 0)
         return stride(from: 0, to: raw.count - frameSize + 1, by: frameSize).map { start in
@@ -35,12 +41,15 @@ final class MatteAlphaTests: ScratchTestCase {
     }
 
     func testMatteMultipliesOrReplacesTheForegroundsOwnAlpha() throws {
-        let bg = try make("flat-bg.mp4", "color=c=black:s=320x240:r=30:d=1,format=yuv420p,geq=lum=40:cb=128:cr=128",
-                          ["-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p"])
-        let fg = try make("flat-fg.mkv", "color=c=black:s=320x240:r=30:d=1,format=yuva420p,geq=lum=200:cb=128:cr=128:a='if(lt(X,160),128,255)'",
-                          ["-c:v", "ffv1", "-pix_fmt", "yuva420p"])
-        let m = try make("flat-matte.mp4", "color=c=black:s=320x240:r=30:d=1,format=yuv420p,geq=lum=126:cb=128:cr=128",
-                         ["-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p"])
+        let bg = try make(
+            "flat-bg.mp4", "color=c=black:s=320x240:r=30:d=1,format=yuv420p,geq=lum=40:cb=128:cr=128",
+            ["-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p"])
+        let fg = try make(
+            "flat-fg.mkv", "color=c=black:s=320x240:r=30:d=1,format=yuva420p,geq=lum=200:cb=128:cr=128:a='if(lt(X,160),128,255)'",
+            ["-c:v", "ffv1", "-pix_fmt", "yuva420p"])
+        let m = try make(
+            "flat-matte.mp4", "color=c=black:s=320x240:r=30:d=1,format=yuv420p,geq=lum=126:cb=128:cr=128",
+            ["-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p"])
         let left = (x: 20..<140, y: 20..<220), right = (x: 180..<300, y: 20..<220)
         var multiply = MatteOptions(path: m)
         multiply.mode = .multiply

@@ -2,6 +2,7 @@ import Compositor
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// `--matte` through the whole job, with mattes made by the ffmpeg CLI (another generator than
@@ -12,9 +13,13 @@ final class MatteJobTests: ScratchTestCase {
     func matte(left: String, right: String, seconds: Int) throws -> String {
         let path = scratch.appendingPathComponent("matte-\(left)-\(right)-\(seconds).mp4").path
         if FileManager.default.fileExists(atPath: path) { return path }  // made earlier in this test
-        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi",
-                                           "-i", "color=c=\(left):s=160x120:r=30:d=\(seconds),drawbox=x=80:y=0:w=80:h=120:color=\(right):t=fill",
-                                           "-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "0", path])
+        _ = try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi",
+                "-i", "color=c=\(left):s=160x120:r=30:d=\(seconds),drawbox=x=80:y=0:w=80:h=120:color=\(right):t=fill",
+                "-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "0", path
+            ])
         return path
     }
 
@@ -121,9 +126,15 @@ final class MatteJobTests: ScratchTestCase {
     /// and provenance names the matte frame each tick used.
     func testTheMatteFollowsTheSyncPolicy() throws {
         let slow = scratch.appendingPathComponent("matte15.mp4").path
-        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "color=c=white:s=320x240:r=15:d=2",
-                                           "-c:v", "libx264", "-pix_fmt", "yuv420p", slow])
-        let (out, r) = try compose(.chromakey, ["fg.mp4", "bg.mp4"]) { $0.sync = .time; $0.matte = MatteOptions(path: slow) }
+        _ = try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "color=c=white:s=320x240:r=15:d=2",
+                "-c:v", "libx264", "-pix_fmt", "yuv420p", slow
+            ])
+        let (out, r) = try compose(.chromakey, ["fg.mp4", "bg.mp4"]) {
+            $0.sync = .time; $0.matte = MatteOptions(path: slow)
+        }
         XCTAssertEqual(r.frames, 60)
         let src = try VerifyJob.scan(out.path).frames.compactMap(\.provenance).map(\.src)
         XCTAssertEqual(src.map { $0.count }, Array(repeating: 3, count: 60))

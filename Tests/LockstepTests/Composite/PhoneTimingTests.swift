@@ -4,6 +4,7 @@ import Media
 import TestSupport
 import Verify
 import XCTest
+
 @testable import Lockstep
 
 /// Issue 21 on the shared phone clips (made by phones and other tools; what ffprobe shows of them

@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import Verify
 import XCTest
+
 @testable import Lockstep
 
 /// `composite --sync audio` (issue 24): two cameras that started at different moments, each
@@ -14,8 +15,12 @@ final class SoundSyncTests: ScratchTestCase {
     /// source's frame at `start` (a frame boundary), its sound starts there too.
     func cut(_ name: String, from source: String, start: String, seconds: String) throws -> String {
         let path = scratch.appendingPathComponent(name).path
-        _ = try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", source, "-ss", start, "-t", seconds, "-map", "0:v:0", "-map", "0:a:0",
-                                       "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-b:a", "128k", path])
+        _ = try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-i", source, "-ss", start, "-t", seconds, "-map", "0:v:0", "-map", "0:a:0",
+                "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-b:a", "128k", path
+            ])
         return path
     }
 
@@ -47,11 +52,15 @@ final class SoundSyncTests: ScratchTestCase {
         let a = try cut("a.mp4", from: Repository.shared("karma.mp4"), start: "0", seconds: "6")
         let other = try cut("other.mp4", from: Repository.shared("gopro-hero7/hero7.mp4"), start: "0", seconds: "6")
         let out = scratch.appendingPathComponent("o.mp4")
-        XCTAssertThrowsError(try CompositeJob(options: {
-            var o = CompositeOptions(inputs: [a, other], output: out.path, blend: .quad)
-            o.clocksFromSound = true
-            return o
-        }()).run()) { error in
+        XCTAssertThrowsError(
+            try CompositeJob(
+                options: {
+                    var o = CompositeOptions(inputs: [a, other], output: out.path, blend: .quad)
+                    o.clocksFromSound = true
+                    return o
+                }()
+            ).run()
+        ) { error in
             XCTAssertTrue("\(error)".contains("other.mp4"), "\(error)")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))

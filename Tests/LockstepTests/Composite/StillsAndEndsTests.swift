@@ -4,6 +4,7 @@ import Media
 import TestSupport
 import Verify
 import XCTest
+
 @testable import Lockstep
 
 /// Stills are held for the whole output (one line says so); an input that ends early ends the
@@ -50,7 +51,9 @@ final class StillsAndEndsTests: ScratchTestCase {
         let (short, r) = try compose(.quad, ["q0.mp4", "q3.mp4"])
         XCTAssertEqual(r.frames, 48); XCTAssertEqual(r.endedBy, 1)
         for sync in SyncMode.allCases {
-            let (held, h) = try compose(.quad, ["q0.mp4", "q3.mp4"]) { $0.holdLast = true; $0.sync = sync }
+            let (held, h) = try compose(.quad, ["q0.mp4", "q3.mp4"]) {
+                $0.holdLast = true; $0.sync = sync
+            }
             XCTAssertEqual(h.frames, 75, "\(sync)"); XCTAssertEqual(h.endedBy, 0)
             let video = try LumaVideo.decode(held)
             for (k, f) in video.frames.enumerated() {
@@ -98,8 +101,12 @@ final class StillsAndEndsTests: ScratchTestCase {
         XCTAssertEqual(try FlashBeep.beeps(thirty).first ?? 0, 0.5, accuracy: 0.002)
         XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
         let slow = scratch.appendingPathComponent("slow.mp4").path
-        _ = try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", fast.path, "-an", "-vf", "setpts=8*PTS", "-r", "30",
-                                       "-c:v", "libx264", "-preset", "ultrafast", slow])
+        _ = try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-i", fast.path, "-an", "-vf", "setpts=8*PTS", "-r", "30",
+                "-c:v", "libx264", "-preset", "ultrafast", slow
+            ])
         let joined = scratch.appendingPathComponent("slow-joined.mp4")
         let c = try ConcatJob(options: ConcatOptions(clips: [slow], output: joined.path)).run()
         XCTAssertEqual(c.frameRate, Rational(30, 1)); XCTAssertEqual(c.frames, 240)

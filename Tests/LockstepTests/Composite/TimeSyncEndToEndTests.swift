@@ -4,6 +4,7 @@ import Media
 import TestSupport
 import Verify
 import XCTest
+
 @testable import Lockstep
 
 /// Issue 21: a clip keeps its duration and its sync. Clips made here by the ffmpeg CLI at 25,
@@ -22,8 +23,10 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
 
     /// Each source event (flash, beep) at output time `shift + t`: the beep within 2 ms, the flash
     /// on the first output frame at or after its own time (1 ms of slack for stored times).
-    func assertLands(source: FlashBeep.Clip, shift: Double, flashes: [Double], beeps: [Double], frame: Double, _ what: String,
-                     file: StaticString = #filePath, line: UInt = #line) {
+    func assertLands(
+        source: FlashBeep.Clip, shift: Double, flashes: [Double], beeps: [Double], frame: Double, _ what: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertEqual(flashes.count, source.flashes.count, "\(what): flashes \(flashes) for \(source.flashes)", file: file, line: line)
         XCTAssertEqual(beeps.count, source.beeps.count, "\(what): beeps \(beeps) for \(source.beeps)", file: file, line: line)
         for (got, want) in zip(flashes, source.flashes) {
@@ -34,9 +37,11 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
             XCTAssertEqual(got, shift + want, accuracy: 0.002, "\(what): beep", file: file, line: line)
         }
         // What the README quotes: flash lateness (0 to one output frame) and beep error.
-        print(String(format: "%@: flashes late by %@ ms, beeps off by %@ ms", what,
-                     zip(flashes, source.flashes).map { String(format: "%.1f", ($0 - shift - $1) * 1000) }.joined(separator: ", "),
-                     zip(beeps, source.beeps).map { String(format: "%+.3f", ($0 - shift - $1) * 1000) }.joined(separator: ", ")))
+        print(
+            String(
+                format: "%@: flashes late by %@ ms, beeps off by %@ ms", what,
+                zip(flashes, source.flashes).map { String(format: "%.1f", ($0 - shift - $1) * 1000) }.joined(separator: ", "),
+                zip(beeps, source.beeps).map { String(format: "%+.3f", ($0 - shift - $1) * 1000) }.joined(separator: ", ")))
     }
 
     func cell(_ i: Int, of size: (Int, Int)) -> (x: Int, y: Int, w: Int, h: Int) {
@@ -55,17 +60,22 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
         XCTAssertEqual(try XCTUnwrap(streams.first { $0.codecType == "video" }?.duration), 2.0, accuracy: 1e-3)
         XCTAssertEqual(try XCTUnwrap(streams.first { $0.codecType == "audio" }?.duration), 2.0, accuracy: 1e-3)
         for i in 0..<4 {
-            assertLands(source: clips[i], shift: 0, flashes: try FlashBeep.flashes(out, region: cell(i, of: (160, 120))),
-                        beeps: try FlashBeep.beeps(out, tone: Self.tones[i]), frame: 1.0 / 25, "input \(i + 1) at \(Self.rates[i])")
+            assertLands(
+                source: clips[i], shift: 0, flashes: try FlashBeep.flashes(out, region: cell(i, of: (160, 120))),
+                beeps: try FlashBeep.beeps(out, tone: Self.tones[i]), frame: 1.0 / 25, "input \(i + 1) at \(Self.rates[i])")
         }
         XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
 
         // Index sync, named: one line says who changes speed, and the 59.94 fps cell's flashes
         // fall 0.3-0.7 s after their beeps (what the measure above would catch).
         let (indexed, ri) = try compose(.quad, clips.map(\.path)) { $0.sync = .index }
-        XCTAssertEqual(ri.notices, ["--sync index shows one frame of every input per output frame at 25 fps: "
-                                    + "input 2 (\(clips[1].path), 29.97 fps) at 0.8342x, input 3 (\(clips[2].path), 30 fps) at 0.8333x, "
-                                    + "input 4 (\(clips[3].path), 59.94 fps) at 0.4171x speed; their sound keeps its own speed (--sync time keeps every input's)"])
+        XCTAssertEqual(
+            ri.notices,
+            [
+                "--sync index shows one frame of every input per output frame at 25 fps: "
+                    + "input 2 (\(clips[1].path), 29.97 fps) at 0.8342x, input 3 (\(clips[2].path), 30 fps) at 0.8333x, "
+                    + "input 4 (\(clips[3].path), 59.94 fps) at 0.4171x speed; their sound keeps its own speed (--sync time keeps every input's)"
+            ])
         let late = try FlashBeep.flashes(indexed, region: cell(3, of: (160, 120)))
         XCTAssertTrue(late.isEmpty || late[0] - clips[3].flashes[0] > 0.3, "index sync shows 59.94 fps at 25: \(late)")
     }
@@ -113,8 +123,9 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
         let scene = [0.6, 1.9, 3.1, 4.4, 5.6]
         let cams: [(rate: String, offset: Double, ppm: Double, seconds: Double)] = [("30", 0, 0, 6.2), ("25", 1.25, 500, 5.0), ("30000/1001", -0.4, -300, 6.4)]
         let clips = try cams.enumerated().map { i, c in
-            try FlashBeep.make(scratch.appendingPathComponent("cam\(i).mp4").path, rate: c.rate, seconds: c.seconds, at: scene, tone: 1000,
-                               time: "\(FlashBeep.fmt(c.offset))+t/\(FlashBeep.fmt(1 + c.ppm * 1e-6))")
+            try FlashBeep.make(
+                scratch.appendingPathComponent("cam\(i).mp4").path, rate: c.rate, seconds: c.seconds, at: scene, tone: 1000,
+                time: "\(FlashBeep.fmt(c.offset))+t/\(FlashBeep.fmt(1 + c.ppm * 1e-6))")
         }
         func run(_ gains: [Double], drift: Bool = true) throws -> URL {
             try compose(.quad, clips.map(\.path)) { o in
@@ -132,8 +143,10 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
         }
         for (x, t) in zip(beeps[0], scene.dropFirst()) { XCTAssertEqual(x, t - 1.25, accuracy: 0.002) }
         for i in 1..<3 {
-            print(String(format: "camera %d against camera 1: beeps off by %@ ms", i + 1,
-                         zip(beeps[i], beeps[0]).map { String(format: "%+.3f", ($0 - $1) * 1000) }.joined(separator: ", ")))
+            print(
+                String(
+                    format: "camera %d against camera 1: beeps off by %@ ms", i + 1,
+                    zip(beeps[i], beeps[0]).map { String(format: "%+.3f", ($0 - $1) * 1000) }.joined(separator: ", ")))
         }
         let flashes = try (0..<3).map { try FlashBeep.flashes(outs[0], region: cell($0, of: (160, 120))) }
         for (i, f) in flashes.enumerated() {
@@ -154,9 +167,13 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
     func testAClipCutAndRetimedByFFmpegGoesBackOnItsSource() throws {
         let a = try FlashBeep.make(scratch.appendingPathComponent("a.mp4").path, rate: "30", seconds: 6.5, at: [1.0, 2.6, 3.9, 5.2, 6.1], tone: 1000)
         let b = scratch.appendingPathComponent("b.mp4").path
-        _ = try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-ss", "2", "-i", a.path,
-                                       "-vf", "setpts=(PTS-STARTPTS)*48000/47976", "-af", "asetrate=47976,aresample=48000,asetpts=N/SR/TB",
-                                       "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", b])
+        _ = try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-ss", "2", "-i", a.path,
+                "-vf", "setpts=(PTS-STARTPTS)*48000/47976", "-af", "asetrate=47976,aresample=48000,asetpts=N/SR/TB",
+                "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", b
+            ])
         func run(_ gains: [Double]) throws -> URL {
             try compose(.mix, [a.path, b]) { o in
                 o.clocks = [.identity, InputClock(offset: Rational(2, 1), driftPpm: 500.25)]
@@ -182,8 +199,9 @@ final class TimeSyncSlowTests: ScratchTestCase {
     func testAMinuteOfDriftStaysOnTheFrame() throws {
         let scene = stride(from: 3.1, to: 60.0, by: 4.3).map { $0 }
         let a = try FlashBeep.make(scratch.appendingPathComponent("a.mp4").path, rate: "30", seconds: 61, at: scene, tone: 1000)
-        let b = try FlashBeep.make(scratch.appendingPathComponent("b.mp4").path, rate: "30000/1001", seconds: 58, at: scene, tone: 1000,
-                                   time: "2.5+t/1.0005")
+        let b = try FlashBeep.make(
+            scratch.appendingPathComponent("b.mp4").path, rate: "30000/1001", seconds: 58, at: scene, tone: 1000,
+            time: "2.5+t/1.0005")
         func run(_ gains: [Double], drift: Double) throws -> URL {
             try compose(.quad, [a.path, b.path]) { o in
                 o.clocks = [.identity, InputClock(offset: Rational(5, 2), driftPpm: drift)]

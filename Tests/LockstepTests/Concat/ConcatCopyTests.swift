@@ -3,6 +3,7 @@ import Foundation
 import Media
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// `--copy`: the video packets are the clips' own bytes, in order, retimed; the audio is encoded
@@ -14,8 +15,13 @@ final class ConcatCopyTests: ScratchTestCase {
     /// not decoded), with every SEI NAL unit taken out by ffmpeg's filter_units: the copy puts
     /// Lockstep's provenance SEI into each packet, and everything else must be the clip's bytes.
     func packetHashes(_ url: String) throws -> [String] {
-        let text = String(decoding: try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-i", url, "-map", "0:v:0", "-c", "copy",
-                                                               "-bsf:v", "filter_units=remove_types=6", "-f", "framemd5", "-"]), as: UTF8.self)
+        let text = String(
+            decoding: try Shell.check(
+                "ffmpeg",
+                [
+                    "-nostdin", "-v", "error", "-i", url, "-map", "0:v:0", "-c", "copy",
+                    "-bsf:v", "filter_units=remove_types=6", "-f", "framemd5", "-"
+                ]), as: UTF8.self)
         return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
     }
 
@@ -68,8 +74,12 @@ final class ConcatCopyTests: ScratchTestCase {
     func testCopyRefusesAClipThatDoesNotStartWithAKeyframe() throws {
         // The first second of x0 cut off by copy at a non-key packet: its first packet is not a keyframe.
         let cut = scratch.appendingPathComponent("cut.mp4").path
-        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", path("x0.mp4"), "-map", "0:v", "-c", "copy",
-                                   "-bsf:v", "noise=drop='lt(n,5)'", cut])
+        try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-i", path("x0.mp4"), "-map", "0:v", "-c", "copy",
+                "-bsf:v", "noise=drop='lt(n,5)'", cut
+            ])
         let out = scratch.appendingPathComponent("copy.mp4")
         var options = ConcatOptions(clips: [path("x0.mp4"), cut], output: out.path)
         options.copy = true

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Lockstep
 
 /// `ConcatAudio`'s crossfade on hand-made sources (no files, no threads): clip A is 1 on the
@@ -38,9 +39,10 @@ final class ConcatCrossfadeTests: XCTestCase {
     func testEqualPowerOverlapCentredOnTheJoin() throws {
         // A has a second of audio past its video's end, B a second before its first frame.
         let join: Int64 = 96_000, end: Int64 = 192_000, fade: Int64 = 4_800
-        let (l, r) = try run(join: join, end: end, fade: fade,
-                             a: ArraySource(first: 0, count: join + 48_000, left: 1, right: 0),
-                             b: ArraySource(first: -48_000, count: 48_000 + end - join, left: 0, right: 1))
+        let (l, r) = try run(
+            join: join, end: end, fade: fade,
+            a: ArraySource(first: 0, count: join + 48_000, left: 1, right: 0),
+            b: ArraySource(first: -48_000, count: 48_000 + end - join, left: 0, right: 1))
         XCTAssertEqual(l.count, Int(end), "the total length is the video's")
         XCTAssertEqual(r.count, Int(end))
         let j = Int(join), h = Int(fade)
@@ -68,9 +70,10 @@ final class ConcatCrossfadeTests: XCTestCase {
     /// join, the incoming one rises from silence before it (each side alone there).
     func testWithoutAudioBeyondTheJoinThatSideIsSilence() throws {
         let join: Int64 = 96_000, end: Int64 = 192_000, fade: Int64 = 4_800
-        let (l, r) = try run(join: join, end: end, fade: fade,
-                             a: ArraySource(first: 0, count: join, left: 1, right: 0),
-                             b: ArraySource(first: 0, count: end - join, left: 0, right: 1))
+        let (l, r) = try run(
+            join: join, end: end, fade: fade,
+            a: ArraySource(first: 0, count: join, left: 1, right: 0),
+            b: ArraySource(first: 0, count: end - join, left: 0, right: 1))
         let j = Int(join), h = Int(fade)
         XCTAssertEqual(l.count, Int(end))
         for t in (j - h)..<j { XCTAssertEqual(r[t], 0, "B has nothing before its first frame") }

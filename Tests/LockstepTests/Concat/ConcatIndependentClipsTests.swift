@@ -2,6 +2,7 @@ import Compositor
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// Clips made here, independently of scripts/make-concat-fixtures and with other conventions:
@@ -23,12 +24,18 @@ final class ConcatIndependentClipsTests: ScratchTestCase {
         for (i, n) in Self.frameCounts.enumerated() {
             let t0 = Double(first) / 24, t1 = Double(first + n) / 24
             let name = scratch.appendingPathComponent("piece\(i).\(i == 1 ? "mkv" : "mov")").path
-            try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y",
-                                       "-f", "lavfi", "-i", "testsrc=s=640x360:r=24:d=3,drawtext=text='%{frame_num}':fontsize=8:x=2:y=2,"
-                                           + "select='between(n,\(first),\(first + n - 1))',setpts=N/24/TB",
-                                       "-f", "lavfi", "-i", "aevalsrc=0.3*sin(2*PI*700*t):s=44100:c=stereo:d=3,"
-                                           + String(format: "atrim=start=%.9f:end=%.9f,asetpts=N/SR/TB", t0, t1),
-                                       "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"] + (i == 1 ? ["-c:a", "flac"] : ["-c:a", "aac", "-b:a", "160k"]) + [name])
+            try Shell.check(
+                "ffmpeg",
+                [
+                    "-nostdin", "-v", "error", "-y",
+                    "-f", "lavfi", "-i",
+                    "testsrc=s=640x360:r=24:d=3,drawtext=text='%{frame_num}':fontsize=8:x=2:y=2,"
+                        + "select='between(n,\(first),\(first + n - 1))',setpts=N/24/TB",
+                    "-f", "lavfi", "-i",
+                    "aevalsrc=0.3*sin(2*PI*700*t):s=44100:c=stereo:d=3,"
+                        + String(format: "atrim=start=%.9f:end=%.9f,asetpts=N/SR/TB", t0, t1),
+                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"
+                ] + (i == 1 ? ["-c:a", "flac"] : ["-c:a", "aac", "-b:a", "160k"]) + [name])
             clips.append(name)
             first += n
         }
@@ -58,9 +65,13 @@ final class ConcatIndependentClipsTests: ScratchTestCase {
         // untagged 640x360, BT.601 by convention, and the output BT.709: the recording's luma
         // is taken the same way (FFmpeg's colorspace filter).
         let whole = scratch.appendingPathComponent("whole.mov")
-        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
-                                   "testsrc=s=640x360:r=24:d=4,drawtext=text='%{frame_num}':fontsize=8:x=2:y=2",
-                                   "-frames:v", "68", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", whole.path])
+        try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                "testsrc=s=640x360:r=24:d=4,drawtext=text='%{frame_num}':fontsize=8:x=2:y=2",
+                "-frames:v", "68", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", whole.path
+            ])
         let truth = try LumaVideo.decode(whole, filter: "colorspace=all=bt709:iall=bt601-6-525:fast=1"), joined = try LumaVideo.decode(out)
         XCTAssertEqual(joined.frames.count, 68)
         // Every 5th pixel is plenty (and keeps a debug build quick).

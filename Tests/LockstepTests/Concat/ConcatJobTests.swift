@@ -4,6 +4,7 @@ import Media
 import TestSupport
 import Verify
 import XCTest
+
 @testable import Lockstep
 
 /// `lockstep concat` on barcoded clips (scripts/make-concat-fixtures): every output frame read
@@ -15,10 +16,12 @@ final class ConcatJobTests: ScratchTestCase {
     static let clips = ["c0.mp4", "c1.mp4", "c2.mp4", "c3.mp4"]
     static let counts = [30, 25, 40, 45]
     /// Where each clip's strip lands on the 320x240 canvas (Layout's fit, aspect kept, centred).
-    static let regions = [BarcodeRegion.band(0, c: 16),
-                          BarcodeRegion.band(1, c: 12).scaled(by: 1.25, offsetX: 0, offsetY: 30),
-                          BarcodeRegion.band(2, c: 12).scaled(by: 0.75, offsetX: 70, offsetY: 0),
-                          BarcodeRegion.band(3, c: 16)]
+    static let regions = [
+        BarcodeRegion.band(0, c: 16),
+        BarcodeRegion.band(1, c: 12).scaled(by: 1.25, offsetX: 0, offsetY: 30),
+        BarcodeRegion.band(2, c: 12).scaled(by: 0.75, offsetX: 70, offsetY: 0),
+        BarcodeRegion.band(3, c: 16)
+    ]
 
     func concat(_ names: [String], _ configure: (inout ConcatOptions) -> Void = { _ in }) throws -> (URL, ConcatResult) {
         let out = scratch.appendingPathComponent("concat-\(UUID().uuidString.prefix(6)).mp4")
@@ -73,7 +76,9 @@ final class ConcatJobTests: ScratchTestCase {
 
     func testCapFallsInsideTheThirdClip() throws {
         // 3.1 s at 30 fps: 93 whole frames (30 + 25 + 38 of clip 3's 40); audio cut at 3.1 s.
-        let (out, result) = try concat(Self.clips) { $0.maxDuration = Rational(31, 10); $0.keepFrames = true }
+        let (out, result) = try concat(Self.clips) {
+            $0.maxDuration = Rational(31, 10); $0.keepFrames = true
+        }
         XCTAssertEqual(result.clipFrames, [30, 25, 38])
         let seen = try identities(out) { self.clip(at: $0, Self.counts) }
         let want = expected(Self.counts, total: 93)
@@ -88,7 +93,9 @@ final class ConcatJobTests: ScratchTestCase {
 
     func testCapBetweenFramesStopsAtTheLastWholeFrame() throws {
         // 1.99 s: frame 59 would end at 2.0 s, after the cap, so 59 frames (30 + 25 + 4).
-        let (out, result) = try concat(Self.clips) { $0.maxDuration = Rational(199, 100); $0.keepFrames = true }
+        let (out, result) = try concat(Self.clips) {
+            $0.maxDuration = Rational(199, 100); $0.keepFrames = true
+        }
         XCTAssertEqual(result.frames, 59)
         XCTAssertEqual(result.clipFrames, [30, 25, 4])
         XCTAssertEqual(try XCTUnwrap(try Probe.streams(out).first { $0.codecType == "audio" }?.duration), 59.0 / 30, accuracy: 1e-6)

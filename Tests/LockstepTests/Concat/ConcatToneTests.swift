@@ -2,6 +2,7 @@ import Compositor
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// One 1 kHz tone cut into three clips (t0-t2, scripts/make-concat-fixtures): after concat the
@@ -11,7 +12,7 @@ import XCTest
 /// are the yardstick (AAC's own error).
 final class ConcatToneTests: ScratchTestCase {
     static let frequency = 1000.0, rate = 48000.0
-    static let joins = [57_600, 105_600]   // 36 and 66 frames at 30 fps
+    static let joins = [57_600, 105_600]  // 36 and 66 frames at 30 fps
 
     /// (amplitude, phase in radians, rms residual) of a*sin(wt) + b*cos(wt) + c over s[range], t from 0.
     static func fit(_ s: [Float], _ range: Range<Int>) -> (amplitude: Double, phase: Double, residual: Double) {
@@ -69,8 +70,10 @@ final class ConcatToneTests: ScratchTestCase {
         // Each clip decoded alone: the residual of its own last and first 10 ms.
         let clips = try ["t0.mp4", "t1.mp4", "t2.mp4"].map { try AudioAnalysis.decodeMono(Fixtures.url("concat/" + $0)) }
         let lengths = [57_600, 48_000, 38_400]
-        let edgeResiduals = [57_600: (Self.fit(clips[0], (lengths[0] - half)..<lengths[0]).residual, Self.fit(clips[1], 0..<half).residual),
-                             105_600: (Self.fit(clips[1], (lengths[1] - half)..<lengths[1]).residual, Self.fit(clips[2], 0..<half).residual)]
+        let edgeResiduals = [
+            57_600: (Self.fit(clips[0], (lengths[0] - half)..<lengths[0]).residual, Self.fit(clips[1], 0..<half).residual),
+            105_600: (Self.fit(clips[1], (lengths[1] - half)..<lengths[1]).residual, Self.fit(clips[2], 0..<half).residual)
+        ]
         // The yardstick: the same fits in the middle of clip 2, where nothing was joined.
         let middle = 80_000
         let control = (Self.fit(s, (middle - half)..<middle), Self.fit(s, middle..<(middle + half)), Self.fit(s, (middle - half)..<(middle + half)))
@@ -78,9 +81,11 @@ final class ConcatToneTests: ScratchTestCase {
         for j in Self.joins {
             let before = Self.fit(s, (j - half)..<j), after = Self.fit(s, j..<(j + half)), across = Self.fit(s, (j - half)..<(j + half))
             let jump = Self.degrees(before.phase, after.phase)
-            print(String(format: "join at %d: phase jump %.3f deg (control %.3f), residual %.5f (control %.5f), amplitude %.4f / %.4f",
-                         j, jump, controlJump, across.residual / across.amplitude, control.2.residual / control.2.amplitude,
-                         before.amplitude, after.amplitude))
+            print(
+                String(
+                    format: "join at %d: phase jump %.3f deg (control %.3f), residual %.5f (control %.5f), amplitude %.4f / %.4f",
+                    j, jump, controlJump, across.residual / across.amplitude, control.2.residual / control.2.amplitude,
+                    before.amplitude, after.amplitude))
             // One sample of gap or overlap is 7.5 degrees.
             XCTAssertLessThan(jump, 1.0, "phase jump at the join at sample \(j)")
             // The clips were AAC-encoded one by one, so each already has coding error at its own

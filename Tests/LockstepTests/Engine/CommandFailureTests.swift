@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Lockstep
 
 /// What a failure tells the process: its line and its status (`LockstepCommand.main` prints

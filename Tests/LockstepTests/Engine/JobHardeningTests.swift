@@ -3,6 +3,7 @@ import Foundation
 import Media
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// The temporary file beside the output: its name, its length, and the stale ones of dead runs.
@@ -34,14 +35,20 @@ final class OutputPathTests: ScratchFolderTestCase {
         let p = Process(); p.executableURL = URL(fileURLWithPath: "/bin/true"); try p.run(); p.waitUntilExit()
         let dead = p.processIdentifier
         let live = getppid()
-        let names = [".o.mp4.lockstep-\(dead)-1.tmp", ".o.mp4.lockstep-\(live)-2.tmp", ".o.mp4.lockstep-\(getpid())-3.tmp",
-                     "o.mp4", ".notes.tmp"]
+        let names = [
+            ".o.mp4.lockstep-\(dead)-1.tmp", ".o.mp4.lockstep-\(live)-2.tmp", ".o.mp4.lockstep-\(getpid())-3.tmp",
+            "o.mp4", ".notes.tmp"
+        ]
         for n in names { try Data("x".utf8).write(to: scratch.appendingPathComponent(n)) }
         // A folder with a temporary's name is not ours to remove.
         try FileManager.default.createDirectory(at: scratch.appendingPathComponent(".d.mp4.lockstep-\(dead)-4.tmp"), withIntermediateDirectories: false)
         XCTAssertEqual(OutputPath.removeStaleTemporaries(in: scratch.path), [".o.mp4.lockstep-\(dead)-1.tmp"])
-        XCTAssertEqual(try leftovers(), [".d.mp4.lockstep-\(dead)-4.tmp", ".notes.tmp", ".o.mp4.lockstep-\(getpid())-3.tmp",
-                                         ".o.mp4.lockstep-\(live)-2.tmp", "o.mp4"].sorted())
+        XCTAssertEqual(
+            try leftovers(),
+            [
+                ".d.mp4.lockstep-\(dead)-4.tmp", ".notes.tmp", ".o.mp4.lockstep-\(getpid())-3.tmp",
+                ".o.mp4.lockstep-\(live)-2.tmp", "o.mp4"
+            ].sorted())
     }
 
     func testTheOutputCheckNamesTheCause() {
@@ -109,8 +116,12 @@ final class JobHardeningTests: ScratchTestCase {
     /// again where the first one's did.
     func joinedRecording() throws -> URL {
         let one = scratch.appendingPathComponent("one.ts"), joined = scratch.appendingPathComponent("joined.ts")
-        try Processes.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30:d=1", "-c:v", "libx264",
-                                       "-bf", "0", "-g", "10", "-pix_fmt", "yuv420p", one.path])
+        try Processes.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30:d=1", "-c:v", "libx264",
+                "-bf", "0", "-g", "10", "-pix_fmt", "yuv420p", one.path
+            ])
         let bytes = try Data(contentsOf: one)
         try (bytes + bytes).write(to: joined)
         return joined
@@ -118,7 +129,9 @@ final class JobHardeningTests: ScratchTestCase {
 
     func testATimeSyncInputWhoseTimestampsGoBackEndsTheOutputWithAWarning() throws {
         let joined = try joinedRecording()
-        let (out, r) = try compose(.mix, ["q0.mp4", joined.path]) { $0.sync = .time; $0.audio = false }
+        let (out, r) = try compose(.mix, ["q0.mp4", joined.path]) {
+            $0.sync = .time; $0.audio = false
+        }
         XCTAssertEqual(r.frames, 30)
         XCTAssertEqual(r.warnings.count, 1)
         XCTAssertEqual(r.warnings[0], ("input 2 (\(joined.path)): its timestamps go back from 2.367 s to 1.400 s at source frame 30; under --sync time the output ends there"), r.warnings[0])
@@ -126,7 +139,9 @@ final class JobHardeningTests: ScratchTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: out.path))
         // Under index sync (named: time sync is the default since issue 21) the timestamps do
         // not matter: all 60 frames, no warning.
-        let (_, i) = try compose(.mix, ["q0.mp4", joined.path]) { $0.audio = false; $0.sync = .index }
+        let (_, i) = try compose(.mix, ["q0.mp4", joined.path]) {
+            $0.audio = false; $0.sync = .index
+        }
         XCTAssertEqual(i.frames, 60)
         XCTAssertEqual(i.warnings, [])
     }

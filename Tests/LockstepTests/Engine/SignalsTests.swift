@@ -1,7 +1,8 @@
 import Dispatch
 import Glibc
-@testable import Lockstep
 import XCTest
+
+@testable import Lockstep
 
 /// `withSignals`, the signal handling of `imu record` and `imu serve`: a signal sent as soon as
 /// the body runs reaches the handler, on every call in a process, and the default comes back.

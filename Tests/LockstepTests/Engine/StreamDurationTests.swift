@@ -2,6 +2,7 @@ import Compositor
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// MovieWriter gives every video packet its frame's duration, so the video stream's duration,

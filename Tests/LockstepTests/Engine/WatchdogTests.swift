@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Lockstep
 
 /// The watchdog's decision, on hand-made stage states (no threads, no clock).
@@ -6,25 +7,33 @@ final class WatchdogTests: XCTestCase {
     let s: UInt64 = 1_000_000_000
 
     func testABusyStagePastTheTimeoutIsNamed() {
-        let states = [(name: "input 1 (a.mp4)", state: (activity: "waiting for the compositor", busy: false, since: 0 * s)),
-                      (name: "input 2 (b.mp4)", state: (activity: "reading and decoding", busy: true, since: 1 * s)),
-                      (name: "the writer", state: (activity: "waiting for frames", busy: false, since: 1 * s))]
-        XCTAssertEqual(Watchdog.stall(in: states, timeout: 30, now: 32 * s),
-                       "input 2 (b.mp4) made no progress for 30 s while reading and decoding; stopped")
+        let states = [
+            (name: "input 1 (a.mp4)", state: (activity: "waiting for the compositor", busy: false, since: 0 * s)),
+            (name: "input 2 (b.mp4)", state: (activity: "reading and decoding", busy: true, since: 1 * s)),
+            (name: "the writer", state: (activity: "waiting for frames", busy: false, since: 1 * s))
+        ]
+        XCTAssertEqual(
+            Watchdog.stall(in: states, timeout: 30, now: 32 * s),
+            "input 2 (b.mp4) made no progress for 30 s while reading and decoding; stopped")
         XCTAssertNil(Watchdog.stall(in: states, timeout: 30, now: 30 * s))
     }
 
     func testWaitingStagesAreNotBlamedWhileSomethingMoves() {
-        let states = [(name: "input 1 (a.mp4)", state: (activity: "waiting for a free frame", busy: false, since: UInt64(0))),
-                      (name: "the writer", state: (activity: "encoding frame 7", busy: true, since: 40 * s))]
+        let states = [
+            (name: "input 1 (a.mp4)", state: (activity: "waiting for a free frame", busy: false, since: UInt64(0))),
+            (name: "the writer", state: (activity: "encoding frame 7", busy: true, since: 40 * s))
+        ]
         XCTAssertNil(Watchdog.stall(in: states, timeout: 30, now: 45 * s))
     }
 
     func testNothingMovingAtAllIsAStallOfThePipeline() {
-        let states = [(name: "the compositor", state: (activity: "waiting for input 1", busy: false, since: UInt64(0))),
-                      (name: "input 1 (a.mp4)", state: (activity: "waiting for a free frame", busy: false, since: UInt64(0)))]
-        XCTAssertEqual(Watchdog.stall(in: states, timeout: 2.5, now: 3 * s),
-                       "nothing moved for 2.5 s (the compositor waiting for input 1, input 1 (a.mp4) waiting for a free frame); stopped")
+        let states = [
+            (name: "the compositor", state: (activity: "waiting for input 1", busy: false, since: UInt64(0))),
+            (name: "input 1 (a.mp4)", state: (activity: "waiting for a free frame", busy: false, since: UInt64(0)))
+        ]
+        XCTAssertEqual(
+            Watchdog.stall(in: states, timeout: 2.5, now: 3 * s),
+            "nothing moved for 2.5 s (the compositor waiting for input 1, input 1 (a.mp4) waiting for a free frame); stopped")
     }
 }
 

@@ -2,6 +2,7 @@ import Compositor
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// `lockstep filter` end to end: switching read back from the pictures (barcodes and chroma),
@@ -16,8 +17,13 @@ final class FilterJobTests: ScratchTestCase {
 
     /// Mean |U - 128| + |V - 128| of every frame, decoded by the ffmpeg CLI.
     func chromaStrength(_ url: URL, width: Int, height: Int) throws -> [Double] {
-        let data = [UInt8](try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-i", url.path, "-map", "0:v:0", "-fps_mode", "passthrough",
-                                                          "-pix_fmt", "yuv420p", "-f", "rawvideo", "-"]))
+        let data = [UInt8](
+            try Processes.check(
+                "ffmpeg",
+                [
+                    "-nostdin", "-v", "error", "-i", url.path, "-map", "0:v:0", "-fps_mode", "passthrough",
+                    "-pix_fmt", "yuv420p", "-f", "rawvideo", "-"
+                ]))
         let y = width * height, c = (width / 2) * (height / 2), frame = y + 2 * c
         return stride(from: 0, to: data.count - frame + 1, by: frame).map { start in
             var sum = 0
@@ -45,8 +51,10 @@ final class FilterJobTests: ScratchTestCase {
         XCTAssertEqual(chroma.count, luma.frames.count)
 
         // The schedule worked out here in milliseconds: frame k (at k/30 s) is at or after T when 1000k >= 30 T_ms.
-        let entries: [(ms: Int, chain: Seen)] = [(200, .invert), (500, .mono), (800, .none), (1000, .invert), (1200, .mono),
-                                                 (1230, .invert), (1600, .none), (2000, .mono), (2020, .invert), (2500, .none)]
+        let entries: [(ms: Int, chain: Seen)] = [
+            (200, .invert), (500, .mono), (800, .none), (1000, .invert), (1200, .mono),
+            (1230, .invert), (1600, .none), (2000, .mono), (2020, .invert), (2500, .none)
+        ]
         func expected(_ k: Int) -> Seen { entries.last { 1000 * k >= 30 * $0.ms }?.chain ?? .mono }
         var seen: [Seen] = []
         for (k, frame) in luma.frames.enumerated() {
@@ -87,7 +95,9 @@ final class FilterJobTests: ScratchTestCase {
     /// (frame 25) and 1.5 s (frame 38, the first at or after 1.5).
     func testSwitchesOnAClipFromASecondGenerator() throws {
         let clip = scratch.appendingPathComponent("numpy.mp4")
-        let script = try file("frames.py", """
+        let script = try file(
+            "frames.py",
+            """
             import sys, numpy as np
             w, h, n = 320, 180, 50
             for k in range(n):
@@ -99,14 +109,23 @@ final class FilterJobTests: ScratchTestCase {
         let frames = try Processes.check("python3", [script])
         let raw = scratch.appendingPathComponent("frames.yuv")
         try frames.write(to: raw)
-        try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "320x180", "-r", "25",
-                                       "-i", raw.path, "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", "-y", clip.path])
+        try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "320x180", "-r", "25",
+                "-i", raw.path, "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", "-y", clip.path
+            ])
         let schedule = try FilterSchedule.parse(filter: nil, filterAt: "0.4=invert;0.44=mono;1=none;1.5=invert")
         let (out, result) = try filter(clip.path, schedule, audio: false)
         XCTAssertEqual(result.frames, 50)
         XCTAssertNil(result.audioSamples)
-        let raw2 = [UInt8](try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-i", out.path, "-fps_mode", "passthrough",
-                                                          "-pix_fmt", "yuv420p", "-f", "rawvideo", "-"]))
+        let raw2 = [UInt8](
+            try Processes.check(
+                "ffmpeg",
+                [
+                    "-nostdin", "-v", "error", "-i", out.path, "-fps_mode", "passthrough",
+                    "-pix_fmt", "yuv420p", "-f", "rawvideo", "-"
+                ]))
         let size = 320 * 180 * 3 / 2
         XCTAssertEqual(raw2.count, 50 * size)
         func expected(_ k: Int) -> Seen { k >= 38 ? .invert : k >= 25 ? .none : k >= 11 ? .mono : k >= 10 ? .invert : .none }
@@ -114,7 +133,7 @@ final class FilterJobTests: ScratchTestCase {
             let f = k * size
             let block = Int(raw2[f + 60 * 320 + 60]), background = Int(raw2[f + 5 * 320 + 300])
             let patchU = Int(raw2[f + 320 * 180 + 30 * 160 + 90])
-            let inverted = background > 128   // 60 -> 195
+            let inverted = background > 128  // 60 -> 195
             let index = ((inverted ? 255 - block : block) - 16 + 1) / 3
             XCTAssertEqual(index, k, "frame \(k): block luma \(block)")
             let kind: Seen = inverted ? .invert : abs(patchU - 128) < 4 ? .mono : .none
@@ -133,8 +152,9 @@ final class FilterJobTests: ScratchTestCase {
     func testAMalformedCubeNamesItsLineAndLeavesNothing() throws {
         let cube = try file("bad.cube", "LUT_3D_SIZE 2\n0 0 0\n1 0 0\n0 1\n")
         let existing = try file("out.mp4", "mine")
-        var options = CompositeOptions.filter(input: Fixtures.url("bg.mp4").path, output: existing,
-                                              schedule: try FilterSchedule.parse(filter: "mono,lut:file=\(cube)", filterAt: nil))
+        var options = CompositeOptions.filter(
+            input: Fixtures.url("bg.mp4").path, output: existing,
+            schedule: try FilterSchedule.parse(filter: "mono,lut:file=\(cube)", filterAt: nil))
         options.audio = false
         XCTAssertThrowsError(try CompositeJob(options: options).run()) { error in
             XCTAssertEqual("\(error)", "\(cube):4: a table line needs three numbers; got \"0 1\"")

@@ -3,6 +3,7 @@ import Foundation
 import Media
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// A variant that fails in the middle of the pass (a failure injected after 10 frames: no input
@@ -12,9 +13,13 @@ final class FilterVariantsFailureTests: ScratchTestCase {
     func testAVariantFailingMidwayIsFedNothingMoreAndTheOthersFinish() throws {
         // Made by the ffmpeg CLI: 4 s of moving bars at 24 fps with a tone.
         let input = scratch.appendingPathComponent("bars4.mp4").path
-        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=256x144:r=24:d=4",
-                                           "-f", "lavfi", "-i", "sine=f=440:d=4", "-c:v", "libx264", "-pix_fmt", "yuv420p",
-                                           "-c:a", "aac", "-shortest", input])
+        _ = try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=256x144:r=24:d=4",
+                "-f", "lavfi", "-i", "sine=f=440:d=4", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                "-c:a", "aac", "-shortest", input
+            ])
         let folder = scratch.appendingPathComponent("looks")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
         let specs = try ["rosy", "mono", "invert"].map { try FilterChainSpec(parsing: $0) }
@@ -30,8 +35,12 @@ final class FilterVariantsFailureTests: ScratchTestCase {
         for name in ["rosy.mp4", "invert.mp4"] {
             let path = folder.appendingPathComponent(name).path
             XCTAssertEqual(try VerifyJob.scan(path).frames.count, 96, name)
-            let duration = try Processes.check("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=duration",
-                                                           "-of", "csv=p=0", path])
+            let duration = try Processes.check(
+                "ffprobe",
+                [
+                    "-v", "error", "-select_streams", "a:0", "-show_entries", "stream=duration",
+                    "-of", "csv=p=0", path
+                ])
             let seconds = Double(String(decoding: duration, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
             XCTAssertEqual(seconds, 4, accuracy: 0.05, "\(name): the whole tone")
         }

@@ -2,6 +2,7 @@ import Compositor
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// What the variants tests share: the chains, an independent clip, and the one-pass check.
@@ -10,8 +11,13 @@ class FilterVariantsTestCase: ScratchTestCase {
 
     /// Every frame's yuv420p bytes, decoded by the ffmpeg CLI.
     func decoded(_ url: URL) throws -> [UInt8] {
-        [UInt8](try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-i", url.path, "-map", "0:v:0", "-fps_mode", "passthrough",
-                                               "-pix_fmt", "yuv420p", "-f", "rawvideo", "-"]))
+        [UInt8](
+            try Processes.check(
+                "ffmpeg",
+                [
+                    "-nostdin", "-v", "error", "-i", url.path, "-map", "0:v:0", "-fps_mode", "passthrough",
+                    "-pix_fmt", "yuv420p", "-f", "rawvideo", "-"
+                ]))
     }
 
     func cube() throws -> String {
@@ -27,9 +33,13 @@ class FilterVariantsTestCase: ScratchTestCase {
     /// colour bars with a tone, 48 frames at 24 fps, 256x144.
     func independentClip() throws -> String {
         let path = scratch.appendingPathComponent("bars.mp4").path
-        _ = try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=256x144:r=24:d=2",
-                                           "-f", "lavfi", "-i", "sine=f=660:d=2", "-c:v", "libx264", "-pix_fmt", "yuv420p",
-                                           "-c:a", "aac", "-shortest", path])
+        _ = try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=256x144:r=24:d=2",
+                "-f", "lavfi", "-i", "sine=f=660:d=2", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                "-c:a", "aac", "-shortest", path
+            ])
         return path
     }
 
@@ -44,8 +54,10 @@ class FilterVariantsTestCase: ScratchTestCase {
     /// heap's leftovers decided (`MovieWriter.x264Options`, which turns MB-tree off). The default
     /// test compares both kinds of separate run with each other and with the one pass, and the
     /// repeat harness does so 50 times in one process.
-    func separateRuns(input: String, specs: [FilterChainSpec], expectedFrames: Int64, inProcess: Bool = false,
-                      run: Int = 0) throws -> [[UInt8]] {
+    func separateRuns(
+        input: String, specs: [FilterChainSpec], expectedFrames: Int64, inProcess: Bool = false,
+        run: Int = 0
+    ) throws -> [[UInt8]] {
         try specs.enumerated().map { i, spec in
             let one = scratch.appendingPathComponent("separate-\(inProcess ? "job" : "cli")-\(run)-\(i).mp4")
             if inProcess {
@@ -61,8 +73,10 @@ class FilterVariantsTestCase: ScratchTestCase {
     }
 
     /// The separate runs made in this process equal those made by the CLI, picture for picture.
-    func checkInProcessRuns(input: String, specs: [FilterChainSpec], reference: [[UInt8]], expectedFrames: Int64,
-                            canvas: (width: Int, height: Int), run: Int = 0) throws {
+    func checkInProcessRuns(
+        input: String, specs: [FilterChainSpec], reference: [[UInt8]], expectedFrames: Int64,
+        canvas: (width: Int, height: Int), run: Int = 0
+    ) throws {
         let here = try separateRuns(input: input, specs: specs, expectedFrames: expectedFrames, inProcess: true, run: run)
         for (i, spec) in specs.enumerated() where here[i] != reference[i] {
             XCTFail("run \(run), \(spec.text): a separate run in this process differs from the CLI's \(difference(here[i], reference[i], canvas: canvas))")
@@ -83,8 +97,10 @@ class FilterVariantsTestCase: ScratchTestCase {
     /// byte: the same pictures into the same encoder with the same settings (x264 without
     /// MB-tree is repeatable, on any number of threads), so the bound is 0. A difference names the first frame, plane and the
     /// largest step, and keeps the one-pass files for a look.
-    func checkOnePass(input: String, specs: [FilterChainSpec], separate: [[UInt8]], expectedFrames: Int64, samples: Int64,
-                      canvas: (width: Int, height: Int), run: Int = 0) throws {
+    func checkOnePass(
+        input: String, specs: [FilterChainSpec], separate: [[UInt8]], expectedFrames: Int64, samples: Int64,
+        canvas: (width: Int, height: Int), run: Int = 0
+    ) throws {
         let folder = scratch.appendingPathComponent("variants-\(run)-\(UUID().uuidString.prefix(4))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
         let result = try FilterVariantsJob(options: FilterVariantsOptions(input: input, folder: folder.path, chains: specs)).run()
@@ -99,7 +115,8 @@ class FilterVariantsTestCase: ScratchTestCase {
             guard a != b else { continue }
             let kept = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-variants-mismatch-\(UUID().uuidString.prefix(8))")
             try? FileManager.default.copyItem(at: folder, to: kept)
-            XCTFail("run \(run), \(spec.text): one pass differs from the separate run \(difference(a, b, canvas: canvas)); "
+            XCTFail(
+                "run \(run), \(spec.text): one pass differs from the separate run \(difference(a, b, canvas: canvas)); "
                     + "the one-pass files are kept in \(kept.path)")
         }
         // The chain is the variant's own, in provenance on every frame.
@@ -199,8 +216,9 @@ final class FilterVariantsRepeatSlowTests: FilterVariantsTestCase {
         let reference = try separateRuns(input: input, specs: specs, expectedFrames: 90)
         for run in 1...runs {
             try checkInProcessRuns(input: input, specs: specs, reference: reference, expectedFrames: 90, canvas: (320, 240), run: run)
-            try checkOnePass(input: input, specs: specs, separate: reference, expectedFrames: 90, samples: 90 * 1600,
-                             canvas: (320, 240), run: run)
+            try checkOnePass(
+                input: input, specs: specs, separate: reference, expectedFrames: 90, samples: 90 * 1600,
+                canvas: (320, 240), run: run)
         }
         print("FilterVariantsRepeatSlowTests: \(runs) rounds of four in-process separate runs and a one-pass run, compared with the CLI's")
     }

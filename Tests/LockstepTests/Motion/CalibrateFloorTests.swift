@@ -2,6 +2,7 @@ import Foundation
 import Motion
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// What calibrate refuses to write and what --force writes anyway (issue 22), on the synthetic
@@ -86,13 +87,20 @@ final class CalibrateFloorTests: XCTestCase {
         var records = VideoMotionRecords()
         records.stabilisation = InCameraStabilisation(enabled: true, mode: "HS EIS", source: "GPMF EISE \"Y\", EISA \"HS EIS\"")
         let decisive = try CalibrateJob.calibrate(request(try CalibrateJobTests.readings(), records: records), motion: motion)
-        XCTAssertTrue(decisive.warnings.first?.hasPrefix("warning: the camera stabilised this picture (GPMF EISE \"Y\", EISA \"HS EIS\") and the file records no image orientation, yet the picture follows the gyro decisively") ?? false,
-                      "\(decisive.warnings)")
+        XCTAssertTrue(
+            decisive.warnings.first?.hasPrefix(
+                "warning: the camera stabilised this picture (GPMF EISE \"Y\", EISA \"HS EIS\") and the file records no image orientation, yet the picture follows the gyro decisively") ?? false,
+            "\(decisive.warnings)")
         XCTAssertThrowsError(try CalibrateJob.calibrate(request(try reversed(), records: records), motion: motion)) { error in
             let e = error as! CalibrationError
             XCTAssertEqual(e.cause, .stabilised)
-            XCTAssertTrue(e.description.hasPrefix("\(Self.video): the camera stabilised this picture (GPMF EISE \"Y\", EISA \"HS EIS\") and the file records no image orientation (IORI), so the picture does not follow the gyro"), e.description)
-            XCTAssertTrue(e.description.hasSuffix("Calibrate on a clip recorded with stabilisation off (HyperSmooth off), or from a camera that records its image orientation (GoPro HERO8 or later, MAX)"), e.description)
+            XCTAssertTrue(
+                e.description.hasPrefix(
+                    "\(Self.video): the camera stabilised this picture (GPMF EISE \"Y\", EISA \"HS EIS\") and the file records no image orientation (IORI), so the picture does not follow the gyro"),
+                e.description)
+            XCTAssertTrue(
+                e.description.hasSuffix("Calibrate on a clip recorded with stabilisation off (HyperSmooth off), or from a camera that records its image orientation (GoPro HERO8 or later, MAX)"),
+                e.description)
         }
     }
 }

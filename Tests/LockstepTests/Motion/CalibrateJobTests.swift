@@ -2,6 +2,7 @@ import Foundation
 import Motion
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// Calibration on the synthetic camera (scripts/make-synthetic-camera) with nothing but the two
@@ -61,8 +62,10 @@ final class CalibrateJobTests: XCTestCase {
     }
 
     func testAGivenFocalLengthAndMappingAreKeptAndSaidSo() throws {
-        let r = try CalibrateJob.calibrate(CalibrateRequest(video: Self.video, readings: Self.readings(), base: Calibration(name: "s"),
-                                                            axisMapping: .orientation("XYZ"), focalLength: 300), motion: Self.motion())
+        let r = try CalibrateJob.calibrate(
+            CalibrateRequest(
+                video: Self.video, readings: Self.readings(), base: Calibration(name: "s"),
+                axisMapping: .orientation("XYZ"), focalLength: 300), motion: Self.motion())
         XCTAssertEqual(r.profile.axisMappingSource, .given)
         XCTAssertEqual(r.profile.focalLengthPx, 300)
         XCTAssertNil(r.profile.focalLengthEstimated)
@@ -71,8 +74,12 @@ final class CalibrateJobTests: XCTestCase {
 
     /// The offset is 87 ms: a search of +-50 ms must not answer 50, it must say the answer lies outside.
     func testAnOffsetOutsideTheSearchRangeIsRefusedNotClamped() throws {
-        XCTAssertThrowsError(try CalibrateJob.calibrate(CalibrateRequest(video: Self.video, readings: Self.readings(), base: Calibration(name: "s"),
-                                                                         searchMs: 50), motion: Self.motion())) {
+        XCTAssertThrowsError(
+            try CalibrateJob.calibrate(
+                CalibrateRequest(
+                    video: Self.video, readings: Self.readings(), base: Calibration(name: "s"),
+                    searchMs: 50), motion: Self.motion())
+        ) {
             let text = "\($0)"
             XCTAssertTrue(text.hasPrefix("\(Self.video): ") && text.contains("outside the search range") && text.contains("--search-ms"), text)
         }
@@ -88,9 +95,15 @@ final class CalibrateJobTests: XCTestCase {
         let unrelated = readings.indices.map { i in IMUReading(t: readings[i].t, gyro: readings[n - 1 - i].gyro) }
         // A wrong case either scores under 0.3 (with the warning) or is refused outright.
         var outcomes: [String: String] = [:]
-        for (name, request) in [("unrelated", CalibrateRequest(video: Self.video, readings: unrelated, base: Calibration(name: "s"))),
-                                ("swapped axes", CalibrateRequest(video: Self.video, readings: readings, base: Calibration(name: "s"),
-                                                                  axisMapping: .orientation("YXZ")))] {
+        for (name, request) in [
+            ("unrelated", CalibrateRequest(video: Self.video, readings: unrelated, base: Calibration(name: "s"))),
+            (
+                "swapped axes",
+                CalibrateRequest(
+                    video: Self.video, readings: readings, base: Calibration(name: "s"),
+                    axisMapping: .orientation("YXZ"))
+            )
+        ] {
             do {
                 let w = try CalibrateJob.calibrate(request, motion: Self.motion())
                 outcomes[name] = String(format: "%.3f", w.sync.confidence)

@@ -2,6 +2,7 @@ import Foundation
 import Motion
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// Telemetry read from camera files, checked against outside readers: karma.mp4 (a real GoPro
@@ -83,7 +84,7 @@ final class EmbeddedTelemetryTests: ScratchTestCase {
         let ourPeriod = Double(trace.readings.last!.t - trace.readings[0].t) / 1e6 / n
         let theirPeriod = (ref.imu.last![0] - ref.imu[0][0]) / n
         XCTAssertEqual(ourPeriod / theirPeriod, 1, accuracy: 1e-3)
-        for i in 1..<trace.readings.count {   // evenly spaced, to the nanosecond rounding
+        for i in 1..<trace.readings.count {  // evenly spaced, to the nanosecond rounding
             XCTAssertEqual(Double(trace.readings[i].t - trace.readings[i - 1].t) / 1e6, ourPeriod, accuracy: 1e-5)
         }
         XCTAssertEqual(trace.gyroRateHz!, 4795 / 12.079, accuracy: 0.5)
@@ -126,8 +127,12 @@ final class EmbeddedTelemetryTests: ScratchTestCase {
 
     func testMovieWithoutTelemetryIsOneLineNamingTheFile() throws {
         let movie = scratch.appendingPathComponent("plain.mp4").path
-        try Shell.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10:duration=0.5",
-                                   "-c:v", "libx264", "-pix_fmt", "yuv420p", movie])
+        try Shell.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10:duration=0.5",
+                "-c:v", "libx264", "-pix_fmt", "yuv420p", movie
+            ])
         XCTAssertThrowsError(try EmbeddedTelemetry.read(path: movie)) {
             XCTAssertEqual("\($0)", "\(movie): has no GPMF or CAMM telemetry track")
         }
@@ -234,8 +239,11 @@ final class EmbeddedTelemetryTests: ScratchTestCase {
         }
         XCTAssertEqual(trace.readings.count, first)
         // The gyro against CORI: Lockstep's search over the records finds the outside check's lag and axes.
-        let result = try GyroSync.run(shifts: OrientationRecords.shifts(rec.cameraOrientation), readings: trace.readings,
-                                      options: { var o = GyroSync.Options(searchMs: 200); o.rollWeightPx = 1000; return o }())
+        let result = try GyroSync.run(
+            shifts: OrientationRecords.shifts(rec.cameraOrientation), readings: trace.readings,
+            options: {
+                var o = GyroSync.Options(searchMs: 200); o.rollWeightPx = 1000; return o
+            }())
         XCTAssertEqual(result.clock.offsetMs(atVideo: 5), ref.cori_lag.offset_ms, accuracy: 0.3)
         XCTAssertEqual(result.mapping.rows, ref.cori_lag.matrix)
         XCTAssertGreaterThan(result.correlation, 0.9999)

@@ -3,6 +3,7 @@ import Foundation
 import Media
 import Motion
 import XCTest
+
 @testable import Lockstep
 
 /// The fast motion extraction (LumaReader + FFTW on all cores) against the measurement it
@@ -19,8 +20,9 @@ final class FrameMotionTests: ScratchTestCase {
         var last: Int64?
         let decoded = Frame(), frame = Frame()
         // Pictures as displayed (rotation applied), in yuv420p at the display size.
-        let conformer = try Conformer(place: size, picture: Rect(x: 0, y: 0, width: size.width, height: size.height),
-                                      fill: .black, rotation: reader.video.rotation)
+        let conformer = try Conformer(
+            place: size, picture: Rect(x: 0, y: 0, width: size.width, height: size.height),
+            fill: .black, rotation: reader.video.rotation)
         var luma = [UInt8](repeating: 0, count: size.width * size.height)
         while case .video(let picture) = try reader.next(into: decoded, audioSink: { _ in }) {
             try conformer.fit(decoded, into: frame)
@@ -48,12 +50,14 @@ final class FrameMotionTests: ScratchTestCase {
         }
         func g(_ x: Int, _ y: Int) -> Double { grid[y * 320 + x] }
         var out = [UInt8](repeating: 0, count: size * size)
-        for y in 0..<size { for x in 0..<size {
-            let u = Double(x) + ox + 20, v = Double(y) + oy + 20
-            let x0 = Int(u), y0 = Int(v), fx = u - Double(x0), fy = v - Double(y0)
-            let top = g(x0, y0) * (1 - fx) + g(x0 + 1, y0) * fx, bottom = g(x0, y0 + 1) * (1 - fx) + g(x0 + 1, y0 + 1) * fx
-            out[y * size + x] = UInt8((top * (1 - fy) + bottom * fy).rounded())
-        } }
+        for y in 0..<size {
+            for x in 0..<size {
+                let u = Double(x) + ox + 20, v = Double(y) + oy + 20
+                let x0 = Int(u), y0 = Int(v), fx = u - Double(x0), fy = v - Double(y0)
+                let top = g(x0, y0) * (1 - fx) + g(x0 + 1, y0) * fx, bottom = g(x0, y0 + 1) * (1 - fx) + g(x0 + 1, y0 + 1) * fx
+                out[y * size + x] = UInt8((top * (1 - fy) + bottom * fy).rounded())
+            }
+        }
         return out
     }
 
@@ -126,10 +130,15 @@ final class FrameMotionTests: ScratchTestCase {
         // 3 px right and 1.5 px down per frame (scale 2x first, move 6 and 3, scale back). The
         // still is scaled once, before the loop repeats it: the same frames (framemd5) for a
         // fifth of the CPU as scaling each repeat.
-        let filter = "mandelbrot=s=1600x1000:end_pts=1:maxiter=200,trim=end_frame=1,scale=3200:2000,loop=loop=\(frames + 10):size=1:start=0,setpts=N/30/TB,"
+        let filter =
+            "mandelbrot=s=1600x1000:end_pts=1:maxiter=200,trim=end_frame=1,scale=3200:2000,loop=loop=\(frames + 10):size=1:start=0,setpts=N/30/TB,"
             + "crop=2560:1440:x='200+6*n':y='100+3*n',scale=1280:720,format=yuv420p"
-        try Shell.check("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", filter, "-frames:v", "\(frames)", "-r", "30",
-                                   "-c:v", "libx264", "-preset", "ultrafast", "-crf", "12", out])
+        try Shell.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", filter, "-frames:v", "\(frames)", "-r", "30",
+                "-c:v", "libx264", "-preset", "ultrafast", "-crf", "12", out
+            ])
         guard rotate else { return out }
         // ffmpeg 5.1 writes the display matrix from the rotate tag when copying the stream:
         // "rotate=90" is 90 degrees counter-clockwise, so players turn it 270 clockwise.
@@ -171,12 +180,14 @@ final class FrameMotionTests: ScratchTestCase {
         let xs: [Double] = [-200, 0, 200, -200, 0, 200, -200, 0, 200], ys: [Double] = [-120, -120, -120, 0, 0, 0, 120, 120, 120]
         var flow = BlockFlow(centreX: xs, centreY: ys, width: 640)
         // Interval 0: 2 px right, 1 px up, turned 0.01 rad; interval 1: nothing matched.
-        flow.append(dx: xs.indices.map { Float(2 - 0.01 * ys[$0]) }, dy: xs.indices.map { Float(-1 + 0.01 * xs[$0]) },
-                    weight: [Float](repeating: 0.9, count: 9))
+        flow.append(
+            dx: xs.indices.map { Float(2 - 0.01 * ys[$0]) }, dy: xs.indices.map { Float(-1 + 0.01 * xs[$0]) },
+            weight: [Float](repeating: 0.9, count: 9))
         flow.append(dx: [Float](repeating: 0, count: 9), dy: [Float](repeating: 0, count: 9), weight: [Float](repeating: 0.01, count: 9))
-        let whole = FrameMotionSeries(displaySize: Size(width: 640, height: 480), frameTimes: [0, 33, 66],
-                                      shifts: [VideoShift(from: 0, to: 33, dx: 9, dy: 9, roll: -0.01), VideoShift(from: 33, to: 66, dx: 9, dy: 9, roll: 0)],
-                                      peaks: [0.5, 0.5], blocks: flow)
+        let whole = FrameMotionSeries(
+            displaySize: Size(width: 640, height: 480), frameTimes: [0, 33, 66],
+            shifts: [VideoShift(from: 0, to: 33, dx: 9, dy: 9, roll: -0.01), VideoShift(from: 33, to: 66, dx: 9, dy: 9, roll: 0)],
+            peaks: [0.5, 0.5], blocks: flow)
         let c = whole.centredOnBlocks()
         XCTAssertEqual(c.shifts[0].dx, 2, accuracy: 1e-4); XCTAssertEqual(c.shifts[0].dy, -1, accuracy: 1e-4)
         XCTAssertEqual(c.shifts[1], whole.shifts[1])

@@ -1,5 +1,6 @@
 import Motion
 import XCTest
+
 @testable import Lockstep
 
 /// The snake report's per-frame shift (FFTW, bytes) against Motion's pure-Swift PhaseCorrelator

@@ -3,6 +3,7 @@ import Foundation
 import Motion
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// What moves the snake's trail (issue 26): by default the gyro, which is what the picture does.

@@ -2,6 +2,7 @@ import Compositor
 import Foundation
 import Motion
 import XCTest
+
 @testable import Lockstep
 
 /// The snake on the synthetic camera: pairing accuracy, detection of a wrong offset, warnings.
@@ -10,8 +11,9 @@ final class SnakeJobTests: ScratchTestCase {
     func run(offsetMs: Double, readings: [IMUReading]? = nil) throws -> (CompositeResult, [[String]]) {
         let video = CalibrateJobTests.dir.appendingPathComponent("pan.mp4").path
         var options = CompositeOptions(inputs: [video], output: scratch.appendingPathComponent("snake.mp4").path, blend: .single)
-        var snake = SnakeOptions(readings: try readings ?? CalibrateJobTests.readings(),
-                                 calibration: Calibration(name: "synthetic", gyroBias: [0.012, -0.008, 0.004], timeOffsetMs: offsetMs, focalLengthPx: 300))
+        var snake = SnakeOptions(
+            readings: try readings ?? CalibrateJobTests.readings(),
+            calibration: Calibration(name: "synthetic", gyroBias: [0.012, -0.008, 0.004], timeOffsetMs: offsetMs, focalLengthPx: 300))
         snake.reportPath = scratch.appendingPathComponent("report.csv").path
         options.snake = snake
         let result = try CompositeJob(options: options).run()
@@ -50,7 +52,9 @@ final class SnakeJobTests: ScratchTestCase {
 
     func testATraceOnAnotherClockIsDiagnosedNotCrashedOn() throws {
         // The same trace on a boot-time clock: 1000 s later, no offset given.
-        let shifted = try CalibrateJobTests.readings().map { r -> IMUReading in var r = r; r.t += 1_000_000_000_000; return r }
+        let shifted = try CalibrateJobTests.readings().map { r -> IMUReading in
+            var r = r; r.t += 1_000_000_000_000; return r
+        }
         let (result, rows) = try run(offsetMs: 0, readings: shifted)
         XCTAssertEqual(result.frames, 180)
         XCTAssertEqual(result.snake?.framesWithoutMotion, 180)
@@ -95,9 +99,13 @@ final class SnakeJobTests: ScratchTestCase {
         // 30 fps with every fourth frame dropped (25%), made by the ffmpeg CLI: frame intervals
         // of 1/30 and 2/30 s, a mean rate of 22.5 fps.
         let vfr = scratch.appendingPathComponent("vfr.mp4").path
-        try Shell.check("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=6",
-                                   "-vf", "select='not(eq(mod(n\\,4)\\,1))'", "-vsync", "vfr",
-                                   "-c:v", "libx264", "-preset", "ultrafast", vfr])
+        try Shell.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=6",
+                "-vf", "select='not(eq(mod(n\\,4)\\,1))'", "-vsync", "vfr",
+                "-c:v", "libx264", "-preset", "ultrafast", vfr
+            ])
         var calibration = Calibration(name: "vfr")
         calibration.clock = .constant(offsetMs: 37, driftPpm: 1000)
         let (result, rows) = try report(vfr, calibration, Self.trace(from: -1, to: 8))

@@ -4,6 +4,7 @@ import Media
 import Motion
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// Snake segments (`snake --frames A:B`, `composite --snake --frames A:B`) are the single pass
@@ -35,8 +36,10 @@ final class SnakeSegmentTests: ScratchTestCase {
     /// Renders the single pass and each range; each range's pictures and provenance must be the
     /// single pass's. Returns the segments' results.
     @discardableResult
-    func assertSegmentsEqualTheSinglePass(_ options: CompositeOptions, ranges: [FrameRange], file: StaticString = #filePath,
-                                          line: UInt = #line) throws -> [CompositeResult] {
+    func assertSegmentsEqualTheSinglePass(
+        _ options: CompositeOptions, ranges: [FrameRange], file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws -> [CompositeResult] {
         let (single, full) = try render(options, "single.mkv")
         let w = full.canvas.width, h = full.canvas.height
         let reference = try Self.pictures(single, width: w, height: h)
@@ -52,8 +55,9 @@ final class SnakeSegmentTests: ScratchTestCase {
             XCTAssertEqual(seen.count, Int(range.count), file: file, line: line)
             let differing = zip(seen, reference[Int(range.start)..<Int(range.end)]).enumerated().filter { $1.0 != $1.1 }.map { $0.offset + Int(range.start) }
             XCTAssertEqual(differing, [], "segment \(range): frames that differ from the single pass", file: file, line: line)
-            XCTAssertEqual(SegmentRenderTests.picks(try SegmentRenderTests.provenance(url)), Array(picks[Int(range.start)..<Int(range.end)]),
-                           "segment \(range): provenance", file: file, line: line)
+            XCTAssertEqual(
+                SegmentRenderTests.picks(try SegmentRenderTests.provenance(url)), Array(picks[Int(range.start)..<Int(range.end)]),
+                "segment \(range): provenance", file: file, line: line)
         }
         return results
     }
@@ -76,7 +80,9 @@ final class SnakeSegmentTests: ScratchTestCase {
     /// larger, swinging trail): a middle segment's pictures, provenance and FLAC samples.
     func testCompositeSnakeSegmentIsPixelAndSampleExact() throws {
         var options = CompositeOptions(inputs: ["l1.mp4", "bg.mp4"].map { Fixtures.url($0).path }, output: "", blend: .chromakey)
-        let gyroOnly = try CalibrateJobTests.readings().map { r -> IMUReading in var r = r; r.accel = nil; return r }
+        let gyroOnly = try CalibrateJobTests.readings().map { r -> IMUReading in
+            var r = r; r.accel = nil; return r
+        }
         var snake = SnakeOptions(readings: gyroOnly, calibration: Self.calibration)
         snake.gyroGain = 4
         options.snake = snake
@@ -116,7 +122,9 @@ final class SnakeSegmentTests: ScratchTestCase {
         var options = CompositeOptions(inputs: [Fixtures.url("r25.mp4").path], output: "", blend: .single)
         options.sync = .time
         options.frameRate = Rational(30, 1)
-        let gyroOnly = try CalibrateJobTests.readings().map { r -> IMUReading in var r = r; r.accel = nil; return r }
+        let gyroOnly = try CalibrateJobTests.readings().map { r -> IMUReading in
+            var r = r; r.accel = nil; return r
+        }
         var snake = SnakeOptions(readings: gyroOnly, calibration: Self.calibration)
         snake.gyroGain = 4
         options.snake = snake

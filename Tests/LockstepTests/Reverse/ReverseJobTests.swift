@@ -3,6 +3,7 @@ import Foundation
 import Media
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// `lockstep reverse` end to end on the barcoded clips of scripts/make-reverse-fixtures, each
@@ -57,7 +58,9 @@ final class ReverseJobTests: ScratchTestCase {
 
     /// A pool as long as the GOP: one seek per GOP, every picture decoded once at most.
     func testWholeGOPsWhenThePoolHoldsThem() throws {
-        let (out, result) = try reverse("longgop.mp4") { $0.poolFrames = 60; $0.audio = .none }
+        let (out, result) = try reverse("longgop.mp4") {
+            $0.poolFrames = 60; $0.audio = .none
+        }
         XCTAssertEqual(try identities(out, band: 2), Array((0..<100).reversed()))
         XCTAssertEqual(result.seeks, 2)
         XCTAssertLessThanOrEqual(result.picturesDecoded, 100)
@@ -66,7 +69,9 @@ final class ReverseJobTests: ScratchTestCase {
     }
 
     func testBoomerangWithLoopsTurnsOnceAtEachEnd() throws {
-        let (out, result) = try reverse("longgop.mp4") { $0.boomerang = true; $0.loops = 2; $0.poolFrames = 16 }
+        let (out, result) = try reverse("longgop.mp4") {
+            $0.boomerang = true; $0.loops = 2; $0.poolFrames = 16
+        }
         // Written out here, not from ReversePlan: 0...99, 98...0, 1...99, 98...0.
         let expected = Array(0...99) + Array((0...98).reversed()) + Array(1...99) + Array((0...98).reversed())
         XCTAssertEqual(expected.count, 397)
@@ -76,7 +81,9 @@ final class ReverseJobTests: ScratchTestCase {
     }
 
     func testLoopsRepeatTheReversedClip() throws {
-        let (out, _) = try reverse("vfr.mp4") { $0.loops = 3; $0.poolFrames = 8 }
+        let (out, _) = try reverse("vfr.mp4") {
+            $0.loops = 3; $0.poolFrames = 8
+        }
         let once = Array((0..<60).reversed())
         XCTAssertEqual(try identities(out, band: 1), once + once + once)
     }
@@ -99,7 +106,9 @@ final class ReverseJobTests: ScratchTestCase {
     /// A variable-rate boomerang: forward then back, every frame keeping its own duration both
     /// ways, and verify clean.
     func testVariableFrameRateBoomerangVerifiesClean() throws {
-        let (out, result) = try reverse("vfr.mp4") { $0.boomerang = true; $0.poolFrames = 8 }
+        let (out, result) = try reverse("vfr.mp4") {
+            $0.boomerang = true; $0.poolFrames = 8
+        }
         XCTAssertEqual(result.frames, 119)
         XCTAssertEqual(try identities(out, band: 1), Array(0..<60) + Array((0..<59).reversed()))
         try assertVerifyClean(out)
@@ -108,7 +117,9 @@ final class ReverseJobTests: ScratchTestCase {
     /// The second encoding path (MPEG-4 part 2 in MOV, no B-frames, 25 fps, PCM at 44.1 kHz),
     /// with the audio kept as it was.
     func testSecondEncodingPathWithAudioKept() throws {
-        let (out, result) = try reverse("mpeg4.mov") { $0.audio = .keep; $0.poolFrames = 10 }
+        let (out, result) = try reverse("mpeg4.mov") {
+            $0.audio = .keep; $0.poolFrames = 10
+        }
         XCTAssertEqual(try identities(out, band: 3), Array((0..<70).reversed()))
         XCTAssertEqual(result.audioSamples, 2 * 48000 * 70 / 50)
         // Kept: the burst still sounds in source frame 21's place, [0.84, 0.88) s.

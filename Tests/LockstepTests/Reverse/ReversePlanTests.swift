@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Lockstep
 
 /// The plan of `lockstep reverse` without any file: what is shown, and how a backward run is

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// `--emit k8s` on paper: the manifests parse as YAML (PyYAML, an outside parser) and hold what
@@ -16,8 +17,9 @@ final class ScaleOutKubernetesTests: ScratchFolderTestCase {
     }
 
     func testIndexedJobAndJoinJobHoldTheRequiredFields() throws {
-        let plan = try ScaleOutPlan(lockstep: "/usr/local/bin/lockstep", arguments: ["--blend", "quad", "a.mp4", "b \"c\".mp4"],
-                                    output: "/shared/renders/Final Cut: v2.mp4", workingDirectory: "/shared/in", totalFrames: 1000, gop: 50, segments: 6)
+        let plan = try ScaleOutPlan(
+            lockstep: "/usr/local/bin/lockstep", arguments: ["--blend", "quad", "a.mp4", "b \"c\".mp4"],
+            output: "/shared/renders/Final Cut: v2.mp4", workingDirectory: "/shared/in", totalFrames: 1000, gop: 50, segments: 6)
         let settings = KubernetesSettings(image: "registry.example/lockstep:1.0", volumeClaim: "renders")
         let docs = try parse(plan.kubernetesSegmentsJob(settings, parallelism: 3) + "---\n" + plan.kubernetesJoinJob(settings))
         XCTAssertEqual(docs.count, 2)
@@ -52,8 +54,9 @@ final class ScaleOutKubernetesTests: ScratchFolderTestCase {
         // The segment script picks its segment from JOB_COMPLETION_INDEX when Slurm's variable is absent.
         let script = try file("segment.sh", plan.segmentScript(indices: Array(0..<6), slurm: SlurmSettings()))
         let shown = try Processes.run("/usr/bin/env", ["-i", "JOB_COMPLETION_INDEX=4", "LOCKSTEP=/bin/echo", "/bin/bash", script])
-        XCTAssertEqual(String(decoding: shown.stdout, as: UTF8.self),
-                       "composite --blend quad a.mp4 b \"c\".mp4 --frames 650:800 --audio-codec flac -o /shared/renders/.Final Cut: v2.mp4.lockstep-work/seg-0004.mkv\n")
+        XCTAssertEqual(
+            String(decoding: shown.stdout, as: UTF8.self),
+            "composite --blend quad a.mp4 b \"c\".mp4 --frames 650:800 --audio-codec flac -o /shared/renders/.Final Cut: v2.mp4.lockstep-work/seg-0004.mkv\n")
         let readme = plan.kubernetesReadme(segmentsFile: "/w/s.yaml", joinFile: "/w/j.yaml")
         XCTAssertTrue(readme.contains("kubectl wait --for=condition=complete --timeout=24h job/lockstep-final-cut-v2-segments\n"), readme)
     }

@@ -1,23 +1,25 @@
 import Foundation
 import XCTest
+
 @testable import Lockstep
 
 /// The scale-out plan without I/O: boundaries on GOP multiples, the arguments the tasks get,
 /// the scripts' text, the Kubernetes manifests' fields.
 final class ScaleOutPlanTests: XCTestCase {
     func plan(frames: Int64 = 100, gop: Int64 = 10, segments: Int = 4, arguments: [String] = ["--blend", "chromakey", "fg.mp4", "bg.mp4"]) throws -> ScaleOutPlan {
-        try ScaleOutPlan(lockstep: "/opt/lockstep/bin/lockstep", arguments: arguments, output: "/shared/out/final cut.mp4",
-                         workingDirectory: "/shared/in", totalFrames: frames, gop: gop, segments: segments)
+        try ScaleOutPlan(
+            lockstep: "/opt/lockstep/bin/lockstep", arguments: arguments, output: "/shared/out/final cut.mp4",
+            workingDirectory: "/shared/in", totalFrames: frames, gop: gop, segments: segments)
     }
 
     func testBoundariesFallOnGOPMultiplesAndCoverEveryFrameOnce() throws {
         let table: [(frames: Int64, gop: Int64, n: Int, expected: [String])] = [
-            (100, 10, 4, ["0:20", "20:50", "50:70", "70:100"]),   // 10 GOPs over 4: 2, 3, 2, 3
+            (100, 10, 4, ["0:20", "20:50", "50:70", "70:100"]),  // 10 GOPs over 4: 2, 3, 2, 3
             (48, 12, 4, ["0:12", "12:24", "24:36", "36:48"]),
-            (50, 12, 4, ["0:12", "12:24", "24:36", "36:50"]),    // 5 GOPs (the last 2 frames) over 4
+            (50, 12, 4, ["0:12", "12:24", "24:36", "36:50"]),  // 5 GOPs (the last 2 frames) over 4
             (60, 15, 1, ["0:60"]),
             (7, 250, 1, ["0:7"]),
-            (108000, 250, 64, []),
+            (108000, 250, 64, [])
         ]
         for row in table {
             let ranges = try ScaleOutPlan.boundaries(frames: row.frames, segments: row.n, gop: row.gop)
@@ -41,9 +43,11 @@ final class ScaleOutPlanTests: XCTestCase {
     }
 
     func testSegmentArgumentsDropTheOutputAndTheScaleOutOptions() throws {
-        let typed = ["--blend", "quad", "-o", "out.mp4", "--segments", "4", "--slurm", "--partition=debug", "--time", "10:00",
-                     "--wait", "--wait-timeout", "60", "--dry-run", "--resume", "--gop", "12", "a.mp4", "--output=x.mp4", "-oy.mp4", "b c.mp4",
-                     "--wait-timeout=5"]
+        let typed = [
+            "--blend", "quad", "-o", "out.mp4", "--segments", "4", "--slurm", "--partition=debug", "--time", "10:00",
+            "--wait", "--wait-timeout", "60", "--dry-run", "--resume", "--gop", "12", "a.mp4", "--output=x.mp4", "-oy.mp4", "b c.mp4",
+            "--wait-timeout=5"
+        ]
         XCTAssertEqual(try ScaleOutCommandLine.segmentArguments(typed), ["--blend", "quad", "--gop", "12", "a.mp4", "b c.mp4"])
         XCTAssertThrowsError(try ScaleOutCommandLine.segmentArguments(["--frames", "0:10", "a.mp4"])) {
             XCTAssertEqual("\($0)", "--frames cannot be given with --segments: each segment task sets it.")
@@ -56,8 +60,12 @@ final class ScaleOutPlanTests: XCTestCase {
         XCTAssertEqual(ScaleOutPlan.workFolder(for: "/shared/out/final cut.mp4"), "/shared/out/.final cut.mp4.lockstep-work")
         let p = try plan()
         XCTAssertEqual(p.segmentFile(3), "/shared/out/.final cut.mp4.lockstep-work/seg-0003.mkv")
-        XCTAssertEqual(p.segmentCommand(1), ["/opt/lockstep/bin/lockstep", "composite", "--blend", "chromakey", "fg.mp4", "bg.mp4",
-                                             "--frames", "20:50", "--audio-codec", "flac", "-o", "/shared/out/.final cut.mp4.lockstep-work/seg-0001.mkv"])
+        XCTAssertEqual(
+            p.segmentCommand(1),
+            [
+                "/opt/lockstep/bin/lockstep", "composite", "--blend", "chromakey", "fg.mp4", "bg.mp4",
+                "--frames", "20:50", "--audio-codec", "flac", "-o", "/shared/out/.final cut.mp4.lockstep-work/seg-0001.mkv"
+            ])
     }
 
     func testArraySpecMergesRuns() {
@@ -80,13 +88,15 @@ final class ScaleOutPlanTests: XCTestCase {
         let s = p.segmentScript(indices: [1, 3], slurm: SlurmSettings(partition: "render", time: "02:00:00"))
         let lines = s.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.first, "#!/bin/bash")
-        for expected in ["#SBATCH --array=1,3", "#SBATCH --partition=render", "#SBATCH --time=02:00:00", "#SBATCH --chdir=/shared/in",
-                         "#SBATCH --output=\"/shared/out/.final cut.mp4.lockstep-work/seg-%4a.log\"",
-                         "  0) frames=0:20 ;;", "  3) frames=70:100 ;;",
-                         "work='/shared/out/.final cut.mp4.lockstep-work'",
-                         "lockstep=${LOCKSTEP:-/opt/lockstep/bin/lockstep}",
-                         "\"$lockstep\" composite --blend chromakey fg.mp4 bg.mp4 --frames \"$frames\" --audio-codec flac -o \"$work/seg-$n.mkv\"",
-                         "mv -f \"$work/seg-$n.done.tmp\" \"$work/seg-$n.done\""] {
+        for expected in [
+            "#SBATCH --array=1,3", "#SBATCH --partition=render", "#SBATCH --time=02:00:00", "#SBATCH --chdir=/shared/in",
+            "#SBATCH --output=\"/shared/out/.final cut.mp4.lockstep-work/seg-%4a.log\"",
+            "  0) frames=0:20 ;;", "  3) frames=70:100 ;;",
+            "work='/shared/out/.final cut.mp4.lockstep-work'",
+            "lockstep=${LOCKSTEP:-/opt/lockstep/bin/lockstep}",
+            "\"$lockstep\" composite --blend chromakey fg.mp4 bg.mp4 --frames \"$frames\" --audio-codec flac -o \"$work/seg-$n.mkv\"",
+            "mv -f \"$work/seg-$n.done.tmp\" \"$work/seg-$n.done\""
+        ] {
             XCTAssertTrue(lines.contains(expected), "missing line: \(expected)\n\(s)")
         }
         // The marker comes after the render: `set -e` skips it when the render fails.
@@ -97,26 +107,33 @@ final class ScaleOutPlanTests: XCTestCase {
     /// sbatch reads an #SBATCH value up to white space or `#` unless quoted, takes `\\` as an
     /// escape, and `%` in --output as a replacement symbol (`%%` a plain one).
     func testSbatchQuoting() {
-        assertQuotes(ScaleOutPlan.sbatchQuote, ["/shared/in": "/shared/in", "/a b/c": "\"/a b/c\"", "/take#2": "\"/take#2\"",
-                                                "/say \"hi\"": "\"/say \\\"hi\\\"\"", "it's": "\"it's\"", "$HOME": "$HOME", "": "\"\""])
+        assertQuotes(
+            ScaleOutPlan.sbatchQuote,
+            [
+                "/shared/in": "/shared/in", "/a b/c": "\"/a b/c\"", "/take#2": "\"/take#2\"",
+                "/say \"hi\"": "\"/say \\\"hi\\\"\"", "it's": "\"it's\"", "$HOME": "$HOME", "": "\"\""
+            ])
         assertQuotes(ScaleOutPlan.sbatchLiteral, ["/x/100% cut": "/x/100%% cut"])
     }
 
     /// Spaces, `#`, `%`, quotes and `$` in the work folder, the inputs and the submitting folder:
     /// every #SBATCH value quoted for sbatch, every shell word for bash, the YAML strings quoted.
     func testPathsWithSpacesAndOddCharactersAreQuotedEverywhere() throws {
-        let p = try ScaleOutPlan(lockstep: "/opt/lock step/lockstep", arguments: ["--blend", "chromakey", "my fg.mp4", "/in/bg #2 $x.mp4"],
-                                 output: "/shared/out 100%/take #1 \"best\".mp4", workingDirectory: "/shared/in put",
-                                 totalFrames: 100, gop: 10, segments: 4)
+        let p = try ScaleOutPlan(
+            lockstep: "/opt/lock step/lockstep", arguments: ["--blend", "chromakey", "my fg.mp4", "/in/bg #2 $x.mp4"],
+            output: "/shared/out 100%/take #1 \"best\".mp4", workingDirectory: "/shared/in put",
+            totalFrames: 100, gop: 10, segments: 4)
         let s = p.segmentScript(indices: [0, 1, 2, 3], slurm: SlurmSettings(partition: "gpu nodes", time: "1:00:00"))
         let lines = s.split(separator: "\n").map(String.init)
-        for expected in ["#SBATCH --output=\"/shared/out 100%%/.take #1 \\\"best\\\".mp4.lockstep-work/seg-%4a.log\"",
-                         "#SBATCH --chdir=\"/shared/in put\"",
-                         "#SBATCH --partition=\"gpu nodes\"",
-                         "#SBATCH --time=1:00:00",
-                         "work='/shared/out 100%/.take #1 \"best\".mp4.lockstep-work'",
-                         "lockstep=${LOCKSTEP:-'/opt/lock step/lockstep'}",
-                         "\"$lockstep\" composite --blend chromakey 'my fg.mp4' '/in/bg #2 $x.mp4' --frames \"$frames\" --audio-codec flac -o \"$work/seg-$n.mkv\""] {
+        for expected in [
+            "#SBATCH --output=\"/shared/out 100%%/.take #1 \\\"best\\\".mp4.lockstep-work/seg-%4a.log\"",
+            "#SBATCH --chdir=\"/shared/in put\"",
+            "#SBATCH --partition=\"gpu nodes\"",
+            "#SBATCH --time=1:00:00",
+            "work='/shared/out 100%/.take #1 \"best\".mp4.lockstep-work'",
+            "lockstep=${LOCKSTEP:-'/opt/lock step/lockstep'}",
+            "\"$lockstep\" composite --blend chromakey 'my fg.mp4' '/in/bg #2 $x.mp4' --frames \"$frames\" --audio-codec flac -o \"$work/seg-$n.mkv\""
+        ] {
             XCTAssertTrue(lines.contains(expected), "missing line: \(expected)\n\(s)")
         }
         let join = p.joinScript(slurm: SlurmSettings())
@@ -165,8 +182,9 @@ final class ScaleOutPlanTests: XCTestCase {
         try FileManager.default.copyItem(atPath: Fixtures.url("bg.mp4").path, toPath: matte)
         var options = CompositeOptions(inputs: [Fixtures.url("fg.mp4").path, Fixtures.url("bg.mp4").path], output: matte, blend: .chromakey)
         options.matte = MatteOptions(path: matte)
-        let request = ScaleOutRequest(composite: options, arguments: ["--blend", "chromakey"], segments: 2,
-                                      target: .kubernetes(KubernetesSettings()), lockstep: "/opt/lockstep/bin/lockstep")
+        let request = ScaleOutRequest(
+            composite: options, arguments: ["--blend", "chromakey"], segments: 2,
+            target: .kubernetes(KubernetesSettings()), lockstep: "/opt/lockstep/bin/lockstep")
         XCTAssertThrowsError(try ScaleOutJob.makePlan(request)) {
             XCTAssertEqual("\($0)", "\(matte) is also an input; write the output somewhere else.")
         }
@@ -176,9 +194,10 @@ final class ScaleOutPlanTests: XCTestCase {
     func testResumeNeedsTheSameSubcommand() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("resume-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let composite = try ScaleOutPlan(lockstep: "/bin/lockstep", command: "composite", arguments: ["in.mp4"],
-                                         output: dir.appendingPathComponent("out.mp4").path, workingDirectory: "/tmp",
-                                         totalFrames: 100, gop: 10, segments: 2)
+        let composite = try ScaleOutPlan(
+            lockstep: "/bin/lockstep", command: "composite", arguments: ["in.mp4"],
+            output: dir.appendingPathComponent("out.mp4").path, workingDirectory: "/tmp",
+            totalFrames: 100, gop: 10, segments: 2)
         var snake = composite
         snake.command = "snake"
         try FileManager.default.createDirectory(atPath: composite.work, withIntermediateDirectories: true)

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Verify
 import XCTest
+
 @testable import Lockstep
 
 /// Real job arrays through the one-node cluster of scripts/slurm-local: a 4-segment render
@@ -70,8 +71,9 @@ final class ScaleOutSlurmSlowTests: ScratchFolderTestCase {
     }
 
     func testChromaKeyInFourSegmentsEqualsTheSinglePass() throws {
-        try assertScaleOutEqualsSinglePass(["--blend", "chromakey", "--gop", "15", fixture("fg.mp4"), fixture("bg.mp4")],
-                                           frames: 60, bands: [.band(1), .band(0)])
+        try assertScaleOutEqualsSinglePass(
+            ["--blend", "chromakey", "--gop", "15", fixture("fg.mp4"), fixture("bg.mp4")],
+            frames: 60, bands: [.band(1), .band(0)])
     }
 
     /// Four inputs of 30 and 25 fps and 75 to 48 frames, on the time clock: 48 output frames.
@@ -87,19 +89,21 @@ final class ScaleOutSlurmSlowTests: ScratchFolderTestCase {
         // The tasks run this wrapper (LOCKSTEP): it logs every call and, while FAIL exists,
         // gives task 2 a background that is missing on "its node".
         let calls = scratch.appendingPathComponent("calls.log").path, flag = scratch.appendingPathComponent("FAIL").path
-        let wrapper = try file("lockstep-wrapper", """
-        #!/bin/bash
-        echo "${SLURM_ARRAY_TASK_ID:-join}" >> '\(calls)'
-        args=()
-        for a in "$@"; do
-          if [ -e '\(flag)' ] && [ "${SLURM_ARRAY_TASK_ID:-}" = 2 ] && [ "$a" = '\(fixture("bg.mp4"))' ]; then
-            a='\(scratch.path)/missing-on-this-node.mp4'
-          fi
-          args+=("$a")
-        done
-        exec '\(Repository.binary.path)' "${args[@]}"
+        let wrapper = try file(
+            "lockstep-wrapper",
+            """
+            #!/bin/bash
+            echo "${SLURM_ARRAY_TASK_ID:-join}" >> '\(calls)'
+            args=()
+            for a in "$@"; do
+              if [ -e '\(flag)' ] && [ "${SLURM_ARRAY_TASK_ID:-}" = 2 ] && [ "$a" = '\(fixture("bg.mp4"))' ]; then
+                a='\(scratch.path)/missing-on-this-node.mp4'
+              fi
+              args+=("$a")
+            done
+            exec '\(Repository.binary.path)' "${args[@]}"
 
-        """)
+            """)
         chmod(wrapper, 0o755)
         XCTAssertTrue(FileManager.default.createFile(atPath: flag, contents: nil), "the failure flag is made")
         let args = ["--blend", "chromakey", "--gop", "15", fixture("fg.mp4"), fixture("bg.mp4")]
@@ -107,14 +111,19 @@ final class ScaleOutSlurmSlowTests: ScratchFolderTestCase {
         let first = try lockstep(["composite"] + args + ["-o", out.path, "--segments", "4", "--slurm", "--wait"], env: ["LOCKSTEP=\(wrapper)"])
         XCTAssertEqual(first.status, 1, first.stdout + first.stderr)
         XCTAssertTrue(first.stdout.contains("segment 2 (frames 30:45) failed: Error: \(scratch.path)/missing-on-this-node.mp4: no such file."), first.stdout)
-        XCTAssertTrue(first.stderr.contains("Error: \(out.path): 1 of 4 segments failed and the join was cancelled; nothing was written under that name. Run the same command with --resume to render only those again."), first.stderr)
+        XCTAssertTrue(
+            first.stderr.contains(
+                "Error: \(out.path): 1 of 4 segments failed and the join was cancelled; nothing was written under that name. Run the same command with --resume to render only those again."),
+            first.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
         XCTAssertFalse(try leftovers().contains { $0.hasPrefix(".out.mp4.lockstep-") && $0.hasSuffix(".tmp") })
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work).filter { $0.hasSuffix(".done") }.sorted(),
-                       ["seg-0000.done", "seg-0001.done", "seg-0003.done"])
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: work).filter { $0.hasSuffix(".done") }.sorted(),
+            ["seg-0000.done", "seg-0001.done", "seg-0003.done"])
         // The join was cancelled by Slurm (its dependency can never be met), not left pending.
-        let joinID = try XCTUnwrap(first.stdout.split(separator: "\n").first { $0.hasPrefix("submitted the join as job ") }?
-            .split(separator: " ")[5])
+        let joinID = try XCTUnwrap(
+            first.stdout.split(separator: "\n").first { $0.hasPrefix("submitted the join as job ") }?
+                .split(separator: " ")[5])
         let shown = String(decoding: try Processes.check("scontrol", ["show", "job", String(joinID)]), as: UTF8.self)
         XCTAssertTrue(shown.contains("JobState=CANCELLED"), shown)
         XCTAssertEqual(try String(contentsOfFile: calls, encoding: .utf8).split(separator: "\n").sorted(), ["0", "1", "2", "3"])
@@ -143,10 +152,15 @@ final class ScaleOutSlurmSlowTests: ScratchFolderTestCase {
         let first = try lockstep(args + ["--wait-timeout", "0.5"])
         XCTAssertEqual(first.status, 1, first.stdout + first.stderr)
         let lines = first.stdout.split(separator: "\n")
-        let ids = [lines.first { $0.hasPrefix("submitted segments ") }?.split(separator: " ").last,
-                   lines.first { $0.hasPrefix("submitted the join as job ") }?.split(separator: " ")[5]].compactMap { $0.map(String.init) }
+        let ids = [
+            lines.first { $0.hasPrefix("submitted segments ") }?.split(separator: " ").last,
+            lines.first { $0.hasPrefix("submitted the join as job ") }?.split(separator: " ")[5]
+        ].compactMap { $0.map(String.init) }
         XCTAssertEqual(ids.count, 2, first.stdout)
-        XCTAssertEqual(first.stderr, "Error: \(out): not finished after --wait-timeout 0.5 s; jobs \(ids[0]) and \(ids[1]) left running (squeue -j \(ids.joined(separator: ","))); run the same command with --resume --wait to wait again.\n")
+        XCTAssertEqual(
+            first.stderr,
+            "Error: \(out): not finished after --wait-timeout 0.5 s; jobs \(ids[0]) and \(ids[1]) left running (squeue -j \(ids.joined(separator: ","))); run the same command with --resume --wait to wait again.\n"
+        )
         let again = try lockstep(args + ["--resume"])
         XCTAssertEqual(again.status, 0, again.stdout + again.stderr)
         XCTAssertTrue(again.stdout.contains("waiting again for jobs \(ids[0]), \(ids[1]) of this scale-out\n"), again.stdout)
@@ -168,7 +182,7 @@ final class ScaleOutSlurmSlowTests: ScratchFolderTestCase {
             (["--segments", "2", "--slurm", "--dry-run", "--wait"], 64, "Error: --wait and --dry-run exclude each other: a dry run submits nothing.\n"),
             (["--segments", "61", "--slurm", "--gop", "1"], 1, "Error: --segments 61 is more than the output's 60 frames.\n"),
             (["--segments", "2", "--slurm", "--frames", "0:10"], 1, "Error: --frames cannot be given with --segments: each segment task sets it.\n"),
-            (["--segments", "2", "--slurm", "--resume", "--gop", "15"], 1, "Error: \(ScaleOutPlan.workFolder(for: out)): no work folder to resume (the scale-out finished, or never started).\n"),
+            (["--segments", "2", "--slurm", "--resume", "--gop", "15"], 1, "Error: \(ScaleOutPlan.workFolder(for: out)): no work folder to resume (the scale-out finished, or never started).\n")
         ]
         for (extra, status, message) in cases {
             let r = try lockstep(base + extra)
@@ -184,8 +198,10 @@ final class ScaleOutSlurmSlowTests: ScratchFolderTestCase {
 
     func testDryRunPrintsTheScriptsAndSubmitsNothing() throws {
         let out = scratch.appendingPathComponent("out.mp4").path
-        let r = try lockstep(["composite", "--blend", "chromakey", "--gop", "15", fixture("fg.mp4"), fixture("bg.mp4"), "-o", out,
-                              "--segments", "4", "--slurm", "--dry-run", "--partition", "lockstep"])
+        let r = try lockstep([
+            "composite", "--blend", "chromakey", "--gop", "15", fixture("fg.mp4"), fixture("bg.mp4"), "-o", out,
+            "--segments", "4", "--slurm", "--dry-run", "--partition", "lockstep"
+        ])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("# 4 segments of 60 frames (GOP 15): 0:15 15:30 30:45 45:60\n"), r.stdout)
         XCTAssertTrue(r.stdout.contains("#SBATCH --array=0-3\n#SBATCH --output="), r.stdout)
@@ -196,11 +212,14 @@ final class ScaleOutSlurmSlowTests: ScratchFolderTestCase {
 
     func testEmitK8sWritesManifestsBesideTheOutput() throws {
         let out = scratch.appendingPathComponent("out.mp4").path, work = ScaleOutPlan.workFolder(for: out)
-        let r = try lockstep(["composite", "--blend", "chromakey", "--gop", "15", fixture("fg.mp4"), fixture("bg.mp4"), "-o", out,
-                              "--segments", "4", "--emit", "k8s", "--image", "example/lockstep:1"])
+        let r = try lockstep([
+            "composite", "--blend", "chromakey", "--gop", "15", fixture("fg.mp4"), fixture("bg.mp4"), "-o", out,
+            "--segments", "4", "--emit", "k8s", "--image", "example/lockstep:1"
+        ])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work).sorted(),
-                       ["README-k8s.txt", "k8s-join.yaml", "k8s-segments.yaml", "plan.json", "segment.sh"])
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: work).sorted(),
+            ["README-k8s.txt", "k8s-join.yaml", "k8s-segments.yaml", "plan.json", "segment.sh"])
         let yaml = try String(contentsOfFile: work + "/k8s-segments.yaml", encoding: .utf8)
         XCTAssertTrue(yaml.contains("  completionMode: Indexed\n  completions: 4\n  parallelism: 4\n"), yaml)
         XCTAssertTrue(r.stdout.contains("kubectl wait --for=condition=complete --timeout=24h job/lockstep-out-segments"), r.stdout)
@@ -213,8 +232,10 @@ final class ScaleOutSlurmSlowTests: ScratchFolderTestCase {
     /// whose frozen-frame rule (mean luma change under 0.1) takes a snake whose only change is
     /// a quarter-size front quad over a still picture for frozen frames.
     func testSnakeInFourSegmentsHasTheSinglePassesPixels() throws {
-        let args = [fixture("bg.mp4"), "--imu", fixture("synthetic/pan-imu.csv"), "--offset-ms", "87", "--gyro-gain", "4",
-                    "--front-scale", "0.6", "--crf", "0", "--gop", "15"]
+        let args = [
+            fixture("bg.mp4"), "--imu", fixture("synthetic/pan-imu.csv"), "--offset-ms", "87", "--gyro-gain", "4",
+            "--front-scale", "0.6", "--crf", "0", "--gop", "15"
+        ]
         let single = scratch.appendingPathComponent("single.mp4"), joined = scratch.appendingPathComponent("joined.mp4")
         let one = try lockstep(["snake"] + args + ["-o", single.path])
         XCTAssertEqual(one.status, 0, one.stderr)

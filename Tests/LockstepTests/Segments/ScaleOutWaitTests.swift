@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// `--wait-timeout`: the wait gives up after the limit with one sentence naming the jobs, which
@@ -14,15 +15,18 @@ final class ScaleOutWaitTests: ScratchFolderTestCase {
         let scripts = ["sbatch": "echo 41", "squeue": squeue, "scancel": "touch '\(scratch.path)/scancel-called'"]
         for (name, body) in scripts {
             let path = bin.appendingPathComponent(name).path
-            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data("#!/bin/sh\n\(body)\n".utf8),
-                                                        attributes: [.posixPermissions: 0o755]))
+            XCTAssertTrue(
+                FileManager.default.createFile(
+                    atPath: path, contents: Data("#!/bin/sh\n\(body)\n".utf8),
+                    attributes: [.posixPermissions: 0o755]))
         }
         return try SlurmSubmitter(path: bin.path)
     }
 
     private func plan() throws -> ScaleOutPlan {
-        try ScaleOutPlan(lockstep: "/opt/lockstep", arguments: ["a.mp4"], output: scratch.appendingPathComponent("out put.mp4").path,
-                         workingDirectory: scratch.path, totalFrames: 40, gop: 10, segments: 2)
+        try ScaleOutPlan(
+            lockstep: "/opt/lockstep", arguments: ["a.mp4"], output: scratch.appendingPathComponent("out put.mp4").path,
+            workingDirectory: scratch.path, totalFrames: 40, gop: 10, segments: 2)
     }
 
     func testTimeoutNamesTheJobsAndLeavesThemRunning() throws {
@@ -46,14 +50,16 @@ final class ScaleOutWaitTests: ScratchFolderTestCase {
         let p = try plan()
         var said: [String] = []
         XCTAssertThrowsError(try ScaleOutJob.waitAndReport(p, jobs: ["41", "42"], submitter: submitter, timeout: 30) { said.append($0) }) {
-            XCTAssertEqual("\($0)", "\(p.output): 2 of 2 segments failed and the join was cancelled; nothing was written under that name. Run the same command with --resume to render only those again.")
+            XCTAssertEqual(
+                "\($0)", "\(p.output): 2 of 2 segments failed and the join was cancelled; nothing was written under that name. Run the same command with --resume to render only those again.")
         }
         XCTAssertEqual(said, ["segment 0 (frames 0:20) failed: no log", "segment 1 (frames 20:40) failed: no log"])
     }
 
     /// One job: "job N".
     func testOneJobIsNamedInTheSingular() throws {
-        XCTAssertEqual("\(JobError.timedOut(try plan(), jobs: ["42"], after: 60))",
-                       "\(try plan().output): not finished after --wait-timeout 60 s; job 42 left running (squeue -j 42); run the same command with --resume --wait to wait again.")
+        XCTAssertEqual(
+            "\(JobError.timedOut(try plan(), jobs: ["42"], after: 60))",
+            "\(try plan().output): not finished after --wait-timeout 60 s; job 42 left running (squeue -j 42); run the same command with --resume --wait to wait again.")
     }
 }

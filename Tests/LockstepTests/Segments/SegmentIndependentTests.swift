@@ -3,6 +3,7 @@ import Foundation
 import Media
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// Segments of inputs made by the ffmpeg CLI with conventions of their own (not make-fixtures'):
@@ -12,12 +13,20 @@ import XCTest
 final class SegmentIndependentTests: ScratchTestCase {
     func makeInputs() throws -> [String] {
         let a = scratch.appendingPathComponent("a.mkv").path, b = scratch.appendingPathComponent("b.mov").path
-        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=s=160x120:r=25:d=6",
-                                   "-f", "lavfi", "-i", "sine=f=440:r=48000:d=6",
-                                   "-c:v", "libx264", "-preset", "medium", "-g", "50", "-c:a", "aac", "-ac", "2", a])
-        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=25:d=5.6",
-                                   "-f", "lavfi", "-i", "sine=f=660:r=48000:d=5.6",
-                                   "-c:v", "libx264", "-preset", "medium", "-bf", "2", "-g", "37", "-c:a", "pcm_s16le", b])
+        try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=s=160x120:r=25:d=6",
+                "-f", "lavfi", "-i", "sine=f=440:r=48000:d=6",
+                "-c:v", "libx264", "-preset", "medium", "-g", "50", "-c:a", "aac", "-ac", "2", a
+            ])
+        try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=25:d=5.6",
+                "-f", "lavfi", "-i", "sine=f=660:r=48000:d=5.6",
+                "-c:v", "libx264", "-preset", "medium", "-bf", "2", "-g", "37", "-c:a", "pcm_s16le", b
+            ])
         return [a, b]
     }
 

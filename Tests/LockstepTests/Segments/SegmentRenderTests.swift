@@ -3,6 +3,7 @@ import Foundation
 import Media
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// `--frames A:B`: segments rendered apart and joined by copy are the single pass, frame for
@@ -44,8 +45,10 @@ final class SegmentRenderTests: ScratchTestCase {
 
     /// Renders segments at `cuts`, checks each against the single pass, joins them by copy and
     /// checks the join; returns the single pass and the joined file.
-    func checkSegmentsJoin(_ blend: BlendMode, _ inputs: [String], cuts: [Int64], exactAudio: Bool,
-                           configure: (inout CompositeOptions) -> Void = { _ in }) throws -> (single: URL, joined: URL, frames: Int64) {
+    func checkSegmentsJoin(
+        _ blend: BlendMode, _ inputs: [String], cuts: [Int64], exactAudio: Bool,
+        configure: (inout CompositeOptions) -> Void = { _ in }
+    ) throws -> (single: URL, joined: URL, frames: Int64) {
         let (single, full) = try render(blend, inputs, "single.mkv", configure: configure)
         let bounds = [0] + cuts + [full.frames]
         var segments: [URL] = []
@@ -146,10 +149,14 @@ final class SegmentRenderTests: ScratchTestCase {
     /// never from 0.
     func testAMiddleSegmentDecodesAtMostOneGOPBeforeItsFirstFrame() throws {
         let input = scratch.appendingPathComponent("long.mp4").path
-        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=30:d=20",
-                                   "-f", "lavfi", "-i", "sine=f=440:r=48000:d=20",
-                                   "-c:v", "libx264", "-preset", "ultrafast", "-g", "250", "-keyint_min", "250", "-sc_threshold", "0",
-                                   "-c:a", "aac", input])
+        try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=30:d=20",
+                "-f", "lavfi", "-i", "sine=f=440:r=48000:d=20",
+                "-c:v", "libx264", "-preset", "ultrafast", "-g", "250", "-keyint_min", "250", "-sc_threshold", "0",
+                "-c:a", "aac", input
+            ])
         let range = FrameRange(start: 400, end: 420)
         let out = scratch.appendingPathComponent("seg.mkv")
         var options = CompositeOptions.filter(input: input, output: out.path, schedule: FilterSchedule(initial: .none))
@@ -176,7 +183,9 @@ final class SegmentRenderTests: ScratchTestCase {
 
     func testFLACNeedsMatroska() throws {
         XCTAssertThrowsError(try render(.chromakey, ["l1.mp4", "bg.mp4"], "flac.mp4")) { error in
-            XCTAssertEqual("\(error)", "--audio-codec flac needs a .mkv output (FFmpeg 5.1 writes FLAC into Matroska; into MP4 only as an experimental feature); got \(scratch.appendingPathComponent("flac.mp4").path).")
+            XCTAssertEqual(
+                "\(error)",
+                "--audio-codec flac needs a .mkv output (FFmpeg 5.1 writes FLAC into Matroska; into MP4 only as an experimental feature); got \(scratch.appendingPathComponent("flac.mp4").path).")
         }
     }
 
@@ -204,9 +213,11 @@ final class SegmentRenderTests: ScratchTestCase {
         XCTAssertEqual(SegmentPlan.frame(atTick: 31, f, sync: .index, frameRate: Rational(30, 1)), 31)
         XCTAssertNil(SegmentPlan.frame(atTick: 60, f, sync: .time, frameRate: Rational(30, 1)))
         // With audio, decoding starts 100 ms before the segment's first sample: at 0.9333 s.
-        XCTAssertEqual(SegmentPlan.start(tick: 31, f, sync: .time, frameRate: Rational(30, 1), audioLead: Rational(1, 10)),
-                       SegmentPlan.Start(first: 25, seekFrom: 23))
-        XCTAssertEqual(SegmentPlan.start(tick: 1, f, sync: .index, frameRate: Rational(30, 1), audioLead: Rational(1, 10)),
-                       SegmentPlan.Start(first: 1, seekFrom: 0))
+        XCTAssertEqual(
+            SegmentPlan.start(tick: 31, f, sync: .time, frameRate: Rational(30, 1), audioLead: Rational(1, 10)),
+            SegmentPlan.Start(first: 25, seekFrom: 23))
+        XCTAssertEqual(
+            SegmentPlan.start(tick: 1, f, sync: .index, frameRate: Rational(30, 1), audioLead: Rational(1, 10)),
+            SegmentPlan.Start(first: 1, seekFrom: 0))
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Media
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// Segments of MP4 inputs whose frame order comes from the sample table: one without B-frames
@@ -13,12 +14,20 @@ final class SegmentSampleTableTests: ScratchTestCase {
     func testSegmentsOfTableIndexedInputsEqualTheSinglePass() throws {
         let src = scratch.appendingPathComponent("src.mp4").path, cut = scratch.appendingPathComponent("cut.mp4").path
         let b = scratch.appendingPathComponent("b.mp4").path
-        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=25:d=6",
-                                   "-c:v", "libx264", "-bf", "0", "-g", "20", "-sc_threshold", "0", src])
+        try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=25:d=6",
+                "-c:v", "libx264", "-bf", "0", "-g", "20", "-sc_threshold", "0", src
+            ])
         try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-ss", "0.52", "-i", src, "-c", "copy", cut])
-        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=s=160x120:r=25:d=5",
-                                   "-f", "lavfi", "-i", "sine=f=440:r=48000:d=5",
-                                   "-c:v", "libx264", "-g", "30", "-c:a", "aac", "-ac", "2", b])
+        try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=s=160x120:r=25:d=5",
+                "-f", "lavfi", "-i", "sine=f=440:r=48000:d=5",
+                "-c:v", "libx264", "-g", "30", "-c:a", "aac", "-ac", "2", b
+            ])
         // What a scale-out plans from: the frames shown, not the samples the cut's index lists.
         XCTAssertEqual(CompositeJob.expectedFrames([try MovieReader(path: cut, audio: false)], sync: .index, frameRate: Rational(25, 1)), 137)
         for path in [cut, b] {

@@ -13,8 +13,10 @@ struct LumaVideo {
 
     /// `filter`: an ffmpeg filter chain run on the pictures first (a matrix conversion).
     static func decode(_ url: URL, filter: String? = nil) throws -> LumaVideo {
-        let data = try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-i", url.path, "-map", "0:v:0", "-fps_mode", "passthrough"]
-                                              + (filter.map { ["-vf", $0] } ?? []) + ["-pix_fmt", "gray", "-f", "yuv4mpegpipe", "-"])
+        let data = try Shell.check(
+            "ffmpeg",
+            ["-nostdin", "-v", "error", "-i", url.path, "-map", "0:v:0", "-fps_mode", "passthrough"]
+                + (filter.map { ["-vf", $0] } ?? []) + ["-pix_fmt", "gray", "-f", "yuv4mpegpipe", "-"])
         return try parseY4M([UInt8](data), name: url.lastPathComponent)
     }
 
@@ -74,8 +76,11 @@ enum Barcode {
         guard bits[0] else { return nil }
         // The margin: x in [x0 - 3c/8, x0 - c/8), the centre half vertically.
         let c = region.cell
-        guard let margin = mean(frame, width: width, x: (region.x0 - 0.375 * c, region.x0 - 0.125 * c),
-                                y: (region.y0 + 0.25 * c, region.y0 + 0.75 * c)), margin < 128 else { return nil }
+        guard
+            let margin = mean(
+                frame, width: width, x: (region.x0 - 0.375 * c, region.x0 - 0.125 * c),
+                y: (region.y0 + 0.25 * c, region.y0 + 0.75 * c)), margin < 128
+        else { return nil }
         var source = 0, index = 0
         for b in 0..<3 where bits[1 + b] { source |= 1 << b }
         for b in 0..<12 where bits[4 + b] { index |= 1 << b }

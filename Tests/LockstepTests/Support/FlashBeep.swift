@@ -19,15 +19,22 @@ enum FlashBeep {
 
     /// `time`: an ffmpeg expression for the scene's time at the clip's own time t (default "t":
     /// a camera placed or running off the reference is "OFFSET+t/(1+DRIFT)").
-    static func make(_ path: String, rate: String, seconds: Double, at times: [Double], tone: Double, flash: Double = 0.1,
-                     size: String = "160x120", time: String = "t", videoCodec: [String] = ["-c:v", "libx264", "-preset", "ultrafast", "-g", "15"]) throws -> Clip {
+    static func make(
+        _ path: String, rate: String, seconds: Double, at times: [Double], tone: Double, flash: Double = 0.1,
+        size: String = "160x120", time: String = "t", videoCodec: [String] = ["-c:v", "libx264", "-preset", "ultrafast", "-g", "15"]
+    ) throws -> Clip {
         let on = times.map { "between(\(time),\(fmt($0)),\(fmt($0 + flash)))" }.joined(separator: "+")
         let beep = times.map { "between(\(time),\(fmt($0)),\(fmt($0 + flash)))" }.joined(separator: "+")
-        _ = try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y",
-                                       "-f", "lavfi", "-i", "color=c=0x303030:s=\(size):r=\(rate):d=\(fmt(seconds)),format=yuv420p,"
-                                           + "drawbox=x=0:y=0:w=iw:h=ih:color=white:t=fill:enable='\(on)'",
-                                       "-f", "lavfi", "-i", "aevalsrc='0.02*sin(2*PI*100*t)+0.5*sin(2*PI*\(fmt(tone))*(\(time)))*gt(\(beep),0)':s=48000:d=\(fmt(seconds))",
-                                       "-shortest"] + videoCodec + ["-c:a", "aac", "-b:a", "128k", path])
+        _ = try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y",
+                "-f", "lavfi", "-i",
+                "color=c=0x303030:s=\(size):r=\(rate):d=\(fmt(seconds)),format=yuv420p,"
+                    + "drawbox=x=0:y=0:w=iw:h=ih:color=white:t=fill:enable='\(on)'",
+                "-f", "lavfi", "-i", "aevalsrc='0.02*sin(2*PI*100*t)+0.5*sin(2*PI*\(fmt(tone))*(\(time)))*gt(\(beep),0)':s=48000:d=\(fmt(seconds))",
+                "-shortest"
+            ] + videoCodec + ["-c:a", "aac", "-b:a", "128k", path])
         let url = URL(fileURLWithPath: path)
         return Clip(path: path, flashes: try flashes(url), beeps: try beeps(url), duration: try videoDuration(url))
     }

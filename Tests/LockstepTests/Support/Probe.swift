@@ -34,19 +34,25 @@ struct Probe {
     static func probe(_ url: URL) throws -> (streams: [ProbeStream], format: ProbeFormat) {
         let data = try Shell.check("ffprobe", ["-v", "error", "-print_format", "json", "-show_streams", "-show_format", "-count_frames", url.path])
         guard let json = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let streams = json["streams"] as? [[String: Any]] else {
+            let streams = json["streams"] as? [[String: Any]]
+        else {
             throw Shell.Failure(description: "\(url.path): ffprobe gave no streams")
         }
         let format = json["format"] as? [String: Any] ?? [:]
-        return (streams.map { s in
-            ProbeStream(codecType: s["codec_type"] as? String ?? "", codecName: s["codec_name"] as? String ?? "",
-                        duration: double(s["duration"]), nbReadFrames: int(s["nb_read_frames"]),
-                        width: int(s["width"]), height: int(s["height"]),
-                        sampleRate: int(s["sample_rate"]), channels: int(s["channels"]), startTime: double(s["start_time"]),
-                        nbFrames: int(s["nb_frames"]), pixFmt: s["pix_fmt"] as? String, channelLayout: s["channel_layout"] as? String,
-                        frameRate: rational(s["r_frame_rate"]))
-        }, ProbeFormat(formatName: format["format_name"] as? String ?? "", startTime: double(format["start_time"]),
-                       duration: double(format["duration"])))
+        return (
+            streams.map { s in
+                ProbeStream(
+                    codecType: s["codec_type"] as? String ?? "", codecName: s["codec_name"] as? String ?? "",
+                    duration: double(s["duration"]), nbReadFrames: int(s["nb_read_frames"]),
+                    width: int(s["width"]), height: int(s["height"]),
+                    sampleRate: int(s["sample_rate"]), channels: int(s["channels"]), startTime: double(s["start_time"]),
+                    nbFrames: int(s["nb_frames"]), pixFmt: s["pix_fmt"] as? String, channelLayout: s["channel_layout"] as? String,
+                    frameRate: rational(s["r_frame_rate"]))
+            },
+            ProbeFormat(
+                formatName: format["format_name"] as? String ?? "", startTime: double(format["start_time"]),
+                duration: double(format["duration"]))
+        )
     }
 
     // ffprobe's JSON gives most numbers as strings ("0.500000", "48000"), a few as numbers.
@@ -54,7 +60,8 @@ struct Probe {
     private static func int(_ v: Any?) -> Int? { (v as? String).flatMap { Int($0) } ?? (v as? NSNumber)?.intValue }
     private static func rational(_ v: Any?) -> Double? {
         guard let parts = (v as? String)?.split(separator: "/"), parts.count == 2,
-              let n = Double(parts[0]), let d = Double(parts[1]), d != 0 else { return nil }
+            let n = Double(parts[0]), let d = Double(parts[1]), d != 0
+        else { return nil }
         return n / d
     }
 }

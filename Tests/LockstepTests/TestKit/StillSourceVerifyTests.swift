@@ -4,6 +4,7 @@ import Media
 import TestSupport
 import Verify
 import XCTest
+
 @testable import Lockstep
 
 /// `verify` on renders of still footage: the pictures barely change, and that is what was
@@ -14,13 +15,21 @@ final class StillSourceVerifyTests: ScratchTestCase {
     /// testsrc2 picture looped by the image demuxer, each 2 s at 30 fps, libx264.
     func stillInputs() throws -> [String] {
         let gray = scratch.appendingPathComponent("gray.mp4").path
-        _ = try Shell.check("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=gray:s=320x240:r=30", "-t", "2",
-                                                "-c:v", "libx264", "-pix_fmt", "yuv420p", gray])
+        _ = try Shell.check(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "color=gray:s=320x240:r=30", "-t", "2",
+                "-c:v", "libx264", "-pix_fmt", "yuv420p", gray
+            ])
         let png = scratch.appendingPathComponent("still.png").path
         _ = try Shell.check("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x240", "-frames:v", "1", png])
         let still = scratch.appendingPathComponent("still.mp4").path
-        _ = try Shell.check("/usr/bin/ffmpeg", ["-v", "error", "-y", "-loop", "1", "-framerate", "30", "-i", png, "-t", "2",
-                                                "-c:v", "libx264", "-tune", "stillimage", "-pix_fmt", "yuv420p", still])
+        _ = try Shell.check(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-y", "-loop", "1", "-framerate", "30", "-i", png, "-t", "2",
+                "-c:v", "libx264", "-tune", "stillimage", "-pix_fmt", "yuv420p", still
+            ])
         return [gray, still]
     }
 
@@ -65,8 +74,13 @@ final class StillSourceVerifyTests: ScratchTestCase {
         let path = scratch.appendingPathComponent("lost.mp4").path
         try VerifyCatchesBrokenMoviesTests.writeFrozenFromFrame5(path, change: 20)
         XCTAssertEqual(try VerifyJob.scan(path).frames.map { $0.provenance?.change }, [nil] + Array(repeating: 20, count: 7))
-        XCTAssertEqual(try VerifyJob.run(path).violations, [Violation(.frozenFrame, frame: 5, time: 5.0 / 30,
-            "output frames 5-7 are the same picture as frame 4 (to the end) although input 1 advanced from source frame 4 to 7")])
+        XCTAssertEqual(
+            try VerifyJob.run(path).violations,
+            [
+                Violation(
+                    .frozenFrame, frame: 5, time: 5.0 / 30,
+                    "output frames 5-7 are the same picture as frame 4 (to the end) although input 1 advanced from source frame 4 to 7")
+            ])
     }
 
     /// Every picture after the first carries "change", below what verify counts as a rendered

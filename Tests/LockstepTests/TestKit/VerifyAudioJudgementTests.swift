@@ -2,6 +2,7 @@ import Compositor
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// verify's audio judgement against what a file's container can express (issue 26): untouched
@@ -22,12 +23,18 @@ final class VerifyAudioJudgementTests: ScratchTestCase {
     /// frame at 0.021 s), the durations are in milliseconds. Lockstep's own output verifies.
     func testMatroskaOutputsOfCompositeAndFilterVerify() throws {
         let composite = scratch.appendingPathComponent("c.mkv").path
-        _ = try CompositeJob(options: CompositeOptions(inputs: [Fixtures.url("q0.mp4").path, Fixtures.url("q1.mp4").path],
-                                                       output: composite, blend: .mix)).run()
+        _ = try CompositeJob(
+            options: CompositeOptions(
+                inputs: [Fixtures.url("q0.mp4").path, Fixtures.url("q1.mp4").path],
+                output: composite, blend: .mix)
+        ).run()
         XCTAssertEqual(try violations(composite), [])
         let filtered = scratch.appendingPathComponent("f.mkv").path
-        _ = try CompositeJob(options: .filter(input: Fixtures.url("q0.mp4").path, output: filtered,
-                                              schedule: try FilterSchedule.parse(filter: "mono", filterAt: nil))).run()
+        _ = try CompositeJob(
+            options: .filter(
+                input: Fixtures.url("q0.mp4").path, output: filtered,
+                schedule: try FilterSchedule.parse(filter: "mono", filterAt: nil))
+        ).run()
         XCTAssertEqual(try violations(filtered), [])
         let probe = try MovieProbe.probe(filtered)
         XCTAssertEqual(probe.streams.first { $0.type == "video" }?.startTime, 0.021, "the shift this test is about")
@@ -37,9 +44,13 @@ final class VerifyAudioJudgementTests: ScratchTestCase {
     /// end of the video. An ordinary good file.
     func testAClipEndingInSilenceMadeElsewhereVerifies() throws {
         let out = scratch.appendingPathComponent("quiet-end.mp4").path
-        _ = try Shell.check("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=25:d=3",
-                                               "-f", "lavfi", "-i", "sine=f=660:d=2,apad=whole_dur=3",
-                                               "-c:v", "libx264", "-c:a", "aac", "-shortest", out])
+        _ = try Shell.check(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=25:d=3",
+                "-f", "lavfi", "-i", "sine=f=660:d=2,apad=whole_dur=3",
+                "-c:v", "libx264", "-c:a", "aac", "-shortest", out
+            ])
         XCTAssertEqual(try violations(out), [])
     }
 
@@ -49,8 +60,12 @@ final class VerifyAudioJudgementTests: ScratchTestCase {
         let karma = Repository.shared("karma.mp4")
         let out = scratch.appendingPathComponent("short-audio.mp4").path
         // 12.075 s of audio; cut to 11.99 s (whole frames: 562 x 1024 samples).
-        _ = try Shell.check("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", karma, "-map", "0:v", "-map", "0:a",
-                                               "-c", "copy", "-t", "12.08", "-af", "atrim=end=11.99", "-c:a", "aac", out])
+        _ = try Shell.check(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-y", "-i", karma, "-map", "0:v", "-map", "0:a",
+                "-c", "copy", "-t", "12.08", "-af", "atrim=end=11.99", "-c:a", "aac", out
+            ])
         let v = try violations(out)
         XCTAssertEqual(v.map(\.kind), [.audioEnd], "\(v)")
         XCTAssertTrue(v.first?.message.hasPrefix("audio ends ") ?? false)

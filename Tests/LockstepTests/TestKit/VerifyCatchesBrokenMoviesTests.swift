@@ -3,6 +3,7 @@ import Foundation
 import Media
 import Verify
 import XCTest
+
 @testable import Lockstep
 
 /// The checker is shown to fail: movies broken on purpose with the ffmpeg CLI (from bg.mp4: 90
@@ -13,8 +14,10 @@ final class VerifyCatchesBrokenMoviesTests: ScratchTestCase {
     /// ffmpeg -i bg.mp4 ARGS out.mp4
     func broken(_ name: String, _ args: [String]) throws -> String {
         let out = scratch.appendingPathComponent(name).path
-        _ = try Shell.check("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", Fixtures.url("bg.mp4").path] + args
-                            + ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", out])
+        _ = try Shell.check(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-y", "-i", Fixtures.url("bg.mp4").path] + args
+                + ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", out])
         return out
     }
 
@@ -56,15 +59,21 @@ final class VerifyCatchesBrokenMoviesTests: ScratchTestCase {
         let path = scratch.appendingPathComponent("frozen-provenance.mp4").path
         try Self.writeFrozenFromFrame5(path)
         let report = try VerifyJob.run(path)
-        XCTAssertEqual(report.violations, [Violation(.frozenFrame, frame: 5, time: 5.0 / 30,
-            "output frames 5-7 are the same picture as frame 4 (to the end) although input 1 advanced from source frame 4 to 7")])
+        XCTAssertEqual(
+            report.violations,
+            [
+                Violation(
+                    .frozenFrame, frame: 5, time: 5.0 / 30,
+                    "output frames 5-7 are the same picture as frame 4 (to the end) although input 1 advanced from source frame 4 to 7")
+            ])
     }
 
     /// 8 frames, provenance advancing input 1 every frame, the picture changing until frame 4
     /// and repeated from frame 5 on; `change`: the provenance's rendered change (frames 1-7).
     static func writeFrozenFromFrame5(_ path: String, change: Double? = nil) throws {
-        let writer = try MovieWriter(path: path, container: "mp4", canvas: Size(width: 64, height: 48), frameRate: Rational(30, 1),
-                                     settings: EncodeSettings(), withAudio: false)
+        let writer = try MovieWriter(
+            path: path, container: "mp4", canvas: Size(width: 64, height: 48), frameRate: Rational(30, 1),
+            settings: EncodeSettings(), withAudio: false)
         let frame = try Frame(width: 64, height: 48)
         for k in 0..<8 {
             try frame.makeWritable()  // the encoder may still hold the last picture
@@ -126,8 +135,9 @@ final class VerifyCatchesBrokenMoviesTests: ScratchTestCase {
     func testProvenanceThatSkipsASourceFrameIsNamed() throws {
         // Written like Lockstep writes, but output frame 3 claims source frame 4 of input 2.
         let path = scratch.appendingPathComponent("skips.mp4").path
-        let writer = try MovieWriter(path: path, container: "mp4", canvas: Size(width: 64, height: 48), frameRate: Rational(30, 1),
-                                     settings: EncodeSettings(), withAudio: false)
+        let writer = try MovieWriter(
+            path: path, container: "mp4", canvas: Size(width: 64, height: 48), frameRate: Rational(30, 1),
+            settings: EncodeSettings(), withAudio: false)
         let frame = try Frame(width: 64, height: 48)
         let sources: [Int64] = [0, 1, 2, 4, 5, 6]
         for k in 0..<6 {
@@ -160,8 +170,9 @@ final class VerifyCatchesBrokenMoviesTests: ScratchTestCase {
         let (composite, _) = try compose(.chromakey, ["fg.mp4", "bg.mp4"])
         let clean = try Shell.run(exe, ["verify", composite.path])
         XCTAssertEqual(clean.status, 0, String(decoding: clean.stdout, as: UTF8.self))
-        XCTAssertEqual(String(decoding: clean.stdout, as: UTF8.self),
-                       "\(composite.path): 60 frames, step 33.333 ms, provenance: time sync of fg.mp4, bg.mp4, audio\nok\n")  // time: composite's default since issue 21
+        XCTAssertEqual(
+            String(decoding: clean.stdout, as: UTF8.self),
+            "\(composite.path): 60 frames, step 33.333 ms, provenance: time sync of fg.mp4, bg.mp4, audio\nok\n")  // time: composite's default since issue 21
         let black = try broken("black2.mp4", ["-vf", "tpad=start=2:color=black", "-an"])
         let r = try Shell.run(exe, ["verify", black])
         XCTAssertEqual(r.status, 1)

@@ -2,6 +2,7 @@ import Compositor
 import Foundation
 import TestSupport
 import XCTest
+
 @testable import Lockstep
 
 /// Thumbnails of clips that start badly, made by the ffmpeg CLI two independent ways:
@@ -28,10 +29,15 @@ final class ThumbnailJobTests: ScratchTestCase {
     /// (applied to the barcoded picture: tpad, fade...), 320x240 at 30 fps, x264 in MP4.
     func barcodedClip(_ name: String, frames: Int, then filters: String) throws -> String {
         let path = scratch.appendingPathComponent(name).path
-        let v = "testsrc2=s=320x240:r=30,eq=brightness=-0.3:contrast=0.5:saturation=0.3,trim=end_frame=\(frames),"
+        let v =
+            "testsrc2=s=320x240:r=30,eq=brightness=-0.3:contrast=0.5:saturation=0.3,trim=end_frame=\(frames),"
             + "setpts=PTS-STARTPTS,\(Self.barcode()),\(filters),format=yuv420p"
-        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", v,
-                                   "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-g", "30", path])
+        try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", v,
+                "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-g", "30", path
+            ])
         return path
     }
 
@@ -39,19 +45,26 @@ final class ThumbnailJobTests: ScratchTestCase {
     /// 1 s of it steady; 25 fps, yuvj420p, 240x160 stored, shown turned 90 degrees (160x240), MOV.
     func independentClip() throws -> String {
         let path = scratch.appendingPathComponent("turned-fade.mov").path
-        let graph = "color=c=black:s=240x160:r=25:d=1,format=yuvj420p[black];"
+        let graph =
+            "color=c=black:s=240x160:r=25:d=1,format=yuvj420p[black];"
             + "testsrc=s=240x160:r=25:d=2,fade=t=in:st=0:d=1,format=yuvj420p[pic];[black][pic]concat=n=2:v=1:a=0"
         let unturned = scratch.appendingPathComponent("unturned.mov").path
-        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-filter_complex", graph,
-                                   "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuvj420p", unturned])
+        try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-filter_complex", graph,
+                "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuvj420p", unturned
+            ])
         // FFmpeg 5.1 writes the display matrix from the rotate tag only when copying the stream.
         try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", unturned, "-c", "copy", "-metadata:s:v:0", "rotate=90", path])
         try FileManager.default.removeItem(atPath: unturned)
         return path
     }
 
-    func thumbnail(_ inputs: [String], _ name: String = "thumb.png", at: Double? = nil, size: ThumbnailSize? = nil,
-                   sheet: Bool = false) throws -> (String, ThumbnailResult) {
+    func thumbnail(
+        _ inputs: [String], _ name: String = "thumb.png", at: Double? = nil, size: ThumbnailSize? = nil,
+        sheet: Bool = false
+    ) throws -> (String, ThumbnailResult) {
         let out = scratch.appendingPathComponent(name).path
         let result = try ThumbnailJob(options: ThumbnailOptions(inputs: inputs, output: out, at: at, size: size, sheet: sheet)).run()
         return (out, result)
@@ -123,14 +136,19 @@ final class ThumbnailJobTests: ScratchTestCase {
 
     func testAllBlackSaysSoAndStillWritesTheBestFrame() throws {
         let clip = scratch.appendingPathComponent("black.mp4").path
-        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=320x240:r=30:d=2",
-                                   "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", clip])
+        try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=320x240:r=30:d=2",
+                "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", clip
+            ])
         let (out, result) = try thumbnail([clip])
         XCTAssertTrue(result.picks[0].fallback)
         XCTAssertEqual(result.picks[0].examined, 61, "every frame: from 0.667 s to the end, then from the start to 0.667 s (the frame there again, as look-ahead)")
         XCTAssertEqual(result.warnings.count, 1)
-        XCTAssertTrue(result.warnings[0].hasPrefix("\(clip): every frame examined (61) is black or flat; wrote the most detailed one, at "),
-                      result.warnings[0])
+        XCTAssertTrue(
+            result.warnings[0].hasPrefix("\(clip): every frame examined (61) is black or flat; wrote the most detailed one, at "),
+            result.warnings[0])
         let thumb = try luma(out)
         XCTAssertEqual(thumb.width, 320)
         XCTAssertLessThan(thumb.frames[0].map(Int.init).reduce(0, +) / thumb.frames[0].count, 3, "black, as the clip is")
@@ -155,9 +173,13 @@ final class ThumbnailJobTests: ScratchTestCase {
     /// fade's last step is 1/71; the first frame at full level is frame 96 (4 s).
     func testIndependentGrainyFadeInMatroskaGivesItsFirstFullFrame() throws {
         let clip = scratch.appendingPathComponent("bars-fade.mkv").path
-        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
-                                   "smptehdbars=s=320x180:r=24:d=6,drawgrid=w=16:h=16:t=1:c=white@0.5,noise=alls=6:allf=t,fade=t=in:st=1:d=3,format=yuv420p",
-                                   "-c:v", "mpeg4", "-q:v", "3", "-g", "48", clip])
+        try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                "smptehdbars=s=320x180:r=24:d=6,drawgrid=w=16:h=16:t=1:c=white@0.5,noise=alls=6:allf=t,fade=t=in:st=1:d=3,format=yuv420p",
+                "-c:v", "mpeg4", "-q:v", "3", "-g", "48", clip
+            ])
         let source = try LumaVideo.decode(URL(fileURLWithPath: clip))
         XCTAssertEqual(source.frames.count, 144)
         for start: Double? in [nil, 0, 3.5] {
@@ -171,9 +193,13 @@ final class ThumbnailJobTests: ScratchTestCase {
     func testIndependentWhiteSlateInMatroskaAndFullRangeBlack() throws {
         // 2 s of a white card, then 1 s of testsrc: 4:4:4 at 24 fps in Matroska, joined by concat.
         let slate = scratch.appendingPathComponent("card.mkv").path
-        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-filter_complex",
-                                   "color=c=white:s=200x150:r=24:d=2[a];testsrc=s=200x150:r=24:d=1[b];[a][b]concat=n=2:v=1:a=0,format=yuv444p",
-                                   "-c:v", "libx264", "-preset", "ultrafast", slate])
+        try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-filter_complex",
+                "color=c=white:s=200x150:r=24:d=2[a];testsrc=s=200x150:r=24:d=1[b];[a][b]concat=n=2:v=1:a=0,format=yuv444p",
+                "-c:v", "libx264", "-preset", "ultrafast", slate
+            ])
         let source = try LumaVideo.decode(URL(fileURLWithPath: slate))
         XCTAssertEqual(source.frames.count, 72)
         let (out, result) = try thumbnail([slate], "card.png")  // from 1 s: inside the card
@@ -181,8 +207,12 @@ final class ThumbnailJobTests: ScratchTestCase {
         assertIsFrame(try luma(out), of: source, 48)
         // Full-range black (yuvj420p, level 0), 2 s: the fallback, with its sentence.
         let black = scratch.appendingPathComponent("black.mkv").path
-        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=200x150:r=24:d=2",
-                                   "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuvj420p", black])
+        try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=200x150:r=24:d=2",
+                "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuvj420p", black
+            ])
         let (_, fallback) = try thumbnail([black], "black.png")
         XCTAssertTrue(fallback.picks[0].fallback)
         XCTAssertEqual(fallback.warnings.count, 1)
@@ -192,9 +222,13 @@ final class ThumbnailJobTests: ScratchTestCase {
         // HD footage is tagged BT.709: the PNG's RGB must be what the ffmpeg CLI makes of the
         // same frame (converting as BT.601 would put it about 8 levels off on testsrc2's bars).
         let clip = scratch.appendingPathComponent("hd709.mp4").path
-        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=1",
-                                   "-vf", "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p", "-colorspace", "bt709",
-                                   "-c:v", "libx264", "-preset", "ultrafast", clip])
+        try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=1",
+                "-vf", "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p", "-colorspace", "bt709",
+                "-c:v", "libx264", "-preset", "ultrafast", clip
+            ])
         let (out, _) = try thumbnail([clip], "hd709.png", at: 0)
         let reference = scratch.appendingPathComponent("ffmpeg709.png").path
         try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", clip, "-frames:v", "1", reference])
@@ -325,9 +359,13 @@ final class ThumbnailJobTests: ScratchTestCase {
         // 30 s of black, then 10 s of picture: the dense 10 s from 13.3 s are black, the samples
         // every second from 23.3 s find the picture at the first sample inside it (30.3 s).
         let clip = scratch.appendingPathComponent("long.mp4").path
-        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
-                                   "testsrc2=s=160x120:r=25:d=10,tpad=start_duration=30:color=black",
-                                   "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p", clip])
+        try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                "testsrc2=s=160x120:r=25:d=10,tpad=start_duration=30:color=black",
+                "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p", clip
+            ])
         let (_, result) = try thumbnail([clip], "long.png")
         let pick = result.picks[0]
         XCTAssertFalse(pick.fallback)
