@@ -11,6 +11,8 @@ import PackageDescription
 //   Media                  the only module that touches FFmpeg
 //   TraceStore, IIO,       SQLite (GRDB) and libiio adapters for the motion layer; MotionIO
 //   MotionIO               reads and writes Motion's files (trace files, profiles)
+//   Engine                 what every job shares: lanes, queues, the writer stage, job control,
+//                          outputs and their commit, FFTW correlation, the failure protocol
 //   Lockstep               the library: jobs that wire adapters to the core
 //   LockstepCLI            the `lockstep` command, thin
 // LOCKSTEP_OPTIMIZE=1 (scripts/test sets it): the product's own modules are optimised in debug
@@ -103,10 +105,17 @@ let package = Package(
             name: "SyncCode", dependencies: ["Compositor", .product(name: "RealModule", package: "swift-numerics")],
             swiftSettings: ownSettings("SyncCode")),
         .target(name: "Verify", dependencies: ["Compositor", "SyncCode"], swiftSettings: ownSettings("Verify")),
+        // What every job shares: input and audio lanes, the frame writer, bounded queues and the
+        // failure box, job control (stop signals, the watchdog, progress), outputs (temporary
+        // file and commit, provenance), FFTW phase correlation, the failure protocol.
+        .target(
+            name: "Engine",
+            dependencies: ["Compositor", "Media", "Motion", "CFFTW", "CEBUR128", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            swiftSettings: ownSettings("Engine")),
         .target(
             name: "Lockstep",
             dependencies: [
-                "Compositor", "Media", "Motion", "MotionIO", "TraceStore", "IIO", "Verify", "SyncCode", "CFFTW", "AudioAlign", "CEBUR128",
+                "Engine", "Compositor", "Media", "Motion", "MotionIO", "TraceStore", "IIO", "Verify", "SyncCode", "CFFTW", "AudioAlign", "CEBUR128",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
             ],
             swiftSettings: ownSettings("Lockstep")),
@@ -130,6 +139,8 @@ let package = Package(
             linkerSettings: sanitizerLink),
         .testTarget(name: "SyncCodeTests", dependencies: ["SyncCode", "Compositor"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
         .testTarget(name: "VerifyTests", dependencies: ["Verify", "SyncCode", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
+        // The engine's threads, queues, signals and outputs: the suite ThreadSanitizer needs most.
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
         .testTarget(name: "LockstepTests", dependencies: ["Lockstep", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
         .testTarget(name: "LockstepCLITests", dependencies: ["LockstepCLI", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink)
     ],

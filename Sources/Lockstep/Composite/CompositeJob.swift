@@ -122,13 +122,6 @@ public struct LoudnessSummary: Equatable, Sendable {
     public var writtenLUFS: Double
 }
 
-/// A failure of the job that is not FFmpeg's: bad input combinations, cancellation.
-public struct JobError: Error, CustomStringConvertible, Equatable, Sendable {
-    public var description: String
-    public init(_ description: String) { self.description = description }
-    public static let cancelled = JobError("cancelled")
-}
-
 /// Opens every input, runs readers, compositor and writer as overlapping stages with bounded
 /// queues, writes to a temporary file beside the output and renames it only on success.
 ///

@@ -3,8 +3,10 @@ import Foundation
 import Media
 
 /// `--at` asks for a time the clip does not have: a bad option (exit 64), not a failure.
-public struct ThumbnailOptionError: Error, CustomStringConvertible, Equatable, Sendable {
+public struct ThumbnailOptionError: CommandFailure, Equatable, Sendable {
     public var description: String
+    /// A usage error, without the usage text.
+    public var exitStatus: Int32 { 64 }
 }
 
 /// Writes one clip's thumbnail, or a contact sheet of several, as PNG or JPEG. For each clip

@@ -24,13 +24,11 @@ public struct Failure: CommandFailure, Equatable {
     }
 }
 
-/// A job's failure: status 1.
-extension JobError: CommandFailure {
+/// A failure of the job that is not FFmpeg's: bad input combinations, an output that cannot be
+/// written, cancellation. Status 1.
+public struct JobError: CommandFailure, Equatable, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+    public static let cancelled = JobError("cancelled")
     public var exitStatus: Int32 { 1 }
-}
-
-/// An option a thumbnail job found wrong only once it read the clip (a time past its end): a
-/// usage error, status 64, without the usage text.
-extension ThumbnailOptionError: CommandFailure {
-    public var exitStatus: Int32 { 64 }
 }

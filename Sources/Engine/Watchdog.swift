@@ -6,36 +6,36 @@ import NIOConcurrencyHelpers
 /// stage that is stuck, not on the ones queued behind it. Set by its stage, read by the watchdog.
 /// A pthread mutex (NIO's lock), not `Synchronization.Mutex`: on Linux the standard library's
 /// futex lock is invisible to ThreadSanitizer, which then reports every access as a race.
-final class StageClock: Sendable {
-    let name: String
+package final class StageClock: Sendable {
+    package let name: String
     private let current = NIOLockedValueBox<(activity: String, busy: Bool, since: UInt64)>(("starting", false, DispatchTime.now().uptimeNanoseconds))
 
-    init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 
-    func set(_ activity: String, busy: Bool) {
+    package func set(_ activity: String, busy: Bool) {
         let now = DispatchTime.now().uptimeNanoseconds
         current.withLockedValue { $0 = (activity, busy, now) }
     }
 
-    var state: (activity: String, busy: Bool, since: UInt64) { current.withLockedValue { $0 } }
+    package var state: (activity: String, busy: Bool, since: UInt64) { current.withLockedValue { $0 } }
 }
 
 /// Never a hang (GPUImage #744, VidClips' frozen writer): a thread that looks at every stage
 /// four times a second and, when one has been busy with the same thing for longer than the
 /// timeout, or nothing at all has moved for that long, stops the job with a sentence naming
 /// the stage.
-final class Watchdog: Sendable {
+package final class Watchdog: Sendable {
     private let clocks: [StageClock]
     private let timeout: Double
     private let onStall: @Sendable (String) -> Void
     private let stopped = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(clocks: [StageClock], timeout: Double, onStall: @escaping @Sendable (String) -> Void) {
+    package init(clocks: [StageClock], timeout: Double, onStall: @escaping @Sendable (String) -> Void) {
         self.clocks = clocks; self.timeout = timeout; self.onStall = onStall
     }
 
-    func start() {
+    package func start() {
         let t = Thread { [self] in
             defer { finished.signal() }
             while stopped.wait(timeout: .now() + 0.25) == .timedOut {
@@ -52,11 +52,11 @@ final class Watchdog: Sendable {
         t.start()
     }
 
-    func stop() { stopped.signal(); finished.wait() }
+    package func stop() { stopped.signal(); finished.wait() }
 
     /// The stall to report, if any: a busy stage past the timeout first; else, if no stage has
     /// changed state for that long, the pipeline as a whole.
-    static func stall(
+    package static func stall(
         in states: [(name: String, state: (activity: String, busy: Bool, since: UInt64))],
         timeout: Double, now: UInt64
     ) -> String? {

@@ -1,6 +1,6 @@
 import XCTest
 
-@testable import Lockstep
+@testable import Engine
 
 /// The watchdog's decision, on hand-made stage states (no threads, no clock).
 final class WatchdogTests: XCTestCase {
@@ -65,5 +65,15 @@ final class StageClockThreadTests: XCTestCase {
         XCTAssertGreaterThan(seen, 0)
         XCTAssertEqual(clock.state.activity, "frame 4999")
         XCTAssertFalse(clock.state.busy)
+    }
+}
+
+final class WatchdogHardeningTests: XCTestCase {
+    func testHugeTimeoutsAndClocksSetAfterNowDoNotTrap() {
+        let states = [(name: "the writer", state: (activity: "encoding", busy: true, since: UInt64(5_000_000_000)))]
+        // 1e11 s is past UInt64 nanoseconds; a stage may set its clock after `now` was read.
+        XCTAssertNil(Watchdog.stall(in: states, timeout: 1e11, now: 1))
+        XCTAssertNil(Watchdog.stall(in: states, timeout: 30, now: 1))
+        XCTAssertNil(Watchdog.stall(in: states, timeout: .infinity, now: .max))
     }
 }

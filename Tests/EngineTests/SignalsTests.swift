@@ -2,7 +2,7 @@ import Dispatch
 import Glibc
 import XCTest
 
-@testable import Lockstep
+@testable import Engine
 
 /// `withSignals`, the signal handling of `imu record` and `imu serve`: a signal sent as soon as
 /// the body runs reaches the handler, on every call in a process, and the default comes back.

@@ -5,14 +5,14 @@ import Motion
 /// FFTW's planner (and plan destruction) is not thread-safe; executing a plan is. Every plan is
 /// made and destroyed under this lock; each thread then executes its own plans with the
 /// new-array functions.
-let plannerLock = NSLock()
+package let plannerLock = NSLock()
 
 /// One picture's spectrum for phase correlation: the Hann-windowed, mean-free picture's 2D
 /// real-to-complex FFT (size x (size/2 + 1) complex values), in FFTW-aligned memory.
-final class CorrelationSpectrum {
-    let size: Int
-    let values: UnsafeMutablePointer<fftwf_complex>
-    init(size: Int) {
+package final class CorrelationSpectrum {
+    package let size: Int
+    package let values: UnsafeMutablePointer<fftwf_complex>
+    package init(size: Int) {
         self.size = size
         guard let v = fftwf_alloc_complex(size * (size / 2 + 1)) else { fatalError("fftwf_alloc_complex: out of memory") }
         values = v
@@ -24,8 +24,8 @@ final class CorrelationSpectrum {
 /// `PhaseCorrelator` (same window, same normalised cross-power spectrum, same sub-sample peak:
 /// `PhaseCorrelationPeak`'s Gaussian-weighted spectrum and Gaussian fit) at a fraction of the cost. One instance per thread: it owns its plans and
 /// scratch memory, so `spectrum` and `shift` allocate nothing.
-final class FFTWCorrelator {
-    let size: Int
+package final class FFTWCorrelator {
+    package let size: Int
     private let window: [Float]
     /// `PhaseCorrelationPeak.weight` of each frequency of the half spectrum (size x (size/2 + 1)).
     private let weights: [Float]
@@ -36,7 +36,7 @@ final class FFTWCorrelator {
     private let forward: OpaquePointer
     private let inverse: OpaquePointer
 
-    init(size: Int) {
+    package init(size: Int) {
         precondition(size >= 8 && size & (size - 1) == 0, "size must be a power of two")
         self.size = size
         window = (0..<size).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size))) }
@@ -68,7 +68,7 @@ final class FFTWCorrelator {
     }
 
     /// The spectrum of one picture (size x size gray samples, rows top to bottom).
-    func spectrum(of samples: UnsafeBufferPointer<UInt8>, into out: CorrelationSpectrum) {
+    package func spectrum(of samples: UnsafeBufferPointer<UInt8>, into out: CorrelationSpectrum) {
         precondition(samples.count >= size * size && out.size == size)
         let n = size, src = samples.baseAddress!
         // Plain pointer loops with wrapping sums: the compiler turns both into vector code.
@@ -88,7 +88,7 @@ final class FFTWCorrelator {
     /// The shift of `current` relative to `previous` in samples (content moving right and down
     /// is positive) and the correlation peak's height (1: the same picture moved; near 0: no
     /// match).
-    func shift(from previous: CorrelationSpectrum, to current: CorrelationSpectrum) -> (dx: Double, dy: Double, peak: Double) {
+    package func shift(from previous: CorrelationSpectrum, to current: CorrelationSpectrum) -> (dx: Double, dy: Double, peak: Double) {
         let n = size, half = n / 2 + 1
         // R = conj(prev) * current / |...|: its inverse peaks at the current picture's shift.
         let p = UnsafeMutableRawPointer(previous.values).assumingMemoryBound(to: Float.self)

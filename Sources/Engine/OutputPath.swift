@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import Motion
 import Synchronization
 
 /// The one way a file reaches its output's name. Every command that writes a file (movies,
@@ -22,16 +23,16 @@ import Synchronization
 /// Errors that name the temporary (FFmpeg's, a trace writer's, a store's) are given the
 /// output's name instead (`explain`): the user never saw the hidden name.
 public final class OutputPath: @unchecked Sendable {  // `lock` guards `state`; the rest is immutable
-    static let containers = ["mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska"]
+    package static let containers = ["mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska"]
     /// The longest file name (bytes) Linux file systems take.
-    static let nameMax = Int(NAME_MAX)
+    package static let nameMax = Int(NAME_MAX)
 
     /// What the user named.
     public let output: String
     /// The temporary file's path, for the writer to open (once, at the start).
     public let path: String
     /// The temporary's name inside `folder`.
-    let name: String
+    package let name: String
     /// The output's folder, held open (O_PATH) so the temporary can be removed wherever the
     /// folder goes.
     private let folder: Int32
@@ -42,10 +43,10 @@ public final class OutputPath: @unchecked Sendable {  // `lock` guards `state`; 
     /// O_PATH (<fcntl.h>, behind _GNU_SOURCE, which Swift's Glibc module does not define): a
     /// descriptor that names the folder without reading it, so a folder the user may write but
     /// not list still works.
-    static let pathOnly: Int32 = 0o10000000
+    package static let pathOnly: Int32 = 0o10000000
 
     /// SQLite's companions of a temporary store; nothing else makes files with these names.
-    static let companions = ["-journal", "-wal", "-shm"]
+    package static let companions = ["-journal", "-wal", "-shm"]
 
     /// Reserves a temporary beside `output` (after removing stale ones of dead runs there). The
     /// file itself is made by whoever writes it, at `path`.
@@ -124,7 +125,7 @@ public final class OutputPath: @unchecked Sendable {  // `lock` guards `state`; 
         switch error {
         case var e as MediaError where e.path == path: e.path = output; return e
         case var e as TraceFileError where e.path == path: e.path = output; return e
-        case var e as TraceStoreError where e.path == path: e.path = output; return e
+        case var e as any PathNamingError where e.path == path: e.path = output; return e
         case let e as JobError where e.description.contains(path):
             return JobError(e.description.replacingOccurrences(of: path, with: output))
         default: return error
@@ -176,7 +177,7 @@ public final class OutputPath: @unchecked Sendable {  // `lock` guards `state`; 
 
     // MARK: checks before any work
 
-    static func container(for path: String) -> String {
+    package static func container(for path: String) -> String {
         containers[(path as NSString).pathExtension.lowercased()] ?? "mp4"
     }
 
@@ -237,12 +238,12 @@ public final class OutputPath: @unchecked Sendable {  // `lock` guards `state`; 
 
     // MARK: temporary names
 
-    static let marker = ".lockstep-"
+    package static let marker = ".lockstep-"
 
     /// A hidden name beside `path`, for this process. A long output name is cut (on a character
     /// boundary) so the temporary, and its SQLite companions, stay within NAME_MAX; the final
     /// name is kept.
-    static func temporary(beside path: String, pid: pid_t = getpid()) -> String {
+    package static func temporary(beside path: String, pid: pid_t = getpid()) -> String {
         let url = URL(fileURLWithPath: path)
         let suffix = "\(marker)\(pid)-\(UInt32.random(in: 0...UInt32.max)).tmp"
         let room = nameMax - (companions.map(\.utf8.count).max() ?? 0)
@@ -253,7 +254,7 @@ public final class OutputPath: @unchecked Sendable {  // `lock` guards `state`; 
 
     /// The id of the process that owns a temporary file of ours (or one of its SQLite
     /// companions), from its name; nil for any other file.
-    static func owner(ofTemporary name: String) -> pid_t? {
+    package static func owner(ofTemporary name: String) -> pid_t? {
         var name = Substring(name)
         if let c = companions.first(where: { name.hasSuffix(".tmp" + $0) }) { name = name.dropLast(c.count) }
         guard name.hasPrefix("."), name.hasSuffix(".tmp"), let range = name.range(of: marker, options: .backwards) else { return nil }
@@ -280,4 +281,11 @@ public final class OutputPath: @unchecked Sendable {  // `lock` guards `state`; 
         }
         return removed.sorted()
     }
+}
+
+/// An error that names its file by path, from a module the engine does not know (TraceStore's):
+/// `OutputPath.explain` puts the output's name in place of the temporary's. Lockstep declares
+/// the conformances.
+public protocol PathNamingError: Error {
+    var path: String { get set }
 }

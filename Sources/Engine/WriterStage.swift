@@ -7,11 +7,11 @@ import Media
 /// end it cuts the audio to exactly the video's length, to the sample.
 // @unchecked Sendable: the writer, the mixer and the scratch belong to the writer thread alone;
 // other threads touch only the queue, the pool and the clock.
-final class WriterStage: @unchecked Sendable {
+package final class WriterStage: @unchecked Sendable {
     /// Composited frames in output order; `nil` never travels here: closing ends the stream.
-    let queue: BoundedQueue<Frame>
+    package let queue: BoundedQueue<Frame>
     /// Output frames free for the compositor.
-    let pool: BoundedQueue<Frame>
+    package let pool: BoundedQueue<Frame>
     private let writer: MovieWriter
     private let lanes: [InputLane]
     private let mixer: AudioMixer
@@ -28,12 +28,12 @@ final class WriterStage: @unchecked Sendable {
     // Per-input pointers into `scratch`, kept so mixing after each frame allocates nothing.
     private var leftInputs: [UnsafePointer<Float>?]
     private var rightInputs: [UnsafePointer<Float>?]
-    let clock = StageClock(name: "the writer")
+    package let clock = StageClock(name: "the writer")
 
     /// `--loudness`: what is written, measured (read after `join()`).
     private let meter: LoudnessMeter?
 
-    init(
+    package init(
         writer: MovieWriter, lanes: [InputLane], gains: [Float], frameRate: Rational, canvas: Size,
         poolSize: Int, failure: FailureBox, firstFrame: Int64 = 0, measuresLoudness: Bool = false,
         signal: WorkingSignal = .sdr
@@ -57,7 +57,7 @@ final class WriterStage: @unchecked Sendable {
 
     private var audioLanes: [(Int, AudioLane)] { lanes.compactMap { l in l.audio.map { (l.index, $0) } } }
 
-    func start(withAudio: Bool) {
+    package func start(withAudio: Bool) {
         let t = Thread { [self] in
             defer { done.signal() }
             do { try run(withAudio: withAudio) } catch {
@@ -70,10 +70,10 @@ final class WriterStage: @unchecked Sendable {
         t.start()
     }
 
-    func join() { done.wait() }
+    package func join() { done.wait() }
 
     /// The integrated loudness of the sound written, LUFS, after `join()` (nil unless measured).
-    func writtenLoudness() throws -> Double? { try meter?.integrated() }
+    package func writtenLoudness() throws -> Double? { try meter?.integrated() }
 
     private func run(withAudio: Bool) throws {
         while let frame = queue.pop() {
@@ -101,7 +101,7 @@ final class WriterStage: @unchecked Sendable {
 
     /// Samples covering `frames` frames from the first: the single pass's own rounding at both
     /// ends, so consecutive segments add up to it.
-    func samples(_ frames: Int64) -> Int64 {
+    package func samples(_ frames: Int64) -> Int64 {
         AudioTimeline.samples(coveringFrames: firstFrame + frames, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
             - AudioTimeline.samples(coveringFrames: firstFrame, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
     }

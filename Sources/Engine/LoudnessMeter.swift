@@ -2,10 +2,10 @@ import CEBUR128
 import Foundation
 
 /// A libebur128 failure, with the function that failed and the library's error name.
-struct LoudnessError: Error, CustomStringConvertible {
-    var function: String
-    var code: Int32
-    var description: String {
+package struct LoudnessError: Error, CustomStringConvertible {
+    package var function: String
+    package var code: Int32
+    package var description: String {
         let name: String
         switch code {
         case Int32(EBUR128_ERROR_NOMEM.rawValue): name = "out of memory"
@@ -17,7 +17,7 @@ struct LoudnessError: Error, CustomStringConvertible {
         return "libebur128: \(function): \(name)"
     }
     /// The one checker of libebur128's return codes.
-    static func check(_ code: Int32, _ function: String) throws {
+    package static func check(_ code: Int32, _ function: String) throws {
         if code != Int32(EBUR128_SUCCESS.rawValue) { throw LoudnessError(function: function, code: code) }
     }
 }
@@ -25,18 +25,18 @@ struct LoudnessError: Error, CustomStringConvertible {
 /// EBU R128 / ITU-R BS.1770 integrated loudness of 48 kHz stereo, on libebur128 (Debian's
 /// libebur128-dev): K-weighting, 400 ms blocks, the absolute (-70 LUFS) and relative (-10 LU)
 /// gates. One instance owns one ebur128_state, freed in deinit; one thread feeds it.
-final class LoudnessMeter {
+package final class LoudnessMeter {
     private var state: UnsafeMutablePointer<ebur128_state>?
     private var interleaved: [Float] = []
 
-    init(sampleRate: Int = 48_000) {
+    package init(sampleRate: Int = 48_000) {
         guard let s = ebur128_init(2, UInt(sampleRate), Int32(EBUR128_MODE_I.rawValue)) else { fatalError("ebur128_init: out of memory") }
         state = s
     }
     deinit { ebur128_destroy(&state) }
 
     /// Adds `count` samples of each channel.
-    func add(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) throws {
+    package func add(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) throws {
         if interleaved.count < 2 * count { interleaved = [Float](repeating: 0, count: 2 * count) }
         try interleaved.withUnsafeMutableBufferPointer { lr in
             for i in 0..<count { lr[2 * i] = left[i]; lr[2 * i + 1] = right[i] }
@@ -45,7 +45,7 @@ final class LoudnessMeter {
     }
 
     /// Integrated loudness so far, LUFS; -infinity for silence (every block under the gate).
-    func integrated() throws -> Double {
+    package func integrated() throws -> Double {
         var out = 0.0
         try LoudnessError.check(ebur128_loudness_global(state, &out), "ebur128_loudness_global")
         return out

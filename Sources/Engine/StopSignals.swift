@@ -9,7 +9,7 @@ import Synchronization
 /// would then fail in Foundation's write, a trap) nor SIGXFSZ (ignored instead: the write that
 /// passes the size limit fails with EFBIG and the job says so), and not the faults (SIGSEGV and
 /// the like: a crash's temporary is removed by the next run, as a SIGKILL's).
-let stopSignals: [Int32] =
+package let stopSignals: [Int32] =
     [
         SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
         SIGPWR, SIGSTKFLT, SIGIO
@@ -72,11 +72,11 @@ public struct StopPolicy: Equatable, Sendable {
 /// thread and a lock, which only the library's engine makes.
 public enum StopSignals {
     private struct Job {
-        var cancel: @Sendable (Int32) -> Void
+        package var cancel: @Sendable (Int32) -> Void
         /// Seconds the job may take to stop before the process ends anyway.
-        var grace: Double
+        package var grace: Double
         /// The line printed when it does not stop in time ("Error: ..." is added).
-        var stuck: String
+        package var stuck: String
     }
     private static let state = Mutex<(policy: StopPolicy, job: Job?)>((StopPolicy(), nil))
 

@@ -4,7 +4,7 @@ import Media
 /// One input's audio between its reader thread and the writer's mixer, on the input's own clock
 /// (48 kHz units of its pts). The mixer reads it on the output clock: output sample 0 is the
 /// input's first video frame (`origin`), so each input keeps its own A/V sync.
-final class AudioLane {
+package final class AudioLane {
     private let condition = NSCondition()
     private var left: [Float] = []
     private var right: [Float] = []
@@ -20,13 +20,13 @@ final class AudioLane {
     private(set) var origin: Int64?
     /// Output samples where this input is heard (its trim; its own span under `--longest`);
     /// outside them it is silent. Set before the reader starts.
-    var audible: Range<Int64> = Int64.min..<Int64.max
+    package var audible: Range<Int64> = Int64.min..<Int64.max
 
-    init() { left.reserveCapacity(1 << 16); right.reserveCapacity(1 << 16) }
+    package init() { left.reserveCapacity(1 << 16); right.reserveCapacity(1 << 16) }
 
     // MARK: reader side
 
-    func append(_ s: AudioSamples) {
+    package func append(_ s: AudioSamples) {
         condition.lock(); defer { condition.unlock() }
         if dropped { return }
         if let origin, s.start + Int64(s.count) <= origin {
@@ -55,15 +55,15 @@ final class AudioLane {
         condition.broadcast()
     }
 
-    func setOrigin(_ position: Int64) {
+    package func setOrigin(_ position: Int64) {
         condition.lock(); if origin == nil { origin = position }; condition.broadcast(); condition.unlock()
     }
 
-    func finish() { condition.lock(); ended = true; condition.broadcast(); condition.unlock() }
+    package func finish() { condition.lock(); ended = true; condition.broadcast(); condition.unlock() }
 
     /// The reader of this copy has gone for good: what is held is freed and whatever the
     /// reader appends from now on is ignored, so a failed variant costs no memory to the end.
-    func drop() {
+    package func drop() {
         condition.lock(); defer { condition.unlock() }
         dropped = true; ended = true
         left = []; right = []
@@ -71,12 +71,12 @@ final class AudioLane {
     }
 
     /// Input samples this copy has taken in so far (`fedCount`), and how many it still holds.
-    var fed: (total: Int64, held: Int) { condition.lock(); defer { condition.unlock() }; return (fedCount, left.count) }
+    package var fed: (total: Int64, held: Int) { condition.lock(); defer { condition.unlock() }; return (fedCount, left.count) }
 
     // MARK: mixer side
 
     /// Output-clock position up to which this lane can answer (Int64.max once it has ended).
-    var readyUntil: Int64 {
+    package var readyUntil: Int64 {
         condition.lock(); defer { condition.unlock() }
         return readyUntilLocked
     }
@@ -89,14 +89,14 @@ final class AudioLane {
     }
 
     /// Blocks until the lane can answer up to `position` or has ended.
-    func wait(until position: Int64) {
+    package func wait(until position: Int64) {
         condition.lock(); defer { condition.unlock() }
         while readyUntilLocked < position { condition.wait() }
     }
 
     /// Copies output samples [from, from + count) into l and r, silence where the input has
     /// none, and forgets everything before `from + count`.
-    func read(from: Int64, count: Int, left l: UnsafeMutablePointer<Float>, right r: UnsafeMutablePointer<Float>) {
+    package func read(from: Int64, count: Int, left l: UnsafeMutablePointer<Float>, right r: UnsafeMutablePointer<Float>) {
         condition.lock(); defer { condition.unlock() }
         l.update(repeating: 0, count: count); r.update(repeating: 0, count: count)
         defer {

@@ -4,10 +4,10 @@ import Media
 
 /// A decoded picture fitted to its place, on its way from a lane to the compositor. `lane` is
 /// how it finds its way back to its pool once the sync lets it go.
-struct LaneFrame {
-    let lane: Int
-    let frame: Frame
-    let picture: DecodedPicture
+package struct LaneFrame {
+    package let lane: Int
+    package let frame: Frame
+    package let picture: DecodedPicture
 }
 
 /// One input: a reader thread that decodes ahead and fits each picture to its place (its
@@ -15,20 +15,20 @@ struct LaneFrame {
 /// the input's length), the queue those frames travel in, and the input's audio.
 // @unchecked Sendable: the reader, the conformer and `run` belong to the lane's thread alone;
 // other threads touch only the queues, the audio lane and `stateLock`'s fields.
-final class InputLane: @unchecked Sendable {
-    let index: Int
-    let reader: MovieReader
-    let conformer: Conformer
+package final class InputLane: @unchecked Sendable {
+    package let index: Int
+    package let reader: MovieReader
+    package let conformer: Conformer
     /// For an input keyed by its own alpha: fits into yuva420p instead (`conformer` unused).
-    let alphaConformer: AlphaConformer?
-    let audio: AudioLane?
+    package let alphaConformer: AlphaConformer?
+    package let audio: AudioLane?
     /// Every copy of the input's audio: `audio` first, then one more per extra reader (`filter
     /// --variants`: one per variant's writer, since a lane forgets what its reader has read).
-    let audioCopies: [AudioLane]
+    package let audioCopies: [AudioLane]
     /// Fitted frames on their way to the compositor. `nil` marks the end of the video.
-    let frames: BoundedQueue<LaneFrame?>
+    package let frames: BoundedQueue<LaneFrame?>
     /// Frames free for the reader to fill; the compositor gives them back (`recycle`).
-    let pool: BoundedQueue<Frame>
+    package let pool: BoundedQueue<Frame>
     private let failure: FailureBox
     private let done = DispatchSemaphore(value: 0)
 
@@ -36,15 +36,15 @@ final class InputLane: @unchecked Sendable {
     private var _audioNeededUntil: Int64 = .max
     /// A segment render's audio origin (input-clock position of its first output sample), set
     /// before `start()`; otherwise the first picture's pts.
-    var audioOrigin: Int64?
+    package var audioOrigin: Int64?
     /// Added to the audio origin: where output sample 0 lies on this input's (corrected) clock
     /// relative to its first frame, in samples, (output start - the input's offset) x 48000.
     /// Set before `start()`.
-    var audioShift: Int64 = 0
+    package var audioShift: Int64 = 0
     /// For the watchdog.
-    let clock: StageClock
+    package let clock: StageClock
 
-    init(
+    package init(
         index: Int, reader: MovieReader, conformer: Conformer, poolSize: Int, failure: FailureBox, audioCopies: Int = 1,
         alphaConformer: AlphaConformer? = nil
     ) {
@@ -62,12 +62,12 @@ final class InputLane: @unchecked Sendable {
     }
 
     /// Gives a frame the compositor is done with back to this lane's pool.
-    func recycle(_ item: LaneFrame) {
+    package func recycle(_ item: LaneFrame) {
         precondition(item.lane == index, "a frame of input \(item.lane + 1) returned to input \(index + 1)")
         pool.push(item.frame)
     }
 
-    func start() {
+    package func start() {
         let t = Thread { [self] in
             defer { done.signal() }
             do { try run() } catch {
@@ -83,20 +83,20 @@ final class InputLane: @unchecked Sendable {
         t.start()  // not kept: the thread keeps the lane alive while it runs, no longer
     }
 
-    func join() { done.wait() }
+    package func join() { done.wait() }
 
     /// Waits at most `seconds`; false if the thread is still stuck.
-    func join(timeout seconds: Double) -> Bool { done.wait(timeout: .now() + seconds) == .success }
+    package func join(timeout seconds: Double) -> Bool { done.wait(timeout: .now() + seconds) == .success }
 
     /// The output needs no more pictures; keep reading audio up to output sample `position`.
-    func stopVideo(audioUntil position: Int64) {
+    package func stopVideo(audioUntil position: Int64) {
         stateLock.lock(); _audioNeededUntil = position; stateLock.unlock()
         frames.close()
         pool.close()
     }
 
     /// Stops everything (failure or cancellation elsewhere), even a read blocked in FFmpeg.
-    func cancel() {
+    package func cancel() {
         stopVideo(audioUntil: .min)
         reader.cancellation.cancel()
         for a in audioCopies { a.finish() }

@@ -7,18 +7,18 @@ import Foundation
 /// reference the compiler can see) and `pop` gives it out as `sending`. That is what makes a
 /// queue of non-Sendable frames safe to share, hence the unchecked conformance: every stored
 /// property is guarded by `condition`.
-final class BoundedQueue<Element>: @unchecked Sendable {
+package final class BoundedQueue<Element>: @unchecked Sendable {
     private var items: [Element?]
     private var head = 0
     private var count = 0
     private let condition = NSCondition()
     private var isClosed = false
 
-    init(capacity: Int) { items = Array(repeating: nil, count: capacity) }
+    package init(capacity: Int) { items = Array(repeating: nil, count: capacity) }
 
     /// False if the queue was closed (the element was not taken).
     @discardableResult
-    func push(_ element: sending Element) -> Bool {
+    package func push(_ element: sending Element) -> Bool {
         condition.lock(); defer { condition.unlock() }
         while count == items.count && !isClosed { condition.wait() }
         guard !isClosed else { return false }
@@ -29,7 +29,7 @@ final class BoundedQueue<Element>: @unchecked Sendable {
     }
 
     /// Nil once the queue is closed and empty.
-    func pop() -> sending Element? {
+    package func pop() -> sending Element? {
         condition.lock(); defer { condition.unlock() }
         while count == 0 && !isClosed { condition.wait() }
         guard count > 0 else { return nil }
@@ -42,23 +42,24 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         return e
     }
 
-    func close() {
+    package func close() {
         condition.lock(); isClosed = true; condition.broadcast(); condition.unlock()
     }
 
     /// Whether `close()` was called (read under the lock).
-    var closed: Bool { condition.lock(); defer { condition.unlock() }; return isClosed }
+    package var closed: Bool { condition.lock(); defer { condition.unlock() }; return isClosed }
 }
 
 /// The first failure of any stage, kept for the caller; later ones are consequences.
 /// Guarded by `lock`.
-final class FailureBox: @unchecked Sendable {
+package final class FailureBox: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: Error?
-    var error: Error? { lock.lock(); defer { lock.unlock() }; return stored }
+    package init() {}
+    package var error: Error? { lock.lock(); defer { lock.unlock() }; return stored }
     /// True if this was the first failure.
     @discardableResult
-    func record(_ error: Error) -> Bool {
+    package func record(_ error: Error) -> Bool {
         lock.lock(); defer { lock.unlock() }
         guard stored == nil else { return false }
         stored = error

@@ -51,10 +51,10 @@ private func registeredSources(_ signals: [Int32], label: String, _ handler: @es
 
 /// The process-wide signal sources (`handleSignals`), kept alive for good.
 private final class InstalledSources: @unchecked Sendable {  // `lock` guards `sources`
-    static let shared = InstalledSources()
+    package static let shared = InstalledSources()
     private let lock = NSLock()
     private var sources: [DispatchSourceSignal] = []
-    func keep(_ more: [DispatchSourceSignal]) { lock.withLock { sources += more } }
+    package func keep(_ more: [DispatchSourceSignal]) { lock.withLock { sources += more } }
 }
 
 /// A request to stop a running job, made from another thread (the CLI turns stop signals into
@@ -91,15 +91,15 @@ public final class StopRequest: @unchecked Sendable {  // `lock` guards both fie
 }
 
 /// libdispatch's forwarding handler per signal, as it installed it the first time.
-final class DispatchSignalHandlers: @unchecked Sendable {
-    static let shared = DispatchSignalHandlers()
+package final class DispatchSignalHandlers: @unchecked Sendable {
+    package static let shared = DispatchSignalHandlers()
     private let lock = NSLock()
     // Guarded by `lock`.
     private var installed: [Int32: sigaction] = [:]
 
     /// Remembers the handler now in place if it is libdispatch's; puts the remembered one back
     /// if the default or ignore is in place instead.
-    func ensureInstalled(_ sig: Int32) {
+    package func ensureInstalled(_ sig: Int32) {
         lock.lock(); defer { lock.unlock() }
         var now = sigaction()
         guard sigaction(sig, nil, &now) == 0 else { return }
@@ -111,7 +111,7 @@ final class DispatchSignalHandlers: @unchecked Sendable {
     }
 
     /// Whether `sig` is now caught by a handler (neither `SIG_DFL` nor `SIG_IGN`).
-    static func isCaught(_ sig: Int32) -> Bool {
+    package static func isCaught(_ sig: Int32) -> Bool {
         var now = sigaction()
         return sigaction(sig, nil, &now) == 0 && !isDefaultOrIgnore(now)
     }

@@ -1,5 +1,5 @@
+import Engine
 import Glibc
-import Lockstep
 import XCTest
 
 /// What a stop signal means at each point of a command's life (`StopPolicy`, pure; the signals
