@@ -7,7 +7,7 @@
 /// samples per SIMD step, row after row); then `kx` copies of that row, each one sample further on, are added
 /// (so every position holds the sum of the `kx` columns starting there) and every `kx`-th
 /// position is divided by the box's area, by a multiply and a shift. Sums of up to 257 samples
-/// fit 16 bits, hence `kx * ky <= 257`. The scratch rows are owned here and made once: a call
+/// fit 16 bits, hence `kx * ky <= 257`. The scratch rows are made once (`ScratchMemory`): a call
 /// allocates nothing.
 public final class BoxDownscale {
     public let kx: Int, ky: Int
@@ -18,6 +18,8 @@ public final class BoxDownscale {
     private let columns: UnsafeMutablePointer<UInt16>
     private let boxes: UnsafeMutablePointer<UInt16>
     private let padded: Int
+    /// Owns both rows.
+    private let scratch = ScratchMemory()
     /// (sum * reciprocal) >> 32 is sum / area rounded down, exactly, for every 16-bit sum.
     private let reciprocal: UInt64
     private let half: UInt64
@@ -29,16 +31,12 @@ public final class BoxDownscale {
         precondition(width > 0 && height > 0 && kx > 0 && ky > 0 && kx * ky <= BoxDownscale.maxArea)
         self.width = width; self.height = height; self.kx = kx; self.ky = ky
         padded = width * kx + 16 + kx
-        columns = .allocate(capacity: padded)
-        columns.initialize(repeating: 0, count: padded)
-        boxes = .allocate(capacity: padded)
-        boxes.initialize(repeating: 0, count: padded)
+        columns = scratch.buffer(count: padded)
+        boxes = scratch.buffer(count: padded)
         let area = UInt64(kx * ky)
         reciprocal = ((1 << 32) + area - 1) / area
         half = area / 2
     }
-
-    deinit { columns.deallocate(); boxes.deallocate() }
 
     /// The factors that take `source` samples to `target` exactly, if whole and within
     /// `maxArea` (otherwise nil: the caller scales another way).

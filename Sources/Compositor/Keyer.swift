@@ -229,6 +229,8 @@ public final class KeyerBuffers {
     /// The screen strength of three chroma rows (a ring: `Keyer.matteRows`).
     let strength: UnsafeMutablePointer<Float>
     let gridRow: UnsafeMutablePointer<Float>, gridRowU: UnsafeMutablePointer<Float>, gridRowV: UnsafeMutablePointer<Float>
+    /// Owns every buffer above.
+    private let scratch = ScratchMemory()
 
     init(width: Int, height: Int, settings: KeyerSettings) {
         self.width = width; self.height = height
@@ -238,19 +240,14 @@ public final class KeyerBuffers {
         garbage = settings.garbage.map { GarbageMatte.mask($0, width: width, height: height) }
         core = settings.core.map { GarbageMatte.mask($0, width: width, height: height) }
         refines = morphology != nil || garbage != nil || core != nil
-        alphaStorage = .allocate(capacity: width * height); alphaStorage.initialize(repeating: 0, count: width * height)
-        combinedStorage = .allocate(capacity: width * height); combinedStorage.initialize(repeating: 0, count: width * height)
-        matteRing = .allocate(capacity: 2 * width); matteRing.initialize(repeating: 0, count: 2 * width)
+        let m = scratch
+        alphaStorage = m.buffer(count: width * height)
+        combinedStorage = m.buffer(count: width * height)
+        matteRing = m.buffer(count: 2 * width)
         let cw = (width + 1) / 2
-        sHalf = .allocate(capacity: cw + 1); inverseEven = .allocate(capacity: cw); inverseOdd = .allocate(capacity: cw)
-        strength = .allocate(capacity: 3 * cw)
-        gridRow = .allocate(capacity: screen.gridWidth); gridRowU = .allocate(capacity: screen.gridWidth); gridRowV = .allocate(capacity: screen.gridWidth)
-    }
-
-    deinit {
-        alphaStorage.deallocate(); combinedStorage.deallocate(); matteRing.deallocate()
-        sHalf.deallocate(); inverseEven.deallocate(); inverseOdd.deallocate(); strength.deallocate()
-        gridRow.deallocate(); gridRowU.deallocate(); gridRowV.deallocate()
+        sHalf = m.buffer(count: cw + 1); inverseEven = m.buffer(count: cw); inverseOdd = m.buffer(count: cw)
+        strength = m.buffer(count: 3 * cw)
+        gridRow = m.buffer(count: screen.gridWidth); gridRowU = m.buffer(count: screen.gridWidth); gridRowV = m.buffer(count: screen.gridWidth)
     }
 
     /// Where matte rows 2cy and 2cy + 1 go: the plane's rows, or the two-row ring's.

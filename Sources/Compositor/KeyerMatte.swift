@@ -109,6 +109,8 @@ final class ScreenEstimate {
     /// One measured row's samples: weight, luma, u, v.
     private let sampleWeight: UnsafeMutablePointer<Float>, sampleLuma: UnsafeMutablePointer<Float>
     private let sampleU: UnsafeMutablePointer<Float>, sampleV: UnsafeMutablePointer<Float>
+    /// Owns every buffer above.
+    private let scratch = ScratchMemory()
 
     /// The per-cell values a row can be interpolated from.
     enum Table { case y, u, v, inverse }
@@ -119,18 +121,16 @@ final class ScreenEstimate {
         gridWidth = (cw + Self.cell - 1) / Self.cell; gridHeight = (ch + Self.cell - 1) / Self.cell
         let n = gridWidth * gridHeight
         cells = n
-        func zeros() -> UnsafeMutablePointer<Float> {
-            let p = UnsafeMutablePointer<Float>.allocate(capacity: n); p.initialize(repeating: 0, count: n); return p
-        }
-        weight = zeros(); sy = zeros(); su = zeros(); sv = zeros(); inverse = zeros()
-        filledRows = .allocate(capacity: gridHeight); filledRows.initialize(repeating: false, count: gridHeight)
-        column0 = .allocate(capacity: width); column1 = .allocate(capacity: width); columnT = .allocate(capacity: width)
+        let m = scratch
+        weight = m.buffer(count: n); sy = m.buffer(count: n); su = m.buffer(count: n); sv = m.buffer(count: n); inverse = m.buffer(count: n)
+        filledRows = m.buffer(count: gridHeight, value: false)
+        column0 = m.buffer(count: width); column1 = m.buffer(count: width); columnT = m.buffer(count: width)
         let groups = (width + 7) / 8
-        group0 = .allocate(capacity: groups); group1 = .allocate(capacity: groups)
-        evenT = .allocate(capacity: cw); oddT = .allocate(capacity: cw)
+        group0 = m.buffer(count: groups); group1 = m.buffer(count: groups)
+        evenT = m.buffer(count: cw); oddT = m.buffer(count: cw)
         let samples = 4 * gridWidth
-        sampleWeight = .allocate(capacity: samples); sampleLuma = .allocate(capacity: samples)
-        sampleU = .allocate(capacity: samples); sampleV = .allocate(capacity: samples)
+        sampleWeight = m.buffer(count: samples); sampleLuma = m.buffer(count: samples)
+        sampleU = m.buffer(count: samples); sampleV = m.buffer(count: samples)
         for x in 0..<width {
             let (i0, i1, f) = Self.position(Double(x) + 0.5, cells: gridWidth)
             column0[x] = Int32(i0); column1[x] = Int32(i1); columnT[x] = f
@@ -142,13 +142,6 @@ final class ScreenEstimate {
             }
         }
         for cx in 0..<cw { evenT[cx] = columnT[2 * cx]; oddT[cx] = 2 * cx + 1 < width ? columnT[2 * cx + 1] : 0 }
-    }
-
-    deinit {
-        column0.deallocate(); column1.deallocate(); columnT.deallocate()
-        group0.deallocate(); group1.deallocate(); evenT.deallocate(); oddT.deallocate()
-        weight.deallocate(); sy.deallocate(); su.deallocate(); sv.deallocate(); inverse.deallocate(); filledRows.deallocate()
-        sampleWeight.deallocate(); sampleLuma.deallocate(); sampleU.deallocate(); sampleV.deallocate()
     }
 
     /// Grid coordinates of a luma coordinate (pixel centres at +0.5; cell centres every 16).

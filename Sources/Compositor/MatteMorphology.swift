@@ -17,6 +17,8 @@ final class MatteMorphology {
     private let planeRows: Int
     private let sums: UnsafeMutablePointer<UInt32>
     private let temporary: UnsafeMutablePointer<UInt8>
+    /// Owns every buffer above.
+    private let scratch = ScratchMemory()
 
     /// Scratch for radii up to `radius`.
     init(width: Int, height: Int, radius: Int) {
@@ -25,15 +27,11 @@ final class MatteMorphology {
         let k = 2 * radius + 1
         lineCount = width + 2 * radius + k
         planeRows = height + 2 * radius + k
-        line = .allocate(capacity: lineCount); forward = .allocate(capacity: lineCount); backward = .allocate(capacity: lineCount)
-        planeForward = .allocate(capacity: planeRows * width); planeBackward = .allocate(capacity: planeRows * width)
-        sums = .allocate(capacity: max(width, lineCount))
-        temporary = .allocate(capacity: width * height)
-    }
-
-    deinit {
-        line.deallocate(); forward.deallocate(); backward.deallocate()
-        planeForward.deallocate(); planeBackward.deallocate(); sums.deallocate(); temporary.deallocate()
+        let m = scratch
+        line = m.buffer(count: lineCount); forward = m.buffer(count: lineCount); backward = m.buffer(count: lineCount)
+        planeForward = m.buffer(count: planeRows * width); planeBackward = m.buffer(count: planeRows * width)
+        sums = m.buffer(count: max(width, lineCount))
+        temporary = m.buffer(count: width * height)
     }
 
     func erode(_ p: Plane, radius r: Int) { extremum(p, radius: r, minimum: true) }

@@ -69,22 +69,19 @@ final class GaussianScratch {
     let width: Int, stride: Int, ringRows: Int
     let padded: UnsafeMutablePointer<Float>, ring: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<Float>
     let rows: UnsafeMutablePointer<UnsafePointer<Float>>
+    /// Owns every buffer above.
+    private let scratch = ScratchMemory()
 
     init(width: Int, radius: Int) {
         self.width = width
         stride = (width + 15) / 16 * 16  // whole 16-pixel chunks: the last one computes past the edge
         ringRows = 2 * radius + 1
-        padded = .allocate(capacity: stride + 2 * radius + 16)
-        padded.initialize(repeating: 0, count: stride + 2 * radius + 16)
-        ring = .allocate(capacity: ringRows * stride)
-        ring.initialize(repeating: 0, count: ringRows * stride)
-        out = .allocate(capacity: stride)
-        out.initialize(repeating: 0, count: stride)
-        rows = .allocate(capacity: ringRows)
-        rows.initialize(repeating: UnsafePointer(out), count: ringRows)
+        let m = scratch
+        padded = m.buffer(count: stride + 2 * radius + 16)
+        ring = m.buffer(count: ringRows * stride)
+        out = m.buffer(count: stride)
+        rows = m.buffer(count: ringRows, value: UnsafePointer(out))
     }
-
-    deinit { padded.deallocate(); ring.deallocate(); out.deallocate(); rows.deallocate() }
 }
 
 extension UnsafePointer<Float> {
