@@ -279,9 +279,13 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             throw JobError("--size \(canvas) is too small for \(options.blend.rawValue): its \(rows) rows and \(columns) columns of cells need at least 2x2 pixels each")
         }
         // Before any thread starts: a .cube that cannot be read stops the job here.
-        let filters = try options.filter.map { try FilterStage(schedule: $0, canvas: canvas) }
-        let layout = Layout(blend: options.blend, canvas: canvas, inputs: sizes, cells: options.grid)
         let matteMix = options.matte.map { MatteMix(factor: $0.mixFactor) }
+        // A single input's matte mixes the filter chain in (`filter --matte`); with a blend it
+        // keys the blend instead (the blender's).
+        let filters = try options.filter.map {
+            try FilterStage(schedule: $0, canvas: canvas, matteMix: options.blend == .single ? matteMix : nil)
+        }
+        let layout = Layout(blend: options.blend, canvas: canvas, inputs: sizes, cells: options.grid)
         let key = ChromaKey(
             keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness,
             matrix: options.signal.matrix)
@@ -322,6 +326,10 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         let notices = soundNotices + Self.notices(readers: Array(readers.prefix(options.inputs.count)), sync: options.sync, frameRate: frameRate)
         for line in notices where !announced.contains(line) { announced.insert(line); announce?(line) }
         let snake = options.snake.map { SnakeStage(options: $0, canvas: canvas, frameRate: frameRate) }
+        // After the blend, on every tick: the filter chain in force, then the snake.
+        var stages: [any FrameStage] = []
+        if let filters { stages.append(filters) }
+        if let snake { stages.append(snake) }
         let segment = try options.frames.map { range in
             try Self.startSegment(range, lanes: lanes, sync: options.sync, frameRate: frameRate, withAudio: withAudio) { frames in
                 guard let snake else { return range.start }
@@ -411,19 +419,18 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                 let matte = options.matte == nil ? nil : picture(lanes.count - 1)
                 blender.blend(picture, matte: matte, into: out)
                 let k = preRolling ? tick : firstK + emitted  // the single pass's frame index
-                let chain: String?
-                if let matte, let matteMix, options.blend == .single {
-                    chain = try filters?.apply(to: out, matte: matte, mix: matteMix, index: k, time: frameRate.inverse * k)
-                } else {
-                    chain = try filters?.apply(to: out, index: k, time: frameRate.inverse * k)
-                }
-                if let snake {
-                    // The video's clock is the first input's: its chosen frame's pts.
-                    let pts = sync.chosenFrame(0).pts
-                    let outcome = snake.apply(
-                        to: out, index: k, time: Rational.rescale(pts.value, from: pts.timeBase, to: Rational(1, 1_000_000_000)),
-                        written: !preRolling)
-                    if outcome == .needsLongerPreRoll { longerPreRoll = true; break loop }
+                // The video's clock is the first input's: its chosen frame's pts (the snake's).
+                let pts = snake == nil ? nil : sync.chosenFrame(0).pts
+                let context = FrameContext(
+                    index: k, outputTime: frameRate.inverse * k,
+                    videoTime: pts.map { Rational.rescale($0.value, from: $0.timeBase, to: Rational(1, 1_000_000_000)) } ?? 0,
+                    written: !preRolling, matte: matte)
+                var chain: String?
+                for stage in stages {
+                    switch try stage.process(out, context) {
+                    case .done(let provenance): if let provenance { chain = provenance }
+                    case .needsLongerPreRoll: longerPreRoll = true; break loop
+                    }
                 }
                 if preRolling { continue loop }
                 var record = provenance(of: sync, header: k == 0 ? header(sync, readers: readers, frameRate: frameRate) : nil)
@@ -465,7 +472,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             .map { Self.stillNotice(input: $0, path: options.inputs[$0]) }
         for line in lateNotices where !announced.contains(line) { announced.insert(line); announce?(line) }
         let snakeSummary = try snake?.finish()
-        try filters?.finish(frames: segment?.outputLength ?? emitted, frameRate: frameRate)
+        for stage in stages { try stage.finish(frames: segment?.outputLength ?? emitted, frameRate: frameRate) }
         let summary = try loudness.map { m in
             LoudnessSummary(target: options.loudness!, mixLUFS: m.mixLUFS, gainDB: 20 * log10(m.gain), writtenLUFS: try stage.writtenLoudness() ?? -.infinity)
         }

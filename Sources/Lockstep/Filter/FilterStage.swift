@@ -8,8 +8,11 @@ import Media
 /// and never waits. Runs on the compositor thread only.
 final class FilterStage {
     let switcher: FilterSwitcher
+    /// How the chain is mixed in by a matte input (`filter --matte`), where it is.
+    let matteMix: MatteMix?
 
-    init(schedule: FilterSchedule, canvas: Size) throws {
+    init(schedule: FilterSchedule, canvas: Size, matteMix: MatteMix? = nil) throws {
+        self.matteMix = matteMix
         var luts: [String: CubeLUT] = [:]
         // The writer holds at most one of our pictures: each is copied into its frame at once.
         switcher = try FilterSwitcher(
