@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A blocking FIFO with a fixed capacity, for handing frames between threads. `close()` wakes
 /// everyone: pushes then fail and pops drain what is left, then return nil.
@@ -51,18 +52,17 @@ package final class BoundedQueue<Element>: @unchecked Sendable {
 }
 
 /// The first failure of any stage, kept for the caller; later ones are consequences.
-/// Guarded by `lock`.
-package final class FailureBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Error?
+package final class FailureBox: Sendable {
+    private let stored = Mutex<(any Error)?>(nil)
     package init() {}
-    package var error: Error? { lock.lock(); defer { lock.unlock() }; return stored }
+    package var error: (any Error)? { stored.withLock { $0 } }
     /// True if this was the first failure.
     @discardableResult
-    package func record(_ error: Error) -> Bool {
-        lock.lock(); defer { lock.unlock() }
-        guard stored == nil else { return false }
-        stored = error
-        return true
+    package func record(_ error: any Error) -> Bool {
+        stored.withLock { stored in
+            guard stored == nil else { return false }
+            stored = error
+            return true
+        }
     }
 }

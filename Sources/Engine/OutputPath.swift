@@ -22,7 +22,7 @@ import Synchronization
 ///
 /// Errors that name the temporary (FFmpeg's, a trace writer's, a store's) are given the
 /// output's name instead (`explain`): the user never saw the hidden name.
-public final class OutputPath: @unchecked Sendable {  // `lock` guards `state`; the rest is immutable
+public final class OutputPath: Sendable {
     package static let containers = ["mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska"]
     /// The longest file name (bytes) Linux file systems take.
     package static let nameMax = Int(NAME_MAX)
@@ -37,8 +37,7 @@ public final class OutputPath: @unchecked Sendable {  // `lock` guards `state`; 
     /// folder goes.
     private let folder: Int32
     private enum State { case writing, committed, discarded }
-    private let lock = NSLock()
-    private var state = State.writing
+    private let state = Mutex(State.writing)
 
     /// O_PATH (<fcntl.h>, behind _GNU_SOURCE, which Swift's Glibc module does not define): a
     /// descriptor that names the folder without reading it, so a folder the user may write but
@@ -83,7 +82,7 @@ public final class OutputPath: @unchecked Sendable {  // `lock` guards `state`; 
     /// named it, in whatever folder is there now; when nothing can be there (the folder was
     /// removed, or moved to another file system) the temporary is removed and the error says why.
     public func commit() throws {
-        try lock.withLock {
+        try state.withLock { state in
             guard state == .writing else { throw JobError("\(output): already \(state == .committed ? "written" : "abandoned")") }
             if renameat(folder, name, AT_FDCWD, output) != 0 {
                 let why = errno
@@ -104,7 +103,7 @@ public final class OutputPath: @unchecked Sendable {  // `lock` guards `state`; 
 
     /// Removes the temporary (and any SQLite companions) if it was not committed. Idempotent.
     public func discard() {
-        lock.withLock {
+        state.withLock { state in
             guard state == .writing else { return }
             unlinkTemporary()
             state = .discarded
@@ -112,7 +111,7 @@ public final class OutputPath: @unchecked Sendable {  // `lock` guards `state`; 
         Self.live.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
     }
 
-    public var isCommitted: Bool { lock.withLock { state == .committed } }
+    public var isCommitted: Bool { state.withLock { $0 == .committed } }
 
     private func unlinkTemporary() {
         unlinkat(folder, name, 0)

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Runs `body` with `signals` turned into calls of `handler` on a queue of their own (not in a
 /// signal handler, so the handler may take locks and call libiio), restoring the default
@@ -61,30 +62,29 @@ private final class InstalledSources: @unchecked Sendable {  // `lock` guards `s
 /// it). The job says what stopping means for it with `onRequest`; a request made before that is
 /// kept and acted on as soon as it does. The signal's number travels with the request: some
 /// jobs end differently by signal (`imu record`: Ctrl-C is an asked-for end, SIGTERM is not).
-public final class StopRequest: @unchecked Sendable {  // `lock` guards both fields
-    private let lock = NSLock()
-    private var requested: Int32?
-    private var action: (@Sendable (Int32) -> Void)?
+public final class StopRequest: Sendable {
+    private let state = Mutex<(requested: Int32?, action: (@Sendable (Int32) -> Void)?)>((nil, nil))
 
     public init() {}
 
     /// Asks the job to stop; only the first request counts.
     public func request(_ signal: Int32) {
-        let act: (@Sendable (Int32) -> Void)? = lock.withLock {
-            guard requested == nil else { return nil }
-            requested = signal
-            return action
+        let act: (@Sendable (Int32) -> Void)? = state.withLock { state in
+            guard state.requested == nil else { return nil }
+            state.requested = signal
+            return state.action
         }
         act?(signal)
     }
 
     /// The signal of the first request, if one was made.
-    public var signal: Int32? { lock.withLock { requested } }
+    public var signal: Int32? { state.withLock { $0.requested } }
 
     /// What stopping means for the job (called on the requesting thread, once).
     public func onRequest(_ body: @escaping @Sendable (Int32) -> Void) {
-        let pending: Int32? = lock.withLock {
-            action = body; return requested
+        let pending: Int32? = state.withLock { state in
+            state.action = body
+            return state.requested
         }
         if let pending { body(pending) }
     }

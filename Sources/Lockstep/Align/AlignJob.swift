@@ -1,6 +1,7 @@
 import AudioAlign
 import Foundation
 import Media
+import Synchronization
 
 /// Where one input lies on the first input's clock, as `align` found it from the sound:
 /// first-input time = offset + scale * this input's time (both presentation times, seconds:
@@ -218,23 +219,22 @@ public final class AlignJob: @unchecked Sendable {  // `cancellation` is thread-
     }
 }
 
-private final class ReadResults: @unchecked Sendable {  // guarded by `lock`
-    private let lock = NSLock()
-    private var results: [Result<MonoSound, Error>?]
-    init(count: Int) { results = Array(repeating: nil, count: count) }
-    func set(_ i: Int, _ r: Result<MonoSound, Error>) { lock.lock(); results[i] = r; lock.unlock() }
+private final class ReadResults: Sendable {
+    private let results: Mutex<[Result<MonoSound, any Error>?]>
+    init(count: Int) { results = Mutex(Array(repeating: nil, count: count)) }
+    func set(_ i: Int, _ r: sending Result<MonoSound, any Error>) { results.withLock { $0[i] = r } }
     func all() throws -> [MonoSound] {
-        lock.lock(); defer { lock.unlock() }
-        return try results.map { r in
-            do { return try r!.get() } catch let e as MediaError where e.kind == .cancelled { throw JobError.cancelled }
+        try results.withLock { results in
+            try results.map { r in
+                do { return try r!.get() } catch let e as MediaError where e.kind == .cancelled { throw JobError.cancelled }
+            }
         }
     }
 }
 
-private final class Outcomes: @unchecked Sendable {  // guarded by `lock`
-    private let lock = NSLock()
-    private var outcomes: [Result<SoundAlignment, AlignRefusal>?]
-    init(count: Int) { outcomes = Array(repeating: nil, count: count) }
-    func set(_ i: Int, _ r: Result<SoundAlignment, AlignRefusal>) { lock.lock(); outcomes[i] = r; lock.unlock() }
-    func get(_ i: Int) -> Result<SoundAlignment, AlignRefusal> { lock.lock(); defer { lock.unlock() }; return outcomes[i]! }
+private final class Outcomes: Sendable {
+    private let outcomes: Mutex<[Result<SoundAlignment, AlignRefusal>?]>
+    init(count: Int) { outcomes = Mutex(Array(repeating: nil, count: count)) }
+    func set(_ i: Int, _ r: sending Result<SoundAlignment, AlignRefusal>) { outcomes.withLock { $0[i] = r } }
+    func get(_ i: Int) -> Result<SoundAlignment, AlignRefusal> { outcomes.withLock { $0[i]! } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Slurm's command-line tools are its interface for users and programs alike: submission and
 /// queries go through `sbatch`, `squeue` and `scancel`, run as processes (no scheduler of our own).
@@ -93,9 +94,8 @@ public struct SlurmSubmitter: Sendable {
 }
 
 /// The text read by `run`'s stderr thread, handed over under a lock.
-private final class ErrorText: @unchecked Sendable {  // guarded by `lock`
-    private let lock = NSLock()
-    private var text = ""
-    func set(_ s: String) { lock.lock(); text = s; lock.unlock() }
-    func get() -> String { lock.lock(); defer { lock.unlock() }; return text }
+private final class ErrorText: Sendable {
+    private let text = Mutex("")
+    func set(_ s: String) { text.withLock { $0 = s } }
+    func get() -> String { text.withLock { $0 } }
 }
