@@ -7,7 +7,7 @@ import XCTest
 
 /// The second hardening pass (scripts/adversarial-sweep): each failure it found on the newer
 /// commands, as the user sees it (one sentence, exit status, nothing written).
-final class NewCommandsHardeningTests: ScratchFolderTestCase {
+final class CommandLimitsTests: ScratchFolderTestCase {
     var q0: String { Repository.fixture("q0.mp4") }
 
     /// The first line of stderr and the status of the real binary.
@@ -82,7 +82,7 @@ final class CodedReportPlaceTests: ScratchFolderTestCase {
 }
 
 /// A stop signal while a job waits for a FIFO's writer: exit 128 + the signal, "Error: cancelled".
-final class NewCommandsFIFOSignalTests: ScratchFolderTestCase {
+final class FIFOStopSignalTests: ScratchFolderTestCase {
     func stop(_ args: [String], with sig: Int32) throws -> (status: Int32, stderr: String) {
         try runStopped(args, with: sig, failure: "the signal did not end \(args[0])")
     }

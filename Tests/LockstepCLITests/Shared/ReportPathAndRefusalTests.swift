@@ -2,10 +2,11 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// What the second pass of scripts/adversarial-sweep (calibrate, snake, scale-out options,
-/// filter --variants, --matte) found, as the user sees it: the first line of stderr, the exit
-/// status, nothing written and nothing the user had altered.
-final class SecondSweepHardeningTests: ScratchFolderTestCase {
+/// Report and profile paths that would replace an input or an output, and the refusals of the
+/// snake's, scale-out's and filter's options (what the second pass of scripts/adversarial-sweep
+/// found), as the user sees them: the first line of stderr, the exit status, nothing written and
+/// nothing the user had altered.
+final class ReportPathAndRefusalTests: ScratchFolderTestCase {
     var pan: String { Repository.fixture("synthetic/pan.mp4") }
     var panIMU: String { Repository.fixture("synthetic/pan-imu.csv") }
 
