@@ -161,11 +161,11 @@ public final class LumaReader {
                 try scale(decoded.pointer, into: target)
                 try scaleWhole(decoded.pointer, into: wideTarget, width: stored.width, height: stored.height)
             }
-            if rotation != 0 { turnWide(into: wide, size: size, stored: stored) }
+            if rotation != 0 { turn(wideTurned, stored: stored, into: wide) }
         } else {
             try scale(decoded.pointer, into: target)
         }
-        if rotation != 0 { turn(into: out) }
+        if rotation != 0 { turn(turned, stored: Size(width: side, height: side), into: out) }
         return Rational.rescale(pts, from: timeBase, to: Rational(1, 1_000_000_000))
     }
 
@@ -203,24 +203,6 @@ public final class LumaReader {
             box.scale(f.data.0!, sourceStride: Int(f.linesize.0), into: target, outStride: sw)
         } else {
             try scaleWholeBySwscale(frame, into: target, width: sw, height: sh)
-        }
-    }
-
-    /// Turns the stored-orientation wide picture (`stored`) into `out` as shown (`size`).
-    private func turnWide(into out: UnsafeMutableBufferPointer<UInt8>, size: Size, stored: Size) {
-        precondition(out.count >= size.width * size.height)
-        let src = UnsafeBufferPointer(wideTurned), sw = stored.width, sh = stored.height
-        for y in 0..<size.height {
-            for x in 0..<size.width {
-                // Output (x, y) shows stored pixel (sx, sy) of the sw x sh stored picture.
-                let (sx, sy): (Int, Int)
-                switch rotation {
-                case 90: (sx, sy) = (y, sh - 1 - x)
-                case 180: (sx, sy) = (sw - 1 - x, sh - 1 - y)
-                default: (sx, sy) = (sw - 1 - y, x)
-                }
-                out[y * size.width + x] = src[sy * sw + sx]
-            }
         }
     }
 
@@ -317,21 +299,22 @@ public final class LumaReader {
         return (fw / 2 - min(fw, crop.width) / 2, fh / 2 - min(fh, crop.height) / 2, min(fw, crop.width), min(fh, crop.height))
     }
 
-    /// Turns the stored-orientation square clockwise by `rotation` into `out`.
-    private func turn(into out: UnsafeMutableBufferPointer<UInt8>) {
-        let n = side, src = UnsafeBufferPointer(turned)
-        do {
-            for y in 0..<n {
-                for x in 0..<n {
-                    // Output (x, y) shows stored pixel (sx, sy).
-                    let (sx, sy): (Int, Int)
-                    switch rotation {
-                    case 90: (sx, sy) = (y, n - 1 - x)
-                    case 180: (sx, sy) = (n - 1 - x, n - 1 - y)
-                    default: (sx, sy) = (n - 1 - y, x)
-                    }
-                    out[y * n + x] = src[sy * n + sx]
+    /// Turns a stored-orientation picture (`stored`) clockwise by `rotation` into `out`, as
+    /// shown (its sides swapped for a quarter turn): the centre square and the wide picture.
+    private func turn(_ src: UnsafeMutableBufferPointer<UInt8>, stored: Size, into out: UnsafeMutableBufferPointer<UInt8>) {
+        let sw = stored.width, sh = stored.height
+        let shown = rotation == 180 ? stored : Size(width: sh, height: sw)
+        precondition(out.count >= shown.width * shown.height && src.count >= sw * sh)
+        for y in 0..<shown.height {
+            for x in 0..<shown.width {
+                // Output (x, y) shows stored pixel (sx, sy) of the sw x sh stored picture.
+                let (sx, sy): (Int, Int)
+                switch rotation {
+                case 90: (sx, sy) = (y, sh - 1 - x)
+                case 180: (sx, sy) = (sw - 1 - x, sh - 1 - y)
+                default: (sx, sy) = (sw - 1 - y, x)
                 }
+                out[y * shown.width + x] = src[sy * sw + sx]
             }
         }
     }
