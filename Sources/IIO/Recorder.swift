@@ -72,8 +72,13 @@ public final class Recorder: Sendable {
     /// `progress` is called after each commit with the number of samples stored so far.
     public func run(into sink: RecorderSink, progress: (Int) -> Void = { _ in }) -> (stop: RecorderStateMachine.Stop, samples: Int) {
         // libiio's network backend writes to its socket without MSG_NOSIGNAL: a server that
-        // vanished must be an error from the call, not SIGPIPE killing the process.
-        signal(SIGPIPE, SIG_IGN)
+        // vanished must be an error from the call, not SIGPIPE killing the process. Every libiio
+        // call is made on this thread, so SIGPIPE is blocked here alone (the process's handlers
+        // and the other threads are left as they are).
+        SIGPIPEBlocked.during { recordLoop(into: sink, progress: progress) }
+    }
+
+    private func recordLoop(into sink: RecorderSink, progress: (Int) -> Void) -> (stop: RecorderStateMachine.Stop, samples: Int) {
         var machine = RecorderStateMachine(duration: options.duration.map { Int64(($0 * 1e9).rounded()) }, sampleLimit: options.sampleLimit)
         var action = machine.start()
         var session: RecordingSession?
@@ -129,5 +134,30 @@ public final class Recorder: Sendable {
     private static func failure(_ error: Error) -> String {
         guard let e = error as? IIOError else { return "\(error)" }
         return "the device stopped sending (\(e))"
+    }
+}
+
+/// SIGPIPE blocked on the calling thread while `body` runs. A write to a closed socket raises
+/// SIGPIPE in the thread that wrote; blocked, it stays pending and the write fails with EPIPE
+/// instead. One left pending is taken before the thread's mask is put back, so it is never
+/// delivered late. (What OpenSSL and libcurl do for the same reason.)
+enum SIGPIPEBlocked {
+    static func during<T>(_ body: () -> T) -> T {
+        var pipe = sigset_t(), old = sigset_t()
+        sigemptyset(&pipe)
+        sigaddset(&pipe, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &pipe, &old)
+        defer {
+            if sigismember(&old, SIGPIPE) == 0 {
+                var pending = sigset_t()
+                sigpending(&pending)
+                if sigismember(&pending, SIGPIPE) == 1 {
+                    var now = timespec(tv_sec: 0, tv_nsec: 0)
+                    _ = sigtimedwait(&pipe, nil, &now)
+                }
+            }
+            pthread_sigmask(SIG_SETMASK, &old, nil)
+        }
+        return body()
     }
 }

@@ -119,23 +119,31 @@ public struct AlignResult: Equatable, Sendable {
 /// 8 kHz, on threads of their own, then finds each input after the first on the first's clock
 /// (`SoundAligner`). An input that cannot be placed stops the job with a sentence naming it and
 /// why: no offset is ever made up.
-public final class AlignJob: @unchecked Sendable {  // `cancellation` is thread-safe; the rest is immutable
-    public let inputs: [String]
+/// What `lockstep align` is given: movies (or sound files) of one event, the first the reference.
+public struct AlignOptions: Sendable {
+    public var inputs: [String]
+    public init(inputs: [String]) { self.inputs = inputs }
+
+    /// At least two inputs, each a readable file.
+    public func check() throws {
+        guard inputs.count >= 2 else { throw JobError("align needs at least 2 inputs (the first is the reference); got \(inputs.count).") }
+        for input in inputs { try OutputPath.checkInput(input) }
+    }
+}
+
+public final class AlignJob: Job {
+    public let options: AlignOptions
+    private var inputs: [String] { options.inputs }
     private let cancellation = CancellationToken()
 
-    public init(inputs: [String]) { self.inputs = inputs }
+    /// Alignment tells nothing while it runs: `events` is not used.
+    public init(options: AlignOptions, events: JobEvents = JobEvents()) { self.options = options }
 
     /// Stops the reads from another thread: `run()` throws `JobError.cancelled`.
     public func cancel() { cancellation.cancel() }
 
-    /// At least two inputs, each a readable file.
-    public static func check(inputs: [String]) throws {
-        guard inputs.count >= 2 else { throw JobError("align needs at least 2 inputs (the first is the reference); got \(inputs.count).") }
-        for input in inputs { try OutputPath.checkInput(input) }
-    }
-
     public func run() throws -> AlignResult {
-        try Self.check(inputs: inputs)
+        try options.check()
         let settings = SoundAligner.Settings()
         let sounds = try readAll(rate: settings.rate)
         if cancellation.isCancelled { throw JobError.cancelled }

@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import Media
+import NIOConcurrencyHelpers
 
 /// Everything `lockstep composite` needs to know.
 public struct CompositeOptions: Sendable {
@@ -106,7 +107,7 @@ public struct CompositeResult: Sendable {
     /// Pictures decoded per input, also those decoded only to reach a segment's first frame.
     public var picturesDecoded: [Int] = []
     /// What the job chose that the user should hear of, one line each (inputs that change speed
-    /// under index sync, stills held): given to `announce` as soon as known, and kept here.
+    /// under index sync, stills held): told as notices (`JobEvents.notice`) as soon as known, and kept here.
     public var notices: [String] = []
     /// With `loudness`: what was measured and done.
     public var loudness: LoudnessSummary?
@@ -128,78 +129,99 @@ public struct LoudnessSummary: Equatable, Sendable {
 /// Threads: `run()` on the caller's thread (the compositor), one per input lane, the writer, the
 /// watchdog. `cancel()` may come from any thread (a signal source's queue, never a signal
 /// handler itself); it only raises flags, closes queues and wakes waiters.
-public final class CompositeJob: @unchecked Sendable {  // mutable state guarded by `lock`
+public final class CompositeJob: Job {
     /// As given; under `clocksFromSound`, `run()` puts the clocks the sound gave into it before
     /// anything else starts.
-    public private(set) var options: CompositeOptions
-    /// `--sync audio`'s alignment while it runs (so that `cancel()` reaches it).
-    private var aligner: AlignJob?
-    /// `--sync audio`: one line per input placed by its sound.
-    private var soundNotices: [String] = []
-    /// The current attempt's failure (a snake segment may start again, `run()`).
-    private var failure = FailureBox()
-    private var lanes: [InputLane] = []
-    private var writerStage: WriterStage?
-    private let lock = NSCondition()
-    private var cancelled = false
+    public var options: CompositeOptions { state.withLockedValue { $0.options } }
+    /// Progress after each output frame (frames done, frames expected); each notice
+    /// (`CompositeResult.notices`) as soon as it is known, before the first frame when it can be.
+    private let events: JobEvents
+    /// What `cancel()` must reach, and what a run's attempts share.
+    private struct State: Sendable {
+        var options: CompositeOptions
+        /// `--sync audio`'s alignment while it runs.
+        var aligner: AlignJob?
+        /// `--sync audio`: one line per input placed by its sound.
+        var soundNotices: [String] = []
+        /// The current attempt's failure (a snake segment may start again, `run()`).
+        var failure = FailureBox()
+        var lanes: [InputLane] = []
+        var writerStage: WriterStage?
+        var cancelled = false
+        /// Lines already told (a snake segment's run may start again).
+        var announced = Set<String>()
+    }
+    private let state: NIOLockedValueBox<State>
+    /// Signalled when an input has opened and on a stop: `openReaders()` waits on it.
+    private let woken = DispatchSemaphore(value: 0)
     /// Raised on cancellation or failure: every reader's open and reads give up.
     private let cancellation = CancellationToken()
-    /// Called on the compositor thread after each output frame: (frames done, frames expected).
-    public var progress: (@Sendable (Int64, Int64?) -> Void)?
-    /// Called with each notice (`CompositeResult.notices`) as soon as it is known, before the
-    /// first frame when it can be.
-    public var announce: (@Sendable (String) -> Void)?
-    /// Lines already announced (a snake segment's run may start again).
-    private var announced = Set<String>()
 
-    public init(options: CompositeOptions) { self.options = options }
+    public init(options: CompositeOptions, events: JobEvents = JobEvents()) {
+        state = NIOLockedValueBox(State(options: options))
+        self.events = events
+    }
 
     /// Stops a running job from another thread: it ends with `JobError.cancelled`, also while
     /// an input is still opening (a FIFO nobody writes to blocks in open(2) for good).
     public func cancel() { stop(because: JobError.cancelled) }
 
+    private var isCancelled: Bool { state.withLockedValue { $0.cancelled } }
+
     private func stop(because error: Error) {
-        lock.lock(); cancelled = true; let lanes = self.lanes; let w = writerStage; let failure = self.failure; let aligner = self.aligner
-        lock.broadcast(); lock.unlock()
-        failure.record(error)
+        let s = state.withLockedValue { s in
+            s.cancelled = true
+            return s
+        }
+        woken.signal()
+        s.failure.record(error)
         cancellation.cancel()
-        aligner?.cancel()
-        for l in lanes { l.cancel() }
-        w?.queue.close(); w?.pool.close()
+        s.aligner?.cancel()
+        for l in s.lanes { l.cancel() }
+        s.writerStage?.queue.close(); s.writerStage?.pool.close()
+    }
+
+    /// Tells each line not told yet.
+    private func tell(_ lines: [String]) {
+        let new = state.withLockedValue { s in lines.filter { s.announced.insert($0).inserted } }
+        for line in new { events.notice?(line) }
     }
 
     /// Opens every input on a thread of its own and waits for all of them, or for `cancel()`.
     /// An open that blocks (a FIFO with no writer) gives up when the cancellation token is
     /// raised; the job does not wait for it either. Failures are reported in input order, as a person reads the command line.
     private func openReaders() throws -> [MovieReader] {
+        let options = self.options
         let box = OpenedReaders(count: options.readerPaths.count)
         for (i, path) in options.readerPaths.enumerated() {
             let audio = options.audio && i < options.inputs.count && (options.audioFrom == nil || options.audioFrom == i), conceal = options.conceal, cancellation = self.cancellation
-            let t = Thread { [box, lock] in
+            let t = Thread { [box, woken] in
                 let result = Result { try MovieReader(path: path, audio: audio, conceal: conceal, cancellation: cancellation) }
                 box.set(i, result)
-                lock.lock(); lock.broadcast(); lock.unlock()
+                woken.signal()
             }
             t.name = "lockstep.open.\(i + 1)"
             t.start()
         }
-        lock.lock()
-        while !cancelled && !box.complete { lock.wait() }
-        let wasCancelled = cancelled
-        lock.unlock()
-        if wasCancelled { throw JobError.cancelled }
+        // Signals left over from an earlier wait only make the loop look again.
+        while !isCancelled && !box.complete { woken.wait() }
+        if isCancelled { throw JobError.cancelled }
         return try box.readers()
     }
 
     /// `--sync audio`: every input's clock from its sound against the first input's (offset
     /// between their first shown frames, drift), announced one line per input.
     private func placeBySound() throws {
+        let options = self.options
         try options.check()
-        let job = AlignJob(inputs: options.inputs)
-        lock.lock(); let wasCancelled = cancelled; aligner = job; lock.unlock()
+        let job = AlignJob(options: AlignOptions(inputs: options.inputs))
+        let wasCancelled = state.withLockedValue { s in
+            s.aligner = job
+            return s.cancelled
+        }
         if wasCancelled { throw JobError.cancelled }
         let found: AlignResult
-        do { found = try job.run() } catch { lock.lock(); let c = cancelled; lock.unlock(); throw c ? JobError.cancelled : error }
+        do { found = try job.run() } catch { throw isCancelled ? JobError.cancelled : error }
         var placed = options
         var clocks = placed.clocks ?? Array(repeating: .identity, count: placed.inputs.count)
         var lines: [String] = []
@@ -215,7 +237,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         placed.clocks = clocks
         placed.clocksFromSound = false
         try placed.check()
-        lock.lock(); options = placed; aligner = nil; soundNotices = lines; lock.unlock()
+        state.withLockedValue { s in (s.options, s.aligner, s.soundNotices) = (placed, nil, lines) }
     }
 
     /// How one attempt at the job ended: done, or (a snake segment whose pre-roll window the
@@ -231,14 +253,14 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         // Snake segments: pre-roll windows of 16, 32, 64 frames, then the taint's own pre-roll
         // (as far back as frame 0 if need be), which is always exact (`SnakeStage.startSegment`).
         for window in [16, 32, SnakeStage.longestBracketWindow, .max] as [Int64] {
-            lock.lock(); failure = FailureBox(); lock.unlock()
+            state.withLockedValue { $0.failure = FailureBox() }
             if case .done(let result) = try run(preRollWindow: window) { return result }
         }
         fatalError("the last window is the taint's, which never asks for a longer one")
     }
 
     private func run(preRollWindow: Int64) throws -> Attempt {
-        lock.lock(); let failure = self.failure; lock.unlock()
+        let (options, failure) = state.withLockedValue { ($0.options, $0.failure) }
         try options.check()
         try OutputPath.check(options.output, inputs: options.readerPaths)
         try options.checkLoudnessInputs()
@@ -254,6 +276,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
     }
 
     private func run(preRollWindow: Int64, failure: FailureBox, pending: OutputPath) throws -> Attempt {
+        let (options, soundNotices) = state.withLockedValue { ($0.options, $0.soundNotices) }
         let readers = try openReaders()
         for r in readers { r.deinterlace(options.deinterlace) }
         let first = readers[0]
@@ -324,7 +347,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             return try Frame(width: lane.conformer.place.width, height: lane.conformer.place.height, color: lane.conformer.fill)
         }
         let notices = soundNotices + Self.notices(readers: Array(readers.prefix(options.inputs.count)), sync: options.sync, frameRate: frameRate)
-        for line in notices where !announced.contains(line) { announced.insert(line); announce?(line) }
+        tell(notices)
         let snake = options.snake.map { SnakeStage(options: $0, canvas: canvas, frameRate: frameRate) }
         // After the blend, on every tick: the filter chain in force, then the snake.
         var stages: [any FrameStage] = []
@@ -366,10 +389,10 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
             writer: writer, lanes: lanes, gains: gains, frameRate: frameRate, canvas: canvas,
             poolSize: 3, failure: failure, firstFrame: firstK, measuresLoudness: loudness != nil,
             signal: options.signal)
-        lock.lock()
-        self.lanes = lanes; writerStage = stage
-        let wasCancelled = cancelled
-        lock.unlock()
+        let wasCancelled = state.withLockedValue { s in
+            (s.lanes, s.writerStage) = (lanes, stage)
+            return s.cancelled
+        }
         if wasCancelled { throw JobError.cancelled }
 
         let compositorClock = StageClock(name: "the compositor")
@@ -438,7 +461,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
                 try stamp.stamp(out, with: record)
                 guard stage.queue.push(out) else { break loop }
                 emitted += 1
-                progress?(emitted, expected)
+                events.progress?(emitted, expected)
             case .end(let input, _):
                 endedBy = input
                 break loop
@@ -456,8 +479,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         }
         while sync.drain() != nil {}
         if longerPreRoll {
-            lock.lock(); let wasCancelled = cancelled; lock.unlock()
-            if !wasCancelled && failure.error == nil { return .needsLongerPreRoll }
+            if !isCancelled && failure.error == nil { return .needsLongerPreRoll }
         }
         if let error = failure.error { throw error }
         guard emitted > 0 else {
@@ -470,7 +492,7 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
         // A still found only by reading (a one-frame movie whose container lists no count).
         let lateNotices = (0..<options.inputs.count).filter { sync.isStill($0) && !readers[$0].video.isStill }
             .map { Self.stillNotice(input: $0, path: options.inputs[$0]) }
-        for line in lateNotices where !announced.contains(line) { announced.insert(line); announce?(line) }
+        tell(lateNotices)
         let snakeSummary = try snake?.finish()
         for stage in stages { try stage.finish(frames: segment?.outputLength ?? emitted, frameRate: frameRate) }
         let summary = try loudness.map { m in
@@ -575,7 +597,8 @@ public final class CompositeJob: @unchecked Sendable {  // mutable state guarded
     }
 }
 
-/// The readers opened by `openReaders()`'s threads, guarded by its lock.
+/// The readers opened by `openReaders()`'s threads, handed to the job's thread: a reader is not
+/// Sendable, but each changes hands once, under the lock, and is used by one thread at a time.
 private final class OpenedReaders: @unchecked Sendable {
     private let lock = NSLock()
     private var results: [Result<MovieReader, Error>?]

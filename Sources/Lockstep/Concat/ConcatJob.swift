@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import Media
+import NIOConcurrencyHelpers
 
 /// Joins clips end to end (`lockstep concat`), each fitted to the canvas as `composite` fits its
 /// inputs (its lane's Conformer: scale, turn, margins). Output frame k has pts k/fps.
@@ -20,18 +21,17 @@ import Media
 ///
 /// Threads: `run()` on the caller's thread (it encodes), one reader thread per clip, at most two
 /// at once (the current clip and the next, decoding ahead). `cancel()` may come from any thread.
-public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by `lock`
+public final class ConcatJob: Job {
     public let options: ConcatOptions
+    /// Progress after each output frame (frames done, frames expected); each notice
+    /// (`ConcatResult.notices`) as soon as it is known.
+    private let events: JobEvents
     private let failure = FailureBox()
     private let cancellation = CancellationToken()
-    private let lock = NSLock()
-    private var lanes: [InputLane] = []
-    /// Called after each output frame: (frames done, frames expected).
-    public var progress: (@Sendable (Int64, Int64?) -> Void)?
-    /// Called with each notice (`ConcatResult.notices`) as soon as it is known.
-    public var announce: (@Sendable (String) -> Void)?
+    /// The clips' readers, once made (so that `cancel()` reaches them).
+    private let lanes = NIOLockedValueBox<[InputLane]>([])
 
-    public init(options: ConcatOptions) { self.options = options }
+    public init(options: ConcatOptions, events: JobEvents = JobEvents()) { self.options = options; self.events = events }
 
     public func cancel() { stop(because: JobError.cancelled) }
 
@@ -39,8 +39,7 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
     private func stop(because error: Error) {
         failure.record(error)
         cancellation.cancel()
-        lock.lock(); let lanes = self.lanes; lock.unlock()
-        for l in lanes { l.cancel() }
+        for l in lanes.withLockedValue({ $0 }) { l.cancel() }
     }
 
     public func run() throws -> ConcatResult {
@@ -88,7 +87,7 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
             } catch let e as MediaError { throw e.at(r.path) }
             return InputLane(index: k, reader: r, conformer: conformer, poolSize: 4, failure: failure)
         }
-        lock.lock(); self.lanes = lanes; lock.unlock()
+        self.lanes.withLockedValue { $0 = lanes }
         // Lanes started and not yet joined: on the way out (a failure, or the cap leaving the
         // next clip decoding ahead) they are stopped and waited for, briefly.
         var running = Set<Int>()
@@ -123,7 +122,7 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
             byTime
             ? Self.expectedFrames(readers, frameRate: frameRate).map { min($0, maxFrames) }
             : Self.expectedFrames(readers).map { min($0, maxFrames) }
-        if !byTime, let line = Self.keepFramesNotice(readers, frameRate: frameRate) { announce?(line); notices.append(line) }
+        if !byTime, let line = Self.keepFramesNotice(readers, frameRate: frameRate) { events.notice?(line); notices.append(line) }
         var emitted: Int64 = 0
         var clipFrames: [Int64] = []
         /// Output time of the current clip's time 0 (by time).
@@ -153,7 +152,7 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
                 try writer.writeVideo(picture, index: emitted)
                 emitted += 1
                 try audio?.writeAvailable(until: samples(emitted))
-                progress?(emitted, expected)
+                events.progress?(emitted, expected)
             }
             func record(_ source: SourceFrame, until: Timestamp?) -> Provenance {
                 var p = emitted == 0 ? header : Provenance(k: 0, src: [])
@@ -275,7 +274,7 @@ public final class ConcatJob: @unchecked Sendable {  // mutable state guarded by
         let result = try ConcatCopy.join(
             options.clips, into: pending.path, container: OutputPath.container(for: options.output),
             audioBitRate: options.encode.audioBitRate, cancellation: cancellation
-        ) { [progress] in progress?($0, nil) }
+        ) { [events] in events.progress?($0, nil) }
         try pending.commit()
         return result
     }

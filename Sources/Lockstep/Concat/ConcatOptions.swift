@@ -77,6 +77,6 @@ public struct ConcatResult: Sendable {
     /// Output frames each clip gave, in order (clips past the cap are absent).
     public var clipFrames: [Int64]
     /// What the job chose that the user should hear of, one line each (under `--keep-frames`:
-    /// the clips whose speed changes); given to `ConcatJob.announce` as soon as known.
+    /// the clips whose speed changes); told as a notice (`JobEvents.notice`) as soon as known.
     public var notices: [String] = []
 }

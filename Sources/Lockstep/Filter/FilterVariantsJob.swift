@@ -88,23 +88,27 @@ public struct FilterVariantsResult: Sendable {
 
 /// Runs a variants pass. Threads: `run()` on the caller's (it hands decoded pictures out), the
 /// input lane's reader, one writer per variant, the watchdog.
-public final class FilterVariantsJob: @unchecked Sendable {  // `writers` and `cancelled` guarded by `lock`
+public final class FilterVariantsJob: Job {
     public let options: FilterVariantsOptions
+    /// Progress after each frame handed out: (frames done, frames expected).
+    private let events: JobEvents
     /// The input's failure (or cancellation): it ends every variant.
     private let failure = FailureBox()
-    private let lock = NSLock()
-    private(set) var lane: InputLane?  // read by tests after `run()`
-    private var writers: [VariantWriter] = []
-    private var cancelled = false
-    public var progress: (@Sendable (Int64, Int64?) -> Void)?
+    /// The input's lane and the variants' writers once made (so that a stop reaches them), and
+    /// whether the job was stopped before they were.
+    private let parts = NIOLockedValueBox<(lane: InputLane?, writers: [VariantWriter], cancelled: Bool)>((nil, [], false))
+    var lane: InputLane? { parts.withLockedValue { $0.lane } }  // read by tests after `run()`
 
-    public init(options: FilterVariantsOptions) { self.options = options }
+    public init(options: FilterVariantsOptions, events: JobEvents = JobEvents()) { self.options = options; self.events = events }
 
     public func cancel() { stop(because: JobError.cancelled) }
 
     private func stop(because error: Error) {
         failure.record(error)
-        lock.lock(); cancelled = true; let lane = self.lane, writers = self.writers; lock.unlock()
+        let (lane, writers) = parts.withLockedValue { p in
+            p.cancelled = true
+            return (p.lane, p.writers)
+        }
         lane?.cancel()
         for w in writers { w.queue.close() }
     }
@@ -148,7 +152,10 @@ public final class FilterVariantsJob: @unchecked Sendable {  // `writers` and `c
         }
         let lane = InputLane(index: 0, reader: reader, conformer: conformer, poolSize: 4, failure: failure, audioCopies: writers.count)
         for (k, w) in writers.enumerated() { w.audio = lane.audioCopies.indices.contains(k) ? lane.audioCopies[k] : nil }
-        lock.lock(); self.lane = lane; self.writers = writers; let wasCancelled = cancelled; lock.unlock()
+        let wasCancelled = parts.withLockedValue { p in
+            (p.lane, p.writers) = (lane, writers)
+            return p.cancelled
+        }
         if wasCancelled { for w in writers { w.abandon() }; throw JobError.cancelled }
 
         let clock = StageClock(name: "the dispatcher")
@@ -188,7 +195,7 @@ public final class FilterVariantsJob: @unchecked Sendable {  // `writers` and `c
                 let lent = Lent(shared: shared, index: emitted, time: frameRate.inverse * emitted, record: record)
                 for w in writers where !w.queue.push(lent) { shared.release() }
                 emitted += 1
-                progress?(emitted, expected)
+                events.progress?(emitted, expected)
             case .end:
                 break loop
             }

@@ -4,14 +4,33 @@ import Foundation
 /// over the file it reads (under any spelling), under a hidden temporary name beside the output
 /// renamed over it only when complete, the temporary removed on failure, on cancellation and
 /// by the next run after a SIGKILL.
-public enum IMUExportJob {
-    /// `path` is a trace store, a trace file or a camera file with telemetry (`TraceSource`).
-    /// `from`/`to` are seconds from the trace's first sample (`to` excluded). Returns the trace
-    /// written and how many samples. `cancellation` stops it between batches (`JobError.cancelled`).
-    public static func run(
-        store path: String, trace: Int64?, from: Double? = nil, to: Double? = nil,
-        output: String, cancellation: CancellationToken = CancellationToken()
-    ) throws -> (trace: Int64, count: Int) {
+public struct IMUExportOptions: Sendable {
+    /// A trace store, a trace file or a camera file with telemetry (`TraceSource`).
+    public var store: String
+    /// Which trace; nil: the only one.
+    public var trace: Int64?
+    /// Seconds from the trace's first sample (`to` excluded).
+    public var from: Double?, to: Double?
+    /// The file to write: .gcsv or .csv.
+    public var output: String
+    public init(store: String, trace: Int64? = nil, from: Double? = nil, to: Double? = nil, output: String) {
+        self.store = store; self.trace = trace; self.from = from; self.to = to; self.output = output
+    }
+}
+
+public final class IMUExportJob: Job {
+    public let options: IMUExportOptions
+    private let cancellation = CancellationToken()
+
+    /// An export tells nothing while it runs: `events` is not used.
+    public init(options: IMUExportOptions, events: JobEvents = JobEvents()) { self.options = options }
+
+    /// Stops it between batches (`JobError.cancelled`); nothing is left under the output's name.
+    public func cancel() { cancellation.cancel() }
+
+    /// The trace written and how many samples.
+    public func run() throws -> (trace: Int64, count: Int) {
+        let (path, trace, from, to, output) = (options.store, options.trace, options.from, options.to, options.output)
         guard let format = TraceFormat(path: output) else { throw IMUJobError("\(output): the output must end in .gcsv or .csv.") }
         do { try OutputPath.checkPlace(output, inputs: [path]) } catch let e as JobError { throw IMUJobError(e.description) }
         let source = try TraceSource.open(path: path, trace: trace)
@@ -40,14 +59,29 @@ public enum IMUExportJob {
     }
 }
 
-/// Draws a trace's three angular rates as SVG, gaps shaded.
-public enum IMUPlotJob {
-    /// `lockstep imu plot`: the trace opened here (`trace` of a store or log), drawn to `output`.
-    public static func run(path: String, trace: Int64?, output: String, cancellation: CancellationToken = CancellationToken()) throws {
-        try run(source: try TraceSource.open(path: path, trace: trace), output: output, cancellation: cancellation)
-    }
+public struct IMUPlotOptions: Sendable {
+    /// A trace store, a trace file or a camera file with telemetry.
+    public var path: String
+    /// Which trace; nil: the only one.
+    public var trace: Int64?
+    /// The picture to write (.svg).
+    public var output: String
+    public init(path: String, trace: Int64? = nil, output: String) { self.path = path; self.trace = trace; self.output = output }
+}
 
-    public static func run(source: TraceSource, output: String, cancellation: CancellationToken = CancellationToken()) throws {
+/// `lockstep imu plot`: draws a trace's three angular rates as SVG, gaps shaded.
+public final class IMUPlotJob: Job {
+    public let options: IMUPlotOptions
+    private let cancellation = CancellationToken()
+
+    /// A plot tells nothing while it is drawn: `events` is not used.
+    public init(options: IMUPlotOptions, events: JobEvents = JobEvents()) { self.options = options }
+
+    /// Stops it between batches (`JobError.cancelled`); nothing is written.
+    public func cancel() { cancellation.cancel() }
+
+    public func run() throws {
+        let (source, output) = (try TraceSource.open(path: options.path, trace: options.trace), options.output)
         do { try OutputPath.checkPlace(output, inputs: [source.path]) } catch let e as JobError { throw IMUJobError(e.description) }
         let t = try source.single()
         let stats = try source.statistics(t.id)

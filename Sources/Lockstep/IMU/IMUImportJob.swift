@@ -19,20 +19,22 @@ public struct IMUImportResult: Sendable {
 /// temporary name beside it (`OutputPath`) and linked into place only when complete, so a failed
 /// first import leaves no file. Once the traces are committed the import has succeeded: nothing
 /// after the commit reports a failure.
-public final class IMUImportJob: @unchecked Sendable {  // `lock` guards the mutable state
-    public let file: String
-    /// nil for a camera file's telemetry track.
-    public let format: TraceFormat?
-    public let store: String
+public struct IMUImportOptions: Sendable {
+    /// The trace file: .gcsv, .csv, a blackbox or DataFlash log, a camera file with telemetry.
+    public var file: String
+    /// The file's format; nil: from its content (a log), else its extension (or a movie's track).
+    public var format: TraceFormat?
+    /// The store (made if absent).
+    public var store: String
     /// Seconds a store another process holds is waited for before the import gives up.
-    public let busyTimeout: Double
-    private let lock = NSLock()
-    private var cancelled = false
+    public var busyTimeout: Double
+    public init(file: String, format: TraceFormat? = nil, store: String, busyTimeout: Double = TraceStore.defaultBusyTimeout) {
+        self.file = file; self.format = format; self.store = store; self.busyTimeout = busyTimeout
+    }
 
-    /// Set when the file is read by its content (a blackbox log, a blackbox_decode CSV, a DataFlash log).
-    private let byContent: Bool
-
-    public init(file: String, format: TraceFormat? = nil, store: String, busyTimeout: Double = TraceStore.defaultBusyTimeout) throws {
+    /// How the file is read: a trace file's `format`, or (`byContent`) a log read by its content
+    /// (a blackbox log, a blackbox_decode CSV, a DataFlash log); neither: a camera file's track.
+    func reading() throws -> (format: TraceFormat?, byContent: Bool) {
         var byContent = false
         if format == nil {
             let kind = MotionFiles.kind(path: file)
@@ -41,10 +43,21 @@ public final class IMUImportJob: @unchecked Sendable {  // `lock` guards the mut
         }
         let f = byContent ? nil : format ?? TraceFormat(path: file)
         guard f != nil || byContent || EmbeddedTelemetry.isMovie(path: file) else {
-            throw IMUJobError("\(file): \(Self.unknownFormat)")
+            throw IMUJobError("\(file): \(IMUImportJob.unknownFormat)")
         }
-        self.file = file; self.format = f; self.store = store; self.byContent = byContent; self.busyTimeout = busyTimeout
+        return (f, byContent)
     }
+}
+
+public final class IMUImportJob: Job {
+    public let options: IMUImportOptions
+    private var file: String { options.file }
+    private var store: String { options.store }
+    private var busyTimeout: Double { options.busyTimeout }
+    private let cancellation = CancellationToken()
+
+    /// An import is one transaction with nothing to tell before it ends: `events` is not used.
+    public init(options: IMUImportOptions, events: JobEvents = JobEvents()) { self.options = options }
 
     /// Why a file without a known extension or content is refused.
     public static let unknownFormat = "cannot tell the format (not a blackbox or DataFlash log, and not named .gcsv or .csv); add --format gcsv or --format csv."
@@ -53,11 +66,12 @@ public final class IMUImportJob: @unchecked Sendable {  // `lock` guards the mut
 
     /// Stops a running import from another thread (the CLI, on a stop signal): `run` throws
     /// `IMUImportJob.cancelled` at its next batch, after rolling back.
-    public func cancel() { lock.withLock { cancelled = true } }
+    public func cancel() { cancellation.cancel() }
 
-    private var isCancelled: Bool { lock.withLock { cancelled } }
+    private var isCancelled: Bool { cancellation.isCancelled }
 
     public func run() throws -> IMUImportResult {
+        let (format, byContent) = try options.reading()
         // The store is the output: never one of the files read, under any spelling.
         do { try OutputPath.checkPlace(store, inputs: [file]) } catch let e as JobError { throw IMUJobError(e.description) }
         var isDirectory: ObjCBool = false

@@ -59,17 +59,39 @@ public struct IMUTraceReport: Encodable, Equatable, Sendable {
     }
 }
 
-public enum IMUInfoJob {
-    public static func reports(_ source: TraceSource) throws -> [IMUTraceReport] {
-        try source.traces().map { IMUTraceReport($0, try source.statistics($0.id)) }
+public struct IMUInfoOptions: Sendable {
+    /// A store, a log, a camera file.
+    public var path: String
+    /// Only this trace; nil: every one.
+    public var trace: Int64?
+    public init(path: String, trace: Int64? = nil) { self.path = path; self.trace = trace }
+}
+
+/// `lockstep imu info`: the file opened here, its warnings told as they come, one report per
+/// trace (only `trace` when given).
+public final class IMUInfoJob: Job {
+    public let options: IMUInfoOptions
+    /// Notices: the file's warnings.
+    private let events: JobEvents
+    private let cancellation = CancellationToken()
+
+    public init(options: IMUInfoOptions, events: JobEvents = JobEvents()) { self.options = options; self.events = events }
+
+    /// Stops it between traces (`JobError.cancelled`).
+    public func cancel() { cancellation.cancel() }
+
+    public func run() throws -> [IMUTraceReport] {
+        let source = try TraceSource.open(path: options.path, trace: options.trace)
+        for w in source.warnings { events.notice?(w) }
+        return try source.traces().map { t in
+            if cancellation.isCancelled { throw JobError.cancelled }
+            return IMUTraceReport(t, try source.statistics(t.id))
+        }
     }
 
-    /// `lockstep imu info`: the file opened here (a store, a log, a camera file), its warnings
-    /// to `warn` as they come, one report per trace (only `trace` when given).
-    public static func reports(path: String, trace: Int64?, warn: (String) -> Void) throws -> [IMUTraceReport] {
-        let source = try TraceSource.open(path: path, trace: trace)
-        for w in source.warnings { warn(w) }
-        return try reports(source)
+    /// One report per trace of an open source.
+    public static func reports(_ source: TraceSource) throws -> [IMUTraceReport] {
+        try source.traces().map { IMUTraceReport($0, try source.statistics($0.id)) }
     }
 
     /// The reports as one JSON document (snake_case keys, sorted).

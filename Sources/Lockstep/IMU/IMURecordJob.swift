@@ -5,7 +5,7 @@ import TraceStore
 
 /// `lockstep imu record`: records a gyro (and accelerometer) through libiio into a new trace of a
 /// store, one transaction per buffer refill, until Ctrl-C, SIGTERM, SIGHUP, --duration or a failure.
-public struct IMURecordJob: Sendable {
+public struct IMURecordOptions: Sendable {
     public var uri: String
     /// The gyro device by name or id; nil = the first with anglvel_x/y/z.
     public var device: String?
@@ -31,6 +31,25 @@ public struct IMURecordJob: Sendable {
         return nil
     }
 
+}
+
+/// Records until cancelled (the CLI stops it on SIGINT, SIGTERM and SIGHUP, and a recording ends
+/// differently by signal: `stop(by:)`), --duration or a failure. Its notices are the opening
+/// line; its progress the samples stored after each commit.
+public final class IMURecordJob: Job {
+    public let options: IMURecordOptions
+    private let events: JobEvents
+    private let stopRequest = StopRequest()
+
+    public init(options: IMURecordOptions, events: JobEvents = JobEvents()) { self.options = options; self.events = events }
+
+    /// An asked-for end, as Ctrl-C is.
+    public func cancel() { stop(by: SIGINT) }
+
+    /// Ends the recording cleanly, everything received kept; the outcome names the signal
+    /// (Ctrl-C is an asked-for end, SIGTERM and SIGHUP are not).
+    public func stop(by signal: Int32) { stopRequest.request(signal) }
+
     /// How a recording ended.
     public struct Outcome: Equatable, Sendable {
         public var stop: RecorderStateMachine.Stop
@@ -50,19 +69,15 @@ public struct IMURecordJob: Sendable {
         public var exitStatus: Int32 { stop.exitStatus }
     }
 
-    /// Records until stopped: `stop` (the CLI requests it on SIGINT, SIGTERM and SIGHUP) ends it
-    /// cleanly, everything received kept. `log` hears the opening line; `progress` the samples
-    /// stored after each commit.
-    public func run(
-        stop request: StopRequest = StopRequest(), log: @escaping @Sendable (String) -> Void = standardErrorLine,
-        progress: (Int) -> Void = { _ in }
-    ) throws -> Outcome {
-        if let problem { throw IMUJobError(problem) }
+    public func run() throws -> Outcome {
+        let o = options, output = options.output
+        if let problem = o.problem { throw IMUJobError(problem) }
         let store = try TraceStore(path: output, mode: .record)
-        let sink = StoreSink(store: store, log: log)
-        let recorder = Recorder(options: RecorderOptions(uri: uri, device: device, rateHz: rateHz, duration: duration, accel: accel))
-        request.onRequest { sig in recorder.stop(Self.stop(for: sig)) }
-        let (stop, samples) = recorder.run(into: sink, progress: progress)
+        let sink = StoreSink(store: store, log: events.notice ?? { _ in })
+        let recorder = Recorder(options: RecorderOptions(uri: o.uri, device: o.device, rateHz: o.rateHz, duration: o.duration, accel: o.accel))
+        stopRequest.onRequest { sig in recorder.stop(Self.stop(for: sig)) }
+        let progress = events.progress
+        let (stop, samples) = recorder.run(into: sink) { progress?(Int64($0), nil) }
         // A failed checkpoint (a full disk) loses nothing: the committed samples are in the WAL.
         try? store.close()
         return Outcome(stop: stop, samples: samples, trace: sink.trace, output: output)

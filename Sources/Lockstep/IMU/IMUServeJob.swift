@@ -7,7 +7,7 @@ import TraceStore
 /// A failure of an IMU job, as one line for the user ("Error: ..." from the CLI, exit status 1).
 /// `lockstep imu serve`: replays one trace of a store (or a .gcsv/.csv file) as a virtual IIO
 /// gyro over libiio's network protocol until SIGINT or SIGTERM.
-public struct IMUServeJob: Sendable {
+public struct IMUServeOptions: Sendable {
     public var path: String
     /// The trace; needed when the store holds several.
     public var trace: Int64?
@@ -47,9 +47,27 @@ public struct IMUServeJob: Sendable {
         return nil
     }
 
+}
+
+/// Serves until cancelled (the CLI stops it on SIGINT, SIGTERM or SIGHUP); its notices are the
+/// opening line and what the server saw.
+public final class IMUServeJob: Job {
+    public let options: IMUServeOptions
+    private let events: JobEvents
+    private let stopRequest = StopRequest()
+    private var path: String { options.path }
+    private var host: String { options.host }
+
+    public init(options: IMUServeOptions, events: JobEvents = JobEvents()) { self.options = options; self.events = events }
+
+    public func cancel() { stop(by: SIGINT) }
+
+    /// Stops the server, however asked (a serve ends the same way for every signal).
+    public func stop(by signal: Int32) { stopRequest.request(signal) }
+
     /// The trace as a device: read whole through the TraceStore API (or the file reader),
     /// checked for values a device cannot send.
-    public func loadDevice() throws -> ReplayDevice {
+    func loadDevice() throws -> ReplayDevice {
         let (id, info, hasAccel, samples) = try loadTrace()
         do {
             return try ReplayDevice(info: info, samples: samples, hasAccel: hasAccel)
@@ -63,7 +81,7 @@ public struct IMUServeJob: Sendable {
     private func loadTrace() throws -> (id: Int64, info: TraceInfo, hasAccel: Bool, samples: [IMUReading]) {
         // A store, a trace file or a blackbox log alike (TraceSource tells them apart by content,
         // then by extension): one trace, the one asked for or the only one.
-        let source = try TraceSource.open(path: path, trace: trace)
+        let source = try TraceSource.open(path: path, trace: options.trace)
         let t = try source.single()
         var samples: [IMUReading] = []
         try source.forEachBatch(t.id) { samples += $0 }
@@ -71,26 +89,28 @@ public struct IMUServeJob: Sendable {
     }
 
     /// The server for `device` with these options, listening (not yet accepting).
-    public func makeServer(_ device: ReplayDevice) throws -> IIODServer {
+    func makeServer(_ device: ReplayDevice) throws -> IIODServer {
+        let o = options
         do {
             return try IIODServer(
                 device: device,
                 options: .init(
-                    host: host, port: UInt16(port), speed: speed, loop: loop,
-                    maxConnections: maxConnections, idleTimeout: idleTimeout))
+                    host: o.host, port: UInt16(o.port), speed: o.speed, loop: o.loop,
+                    maxConnections: o.maxConnections, idleTimeout: o.idleTimeout))
         } catch let e as IIODServerError {
             throw IMUJobError(e.description)
         }
     }
 
-    /// Loads the trace, serves it, and returns once `stop` is requested (the CLI requests it on
-    /// SIGINT, SIGTERM or SIGHUP) with every connection closed, saying what the server saw.
-    public func run(stop: StopRequest, log: @escaping @Sendable (String) -> Void = standardErrorLine) throws {
-        if let problem { throw IMUJobError(problem) }
+    /// Loads the trace, serves it, and returns once cancelled with every connection closed,
+    /// saying what the server saw.
+    public func run() throws {
+        if let problem = options.problem { throw IMUJobError(problem) }
+        let log = events.notice ?? { _ in }
         let device = try loadDevice()
         let server = try makeServer(device)
         let done = DispatchSemaphore(value: 0)
-        stop.onRequest { _ in done.signal() }
+        stopRequest.onRequest { _ in done.signal() }
         server.start()
         let address = host.contains(":") ? "[\(host)]" : host
         log("serving \(path) on \(address):\(server.port) (device \(device.name), \(device.sampleCount) samples)")

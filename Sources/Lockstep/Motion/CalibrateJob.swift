@@ -65,12 +65,26 @@ public struct CalibrationResult: Sendable {
 /// `lockstep calibrate`: the video's frame-to-frame motion (FrameMotionExtractor) against the
 /// gyro (GyroSync): axis orientation, clock mapping (offset, drift, pieces), focal length, bias,
 /// confidence; and what to tell the user about them.
-public enum CalibrateJob {
+///
+/// The job (`run()`, CalibrateOptions.swift) opens the files; `calibrate(_:cancellation:)` works on
+/// readings already in memory.
+public final class CalibrateJob: Job {
+    public let options: CalibrateOptions
+    /// Notices: the trace's warnings, as they come.
+    let events: JobEvents
+    let cancellation = CancellationToken()
+
+    public init(options: CalibrateOptions, events: JobEvents = JobEvents()) { self.options = options; self.events = events }
+
+    /// From a stop signal's queue: decoding stops at the next picture with `JobError.cancelled`.
+    public func cancel() { cancellation.cancel() }
+
     /// Below this the result is printed with a warning to check it (scale: Calibration/README.md).
     public static let lowConfidence = 0.5
 
-    /// `cancellation`: raised from a stop signal's queue; decoding then stops with `JobError.cancelled`.
-    public static func run(_ request: CalibrateRequest, cancellation: CancellationToken = CancellationToken()) throws -> CalibrationResult {
+    /// The picture's motion of `request.video` against `request.readings`. `cancellation`:
+    /// decoding stops with `JobError.cancelled` once it is raised.
+    public static func calibrate(_ request: CalibrateRequest, cancellation: CancellationToken = CancellationToken()) throws -> CalibrationResult {
         let motion = try FrameMotionExtractor.extract(path: request.video, cancellation: cancellation)
         var request = request
         if request.records == nil { request.records = EmbeddedTelemetry.records(video: request.video) ?? VideoMotionRecords() }

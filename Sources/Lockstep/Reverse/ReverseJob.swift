@@ -65,14 +65,14 @@ public struct ReverseResult: Sendable {
 /// of the frames before it), and carries its source frame as provenance.
 ///
 /// `run()` works on the caller's thread; `cancel()` may come from any other.
-public final class ReverseJob: Sendable {
+public final class ReverseJob: Job {
     public let options: ReverseOptions
     private let cancellation = CancellationToken()
-    /// Called after each output frame: (frames done, frames expected).
-    public let progress: (@Sendable (Int64, Int64?) -> Void)?
+    /// Progress after each output frame: (frames done, frames expected).
+    private let events: JobEvents
 
-    public init(options: ReverseOptions, progress: (@Sendable (Int64, Int64?) -> Void)? = nil) {
-        self.options = options; self.progress = progress
+    public init(options: ReverseOptions, events: JobEvents = JobEvents()) {
+        self.options = options; self.events = events
     }
 
     public func cancel() { cancellation.cancel() }
@@ -171,7 +171,7 @@ public final class ReverseJob: Sendable {
                 }
             }
             emitted += 1
-            progress?(emitted, expected)
+            events.progress?(emitted, expected)
         }
 
         for run in plan.runs {

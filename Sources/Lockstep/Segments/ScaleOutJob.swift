@@ -34,21 +34,33 @@ public struct ScaleOutRequest: Sendable {
 }
 
 /// Plans a scale-out, writes its work folder beside the output and submits it to Slurm (or
-/// writes Kubernetes manifests). `say` gets the lines a person reads (job ids, the scripts of a
-/// dry run, the outcome of `--wait`).
-public enum ScaleOutJob {
+/// writes Kubernetes manifests). Its notices are the lines a person reads (job ids, the scripts
+/// of a dry run, the outcome of `--wait`). `cancel()` stops a `--wait` (the jobs go on).
+public final class ScaleOutJob: Job {
+    public let options: ScaleOutRequest
+    private let events: JobEvents
+    private let cancellation = CancellationToken()
+
+    public init(options: ScaleOutRequest, events: JobEvents = JobEvents()) { self.options = options; self.events = events }
+
+    public func cancel() { cancellation.cancel() }
+
+    public func run() throws {
+        try Self.run(options, cancellation: cancellation, say: events.notice ?? { _ in })
+    }
+
     /// The running binary, by absolute path (what the tasks run on every node).
     public static func currentExecutable() -> String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
-    public static func run(_ request: ScaleOutRequest, say: (String) -> Void) throws {
+    static func run(_ request: ScaleOutRequest, cancellation: CancellationToken, say: (String) -> Void) throws {
         let plan = try makePlan(request)
         if !request.gopGiven && plan.gop != Int64(request.composite.encode.gop) {
             say("# --gop \(plan.gop) chosen (not given): the output's \(plan.totalFrames) frames in \(request.segments) segments that start on a GOP")
         }
         switch request.target {
-        case .slurm(let settings): try runSlurm(plan, settings: settings, request: request, say: say)
+        case .slurm(let settings): try runSlurm(plan, settings: settings, request: request, cancellation: cancellation, say: say)
         case .kubernetes(let settings): try emitKubernetes(plan, settings: settings, request: request, say: say)
         }
     }
@@ -90,7 +102,7 @@ public enum ScaleOutJob {
 
     // MARK: Slurm
 
-    static func runSlurm(_ fresh: ScaleOutPlan, settings: SlurmSettings, request: ScaleOutRequest, say: (String) -> Void) throws {
+    static func runSlurm(_ fresh: ScaleOutPlan, settings: SlurmSettings, request: ScaleOutRequest, cancellation: CancellationToken, say: (String) -> Void) throws {
         try fresh.checkSlurmPaths()
         let submitter: SlurmSubmitter? = request.dryRun ? try? SlurmSubmitter() : try SlurmSubmitter()
         let work = fresh.work
@@ -102,7 +114,7 @@ public enum ScaleOutJob {
                 say("waiting again for jobs \(jobs.joined(separator: ", ")) of this scale-out")
                 return try waitAndReport(
                     try ScaleOutStore.loadPlan(work: work), jobs: jobs, submitter: submitter,
-                    timeout: request.waitTimeout, say: say)
+                    timeout: request.waitTimeout, cancellation: cancellation, say: say)
             }
             plan = try resumablePlan(fresh, submitter: submitter)
             todo = plan.segments.indices.filter { !FileManager.default.fileExists(atPath: plan.doneMarker($0)) }
@@ -147,7 +159,7 @@ public enum ScaleOutJob {
         ids.append(join)
         try ScaleOutStore.saveJobs(ids, work: work)
         say("submitted the join as job \(join)" + (todo.isEmpty ? "" : " (after job \(ids[0]) succeeds)"))
-        if request.wait { try waitAndReport(plan, jobs: ids, submitter: submitter, timeout: request.waitTimeout, say: say) }
+        if request.wait { try waitAndReport(plan, jobs: ids, submitter: submitter, timeout: request.waitTimeout, cancellation: cancellation, say: say) }
     }
 
     /// The plan in the work folder, when it is the same render as the one asked for and none
@@ -183,13 +195,14 @@ public enum ScaleOutJob {
 
     /// Polls squeue until no job of the scale-out is pending or running, then says what happened.
     /// After `timeout` seconds it stops waiting, leaves the jobs running and throws a sentence
-    /// naming them (`--resume --wait` waits again).
+    /// naming them (`--resume --wait` waits again); cancelled, it stops waiting the same way.
     static func waitAndReport(
         _ plan: ScaleOutPlan, jobs: [String], submitter: SlurmSubmitter, timeout: Double? = nil,
-        poll: Double = 0.5, say: (String) -> Void
+        cancellation: CancellationToken = CancellationToken(), poll: Double = 0.5, say: (String) -> Void
     ) throws {
         let start = ProcessInfo.processInfo.systemUptime  // monotonic: a clock change cannot end the wait
         while try submitter.anyActive(jobs) {
+            if cancellation.isCancelled { throw JobError.cancelled }
             let waited = ProcessInfo.processInfo.systemUptime - start
             if let timeout, waited >= timeout { throw JobError.timedOut(plan, jobs: jobs, after: timeout) }
             Thread.sleep(forTimeInterval: min(poll, timeout.map { max(0.001, $0 - waited) } ?? poll))

@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import Verify
 
 /// What the join made.
 public struct SegmentJoinResult: Sendable {
@@ -14,8 +15,24 @@ public struct SegmentJoinResult: Sendable {
 /// once, so there is one priming at the start and every join is sample-exact), runs `verify` on
 /// the result, renames it into place and removes the work folder. On any failure the output's
 /// name is untouched and the work folder stays for `--resume`.
-public enum SegmentJoinJob {
-    public static func run(work: String) throws -> SegmentJoinResult {
+public struct SegmentJoinOptions: Sendable {
+    /// The work folder beside the output.
+    public var work: String
+    public init(work: String) { self.work = work }
+}
+
+public final class SegmentJoinJob: Job {
+    public let options: SegmentJoinOptions
+    private let cancellation = CancellationToken()
+
+    /// A join tells nothing while it runs: `events` is not used.
+    public init(options: SegmentJoinOptions, events: JobEvents = JobEvents()) { self.options = options }
+
+    /// Stops the verify pass (the copy is short); the output's name stays untouched.
+    public func cancel() { cancellation.cancel() }
+
+    public func run() throws -> SegmentJoinResult {
+        let work = options.work
         let plan = try ScaleOutStore.loadPlan(work: work)
         for i in plan.segments.indices where !FileManager.default.fileExists(atPath: plan.doneMarker(i)) {
             throw JobError("\(plan.segmentFile(i)): segment \(i) (frames \(plan.segments[i])) is not done; nothing was joined.")
@@ -28,7 +45,7 @@ public enum SegmentJoinJob {
             guard joined.frames == plan.totalFrames else {
                 throw JobError("\(plan.output): the segments hold \(joined.frames) frames, the plan \(plan.totalFrames); nothing was written.")
             }
-            let report = try VerifyJob.run(pending.path)
+            let report = Checks.run(try VerifyJob.scan(pending.path, cancellation: cancellation))
             guard report.ok else {
                 let first = report.violations.first.map { "\($0.kind.rawValue): \($0.message)" } ?? ""
                 throw JobError("\(plan.output): the joined movie fails verify (\(report.violations.count) violations; first: \(first)); nothing was written.")

@@ -6,7 +6,27 @@ import Verify
 
 /// `lockstep verify --coded`: decodes a movie once, reads the frame code from every picture and
 /// the audio code from the sound (mixed to mono), and hands the numbers to `CodedAnalysis`.
-public enum CodedVerifyJob {
+public struct CodedVerifyOptions: Sendable {
+    public var movie: String
+    /// Whose identity to read, in a composite's provenance: that input's place; nil = the
+    /// whole picture (a movie straight from `lockstep testsrc`).
+    public var input: Int?
+    public init(movie: String, input: Int? = nil) { self.movie = movie; self.input = input }
+}
+
+public final class CodedVerifyJob: Job {
+    public let options: CodedVerifyOptions
+    private let cancellation = CancellationToken()
+
+    /// One pass with nothing to tell: `events` is not used.
+    public init(options: CodedVerifyOptions, events: JobEvents = JobEvents()) { self.options = options }
+
+    public func cancel() { cancellation.cancel() }
+
+    public func run() throws -> CodedReport {
+        try CodedAnalysis.run(try Self.scan(options.movie, input: options.input, cancellation: cancellation))
+    }
+
     /// The report as JUnit XML and as HTML, each where asked, through `OutputPath` (its errors
     /// name the file).
     public static func write(_ report: CodedReport, junit: String?, html: String?) throws {
@@ -14,12 +34,8 @@ public enum CodedVerifyJob {
         if let html { try OutputPath.write(Data(report.html().utf8), to: html) }
     }
 
-    public static func run(_ path: String, input: Int? = nil) throws -> CodedReport {
-        try CodedAnalysis.run(try scan(path, input: input))
-    }
-
-    public static func scan(_ path: String, input: Int? = nil) throws -> CodedScan {
-        let reader = try MovieReader(path: path, audio: true, frameThreads: true)
+    public static func scan(_ path: String, input: Int? = nil, cancellation: CancellationToken = CancellationToken()) throws -> CodedScan {
+        let reader = try MovieReader(path: path, audio: true, cancellation: cancellation, frameThreads: true)
         reader.userDataUUID = Provenance.uuid
         let size = Size(width: max(2, reader.video.displaySize.width), height: max(2, reader.video.displaySize.height))
         let conformer = try Conformer(
@@ -33,6 +49,7 @@ public enum CodedVerifyJob {
         var regionKnown = input == nil
         let decoder = JSONDecoder()
         while true {
+            if cancellation.isCancelled { throw JobError.cancelled }
             let event = try reader.next(into: decoded) { samples in
                 if mono.count < samples.count { mono = [Float](repeating: 0, count: samples.count) }
                 samples.withSamples { l, r in for i in 0..<samples.count { mono[i] = (l[i] + r[i]) / 2 } }

@@ -49,15 +49,23 @@ public struct TestSourceOptions: Sendable {
 /// Writes the identity-coded movie: frame k painted with `TestPicture` (its `FrameCode`) at pts
 /// k/fps; the `AudioCode` rendered sample by sample, the audio cut to round(frames / fps x rate)
 /// samples. Written to a temporary beside the output and renamed when complete.
-public enum TestSourceJob {
+public final class TestSourceJob: Job {
     public struct Result: Sendable { public var frames: Int64; public var audioSamples: Int64 }
+    public let options: TestSourceOptions
+    private let cancellation = CancellationToken()
 
-    public static func run(_ o: TestSourceOptions, cancellation: CancellationToken = CancellationToken()) throws -> Result {
+    /// The movie is written in one pass with nothing to tell: `events` is not used.
+    public init(options: TestSourceOptions, events: JobEvents = JobEvents()) { self.options = options }
+
+    public func cancel() { cancellation.cancel() }
+
+    public func run() throws -> Result {
+        let o = options
         try o.check()
         let container = TestSourceOptions.containers[(o.output as NSString).pathExtension.lowercased()]!
         let pending = try OutputPath(for: o.output)
         do {
-            let result = try write(o, container: container, to: pending.path, cancellation: cancellation)
+            let result = try Self.write(o, container: container, to: pending.path, cancellation: cancellation)
             try pending.commit()
             return result
         } catch {

@@ -5,14 +5,28 @@ import Verify
 
 /// `lockstep verify`: decodes every frame of a movie once (keeping numbers, not pictures), reads
 /// Lockstep's provenance where the frames carry it, measures the audio, and runs the checks.
-public enum VerifyJob {
-    public static func run(_ path: String) throws -> VerifyReport {
-        Checks.run(try scan(path))
+public struct VerifyOptions: Sendable {
+    public var movie: String
+    public init(movie: String) { self.movie = movie }
+}
+
+public final class VerifyJob: Job {
+    public let options: VerifyOptions
+    private let cancellation = CancellationToken()
+
+    /// One pass with nothing to tell: `events` is not used.
+    public init(options: VerifyOptions, events: JobEvents = JobEvents()) { self.options = options }
+
+    public func cancel() { cancellation.cancel() }
+
+    public func run() throws -> VerifyReport {
+        Checks.run(try Self.scan(options.movie, cancellation: cancellation))
     }
 
-    public static func scan(_ path: String) throws -> Scan {
+    /// The numbers the checks judge, from one decoding pass.
+    public static func scan(_ path: String, cancellation: CancellationToken = CancellationToken()) throws -> Scan {
         let probe = try MovieProbe.probe(path)
-        let reader = try MovieReader(path: path, audio: true)
+        let reader = try MovieReader(path: path, audio: true, cancellation: cancellation)
         reader.userDataUUID = Provenance.uuid
         let decoder = JSONDecoder()
         var frames: [ScannedFrame] = []
@@ -27,6 +41,7 @@ public enum VerifyJob {
         var previous: [UInt8] = [], current: [UInt8] = []
         var audio = AudioMeter()
         while true {
+            if cancellation.isCancelled { throw JobError.cancelled }
             let event = try reader.next(into: decoded) { audio.add($0) }
             if event == .end { break }
             guard case .video(let picture) = event else { continue }

@@ -14,11 +14,12 @@ public struct ThumbnailOptionError: CommandFailure, Equatable, Sendable {
 /// as players do and fits it to its size; `ImageEncoder` encodes it with FFmpeg's png or mjpeg;
 /// the file is written under a temporary name beside the output and renamed into place only
 /// when complete. `cancel()` may come from any thread.
-public final class ThumbnailJob: Sendable {
+public final class ThumbnailJob: Job {
     public let options: ThumbnailOptions
     private let cancellation = CancellationToken()
 
-    public init(options: ThumbnailOptions) { self.options = options }
+    /// A thumbnail has no progress to tell: `events` is not used.
+    public init(options: ThumbnailOptions, events: JobEvents = JobEvents()) { self.options = options }
 
     public func cancel() { cancellation.cancel() }
 

@@ -26,12 +26,11 @@ struct AlignCommand: ParsableCommand {
 
     func validate() throws {
         if json && asOptions { throw ValidationError("--json and --as-options: choose one.") }
-        try asUsage { try AlignJob.check(inputs: inputs) }
+        try asUsage { try AlignOptions(inputs: inputs).check() }
     }
 
     func run() throws {
-        let job = AlignJob(inputs: inputs)
-        let result = try withCancellation({ job.cancel() }) { try job.run() }
+        let result = try runJob(AlignJob.self, AlignOptions(inputs: inputs))
         if json { print(result.json); return }
         if asOptions { print(result.compositeOptions); return }
         for (i, c) in result.inputs.enumerated() {

@@ -69,24 +69,11 @@ struct ConcatCommand: ParsableCommand {
     func validate() throws { try encoding.validate(inputs: clips) { try options.check() } }
 
     func run() throws {
-        let job = ConcatJob(options: options)
-        job.announce = { FileHandle.standardError.write(Data("note: \($0)\n".utf8)) }
-        let result = try runJob(quiet: quiet, progress: { job.progress = $0 }, cancel: { job.cancel() }) { try job.run() }
+        let result = try runJob(ConcatJob.self, options, quiet: quiet, notice: printNote)
         let seconds = (result.frameRate.inverse * result.frames).seconds
         let audioNote = result.audioSamples.map { String(format: ", audio %.6f s", Double($0) / 48_000) } ?? ", no audio"
         print(
             "wrote \(output): \(result.frames) frames (\(result.clipFrames.map(String.init).joined(separator: " + "))), "
                 + "\(result.canvas) at \(result.frameRate) fps, \(String(format: "%.6f", seconds)) s\(audioNote)")
     }
-}
-
-/// Runs a job on this thread with a progress line on a terminal and the stop signals turned into
-/// its `cancel` (composite, snake, concat): a cancelled job exits 128 + the signal.
-func runJob<R>(
-    quiet: Bool, progress: (@escaping @Sendable (Int64, Int64?) -> Void) -> Void,
-    cancel: @escaping @Sendable () -> Void, _ run: () throws -> R
-) throws -> R {
-    let meter = ProgressMeter(enabled: !quiet && isatty(STDERR_FILENO) == 1)
-    progress { meter.update(done: $0, total: $1) }
-    return try withCancellation(finish: meter.finish, cancel) { try run() }
 }

@@ -19,6 +19,7 @@ struct IMUBenchStoreCommand: ParsableCommand {
     }
 
     func run() throws {
-        for line in try IMUStoreBench.run(output: output, samples: samples, rate: rate, window: window) { print(line) }
+        let options = IMUStoreBench.Options(output: output, samples: samples, rate: rate, window: window)
+        for line in try runJob(IMUStoreBench.self, options) { print(line) }
     }
 }

@@ -23,10 +23,7 @@ struct IMUExportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let token = CancellationToken()
-        let r = try withCancellation(grace: 5, { token.cancel() }) {
-            try IMUExportJob.run(store: store, trace: trace, from: from, to: to, output: output, cancellation: token)
-        }
+        let r = try runJob(IMUExportJob.self, IMUExportOptions(store: store, trace: trace, from: from, to: to, output: output), grace: 5)
         FileHandle.standardError.write(Data("wrote \(r.count) samples of trace \(r.trace) to \(output)\n".utf8))
     }
 }

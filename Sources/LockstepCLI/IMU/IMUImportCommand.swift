@@ -35,14 +35,12 @@ struct IMUImportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let job = try IMUImportJob(file: file, format: format, store: output, busyTimeout: busyTimeout)
         // A read blocked where no batch ends (a FIFO with no writer) is not waited for beyond
         // five seconds: the temporary store goes and the process exits (SQLite rolls back an
         // open transaction of a process that is gone).
-        let result = try withCancellation(
-            grace: 5, stuck: IMUImportJob.cancelled.description, cancelledLine: IMUImportJob.cancelled.description,
-            { job.cancel() }
-        ) { try job.run() }
+        let result = try runJob(
+            IMUImportJob.self, IMUImportOptions(file: file, format: format, store: output, busyTimeout: busyTimeout),
+            grace: 5, stuck: IMUImportJob.cancelled.description, cancelledLine: IMUImportJob.cancelled.description)
         for warning in result.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
         for t in result.traces { print(t.id) }
     }

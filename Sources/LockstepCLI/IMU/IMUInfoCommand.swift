@@ -12,7 +12,7 @@ struct IMUInfoCommand: ParsableCommand {
     @Flag(help: "A JSON document instead of text.") var json = false
 
     func run() throws {
-        let reports = try IMUInfoJob.reports(path: path, trace: trace) { FileHandle.standardError.write(Data("warning: \($0)\n".utf8)) }
+        let reports = try runJob(IMUInfoJob.self, IMUInfoOptions(path: path, trace: trace), notice: printWarning, grace: 5)
         if json { return print(try IMUInfoJob.json(reports)) }
         if reports.isEmpty { print("\(path): no traces") }
         for r in reports { print(r.text, terminator: "") }

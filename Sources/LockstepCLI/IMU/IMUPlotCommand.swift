@@ -17,9 +17,6 @@ struct IMUPlotCommand: ParsableCommand {
     }
 
     func run() throws {
-        let token = CancellationToken()
-        try withCancellation(grace: 5, { token.cancel() }) {
-            try IMUPlotJob.run(path: path, trace: trace, output: output, cancellation: token)
-        }
+        try runJob(IMUPlotJob.self, IMUPlotOptions(path: path, trace: trace, output: output), grace: 5)
     }
 }

@@ -18,16 +18,15 @@ struct IMURecordCommand: ParsableCommand {
     @Flag(help: "Also record accel_x/y/z (from the gyro's device or another).") var accel = false
     @Option(name: .shortAndLong, help: ArgumentHelp("The store (made if absent).", valueName: "trace.sqlite")) var output: String
 
-    var job: IMURecordJob { IMURecordJob(uri: uri, device: device, rateHz: rate, duration: duration, accel: accel, output: output) }
+    var options: IMURecordOptions { IMURecordOptions(uri: uri, device: device, rateHz: rate, duration: duration, accel: accel, output: output) }
 
     func validate() throws {
-        if let problem = job.problem { throw ValidationError(problem) }
+        if let problem = options.problem { throw ValidationError(problem) }
     }
 
     func run() throws {
-        let stop = StopRequest()
         // The last refill is committed before the recording ends: the grace is long.
-        let outcome = try withCancellation(grace: 60, { sig in stop.request(sig) }) { try job.run(stop: stop) }
+        let outcome = try runJob(IMURecordJob.self, options, notice: standardErrorLine, grace: 60, stop: { job in { job.stop(by: $0) } })
         standardErrorLine(outcome.message)
         if outcome.exitStatus != 0 { throw ExitCode(outcome.exitStatus) }
     }

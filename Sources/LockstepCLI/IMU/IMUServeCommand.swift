@@ -20,19 +20,18 @@ struct IMUServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Clients served at once.", valueName: "n")) var maxConnections = 256
     @Option(help: ArgumentHelp("Close a connection silent for this long.", valueName: "s")) var idleTimeout = 300.0
 
-    var job: IMUServeJob {
-        IMUServeJob(
+    var options: IMUServeOptions {
+        IMUServeOptions(
             path: path, trace: trace, host: host, port: port, speed: speed, loop: loop,
             maxConnections: maxConnections, idleTimeout: idleTimeout)
     }
 
     func validate() throws {
-        if let problem = job.problem { throw ValidationError(problem) }
+        if let problem = options.problem { throw ValidationError(problem) }
     }
 
     func run() throws {
-        let stop = StopRequest()
         // Stopping closes every connection: seconds under load, so the grace is long.
-        try withCancellation(grace: 60, { sig in stop.request(sig) }) { try job.run(stop: stop) }
+        try runJob(IMUServeJob.self, options, notice: standardErrorLine, grace: 60, stop: { job in { job.stop(by: $0) } })
     }
 }

@@ -41,20 +41,18 @@ struct CalibrateCommand: ParsableCommand {
     }
 
     func run() throws {
-        var files = CalibrateFiles(video: video, imu: imu, output: output)
+        var files = CalibrateOptions(video: video, imu: imu, output: output)
         files.trace = trace; files.calibration = calibration
         files.axisMapping = axisMapping; files.focalLength = focalLength; files.searchMs = searchMs; files.force = force
-        // A stop signal raises the token: decoding stops at the next picture (or a blocked open
+        // A stop signal cancels the job: decoding stops at the next picture (or a blocked open
         // returns), nothing is saved, exit 128 + the signal. The profile is only ever written
         // after the job, by an atomic rename, so no partial profile can carry -o's name.
-        let token = CancellationToken()
         // Reading a trace from a FIFO or a stalled mount blocks in read(), which no token
         // reaches; nothing is written before the job ends, so ending the process then
         // leaves nothing behind. Its own words: that the job did not stop by itself is
         // worth knowing (and is how the tests tell this path from the token's).
-        let r = try withCancellation(grace: 3, stuck: "cancelled (the job did not stop within 3 s of the signal)", { token.cancel() }) {
-            try CalibrateJob.run(files, warn: { FileHandle.standardError.write(Data("warning: \($0)\n".utf8)) }, cancellation: token)
-        }
+        let r = try runJob(
+            CalibrateJob.self, files, notice: printWarning, grace: 3, stuck: "cancelled (the job did not stop within 3 s of the signal)")
         for line in r.report { print(line) }
         print("wrote \(output)")
         for line in r.warnings { FileHandle.standardError.write(Data((line + "\n").utf8)) }

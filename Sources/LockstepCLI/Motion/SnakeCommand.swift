@@ -135,9 +135,7 @@ struct SnakeCommand: ParsableCommand {
 
 /// Runs a composite job with progress, cancellation and the closing summary.
 func runComposite(_ options: CompositeOptions, quiet: Bool) throws {
-    let job = CompositeJob(options: options)
-    job.announce = { FileHandle.standardError.write(Data("note: \($0)\n".utf8)) }
-    let result = try runJob(quiet: quiet, progress: { job.progress = $0 }, cancel: { job.cancel() }) { try job.run() }
+    let result = try runJob(CompositeJob.self, options, quiet: quiet, notice: printNote)
     for w in result.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
     let seconds = (result.frameRate.inverse * result.frames).seconds
     let audioNote = result.audioSamples.map { String(format: ", audio %.3f s", Double($0) / 48_000) } ?? ", no audio"

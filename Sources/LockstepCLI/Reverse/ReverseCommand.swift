@@ -50,9 +50,7 @@ struct ReverseCommand: ParsableCommand {
     func validate() throws { try encoding.validate(inputs: [input]) { try options.check() } }
 
     func run() throws {
-        let meter = ProgressMeter(enabled: !quiet && isatty(STDERR_FILENO) == 1)
-        let job = ReverseJob(options: options) { meter.update(done: $0, total: $1) }
-        let result = try withCancellation(finish: meter.finish, { job.cancel() }) { try job.run() }
+        let result = try runJob(ReverseJob.self, options, quiet: quiet)
         let seconds = Double(result.audioSamples ?? 0) / 48_000
         let audioNote = result.audioSamples != nil ? String(format: ", audio %.3f s", seconds) : ", no audio"
         print(

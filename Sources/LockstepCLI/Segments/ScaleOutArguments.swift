@@ -102,7 +102,7 @@ struct ScaleOutArguments: ParsableArguments {
         request.waitTimeout = waitTimeout
         request.resume = resume
         request.gopGiven = gopGiven
-        try ScaleOutJob.run(request) { print($0) }
+        try runJob(ScaleOutJob.self, request, notice: { print($0) })
     }
 }
 
@@ -117,7 +117,7 @@ struct JoinSegmentsCommand: ParsableCommand {
     var work: String
 
     func run() throws {
-        let r = try SegmentJoinJob.run(work: work)
+        let r = try runJob(SegmentJoinJob.self, SegmentJoinOptions(work: work))
         let audio = r.audioSamples.map { String(format: ", audio %.3f s", Double($0) / 48_000) } ?? ", no audio"
         print("joined \(r.output): \(r.frames) frames from \(r.segments) segments\(audio), verify clean")
     }

@@ -36,3 +36,26 @@ func withCancellation<T>(
 ) throws -> T {
     try withCancellation(grace: grace, stuck: stuck, cancelledLine: cancelledLine, finish: finish, { (_: Int32) in cancel() }, body)
 }
+
+/// Runs a job the one way every command does: on this thread, with its progress on a line of the
+/// terminal (unless `quiet`, or stderr is not a terminal), its notices as `notice` says, and the
+/// stop signals turned into its `cancel()` (or into `stop`, for the jobs whose ending depends on
+/// the signal: `imu record`, `imu serve`). A cancelled job exits 128 + the signal.
+func runJob<J: Job>(
+    _: J.Type, _ options: J.Options, quiet: Bool = true, notice: (@Sendable (String) -> Void)? = nil,
+    grace: Double = 10, stuck: String? = nil, cancelledLine: String = "cancelled",
+    stop: ((J) -> @Sendable (Int32) -> Void)? = nil
+) throws -> J.Outcome {
+    let meter = ProgressMeter(enabled: !quiet && isatty(STDERR_FILENO) == 1)
+    let progress: @Sendable (Int64, Int64?) -> Void = { done, expected in meter.update(done: done, total: expected) }
+    let job = J(options: options, events: JobEvents(progress: progress, notice: notice))
+    let cancel: @Sendable (Int32) -> Void
+    if let stop { cancel = stop(job) } else { cancel = { _ in job.cancel() } }
+    return try withCancellation(grace: grace, stuck: stuck, cancelledLine: cancelledLine, finish: meter.finish, cancel) { try job.run() }
+}
+
+/// A job's notice on stderr: "note: LINE".
+@Sendable func printNote(_ line: String) { FileHandle.standardError.write(Data("note: \(line)\n".utf8)) }
+
+/// A job's warning on stderr: "warning: LINE".
+@Sendable func printWarning(_ line: String) { FileHandle.standardError.write(Data("warning: \(line)\n".utf8)) }

@@ -51,8 +51,7 @@ struct TestSourceCommand: ParsableCommand {
     }
 
     func run() throws {
-        let token = CancellationToken()
-        let result = try withCancellation({ token.cancel() }) { try TestSourceJob.run(options, cancellation: token) }
+        let result = try runJob(TestSourceJob.self, options)
         let seconds = (fps.inverse * result.frames).seconds
         let audio = options.audioRate.map { ", audio \(result.audioSamples) samples at \($0) Hz" } ?? ", no audio"
         print("wrote \(output): \(result.frames) frames, \(size) at \(fps) fps, \(String(format: "%.3f", seconds)) s\(audio)")

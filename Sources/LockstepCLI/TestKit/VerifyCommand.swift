@@ -55,7 +55,9 @@ struct VerifyCommand: ParsableCommand {
         if coded { return try runCoded() }
         let report: VerifyReport
         do {
-            report = try VerifyJob.run(file)
+            report = try runJob(VerifyJob.self, VerifyOptions(movie: file))
+        } catch let stopped as Failure {
+            throw stopped  // a stop signal's exit status
         } catch {
             throw Failure(error, exitStatus: 2)
         }
@@ -85,7 +87,9 @@ extension VerifyCommand {
     func runCoded() throws {
         let report: CodedReport
         do {
-            report = try CodedVerifyJob.run(file, input: input)
+            report = try runJob(CodedVerifyJob.self, CodedVerifyOptions(movie: file, input: input))
+        } catch let stopped as Failure {
+            throw stopped  // a stop signal's exit status
         } catch {
             throw Failure(error, exitStatus: 2)
         }

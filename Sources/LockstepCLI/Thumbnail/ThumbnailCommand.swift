@@ -44,9 +44,8 @@ struct ThumbnailCommand: ParsableCommand {
     }
 
     func run() throws {
-        let job = ThumbnailJob(options: options)
         // A ThumbnailOptionError ends the command with status 64 (CommandFailure).
-        let result = try withCancellation({ job.cancel() }) { try job.run() }
+        let result = try runJob(ThumbnailJob.self, options)
         for w in result.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
         if sheet {
             print("wrote \(output): \(result.size), \(result.picks.count) clips")

@@ -35,7 +35,7 @@ final class AlignAccuracySlowTests: ScratchTestCase {
                 ]))
         }
         let t0 = Date()
-        let result = try AlignJob(inputs: paths).run()
+        let result = try AlignJob(options: AlignOptions(inputs: paths)).run()
         let elapsed = Date().timeIntervalSince(t0)
         let ref = cameras[0]
         print("| \(label) reference | \(ref.summary) | | | |")

@@ -25,7 +25,7 @@ final class AlignJobTests: ScratchTestCase {
             "-map", "1:v", "-map", "[a]", "-t", "8", "-ac", "1", "-c:v", "libx265", "-preset", "ultrafast",
             "-x265-params", "log-level=error", "-c:a", "flac", second
         ])
-        let result = try AlignJob(inputs: [hero, second]).run()
+        let result = try AlignJob(options: AlignOptions(inputs: [hero, second])).run()
         XCTAssertEqual(result.inputs[0].offset, 0); XCTAssertEqual(result.inputs[0].scale, 1); XCTAssertNil(result.inputs[0].details)
         let b = result.inputs[1]
         XCTAssertEqual(b.offset, 2.5, accuracy: 0.001)
@@ -57,7 +57,7 @@ final class AlignJobTests: ScratchTestCase {
                 + "[1:v]setpts=PTS+0.5/TB[v]", "-fps_mode", "passthrough",
             "-map", "[v]", "-map", "[a]", "-t", "10", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", second
         ])
-        let b = try AlignJob(inputs: [first, second]).run().inputs[1]
+        let b = try AlignJob(options: AlignOptions(inputs: [first, second])).run().inputs[1]
         // One second of the second camera holds 48015 event samples: scale 48015/48000.
         XCTAssertEqual(b.offset, 1.75, accuracy: 0.001)
         XCTAssertEqual(b.scale, 48015.0 / 48000, accuracy: 25e-6)
@@ -72,14 +72,14 @@ final class AlignJobTests: ScratchTestCase {
     func testRefusesWhatDoesNotMatch() throws {
         let hero = Repository.shared("gopro-hero7/hero7.mp4"), karma = Repository.shared("karma.mp4")
         let make = Repository.root.appendingPathComponent("scripts/make-align-fixtures").path
-        XCTAssertThrowsError(try AlignJob(inputs: [hero, karma]).run()) { e in
+        XCTAssertThrowsError(try AlignJob(options: AlignOptions(inputs: [hero, karma])).run()) { e in
             XCTAssertTrue("\(e)".hasPrefix("input 2 (\(karma)): its sound matches no part of input 1 (\(hero))"), "\(e)")
             XCTAssertTrue("\(e)".hasSuffix("another event, music or noise only, or no sound in common; no offset is given."), "\(e)")
         }
         for kind in ["silence", "music"] {
             let path = String(decoding: try Processes.check(make, ["other", scratch.appendingPathComponent(kind).path, "6", kind]), as: UTF8.self)
                 .trimmingCharacters(in: .whitespacesAndNewlines)
-            XCTAssertThrowsError(try AlignJob(inputs: [hero, path]).run()) { e in
+            XCTAssertThrowsError(try AlignJob(options: AlignOptions(inputs: [hero, path])).run()) { e in
                 let expected =
                     kind == "silence"
                     ? "input 2 (\(path)) is silent (no sound above -70 dBFS): there is nothing to align it by; no offset is given."
@@ -122,7 +122,7 @@ final class AlignThroughAnotherInputTests: ScratchTestCase {
             ])
             paths.append(path)
         }
-        let r = try AlignJob(inputs: paths).run()
+        let r = try AlignJob(options: AlignOptions(inputs: paths)).run()
         XCTAssertNil(r.inputs[1].via)
         XCTAssertEqual(r.inputs[1].offset, 9, accuracy: 0.001)
         let c = r.inputs[2]

@@ -206,7 +206,7 @@ final class CompositeEndToEndTests: ScratchTestCase {
         XCTAssertEqual(r.frames, 30)
         try assertIdentities(out, frames: 30, [(.band(1), 1, { 2 * $0 }), (.band(0), 0, { 2 * $0 })])
         try assertTiming(out, frames: 30, fps: 15, audio: true)
-        XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: out.path)).run().violations, [])
     }
 
     func testACanvasSizeScalesEveryInputToFit() throws {

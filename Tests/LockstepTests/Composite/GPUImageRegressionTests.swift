@@ -14,7 +14,7 @@ import XCTest
 final class GPUImageRegressionTests: ScratchTestCase {
 
     func assertVerifies(_ url: URL, file: StaticString = #filePath, line: UInt = #line) throws -> VerifyReport {
-        let r = try VerifyJob.run(url.path)
+        let r = try VerifyJob(options: VerifyOptions(movie: url.path)).run()
         XCTAssertEqual(r.violations.map(\.message), [], file: file, line: line)
         XCTAssertTrue(r.provenance, "the output carries provenance", file: file, line: line)
         return r

@@ -31,7 +31,7 @@ final class PhoneTimingTests: ScratchTestCase {
         options.size = Size(width: 180, height: 320)
         let r = try ConcatJob(options: options).run()
         XCTAssertEqual(r.frameRate, Rational(30000, 1001))
-        let report = try VerifyJob.run(out.path)
+        let report = try VerifyJob(options: VerifyOptions(movie: out.path)).run()
         XCTAssertEqual(report.violations, [])
         let records = try provenance(out)
         XCTAssertEqual(records.first?.inputs?.map(\.frames), [77, 77])
@@ -65,7 +65,7 @@ final class PhoneTimingTests: ScratchTestCase {
         XCTAssertEqual(r.frames, 12)
         XCTAssertEqual(try provenance(mixed).map { $0.src[0][0] }, Array(0..<12))
         XCTAssertEqual(try provenance(mixed).map { $0.src[0][1] }, shown)
-        XCTAssertEqual(try VerifyJob.run(mixed.path).violations, [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: mixed.path)).run().violations, [])
         XCTAssertEqual(try VerifyJob.scan(openGOP).frames.count, 12, "verify counts what the edit list shows")
     }
 
@@ -86,7 +86,7 @@ final class PhoneTimingTests: ScratchTestCase {
         let (out, r) = try compose(.mix, [android, android]) { $0.size = Size(width: 270, height: 480) }
         XCTAssertEqual(r.frameRate, Rational(60, 1))
         XCTAssertEqual(r.frames, 18, "its 0.2997 s at 60 fps")
-        XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: out.path)).run().violations, [])
     }
 }
 
@@ -106,7 +106,7 @@ final class PhoneTimingSlowTests: ScratchTestCase {
         options.keepFrames = true
         let k = try ConcatJob(options: options).run()
         XCTAssertEqual(k.clipFrames, [77, 77])
-        XCTAssertEqual(try VerifyJob.run(kept.path).violations, [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: kept.path)).run().violations, [])
         XCTAssertEqual(try VerifyJob.scan(kept.path).frames.compactMap(\.provenance).map { $0.src[0][1] }, shown + shown)
     }
 
@@ -115,6 +115,6 @@ final class PhoneTimingSlowTests: ScratchTestCase {
         let (out, r) = try compose(.mix, [iphone, android]) { $0.size = Size(width: 180, height: 320) }
         XCTAssertEqual(r.frameRate, Rational(30000, 1001), "the first input's nominal rate")
         XCTAssertEqual(r.frames, 9, "the Android clip's 0.2997 s at 29.97 fps")
-        XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: out.path)).run().violations, [])
     }
 }

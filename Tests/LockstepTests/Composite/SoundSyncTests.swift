@@ -43,7 +43,7 @@ final class SoundSyncTests: ScratchTestCase {
         XCTAssertEqual(pairs.first?.0, 90)
         XCTAssertEqual(pairs.first?.1, 0)
         XCTAssertEqual(pairs.filter { $0.0 - $0.1 != 90 }.count, 0, "pairs off the 90-frame shift: \(pairs.filter { $0.0 - $0.1 != 90 }.prefix(5))")
-        XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: out.path)).run().violations, [])
     }
 
     /// Sound from another event (the HERO7 clip's): the job stops with align's sentence naming

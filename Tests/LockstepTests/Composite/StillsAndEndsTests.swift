@@ -35,7 +35,7 @@ final class StillsAndEndsTests: ScratchTestCase {
                 XCTAssertGreaterThan(Barcode.mean(f, width: video.width, x: (200, 280), y: (40, 80)) ?? 0, 200, "\(name) frame \(k)")
                 XCTAssertEqual(Barcode.read(f, width: video.width, region: quadBand(0, cell: 0))?.index, k)
             }
-            XCTAssertEqual(try VerifyJob.run(out.path).violations, [], name)
+            XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: out.path)).run().violations, [], name)
         }
         // A one-frame movie is a still too; stills alone make one frame.
         let oneFrame = try picture("one.mp4", ["-c:v", "libx264"])
@@ -59,9 +59,9 @@ final class StillsAndEndsTests: ScratchTestCase {
             for (k, f) in video.frames.enumerated() {
                 XCTAssertEqual(Barcode.read(f, width: video.width, region: quadBand(3, cell: 1))?.index, min(k, 47), "\(sync) frame \(k)")
             }
-            XCTAssertEqual(try VerifyJob.run(held.path).violations, [], "\(sync): the held frames are declared")
+            XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: held.path)).run().violations, [], "\(sync): the held frames are declared")
         }
-        XCTAssertEqual(try VerifyJob.run(short.path).violations, [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: short.path)).run().violations, [])
     }
 
     func testLongestCoversEveryInputsTimeWithBlackAndSilence() throws {
@@ -83,7 +83,7 @@ final class StillsAndEndsTests: ScratchTestCase {
         XCTAssertGreaterThan(level(1100, 1.55, 3.0), 1e-4)
         XCTAssertGreaterThan(level(440, 0.1, 2.45), 1e-4)
         XCTAssertLessThan(level(440, 2.55, 3.05), 1e-7, "q0 silent after it ends")
-        XCTAssertEqual(try VerifyJob.run(out.path).violations, [], "absent inputs are declared")
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: out.path)).run().violations, [], "absent inputs are declared")
     }
 
     /// Slow motion as phones store it. 240 fps stored at 240 (an iPhone's Slo-Mo: the slowing
@@ -99,7 +99,7 @@ final class StillsAndEndsTests: ScratchTestCase {
         XCTAssertEqual(t.frames, 30)
         XCTAssertEqual(try FlashBeep.flashes(thirty), [0.5])
         XCTAssertEqual(try FlashBeep.beeps(thirty).first ?? 0, 0.5, accuracy: 0.002)
-        XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: out.path)).run().violations, [])
         let slow = scratch.appendingPathComponent("slow.mp4").path
         _ = try Shell.check(
             "ffmpeg",

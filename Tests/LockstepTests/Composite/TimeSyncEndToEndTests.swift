@@ -64,7 +64,7 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
                 source: clips[i], shift: 0, flashes: try FlashBeep.flashes(out, region: cell(i, of: (160, 120))),
                 beeps: try FlashBeep.beeps(out, tone: Self.tones[i]), frame: 1.0 / 25, "input \(i + 1) at \(Self.rates[i])")
         }
-        XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: out.path)).run().violations, [])
 
         // Index sync, named: one line says who changes speed, and the 59.94 fps cell's flashes
         // fall 0.3-0.7 s after their beeps (what the measure above would catch).
@@ -100,7 +100,7 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
         for i in 0..<min(4, flashes.count, beeps.count) {
             assertLands(source: clips[i], shift: starts[i], flashes: [flashes[i]], beeps: [beeps[i]], frame: 1.0 / 25, "clip \(i + 1) at \(Self.rates[i])")
         }
-        XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: out.path)).run().violations, [])
 
         // --keep-frames, named: every frame once, so the 59.94 fps clip plays at 0.42x and its
         // flash comes long after its own beep.
@@ -153,7 +153,7 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
             XCTAssertEqual(f.count, 4, "camera \(i + 1)")
             for (x, y) in zip(f, flashes[0]) { XCTAssertEqual(x, y, accuracy: 1.0 / 30 + 0.001, "camera \(i + 1)'s flash against camera 1's") }
         }
-        XCTAssertEqual(try VerifyJob.run(outs[0].path).violations, [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: outs[0].path)).run().violations, [])
         // Without the drift, camera 2's last beep lands off by 500 ppm of its 4.35 s: more than 1 ms.
         let undrifted = try FlashBeep.beeps(try run([0, 1, 0], drift: false))
         print(String(format: "camera 2 without --drift: beeps off by %@ ms", zip(undrifted, beeps[0]).map { String(format: "%+.3f", ($0 - $1) * 1000) }.joined(separator: ", ")))
@@ -218,7 +218,7 @@ final class TimeSyncSlowTests: ScratchTestCase {
         let worst = zip(ba, bb).map { abs($0 - $1) }.max() ?? 1
         print(String(format: "a minute at 500 ppm, corrected: worst beep %.3f ms over %d beeps", worst * 1000, ba.count))
         XCTAssertLessThan(worst, 0.001)
-        XCTAssertEqual(try VerifyJob.run(withDrift.path).violations, [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: withDrift.path)).run().violations, [])
         let off = try FlashBeep.beeps(try run([0, 1], drift: 0))
         let wander = abs(off.last! - ba.last!)
         print(String(format: "a minute at 500 ppm, uncorrected: the last beep %.1f ms off", wander * 1000))

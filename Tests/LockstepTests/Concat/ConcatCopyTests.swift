@@ -115,7 +115,7 @@ final class ConcatCopyTests: ScratchTestCase {
         let s = try AudioAnalysis.decodeMono(out)
         XCTAssertLessThan(AudioAnalysis.goertzelPower(s[48_480..<86_000], frequency: 440, rate: 48000), 1e-7)
         XCTAssertGreaterThan(AudioAnalysis.goertzelPower(s[86_880..<134_000], frequency: 440, rate: 48000), 1e-3)
-        XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: out.path)).run().violations, [])
     }
 
     /// Each copied packet carries Lockstep's provenance (an SEI put in, as x264 puts it in for
@@ -125,7 +125,7 @@ final class ConcatCopyTests: ScratchTestCase {
         var options = ConcatOptions(clips: [path("x0.mp4"), path("x1.mp4"), path("x0.mp4")], output: out.path)
         options.copy = true
         _ = try ConcatJob(options: options).run()
-        let report = try VerifyJob.run(out.path)
+        let report = try VerifyJob(options: VerifyOptions(movie: out.path)).run()
         XCTAssertEqual(report.violations.map(\.message), [])
         let frames = try VerifyJob.scan(out.path).frames
         XCTAssertEqual(frames.count, 84)
@@ -142,7 +142,7 @@ final class ConcatCopyTests: ScratchTestCase {
         var twice = ConcatOptions(clips: [out.path, path("x1.mp4")], output: again.path)
         twice.copy = true
         _ = try ConcatJob(options: twice).run()
-        XCTAssertEqual(try VerifyJob.run(again.path).violations.map(\.message), [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: again.path)).run().violations.map(\.message), [])
         let rejoined = try VerifyJob.scan(again.path).frames
         XCTAssertEqual(rejoined.map { $0.provenance?.clip }, Array(repeating: 0, count: 84) + Array(repeating: 1, count: 24))
     }

@@ -59,7 +59,7 @@ final class ConcatIndependentClipsTests: ScratchTestCase {
         XCTAssertEqual(v.nbReadFrames, 68)
         XCTAssertEqual(try XCTUnwrap(v.duration), 68.0 / 24, accuracy: 1e-6)
         XCTAssertEqual(try XCTUnwrap(a.duration), 68.0 / 24, accuracy: 1e-6)
-        XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: out.path)).run().violations, [])
         // The joined pictures equal the uncut recording's frames 0-67 (same source, re-encoded
         // twice: compared by mean luma difference, far below the next frame's). The pieces are
         // untagged 640x360, BT.601 by convention, and the output BT.709: the recording's luma

@@ -69,7 +69,7 @@ final class ConcatJobTests: ScratchTestCase {
         XCTAssertEqual(try XCTUnwrap(v.duration), 140.0 / 30, accuracy: 1e-6)
         XCTAssertEqual(try XCTUnwrap(a.duration), 140.0 / 30, accuracy: 1e-6)
         XCTAssertEqual(result.audioSamples, 224_000)
-        let report = try VerifyJob.run(out.path)
+        let report = try VerifyJob(options: VerifyOptions(movie: out.path)).run()
         XCTAssertEqual(report.violations, [])
         XCTAssertEqual(report.sync, "concat")
     }
@@ -88,7 +88,7 @@ final class ConcatJobTests: ScratchTestCase {
         XCTAssertEqual(try XCTUnwrap(streams.first { $0.codecType == "video" }?.duration), 3.1, accuracy: 1e-6)
         XCTAssertEqual(try XCTUnwrap(streams.first { $0.codecType == "audio" }?.duration), 3.1, accuracy: 1e-6)
         XCTAssertEqual(result.audioSamples, 148_800)
-        XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: out.path)).run().violations, [])
     }
 
     func testCapBetweenFramesStopsAtTheLastWholeFrame() throws {
@@ -128,7 +128,7 @@ final class ConcatJobTests: ScratchTestCase {
         XCTAssertEqual(try XCTUnwrap(streams.first { $0.codecType == "video" }?.duration), 145.0 / 30, accuracy: 1e-6)
         XCTAssertEqual(try XCTUnwrap(streams.first { $0.codecType == "audio" }?.duration), 145.0 / 30, accuracy: 1e-6)
         XCTAssertEqual(result.notices, [], "no clip changes speed")
-        XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: out.path)).run().violations, [])
     }
 
     /// A cap by time: 1.99 s at 30 fps is 59 whole frames, 30 of c0 and 29 of c1's 1 s.
@@ -136,7 +136,7 @@ final class ConcatJobTests: ScratchTestCase {
         let (out, result) = try concat(Self.clips) { $0.maxDuration = Rational(199, 100) }
         XCTAssertEqual(result.clipFrames, [30, 29])
         XCTAssertEqual(try XCTUnwrap(try Probe.streams(out).first { $0.codecType == "audio" }?.duration), 59.0 / 30, accuracy: 1e-6)
-        XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: out.path)).run().violations, [])
     }
 
     func testClipsWithoutAudioAloneMakeNoAudioTrack() throws {

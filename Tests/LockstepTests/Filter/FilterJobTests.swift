@@ -84,7 +84,7 @@ final class FilterJobTests: ScratchTestCase {
         XCTAssertEqual(recorded, (0..<90).map { expected($0).rawValue })
         // Audio passes through: as long as the video, to the sample.
         XCTAssertEqual(result.audioSamples, 90 * 48_000 / 30)
-        let report = try VerifyJob.run(out.path)
+        let report = try VerifyJob(options: VerifyOptions(movie: out.path)).run()
         XCTAssertTrue(report.provenance)
     }
 

@@ -15,7 +15,7 @@ final class IMUJobTests: ScratchTestCase {
     }
 
     func testImportThenReadTheSameTraceFromStoreAndFile() throws {
-        let r = try IMUImportJob(file: fixture("shake.gcsv"), store: store).run()
+        let r = try IMUImportJob(options: IMUImportOptions(file: fixture("shake.gcsv"), store: store)).run()
         XCTAssertEqual(r.trace, 1)
         XCTAssertEqual(r.statistics.count, 580)
         XCTAssertEqual(r.warning, "\(fixture("shake.gcsv")): 1 gap (steps over twice the median 0.005 s); the first at 1.495 s, 0.105 s long")
@@ -34,19 +34,19 @@ final class IMUJobTests: ScratchTestCase {
     }
 
     func testACancelledImportLeavesNothing() throws {
-        let job = try IMUImportJob(file: fixture("pan.csv"), store: store)
+        let job = IMUImportJob(options: IMUImportOptions(file: fixture("pan.csv"), store: store))
         job.cancel()
         XCTAssertThrowsError(try job.run()) { XCTAssertEqual($0 as? IMUJobError, IMUImportJob.cancelled) }
         XCTAssertEqual(try listing(), [])
     }
 
     func testExportWritesOnlyWhenComplete() throws {
-        _ = try IMUImportJob(file: fixture("pan.csv"), store: store).run()
+        _ = try IMUImportJob(options: IMUImportOptions(file: fixture("pan.csv"), store: store)).run()
         let out = scratch.appendingPathComponent("w.csv").path
-        let r = try IMUExportJob.run(store: store, trace: nil, from: 1, to: 1e300, output: out)
+        let r = try IMUExportJob(options: IMUExportOptions(store: store, trace: nil, from: 1, to: 1e300, output: out)).run()
         XCTAssertEqual(r.count, 600, "4 s at 200 Hz from 1 s on; a huge --to is the end, not an overflow")
         XCTAssertEqual(try listing(), ["s.sqlite", "w.csv"])
-        XCTAssertThrowsError(try IMUExportJob.run(store: store, trace: 9, output: out)) { XCTAssertEqual("\($0)", "\(self.store): no trace 9") }
+        XCTAssertThrowsError(try IMUExportJob(options: IMUExportOptions(store: store, trace: 9, output: out)).run()) { XCTAssertEqual("\($0)", "\(self.store): no trace 9") }
         XCTAssertEqual(try listing(), ["s.sqlite", "w.csv"], "no temporary file left")
     }
 }

@@ -36,7 +36,7 @@ final class CalibrateJobTests: XCTestCase {
 
     func testRecoversTheSyntheticCameraFromNothingButTheFiles() throws {
         let truth = try Self.truth()
-        let r = try CalibrateJob.run(CalibrateRequest(video: Self.video, readings: Self.readings(), base: Calibration(name: "synthetic")))
+        let r = try CalibrateJob.calibrate(CalibrateRequest(video: Self.video, readings: Self.readings(), base: Calibration(name: "synthetic")))
         XCTAssertEqual(r.frames, 180)
         let p = r.profile
         XCTAssertEqual(p.axisMapping, .orientation(truth.axisMapping))
@@ -128,7 +128,7 @@ final class CalibrateJobTests: XCTestCase {
         p.arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=3,trim=end_frame=1,loop=89:1", "-c:v", "libx264", still]
         try p.run(); p.waitUntilExit()
         XCTAssertEqual(p.terminationStatus, 0)
-        XCTAssertThrowsError(try CalibrateJob.run(CalibrateRequest(video: still, readings: Self.readings(), base: Calibration(name: "x")))) {
+        XCTAssertThrowsError(try CalibrateJob.calibrate(CalibrateRequest(video: still, readings: Self.readings(), base: Calibration(name: "x")))) {
             XCTAssertTrue("\($0)".hasPrefix("\(still): the video barely moves"), "\($0)")
         }
     }

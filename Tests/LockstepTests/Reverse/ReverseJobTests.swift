@@ -30,7 +30,7 @@ final class ReverseJobTests: ScratchTestCase {
     }
 
     func assertVerifyClean(_ url: URL, file: StaticString = #filePath, line: UInt = #line) throws {
-        let report = try VerifyJob.run(url.path)
+        let report = try VerifyJob(options: VerifyOptions(movie: url.path)).run()
         XCTAssertEqual(report.violations.map(\.message), [], file: file, line: line)
     }
 

@@ -126,7 +126,7 @@ final class SegmentRenderTests: ScratchTestCase {
         XCTAssertEqual(frames, 60)
         try checkBarcodes(joined, frames: frames, bands: [0, 1])
         try checkToneAcrossJoins(single: single, joined: joined, joins: [10, 20], frameRate: Rational(30, 1))
-        XCTAssertEqual(try VerifyJob.run(joined.path).violations, [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: joined.path)).run().violations, [])
     }
 
     func testQuadSegmentsJoinedEqualTheSinglePass() throws {

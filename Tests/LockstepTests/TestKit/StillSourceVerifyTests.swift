@@ -41,7 +41,7 @@ final class StillSourceVerifyTests: ScratchTestCase {
         XCTAssertNil(changes[0], "frame 0 has nothing rendered before it")
         XCTAssertEqual(changes.dropFirst().compactMap { $0 }.count, 59, "\(changes)")
         XCTAssertTrue(changes.dropFirst().allSatisfy { ($0 ?? 99) < Checks.renderedChange }, "\(changes)")
-        XCTAssertEqual(try VerifyJob.run(out.path).violations, [])
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: out.path)).run().violations, [])
         // The same file read as an older one (no "change"): today's rule flags it, so the clean
         // result above is the field's doing.
         var old = scan
@@ -64,7 +64,7 @@ final class StillSourceVerifyTests: ScratchTestCase {
         _ = try ConcatCopy.join(pieces, into: joined, container: "mp4", provenance: .kept)
         let changes = try VerifyJob.scan(joined).frames.map { $0.provenance?.change }
         XCTAssertEqual(changes.indices.filter { changes[$0] == nil }, [0, 30], "\(changes)")
-        let v = try VerifyJob.run(joined).violations
+        let v = try VerifyJob(options: VerifyOptions(movie: joined)).run().violations
         XCTAssertEqual(v, [], "\(v)")
     }
 
@@ -75,7 +75,7 @@ final class StillSourceVerifyTests: ScratchTestCase {
         try VerifyCatchesBrokenMoviesTests.writeFrozenFromFrame5(path, change: 20)
         XCTAssertEqual(try VerifyJob.scan(path).frames.map { $0.provenance?.change }, [nil] + Array(repeating: 20, count: 7))
         XCTAssertEqual(
-            try VerifyJob.run(path).violations,
+            try VerifyJob(options: VerifyOptions(movie: path)).run().violations,
             [
                 Violation(
                     .frozenFrame, frame: 5, time: 5.0 / 30,
@@ -94,7 +94,7 @@ final class StillSourceVerifyTests: ScratchTestCase {
         for (k, change) in changes.enumerated().dropFirst() {
             XCTAssertEqual(change ?? .infinity >= Checks.renderedChange, cuts.contains(k), "frame \(k): change \(change ?? .nan)", file: file, line: line)
         }
-        let v = try VerifyJob.run(path).violations
+        let v = try VerifyJob(options: VerifyOptions(movie: path)).run().violations
         XCTAssertEqual(v, [], "\(v)", file: file, line: line)
         return scan
     }

@@ -9,7 +9,7 @@ import XCTest
 /// camera files, clips ending in silence and Lockstep's own Matroska outputs are good files;
 /// audio off by more than the container's resolution is still named.
 final class VerifyAudioJudgementTests: ScratchTestCase {
-    func violations(_ path: String) throws -> [Violation] { try VerifyJob.run(path).violations }
+    func violations(_ path: String) throws -> [Violation] { try VerifyJob(options: VerifyOptions(movie: path)).run().violations }
 
     /// Real cameras end their AAC on a whole 1024-sample frame: karma's 4 ms before its video,
     /// the Hero 7's 12 ms before, the Max's 7 ms after. None is a fault.

@@ -21,7 +21,7 @@ final class VerifyCatchesBrokenMoviesTests: ScratchTestCase {
         return out
     }
 
-    func violations(_ path: String) throws -> [Violation] { try VerifyJob.run(path).violations }
+    func violations(_ path: String) throws -> [Violation] { try VerifyJob(options: VerifyOptions(movie: path)).run().violations }
 
     func testTheCleanSourceVerifies() throws {
         XCTAssertEqual(try violations(Fixtures.url("bg.mp4").path), [])
@@ -58,7 +58,7 @@ final class VerifyCatchesBrokenMoviesTests: ScratchTestCase {
         // picture no longer changes (a stuck blender, say).
         let path = scratch.appendingPathComponent("frozen-provenance.mp4").path
         try Self.writeFrozenFromFrame5(path)
-        let report = try VerifyJob.run(path)
+        let report = try VerifyJob(options: VerifyOptions(movie: path)).run()
         XCTAssertEqual(
             report.violations,
             [
@@ -100,7 +100,7 @@ final class VerifyCatchesBrokenMoviesTests: ScratchTestCase {
         let (out, _) = try compose(.chromakey, ["fg.mp4", "bg.mp4"])
         let stripped = scratch.appendingPathComponent("stripped.mp4").path
         _ = try Shell.check("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", out.path, "-an", "-c", "copy", stripped])
-        let report = try VerifyJob.run(stripped)
+        let report = try VerifyJob(options: VerifyOptions(movie: stripped)).run()
         XCTAssertTrue(report.provenance)
         XCTAssertEqual(report.violations, [Violation(.audioMissing, "the file has no audio, but fg.mp4, bg.mp4 had audio")])
     }
@@ -109,7 +109,7 @@ final class VerifyCatchesBrokenMoviesTests: ScratchTestCase {
         // 25 fps under a 30 fps clock: some source frames are shown twice, as time sync wants;
         // neither those nor the ticks between them may be flagged.
         let (out, _) = try compose(.mix, ["bg.mp4", "r25.mp4"]) { $0.sync = .time }
-        let report = try VerifyJob.run(out.path)
+        let report = try VerifyJob(options: VerifyOptions(movie: out.path)).run()
         XCTAssertEqual(report.sync, "time")
         XCTAssertEqual(report.violations, [])
     }
@@ -152,14 +152,14 @@ final class VerifyCatchesBrokenMoviesTests: ScratchTestCase {
             try writer.writeVideo(frame, index: Int64(k))
         }
         try writer.finish()
-        let report = try VerifyJob.run(path)
+        let report = try VerifyJob(options: VerifyOptions(movie: path)).run()
         XCTAssertTrue(report.provenance)
         XCTAssertEqual(report.violations.map(\.message), ["output frame 3: input 2 (b.mp4) jumps from source frame 2 to 4: source frame 3 was dropped"])
         XCTAssertEqual(report.violations.first?.frame, 3)
         // The provenance survives a remux.
         let remuxed = scratch.appendingPathComponent("remuxed.mp4").path
         _ = try Shell.check("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", path, "-c", "copy", remuxed])
-        XCTAssertEqual(try VerifyJob.run(remuxed).violations, report.violations)
+        XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: remuxed)).run().violations, report.violations)
     }
 
     func testTheCommandExitsZeroOneOrTwo() throws {

@@ -3,7 +3,7 @@ import Motion
 import MotionIO
 
 /// `lockstep calibrate` as the user gives it: files and options, nothing opened yet.
-public struct CalibrateFiles: Sendable {
+public struct CalibrateOptions: Sendable {
     public var video: String
     /// A trace store, a Gyroflow .gcsv, a .csv, a flight log or a camera file.
     public var imu: String
@@ -24,12 +24,13 @@ public struct CalibrateFiles: Sendable {
 }
 
 extension CalibrateJob {
-    /// Loads the starting profile, opens the trace (its warnings go to `warn` as they come),
+    /// Loads the starting profile, opens the trace (its warnings are told as they come),
     /// calibrates (a file with several traces or flights and no `trace`: the clip's motion picks
     /// one, `CalibrateFlights`) and writes the profile through `OutputPath` (a temporary beside
-    /// it, renamed: no partial profile ever carries the output's name). `cancellation`: raised
-    /// by a stop signal; the job then throws `JobError.cancelled` and writes nothing.
-    public static func run(_ files: CalibrateFiles, warn: (String) -> Void, cancellation: CancellationToken) throws -> CalibrationResult {
+    /// it, renamed: no partial profile ever carries the output's name). Cancelled, it throws
+    /// `JobError.cancelled` and writes nothing.
+    public func run() throws -> CalibrationResult {
+        let files = options, warn = events.notice ?? { _ in }
         let name = URL(fileURLWithPath: files.output).deletingPathExtension().lastPathComponent
         var base = try files.calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) } ?? Calibration(name: name)
         base.name = name
@@ -56,7 +57,7 @@ extension CalibrateJob {
             result = try CalibrateFlights.run(request(readings: [], info: nil), flights: flights, cancellation: cancellation).result
         } else {
             let info = try source.single().info
-            result = try run(request(readings: try source.readings(), info: info), cancellation: cancellation)
+            result = try Self.calibrate(request(readings: try source.readings(), info: info), cancellation: cancellation)
         }
         if cancellation.isCancelled { throw JobError.cancelled }
         try OutputPath.write(try result.profile.encoded(), to: files.output)
