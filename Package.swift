@@ -72,10 +72,10 @@ let package = Package(
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
 
-        // The kernels' vector conversions, in C so that they are always inlined (CLanes.h says why).
-        .target(name: "CLanes", cSettings: sanitizerC),
+        // The kernels' vector conversions, in C so that they are always inlined (CVectors.h says why).
+        .target(name: "CVectors", cSettings: sanitizerC),
         .target(
-            name: "Compositor", dependencies: ["CLanes", .product(name: "RealModule", package: "swift-numerics")],
+            name: "Compositor", dependencies: ["CVectors", .product(name: "RealModule", package: "swift-numerics")],
             swiftSettings: ownSettings("Compositor")),
         .target(
             name: "Motion", dependencies: [.product(name: "RealModule", package: "swift-numerics")],

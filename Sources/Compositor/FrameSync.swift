@@ -88,7 +88,7 @@ public struct FrameSync<Payload> {
     public private(set) var backwardJumps: [BackwardJump] = []
 
     private struct Entry { var frame: SourceFrame; var time: Rational; var payload: Payload }
-    private struct Lane {
+    private struct InputState {
         var window: [Entry] = []
         var origin: Timestamp?
         /// Half a time-base unit, at most 1 ms: how far a stored time may be from the true one.
@@ -106,7 +106,7 @@ public struct FrameSync<Payload> {
         /// It ended at a backward jump (never a still, even after one frame).
         var jumped = false
     }
-    private var lanes: [Lane]
+    private var states: [InputState]
     private let firstTick: Int64
     private var emitted = false
 
@@ -128,11 +128,11 @@ public struct FrameSync<Payload> {
         self.start = mode == .time ? start ?? placement.start : Rational(0, 1)
         tick = startTick
         firstTick = startTick
-        var lane = Lane(); lane.window.reserveCapacity(3)
-        lanes = Array(repeating: lane, count: inputs)
+        var state = InputState(); state.window.reserveCapacity(3)
+        states = Array(repeating: state, count: inputs)
     }
 
-    public var inputCount: Int { lanes.count }
+    public var inputCount: Int { states.count }
 
     /// Time of output tick k: k / fps, exact.
     public func time(ofTick k: Int64) -> Rational { frameRate.inverse * k }
@@ -144,96 +144,96 @@ public struct FrameSync<Payload> {
     }
 
     public mutating func push(_ frame: SourceFrame, payload: Payload, input: Int) {
-        precondition(!lanes[input].ended, "frame pushed after the input's end")
-        if lanes[input].origin == nil {
-            lanes[input].origin = frame.pts
-            lanes[input].rounding = min(frame.pts.timeBase * Rational(1, 2), Rational(1, 1000))
+        precondition(!states[input].ended, "frame pushed after the input's end")
+        if states[input].origin == nil {
+            states[input].origin = frame.pts
+            states[input].rounding = min(frame.pts.timeBase * Rational(1, 2), Rational(1, 1000))
         }
-        let origin = lanes[input].origin!
+        let origin = states[input].origin!
         let time = frame.pts.rational - origin.rational
-        if mode == .time, let last = lanes[input].window.last, time < last.time {
+        if mode == .time, let last = states[input].window.last, time < last.time {
             backwardJumps.append(BackwardJump(input: input, last: last.frame, refused: frame))
-            lanes[input].ended = true
-            lanes[input].jumped = true
+            states[input].ended = true
+            states[input].jumped = true
             refused.append(payload)
             return
         }
-        lanes[input].pushed += 1
-        lanes[input].window.append(Entry(frame: frame, time: time, payload: payload))
+        states[input].pushed += 1
+        states[input].window.append(Entry(frame: frame, time: time, payload: payload))
     }
 
-    public mutating func finish(input: Int) { lanes[input].ended = true }
+    public mutating func finish(input: Int) { states[input].ended = true }
 
     /// The pts of the input's first frame, for a segment whose first pushed frame is a later one
     /// (times count from the input's own start, as in the single pass). Before any push.
     public mutating func setOrigin(_ pts: Timestamp, input: Int) {
-        precondition(lanes[input].origin == nil, "origin set twice")
-        lanes[input].origin = pts
-        lanes[input].rounding = min(pts.timeBase * Rational(1, 2), Rational(1, 1000))
+        precondition(states[input].origin == nil, "origin set twice")
+        states[input].origin = pts
+        states[input].rounding = min(pts.timeBase * Rational(1, 2), Rational(1, 1000))
     }
 
     /// Where the input's container says its stream ends (start time plus duration: an MP4 edit
     /// list can end the last frame early). Used only when it falls inside the last frame.
-    public mutating func setStreamEnd(_ end: Timestamp, input: Int) { lanes[input].streamEnd = end }
+    public mutating func setStreamEnd(_ end: Timestamp, input: Int) { states[input].streamEnd = end }
 
     /// The frame input `i` gives to the tick just emitted (not for an absent input).
-    public func chosen(_ i: Int) -> Payload { lanes[i].window[0].payload }
-    public func chosenFrame(_ i: Int) -> SourceFrame { lanes[i].window[0].frame }
+    public func chosen(_ i: Int) -> Payload { states[i].window[0].payload }
+    public func chosenFrame(_ i: Int) -> SourceFrame { states[i].window[0].frame }
     /// What input `i` gives the tick just emitted.
-    public func presence(_ i: Int) -> Presence { lanes[i].presence }
+    public func presence(_ i: Int) -> Presence { states[i].presence }
     /// The payload input `i` gives the tick just emitted, nil if it is absent.
-    public func chosenIfPresent(_ i: Int) -> Payload? { lanes[i].presence == .absent ? nil : lanes[i].window[0].payload }
+    public func chosenIfPresent(_ i: Int) -> Payload? { states[i].presence == .absent ? nil : states[i].window[0].payload }
     /// The pts until which the chosen frame of input `i` is on screen (the next frame's, or the
     /// input's end), when time sync knows it; nil for a still, under index sync, or if absent.
     public func until(_ i: Int) -> Timestamp? {
-        let lane = lanes[i]
-        guard mode == .time, lane.presence != .absent, !isStill(lane), let head = lane.window.first else { return nil }
-        if lane.window.count >= 2 { return lane.window[1].frame.pts }
-        guard lane.ended, let origin = lane.origin, let end = endTime(lane) else { return nil }
+        let state = states[i]
+        guard mode == .time, state.presence != .absent, !isStill(state), let head = state.window.first else { return nil }
+        if state.window.count >= 2 { return state.window[1].frame.pts }
+        guard state.ended, let origin = state.origin, let end = endTime(state) else { return nil }
         return Timestamp(Rational.rescale(1, from: origin.rational + end, to: head.frame.pts.timeBase), head.frame.pts.timeBase)
     }
     /// Whether input `i` will never be asked for another frame although it has not ended (its
     /// trim ended first): the caller may stop reading its pictures. Its last frame may be held.
-    public func isIdle(_ i: Int) -> Bool { lanes[i].idle }
+    public func isIdle(_ i: Int) -> Bool { states[i].idle }
     /// Whether input `i` is a still (it ended after one frame); known once it has ended.
-    public func isStill(_ i: Int) -> Bool { isStill(lanes[i]) }
+    public func isStill(_ i: Int) -> Bool { isStill(states[i]) }
     /// The pts of input i's first frame, once it has one.
-    public func origin(_ i: Int) -> Timestamp? { lanes[i].origin }
+    public func origin(_ i: Int) -> Timestamp? { states[i].origin }
     /// Input i's end in its own time (its last frame's end, or its stream's end), once it has
     /// ended; nil before.
-    public func endTime(input i: Int) -> Rational? { lanes[i].ended ? endTime(lanes[i]) : nil }
+    public func endTime(input i: Int) -> Rational? { states[i].ended ? endTime(states[i]) : nil }
 
     public mutating func step() -> Step {
         if emitted {
             emitted = false
             tick += 1
             if mode == .index {
-                for i in lanes.indices where !lanes[i].window.isEmpty { lanes[i].served = true }
+                for i in states.indices where !states[i].window.isEmpty { states[i].served = true }
             }
         }
         if let payload = refused.popLast() { return .release(payload) }
         if let end = ended { return end }
         var allPast = true, anyMoving = false, lastToEnd: (input: Int, at: Rational)?
-        for i in lanes.indices {
+        for i in states.indices {
             switch decide(i) {
             case .need: return .need(input: i)
             case .release:
-                lanes[i].served = false
-                return .release(lanes[i].window.removeFirst().payload)
+                states[i].served = false
+                return .release(states[i].window.removeFirst().payload)
             case .idle:
                 // Decided again at once: now past its end.
-                lanes[i].idle = true
+                states[i].idle = true
                 return step()
             case .ended:
                 let step = Step.end(input: i, tick: tick)
                 ended = step
                 return step
             case .present(let presence, let past):
-                lanes[i].presence = presence
-                if isStill(lanes[i]) { continue }
+                states[i].presence = presence
+                if isStill(states[i]) { continue }
                 anyMoving = true
                 if past {
-                    var end = endTime(lanes[i]) ?? Rational(0, 1)
+                    var end = endTime(states[i]) ?? Rational(0, 1)
                     if let trimEnd = placement.clocks[i].trim.end, trimEnd < end { end = trimEnd }
                     let at = placement.clocks[i].referenceTime(ofInput: end)
                     if lastToEnd == nil || at >= lastToEnd!.at { lastToEnd = (i, at) }
@@ -255,8 +255,8 @@ public struct FrameSync<Payload> {
     /// After the end, hands back every payload still held (call until nil).
     public mutating func drain() -> Payload? {
         if let payload = refused.popLast() { return payload }
-        for i in lanes.indices where !lanes[i].window.isEmpty {
-            return lanes[i].window.removeFirst().payload
+        for i in states.indices where !states[i].window.isEmpty {
+            return states[i].window.removeFirst().payload
         }
         return nil
     }
@@ -271,18 +271,18 @@ public struct FrameSync<Payload> {
         case present(Presence, past: Bool)
     }
 
-    private func isStill(_ lane: Lane) -> Bool { lane.ended && lane.pushed == 1 && !lane.jumped }
+    private func isStill(_ state: InputState) -> Bool { state.ended && state.pushed == 1 && !state.jumped }
 
     /// The end of an ended input in its own time: its last frame's time plus its duration (without
     /// one, the input's mean step; rounded timestamps make the last step unreliable), or where
     /// its stream ends if that is inside the last frame.
-    private func endTime(_ lane: Lane) -> Rational? {
-        guard let head = lane.window.last else { return nil }
+    private func endTime(_ state: InputState) -> Rational? {
+        guard let head = state.window.last else { return nil }
         let duration =
             head.frame.duration
             ?? (head.frame.index > 0 ? head.time * Rational(1, Int64(head.frame.index)) : frameRate.inverse)
         var end = head.time + duration
-        if let s = lane.streamEnd, let origin = lane.origin {
+        if let s = state.streamEnd, let origin = state.origin {
             let streamEnd = s.rational - origin.rational
             if streamEnd > head.time && streamEnd < end { end = streamEnd }
         }
@@ -290,40 +290,40 @@ public struct FrameSync<Payload> {
     }
 
     /// What an input past its end does: shows its last frame, is absent, or ends the output.
-    private func pastEnd(_ lane: Lane) -> Decision {
+    private func pastEnd(_ state: InputState) -> Decision {
         if placement.holdLast { return .present(.held, past: true) }
         if mode == .time && placement.coverage == .longest { return .present(.absent, past: true) }
         return .ended
     }
 
     private func decide(_ i: Int) -> Decision {
-        let lane = lanes[i]
-        guard !lane.window.isEmpty else { return lane.ended ? .ended : .need }
+        let state = states[i]
+        guard !state.window.isEmpty else { return state.ended ? .ended : .need }
         switch mode {
         case .index:
-            guard lane.served else { return .present(.shown, past: false) }
-            if lane.window.count >= 2 { return .release }
-            if !lane.ended { return .need }
-            if isStill(lane) { return .present(.shown, past: false) }
-            return pastEnd(lane)
+            guard state.served else { return .present(.shown, past: false) }
+            if state.window.count >= 2 { return .release }
+            if !state.ended { return .need }
+            if isStill(state) { return .present(.shown, past: false) }
+            return pastEnd(state)
         case .time:
             let clock = placement.clocks[i]
-            let t = inputTime(ofTick: tick, input: i) + lane.rounding
+            let t = inputTime(ofTick: tick, input: i) + state.rounding
             if let end = clock.trim.end, t >= end {
                 // Past the trim's end: no frame is read any more.
-                return lane.ended || lane.idle ? pastEnd(lane) : .idle
+                return state.ended || state.idle ? pastEnd(state) : .idle
             }
             // One frame past the head must be seen (or the end) before choosing.
-            if lane.window.count < 2 && !lane.ended { return .need }
-            if isStill(lane) { return .present(.shown, past: false) }
+            if state.window.count < 2 && !state.ended { return .need }
+            if isStill(state) { return .present(.shown, past: false) }
             if placement.coverage == .longest && t < clock.trim.start { return .present(.absent, past: false) }
-            if lane.window.count >= 2 {
+            if state.window.count >= 2 {
                 // A later frame is already due: the head is history.
-                return lane.window[1].time <= t ? .release : .present(.shown, past: false)
+                return state.window[1].time <= t ? .release : .present(.shown, past: false)
             }
             // The head is the input's last frame: it covers [time, end).
-            if let end = endTime(lane), t < end { return .present(.shown, past: false) }
-            return pastEnd(lane)
+            if let end = endTime(state), t < end { return .present(.shown, past: false) }
+            return pastEnd(state)
         }
     }
 }

@@ -123,7 +123,7 @@ public final class Keyer {
         // computed here, before the composite of row cy can overwrite anything.
         @inline(__always) func strength(_ r: Int) -> UnsafeMutablePointer<Float> { b.strength + (r % 3) * cw }
         for r in (cy == 0 ? 0 : cy + 1)..<min(cy + 2, ch) {
-            KeyerLanes.strengthRow(u: fg.u.row(r), v: fg.v.row(r), count: cw, key: difference, into: strength(r))
+            KeyerVectors.strengthRow(u: fg.u.row(r), v: fg.v.row(r), count: cw, key: difference, into: strength(r))
         }
         // The local screen's 1 / strength, once per chroma row (it varies over 16 pixels).
         b.screen.interpolateRow(.inverse, lumaY: Double(2 * cy) + 1, into: b.gridRow)
@@ -134,7 +134,7 @@ public final class Keyer {
             // Luma row 2cy sits a quarter of a chroma row above chroma row cy, 2cy+1 a
             // quarter below.
             let far = half == 0 ? max(cy - 1, 0) : min(cy + 1, ch - 1)
-            KeyerLanes.matteRow(
+            KeyerVectors.matteRow(
                 near: strength(cy), far: strength(far), inverseEven: b.inverseEven,
                 inverseOdd: b.inverseOdd, sHalf: b.sHalf, width: w, levels: levels, into: half == 0 ? rows.even : rows.odd)
         }
@@ -160,7 +160,7 @@ public final class Keyer {
 
     // MARK: the composite
 
-    /// Luma rows 2cy and 2cy + 1 and chroma row cy of the composite (`KeyerLanes`). Blocks of
+    /// Luma rows 2cy and 2cy + 1 and chroma row cy of the composite (`KeyerVectors`). Blocks of
     /// sixteen pixels that are all foreground or all background are copied; only the edge is
     /// computed.
     private func compositeRows(
@@ -174,11 +174,11 @@ public final class Keyer {
         screen.interpolateRow(.u, lumaY: centre, into: b.gridRowU)
         screen.interpolateRow(.v, lumaY: centre, into: b.gridRowV)
         for y in (2 * cy)..<min(2 * cy + 2, h) {
-            KeyerLanes.compositeLuma(
+            KeyerVectors.compositeLuma(
                 alpha: y == 2 * cy ? rows.even : rows.odd, foreground: fg.y.row(y), background: bg.y.row(y), into: out.y.row(y),
                 width: w, screenY: b.gridRow, screen: screen)
         }
-        KeyerLanes.compositeChroma(
+        KeyerVectors.compositeChroma(
             alpha: rows.even, rows.odd,
             foreground: fg.u.row(cy), fg.v.row(cy), background: bg.u.row(cy), bg.v.row(cy),
             into: out.u.row(cy), out.v.row(cy), width: w, screenU: b.gridRowU, screenV: b.gridRowV,

@@ -179,19 +179,19 @@ final class ScreenEstimate {
                 var cx = 0
                 while cx + 16 <= cw && 2 * cx + 32 <= w {
                     // Little-endian words: the low byte of each is the sample (or luma column) wanted.
-                    let u = KeyerLanes.evenBytes(ur + cx), v = KeyerLanes.evenBytes(vr + cx)
-                    let uf = LaneMath.float(u) - 128, vf = LaneMath.float(v) - 128
-                    let s = KeyerLanes.strength(uf, vf, key)
+                    let u = KeyerVectors.evenBytes(ur + cx), v = KeyerVectors.evenBytes(vr + cx)
+                    let uf = VectorMath.float(u) - 128, vf = VectorMath.float(v) - 128
+                    let s = KeyerVectors.strength(uf, vf, key)
                     // Columns 2cx and 2cx + 1 of every other sample: the two low bytes of 32-bit words.
-                    let q0 = UnsafeRawPointer(y0 + 2 * cx).loadUnaligned(as: IntLanes.self)
-                    let q1 = UnsafeRawPointer(y1 + 2 * cx).loadUnaligned(as: IntLanes.self)
+                    let q0 = UnsafeRawPointer(y0 + 2 * cx).loadUnaligned(as: IntVector8.self)
+                    let q1 = UnsafeRawPointer(y1 + 2 * cx).loadUnaligned(as: IntVector8.self)
                     let sum = (q0 & 0xFF) &+ ((q0 &>> 8) & 0xFF) &+ (q1 & 0xFF) &+ ((q1 &>> 8) & 0xFF)
-                    let luma = LaneMath.float(sum) * 0.25
-                    let ratio = s / LaneMath.max((luma - 16) * lumaScale, Lanes(repeating: 8))
+                    let luma = VectorMath.float(sum) * 0.25
+                    let ratio = s / VectorMath.max((luma - 16) * lumaScale, Vector8(repeating: 8))
                     let t = s * invRef * ratio, t2 = t * t, wgt = t2 * t2
-                    KeyerLanes.storeFloats(KeyerLanes.keep(wgt, where: s .> threshold), sampleWeight + n)
-                    KeyerLanes.storeFloats(luma, sampleLuma + n)
-                    KeyerLanes.storeFloats(uf, sampleU + n); KeyerLanes.storeFloats(vf, sampleV + n)
+                    KeyerVectors.storeFloats(KeyerVectors.keep(wgt, where: s .> threshold), sampleWeight + n)
+                    KeyerVectors.storeFloats(luma, sampleLuma + n)
+                    KeyerVectors.storeFloats(uf, sampleU + n); KeyerVectors.storeFloats(vf, sampleV + n)
                     n += 8; cx += 16
                 }
                 for cx in stride(from: cx, to: cw, by: 2) {
@@ -329,8 +329,8 @@ final class ScreenEstimate {
         let a = v + r0 * gridWidth, b = v + r1 * gridWidth
         var c = 0
         while c + 8 <= gridWidth {
-            let x = KeyerLanes.loadFloats(a + c), y = KeyerLanes.loadFloats(b + c)
-            KeyerLanes.storeFloats(x + f * (y - x), out + c)
+            let x = KeyerVectors.loadFloats(a + c), y = KeyerVectors.loadFloats(b + c)
+            KeyerVectors.storeFloats(x + f * (y - x), out + c)
             c += 8
         }
         for c in c..<gridWidth {
@@ -347,11 +347,11 @@ final class ScreenEstimate {
 
     /// The two grid cells (values of `row`) around each of chroma samples cx ..< cx + 8, whose
     /// sixteen luma columns 2cx ..< 2cx + 16 are two groups of eight (cx a multiple of 4).
-    @inline(__always) func cells(_ row: UnsafePointer<Float>, chroma cx: Int) -> (Lanes, Lanes) {
+    @inline(__always) func cells(_ row: UnsafePointer<Float>, chroma cx: Int) -> (Vector8, Vector8) {
         let j = cx / 4
         return (
-            Lanes(lowHalf: SIMD4(repeating: row[Int(group0[j])]), highHalf: SIMD4(repeating: row[Int(group0[j + 1])])),
-            Lanes(lowHalf: SIMD4(repeating: row[Int(group1[j])]), highHalf: SIMD4(repeating: row[Int(group1[j + 1])]))
+            Vector8(lowHalf: SIMD4(repeating: row[Int(group0[j])]), highHalf: SIMD4(repeating: row[Int(group0[j + 1])])),
+            Vector8(lowHalf: SIMD4(repeating: row[Int(group1[j])]), highHalf: SIMD4(repeating: row[Int(group1[j + 1])]))
         )
     }
 
@@ -363,8 +363,8 @@ final class ScreenEstimate {
         while 2 * cx + 16 <= width {
             let (g0, g1) = cells(row, chroma: cx)
             let d = g1 - g0
-            KeyerLanes.storeFloats(g0 + KeyerLanes.loadFloats(evenT + cx) * d, even + cx)
-            KeyerLanes.storeFloats(g0 + KeyerLanes.loadFloats(oddT + cx) * d, odd + cx)
+            KeyerVectors.storeFloats(g0 + KeyerVectors.loadFloats(evenT + cx) * d, even + cx)
+            KeyerVectors.storeFloats(g0 + KeyerVectors.loadFloats(oddT + cx) * d, odd + cx)
             cx += 8
         }
         for cx in cx..<cw {

@@ -169,10 +169,10 @@ final class MatteMorphology {
                 padLine(p.row(y), radius: r)
                 var x = 0
                 while x + 8 <= w {
-                    var sum = IntLanes()
-                    for d in 0...(2 * r) { sum &+= LaneMath.widen(UnsafeRawPointer(line + x + d).loadUnaligned(as: SIMD8<UInt8>.self)) }
-                    let (_, rounded) = LaneMath.roundEven(LaneMath.float(sum) * inverseK)
-                    UnsafeMutableRawPointer(out + x).storeBytes(of: LaneMath.narrow8(rounded), as: SIMD8<UInt8>.self)
+                    var sum = IntVector8()
+                    for d in 0...(2 * r) { sum &+= VectorMath.widen(UnsafeRawPointer(line + x + d).loadUnaligned(as: SIMD8<UInt8>.self)) }
+                    let (_, rounded) = VectorMath.roundEven(VectorMath.float(sum) * inverseK)
+                    UnsafeMutableRawPointer(out + x).storeBytes(of: VectorMath.narrow8(rounded), as: SIMD8<UInt8>.self)
                     x += 8
                 }
                 for x in x..<w {
@@ -206,12 +206,12 @@ final class MatteMorphology {
                 // Eight columns at a time, rounded as the horizontal pass does.
                 let inverseK = 1 / Float(k)
                 while x + 8 <= w {
-                    let at = UnsafeMutableRawPointer(sums + x), sum = at.loadUnaligned(as: IntLanes.self)
-                    let (_, rounded) = LaneMath.roundEven(LaneMath.float(sum) * inverseK)
-                    UnsafeMutableRawPointer(out + x).storeBytes(of: LaneMath.narrow8(rounded), as: SIMD8<UInt8>.self)
-                    let plus = LaneMath.widen(UnsafeRawPointer(add + x).loadUnaligned(as: SIMD8<UInt8>.self))
-                    let minus = LaneMath.widen(UnsafeRawPointer(sub + x).loadUnaligned(as: SIMD8<UInt8>.self))
-                    at.storeBytes(of: sum &+ plus &- minus, as: IntLanes.self)
+                    let at = UnsafeMutableRawPointer(sums + x), sum = at.loadUnaligned(as: IntVector8.self)
+                    let (_, rounded) = VectorMath.roundEven(VectorMath.float(sum) * inverseK)
+                    UnsafeMutableRawPointer(out + x).storeBytes(of: VectorMath.narrow8(rounded), as: SIMD8<UInt8>.self)
+                    let plus = VectorMath.widen(UnsafeRawPointer(add + x).loadUnaligned(as: SIMD8<UInt8>.self))
+                    let minus = VectorMath.widen(UnsafeRawPointer(sub + x).loadUnaligned(as: SIMD8<UInt8>.self))
+                    at.storeBytes(of: sum &+ plus &- minus, as: IntVector8.self)
                     x += 8
                 }
             }

@@ -42,7 +42,7 @@ package final class InputLane: @unchecked Sendable {
     /// Set before `start()`.
     package var audioShift: Int64 = 0
     /// For the watchdog.
-    package let clock: StageClock
+    package let clock: ThreadClock
 
     package init(
         index: Int, reader: MovieReader, conformer: Conformer, poolSize: Int, failure: FailureBox, audioCopies: Int = 1,
@@ -55,7 +55,7 @@ package final class InputLane: @unchecked Sendable {
         self.audioCopies = reader.audio != nil ? (0..<max(1, audioCopies)).map { _ in AudioLane() } : []
         self.audio = self.audioCopies.first
         self.failure = failure
-        clock = StageClock(name: "input \(index + 1) (\(reader.path))")
+        clock = ThreadClock(name: "input \(index + 1) (\(reader.path))")
         frames = BoundedQueue(capacity: poolSize + 1)
         pool = BoundedQueue(capacity: poolSize)
         for _ in 0..<poolSize { pool.push(Frame()) }

@@ -6,7 +6,7 @@ import NIOConcurrencyHelpers
 /// stage that is stuck, not on the ones queued behind it. Set by its stage, read by the watchdog.
 /// A pthread mutex (NIO's lock), not `Synchronization.Mutex`: on Linux the standard library's
 /// futex lock is invisible to ThreadSanitizer, which then reports every access as a race.
-package final class StageClock: Sendable {
+package final class ThreadClock: Sendable {
     package let name: String
     private let current = NIOLockedValueBox<(activity: String, busy: Bool, since: UInt64)>(("starting", false, DispatchTime.now().uptimeNanoseconds))
 
@@ -25,13 +25,13 @@ package final class StageClock: Sendable {
 /// timeout, or nothing at all has moved for that long, stops the job with a sentence naming
 /// the stage.
 package final class Watchdog: Sendable {
-    private let clocks: [StageClock]
+    private let clocks: [ThreadClock]
     private let timeout: Double
     private let onStall: @Sendable (String) -> Void
     private let stopped = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    package init(clocks: [StageClock], timeout: Double, onStall: @escaping @Sendable (String) -> Void) {
+    package init(clocks: [ThreadClock], timeout: Double, onStall: @escaping @Sendable (String) -> Void) {
         self.clocks = clocks; self.timeout = timeout; self.onStall = onStall
     }
 

@@ -109,237 +109,31 @@ public enum GyroSync {
         }
         guard readings.count >= 2 else { throw CalibrationError("the trace has fewer than two readings") }
         let gyro = GyroIntegral(readings, bias: options.bias)
-        let all = 0..<series.count
-        let v0 = Double(series.from[0]) / 1e9, v1 = Double(series.to[series.count - 1]) / 1e9
-        let t0 = Double(gyro.first) / 1e9, t1 = Double(gyro.last) / 1e9
-
-        // The candidates: given, or the 24 proper orientations.
-        var candidates: [SignedPermutation]
-        var fixedMatrix: AxisMapping?
-        if let m = options.mapping {
-            if let p = SignedPermutation(m) {
-                candidates = [p]
-            } else {
-                // A general matrix: score it through the nearest signed permutation only for the
-                // search; the answer keeps the matrix.
-                fixedMatrix = m
-                candidates = [nearest(m)]
-            }
-        } else {
-            candidates = SignedPermutation.proper
-        }
-        // A stated orientation is one of the 24 to confirm, not a choice made; an improper one
-        // (a reflection: Gyroflow's default "xzY" is one in these axes) is scored beside them.
-        var statedIndex: Int?
-        if options.mapping == nil, let m = options.statedMapping, let p = SignedPermutation(m) {
-            if !candidates.contains(p) { candidates.append(p) }
-            statedIndex = candidates.firstIndex(of: p)
-        }
-
+        let candidates = Candidates(options)
         // (1) Coarse search.
-        let needed = max(3, series.count / 2)
-        let range: ClosedRange<Double>
-        if let s = options.searchMs {
-            range = -s...s
-        } else {
-            // video = IMU + offset: offsets where [t0, t1] + offset covers half of [v0, v1].
-            let half = (v1 - v0) / 2
-            let lo = (v0 - t1 + half) * 1000, hi = (v1 - t0 - half) * 1000
-            guard lo < hi else { throw CalibrationError(String(format: "the trace (%.1f s) is too short to cover half of the video (%.1f s)", t1 - t0, v1 - v0)) }
-            // The range follows the trace's extent, which its timestamps alone set (a glitched
-            // one years away is a valid timestamp): every offset of the grid, and the first
-            // pass's FFT cells, are held in memory, so a range of years ran out of it.
-            guard hi - lo <= maximumSearchMs else {
-                throw CalibrationError(
-                    String(
-                        format: "the trace spans %.0f s, and calibrate searches offsets over at most %.0f s (a day): cut the trace to the session around the video, or give --search-ms", t1 - t0,
-                        maximumSearchMs / 1000))
-            }
-            range = lo.rounded(.down)...hi.rounded(.up)
-        }
-        let group = max(1, series.count / 400)
-        let coarse = series.merged(by: group)
-        let meanInterval = (v1 - v0) / Double(series.count) * 1000
-        let step = max(1, meanInterval * Double(group) / 4)
-        var offsets = stride(from: range.lowerBound, through: range.upperBound, by: step).map { $0 }
-        if let last = offsets.last, last < range.upperBound - 1e-9 { offsets.append(range.upperBound) }  // the edge itself
-        // Every offset of the grid, or (a long range: a short clip beside a whole session's log)
-        // only those near the peaks of the mapping-free first pass.
-        let scanned =
-            offsets.count * coarse.count > options.exhaustiveSearchLimit
-            ? try nearCandidates(coarse, gyro: gyro, offsets: offsets, step: step, range: range, candidates: candidates)
-            : Array(offsets.indices)
-        var searched: [Double] = []
-        var table: [[Double?]] = []
-        var peaks: [PeakAnalysis?] = []
-        var winnerIndex = 0
-        var grid = scanned
-        for pass in 1... {
-            searched = grid.map { offsets[$0] }
-            table = OffsetSearch.scan(
-                coarse, 0..<coarse.count, gyro: gyro, offsetsMs: searched, mappings: candidates,
-                minPairs: max(3, coarse.count / 2))
-            let whole = grid.count == offsets.count
-            peaks = table.map { whole ? PeakAnalysis($0) : PeakAnalysis($0, grid: grid, gridCount: offsets.count) }
-            guard let w = peaks.indices.filter({ peaks[$0] != nil }).max(by: { peaks[$0]!.value < peaks[$1]!.value }) else {
-                throw CalibrationError("the trace does not overlap the video at any offset in the search range (\(format(range))); widen it with --search-ms")
-            }
-            winnerIndex = w
-            // The peak climbs out of its window: scan on around it (each pass adds a window; a
-            // slope still climbing after 8 is left as it is).
-            guard let p = peaks[w], p.besideUnscanned, pass < 8 else { break }
-            let centre = grid[p.index], half = Int((candidateWindowMs / step).rounded(.up))
-            grid = Array(Set(grid).union(max(0, centre - half)...min(offsets.count - 1, centre + half))).sorted()
-        }
-        offsets = searched
-        // The stated orientation stands unless another fits decisively better.
-        var stated: (orientation: String, score: Double?, overridden: Bool)?
-        if let si = statedIndex {
-            let statedScore = peaks[si]?.value
-            let overridden = si != winnerIndex && overrides(stated: statedScore, best: peaks[winnerIndex]!.value)
-            stated = (candidates[si].orientation, statedScore, overridden)
-            if !overridden, peaks[si] != nil { winnerIndex = si }
-        }
-        let peak = peaks[winnerIndex]!
-        let winner = candidates[winnerIndex]
-        var runnerUp: (String, Double)?
-        if candidates.count > 1 {
-            let others = peaks.indices.filter { $0 != winnerIndex && peaks[$0] != nil }
-            if let r = others.max(by: { peaks[$0]!.value < peaks[$1]!.value }) { runnerUp = (candidates[r].orientation, peaks[r]!.value) }
-        }
-        // The diagnosis a refusal needs: the best orientation's peak and where it is.
-        let best = peaks.indices.filter { peaks[$0] != nil }.max { peaks[$0]!.value < peaks[$1]!.value }!
-        let diagnosis = Diagnosis(
-            orientation: candidates[best].orientation, score: peaks[best]!.value, offsetMs: offsets[peaks[best]!.index],
-            used: winner.orientation, usedScore: peak.value, stated: stated.map { ($0.orientation, $0.score) })
-        if peak.atEdge {
-            // Only the best orientation's peak at the edge says the offset lies beyond the range;
-            // a stated orientation that does not fit peaks anywhere, the edge included.
-            // A weak best at the edge is no sign of an offset beyond it: nothing in the range
-            // moves like the picture.
-            if (best == winnerIndex || peaks[best]!.atEdge) && peak.value < minimumWindowScore {
-                throw CalibrationError(
-                    String(
-                        format:
-                            "no orientation makes the gyro turn like the picture anywhere in the search range (%@): the best, %@, scored %.3f, at the range's edge (%.0f ms); if the offset may lie beyond it, widen it with --search-ms",
-                        format(range), winner.orientation, peak.value, offsets[peak.index]), cause: .noSyncPoint, diagnosis: diagnosis)
-            }
-            if best == winnerIndex || peaks[best]!.atEdge {
-                throw CalibrationError(
-                    String(
-                        format: "the best match (%.0f ms) lies at the edge of the search range (%@): the offset is outside the search range; widen it with --search-ms",
-                        offsets[peak.index], format(range)), cause: .offsetOutsideRange, diagnosis: diagnosis)
-            }
-            throw CalibrationError(
-                String(
-                    format: "the stated axes %@ do not fit the picture: their best match (%.3f) lies at the edge of the search range, and %@ scores %.3f at %.0f ms inside it",
-                    winner.orientation, peak.value, diagnosis.orientation, diagnosis.score, diagnosis.offsetMs),
-                cause: .axes, diagnosis: diagnosis)
-        }
-
+        let range = try searchRange(series, gyro: gyro, options: options)
+        let coarse = try coarseSearch(series, gyro: gyro, range: range, candidates: candidates, options: options)
+        let winner = coarse.winner
         // (2) Refine on the full series.
         guard
             let global = OffsetSearch.refine(
-                series, all, gyro: gyro, mapping: winner, centreMs: offsets[peak.index],
-                halfWidthMs: 2 * step, minPairs: needed)
+                series, 0..<series.count, gyro: gyro, mapping: winner, centreMs: coarse.offsets[coarse.peak.index],
+                halfWidthMs: 2 * coarse.step, minPairs: max(3, series.count / 2))
         else {
             throw CalibrationError("the trace does not overlap the video near the best offset")
         }
-
         // (3) Windows.
-        let duration = v1 - v0
-        let window = min(duration, min(4, max(2, duration / 6)))
-        var points: [SyncPoint] = []
-        var windows: [Range<Int>] = []
-        var rejected: [(videoTimeS: Double, reason: String)] = []
-        var start = v0
-        let lo = max(range.lowerBound, global.offsetMs - windowSearchMs), hi = min(range.upperBound, global.offsetMs + windowSearchMs)
-        var starts: [Double] = []
-        while start + window <= v1 + 1e-9 { starts.append(start); start += window / 2 }
-        // The last window ends at the last frame, so the clip's end is measured too.
-        if let last = starts.last, v1 - window - last > window / 4 { starts.append(v1 - window) }
-        for start in starts {
-            let idx = series.indices(from: start, to: start + window + 1e-6)
-            let centre = start + window / 2
-            guard idx.count >= 8 else { continue }
-            guard series.rms(idx) >= minimumMotionPx else { rejected.append((centre, "too little motion")); continue }
-            // 4 ms steps: a window's correlation lobe is tens of ms wide at least; refine() then
-            // walks 1 ms steps over +-4 ms and a golden section below that.
-            let wOffsets = stride(from: lo, through: hi, by: 4.0).map { $0 }
-            let curve = OffsetSearch.scan(series, idx, gyro: gyro, offsetsMs: wOffsets, mappings: [winner], minPairs: max(6, idx.count * 3 / 4))[0]
-            guard let p = PeakAnalysis(curve) else { rejected.append((centre, "not covered by the trace")); continue }
-            if p.atEdge { rejected.append((centre, String(format: "peak at the edge of its reach, %.0f ms (600 ms from the whole clip's answer)", wOffsets[p.index]))); continue }
-            guard
-                let r = OffsetSearch.refine(
-                    series, idx, gyro: gyro, mapping: winner, centreMs: wOffsets[p.index], halfWidthMs: 4,
-                    minPairs: max(6, idx.count * 3 / 4))
-            else { rejected.append((centre, "not covered by the trace")); continue }
-            if r.score < minimumWindowScore { rejected.append((centre, String(format: "weak match (%.2f)", r.score))); continue }
-            points.append(SyncPoint(videoTimeS: centre, offsetMs: r.offsetMs, score: r.score))
-            windows.append(idx)
-        }
-
+        var windows = measureWindows(series, gyro: gyro, mapping: winner, around: global.offsetMs, within: range)
         // No window survived: the whole-clip peak alone is not a measurement we can check (its
         // windows all disagree with it or could not be measured), so there is no offset to report.
-        if points.isEmpty { throw CalibrationError(noSyncPoint(rejected), cause: .noSyncPoint, diagnosis: diagnosis) }
-
-        // (4) The clock mapping. Under drift, every window is measured once more with the drift
-        // applied inside it (the offset changes along a 4 s window by 4 ms at 1000 ppm), then refitted.
-        var fitted = DriftFit.fit(points, overlap: 2)
-        if let first = fitted, first.driftPpm != 0 {
-            for i in points.indices {
-                let centreNs = Int64((points[i].videoTimeS * 1e9).rounded())
-                if let r = OffsetSearch.refine(
-                    series, windows[i], gyro: gyro, mapping: winner, centreMs: points[i].offsetMs, halfWidthMs: 6,
-                    minPairs: max(6, windows[i].count * 3 / 4),
-                    drift: SyncSeries.Drift(ppm: first.driftPpm, centreNs: centreNs))
-                {
-                    points[i].offsetMs = r.offsetMs; points[i].score = r.score
-                }
-            }
-            fitted = DriftFit.fit(points, overlap: 2)
-        }
-        var clock = ClockMapping.constant(offsetMs: global.offsetMs)
-        var used: [SyncPoint] = []
-        var jumps: [Jump] = []
-        var agreement = 0.0
-        if let fit = fitted {
-            used = fit.inliers.map { points[$0] }
-            for i in fit.outliers {
-                rejected.append((points[i].videoTimeS, String(format: "%.2f ms, off the fitted clock", points[i].offsetMs)))
-            }
-            // The share of windows on the fitted clock, times how far that could be checked: one
-            // window cannot disagree with anything (a clip with a single burst of motion: its
-            // offset rests on the global peak alone, drift and jumps unchecked): 0.6; two: 0.8;
-            // three or more: 1. (It was used / 3, which put a right answer from one strong window,
-            // karma.mp4's, at 0.33, next to the scale's "wrong".)
-            let used = Double(fit.inliers.count)
-            agreement = used / Double(points.count) * (used >= 1 ? min(1, 0.6 + 0.2 * (used - 1)) : 0)
-            var pieces = [ClockMapping.Piece(fromVideoS: 0, offsetMs: fit.segments[0].offsetMs, driftPpm: fit.driftPpm)]
-            for s in 1..<fit.segments.count {
-                // (5) Where the jump is: between the last inlier of the piece before and the first of this one.
-                let before = fit.segments[s - 1], after = fit.segments[s]
-                let lastBefore = fit.inliers.filter { before.points.contains($0) }.last.map { points[$0].videoTimeS } ?? points[before.points.upperBound - 1].videoTimeS
-                let firstAfter = fit.inliers.filter { after.points.contains($0) }.first.map { points[$0].videoTimeS } ?? points[after.points.lowerBound].videoTimeS
-                let a = ClockMapping.constant(offsetMs: before.offsetMs, driftPpm: fit.driftPpm)
-                let b = ClockMapping.constant(offsetMs: after.offsetMs, driftPpm: fit.driftPpm)
-                let t = jumpTime(
-                    series, gyro: gyro, mapping: winner, before: a, after: b,
-                    from: lastBefore - window / 2, to: firstAfter + window / 2)
-                pieces.append(ClockMapping.Piece(fromVideoS: t, offsetMs: after.offsetMs, driftPpm: fit.driftPpm))
-                jumps.append(Jump(videoTimeS: t, stepMs: b.offsetMs(atVideo: t) - a.offsetMs(atVideo: t)))
-            }
-            clock = ClockMapping(pieces: pieces)
-            // Each piece's intercept refined against all of its frames at once (the drift and the
-            // jump times held): the windows overlap and are short; the whole piece is one measurement.
-            clock = refinePieces(series, gyro: gyro, mapping: winner, clock: clock)
-        }
+        if windows.points.isEmpty { throw CalibrationError(noSyncPoint(windows.rejected), cause: .noSyncPoint, diagnosis: coarse.diagnosis) }
+        // (4) and (5): the clock mapping.
+        let fitted = fitClock(series, gyro: gyro, mapping: winner, windows: &windows, globalOffsetMs: global.offsetMs)
         // Windows were measured but no line runs through any three of them (each "off the fitted
         // clock"): the fit's intercept would be a value from no measurement.
-        if used.isEmpty { throw CalibrationError(noSyncPoint(rejected), cause: .noSyncPoint, diagnosis: diagnosis) }
-
+        if fitted.used.isEmpty { throw CalibrationError(noSyncPoint(windows.rejected), cause: .noSyncPoint, diagnosis: coarse.diagnosis) }
         // (6) Focal length, bias, the final correlation, confidence.
-        let mapping = fixedMatrix ?? winner.mapping
+        let clock = fitted.clock
         let f = options.focalLengthPx ?? focalLength(series, gyro: gyro, clock: clock, mapping: winner) ?? 0
         var still: StillIntervals.Result?
         if f > 0 { still = StillIntervals.find(shifts: shifts, readings: readings, clock: clock, focalLengthPx: f) }
@@ -354,22 +148,14 @@ public enum GyroSync {
             if let l = lens { focal = l.lens.focalLengthPx }
         }
         let correlation = finalCorrelation(series, gyro: gyro, clock: clock, mapping: winner)
-        // The margin is the offset's: what else peaks elsewhere, the winner's own other peaks
-        // and other orientations' peaks at other offsets. Orientations that peak where the
-        // winner does (rows the motion cannot tell apart) do not make the offset less sure.
-        let lobeMs = max(3 * step, 15)
-        let others = peaks.indices.filter {
-            $0 != winnerIndex && peaks[$0] != nil
-                && abs(offsets[peaks[$0]!.index] - offsets[peak.index]) > lobeMs
-        }.map { peaks[$0]!.value }
-        let second = max(peak.runnerUp, others.max() ?? -1)
-        let margin = second < 1 ? max(0, min(1, (peak.value - second) / (1 - second))) : 0
-        let confidence = max(0, min(1, max(0, correlation) * margin.squareRoot() * agreement))
+        let second = coarse.secondPeak
+        let margin = second < 1 ? max(0, min(1, (coarse.peak.value - second) / (1 - second))) : 0
+        let confidence = max(0, min(1, max(0, correlation) * margin.squareRoot() * fitted.agreement))
         return Result(
-            mapping: mapping, stated: stated, runnerUp: runnerUp, searchScore: peak.value, clock: clock, syncPoints: used, rejected: rejected, jumps: jumps,
-            correlation: correlation, driftNote: used.count >= 3 ? fitted?.driftNote : nil, runnerUpPeak: second, focalLengthPx: focal, lens: lens,
-            still: still, confidence: confidence,
-            searchedMs: range, wholeClip: (global.offsetMs, global.score))
+            mapping: candidates.fixedMatrix ?? winner.mapping, stated: coarse.stated, runnerUp: coarse.runnerUp, searchScore: coarse.peak.value, clock: clock,
+            syncPoints: fitted.used, rejected: windows.rejected, jumps: fitted.jumps, correlation: correlation,
+            driftNote: fitted.used.count >= 3 ? fitted.driftNote : nil, runnerUpPeak: second, focalLengthPx: focal, lens: lens,
+            still: still, confidence: confidence, searchedMs: range, wholeClip: (global.offsetMs, global.score))
     }
 
     /// Whether the best orientation's score beats a stated one's decisively: it is a usable

@@ -40,9 +40,9 @@ final class WatchdogTests: XCTestCase {
 /// A stage's clock is set by the stage's thread and read by the watchdog's. This test has its
 /// teeth under ThreadSanitizer (CI runs WatchdogTests there): a lock TSan cannot see, such as
 /// `Synchronization.Mutex` on Linux, is reported as a race here and fails the run.
-final class StageClockThreadTests: XCTestCase {
+final class ThreadClockTests: XCTestCase {
     func testAClockSetOnOneThreadIsReadWholeOnAnother() {
-        let clock = StageClock(name: "input 1")
+        let clock = ThreadClock(name: "input 1")
         let done = DispatchSemaphore(value: 0), readerSawOne = DispatchSemaphore(value: 0)
         let writer = Thread {
             clock.set("frame 0", busy: true)

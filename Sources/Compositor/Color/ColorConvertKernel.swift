@@ -1,7 +1,7 @@
-import CLanes
+import CVectors
 
 /// Runs a `ColorConversion` on a 4:2:0 picture, eight chroma samples (two rows of sixteen luma
-/// pixels) at a time on `Lanes`; what every input that is not already the working signal goes
+/// pixels) at a time on `Vector8`; what every input that is not already the working signal goes
 /// through (`Media.Conformer`).
 ///
 /// Each 2x2 block shares one chroma sample, so the chain runs once per block, at the block's
@@ -13,11 +13,11 @@ import CLanes
 /// The chain's curves are tables (`UniformTable`, `LogTable`) made here once per input; a frame
 /// only reads them, allocates nothing, and costs about a quarter of a per-pixel chain.
 /// On processors with AVX2 the chain through light runs in C with hardware gathers
-/// (`clanes_chain_avx2`, ColorChain.h): the same floats, bit for bit, in about half the time.
+/// (`cvec_chain_avx2`, ColorChain.h): the same floats, bit for bit, in about half the time.
 public final class ColorConvertKernel {
     public let conversion: ColorConversion
     /// Whether this processor runs the AVX2 chain.
-    public static let processorHasAVX2 = clanes_has_avx2() != 0
+    public static let processorHasAVX2 = cvec_has_avx2() != 0
     let sourceDepth: Int, targetDepth: Int
     // Source samples to normalised Y'CbCr: (s - offset) * scale.
     let yOffset: Float, yScale: Float, cOffset: Float, cScale: Float
@@ -34,7 +34,7 @@ public final class ColorConvertKernel {
     let gamut: SIMD16<Float>
     let toLinear: UniformTable?
     /// The tone curve's factor, in arithmetic (a table lookup costs more than the curve).
-    let tone: ToneLanes?
+    let tone: ToneVectors?
     let toSignal: LogTable?
     /// G: target luma samples (not rounded) of every source luma code at neutral chroma, with
     /// the step to the next code.
@@ -44,8 +44,8 @@ public final class ColorConvertKernel {
     let flat: Float
     /// Room for a row's last group, padded to sixteen columns (`run`).
     private let edge: UnsafeMutableRawPointer
-    /// The AVX2 chain's constants and tables (nil: the chain runs on `Lanes`).
-    private let avx2: UnsafeMutablePointer<clanes_chain>?
+    /// The AVX2 chain's constants and tables (nil: the chain runs on `Vector8`).
+    private let avx2: UnsafeMutablePointer<cvec_chain>?
     /// Up to `batch` groups' chain inputs and outputs (`Slot`), between the passes of `run`.
     private let slots: UnsafeMutableRawPointer
     public static let batch = 8
@@ -53,7 +53,7 @@ public final class ColorConvertKernel {
     public var usesAVX2: Bool { avx2 != nil }
 
     /// `conversion`'s source bit depth must be 8 to 12 (deeper pictures go through 12-bit first).
-    /// `allowAVX2` false keeps the chain on `Lanes` (for tests that compare the two).
+    /// `allowAVX2` false keeps the chain on `Vector8` (for tests that compare the two).
     public init(_ conversion: ColorConversion, allowAVX2: Bool = true) {
         precondition((8...12).contains(conversion.source.bitDepth) && (8...16).contains(conversion.target.bitDepth))
         self.conversion = conversion
@@ -93,7 +93,7 @@ public final class ColorConvertKernel {
         if conversion.kind == .curves {
             // 0...2: every R'G'B' a legal limited-range code can make (1.09 + 1.47 x 0.57).
             toLinear = UniformTable(top: 2, count: 4096) { conversion.linear($0) }
-            tone = conversion.toneMaps ? ToneLanes(conversion) : nil
+            tone = conversion.toneMaps ? ToneVectors(conversion) : nil
             toSignal = LogTable(lowExponent: -40, highExponent: 12) { conversion.signal($0) }
         } else {
             toLinear = nil; tone = nil; toSignal = nil
@@ -125,20 +125,20 @@ public final class ColorConvertKernel {
     }
 
     /// The C chain's view of this kernel's constants and tables (which outlive it: both are the kernel's).
-    private static func chain(_ k: ColorConvertKernel, _ linear: UniformTable, _ tone: ToneLanes?, _ signal: LogTable) -> clanes_chain {
+    private static func chain(_ k: ColorConvertKernel, _ linear: UniformTable, _ tone: ToneVectors?, _ signal: LogTable) -> cvec_chain {
         func floats(_ p: UnsafeMutablePointer<SIMD2<Float>>) -> UnsafePointer<Float> {
             UnsafeRawPointer(p).assumingMemoryBound(to: Float.self)
         }
         let curve: Int32
         switch tone?.curve {
-        case nil: curve = Int32(CLANES_TONE_NONE)
-        case .hable: curve = Int32(CLANES_TONE_HABLE)
-        case .reinhard: curve = Int32(CLANES_TONE_REINHARD)
-        case .clip: curve = Int32(CLANES_TONE_CLIP)
-        case .mobius: curve = Int32(CLANES_TONE_MOBIUS)
+        case nil: curve = Int32(CVEC_TONE_NONE)
+        case .hable: curve = Int32(CVEC_TONE_HABLE)
+        case .reinhard: curve = Int32(CVEC_TONE_REINHARD)
+        case .clip: curve = Int32(CVEC_TONE_CLIP)
+        case .mobius: curve = Int32(CVEC_TONE_MOBIUS)
         }
         let m = k.gamut
-        return clanes_chain(
+        return cvec_chain(
             yOffset: k.yOffset, yScale: k.yScale, cOffset: k.cOffset, cScale: k.cScale,
             crToR: k.crToR, cbToG: k.cbToG, crToG: k.crToG, cbToB: k.cbToB,
             toLinear: floats(linear.entries), linearScale: linear.scale, linearCount: Float(linear.count), linearLast: linear.last,
@@ -173,7 +173,7 @@ public final class ColorConvertKernel {
     /// target samples, not rounded. What the tests hold the lanes to. Like `apply`, it uses the
     /// kernel's scratch: one call at a time.
     public func convert(y: Float, cb: Float, cr: Float) -> (Float, Float, Float) {
-        let (oy, ou, ov) = chain([(Lanes(repeating: y), Lanes(repeating: cb), Lanes(repeating: cr))])[0]
+        let (oy, ou, ov) = chain([(Vector8(repeating: y), Vector8(repeating: cb), Vector8(repeating: cr))])[0]
         return (oy[0], ou[0], ov[0])
     }
 
@@ -243,14 +243,14 @@ public final class ColorConvertKernel {
         _ y0: UnsafeMutablePointer<In>, _ y1: UnsafeMutablePointer<In>, _ u: UnsafeMutablePointer<In>, _ v: UnsafeMutablePointer<In>, _ slot: Slot
     ) {
         let a0 = In.load(y0), a1 = In.load(y0 + 8), b0 = In.load(y1), b1 = In.load(y1 + 8)
-        let mean = (Self.pairSums(LaneMath.float(a0), LaneMath.float(a1)) + Self.pairSums(LaneMath.float(b0), LaneMath.float(b1))) * 0.25
-        slot.setInputs(mean, LaneMath.float(In.load(u)), LaneMath.float(In.load(v)))
+        let mean = (Self.pairSums(VectorMath.float(a0), VectorMath.float(a1)) + Self.pairSums(VectorMath.float(b0), VectorMath.float(b1))) * 0.25
+        slot.setInputs(mean, VectorMath.float(In.load(u)), VectorMath.float(In.load(v)))
     }
 
     /// The chain on the first `count` slots.
     private func chain(_ count: Int) {
         if let avx2 {
-            clanes_chain_avx2(avx2, slots.assumingMemoryBound(to: Float.self), Int32(count))
+            cvec_chain_avx2(avx2, slots.assumingMemoryBound(to: Float.self), Int32(count))
             return
         }
         for i in 0..<count {
@@ -271,7 +271,7 @@ public final class ColorConvertKernel {
         let a0 = In.load(y0), a1 = In.load(y0 + 8), b0 = In.load(y1), b1 = In.load(y1 + 8)
         let mean = slot.inputs.0, (oy, ocb, ocr) = slot.outputs
         // G at the block's mean: between the two codes around it.
-        let (f, i) = LaneMath.floor(LaneMath.min(mean, Lanes(repeating: Float(greyCount - 1))))
+        let (f, i) = VectorMath.floor(VectorMath.min(mean, Vector8(repeating: Float(greyCount - 1))))
         let (gv, gs) = gather(grey, i)
         let (dLo, dHi) = Self.pairs(oy - (gv + (mean - f) * gs))
         let (mLo, mHi) = Self.pairs(mean), (sLo, sHi) = Self.pairs(gs), (yLo, yHi) = Self.pairs(oy)
@@ -288,20 +288,20 @@ public final class ColorConvertKernel {
     /// most of a picture) the step is G's slope at the mean (`slope`) times the distance, which
     /// differs from G's own step by under a tenth of a level there and needs no lookup per pixel;
     /// otherwise G(pixel) - G(mean) (`detail`: y - G(mean)).
-    @inline(__always) private func luma(_ codes: IntLanes, _ mean: Lanes, _ y: Lanes, _ slope: Lanes, _ detail: Lanes) -> Lanes {
-        let d = LaneMath.float(codes) - mean
+    @inline(__always) private func luma(_ codes: IntVector8, _ mean: Vector8, _ y: Vector8, _ slope: Vector8, _ detail: Vector8) -> Vector8 {
+        let d = VectorMath.float(codes) - mean
         // Whether any lane is past `flat`: the comparison's lanes OR-ed down to one.
-        let far = unsafeBitCast(LaneMath.max(d, -d) .> flat, to: IntLanes.self)
+        let far = unsafeBitCast(VectorMath.max(d, -d) .> flat, to: IntVector8.self)
         let h = far.lowHalf | far.highHalf, q = h.lowHalf | h.highHalf
         if q[0] | q[1] == 0 { return y + slope * d }
         // Codes past the bit depth (damage) are masked into the table.
-        return gather(grey, codes & IntLanes(repeating: Int32(greyCount - 1))).0 + detail
+        return gather(grey, codes & IntVector8(repeating: Int32(greyCount - 1))).0 + detail
     }
 
     /// Target samples (not rounded) of eight source colours given as samples.
-    @inline(__always) private func evaluate(_ sy: Lanes, _ scb: Lanes, _ scr: Lanes) -> (Lanes, Lanes, Lanes) {
+    @inline(__always) private func evaluate(_ sy: Vector8, _ scb: Vector8, _ scr: Vector8) -> (Vector8, Vector8, Vector8) {
         let y = (sy - yOffset) * yScale, pb = (scb - cOffset) * cScale, pr = (scr - cOffset) * cScale
-        var ny: Lanes, nb: Lanes, nr: Lanes
+        var ny: Vector8, nb: Vector8, nr: Vector8
         if let toLinear, let toSignal {
             let r = y + crToR * pr, g = y + cbToG * pb + crToG * pr, b = y + cbToB * pb
             let lr = toLinear(r), lg = toLinear(g), lb = toLinear(b)
@@ -310,7 +310,7 @@ public final class ColorConvertKernel {
             var tg = m[3] * lr + m[4] * lg + m[5] * lb
             var tb = m[6] * lr + m[7] * lg + m[8] * lb
             if let tone {
-                let k = tone.gain(LaneMath.max(LaneMath.max(tr, tg), tb))
+                let k = tone.gain(VectorMath.max(VectorMath.max(tr, tg), tb))
                 tr *= k; tg *= k; tb *= k
             }
             let er = toSignal(tr), eg = toSignal(tg), eb = toSignal(tb)
@@ -327,44 +327,44 @@ public final class ColorConvertKernel {
     }
 
     /// Rounded (halves up) and clamped to the target's codes, as Int32 lanes.
-    @inline(__always) private func out(_ x: Lanes) -> IntLanes {
-        LaneMath.roundHalfUp(LaneMath.clamp(x, 0, outMax))
+    @inline(__always) private func out(_ x: Vector8) -> IntVector8 {
+        VectorMath.roundHalfUp(VectorMath.clamp(x, 0, outMax))
     }
 
     /// Lane i + lane i+1 for each pair: sixteen columns into eight blocks' sums.
-    @inline(__always) static func pairSums(_ lo: Lanes, _ hi: Lanes) -> Lanes {
+    @inline(__always) static func pairSums(_ lo: Vector8, _ hi: Vector8) -> Vector8 {
         let s = SIMD16(lowHalf: lo, highHalf: hi)
         return s.evenHalf + s.oddHalf
     }
 
     /// Eight blocks' values, each repeated for the block's two columns.
-    @inline(__always) static func pairs(_ v: Lanes) -> (Lanes, Lanes) {
-        (Lanes(v[0], v[0], v[1], v[1], v[2], v[2], v[3], v[3]), Lanes(v[4], v[4], v[5], v[5], v[6], v[6], v[7], v[7]))
+    @inline(__always) static func pairs(_ v: Vector8) -> (Vector8, Vector8) {
+        (Vector8(v[0], v[0], v[1], v[1], v[2], v[2], v[3], v[3]), Vector8(v[4], v[4], v[5], v[5], v[6], v[6], v[7], v[7]))
     }
 }
 
 /// One group's chain inputs (block mean luma, cb, cr: source samples) and outputs (target
-/// samples, not rounded), eight floats each, in that order: `clanes_chain_avx2`'s layout.
+/// samples, not rounded), eight floats each, in that order: `cvec_chain_avx2`'s layout.
 struct Slot {
     static let size = 6 * 32
     let base: UnsafeMutableRawPointer
     init(_ base: UnsafeMutableRawPointer) { self.base = base }
 
-    @inline(__always) func setInputs(_ y: Lanes, _ cb: Lanes, _ cr: Lanes) {
-        base.storeBytes(of: y, as: Lanes.self)
-        base.storeBytes(of: cb, toByteOffset: 32, as: Lanes.self)
-        base.storeBytes(of: cr, toByteOffset: 64, as: Lanes.self)
+    @inline(__always) func setInputs(_ y: Vector8, _ cb: Vector8, _ cr: Vector8) {
+        base.storeBytes(of: y, as: Vector8.self)
+        base.storeBytes(of: cb, toByteOffset: 32, as: Vector8.self)
+        base.storeBytes(of: cr, toByteOffset: 64, as: Vector8.self)
     }
-    @inline(__always) var inputs: (Lanes, Lanes, Lanes) {
-        (base.load(as: Lanes.self), base.load(fromByteOffset: 32, as: Lanes.self), base.load(fromByteOffset: 64, as: Lanes.self))
+    @inline(__always) var inputs: (Vector8, Vector8, Vector8) {
+        (base.load(as: Vector8.self), base.load(fromByteOffset: 32, as: Vector8.self), base.load(fromByteOffset: 64, as: Vector8.self))
     }
-    @inline(__always) func setOutputs(_ o: (Lanes, Lanes, Lanes)) {
-        base.storeBytes(of: o.0, toByteOffset: 96, as: Lanes.self)
-        base.storeBytes(of: o.1, toByteOffset: 128, as: Lanes.self)
-        base.storeBytes(of: o.2, toByteOffset: 160, as: Lanes.self)
+    @inline(__always) func setOutputs(_ o: (Vector8, Vector8, Vector8)) {
+        base.storeBytes(of: o.0, toByteOffset: 96, as: Vector8.self)
+        base.storeBytes(of: o.1, toByteOffset: 128, as: Vector8.self)
+        base.storeBytes(of: o.2, toByteOffset: 160, as: Vector8.self)
     }
-    @inline(__always) var outputs: (Lanes, Lanes, Lanes) {
-        (base.load(fromByteOffset: 96, as: Lanes.self), base.load(fromByteOffset: 128, as: Lanes.self), base.load(fromByteOffset: 160, as: Lanes.self))
+    @inline(__always) var outputs: (Vector8, Vector8, Vector8) {
+        (base.load(fromByteOffset: 96, as: Vector8.self), base.load(fromByteOffset: 128, as: Vector8.self), base.load(fromByteOffset: 160, as: Vector8.self))
     }
 }
 
@@ -384,32 +384,32 @@ extension PlaneView where T == UInt16 {
 
 /// 8-bit and 16-bit samples: eight at a time into Int32 lanes and back.
 protocol KernelSample {
-    static func load(_ p: UnsafeMutablePointer<Self>) -> IntLanes
+    static func load(_ p: UnsafeMutablePointer<Self>) -> IntVector8
     /// Values already within the sample's range.
-    static func store(_ v: IntLanes, _ p: UnsafeMutablePointer<Self>)
+    static func store(_ v: IntVector8, _ p: UnsafeMutablePointer<Self>)
 }
 
 extension UInt8: KernelSample {
-    @inline(__always) static func load(_ p: UnsafeMutablePointer<UInt8>) -> IntLanes {
-        LaneMath.widen(UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self))
+    @inline(__always) static func load(_ p: UnsafeMutablePointer<UInt8>) -> IntVector8 {
+        VectorMath.widen(UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self))
     }
-    @inline(__always) static func store(_ v: IntLanes, _ p: UnsafeMutablePointer<UInt8>) {
-        UnsafeMutableRawPointer(p).storeBytes(of: LaneMath.narrow8(v), as: SIMD8<UInt8>.self)
+    @inline(__always) static func store(_ v: IntVector8, _ p: UnsafeMutablePointer<UInt8>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: VectorMath.narrow8(v), as: SIMD8<UInt8>.self)
     }
 }
 
 extension UInt16: KernelSample {
-    @inline(__always) static func load(_ p: UnsafeMutablePointer<UInt16>) -> IntLanes {
-        LaneMath.widen(UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt16>.self))
+    @inline(__always) static func load(_ p: UnsafeMutablePointer<UInt16>) -> IntVector8 {
+        VectorMath.widen(UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt16>.self))
     }
-    @inline(__always) static func store(_ v: IntLanes, _ p: UnsafeMutablePointer<UInt16>) {
-        UnsafeMutableRawPointer(p).storeBytes(of: LaneMath.narrow16(v), as: SIMD8<UInt16>.self)
+    @inline(__always) static func store(_ v: IntVector8, _ p: UnsafeMutablePointer<UInt16>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: VectorMath.narrow16(v), as: SIMD8<UInt16>.self)
     }
 }
 
 /// `ColorConversion.toneGain` on eight lanes: the factor the tone curve applies to a colour
 /// whose largest channel (linear light) is m, for FFmpeg's curves, as rational arithmetic.
-struct ToneLanes {
+struct ToneVectors {
     let curve: ToneCurve
     /// 1 / the target's peak (x is divided by it: the curves map the target's white to 1).
     let inverseTarget: Float
@@ -432,23 +432,23 @@ struct ToneLanes {
         }
     }
 
-    @inline(__always) func gain(_ m: Lanes) -> Lanes {
-        let x = LaneMath.max(m, Lanes(repeating: 1e-6)), u = x * inverseTarget
+    @inline(__always) func gain(_ m: Vector8) -> Vector8 {
+        let x = VectorMath.max(m, Vector8(repeating: 1e-6)), u = x * inverseTarget
         switch curve {
         case .hable:
             // FFmpeg's constants: a 0.15, b 0.50, c 0.10, d 0.20, e 0.02, f 0.30.
             // In typed steps: as one expression it took the type checker 7.4 s.
-            let numerator: Lanes = u * (0.15 * u + 0.05) + 0.004
-            let denominator: Lanes = u * (0.15 * u + 0.5) + 0.06
-            let h: Lanes = numerator / denominator - Float(0.02 / 0.3)
+            let numerator: Vector8 = u * (0.15 * u + 0.05) + 0.004
+            let denominator: Vector8 = u * (0.15 * u + 0.5) + 0.06
+            let h: Vector8 = numerator / denominator - Float(0.02 / 0.3)
             return k * h / x
         case .reinhard:
             return k / (u + a)
         case .clip:
-            return LaneMath.min(Lanes(repeating: 1), 1 / u)
+            return VectorMath.min(Vector8(repeating: 1), 1 / u)
         case .mobius:
             let rolled = scale * (u + a) / ((u + b) * x)
-            return LaneMath.select(u .<= k, Lanes(repeating: 1), rolled)
+            return VectorMath.select(u .<= k, Vector8(repeating: 1), rolled)
         }
     }
 }

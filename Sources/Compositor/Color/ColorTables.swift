@@ -25,9 +25,9 @@ struct UniformTable {
     /// Called once, by the owner.
     func deallocate() { entries.deallocate() }
 
-    @inline(__always) func callAsFunction(_ x: Lanes) -> Lanes {
-        let t = LaneMath.clamp(x * scale, 0, Float(count))
-        let (f, i) = LaneMath.floor(LaneMath.min(t, Lanes(repeating: last)))
+    @inline(__always) func callAsFunction(_ x: Vector8) -> Vector8 {
+        let t = VectorMath.clamp(x * scale, 0, Float(count))
+        let (f, i) = VectorMath.floor(VectorMath.min(t, Vector8(repeating: last)))
         let (v, d) = gather(entries, i)
         return v + (t - f) * d
     }
@@ -64,10 +64,10 @@ struct LogTable {
     /// Called once, by the owner.
     func deallocate() { entries.deallocate() }
 
-    @inline(__always) func callAsFunction(_ x: Lanes) -> Lanes {
-        let c = LaneMath.clamp(x, lo, hi)
-        let bits = unsafeBitCast(c, to: IntLanes.self) &>> Self.shift
-        let x0 = unsafeBitCast(bits &<< Self.shift, to: Lanes.self)
+    @inline(__always) func callAsFunction(_ x: Vector8) -> Vector8 {
+        let c = VectorMath.clamp(x, lo, hi)
+        let bits = unsafeBitCast(c, to: IntVector8.self) &>> Self.shift
+        let x0 = unsafeBitCast(bits &<< Self.shift, to: Vector8.self)
         let (v, s) = gather(entries, bits &- base)
         return v + (c - x0) * s
     }
@@ -82,8 +82,8 @@ struct LogTable {
 
 /// The (value, slope) entries at eight indices, as two lane vectors. Each lane's read has a
 /// constant lane number (a loop writing lane i stalls store forwarding: `PowTable`).
-@inline(__always) func gather(_ t: UnsafeMutablePointer<SIMD2<Float>>, _ i: IntLanes) -> (Lanes, Lanes) {
+@inline(__always) func gather(_ t: UnsafeMutablePointer<SIMD2<Float>>, _ i: IntVector8) -> (Vector8, Vector8) {
     let e0 = t[Int(i[0])], e1 = t[Int(i[1])], e2 = t[Int(i[2])], e3 = t[Int(i[3])]
     let e4 = t[Int(i[4])], e5 = t[Int(i[5])], e6 = t[Int(i[6])], e7 = t[Int(i[7])]
-    return (Lanes(e0.x, e1.x, e2.x, e3.x, e4.x, e5.x, e6.x, e7.x), Lanes(e0.y, e1.y, e2.y, e3.y, e4.y, e5.y, e6.y, e7.y))
+    return (Vector8(e0.x, e1.x, e2.x, e3.x, e4.x, e5.x, e6.x, e7.x), Vector8(e0.y, e1.y, e2.y, e3.y, e4.y, e5.y, e6.y, e7.y))
 }

@@ -141,7 +141,7 @@ public struct LUTTransform: RGBTransform {
         let s = Int32(size)
         let base = ri &+ s &* (gi &+ s &* bi)
         let t = packed.entries, sy = size, sz = size * size
-        let outR: Lanes, outG: Lanes, outB: Lanes
+        let outR: Vector8, outG: Vector8, outB: Vector8
         switch interpolation {
         case .trilinear:
             // Lane by lane, each lane's index a constant: a loop writing `out[i]` stores the
@@ -161,10 +161,10 @@ public struct LUTTransform: RGBTransform {
             // from the cell's corner, a step along the largest, then the next, then the last.
             // Sorted here without branches, each fraction carrying its axis's stride.
             var v0 = dr, v1 = dg, v2 = db
-            var s0 = Lanes(repeating: 1), s1 = Lanes(repeating: Float(sy)), s2 = Lanes(repeating: Float(sz))
+            var s0 = Vector8(repeating: 1), s1 = Vector8(repeating: Float(sy)), s2 = Vector8(repeating: Float(sz))
             Self.order(&v0, &s0, &v1, &s1); Self.order(&v1, &s1, &v2, &s2); Self.order(&v0, &s0, &v1, &s1)
             let w0 = 1 - v0, w1 = v0 - v1, w2 = v1 - v2
-            let a = LaneMath.roundEven(s0).1, ab = LaneMath.roundEven(s0 + s1).1, diagonal = 1 + sy + sz
+            let a = VectorMath.roundEven(s0).1, ab = VectorMath.roundEven(s0 + s1).1, diagonal = 1 + sy + sz
             @inline(__always) func lane(_ i: Int) -> SIMD4<Float> {
                 let p = t + Int(base[i])
                 return w0[i] * p[0] + w1[i] * p[Int(a[i])] + w2[i] * p[Int(ab[i])] + v2[i] * p[diagonal]
@@ -175,9 +175,9 @@ public struct LUTTransform: RGBTransform {
     }
 
     /// The cell (its corner nearest black) and the position inside it, for one channel.
-    @inline(__always) static func cell(_ c: Lanes, _ lo: Float, _ span: Float, _ n: Float, _ top: Float) -> (IntLanes, Lanes) {
-        let p = LaneMath.clamp((c - lo) / span * n, 0, n)
-        let (f, i) = LaneMath.floor(LaneMath.min(p, Lanes(repeating: top)))
+    @inline(__always) static func cell(_ c: Vector8, _ lo: Float, _ span: Float, _ n: Float, _ top: Float) -> (IntVector8, Vector8) {
+        let p = VectorMath.clamp((c - lo) / span * n, 0, n)
+        let (f, i) = VectorMath.floor(VectorMath.min(p, Vector8(repeating: top)))
         return (i, p - f)
     }
 
@@ -185,18 +185,18 @@ public struct LUTTransform: RGBTransform {
     @inline(__always) static func transpose(
         _ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ c3: SIMD4<Float>,
         _ c4: SIMD4<Float>, _ c5: SIMD4<Float>, _ c6: SIMD4<Float>, _ c7: SIMD4<Float>
-    ) -> (Lanes, Lanes, Lanes) {
+    ) -> (Vector8, Vector8, Vector8) {
         (
-            Lanes(c0.x, c1.x, c2.x, c3.x, c4.x, c5.x, c6.x, c7.x), Lanes(c0.y, c1.y, c2.y, c3.y, c4.y, c5.y, c6.y, c7.y),
-            Lanes(c0.z, c1.z, c2.z, c3.z, c4.z, c5.z, c6.z, c7.z)
+            Vector8(c0.x, c1.x, c2.x, c3.x, c4.x, c5.x, c6.x, c7.x), Vector8(c0.y, c1.y, c2.y, c3.y, c4.y, c5.y, c6.y, c7.y),
+            Vector8(c0.z, c1.z, c2.z, c3.z, c4.z, c5.z, c6.z, c7.z)
         )
     }
 
     /// a >= b after, each carrying its stride along.
-    @inline(__always) static func order(_ a: inout Lanes, _ sa: inout Lanes, _ b: inout Lanes, _ sb: inout Lanes) {
+    @inline(__always) static func order(_ a: inout Vector8, _ sa: inout Vector8, _ b: inout Vector8, _ sb: inout Vector8) {
         let m = a .< b
-        (a, b) = (LaneMath.select(m, b, a), LaneMath.select(m, a, b))
-        (sa, sb) = (LaneMath.select(m, sb, sa), LaneMath.select(m, sa, sb))
+        (a, b) = (VectorMath.select(m, b, a), VectorMath.select(m, a, b))
+        (sa, sb) = (VectorMath.select(m, sb, sa), VectorMath.select(m, sa, sb))
     }
 }
 

@@ -64,8 +64,8 @@ public struct VignetteKernel: FilterKernel {
     public init(start: Double, end: Double) { self.start = start; self.end = end }
 
     /// The weight of eight pixels whose squared distances from the centre are `d2`.
-    @inline(__always) static func weight(_ d2: Lanes, halfDiagonal: Float, start: Float, end: Float) -> Lanes {
-        let t = LaneMath.clamp((LaneMath.sqrt(d2) / halfDiagonal - start) / (end - start), 0, 1)
+    @inline(__always) static func weight(_ d2: Vector8, halfDiagonal: Float, start: Float, end: Float) -> Vector8 {
+        let t = VectorMath.clamp((VectorMath.sqrt(d2) / halfDiagonal - start) / (end - start), 0, 1)
         return 1 - t * t * (3 - 2 * t)
     }
 
@@ -79,9 +79,9 @@ public struct VignetteKernel: FilterKernel {
             var x = 0
             while x < input.width {
                 let n = min(8, input.width - x)
-                let dx = Float(x) + LaneMath.index + 0.5 - w / 2
+                let dx = Float(x) + VectorMath.index + 0.5 - w / 2
                 let k = Self.weight(dx * dx + dy * dy, halfDiagonal: half, start: start, end: end)
-                LaneMath.store(LaneMath.bytes(16 + (LaneMath.load(a + x, n) - 16) * k), o + x, n)
+                VectorMath.store(VectorMath.bytes(16 + (VectorMath.load(a + x, n) - 16) * k), o + x, n)
                 x += 8
             }
         }
@@ -92,10 +92,10 @@ public struct VignetteKernel: FilterKernel {
             var x = 0
             while x < input.u.width {
                 let n = min(8, input.u.width - x)
-                let dx = 2 * (Float(x) + LaneMath.index) + 1 - w / 2
+                let dx = 2 * (Float(x) + VectorMath.index) + 1 - w / 2
                 let k = Self.weight(dx * dx + dy * dy, halfDiagonal: half, start: start, end: end)
-                LaneMath.store(LaneMath.bytes(128 + (LaneMath.load(ui + x, n) - 128) * k), uo + x, n)
-                LaneMath.store(LaneMath.bytes(128 + (LaneMath.load(vi + x, n) - 128) * k), vo + x, n)
+                VectorMath.store(VectorMath.bytes(128 + (VectorMath.load(ui + x, n) - 128) * k), uo + x, n)
+                VectorMath.store(VectorMath.bytes(128 + (VectorMath.load(vi + x, n) - 128) * k), vo + x, n)
                 x += 8
             }
         }

@@ -22,14 +22,14 @@ extension RGBTransform {
 /// shares one chroma sample, so its four pixels are converted to RGB (BT.709 video range, the
 /// SDR working signal, as `YUVColor(rgb:)`), transformed, clipped to the gamut and converted back; the block's new
 /// chroma is the mean of its four. Eight blocks (two rows of sixteen pixels) at a time, in
-/// vectors (`Lanes`): nothing is allocated and nothing leaves the registers but the result.
+/// vectors (`Vector8`): nothing is allocated and nothing leaves the registers but the result.
 public struct RGBPointKernel<T: RGBTransform>: FilterKernel {
     let transform: T
     public init(_ transform: T) { self.transform = transform }
 
     /// The chroma offsets of eight blocks, each repeated for the block's two columns.
-    @inline(__always) static func pairs(_ v: Lanes) -> (Lanes, Lanes) {
-        var lo = Lanes(), hi = Lanes()
+    @inline(__always) static func pairs(_ v: Vector8) -> (Vector8, Vector8) {
+        var lo = Vector8(), hi = Vector8()
         for i in 0..<4 { lo[2 * i] = v[i]; lo[2 * i + 1] = v[i]; hi[2 * i] = v[i + 4]; hi[2 * i + 1] = v[i + 4] }
         return (lo, hi)
     }
@@ -46,19 +46,19 @@ public struct RGBPointKernel<T: RGBTransform>: FilterKernel {
     /// Eight pixels of one row: luma written, their (B' - Y') / 1.8556 and (R' - Y') / 1.5748 returned.
     @inline(__always) func pixels(
         _ yi: UnsafePointer<UInt8>, _ yo: UnsafeMutablePointer<UInt8>, _ count: Int,
-        _ offR: Lanes, _ offG: Lanes, _ offB: Lanes
-    ) -> (Lanes, Lanes) {
-        let yn = (LaneMath.load(yi, count) - 16) / 219
+        _ offR: Vector8, _ offG: Vector8, _ offB: Vector8
+    ) -> (Vector8, Vector8) {
+        let yn = (VectorMath.load(yi, count) - 16) / 219
         var r = yn + offR, g = yn + offG, b = yn + offB
         transform.apply(&r, &g, &b)
-        r = LaneMath.clamp(r, 0, 1); g = LaneMath.clamp(g, 0, 1); b = LaneMath.clamp(b, 0, 1)
+        r = VectorMath.clamp(r, 0, 1); g = VectorMath.clamp(g, 0, 1); b = VectorMath.clamp(b, 0, 1)
         let l = Self.kr * r + Self.kg * g + Self.kb * b
-        LaneMath.store(LaneMath.bytes(16 + 219 * l), yo, count)
+        VectorMath.store(VectorMath.bytes(16 + 219 * l), yo, count)
         return ((b - l) / Self.cbToB, (r - l) / Self.crToR)
     }
 
     /// Lane i + lane i+1 for each pair: eight pixels' values into four blocks' sums.
-    @inline(__always) static func pairSums(_ lo: Lanes, _ hi: Lanes) -> Lanes {
+    @inline(__always) static func pairSums(_ lo: Vector8, _ hi: Vector8) -> Vector8 {
         let s = SIMD16(lowHalf: lo, highHalf: hi)
         return s.evenHalf + s.oddHalf
     }
@@ -71,27 +71,27 @@ public struct RGBPointKernel<T: RGBTransform>: FilterKernel {
             var bx = 0
             while bx < input.u.width {
                 let blocks = min(8, input.u.width - bx), columns = min(16, w - 2 * bx)
-                let pb = (LaneMath.load(ui + bx, blocks) - 128) / 224, pr = (LaneMath.load(vi + bx, blocks) - 128) / 224
+                let pb = (VectorMath.load(ui + bx, blocks) - 128) / 224, pr = (VectorMath.load(vi + bx, blocks) - 128) / 224
                 let (rLo, rHi) = Self.pairs(Self.crToR * pr), (gLo, gHi) = Self.pairs(Self.cbToG * pb + Self.crToG * pr)
                 let (bLo, bHi) = Self.pairs(Self.cbToB * pb)
-                var sumPb = Lanes(), sumPr = Lanes()
+                var sumPb = Vector8(), sumPr = Vector8()
                 for dy in 0..<rows {
                     let yi = input.y.row(2 * by + dy) + 2 * bx, yo = output.y.row(2 * by + dy) + 2 * bx
                     var (pbLo, prLo) = pixels(yi, yo, min(8, columns), rLo, gLo, bLo)
-                    var (pbHi, prHi) = columns > 8 ? pixels(yi + 8, yo + 8, columns - 8, rHi, gHi, bHi) : (Lanes(), Lanes())
+                    var (pbHi, prHi) = columns > 8 ? pixels(yi + 8, yo + 8, columns - 8, rHi, gHi, bHi) : (Vector8(), Vector8())
                     if columns < 16 {
                         // Pixels past the right edge are not part of any block's mean.
-                        let inside = LaneMath.index .< Float(columns), insideHi = LaneMath.index .< Float(columns - 8)
-                        pbLo = LaneMath.zero(pbLo, where: .!inside); prLo = LaneMath.zero(prLo, where: .!inside)
-                        pbHi = LaneMath.zero(pbHi, where: .!insideHi); prHi = LaneMath.zero(prHi, where: .!insideHi)
+                        let inside = VectorMath.index .< Float(columns), insideHi = VectorMath.index .< Float(columns - 8)
+                        pbLo = VectorMath.zero(pbLo, where: .!inside); prLo = VectorMath.zero(prLo, where: .!inside)
+                        pbHi = VectorMath.zero(pbHi, where: .!insideHi); prHi = VectorMath.zero(prHi, where: .!insideHi)
                     }
                     sumPb += Self.pairSums(pbLo, pbHi); sumPr += Self.pairSums(prLo, prHi)
                 }
                 // The mean over the block's pixels: 2 x rows, or 1 x rows for a last column alone.
-                var n = Lanes(repeating: Float(2 * rows))
-                if columns < 16 { n = LaneMath.min(n, LaneMath.max(Lanes(repeating: 1), (Float(columns) - 2 * LaneMath.index) * Float(rows))) }
-                LaneMath.store(LaneMath.bytes(128 + 224 * sumPb / n), uo + bx, blocks)
-                LaneMath.store(LaneMath.bytes(128 + 224 * sumPr / n), vo + bx, blocks)
+                var n = Vector8(repeating: Float(2 * rows))
+                if columns < 16 { n = VectorMath.min(n, VectorMath.max(Vector8(repeating: 1), (Float(columns) - 2 * VectorMath.index) * Float(rows))) }
+                VectorMath.store(VectorMath.bytes(128 + 224 * sumPb / n), uo + bx, blocks)
+                VectorMath.store(VectorMath.bytes(128 + 224 * sumPr / n), vo + bx, blocks)
                 bx += 8
             }
         }
@@ -163,16 +163,16 @@ final class PowTable {
     }
     deinit { entries.deallocate() }
 
-    @inline(__always) func callAsFunction(_ x: Lanes) -> Lanes {
-        let c = LaneMath.clamp(x, 0, 1)
-        let index = unsafeBitCast(c, to: IntLanes.self) &>> Self.shift
-        let x0 = unsafeBitCast(index &<< Self.shift, to: Lanes.self)
+    @inline(__always) func callAsFunction(_ x: Vector8) -> Vector8 {
+        let c = VectorMath.clamp(x, 0, 1)
+        let index = unsafeBitCast(c, to: IntVector8.self) &>> Self.shift
+        let x0 = unsafeBitCast(index &<< Self.shift, to: Vector8.self)
         // Each lane's entry with a constant lane number: a loop writing lane i of a vector
         // stores the vector, writes the lane and reloads it (a store-forwarding stall a lane).
         let t = entries
         @inline(__always) func e(_ i: Int) -> SIMD2<Float> { t[Int(index[i])] }
         let e0 = e(0), e1 = e(1), e2 = e(2), e3 = e(3), e4 = e(4), e5 = e(5), e6 = e(6), e7 = e(7)
-        let v = Lanes(e0.x, e1.x, e2.x, e3.x, e4.x, e5.x, e6.x, e7.x), k = Lanes(e0.y, e1.y, e2.y, e3.y, e4.y, e5.y, e6.y, e7.y)
+        let v = Vector8(e0.x, e1.x, e2.x, e3.x, e4.x, e5.x, e6.x, e7.x), k = Vector8(e0.y, e1.y, e2.y, e3.y, e4.y, e5.y, e6.y, e7.y)
         return v + (c - x0) * k
     }
 }
@@ -185,9 +185,9 @@ public struct PosterizeTransform: RGBTransform {
         (simd_clamp01(c) * levels + 0.5).rounded(.down) / levels
     }
     public func apply(_ r: inout SIMD8<Float>, _ g: inout SIMD8<Float>, _ b: inout SIMD8<Float>) {
-        r = LaneMath.floor(LaneMath.clamp(r, 0, 1) * levels + 0.5).0 / levels
-        g = LaneMath.floor(LaneMath.clamp(g, 0, 1) * levels + 0.5).0 / levels
-        b = LaneMath.floor(LaneMath.clamp(b, 0, 1) * levels + 0.5).0 / levels
+        r = VectorMath.floor(VectorMath.clamp(r, 0, 1) * levels + 0.5).0 / levels
+        g = VectorMath.floor(VectorMath.clamp(g, 0, 1) * levels + 0.5).0 / levels
+        b = VectorMath.floor(VectorMath.clamp(b, 0, 1) * levels + 0.5).0 / levels
     }
 }
 

@@ -29,17 +29,17 @@ struct Gaussian {
                 let s = src.row(j)
                 padded.update(repeating: Float(s[0]), count: r)
                 var x = 0
-                while x < w { (padded + r + x).storeLanes(LaneMath.load(s + x, min(8, w - x))); x += 8 }
+                while x < w { (padded + r + x).storeVector(VectorMath.load(s + x, min(8, w - x))); x += 8 }
                 (padded + r + w).update(repeating: Float(s[w - 1]), count: r)
                 let t = ring + (j % taps) * stride
                 x = 0
                 while x < w {
-                    var a0 = Lanes(), a1 = Lanes()
+                    var a0 = Vector8(), a1 = Vector8()
                     for i in 0..<taps {
                         let ki = k[i], p = padded + x + i
                         a0 += ki * p.lanes(); a1 += ki * (p + 8).lanes()
                     }
-                    (t + x).storeLanes(a0); (t + x + 8).storeLanes(a1)
+                    (t + x).storeVector(a0); (t + x + 8).storeVector(a1)
                     x += 16
                 }
             }
@@ -49,12 +49,12 @@ struct Gaussian {
                 for i in 0..<taps { rows[i] = UnsafePointer(ring + (min(h - 1, max(0, y + i - r)) % taps) * stride) }
                 var x = 0
                 while x < w {
-                    var a0 = Lanes(), a1 = Lanes()
+                    var a0 = Vector8(), a1 = Vector8()
                     for i in 0..<taps {
                         let ki = k[i], p = rows[i] + x
                         a0 += ki * p.lanes(); a1 += ki * (p + 8).lanes()
                     }
-                    (out + x).storeLanes(a0); (out + x + 8).storeLanes(a1)
+                    (out + x).storeVector(a0); (out + x + 8).storeVector(a1)
                     x += 16
                 }
                 body(y, out)
@@ -85,12 +85,12 @@ final class GaussianScratch {
 }
 
 extension UnsafePointer<Float> {
-    @inline(__always) func lanes() -> Lanes { UnsafeRawPointer(self).loadUnaligned(as: Lanes.self) }
+    @inline(__always) func lanes() -> Vector8 { UnsafeRawPointer(self).loadUnaligned(as: Vector8.self) }
 }
 
 extension UnsafeMutablePointer<Float> {
-    @inline(__always) func lanes() -> Lanes { UnsafeRawPointer(self).loadUnaligned(as: Lanes.self) }
-    @inline(__always) func storeLanes(_ v: Lanes) { UnsafeMutableRawPointer(self).storeBytes(of: v, as: Lanes.self) }
+    @inline(__always) func lanes() -> Vector8 { UnsafeRawPointer(self).loadUnaligned(as: Vector8.self) }
+    @inline(__always) func storeVector(_ v: Vector8) { UnsafeMutableRawPointer(self).storeBytes(of: v, as: Vector8.self) }
 }
 
 /// Gaussian blur of every plane; chroma, at half resolution, with half the standard deviation.
@@ -117,7 +117,7 @@ public struct BlurKernel: FilterKernel {
         g.blur(s, scratch) { y, f in
             let o = d.row(y)
             var x = 0
-            while x < w { LaneMath.store(LaneMath.bytes((f + x).lanes()), o + x, min(8, w - x)); x += 8 }
+            while x < w { VectorMath.store(VectorMath.bytes((f + x).lanes()), o + x, min(8, w - x)); x += 8 }
         }
     }
 }
@@ -138,8 +138,8 @@ public struct SharpenKernel: FilterKernel {
             let a = s.row(y), o = output.y.row(y)
             var x = 0
             while x < w {
-                let n = min(8, w - x), v = LaneMath.load(a + x, n)
-                LaneMath.store(LaneMath.bytes(v + amount * (v - (f + x).lanes())), o + x, n)
+                let n = min(8, w - x), v = VectorMath.load(a + x, n)
+                VectorMath.store(VectorMath.bytes(v + amount * (v - (f + x).lanes())), o + x, n)
                 x += 8
             }
         }
@@ -161,13 +161,13 @@ public struct EdgesKernel: FilterKernel {
             var x = 0
             while x < w {
                 let n = min(8, w - x)
-                var u0, u1, u2, m0, m2, d0, d1, d2: Lanes
+                var u0, u1, u2, m0, m2, d0, d1, d2: Vector8
                 if x >= 1 && x + 9 <= w {
-                    u0 = LaneMath.load(up + x - 1, 8); u1 = LaneMath.load(up + x, 8); u2 = LaneMath.load(up + x + 1, 8)
-                    m0 = LaneMath.load(mid + x - 1, 8); m2 = LaneMath.load(mid + x + 1, 8)
-                    d0 = LaneMath.load(down + x - 1, 8); d1 = LaneMath.load(down + x, 8); d2 = LaneMath.load(down + x + 1, 8)
+                    u0 = VectorMath.load(up + x - 1, 8); u1 = VectorMath.load(up + x, 8); u2 = VectorMath.load(up + x + 1, 8)
+                    m0 = VectorMath.load(mid + x - 1, 8); m2 = VectorMath.load(mid + x + 1, 8)
+                    d0 = VectorMath.load(down + x - 1, 8); d1 = VectorMath.load(down + x, 8); d2 = VectorMath.load(down + x + 1, 8)
                 } else {
-                    (u0, u1, u2, m0, m2, d0, d1, d2) = (Lanes(), Lanes(), Lanes(), Lanes(), Lanes(), Lanes(), Lanes(), Lanes())
+                    (u0, u1, u2, m0, m2, d0, d1, d2) = (Vector8(), Vector8(), Vector8(), Vector8(), Vector8(), Vector8(), Vector8(), Vector8())
                     for i in 0..<8 {
                         let c = min(w - 1, x + i), l = max(0, c - 1), r = min(w - 1, c + 1)
                         u0[i] = Float(up[l]); u1[i] = Float(up[c]); u2[i] = Float(up[r])
@@ -178,8 +178,8 @@ public struct EdgesKernel: FilterKernel {
                 // Whole numbers all the way to the square (at most 2 * 1020^2): exact in Float.
                 let gx = (u2 + 2 * m2 + d2) - (u0 + 2 * m0 + d0)
                 let gy = (d0 + 2 * d1 + d2) - (u0 + 2 * u1 + u2)
-                let m = LaneMath.sqrtOfWhole(gx * gx + gy * gy)
-                LaneMath.store(LaneMath.bytes(LaneMath.clamp(16 + strength * m / 4, 16, 235)), o + x, n)
+                let m = VectorMath.sqrtOfWhole(gx * gx + gy * gy)
+                VectorMath.store(VectorMath.bytes(VectorMath.clamp(16 + strength * m / 4, 16, 235)), o + x, n)
                 x += 8
             }
         }

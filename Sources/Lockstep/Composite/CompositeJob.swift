@@ -146,7 +146,7 @@ public final class CompositeJob: Job {
         /// The current attempt's failure (a snake segment may start again, `run()`).
         var failure = FailureBox()
         var lanes: [InputLane] = []
-        var writerStage: WriterStage?
+        var writerThread: WriterThread?
         var cancelled = false
         /// Lines already told (a snake segment's run may start again).
         var announced = Set<String>()
@@ -178,7 +178,7 @@ public final class CompositeJob: Job {
         cancellation.cancel()
         s.aligner?.cancel()
         for l in s.lanes { l.cancel() }
-        s.writerStage?.queue.close(); s.writerStage?.pool.close()
+        s.writerThread?.queue.close(); s.writerThread?.pool.close()
     }
 
     /// Tells each line not told yet.
@@ -279,28 +279,11 @@ public final class CompositeJob: Job {
         let (options, soundNotices) = state.withLockedValue { ($0.options, $0.soundNotices) }
         let readers = try openReaders()
         for r in readers { r.deinterlace(options.deinterlace) }
-        let first = readers[0]
         if let n = options.audioFrom, readers[n].audio == nil {
             throw JobError("--audio-from \(n + 1): input \(n + 1) (\(options.inputs[n])) has no audio stream Lockstep can decode.")
         }
-        // The canvas: --size, or for blends that give each input a place of its own (quad, grid,
-        // pip) one chosen from all inputs (`Layout.canvas`), else the first input's size; even
-        // (4:2:0), and large enough for every cell to hold a 2x2 picture.
+        let (canvas, frameRate) = try Self.canvasAndRate(options, readers: readers)
         let sizes = readers.prefix(options.inputs.count).map(\.video.displaySize)
-        let (rows, columns) = options.gridShape
-        let smallest = Size(width: 2 * columns, height: 2 * rows)
-        let chosen =
-            options.blend.placesInputs
-            ? Layout.canvas(blend: options.blend, inputs: sizes, cells: options.grid)
-            : first.video.displaySize.evenCanvas
-        let canvas = options.size ?? Size(width: max(smallest.width, chosen.width), height: max(smallest.height, chosen.height))
-        guard canvas.width >= 2 && canvas.height >= 2 else { throw MediaError("picture too small to be a canvas", path: first.path) }
-        guard let frameRate = options.frameRate ?? Self.defaultFrameRate(readers.prefix(options.inputs.count)) else {
-            throw MediaError("no frame rate in the file; give one with --fps", path: first.path)
-        }
-        if canvas.width < smallest.width || canvas.height < smallest.height {
-            throw JobError("--size \(canvas) is too small for \(options.blend.rawValue): its \(rows) rows and \(columns) columns of cells need at least 2x2 pixels each")
-        }
         // Before any thread starts: a .cube that cannot be read stops the job here.
         let matteMix = options.matte.map { MatteMix(factor: $0.mixFactor) }
         // A single input's matte mixes the filter chain in (`filter --matte`); with a blend it
@@ -309,29 +292,8 @@ public final class CompositeJob: Job {
             try FilterStage(schedule: $0, canvas: canvas, matteMix: options.blend == .single ? matteMix : nil)
         }
         let layout = Layout(blend: options.blend, canvas: canvas, inputs: sizes, cells: options.grid)
-        let key = ChromaKey(
-            keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness,
-            matrix: options.signal.matrix)
-        var blender = Blender(
-            mode: options.blend, layout: layout, key: key, keyer: options.makeKeyer(),
-            weights: options.weights ?? Array(repeating: 1, count: options.inputs.count))
-        if let matteMix, options.blend != .single { blender.matte = (matteMix, options.matte!.mode) }
-        blender.keyAlphaAndColor = options.keyAlphaAndColor
-        blender.signal = options.signal
-        let lanes = try readers.enumerated().map { i, r in
-            let conformer: Conformer
-            do {
-                guard i < layout.places.count else { return InputLane(index: i, reader: r, conformer: try .matte(canvas: canvas, rotation: r.video.rotation), poolSize: 4, failure: failure) }
-                let place = layout.places[i], pic = layout.pictures[i]
-                conformer = try Conformer(
-                    place: Size(width: place.width, height: place.height),
-                    picture: Rect(x: pic.x - place.x, y: pic.y - place.y, width: pic.width, height: pic.height),
-                    fill: blender.marginColor(ofInput: i), rotation: r.video.rotation, keep: layout.keep[i],
-                    color: options.color(of: r))
-            } catch let e as MediaError { throw e.at(r.path) }
-            let alpha = try options.alphaConformer(ofInput: i, reader: r, place: conformer.place, picture: conformer.picture, fill: conformer.fill)
-            return InputLane(index: i, reader: r, conformer: conformer, poolSize: 4, failure: failure, alphaConformer: alpha)
-        }
+        var blender = Self.blender(options, layout: layout, matteMix: matteMix)
+        let lanes = try Self.lanes(readers, options: options, layout: layout, blender: blender, canvas: canvas, failure: failure)
         let withAudio = lanes.contains { $0.audio != nil }
         let placement = options.placement
         let timing = Timing(placement: placement, sync: options.sync, frameRate: frameRate)
@@ -362,40 +324,15 @@ public final class CompositeJob: Job {
             }
         }
         let firstK = options.frames?.start ?? 0
-        let container = OutputPath.container(for: options.output)
-        var encode = options.encode
-        encode.signal = options.signal
-        // An HDR output passes on the first HDR input's mastering display and light levels
-        // (its stream's, else its first picture's).
-        if options.signal.isHDR {
-            for r in readers where r.video.color.description?.isHDR == true {
-                let hdr = try HDRMetadata.of(movie: r.path)
-                if !hdr.isEmpty { encode.hdr = hdr; break }
-            }
-        }
-        let writer = try MovieWriter(
-            path: pending.path, container: container, canvas: canvas, frameRate: frameRate,
-            settings: encode, withAudio: withAudio)
-        var gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])
-        if let n = options.audioFrom { for i in gains.indices where i != n { gains[i] = 0 } }
-        var loudness: LoudnessPass.Measurement?
-        if let target = options.loudness, withAudio {
-            let mixed = lanes.filter { $0.audio != nil }.map { (path: options.readerPaths[$0.index], gain: gains[$0.index]) }
-            let m = try LoudnessPass.measure(mixed, target: target, cancellation: cancellation)
-            gains = gains.map { $0 * Float(m.gain) }
-            loudness = m
-        }
-        let stage = try WriterStage(
-            writer: writer, lanes: lanes, gains: gains, frameRate: frameRate, canvas: canvas,
-            poolSize: 3, failure: failure, firstFrame: firstK, measuresLoudness: loudness != nil,
-            signal: options.signal)
+        let (stage, loudness) = try writerThread(
+            pending, readers: readers, lanes: lanes, canvas: canvas, frameRate: frameRate, firstFrame: firstK, withAudio: withAudio, options: options, failure: failure)
         let wasCancelled = state.withLockedValue { s in
-            (s.lanes, s.writerStage) = (lanes, stage)
+            (s.lanes, s.writerThread) = (lanes, stage)
             return s.cancelled
         }
         if wasCancelled { throw JobError.cancelled }
 
-        let compositorClock = StageClock(name: "the compositor")
+        let compositorClock = ThreadClock(name: "the compositor")
         let watchdog = Watchdog(clocks: lanes.map(\.clock) + [compositorClock, stage.clock], timeout: options.stallTimeout) {
             [weak self] in self?.stop(because: JobError($0))
         }
@@ -509,6 +446,99 @@ public final class CompositeJob: Job {
             notices: notices + lateNotices)
         result.loudness = summary
         return .done(result)
+    }
+
+    /// The canvas: --size, or for blends that give each input a place of its own (quad, grid,
+    /// pip) one chosen from all inputs (`Layout.canvas`), else the first input's size; even
+    /// (4:2:0), and large enough for every cell to hold a 2x2 picture. The rate: --fps, else
+    /// the inputs' (`defaultFrameRate`).
+    static func canvasAndRate(_ options: CompositeOptions, readers: [MovieReader]) throws -> (canvas: Size, frameRate: Rational) {
+        let first = readers[0]
+        let sizes = readers.prefix(options.inputs.count).map(\.video.displaySize)
+        let (rows, columns) = options.gridShape
+        let smallest = Size(width: 2 * columns, height: 2 * rows)
+        let chosen =
+            options.blend.placesInputs
+            ? Layout.canvas(blend: options.blend, inputs: sizes, cells: options.grid)
+            : first.video.displaySize.evenCanvas
+        let canvas = options.size ?? Size(width: max(smallest.width, chosen.width), height: max(smallest.height, chosen.height))
+        guard canvas.width >= 2 && canvas.height >= 2 else { throw MediaError("picture too small to be a canvas", path: first.path) }
+        guard let frameRate = options.frameRate ?? Self.defaultFrameRate(readers.prefix(options.inputs.count)) else {
+            throw MediaError("no frame rate in the file; give one with --fps", path: first.path)
+        }
+        if canvas.width < smallest.width || canvas.height < smallest.height {
+            throw JobError("--size \(canvas) is too small for \(options.blend.rawValue): its \(rows) rows and \(columns) columns of cells need at least 2x2 pixels each")
+        }
+        return (canvas, frameRate)
+    }
+
+    /// The blend of the options over `layout` (with a matte: keyed by it).
+    static func blender(_ options: CompositeOptions, layout: Layout, matteMix: MatteMix?) -> Blender {
+        let key = ChromaKey(
+            keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness,
+            matrix: options.signal.matrix)
+        var blender = Blender(
+            mode: options.blend, layout: layout, key: key, keyer: options.makeKeyer(),
+            weights: options.weights ?? Array(repeating: 1, count: options.inputs.count))
+        if let matteMix, options.blend != .single { blender.matte = (matteMix, options.matte!.mode) }
+        blender.keyAlphaAndColor = options.keyAlphaAndColor
+        blender.signal = options.signal
+        return blender
+    }
+
+    /// One lane per reader, each fitting its pictures to its place (the matte's: the canvas).
+    static func lanes(_ readers: [MovieReader], options: CompositeOptions, layout: Layout, blender: Blender, canvas: Size, failure: FailureBox) throws -> [InputLane] {
+        try readers.enumerated().map { i, r in
+            let conformer: Conformer
+            do {
+                guard i < layout.places.count else { return InputLane(index: i, reader: r, conformer: try .matte(canvas: canvas, rotation: r.video.rotation), poolSize: 4, failure: failure) }
+                let place = layout.places[i], pic = layout.pictures[i]
+                conformer = try Conformer(
+                    place: Size(width: place.width, height: place.height),
+                    picture: Rect(x: pic.x - place.x, y: pic.y - place.y, width: pic.width, height: pic.height),
+                    fill: blender.marginColor(ofInput: i), rotation: r.video.rotation, keep: layout.keep[i],
+                    color: options.color(of: r))
+            } catch let e as MediaError { throw e.at(r.path) }
+            let alpha = try options.alphaConformer(ofInput: i, reader: r, place: conformer.place, picture: conformer.picture, fill: conformer.fill)
+            return InputLane(index: i, reader: r, conformer: conformer, poolSize: 4, failure: failure, alphaConformer: alpha)
+        }
+    }
+
+    /// The writer on `pending`'s temporary file and its stage: the encoder settings (an HDR
+    /// output passes on the first HDR input's mastering display and light levels), each input's
+    /// gain in the mix, and under --loudness the measurement that sets them.
+    private func writerThread(
+        _ pending: OutputPath, readers: [MovieReader], lanes: [InputLane], canvas: Size, frameRate: Rational, firstFrame: Int64, withAudio: Bool,
+        options: CompositeOptions, failure: FailureBox
+    ) throws -> (WriterThread, LoudnessPass.Measurement?) {
+        let container = OutputPath.container(for: options.output)
+        var encode = options.encode
+        encode.signal = options.signal
+        // An HDR output passes on the first HDR input's mastering display and light levels
+        // (its stream's, else its first picture's).
+        if options.signal.isHDR {
+            for r in readers where r.video.color.description?.isHDR == true {
+                let hdr = try HDRMetadata.of(movie: r.path)
+                if !hdr.isEmpty { encode.hdr = hdr; break }
+            }
+        }
+        let writer = try MovieWriter(
+            path: pending.path, container: container, canvas: canvas, frameRate: frameRate,
+            settings: encode, withAudio: withAudio)
+        var gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])
+        if let n = options.audioFrom { for i in gains.indices where i != n { gains[i] = 0 } }
+        var loudness: LoudnessPass.Measurement?
+        if let target = options.loudness, withAudio {
+            let mixed = lanes.filter { $0.audio != nil }.map { (path: options.readerPaths[$0.index], gain: gains[$0.index]) }
+            let m = try LoudnessPass.measure(mixed, target: target, cancellation: cancellation)
+            gains = gains.map { $0 * Float(m.gain) }
+            loudness = m
+        }
+        let stage = try WriterThread(
+            writer: writer, lanes: lanes, gains: gains, frameRate: frameRate, canvas: canvas,
+            poolSize: 3, failure: failure, firstFrame: firstFrame, measuresLoudness: loudness != nil,
+            signal: options.signal)
+        return (stage, loudness)
     }
 
     /// The video's clock at each tick as the single pass sees it (what `SnakeStage` pairs

@@ -6,7 +6,7 @@ import Media
 /// measure its own mix first; instead this pass reads only the inputs' sound (no picture is
 /// decoded), mixes it as the writer will (the same 48 kHz stereo, per-input gains, each input's
 /// sample 0 at its video's start, up to the end of the shortest) and measures that. The job
-/// then applies one gain to every input, and measures what it wrote (`WriterStage`), so the
+/// then applies one gain to every input, and measures what it wrote (`WriterThread`), so the
 /// summary says what came out, limiter included.
 enum LoudnessPass {
     struct Measurement: Equatable, Sendable {

@@ -129,7 +129,7 @@ public final class ConcatJob: Job {
         var clipStart = Rational(0, 1)
         func sample(_ t: Rational) -> Int64 { Rational.rescale(1, from: t, to: Rational(1, Int64(AudioFormat.sampleRate))) }
         // This thread fits nothing itself (the lanes do): it waits for clips and encodes.
-        let encoderClock = StageClock(name: "the encoder")
+        let encoderClock = ThreadClock(name: "the encoder")
         let watchdog = Watchdog(clocks: lanes.map(\.clock) + [encoderClock], timeout: options.stallTimeout) {
             [weak self] in self?.stop(because: JobError($0))
         }

@@ -158,7 +158,7 @@ public final class FilterVariantsJob: Job {
         }
         if wasCancelled { for w in writers { w.abandon() }; throw JobError.cancelled }
 
-        let clock = StageClock(name: "the dispatcher")
+        let clock = ThreadClock(name: "the dispatcher")
         let watchdog = Watchdog(clocks: [lane.clock, clock] + writers.map(\.clock), timeout: options.stallTimeout) {
             [weak self] in self?.stop(because: JobError($0))
         }
@@ -230,7 +230,7 @@ final class SharedFrame: Sendable {
     /// after the last release.
     let item: LaneFrame
     private let lane: InputLane
-    private let holders: NIOLockedValueBox<Int>  // a pthread mutex, seen by ThreadSanitizer (see StageClock)
+    private let holders: NIOLockedValueBox<Int>  // a pthread mutex, seen by ThreadSanitizer (see ThreadClock)
 
     init(_ item: LaneFrame, lane: InputLane, holders: Int) {
         self.item = item; self.lane = lane; self.holders = NIOLockedValueBox(holders)

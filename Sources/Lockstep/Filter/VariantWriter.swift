@@ -14,7 +14,7 @@ final class VariantWriter: @unchecked Sendable {
     let number: Int
     let output: String
     let queue = BoundedQueue<Lent>(capacity: 2)
-    let clock: StageClock
+    let clock: ThreadClock
     var audio: AudioLane?
     private let stage: FilterStage
     private var writer: MovieWriter?
@@ -41,7 +41,7 @@ final class VariantWriter: @unchecked Sendable {
         self.failAfter = failAfter
         self.output = output
         self.frameRate = frameRate
-        clock = StageClock(name: "variant \(number + 1) (\(chain.text))")
+        clock = ThreadClock(name: "variant \(number + 1) (\(chain.text))")
         stage = try FilterStage(schedule: FilterSchedule(initial: chain), canvas: canvas)
         out = try Frame(width: canvas.width, height: canvas.height)
         stamp = ProvenanceStamp(width: canvas.width, height: canvas.height)

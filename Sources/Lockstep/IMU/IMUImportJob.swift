@@ -90,10 +90,10 @@ public final class IMUImportJob: Job {
         let readers: [TraceBatches]
         if byContent {
             let source = try TraceSource.open(path: file)
-            readers = (source.decodedTraces ?? []).map(DecodedTraceBatches.init)
+            readers = (source.decodedTraces ?? []).map { InMemoryTraceBatches($0) }
             notes = source.warnings
         } else {
-            readers = [try format.map { try TraceFileReader(path: file, format: $0) } ?? CameraTraceBatches(try EmbeddedTelemetry.read(path: file))]
+            readers = [try format.map { try TraceFileReader(path: file, format: $0) } ?? InMemoryTraceBatches(try EmbeddedTelemetry.read(path: file))]
         }
         let first = try readers.map { try $0.nextBatch() }
         guard !first.isEmpty, first.allSatisfy({ !$0.isEmpty }) else { throw IMUJobError("\(file): no samples") }

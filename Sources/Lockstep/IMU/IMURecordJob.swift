@@ -30,7 +30,6 @@ public struct IMURecordOptions: Sendable {
         }
         return nil
     }
-
 }
 
 /// Records until cancelled (the CLI stops it on SIGINT, SIGTERM and SIGHUP, and a recording ends

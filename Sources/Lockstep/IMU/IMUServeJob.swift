@@ -4,9 +4,8 @@ import IIO
 import Motion
 import TraceStore
 
-/// A failure of an IMU job, as one line for the user ("Error: ..." from the CLI, exit status 1).
-/// `lockstep imu serve`: replays one trace of a store (or a .gcsv/.csv file) as a virtual IIO
-/// gyro over libiio's network protocol until SIGINT or SIGTERM.
+/// `lockstep imu serve`: replays one trace of a store (or a trace file, a log, a camera file) as
+/// a virtual IIO gyro over libiio's network protocol until cancelled.
 public struct IMUServeOptions: Sendable {
     public var path: String
     /// The trace; needed when the store holds several.
@@ -83,9 +82,7 @@ public final class IMUServeJob: Job {
         // then by extension): one trace, the one asked for or the only one.
         let source = try TraceSource.open(path: path, trace: options.trace)
         let t = try source.single()
-        var samples: [IMUReading] = []
-        try source.forEachBatch(t.id) { samples += $0 }
-        return (t.id, t.info, t.hasAccel, samples)
+        return (t.id, t.info, t.hasAccel, try source.readings(of: t.id))
     }
 
     /// The server for `device` with these options, listening (not yet accepting).

@@ -86,13 +86,27 @@ public enum TraceSource {
         return traces.filter { trace == nil || $0.id == trace }
     }
 
-    private func fileReader() throws -> TraceBatches? {
+    /// A trace file read front to back; nil for the sources that are not a trace file.
+    private func fileReader() throws -> TraceFileReader? {
         switch self {
-        case .store: nil
         case .gcsv(let p): try TraceFileReader(path: p, format: .gcsv)
         case .csv(let p): try TraceFileReader(path: p, format: .csv)
-        case .camera(let t): CameraTraceBatches(t)
-        case .decoded: nil
+        case .store, .camera, .decoded: nil
+        }
+    }
+
+    /// The samples of a trace already in memory (a camera file's track, a decoded log): handed
+    /// out as they are, never cut into batches to be joined again. nil for a store or a trace
+    /// file, which are read in batches.
+    private func inMemory(_ trace: Int64) throws -> [IMUReading]? {
+        switch self {
+        case .camera(let t):
+            guard trace == 1 else { throw IMUJobError("\(t.path) holds one trace (1); there is no trace \(trace)") }
+            return t.readings
+        case .decoded(let path, let traces, _, _):
+            guard let t = traces.first(where: { $0.id == trace }) else { throw IMUJobError("\(path) has no trace \(trace)") }
+            return t.readings
+        case .store, .gcsv, .csv: return nil
         }
     }
 
@@ -124,28 +138,35 @@ public enum TraceSource {
     }
 
     /// Streams a trace's samples with from <= t < to (absolute nanoseconds), in batches.
+    /// (A trace in memory is handed out in batches of 4096 too, so that a consumer's memory
+    /// and cancellation checks do not depend on the source.)
     public func forEachBatch(_ trace: Int64, from: Int64? = nil, to: Int64? = nil, _ body: ([IMUReading]) throws -> Void) throws {
-        switch self {
-        case .store(let store, _): try store.forEachBatch(of: trace, from: from, to: to, body)
-        case .decoded(let path, let traces, _, _):
-            guard let t = traces.first(where: { $0.id == trace }) else { throw IMUJobError("\(path) has no trace \(trace)") }
-            let lo = from ?? .min, hi = to ?? .max
-            var start = 0
-            while start < t.readings.count {
-                let end = min(t.readings.count, start + 4096)
-                let kept = t.readings[start..<end].filter { $0.t >= lo && $0.t < hi }
-                if !kept.isEmpty { try body(kept) }
-                start = end
-            }
-        case .gcsv, .csv, .camera:
-            let reader = try fileReader()!
-            while true {
-                let batch = try reader.nextBatch()
-                if batch.isEmpty { return }
-                let kept = (from == nil && to == nil) ? batch : batch.filter { $0.t >= (from ?? .min) && $0.t < (to ?? .max) }
+        let lo = from ?? .min, hi = to ?? .max, whole = from == nil && to == nil
+        if case .store(let store, _) = self { return try store.forEachBatch(of: trace, from: from, to: to, body) }
+        if let all = try inMemory(trace) {
+            for start in stride(from: 0, to: all.count, by: 4096) {
+                let batch = all[start..<min(all.count, start + 4096)]
+                let kept = whole ? Array(batch) : batch.filter { $0.t >= lo && $0.t < hi }
                 if !kept.isEmpty { try body(kept) }
             }
+            return
         }
+        let reader = try fileReader()!
+        while true {
+            let batch = try reader.next()
+            if batch.isEmpty { return }
+            let kept = whole ? batch : batch.filter { $0.t >= lo && $0.t < hi }
+            if !kept.isEmpty { try body(kept) }
+        }
+    }
+
+    /// Every sample of `trace` in one array: as it is for a trace in memory, streamed for a store
+    /// or a file.
+    public func readings(of trace: Int64) throws -> [IMUReading] {
+        if let all = try inMemory(trace) { return all }
+        var all: [IMUReading] = []
+        try forEachBatch(trace) { all += $0 }
+        return all
     }
 
     private var isGCSV: Bool { if case .gcsv = self { return true } else { return false } }
@@ -155,7 +176,8 @@ public enum TraceSource {
         switch self {
         case .store(let store, _): return try store.firstTimestamp(trace)
         case .decoded(_, let traces, _, _): return traces.first { $0.id == trace }?.readings.first?.t
-        case .gcsv, .csv, .camera: return try fileReader()!.nextBatch().first?.t
+        case .camera(let t): return t.readings.first?.t
+        case .gcsv, .csv: return try fileReader()!.next().first?.t
         }
     }
 
@@ -168,9 +190,7 @@ public enum TraceSource {
 
     /// All samples of the one trace, for fusion (snake, calibrate): at least two.
     public func readings() throws -> [IMUReading] {
-        let chosen = try single()
-        var all: [IMUReading] = []
-        try forEachBatch(chosen.id) { all += $0 }
+        let all = try readings(of: try single().id)
         guard all.count >= 2 else { throw IMUJobError("\(path): fewer than two samples") }
         return all
     }
@@ -182,6 +202,7 @@ public enum TraceSource {
     public func readings(within window: ClosedRange<Int64>?) throws -> [IMUReading] {
         guard let window else { return try readings() }
         let chosen = try single()
+        if let all = try inMemory(chosen.id) { return all.filter { window.contains($0.t) } }
         var kept: [IMUReading] = []
         let end = window.upperBound == .max ? Int64.max : window.upperBound + 1
         try forEachBatch(chosen.id, from: window.lowerBound, to: end) { kept += $0 }
@@ -191,6 +212,10 @@ public enum TraceSource {
     /// The first and last readings of the one trace (one streaming pass for a file).
     public func ends() throws -> (first: IMUReading, last: IMUReading)? {
         let chosen = try single()
+        if let all = try inMemory(chosen.id) {
+            guard let first = all.first, let last = all.last, first.t < last.t else { return nil }
+            return (first, last)
+        }
         var first: IMUReading?, last: IMUReading?
         try forEachBatch(chosen.id) { batch in
             if first == nil { first = batch.first }

@@ -50,8 +50,7 @@ extension CalibrateJob {
         if traces.count > 1 {
             var flights: [CalibrateFlights.Flight] = []
             for t in traces {
-                var readings: [IMUReading] = []
-                try source.forEachBatch(t.id) { readings += $0 }
+                let readings = try source.readings(of: t.id)
                 if readings.count >= 2 { flights.append(.init(id: t.id, info: t.info, readings: readings)) }
             }
             result = try CalibrateFlights.run(request(readings: [], info: nil), flights: flights, cancellation: cancellation).result

@@ -44,8 +44,8 @@ struct KernelsCommand: ParsableCommand {
         }
         let sdr = WorkingSignal.sdr.description
         let toSDR = ColorConvertKernel(ColorConversion(from: WorkingSignal.hlg.description, to: sdr))
-        // The same on Lanes alone: what a processor without AVX2 runs.
-        let toSDRLanes = ColorConvertKernel(ColorConversion(from: WorkingSignal.hlg.description, to: sdr), allowAVX2: false)
+        // The same on Vector8 alone: what a processor without AVX2 runs.
+        let toSDRVector = ColorConvertKernel(ColorConversion(from: WorkingSignal.hlg.description, to: sdr), allowAVX2: false)
         var bt601 = sdr
         bt601.matrix = .bt601
         let to709 = ColorConvertKernel(ColorConversion(from: bt601, to: sdr))
@@ -70,7 +70,7 @@ struct KernelsCommand: ParsableCommand {
             time("snake") { i in snake.render(b.image, motion: SnakeMotion(ax: 0.1, ay: -0.05, time: Double(i) / 30), into: out.image) }
             // The colour step of an input (Media's ColorFitter runs these after decoding).
             time(toSDR.usesAVX2 ? "hlg-to-sdr (avx2)" : "hlg-to-sdr") { _ in toSDR.apply(hlg.image, into: out.image) }
-            if toSDR.usesAVX2 { time("hlg-to-sdr (lanes)") { _ in toSDRLanes.apply(hlg.image, into: out.image) } }
+            if toSDR.usesAVX2 { time("hlg-to-sdr (lanes)") { _ in toSDRVector.apply(hlg.image, into: out.image) } }
             time("bt601-to-bt709") { _ in to709.apply(b.image, into: out.image) }
         }
     }

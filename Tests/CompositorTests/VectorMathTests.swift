@@ -4,7 +4,7 @@ import XCTest
 /// The vector RGB kernel against the per-pixel definition (each 2x2 block to RGB, BT.709, with
 /// `apply(SIMD3)`, clipped, back; chroma the mean of the block's pixels), on a picture of odd
 /// size, so the partial chunks at the right edge and the half blocks at both edges are covered.
-final class FilterLanesTests: XCTestCase {
+final class VectorMathTests: XCTestCase {
     struct Swap: RGBTransform {  // only the per-pixel form: the kernel falls back to it
         func apply(_ c: SIMD3<Float>) -> SIMD3<Float> { SIMD3(c.z, c.x, c.y) }
     }

@@ -1,4 +1,4 @@
-/// The keyer's row kernels on eight lanes (`Lanes`, `LaneMath` in FilterLanes.swift).
+/// The keyer's row kernels on eight lanes (`Vector8`, `VectorMath` in Vectors.swift).
 ///
 /// Why this file: written as plain per-pixel loops, the matte and composite loops were not
 /// vectorised by the compiler (a gather of the screen estimate per pixel, an interleave of even
@@ -10,7 +10,7 @@
 /// Every lane computes the same Float operations, in the same order, as the scalar code that
 /// handles a row's last few pixels (each kernel's tail loop), so the output does not depend on where a
 /// pixel falls: the same bytes as before this file, on the hash harness of the README.
-enum KeyerLanes {
+enum KeyerVectors {
     /// 1 / 255 and 1 / 1020 as the scalar code rounds them.
     @inline(__always) static var inverse255: Float { 1 / 255 }
     @inline(__always) static var inverse1020: Float { 1 / 1020 }
@@ -19,25 +19,25 @@ enum KeyerLanes {
         UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)
     }
 
-    @inline(__always) static func loadFloats(_ p: UnsafePointer<Float>) -> Lanes {
-        UnsafeRawPointer(p).loadUnaligned(as: Lanes.self)
+    @inline(__always) static func loadFloats(_ p: UnsafePointer<Float>) -> Vector8 {
+        UnsafeRawPointer(p).loadUnaligned(as: Vector8.self)
     }
 
-    @inline(__always) static func storeFloats(_ v: Lanes, _ p: UnsafeMutablePointer<Float>) {
-        UnsafeMutableRawPointer(p).storeBytes(of: v, as: Lanes.self)
+    @inline(__always) static func storeFloats(_ v: Vector8, _ p: UnsafeMutablePointer<Float>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: v, as: Vector8.self)
     }
 
-    @inline(__always) static func bytes(_ p: UnsafePointer<UInt8>) -> Lanes {
-        LaneMath.float(LaneMath.widen(UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self)))
+    @inline(__always) static func bytes(_ p: UnsafePointer<UInt8>) -> Vector8 {
+        VectorMath.float(VectorMath.widen(UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self)))
     }
 
     /// Bytes 0, 2, 4, ... 14 from `p` (exactly sixteen bytes read), as Int32 lanes.
-    @inline(__always) static func evenBytes(_ p: UnsafePointer<UInt8>) -> IntLanes {
+    @inline(__always) static func evenBytes(_ p: UnsafePointer<UInt8>) -> IntVector8 {
         let words = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Int32>.self)
         // Each 32-bit word holds two wanted bytes: bits 0-7 and 16-23. (A second load at p + 8
         // read eight bytes past the sixteen, past the plane's end on its last row.)
         let a = words & 0xFF, b = (words &>> 16) & 0xFF
-        return IntLanes(a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3])
+        return IntVector8(a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3])
     }
 
     @inline(__always) static func storeBytes(_ v: SIMD8<UInt8>, _ p: UnsafeMutablePointer<UInt8>) {
@@ -49,22 +49,22 @@ enum KeyerLanes {
     }
 
     /// `clampByte` in every lane: clamped to 0...255, rounded half to even.
-    @inline(__always) static func clampBytes(_ x: Lanes) -> SIMD8<UInt8> {
-        LaneMath.narrow8(clampBits(x))
+    @inline(__always) static func clampBytes(_ x: Vector8) -> SIMD8<UInt8> {
+        VectorMath.narrow8(clampBits(x))
     }
 
     /// `clampByte` in the low byte of every lane (the rest is the rounding constant's).
-    @inline(__always) static func clampBits(_ x: Lanes) -> IntLanes {
-        unsafeBitCast(LaneMath.clamp(x, 0, 255) + LaneMath.magic, to: IntLanes.self)
+    @inline(__always) static func clampBits(_ x: Vector8) -> IntVector8 {
+        unsafeBitCast(VectorMath.clamp(x, 0, 255) + VectorMath.magic, to: IntVector8.self)
     }
 
     /// `x` where `m` holds, else 0.
-    @inline(__always) static func keep(_ x: Lanes, where m: SIMDMask<IntLanes>) -> Lanes {
-        unsafeBitCast(unsafeBitCast(x, to: IntLanes.self) & unsafeBitCast(m, to: IntLanes.self), to: Lanes.self)
+    @inline(__always) static func keep(_ x: Vector8, where m: SIMDMask<IntVector8>) -> Vector8 {
+        unsafeBitCast(unsafeBitCast(x, to: IntVector8.self) & unsafeBitCast(m, to: IntVector8.self), to: Vector8.self)
     }
 
     /// `ColourDifference.strength` in every lane.
-    @inline(__always) static func strength(_ u: Lanes, _ v: Lanes, _ k: ColourDifference) -> Lanes {
+    @inline(__always) static func strength(_ u: Vector8, _ v: Vector8, _ k: ColourDifference) -> Vector8 {
         let s = k.ku * u + k.kv * v
         let e1 = k.d1u * u + k.d1v * v, e2 = k.d2u * u + k.d2v * v
         // min(e1, e2) > 0 ? max(s, 0) : 0, without NaNs to care about.
@@ -72,8 +72,8 @@ enum KeyerLanes {
     }
 
     /// `Despill.apply` in every lane.
-    @inline(__always) static func despill(_ u: inout Lanes, _ v: inout Lanes, _ d: Despill) {
-        let spill = LaneMath.max(d.du * u + d.dv * v, Lanes(repeating: 0)) * d.amount
+    @inline(__always) static func despill(_ u: inout Vector8, _ v: inout Vector8, _ d: Despill) {
+        let spill = VectorMath.max(d.du * u + d.dv * v, Vector8(repeating: 0)) * d.amount
         u += d.moveU * spill; v += d.moveV * spill
     }
 
@@ -113,7 +113,7 @@ enum KeyerLanes {
         // A pixel with no screen in it (strength 0 here and at the next sample: a foreground
         // run) has raw matte 1 whatever the local screen: sixteen of them are one store.
         let opaque = SIMD16<UInt8>(repeating: levels.byte(1)), transparent = SIMD16<UInt8>(repeating: 0)
-        let transparentFrom = Lanes(repeating: levels.transparentFrom), opaqueUpTo = Lanes(repeating: levels.opaqueUpTo)
+        let transparentFrom = Vector8(repeating: levels.transparentFrom), opaqueUpTo = Vector8(repeating: levels.opaqueUpTo)
         while 2 * cx + 16 <= w {
             let s = loadFloats(sHalf + cx), next = loadFloats(sHalf + cx + 1)
             let any = unsafeBitCast(s, to: SIMD8<UInt32>.self) | unsafeBitCast(next, to: SIMD8<UInt32>.self)
@@ -140,7 +140,7 @@ enum KeyerLanes {
             let odd = (1 - po - black) * scale
             // Even and odd bytes interleaved as one little-endian 16-bit word per sample.
             let both = (clampBits(even) & 0xFF) | ((clampBits(odd) & 0xFF) &<< 8)
-            UnsafeMutableRawPointer(out + 2 * cx).storeBytes(of: LaneMath.narrow16(both), as: SIMD8<UInt16>.self)
+            UnsafeMutableRawPointer(out + 2 * cx).storeBytes(of: VectorMath.narrow16(both), as: SIMD8<UInt16>.self)
             cx += 8
         }
         for x in (2 * cx)..<w {
@@ -173,7 +173,7 @@ enum KeyerLanes {
                     let sy = g0 + loadFloats(columnT + x) * (g1 - g0)
                     let av = bytes(a + x), pv = bytes(p + x), qv = bytes(q + x)
                     let k = (255 - av) * inverse255
-                    let r = LaneMath.select(av .== 0, qv, pv + k * (qv - sy))
+                    let r = VectorMath.select(av .== 0, qv, pv + k * (qv - sy))
                     storeBytes(clampBytes(r), o + x)
                 }
             }
@@ -218,26 +218,26 @@ enum KeyerLanes {
             var u = bytes(fu + cx) - 128, v = bytes(fv + cx) - 128
             if m0 & m1 & m2 & m3 == ~0 {
                 // All foreground: k = 0, so only the despill changes anything.
-                KeyerLanes.despill(&u, &v, despill)
+                KeyerVectors.despill(&u, &v, despill)
             } else {
                 // The four alphas of each sample: the two bytes of a 16-bit word, in both rows.
                 let r0 = UnsafeRawPointer(a0 + x).loadUnaligned(as: SIMD8<UInt16>.self)
                 let r1 = UnsafeRawPointer(a1 + x).loadUnaligned(as: SIMD8<UInt16>.self)
                 let pairs = (r0 & 0xFF) &+ (r0 &>> 8) &+ (r1 & 0xFF) &+ (r1 &>> 8)
-                let sum = LaneMath.float(LaneMath.widen(pairs))
+                let sum = VectorMath.float(VectorMath.widen(pairs))
                 let k = (1020 - sum) * inverse1020
                 // The screen at the even luma column of each sample (as `ScreenEstimate.spreadRow`).
                 let t = loadFloats(evenT + cx)
-                @inline(__always) func spread(_ row: UnsafePointer<Float>) -> Lanes {
+                @inline(__always) func spread(_ row: UnsafePointer<Float>) -> Vector8 {
                     let (g0, g1) = screen.cells(row, chroma: cx)
                     return g0 + t * (g1 - g0)
                 }
                 u -= k * spread(screenU); v -= k * spread(screenV)
-                KeyerLanes.despill(&u, &v, despill)
+                KeyerVectors.despill(&u, &v, despill)
                 let bgU = bytes(bu + cx) - 128, bgV = bytes(bv + cx) - 128
                 u += k * bgU; v += k * bgV
                 let none = sum .== 0
-                u = LaneMath.select(none, bgU, u); v = LaneMath.select(none, bgV, v)
+                u = VectorMath.select(none, bgU, u); v = VectorMath.select(none, bgV, v)
             }
             storeBytes(clampBytes(u + 128), ou + cx); storeBytes(clampBytes(v + 128), ov + cx)
             cx += 8

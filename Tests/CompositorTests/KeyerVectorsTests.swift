@@ -2,10 +2,10 @@ import XCTest
 
 @testable import Compositor
 
-/// The keyer's lane kernels (`KeyerLanes`) against the keyer written one pixel at a time, as it
+/// The keyer's lane kernels (`KeyerVectors`) against the keyer written one pixel at a time, as it
 /// was before the lanes: matte and composite must be the same bytes, on pictures whose widths
 /// put pixels both in the eight-lane blocks and in the scalar tails.
-final class KeyerLanesTests: XCTestCase {
+final class KeyerVectorsTests: XCTestCase {
     /// A soft-edged disc of subject on an unevenly lit green screen, with noise (deterministic).
     func plates(_ w: Int, _ h: Int) -> (fg: YUVBuffer, bg: YUVBuffer) {
         let fg = YUVBuffer(width: w, height: h), bg = YUVBuffer(width: w, height: h)

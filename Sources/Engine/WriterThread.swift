@@ -7,7 +7,7 @@ import Media
 /// end it cuts the audio to exactly the video's length, to the sample.
 // @unchecked Sendable: the writer, the mixer and the scratch belong to the writer thread alone;
 // other threads touch only the queue, the pool and the clock.
-package final class WriterStage: @unchecked Sendable {
+package final class WriterThread: @unchecked Sendable {
     /// Composited frames in output order; `nil` never travels here: closing ends the stream.
     package let queue: BoundedQueue<Frame>
     /// Output frames free for the compositor.
@@ -28,7 +28,7 @@ package final class WriterStage: @unchecked Sendable {
     // Per-input pointers into `scratch`, kept so mixing after each frame allocates nothing.
     private var leftInputs: [UnsafePointer<Float>?]
     private var rightInputs: [UnsafePointer<Float>?]
-    package let clock = StageClock(name: "the writer")
+    package let clock = ThreadClock(name: "the writer")
 
     /// `--loudness`: what is written, measured (read after `join()`).
     private let meter: LoudnessMeter?

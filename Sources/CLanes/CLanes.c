@@ -1,2 +1,0 @@
-// CLanes is header-only (static inline functions); SwiftPM needs one source file per C target.
-#include "CLanes.h"
