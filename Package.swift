@@ -4,15 +4,16 @@ import PackageDescription
 // Architecture, bottom up:
 //   CFFmpeg, CAVFilter,    system libraries (pkg-config) with the few shims Swift cannot import
 //   CIIO, CFFTW, CEBUR128
-//   Compositor, Motion,    the pure core: timestamps, sync policy, layout, blend kernels and
-//   Verify, AudioAlign     effects, audio mix math; IMU parsing, fusion, synchronizer,
-//                          calibration math; the checks of `verify`; sound alignment's math.
+//   Spectral, Compositor,  the pure core: a complex FFT (FFTW's is Engine's); timestamps, sync
+//   Motion, Verify,        policy, layout, blend kernels and effects, audio mix math; IMU
+//   AudioAlign, SyncCode   parsing, fusion, synchronizer, calibration math; the checks of
+//                          `verify`; sound alignment's math; the sync kit's codes.
 //                          No C imports, tested without I/O.
 //   Media                  the only module that touches FFmpeg
 //   TraceStore, IIO,       SQLite (GRDB) and libiio adapters for the motion layer; MotionIO
 //   MotionIO               reads and writes Motion's files (trace files, profiles)
-//   Engine                 what every job shares: lanes, queues, the writer stage, job control,
-//                          outputs and their commit, FFTW correlation, the failure protocol
+//   Engine                 what every job shares: lanes, queues, the writer thread, job control,
+//                          outputs and their commit, FFTW, the failure protocol
 //   Lockstep               the library: jobs that wire adapters to the core
 //   LockstepCLI            the `lockstep` command, thin
 // LOCKSTEP_OPTIMIZE=1 (scripts/test sets it): the product's own modules are optimised in debug
@@ -77,8 +78,10 @@ let package = Package(
         .target(
             name: "Compositor", dependencies: ["CVectors", .product(name: "RealModule", package: "swift-numerics")],
             swiftSettings: ownSettings("Compositor")),
+        // A complex FFT as a protocol and its pure radix-2 form (FFTW's is Engine's).
+        .target(name: "Spectral", dependencies: [.product(name: "RealModule", package: "swift-numerics")], swiftSettings: ownSettings("Spectral")),
         .target(
-            name: "Motion", dependencies: [.product(name: "RealModule", package: "swift-numerics")],
+            name: "Motion", dependencies: ["Spectral", .product(name: "RealModule", package: "swift-numerics")],
             swiftSettings: ownSettings("Motion")),
         // Where inputs lie on each other's clocks by their sound (`align`): the correlation's
         // weighting, peaks, drift fit and decisions, pure; the FFTs are Lockstep's (FFTW).
@@ -102,7 +105,7 @@ let package = Package(
             swiftSettings: ownSettings("IIO")),
         // The timestamp-sync test kit's codes (frame numbers in pictures and in sound): pure.
         .target(
-            name: "SyncCode", dependencies: ["Compositor", .product(name: "RealModule", package: "swift-numerics")],
+            name: "SyncCode", dependencies: ["Compositor", "Spectral", .product(name: "RealModule", package: "swift-numerics")],
             swiftSettings: ownSettings("SyncCode")),
         .target(name: "Verify", dependencies: ["Compositor", "SyncCode"], swiftSettings: ownSettings("Verify")),
         // What every job shares: input and audio lanes, the frame writer, bounded queues and the
@@ -110,7 +113,7 @@ let package = Package(
         // file and commit, provenance), FFTW phase correlation, the failure protocol.
         .target(
             name: "Engine",
-            dependencies: ["Compositor", "Media", "Motion", "CFFTW", "CEBUR128", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: ["Compositor", "Media", "Motion", "Spectral", "CFFTW", "CEBUR128", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: ownSettings("Engine")),
         .target(
             name: "Lockstep",
@@ -137,10 +140,10 @@ let package = Package(
         .testTarget(
             name: "IIOTests", dependencies: ["IIO", "TraceStore", "MotionIO", "TestSupport", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: testSettings,
             linkerSettings: sanitizerLink),
-        .testTarget(name: "SyncCodeTests", dependencies: ["SyncCode", "Compositor"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
+        .testTarget(name: "SyncCodeTests", dependencies: ["SyncCode", "Compositor", "Spectral"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
         .testTarget(name: "VerifyTests", dependencies: ["Verify", "SyncCode", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
         // The engine's threads, queues, signals and outputs: the suite ThreadSanitizer needs most.
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Spectral", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
         .testTarget(name: "LockstepTests", dependencies: ["Lockstep", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink),
         .testTarget(name: "LockstepCLITests", dependencies: ["LockstepCLI", "TestSupport"], swiftSettings: testSettings, linkerSettings: sanitizerLink)
     ],

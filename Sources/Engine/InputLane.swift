@@ -88,6 +88,12 @@ package final class InputLane: @unchecked Sendable {
     /// Waits at most `seconds`; false if the thread is still stuck.
     package func join(timeout seconds: Double) -> Bool { done.wait(timeout: .now() + seconds) == .success }
 
+    /// At a job's end: waits for the reader thread for good after a clean end; after a failure
+    /// at most a second (a reader blocked in a read nothing will finish is not waited for).
+    package func join(afterFailure failed: Bool) {
+        if failed { _ = join(timeout: 1) } else { join() }
+    }
+
     /// The output needs no more pictures; keep reading audio up to output sample `position`.
     package func stopVideo(audioUntil position: Int64) {
         stateLock.lock(); _audioNeededUntil = position; stateLock.unlock()

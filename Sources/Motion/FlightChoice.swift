@@ -1,3 +1,5 @@
+import Spectral
+
 /// Which of several traces (the flights of one blackbox file, the traces of a store) a short clip
 /// was filmed during, from the motion alone: each trace gets calibrate's mapping-free first pass
 /// (`MagnitudeSearch`: the picture's speed against the gyro's rate across the optical axis, by
@@ -15,7 +17,7 @@ public enum FlightChoice {
     }
 
     /// Every trace, best match first (traces too short to cover half the clip score 0).
-    public static func rank(shifts: [VideoShift], traces: [[IMUReading]], bias: [Double] = [0, 0, 0]) -> [Ranked] {
+    public static func rank(shifts: [VideoShift], traces: [[IMUReading]], bias: [Double] = [0, 0, 0], fft: ComplexFFTMaker = RadixTwoFFT.make) -> [Ranked] {
         let series = SyncSeries(shifts)
         guard series.count >= 4 else { return traces.indices.map { Ranked(index: $0, score: 0, offsetMs: 0) } }
         let v0 = Double(series.from[0]) / 1e9, v1 = Double(series.to[series.count - 1]) / 1e9
@@ -30,7 +32,7 @@ public enum FlightChoice {
             guard lo < hi, hi - lo <= GyroSync.maximumSearchMs else { out.append(Ranked(index: k, score: 0, offsetMs: 0)); continue }
             let found = MagnitudeSearch.candidates(
                 series, gyro: gyro, rangeMs: lo...hi, opticalAxes: [0, 1, 2], gridMs: max(10, meanIntervalMs),
-                count: 1, separationMs: 800)
+                count: 1, separationMs: 800, fft: fft)
             out.append(Ranked(index: k, score: found.first?.score ?? 0, offsetMs: found.first?.offsetMs ?? 0))
         }
         return out.sorted { $0.score > $1.score }

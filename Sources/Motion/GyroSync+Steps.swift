@@ -101,7 +101,7 @@ extension GyroSync {
         // only those near the peaks of the mapping-free first pass.
         let scanned =
             offsets.count * coarse.count > options.exhaustiveSearchLimit
-            ? try nearCandidates(coarse, gyro: gyro, offsets: offsets, step: step, range: range, candidates: candidates)
+            ? try nearCandidates(coarse, gyro: gyro, offsets: offsets, step: step, range: range, candidates: candidates, fft: options.fft)
             : Array(offsets.indices)
         var searched: [Double] = []
         var table: [[Double?]] = []

@@ -1,4 +1,5 @@
 import Foundation
+import Spectral
 
 /// Everything `calibrate` learns from the picture's motion and a gyro trace, with no video I/O:
 /// the axis orientation (searched unless given), the clock mapping (sync points across the clip,
@@ -38,6 +39,8 @@ public enum GyroSync {
         /// A 6 s clip against a 500 s trace is 10.8 million; the default range of a trace a
         /// second longer than the clip at each end, under 0.3 million.
         public var exhaustiveSearchLimit: Int
+        /// The FFT of that first pass: FFTW's in calibrate, the pure one by default.
+        public var fft: ComplexFFTMaker = RadixTwoFFT.make
         public init(
             mapping: AxisMapping? = nil, bias: [Double] = [0, 0, 0], searchMs: Double? = nil, focalLengthPx: Double? = nil,
             exhaustiveSearchLimit: Int = 1_000_000
@@ -179,13 +182,13 @@ public enum GyroSync {
     /// The grid indices of `offsets` within +-`candidateWindowMs` of the first pass's candidates.
     static func nearCandidates(
         _ series: SyncSeries, gyro: GyroIntegral, offsets: [Double], step: Double, range: ClosedRange<Double>,
-        candidates: [SignedPermutation]
+        candidates: [SignedPermutation], fft: @escaping ComplexFFTMaker = RadixTwoFFT.make
     ) throws -> [Int] {
         let axes = Array(Set(candidates.map { $0.axes[2] })).sorted()
         let meanInterval = Double(series.to[series.count - 1] - series.from[0]) / Double(series.count) / 1e6
         let found = MagnitudeSearch.candidates(
             series, gyro: gyro, rangeMs: range, opticalAxes: axes, gridMs: max(10, meanInterval),
-            count: candidateCount, separationMs: 2 * candidateWindowMs)
+            count: candidateCount, separationMs: 2 * candidateWindowMs, fft: fft)
         guard !found.isEmpty else {
             throw CalibrationError("no stretch of the trace moves like the video at any offset in the search range (\(format(range))): is it the right trace?")
         }

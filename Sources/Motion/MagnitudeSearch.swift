@@ -1,3 +1,5 @@
+import Spectral
+
 /// The first pass of calibrate's offset search when the range is long (a short clip beside a
 /// drone's or a phone's whole-session log): it does not depend on the axis mapping, so it runs
 /// once per possible optical axis instead of once per orientation, and by FFT over the whole
@@ -23,7 +25,7 @@ enum MagnitudeSearch {
     /// - opticalAxes: the IMU axes that may point along the camera's z (all three when searching).
     static func candidates(
         _ series: SyncSeries, gyro: GyroIntegral, rangeMs: ClosedRange<Double>, opticalAxes: [Int],
-        gridMs: Double, count: Int, separationMs: Double
+        gridMs: Double, count: Int, separationMs: Double, fft makeFFT: ComplexFFTMaker = RadixTwoFFT.make
     ) -> [Candidate] {
         guard series.count > 0, gyro.last > gyro.first else { return [] }
         let h = max(1, Int64((gridMs * 1e6).rounded()))
@@ -36,11 +38,12 @@ enum MagnitudeSearch {
 
         var size = 1
         while size < m + ng { size <<= 1 }
+        let fft = makeFFT(size)
         var vr = [Double](repeating: 0, count: size), vi = [Double](repeating: 0, count: size)
         let vMean = video.reduce(0, +) / Double(m)
         for i in 0..<m { vr[i] = video[i] - vMean }
         let pv = prefixSums(vr[0..<m]), pvv = prefixSums(vr[0..<m].map { $0 * $0 }[...])
-        FFT.transform(&vr, &vi, offset: 0, stride: 1, count: size, inverse: false)
+        fft.forward(&vr, &vi)
         let needed = max(3, m / 2)
 
         var found: [Candidate] = []
@@ -52,13 +55,13 @@ enum MagnitudeSearch {
             let pg = prefixSums(g[...]), pgg = prefixSums(g.map { $0 * $0 }[...])
             var gr = [Double](repeating: 0, count: size), gi = [Double](repeating: 0, count: size)
             for j in 0..<ng { gr[j] = g[j] }
-            FFT.transform(&gr, &gi, offset: 0, stride: 1, count: size, inverse: false)
+            fft.forward(&gr, &gi)
             // conj(V) * G: its inverse at lag L is sum over i of v[i] * g[i + L].
             for k in 0..<size {
                 let re = vr[k] * gr[k] + vi[k] * gi[k], im = vr[k] * gi[k] - vi[k] * gr[k]
                 gr[k] = re; gi[k] = im
             }
-            FFT.transform(&gr, &gi, offset: 0, stride: 1, count: size, inverse: true)
+            fft.inverse(&gr, &gi)
             // Video cell i meets gyro cell i + L at offset (v0 - t0 - L h): video = IMU + offset.
             func offsetMs(_ lag: Int) -> Double { Double(v0 - t0 - Int64(lag) * h) / 1e6 }
             var curve: [(lag: Int, r: Double)] = []

@@ -1,4 +1,5 @@
 import RealModule
+import Spectral
 
 /// The global shift between two pictures by phase correlation: the normalised cross-power
 /// spectrum of the two, back to space, peaks at the shift. Pictures are luma, downscaled to a
@@ -17,6 +18,7 @@ public struct PhaseCorrelator {
     private let perfectPeak: Double
     private var re: [Double], im: [Double], reB: [Double], imB: [Double]
     private var previous: (re: [Double], im: [Double])?
+    private var planes: PlaneFFT
 
     public init(size: Int = 64) {
         precondition(size >= 8 && size & (size - 1) == 0, "size must be a power of two")
@@ -27,6 +29,7 @@ public struct PhaseCorrelator {
         weights = (0..<(size * size)).map { PhaseCorrelationPeak.weight(kx: $0 % size, ky: $0 / size, size: size) }
         perfectPeak = PhaseCorrelationPeak.totalWeight(size: size) / Double(size * size)
         re = Array(repeating: 0, count: size * size); im = re; reB = re; imB = re
+        planes = PlaneFFT(size: size)
     }
 
     /// Box-downscales the centre square of a luma picture into size x size samples; returns the
@@ -62,7 +65,7 @@ public struct PhaseCorrelator {
         precondition(samples.count == size * size)
         let mean = samples.reduce(0, +) / Double(samples.count)
         for y in 0..<size { for x in 0..<size { re[y * size + x] = (samples[y * size + x] - mean) * window[x] * window[y]; im[y * size + x] = 0 } }
-        FFT.transform2D(&re, &im, size: size, inverse: false)
+        planes.transform(&re, &im, inverse: false)
         defer { previous = (re, im) }
         guard let prev = previous else { return nil }
         // R = conj(prev) * current / |...|: its inverse peaks at the current picture's shift.
@@ -72,7 +75,7 @@ public struct PhaseCorrelator {
             let m = (pr * pr + pi * pi).squareRoot()
             reB[i] = m > 1e-12 ? pr / m * weights[i] : 0; imB[i] = m > 1e-12 ? pi / m * weights[i] : 0
         }
-        FFT.transform2D(&reB, &imB, size: size, inverse: true)
+        planes.transform(&reB, &imB, inverse: true)
         var best = 0
         for i in 1..<(size * size) where reB[i] > reB[best] { best = i }
         let bx = best % size, by = best / size
@@ -85,41 +88,27 @@ public struct PhaseCorrelator {
     }
 }
 
-/// A small radix-2 complex FFT, in place.
-enum FFT {
-    static func transform(_ re: inout [Double], _ im: inout [Double], offset: Int, stride: Int, count n: Int, inverse: Bool) {
-        var j = 0
-        for i in 0..<(n - 1) {
-            if i < j {
-                re.swapAt(offset + i * stride, offset + j * stride); im.swapAt(offset + i * stride, offset + j * stride)
-            }
-            var m = n >> 1
-            while m >= 1 && j & m != 0 { j ^= m; m >>= 1 }
-            j |= m
-        }
-        var len = 2
-        while len <= n {
-            let angle = (inverse ? 2 : -2) * Double.pi / Double(len)
-            let wr = Double.cos(angle), wi = Double.sin(angle)
-            var start = 0
-            while start < n {
-                var cr = 1.0, ci = 0.0
-                for k in 0..<(len / 2) {
-                    let a = offset + (start + k) * stride, b = offset + (start + k + len / 2) * stride
-                    let tr = re[b] * cr - im[b] * ci, ti = re[b] * ci + im[b] * cr
-                    re[b] = re[a] - tr; im[b] = im[a] - ti
-                    re[a] += tr; im[a] += ti
-                    (cr, ci) = (cr * wr - ci * wi, cr * wi + ci * wr)
-                }
-                start += len
-            }
-            len <<= 1
-        }
-        if inverse { for i in 0..<n { re[offset + i * stride] /= Double(n); im[offset + i * stride] /= Double(n) } }
+/// A size x size complex transform, row major: every row, then every column, through one
+/// `RadixTwoFFT` (a column is copied out and back).
+struct PlaneFFT {
+    let line: RadixTwoFFT
+    private var lineRe: [Double], lineIm: [Double]
+
+    init(size: Int) {
+        line = RadixTwoFFT(size: size)
+        lineRe = Array(repeating: 0, count: size); lineIm = lineRe
     }
 
-    static func transform2D(_ re: inout [Double], _ im: inout [Double], size: Int, inverse: Bool) {
-        for row in 0..<size { transform(&re, &im, offset: row * size, stride: 1, count: size, inverse: inverse) }
-        for col in 0..<size { transform(&re, &im, offset: col, stride: size, count: size, inverse: inverse) }
+    mutating func transform(_ re: inout [Double], _ im: inout [Double], inverse: Bool) {
+        let n = line.size
+        for pass in 0..<2 {
+            for k in 0..<n {
+                // Pass 0: row k (stride 1); pass 1: column k (stride n).
+                let (start, step) = pass == 0 ? (k * n, 1) : (k, n)
+                for i in 0..<n { lineRe[i] = re[start + i * step]; lineIm[i] = im[start + i * step] }
+                if inverse { line.inverse(&lineRe, &lineIm) } else { line.forward(&lineRe, &lineIm) }
+                for i in 0..<n { re[start + i * step] = lineRe[i]; im[start + i * step] = lineIm[i] }
+            }
+        }
     }
 }

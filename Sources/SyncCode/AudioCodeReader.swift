@@ -1,4 +1,5 @@
 import RealModule
+import Spectral
 
 /// One audio code block found: the frame number it carries and where its preamble starts, in
 /// seconds on the clock of the samples given (the stream's own time).
@@ -20,7 +21,7 @@ public struct AudioCodeHit: Equatable, Sendable {
 public struct AudioCodeReader {
     public let inputRate: Int
     let rate: Double
-    private let fft: FFT
+    private let fft: any ComplexFFT
     private let templateRe: [Double], templateIm: [Double]
     private let templateLength: Int, templateNorm: Double
     private let peakWindow: Int, dataEnd: Int, step: Int
@@ -35,10 +36,11 @@ public struct AudioCodeReader {
     public private(set) var rejected = 0
     public static let threshold = 0.5
 
-    public init(rate: Int, fftSize: Int = 32768) {
+    /// `fft`: FFTW's in the jobs (`lockstep verify --coded`), the pure one by default.
+    public init(rate: Int, fftSize: Int = 32768, fft makeFFT: ComplexFFTMaker = RadixTwoFFT.make) {
         inputRate = rate
         self.rate = Double(rate) / 2
-        fft = FFT(size: fftSize)
+        fft = makeFFT(fftSize)
         // The preamble rendered at the input rate and paired like the input.
         let full = Int((AudioCode.preambleSeconds * Double(rate)).rounded(.up)) + 2
         var t = [Double](repeating: 0, count: full / 2)

@@ -1,4 +1,5 @@
 import Compositor
+import Spectral
 import XCTest
 
 @testable import SyncCode
@@ -84,7 +85,7 @@ final class AudioCodeTests: XCTestCase {
     }
 
     func testFFTMatchesADirectTransform() {
-        let fft = FFT(size: 16)
+        let fft = RadixTwoFFT(size: 16)
         var re = (0..<16).map { Double($0 % 5) - 2 }, im = [Double](repeating: 0, count: 16)
         let x = re
         fft.forward(&re, &im)

@@ -1,13 +1,14 @@
 import AudioAlign
 import CFFTW
 import Foundation
+import NIOConcurrencyHelpers
 
 /// `align`'s weighted correlation (`SpectralWeight`) on FFTW 3, single precision, 1D. Plans are
 /// made once per transform size (FFTW_ESTIMATE: the sizes vary with the inputs' lengths, and
 /// FFTW_MEASURE would spend seconds timing a million-point transform to save less) and
 /// executed with the new-array functions, which are thread-safe: several inputs are aligned at
 /// once against one prepared reference.
-final class FFTWCorrelationEngine: CorrelationEngine, @unchecked Sendable {  // `plans` guarded by `lock`
+final class FFTWCorrelationEngine: CorrelationEngine {
     final class Plans: @unchecked Sendable {  // immutable once made
         let size: Int
         let forward: OpaquePointer
@@ -33,15 +34,16 @@ final class FFTWCorrelationEngine: CorrelationEngine, @unchecked Sendable {  // 
         }
     }
 
-    private let lock = NSLock()
-    private var plans: [Int: Plans] = [:]
+    /// The plans made so far, by transform size.
+    private let plans = NIOLockedValueBox<[Int: Plans]>([:])
 
     func plans(size: Int) -> Plans {
-        lock.lock(); defer { lock.unlock() }
-        if let p = plans[size] { return p }
-        let p = Plans(size: size)
-        plans[size] = p
-        return p
+        plans.withLockedValue { plans in
+            if let p = plans[size] { return p }
+            let p = Plans(size: size)
+            plans[size] = p
+            return p
+        }
     }
 
     func prepare(reference: ArraySlice<Float>, longestProbe: Int) -> any PreparedReference {

@@ -293,21 +293,10 @@ public final class CompositeJob: Job {
         }
         let layout = Layout(blend: options.blend, canvas: canvas, inputs: sizes, cells: options.grid)
         var blender = Self.blender(options, layout: layout, matteMix: matteMix)
-        let lanes = try Self.lanes(readers, options: options, layout: layout, blender: blender, canvas: canvas, failure: failure)
+        let timing = Timing(placement: options.placement, sync: options.sync, frameRate: frameRate)
+        let lanes = try Self.lanes(readers, options: options, layout: layout, blender: blender, canvas: canvas, timing: timing, failure: failure)
         let withAudio = lanes.contains { $0.audio != nil }
-        let placement = options.placement
-        let timing = Timing(placement: placement, sync: options.sync, frameRate: frameRate)
-        for (i, lane) in lanes.enumerated() {
-            lane.reader.audioDriftPpb = options.sync == .time ? placement.clocks[i].driftPpb : 0
-            lane.audioShift = timing.audioShift(input: i)
-            lane.audio?.audible = timing.audible(input: i)
-        }
-        // What an absent input (`--longest`) shows: its place with no picture, as its margins are.
-        let blanks = try lanes.map { lane -> Frame? in
-            guard options.coverage == .longest else { return nil }
-            if let alpha = lane.alphaConformer { return try alpha.emptyFrame() }
-            return try Frame(width: lane.conformer.place.width, height: lane.conformer.place.height, color: lane.conformer.fill)
-        }
+        let blanks = try Self.blanks(lanes, coverage: options.coverage)
         let notices = soundNotices + Self.notices(readers: Array(readers.prefix(options.inputs.count)), sync: options.sync, frameRate: frameRate)
         tell(notices)
         let snake = options.snake.map { SnakeStage(options: $0, canvas: canvas, frameRate: frameRate) }
@@ -344,7 +333,7 @@ public final class CompositeJob: Job {
 
         // A segment of the snake starts rendering before its first frame (`SnakeStage.startSegment`).
         let firstTick = segment?.firstTick ?? firstK
-        var sync = FrameSync<LaneFrame>(mode: options.sync, inputs: lanes.count, frameRate: frameRate, startTick: firstTick, placement: placement)
+        var sync = FrameSync<LaneFrame>(mode: options.sync, inputs: lanes.count, frameRate: frameRate, startTick: firstTick, placement: options.placement)
         for (i, origin) in (segment?.origins ?? []).enumerated() { sync.setOrigin(origin, input: i) }
         for (i, r) in readers.enumerated() { if let end = Self.streamEnd(r.video) { sync.setStreamEnd(end, input: i) } }
         var idle = Set<Int>()
@@ -409,11 +398,7 @@ public final class CompositeJob: Job {
         for l in lanes { l.stopVideo(audioUntil: withAudio ? audioEnd : .min) }
         stage.queue.close()
         stage.join()
-        if failure.error == nil {
-            for l in lanes { l.join() }
-        } else {
-            for l in lanes { _ = l.join(timeout: 1) }
-        }
+        for l in lanes { l.join(afterFailure: failure.error != nil) }
         while sync.drain() != nil {}
         if longerPreRoll {
             if !isCancelled && failure.error == nil { return .needsLongerPreRoll }
@@ -486,9 +471,12 @@ public final class CompositeJob: Job {
         return blender
     }
 
-    /// One lane per reader, each fitting its pictures to its place (the matte's: the canvas).
-    static func lanes(_ readers: [MovieReader], options: CompositeOptions, layout: Layout, blender: Blender, canvas: Size, failure: FailureBox) throws -> [InputLane] {
-        try readers.enumerated().map { i, r in
+    /// One lane per reader, each fitting its pictures to its place (the matte's: the canvas), its
+    /// sound placed in time as its picture is (`timing`).
+    static func lanes(
+        _ readers: [MovieReader], options: CompositeOptions, layout: Layout, blender: Blender, canvas: Size, timing: Timing, failure: FailureBox
+    ) throws -> [InputLane] {
+        let lanes = try readers.enumerated().map { i, r in
             let conformer: Conformer
             do {
                 guard i < layout.places.count else { return InputLane(index: i, reader: r, conformer: try .matte(canvas: canvas, rotation: r.video.rotation), poolSize: 4, failure: failure) }
@@ -501,6 +489,22 @@ public final class CompositeJob: Job {
             } catch let e as MediaError { throw e.at(r.path) }
             let alpha = try options.alphaConformer(ofInput: i, reader: r, place: conformer.place, picture: conformer.picture, fill: conformer.fill)
             return InputLane(index: i, reader: r, conformer: conformer, poolSize: 4, failure: failure, alphaConformer: alpha)
+        }
+        let clocks = options.placement.clocks
+        for (i, lane) in lanes.enumerated() {
+            lane.reader.audioDriftPpb = options.sync == .time ? clocks[i].driftPpb : 0
+            lane.audioShift = timing.audioShift(input: i)
+            lane.audio?.audible = timing.audible(input: i)
+        }
+        return lanes
+    }
+
+    /// What an absent input (`--longest`) shows: its place with no picture, as its margins are.
+    static func blanks(_ lanes: [InputLane], coverage: SyncPlacement.Coverage) throws -> [Frame?] {
+        try lanes.map { lane -> Frame? in
+            guard coverage == .longest else { return nil }
+            if let alpha = lane.alphaConformer { return try alpha.emptyFrame() }
+            return try Frame(width: lane.conformer.place.width, height: lane.conformer.place.height, color: lane.conformer.fill)
         }
     }
 

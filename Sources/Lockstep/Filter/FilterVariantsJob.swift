@@ -205,7 +205,7 @@ public final class FilterVariantsJob: Job {
         lane.stopVideo(audioUntil: reader.audio != nil && failure.error == nil ? audioEnd : .min)
         for w in writers { w.queue.close() }
         for w in writers { w.join() }
-        if failure.error == nil { lane.join() } else { _ = lane.join(timeout: 1) }
+        lane.join(afterFailure: failure.error != nil)
         if let error = failure.error {
             for w in writers { w.abandon() }
             throw error

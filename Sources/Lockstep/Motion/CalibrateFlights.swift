@@ -34,7 +34,7 @@ public enum CalibrateFlights {
     {
         let motion = whole.centredOnBlocks()
         precondition(!flights.isEmpty)
-        let ranked = FlightChoice.rank(shifts: motion.shifts, traces: flights.map(\.readings), bias: request.base.gyroBias)
+        let ranked = FlightChoice.rank(shifts: motion.shifts, traces: flights.map(\.readings), bias: request.base.gyroBias, fft: FFTWComplexFFT.make)
         var best: (result: CalibrationResult, index: Int)?
         var failures: [String] = []
         for r in ranked.prefix(tried) where r.score > 0 || flights.count == 1 {

@@ -142,6 +142,7 @@ public final class CalibrateJob: Job {
             options.statedMapping = stated
             options.rollWeightPx = rollWeight(motion)
             options.blocks = motion.blocks
+            options.fft = FFTWComplexFFT.make
             sync = try GyroSync.run(shifts: motion.shifts, readings: request.readings, options: options)
         } catch let e as CalibrationError {
             if let s = stabilisation, e.cause != .tooLittleMotion { throw stabilisedRefusal(request.video, s, best: e.diagnosis.map { ($0.orientation, $0.offsetMs, $0.score) }, confidence: nil) }
@@ -186,6 +187,7 @@ public final class CalibrateJob: Job {
             options.statedMapping = .identity
             options.rollWeightPx = rollWeight(motion)
             options.blocks = motion.blocks
+            options.fft = FFTWComplexFFT.make
             a = try GyroSync.run(shifts: motion.shifts, readings: OrientationRecords.readings(picture), options: options)
         } catch let e as CalibrationError {
             if e.cause == .tooLittleMotion { throw refusal(request.video, e) }
@@ -203,6 +205,7 @@ public final class CalibrateJob: Job {
             options.mapping = forced.map { compose(transpose(a.mapping), $0) }
             options.statedMapping = stated.map { compose(transpose(a.mapping), $0) }
             options.rollWeightPx = recordFocal
+            options.fft = FFTWComplexFFT.make
             b = try GyroSync.run(shifts: OrientationRecords.shifts(records.cameraOrientation, focalPx: recordFocal), readings: request.readings, options: options)
         } catch let e as CalibrationError {
             throw CalibrationError("\(request.video): the gyro does not match the camera orientation the file records (CORI): \(e.description)", cause: .noSyncPoint, diagnosis: e.diagnosis)

@@ -43,7 +43,7 @@ public final class CodedVerifyJob: Job {
             fill: .black, rotation: reader.video.rotation)
         let decoded = Frame(), frame = Frame()
         var frames: [(time: Double, code: Int?)] = []
-        var audio = AudioCodeReader(rate: AudioFormat.sampleRate)
+        var audio = AudioCodeReader(rate: AudioFormat.sampleRate, fft: FFTWComplexFFT.make)
         var mono = [Float](repeating: 0, count: 4096)
         var region = Rect(x: 0, y: 0, width: size.width, height: size.height)
         var regionKnown = input == nil

@@ -1,8 +1,24 @@
 import RealModule
 
+/// A complex FFT of one size, in place on split arrays (the real parts, the imaginary parts):
+/// FFTW's in the jobs (Engine's `FFTWComplexFFT`), `RadixTwoFFT` in pure code's defaults and in
+/// the tests. Forward is e^(-2 pi i k n / N), unscaled; `inverse` is scaled by 1/N, so
+/// `inverse(forward(x)) == x`.
+public protocol ComplexFFT: Sendable {
+    var size: Int { get }
+    func forward(_ re: inout [Double], _ im: inout [Double])
+    func inverse(_ re: inout [Double], _ im: inout [Double])
+}
+
+/// Makes the transform of a size (a power of two).
+public typealias ComplexFFTMaker = @Sendable (Int) -> any ComplexFFT
+
 /// An in-place radix-2 complex FFT of one size, its twiddles and bit-reversal made once; `forward`
-/// and `inverse` allocate nothing.
-public struct FFT: Sendable {
+/// and `inverse` allocate nothing. The pure modules' own (no C library), and the tests' reference
+/// for FFTW's.
+public struct RadixTwoFFT: ComplexFFT {
+    public static let make: ComplexFFTMaker = { RadixTwoFFT(size: $0) }
+
     public let size: Int
     private let cosines: [Double], sines: [Double]
     private let reversed: [Int]
