@@ -20,18 +20,20 @@ package final class FFTWComplexFFT: ComplexFFT, @unchecked Sendable {  // the pl
         self.size = size
         guard let buffer = fftw_alloc_complex(size) else { fatalError("fftw_alloc_complex: out of memory") }
         defer { fftw_free(buffer) }
-        plannerLock.lock()
-        let f = fftw_plan_dft_1d(Int32(size), buffer, buffer, FFTW_FORWARD, UInt32(FFTW_ESTIMATE))
-        let b = fftw_plan_dft_1d(Int32(size), buffer, buffer, FFTW_BACKWARD, UInt32(FFTW_ESTIMATE))
-        plannerLock.unlock()
+        let (f, b) = withFFTWPlanner {
+            (
+                fftw_plan_dft_1d(Int32(size), buffer, buffer, FFTW_FORWARD, UInt32(FFTW_ESTIMATE)),
+                fftw_plan_dft_1d(Int32(size), buffer, buffer, FFTW_BACKWARD, UInt32(FFTW_ESTIMATE))
+            )
+        }
         guard let f, let b else { fatalError("fftw_plan_dft_1d failed for \(size) points") }
         forwardPlan = f; backwardPlan = b
     }
 
     deinit {
-        plannerLock.lock()
-        fftw_destroy_plan(forwardPlan); fftw_destroy_plan(backwardPlan)
-        plannerLock.unlock()
+        withFFTWPlanner {
+            fftw_destroy_plan(forwardPlan); fftw_destroy_plan(backwardPlan)
+        }
     }
 
     package func forward(_ re: inout [Double], _ im: inout [Double]) { run(forwardPlan, &re, &im, scale: 1) }

@@ -3,9 +3,15 @@ import Foundation
 import Motion
 
 /// FFTW's planner (and plan destruction) is not thread-safe; executing a plan is. Every plan is
-/// made and destroyed under this lock; each thread then executes its own plans with the
-/// new-array functions.
-package let plannerLock = NSLock()
+/// made and destroyed inside `withFFTWPlanner`, one at a time in the process (single and double
+/// precision alike); the threads then execute plans with the new-array functions.
+private let plannerLock = NSLock()
+
+package func withFFTWPlanner<T>(_ body: () -> T) -> T {
+    plannerLock.lock()
+    defer { plannerLock.unlock() }
+    return body()
+}
 
 /// One picture's spectrum for phase correlation: the Hann-windowed, mean-free picture's 2D
 /// real-to-complex FFT (size x (size/2 + 1) complex values), in FFTW-aligned memory.
@@ -48,22 +54,19 @@ package final class FFTWCorrelator {
         }
         real = r; cross = c
         let n = Int32(size)
-        plannerLock.lock()
         // FFTW_MEASURE times a few algorithms the first time a size is planned in the process
         // (it writes over the arrays, which hold nothing yet) and keeps that as wisdom, so
         // every later plan of the size is instant. The new-array execute functions need only
         // the same alignment, which fftwf_alloc_* guarantees.
-        let f = fftwf_plan_dft_r2c_2d(n, n, r, c, UInt32(FFTW_MEASURE))
-        let i = fftwf_plan_dft_c2r_2d(n, n, c, r, UInt32(FFTW_MEASURE))
-        plannerLock.unlock()
+        let (f, i) = withFFTWPlanner { (fftwf_plan_dft_r2c_2d(n, n, r, c, UInt32(FFTW_MEASURE)), fftwf_plan_dft_c2r_2d(n, n, c, r, UInt32(FFTW_MEASURE))) }
         guard let f, let i else { fatalError("fftwf_plan_dft_2d failed for \(size)x\(size)") }
         forward = f; inverse = i
     }
 
     deinit {
-        plannerLock.lock()
-        fftwf_destroy_plan(forward); fftwf_destroy_plan(inverse)
-        plannerLock.unlock()
+        withFFTWPlanner {
+            fftwf_destroy_plan(forward); fftwf_destroy_plan(inverse)
+        }
         fftwf_free(real); fftwf_free(cross)
     }
 

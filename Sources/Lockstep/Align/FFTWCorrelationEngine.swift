@@ -19,18 +19,15 @@ final class FFTWCorrelationEngine: CorrelationEngine {
             self.size = size
             guard let r = fftwf_alloc_real(size), let c = fftwf_alloc_complex(size / 2 + 1) else { fatalError("fftwf_alloc: out of memory") }
             defer { fftwf_free(r); fftwf_free(c) }
-            plannerLock.lock()
-            let f = fftwf_plan_dft_r2c_1d(Int32(size), r, c, UInt32(FFTW_ESTIMATE))
-            let i = fftwf_plan_dft_c2r_1d(Int32(size), c, r, UInt32(FFTW_ESTIMATE))
-            plannerLock.unlock()
+            let (f, i) = withFFTWPlanner { (fftwf_plan_dft_r2c_1d(Int32(size), r, c, UInt32(FFTW_ESTIMATE)), fftwf_plan_dft_c2r_1d(Int32(size), c, r, UInt32(FFTW_ESTIMATE))) }
             guard let f, let i else { fatalError("fftwf_plan_dft_1d failed for \(size) points") }
             forward = f; inverse = i
             gaussian = (0...(size / 2)).map { SpectralWeight.gaussian(bin: $0, size: size) }
         }
         deinit {
-            plannerLock.lock()
-            fftwf_destroy_plan(forward); fftwf_destroy_plan(inverse)
-            plannerLock.unlock()
+            withFFTWPlanner {
+                fftwf_destroy_plan(forward); fftwf_destroy_plan(inverse)
+            }
         }
     }
 
