@@ -9,7 +9,7 @@
 ///
 /// Every lane computes the same Float operations, in the same order, as the scalar code that
 /// handles a row's last few pixels (each kernel's tail loop), so the output does not depend on where a
-/// pixel falls: the same bytes as before this file, on the hash harness of the README.
+/// pixel falls: the same bytes as before this file, on the hash harness of docs/compositing.md.
 enum KeyerVectors {
     /// 1 / 255 and 1 / 1020 as the scalar code rounds them.
     @inline(__always) static var inverse255: Float { 1 / 255 }

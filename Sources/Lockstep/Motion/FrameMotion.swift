@@ -89,8 +89,7 @@ public enum FrameMotionExtractor {
     static let wideWidth = 384
 
     /// `overlap`: false waits for each batch's correlations before decoding the next (the way it
-    /// was before the two buffers; timed against the overlap once, in the README's calibrate
-    /// speed paragraph). The results are the same either way (FrameMotionTests).
+    /// was before the two buffers; timed against the overlap once: docs/calibrate.md, "Speed"). The results are the same either way (FrameMotionTests).
     /// `cancellation`: checked before each picture; once raised, the batch in flight is waited
     /// for and `JobError.cancelled` thrown (a stop signal under `lockstep calibrate`).
     /// `blocks`: also measure the motion of regions across the whole picture (the roll, the lens).
