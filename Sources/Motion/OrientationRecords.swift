@@ -6,8 +6,9 @@ import RealModule
 ///
 /// GoPro's conventions, as found on the shared GoPro MAX file (and in the project's notes on real
 /// cameras, ../shared/notes/real-camera-facts.md): each record is a unit quaternion w, x, y, z
-/// (int16 over SCAL, 32767), a world-to-camera rotation in the camera's axes (x right, y down, z forward); the body's turn between records k and
-/// k + 1 is the rotation vector of C_k * conj(C_k+1) (it matches the gyro at r 0.99997), and the
+/// (int16 over SCAL, 32767), a world-to-camera rotation in the camera's axes (x right, y down,
+/// z forward); the body's turn between records k and k + 1 is the rotation vector of
+/// C_k * conj(C_k+1) (it matches the gyro at r 0.99997), and the
 /// picture's orientation is IORI * CORI (the picture's own turn, measured from its blocks,
 /// follows it at r 0.96, against 0.50 for CORI alone).
 public enum OrientationRecords {
