@@ -73,8 +73,9 @@ public final class Recorder: Sendable {
     public func run(into sink: RecorderSink, progress: (Int) -> Void = { _ in }) -> (stop: RecorderStateMachine.Stop, samples: Int) {
         // libiio's network backend writes to its socket without MSG_NOSIGNAL: a server that
         // vanished must be an error from the call, not SIGPIPE killing the process. Every libiio
-        // call is made on this thread, so SIGPIPE is blocked here alone (the process's handlers
-        // and the other threads are left as they are).
+        // call that writes to the socket is made on this thread (`stop()` cancels the buffers
+        // from another, through libiio's own pipe), so SIGPIPE is blocked here alone: the
+        // process's handlers and the other threads are left as they are.
         SIGPIPEBlocked.during { recordLoop(into: sink, progress: progress) }
     }
 

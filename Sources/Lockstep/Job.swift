@@ -16,8 +16,10 @@ public struct JobEvents: Sendable {
 /// The one shape of Lockstep's jobs; every command runs one. A job is made from its options
 /// (checked again by `run()`, so a library caller cannot skip the checks the CLI makes), runs
 /// once on the caller's thread, and can be cancelled from any other thread at any time, before
-/// or during `run()`: `run()` then ends with `JobError.cancelled` (or the failure that came
-/// first) and leaves nothing under the output's name.
+/// or during `run()`: `run()` then throws (`JobError.cancelled`, the failure that came first, or
+/// the job's own sentence: `IMUImportJob.cancelled`) and leaves nothing under the output's
+/// name. Two jobs whose work is to run until stopped return their outcome instead (`imu
+/// record`: what was kept; `imu serve`). A scale-out finishes a submission under way first.
 ///
 /// `cancel()` only raises flags, closes queues and wakes waiters: it may be called from a signal
 /// source's queue (never from a signal handler itself).

@@ -56,5 +56,12 @@ final class JobContractTests: ScratchTestCase {
         try assertCancelledFirstEndsAtOnce("imu plot", output: out("p.svg")) { IMUPlotJob(options: IMUPlotOptions(path: store, output: $0)) }
         try assertCancelledFirstEndsAtOnce("imu info", output: "") { _ in IMUInfoJob(options: IMUInfoOptions(path: store)) }
         try assertCancelledFirstEndsAtOnce("imu bench-store", output: out("bench.sqlite")) { IMUStoreBench(options: .init(output: $0, samples: 1000, rate: 200, window: 1)) }
+        // Last: its work folder (hidden, beside the output) stays, as a real scale-out's does.
+        var request = ScaleOutRequest(
+            composite: CompositeOptions(inputs: [fg, bg], output: out("scaled.mp4"), blend: .chromakey), arguments: ["--blend", "chromakey"], segments: 2,
+            target: .kubernetes(KubernetesSettings()), lockstep: "/opt/lockstep/bin/lockstep")
+        request.gopGiven = false  // the GOP is chosen so that the fixture's frames make 2 segments
+        let manifests = try ScaleOutJob.makePlan(request).work + "/k8s-segments.yaml"
+        try assertCancelledFirstEndsAtOnce("scale-out --emit k8s", output: manifests) { [request] _ in ScaleOutJob(options: request) }
     }
 }

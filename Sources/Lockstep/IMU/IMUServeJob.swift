@@ -120,7 +120,8 @@ public final class IMUServeJob: Job {
     }
 }
 
-/// Writes one line to stderr: the jobs' default log.
+/// Writes one line to stderr: what the CLI gives `imu record` and `imu serve` as their notices
+/// (the library itself prints nothing).
 @Sendable public func standardErrorLine(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }

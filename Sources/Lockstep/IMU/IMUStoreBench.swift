@@ -40,7 +40,6 @@ public final class IMUStoreBench: Job {
         if cancellation.isCancelled { throw JobError.cancelled }
         let step = Int64((1e9 / rate).rounded())
         let store = try TraceStore(path: output, mode: .record)
-        defer { try? store.close() }
         let id = try store.createTrace(TraceInfo(deviceName: "bench", sourceURI: "generated", rateHz: rate), hasAccel: true)
         func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
         let t0 = now()
@@ -61,6 +60,7 @@ public final class IMUStoreBench: Job {
         let t1 = now()
         let read = try store.samples(of: id, from: middle, to: middle + Int64(window * 1e9))
         let readTime = now() - t1
+        try store.close()
         return [
             String(format: "insert %d samples (batches of 4096, one transaction each): %.3f s (%.0f samples/s)", samples, insert, Double(samples) / insert),
             String(format: "read a %.0f s window (%d samples): %.2f ms", window, read.count, readTime * 1000)

@@ -202,9 +202,10 @@ public enum TraceSource {
     public func readings(within window: ClosedRange<Int64>?) throws -> [IMUReading] {
         guard let window else { return try readings() }
         let chosen = try single()
-        if let all = try inMemory(chosen.id) { return all.filter { window.contains($0.t) } }
-        var kept: [IMUReading] = []
+        // The same samples as the stream below keeps: t <= upperBound, or t < .max for "no end".
         let end = window.upperBound == .max ? Int64.max : window.upperBound + 1
+        if let all = try inMemory(chosen.id) { return all.filter { $0.t >= window.lowerBound && $0.t < end } }
+        var kept: [IMUReading] = []
         try forEachBatch(chosen.id, from: window.lowerBound, to: end) { kept += $0 }
         return kept
     }

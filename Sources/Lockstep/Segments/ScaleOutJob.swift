@@ -35,7 +35,8 @@ public struct ScaleOutRequest: Sendable {
 
 /// Plans a scale-out, writes its work folder beside the output and submits it to Slurm (or
 /// writes Kubernetes manifests). Its notices are the lines a person reads (job ids, the scripts
-/// of a dry run, the outcome of `--wait`). `cancel()` stops a `--wait` (the jobs go on).
+/// of a dry run, the outcome of `--wait`). `cancel()` stops it before anything is submitted, or
+/// stops a `--wait` (the jobs go on); a submission under way is finished first.
 public final class ScaleOutJob: Job {
     public let options: ScaleOutRequest
     private let events: JobEvents
@@ -56,6 +57,7 @@ public final class ScaleOutJob: Job {
 
     static func run(_ request: ScaleOutRequest, cancellation: CancellationToken, say: (String) -> Void) throws {
         let plan = try makePlan(request)
+        if cancellation.isCancelled { throw JobError.cancelled }
         if !request.gopGiven && plan.gop != Int64(request.composite.encode.gop) {
             say("# --gop \(plan.gop) chosen (not given): the output's \(plan.totalFrames) frames in \(request.segments) segments that start on a GOP")
         }
@@ -134,6 +136,9 @@ public final class ScaleOutJob: Job {
             return
         }
         guard let submitter else { throw JobError("--slurm: sbatch not found on PATH.") }
+        // The last moment a cancel leaves nothing behind; from here the submission is not cut
+        // in half (an array without its join), only the wait can be stopped.
+        if cancellation.isCancelled { throw JobError.cancelled }
         if !request.resume {
             do { try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: false) } catch {
                 throw JobError("\(work): cannot make the work folder: \(error.localizedDescription)")
@@ -195,7 +200,7 @@ public final class ScaleOutJob: Job {
 
     /// Polls squeue until no job of the scale-out is pending or running, then says what happened.
     /// After `timeout` seconds it stops waiting, leaves the jobs running and throws a sentence
-    /// naming them (`--resume --wait` waits again); cancelled, it stops waiting the same way.
+    /// naming them (`--resume --wait` waits again); cancelled, it stops waiting (the jobs go on).
     static func waitAndReport(
         _ plan: ScaleOutPlan, jobs: [String], submitter: SlurmSubmitter, timeout: Double? = nil,
         cancellation: CancellationToken = CancellationToken(), poll: Double = 0.5, say: (String) -> Void

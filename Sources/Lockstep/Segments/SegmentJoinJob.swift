@@ -28,7 +28,8 @@ public final class SegmentJoinJob: Job {
     /// A join tells nothing while it runs: `events` is not used.
     public init(options: SegmentJoinOptions, events: JobEvents = JobEvents()) { self.options = options }
 
-    /// Stops the verify pass (the copy is short); the output's name stays untouched.
+    /// Stops it before the copy or during the verify pass (the copy is short); the output's name
+    /// stays untouched and the work folder stays for `--resume`.
     public func cancel() { cancellation.cancel() }
 
     public func run() throws -> SegmentJoinResult {
@@ -37,6 +38,7 @@ public final class SegmentJoinJob: Job {
         for i in plan.segments.indices where !FileManager.default.fileExists(atPath: plan.doneMarker(i)) {
             throw JobError("\(plan.segmentFile(i)): segment \(i) (frames \(plan.segments[i])) is not done; nothing was joined.")
         }
+        if cancellation.isCancelled { throw JobError.cancelled }
         let pending = try OutputPath(for: plan.output)
         let joined: ConcatResult
         do {

@@ -102,7 +102,9 @@ struct ScaleOutArguments: ParsableArguments {
         request.waitTimeout = waitTimeout
         request.resume = resume
         request.gopGiven = gopGiven
-        try runJob(ScaleOutJob.self, request, notice: { print($0) })
+        try runJob(
+            ScaleOutJob.self, request, notice: { print($0) },
+            cancelledLine: "cancelled; jobs already submitted keep running (squeue shows them; --resume --wait waits for them again)")
     }
 }
 
