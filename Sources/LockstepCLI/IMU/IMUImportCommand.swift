@@ -41,7 +41,7 @@ struct IMUImportCommand: ParsableCommand {
         let result = try runJob(
             IMUImportJob.self, IMUImportOptions(file: file, format: format, store: output, busyTimeout: busyTimeout),
             grace: 5, stuck: IMUImportJob.cancelled.description, cancelledLine: IMUImportJob.cancelled.description)
-        for warning in result.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+        for warning in result.warnings { printWarning(warning) }
         for t in result.traces { print(t.id) }
     }
 }

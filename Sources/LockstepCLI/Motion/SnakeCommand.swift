@@ -136,7 +136,7 @@ struct SnakeCommand: ParsableCommand {
 /// Runs a composite job with progress, cancellation and the closing summary.
 func runComposite(_ options: CompositeOptions, quiet: Bool) throws {
     let result = try runJob(CompositeJob.self, options, quiet: quiet, notice: printNote)
-    for w in result.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
+    for w in result.warnings { printWarning(w) }
     let seconds = (result.frameRate.inverse * result.frames).seconds
     let audioNote = result.audioSamples.map { String(format: ", audio %.3f s", Double($0) / 48_000) } ?? ", no audio"
     print("wrote \(options.output): \(result.frames) frames, \(result.canvas) at \(result.frameRate) fps, \(String(format: "%.3f", seconds)) s\(audioNote)")
@@ -159,6 +159,6 @@ func runComposite(_ options: CompositeOptions, quiet: Bool) throws {
         print(
             "motion: \(s.framesWithMotion) frames paired, \(s.framesWithoutMotion) without"
                 + (s.measuredOffsetMs.map { String(format: "; the picture's motion says the offset is %.1f ms", $0) } ?? ""))
-        for w in s.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
+        for w in s.warnings { printWarning(w) }
     }
 }

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import Lockstep
 
-/// Runs `body` with the stop signals turned into a call to `cancel`, so the job can remove its
-/// temporary file and say so, instead of dying half-way. Signals are heard on a queue of their
+/// `runJob`'s part: runs `body` with the stop signals turned into a call to `cancel`, so the job
+/// can remove its temporary file and say so, instead of dying half-way. Signals are heard on a queue of their
 /// own (no Swift runs in signal context), installed once for the whole process.
 ///
 /// The one place a command's job ends: `finish` first, however it ends (a progress line is
@@ -14,7 +14,7 @@ import Lockstep
 /// cancelled" and exited 1 instead of 128 + the signal: concat, reverse). Any other error goes on
 /// to ArgumentParser's one line and exit 1. A job that returns has succeeded, whatever signal
 /// came after.
-func withCancellation<T>(
+private func withCancellation<T>(
     grace: Double = 10, stuck: String? = nil, cancelledLine: String = "cancelled", finish: () -> Void = {},
     _ cancel: @escaping @Sendable (Int32) -> Void, _ body: () throws -> T
 ) throws -> T {
@@ -28,13 +28,6 @@ func withCancellation<T>(
         guard StopSignals.first != nil || (error as? JobError) == .cancelled else { throw error }
         throw Failure(cancelledLine, exitStatus: 128 + (StopSignals.first ?? SIGINT))
     }
-}
-
-func withCancellation<T>(
-    grace: Double = 10, stuck: String? = nil, cancelledLine: String = "cancelled", finish: () -> Void = {},
-    _ cancel: @escaping @Sendable () -> Void, _ body: () throws -> T
-) throws -> T {
-    try withCancellation(grace: grace, stuck: stuck, cancelledLine: cancelledLine, finish: finish, { (_: Int32) in cancel() }, body)
 }
 
 /// Runs a job the one way every command does: on this thread, with its progress on a line of the

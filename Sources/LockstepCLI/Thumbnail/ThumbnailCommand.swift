@@ -46,7 +46,7 @@ struct ThumbnailCommand: ParsableCommand {
     func run() throws {
         // A ThumbnailOptionError ends the command with status 64 (CommandFailure).
         let result = try runJob(ThumbnailJob.self, options)
-        for w in result.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
+        for w in result.warnings { printWarning(w) }
         if sheet {
             print("wrote \(output): \(result.size), \(result.picks.count) clips")
             for p in result.picks { print("  \(p.input): frame at \(String(format: "%.3f", p.time)) s") }
