@@ -9,6 +9,11 @@ import Synchronization
 /// - `check`/`checkPlace` refuse, before any work, an output that is one of the inputs under
 ///   any spelling (`./p.csv`, `../d/./p.csv`, `//`, a symlinked folder, a hard link), a folder,
 ///   a name ending in `/`, a missing folder or a name too long;
+/// - an output replaces only a regular file or nothing: a device node, a named pipe or a socket
+///   under the name is refused before any work (`checkKind`) and again at `commit()`, since the
+///   rename would replace the node itself (as root, `-o /dev/null` made /dev/null a JSON file,
+///   and a reader waiting on a FIFO waited forever); a symbolic link is written through, so
+///   the file it names is replaced and the link kept;
 /// - an instance is one output being written: a hidden temporary file in the same folder
 ///   (`.<name>.lockstep-<pid>-<random>.tmp`), renamed over the output only by `commit()`, so a
 ///   failure never leaves a half-written file under the output's name and never touches a file
@@ -29,6 +34,8 @@ public final class OutputPath: Sendable {
 
     /// What the user named.
     public let output: String
+    /// Where the file lands: `output`, or the file a symbolic link there names.
+    private let target: String
     /// The temporary file's path, for the writer to open (once, at the start).
     public let path: String
     /// The temporary's name inside `folder`.
@@ -51,7 +58,10 @@ public final class OutputPath: Sendable {
     /// file itself is made by whoever writes it, at `path`.
     public init(for output: String) throws {
         self.output = output
-        let url = URL(fileURLWithPath: output)
+        try Self.refuseStandardOutput(output)
+        try Self.checkKind(output)
+        target = Self.target(of: output)
+        let url = URL(fileURLWithPath: target)
         let folderPath = url.deletingLastPathComponent().path
         Self.removeStaleTemporaries(in: folderPath)
         let fd = open(folderPath, Self.pathOnly | O_DIRECTORY | O_CLOEXEC)
@@ -68,7 +78,7 @@ public final class OutputPath: Sendable {
             throw JobError("\(output): cannot be written: the folder \(spelled.isEmpty ? "." : spelled) is not writable (\(why)).")
         }
         folder = fd
-        path = Self.temporary(beside: output)
+        path = Self.temporary(beside: target)
         name = (path as NSString).lastPathComponent
         Self.live.withLock { $0[ObjectIdentifier(self)] = (fd, name) }
     }
@@ -84,7 +94,13 @@ public final class OutputPath: Sendable {
     public func commit() throws {
         try state.withLock { state in
             guard state == .writing else { throw JobError("\(output): already \(state == .committed ? "written" : "abandoned")") }
-            if renameat(folder, name, AT_FDCWD, output) != 0 {
+            // A node made under the name while the job ran is not replaced either.
+            do { try Self.checkKind(output) } catch {
+                unlinkTemporary()
+                state = .discarded
+                throw error
+            }
+            if renameat(folder, name, AT_FDCWD, target) != 0 {
                 let why = errno
                 unlinkTemporary()
                 state = .discarded
@@ -184,6 +200,7 @@ public final class OutputPath: Sendable {
     /// the extension, the folder, the name's length, and that it is not one of the inputs.
     public static func check(_ output: String, inputs: [String]) throws {
         let ext = (output as NSString).pathExtension.lowercased()
+        try refuseStandardOutput(output)
         guard !output.hasSuffix("/") else { throw JobError("\(output): ends in /, a folder's name; give a file name.") }
         guard containers[ext] != nil else { throw JobError("\(output): the output must end in .mp4, .m4v, .mov or .mkv.") }
         try checkPlace(output, inputs: inputs)
@@ -194,6 +211,7 @@ public final class OutputPath: Sendable {
     /// traces, `calibrate` profiles).
     public static func checkPlace(_ output: String, inputs: [String]) throws {
         guard !output.isEmpty else { throw JobError("the output's name is empty; give a file name.") }
+        try refuseStandardOutput(output)
         // "out.mp4/" passed every check and failed at the rename, after the whole job.
         guard !output.hasSuffix("/") else { throw JobError("\(output): ends in /, a folder's name; give a file name.") }
         let url = URL(fileURLWithPath: output)
@@ -208,12 +226,44 @@ public final class OutputPath: Sendable {
         }
         // A folder under the name: the file could only be written at the end, after the work,
         // and then failed with Foundation's error dump (snake --report DIR, calibrate -o DIR).
-        if FileManager.default.fileExists(atPath: output, isDirectory: &isFolder), isFolder.boolValue {
-            throw JobError("\(output) is a folder; give a file name.")
-        }
+        try checkKind(output)
         if inputs.contains(where: { sameFile(output, $0) }) {
             throw JobError("\(output) is also an input; write the output somewhere else.")
         }
+    }
+
+    /// "-" is standard output to many tools, but every output here is renamed into place when
+    /// complete (and movies, stores and profiles are not streams): a file named "-" was made.
+    static func refuseStandardOutput(_ output: String) throws {
+        if output == "-" { throw JobError("-o -: Lockstep does not write its outputs to standard output; give a file name.") }
+    }
+
+    /// Refuses a name under which something other than a regular file exists (through any
+    /// symbolic link): a folder, a device node, a named pipe, a socket. Nothing there, or a
+    /// regular file, passes.
+    public static func checkKind(_ output: String) throws {
+        var st = stat()
+        guard stat(output, &st) == 0 else { return }
+        let what: String
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFDIR: throw JobError("\(output) is a folder; give a file name.")
+        case S_IFCHR: what = "a device (character special file)"
+        case S_IFBLK: what = "a device (block special file)"
+        case S_IFIFO: what = "a named pipe (FIFO)"
+        case S_IFSOCK: what = "a socket"
+        default: what = "not a regular file"
+        }
+        throw JobError("\(output) is \(what); an output replaces only a regular file, so give a file's name.")
+    }
+
+    /// The file a symbolic link at `output` names (links followed to the end), so that writing
+    /// replaces that file and keeps the link; `output` itself when it is no link, or a dangling one.
+    static func target(of output: String) -> String {
+        var st = stat()
+        guard lstat(output, &st) == 0, (st.st_mode & S_IFMT) == S_IFLNK, let resolved = realpath(output, nil) else { return output }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Whether two names reach the same file: the same path once `.`, `..`, `//` and symbolic

@@ -36,6 +36,7 @@ struct LockstepCommand: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
+            if let line = StandardOutput.failure() { fail(line, status: 1) }
         } catch {
             // The library's failures carry their own status and line (CommandFailure); the
             // parser's errors and anything else, ArgumentParser's.
@@ -45,8 +46,12 @@ struct LockstepCommand: ParsableCommand {
             if code == .success {
                 // --help and --version: many lines, printed as they are.
                 if !text.isEmpty { print(text) }
+                if let line = StandardOutput.failure() { fail(line, status: 1) }
                 Foundation.exit(code.rawValue)
             }
+            // A report printed before a failing status (verify's violations) that did not reach
+            // standard output: said too, the status kept.
+            if let line = StandardOutput.failure() { FileHandle.standardError.write(Data("Error: \(line)\n".utf8)) }
             // The message itself (a path or value the user gave may hold a line break) is
             // escaped whole before the text is cut into lines: it stays one line, the usage after it.
             let message = failure?.description ?? self.message(for: error)
@@ -62,5 +67,11 @@ struct LockstepCommand: ParsableCommand {
             }
             Foundation.exit(code.rawValue)
         }
+    }
+
+    /// Ends the process with "Error: LINE" on stderr and `status`.
+    static func fail(_ line: String, status: Int32) -> Never {
+        FileHandle.standardError.write(Data("Error: \(line)\n".utf8))
+        Foundation.exit(status)
     }
 }

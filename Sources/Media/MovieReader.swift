@@ -391,7 +391,8 @@ public final class MovieReader {
                 sd.pointee.size >= uuid.count
             else { continue }
             var bytes = UnsafeBufferPointer(start: sd.pointee.data, count: Int(sd.pointee.size))[...]
-            // libx265 (3.5) writes a user's message after a UUID of its own (the HDR output's).
+            // libx265 (3.5) wrote a message it was given after a UUID of its own: the HDR outputs
+            // of Lockstep before issue 40 (now the writer puts the SEI in itself).
             if Array(bytes.prefix(16)) == MovieReader.x265UUID { bytes = bytes.dropFirst(16) }
             if Array(bytes.prefix(uuid.count)) == uuid { return Array(bytes.dropFirst(uuid.count)) }
         }

@@ -15,6 +15,30 @@ public struct EncodeSettings: Equatable, Sendable {
     public var signal = WorkingSignal.sdr
     public var hdr = HDRMetadata()
     public init(crf: Int = 18, preset: String = "veryfast") { self.crf = crf; self.preset = preset }
+
+    /// Why a picture of `size` cannot be encoded in `signal`'s codec, or nil: the jobs ask
+    /// before any work, so the sentence can name the option or input the size came from (the
+    /// encoders said only "Invalid argument (avcodec_open2(libx265))").
+    /// - 4:2:0 halves both sides for the chroma planes: even sizes of at least 2x2.
+    /// - FFmpeg's libx265 wrapper refuses pictures under 16x16 ("Image size is too small").
+    /// - FFmpeg's image check (av_image_check_size2, which avcodec_open2 applies) takes a picture
+    ///   only while (8 x width + 1024) x (height + 128) stays below 2^31 - 1: 16384x16128 passes,
+    ///   16384x16384 does not.
+    public static func problem(encoding size: Size, as signal: WorkingSignal) -> String? {
+        guard size.width >= 2, size.height >= 2, size.width % 2 == 0, size.height % 2 == 0 else {
+            return "4:2:0 pictures need even sizes of at least 2x2"
+        }
+        if signal.isHDR, size.width < 16 || size.height < 16 {
+            return "an HDR output is HEVC, and libx265 takes pictures of at least 16x16"
+        }
+        let limit = Int64(Int32.max)
+        let stride = 8 * Int64(size.width) + 1024
+        if stride >= limit || stride * (Int64(size.height) + 128) >= limit {
+            let rows = max(0, (limit - 1) / stride - 128)
+            return rows < 2 ? "a width of \(size.width) is too wide for FFmpeg's encoders" : "FFmpeg's encoders take at most \(rows) rows at a width of \(size.width)"
+        }
+        return nil
+    }
 }
 
 /// H.264 (libx264, yuv420p; closed GOPs of `settings.gop` frames) and AAC or FLAC (48 kHz stereo) into MP4, MOV or Matroska. Frame k gets pts k in
@@ -38,6 +62,10 @@ public final class MovieWriter {
     private var holding = false
     private var firstDTS: Int64?
     private var earliest = Int64.max, latest = Int64.min
+    /// HEVC: each frame's provenance message (its user-data SEI side data) by pts, until its
+    /// packet leaves the encoder and gets it (`UserDataSEI` says why not libx265's own path).
+    private let carriesUserDataItself: Bool
+    private var userData: [Int64: [UInt8]] = [:]
 
     /// `path` is where bytes go (a temporary file); `container` is "mp4" or "mov". The file is
     /// created first: an unwritable place fails before any encoder is made. After a failure
@@ -50,13 +78,14 @@ public final class MovieWriter {
         // A finer time base than 1/fps carries variable frame durations (`writeVideo(_:pts:)`).
         let timeBase = videoTimeBase ?? frameRate.inverse
         ticksPerFrame = max(1, Rational.rescale(1, from: frameRate.inverse, to: timeBase))
-        guard canvas.width >= 2, canvas.height >= 2, canvas.width % 2 == 0, canvas.height % 2 == 0 else {
-            throw MediaError("cannot encode a \(canvas) picture: yuv420p needs even sizes of at least 2x2", path: path)
+        if let problem = EncodeSettings.problem(encoding: canvas, as: settings.signal) {
+            throw MediaError("cannot encode a \(canvas) picture: \(problem)", path: path)
         }
         let output = try OutputFormat(path: path, container: container)
         self.output = output
         let globalHeader = output.needsGlobalHeader
         let hdr = settings.signal.isHDR
+        carriesUserDataItself = hdr
         video = try Encoder(
             codecName: hdr ? "libx265" : "libx264",
             configure: { c in
@@ -105,6 +134,9 @@ public final class MovieWriter {
         frame.pointer.pointee.pts = index
         durations.sent(pts: index, duration: duration ?? ticksPerFrame)
         frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        if carriesUserDataItself, let sd = av_frame_get_side_data(frame.pointer, AV_FRAME_DATA_SEI_UNREGISTERED) {
+            userData[index] = Array(UnsafeBufferPointer(start: sd.pointee.data, count: Int(sd.pointee.size)))
+        }
         try video.send(frame.pointer)
         try drain(video, videoStream)
     }
@@ -151,6 +183,7 @@ public final class MovieWriter {
             let p = packet.pointer
             // x264 in FFmpeg 5.1 gives packets no duration: each gets its own frame's.
             if p.pointee.duration == 0 { p.pointee.duration = durations.take(pts: p.pointee.pts, fallback: ticksPerFrame) }
+            if let payload = userData.removeValue(forKey: p.pointee.pts) { try put(payload, into: p) }
             if firstDTS == nil { firstDTS = p.pointee.dts }
             earliest = min(earliest, p.pointee.pts)
             latest = max(latest, p.pointee.pts + p.pointee.duration)
@@ -158,6 +191,19 @@ public final class MovieWriter {
             av_packet_move_ref(held.pointer, p)
             holding = true
         }
+    }
+
+    /// `payload` as the user-data SEI of an encoded access unit (libx265's: Annex B, which the
+    /// MP4, MOV and Matroska muxers turn into length-prefixed units).
+    private func put(_ payload: [UInt8], into p: UnsafeMutablePointer<AVPacket>) throws {
+        let au = Array(UnsafeBufferPointer(start: p.pointee.data, count: Int(p.pointee.size)))
+        let out: [UInt8]
+        do { out = try UserDataSEI.replacingUserData(in: au, framing: .annexB, payload: payload, syntax: .hevc) } catch {
+            throw MediaError("the HEVC encoder gave a packet with no picture in it (pts \(p.pointee.pts)); its provenance cannot be put in it", path: path)
+        }
+        // Grows the packet's buffer (a copy when libx265's is shared) and writes the new unit list over it.
+        try check(av_grow_packet(p, Int32(out.count - au.count)), "av_grow_packet", path: path)
+        out.withUnsafeBufferPointer { p.pointee.data.update(from: $0.baseAddress!, count: out.count) }
     }
 
     /// Writes the held video packet (the muxer takes its reference).
@@ -193,7 +239,8 @@ extension MovieWriter {
 
 extension MovieWriter {
     /// libx265's options: the x264 ones' equivalents (closed GOPs of `gop` frames, no scene-cut
-    /// keyframes, the provenance SEI) and the HDR metadata in its SEI.
+    /// keyframes) and the HDR metadata in its SEI. Not `udu_sei`: the provenance SEI is put into
+    /// the packets after the encoder (`UserDataSEI` says why).
     static func x265Options(_ s: EncodeSettings) -> [String: String] {
         var params = ["log-level=error", "keyint=\(s.gop)", "min-keyint=\(s.gop)", "scenecut=0", "open-gop=0"]
         if s.signal == .pq { params.append("hdr10=1") }
@@ -205,7 +252,7 @@ extension MovieWriter {
                     + "WP(\(c(p[6])),\(c(p[7])))L(\(Int((hi * 10000).rounded())),\(Int((lo * 10000).rounded())))")
         }
         if let cll = s.hdr.maxCLL { params.append("max-cll=\(cll),\(s.hdr.maxFALL ?? 0)") }
-        return ["crf": String(s.crf), "preset": s.preset, "udu_sei": "1", "x265-params": params.joined(separator: ":")]
+        return ["crf": String(s.crf), "preset": s.preset, "x265-params": params.joined(separator: ":")]
     }
 
     static func fourCC(_ s: String) -> UInt32 {

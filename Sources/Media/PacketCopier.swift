@@ -130,7 +130,7 @@ public final class PacketCopyWriter {
     private let audio: AudioTrack?
     private var finished = false
     /// H.264 only: how the copied packets delimit their NAL units (for `userData`); nil for other codecs.
-    public let h264Framing: H264UserData.Framing?
+    public let h264Framing: UserDataSEI.Framing?
     /// The rewritten packet (a copy with an SEI put in).
     private let rewritten = Packet()
 
@@ -154,7 +154,7 @@ public final class PacketCopyWriter {
             copy.update(from: matrix, count: 36)
         }
         videoStream = st
-        h264Framing = template.parameters.codec == "h264" ? H264UserData.Framing(extradata: template.parameters.extradata) : nil
+        h264Framing = template.parameters.codec == "h264" ? UserDataSEI.Framing(extradata: template.parameters.extradata) : nil
         audio = withAudio ? try AudioTrack(.aac, output: output, bitRate: audioBitRate) : nil
         try output.writeHeader()
     }
@@ -177,7 +177,7 @@ public final class PacketCopyWriter {
             let p = reader.packet.pointer
             let bytes = Array(UnsafeBufferPointer(start: p.pointee.data, count: Int(p.pointee.size)))
             let au: [UInt8]
-            do { au = try H264UserData.replacingUserData(in: bytes, framing: framing, payload: userData) } catch {
+            do { au = try UserDataSEI.replacingUserData(in: bytes, framing: framing, payload: userData) } catch {
                 throw MediaError("video packet \(reader.packetsRead - 1) is not a whole H.264 access unit; provenance cannot be put in it", path: reader.path)
             }
             rewritten.unref()

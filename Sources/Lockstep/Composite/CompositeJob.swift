@@ -454,6 +454,12 @@ public final class CompositeJob: Job {
         if canvas.width < smallest.width || canvas.height < smallest.height {
             throw JobError("--size \(canvas) is too small for \(options.blend.rawValue): its \(rows) rows and \(columns) columns of cells need at least 2x2 pixels each")
         }
+        // A size the inputs gave (a 1x1 picture under --hdr, a grid of large cells): said here,
+        // naming where it came from, not by the encoder.
+        if options.size == nil, let problem = EncodeSettings.problem(encoding: canvas, as: options.signal) {
+            let from = options.blend.placesInputs ? "the \(options.blend.rawValue) of the inputs' pictures" : "\(first.path)'s picture"
+            throw JobError("the canvas \(canvas), from \(from), cannot be encoded: \(problem); give another with --size.")
+        }
         return (canvas, frameRate)
     }
 

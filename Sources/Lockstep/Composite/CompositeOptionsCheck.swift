@@ -24,7 +24,7 @@ extension CompositeOptions {
                 : "\(range.lowerBound) to \(range.upperBound) inputs"
             throw JobError("--blend \(blend.rawValue) takes \(wanted); got \(inputs.count).")
         }
-        try Self.check(size: size, frameRate: frameRate)
+        try Self.check(size: size, frameRate: frameRate, signal: signal)
         guard (0...1).contains(similarity) else { throw JobError("--similarity must be between 0 and 1; got \(similarity).") }
         guard (0...1).contains(smoothness) else { throw JobError("--smoothness must be between 0 and 1; got \(smoothness).") }
         try checkKeyer()
@@ -178,8 +178,9 @@ extension CompositeOptions {
         }
     }
 
-    /// --size and --fps, for every command that takes them (composite, concat).
-    public static func check(size: Size?, frameRate: Rational?) throws {
+    /// --size and --fps, for every command that takes them (composite, concat); the size also
+    /// as the output's codec can take it (`signal`: HDR is HEVC).
+    public static func check(size: Size?, frameRate: Rational?, signal: WorkingSignal = .sdr) throws {
         if let size {
             if size.width < 2 || size.height < 2 || size.width % 2 != 0 || size.height % 2 != 0 {
                 throw JobError("--size \(size): width and height must be even numbers of at least 2.")
@@ -187,6 +188,7 @@ extension CompositeOptions {
             if size.width > largestSide || size.height > largestSide {
                 throw JobError("--size \(size): width and height must be at most \(largestSide).")
             }
+            if let problem = EncodeSettings.problem(encoding: size, as: signal) { throw JobError("--size \(size): \(problem).") }
         }
         if let frameRate {
             guard frameRate.num > 0 else { throw JobError("--fps \(frameRate): the frame rate must be positive.") }

@@ -1,10 +1,37 @@
-/// Lockstep's provenance put into H.264 access units that are copied, not encoded (`concat
-/// --copy`): the same "user data unregistered" SEI message (payload type 5) that libx264 writes
-/// for the encoding path (`udu_sei`), so FFmpeg's h264 decoder hands it back as the frame's
-/// AV_FRAME_DATA_SEI_UNREGISTERED side data and `verify` reads both alike. Pure bytes, no FFmpeg.
-/// H.264 (ITU-T H.264 7.3.2.3 sei_rbsp, 7.4.1.2.3 order of NAL units): an SEI NAL unit goes
-/// before the access unit's first VCL NAL unit (types 1 to 5), so it is put right there.
-public enum H264UserData {
+/// Lockstep's provenance put into H.264 and HEVC access units after the encoder (or instead of
+/// one): a "user data unregistered" SEI message (payload type 5 in both), which FFmpeg's h264
+/// and hevc decoders hand back as the frame's AV_FRAME_DATA_SEI_UNREGISTERED side data, so
+/// `verify` reads every carrier alike. Pure bytes, no FFmpeg.
+///
+/// Two writers use it: `concat --copy` (H.264 access units copied, not encoded) and every HEVC
+/// output (`MovieWriter`). libx265 3.5 cannot be given the message itself: it keeps each of its
+/// reused frames' payload buffer at the size of the first message it carried and copies later,
+/// longer ones into it (x265's own open fix "crash when SEI length is variable"; FFmpeg tickets
+/// 9666 and 10085), so a provenance record that grew (frame 10, 100, a longer pts) overran the
+/// heap and aborted the process after about 25 frames (issue 40).
+///
+/// H.264 (ITU-T H.264 7.3.2.3 sei_rbsp, 7.4.1.2.3 order of NAL units) and HEVC (ITU-T H.265
+/// 7.3.5, 7.4.2.4.4: a prefix SEI precedes the first VCL NAL unit of its access unit): the SEI
+/// NAL unit is put right before the access unit's first VCL NAL unit.
+public enum UserDataSEI {
+    /// Which standard's NAL unit headers the access units have.
+    public enum Syntax: Equatable, Sendable {
+        case h264, hevc
+
+        /// The header of an SEI NAL unit holding our message (HEVC: a prefix SEI, type 39,
+        /// layer 0, temporal id 0).
+        var seiHeader: [UInt8] { self == .h264 ? [0x06] : [39 << 1, 0x01] }
+
+        /// The NAL unit type of a unit starting with `header`.
+        func type(_ header: UInt8) -> UInt8 { self == .h264 ? header & 0x1f : (header >> 1) & 0x3f }
+
+        /// Whether a unit of that type holds a picture's slice (H.264: 1 to 5; HEVC: 0 to 31).
+        func isPicture(_ type: UInt8) -> Bool { self == .h264 ? (1...5).contains(type) : type <= 31 }
+
+        /// Whether a unit of that type is an SEI (HEVC: prefix SEI).
+        func isSEI(_ type: UInt8) -> Bool { self == .h264 ? type == 6 : type == 39 }
+    }
+
     /// How NAL units are delimited in a packet: by a big-endian length of `lengthSize` bytes
     /// (MP4, MOV, Matroska: avcC extradata) or by start codes (Annex B: MPEG-TS, raw .h264).
     public enum Framing: Equatable, Sendable {
@@ -53,14 +80,14 @@ public enum H264UserData {
 
     /// One SEI NAL unit holding one user-data-unregistered message with `payload` (16-byte UUID
     /// then data), emulation prevention applied.
-    public static func seiNAL(payload: [UInt8]) -> [UInt8] {
+    public static func seiNAL(payload: [UInt8], syntax: Syntax = .h264) -> [UInt8] {
         var rbsp: [UInt8] = [5]  // payload type 5: user data unregistered
         var size = payload.count
         while size >= 255 { rbsp.append(255); size -= 255 }
         rbsp.append(UInt8(size))
         rbsp += payload
         rbsp.append(0x80)  // rbsp_trailing_bits
-        var nal: [UInt8] = [0x06]  // forbidden 0, nal_ref_idc 0, type 6 (SEI)
+        var nal = syntax.seiHeader
         nal.reserveCapacity(rbsp.count + rbsp.count / 64 + 2)
         var zeros = 0
         for b in rbsp {
@@ -73,11 +100,11 @@ public enum H264UserData {
 
     /// True for an SEI NAL unit whose only message is user data with `uuid` (one put there
     /// before: a clip that is itself Lockstep's output).
-    static func isOnlyUserData(_ unit: ArraySlice<UInt8>, uuid: [UInt8]) -> Bool {
-        guard let header = unit.first, header & 0x1f == 6 else { return false }
+    static func isOnlyUserData(_ unit: ArraySlice<UInt8>, uuid: [UInt8], syntax: Syntax) -> Bool {
+        guard let header = unit.first, syntax.isSEI(syntax.type(header)) else { return false }
         // Remove emulation prevention bytes (00 00 03).
         var rbsp: [UInt8] = [], zeros = 0
-        for b in unit.dropFirst() {
+        for b in unit.dropFirst(syntax.seiHeader.count) {
             if zeros >= 2 && b == 3 { zeros = 0; continue }
             rbsp.append(b)
             zeros = b == 0 ? zeros + 1 : 0
@@ -101,9 +128,9 @@ public enum H264UserData {
     /// UUID is dropped (the clip's own provenance, which would name other frames), the new one
     /// goes right before the first VCL NAL unit; every other unit is kept byte for byte, in the
     /// same framing. Throws `Problem.malformed` when the units do not parse or there is no picture.
-    public static func replacingUserData(in au: [UInt8], framing: Framing, payload: [UInt8]) throws -> [UInt8] {
+    public static func replacingUserData(in au: [UInt8], framing: Framing, payload: [UInt8], syntax: Syntax = .h264) throws -> [UInt8] {
         let uuid = Array(payload.prefix(16))
-        let sei = seiNAL(payload: payload)
+        let sei = seiNAL(payload: payload, syntax: syntax)
         var out: [UInt8] = []
         out.reserveCapacity(au.count + sei.count + 8)
         func put(_ unit: some Collection<UInt8>) {
@@ -117,9 +144,9 @@ public enum H264UserData {
         }
         var placed = false
         for unit in try units(au, framing: framing) {
-            let type = unit.first! & 0x1f
-            if isOnlyUserData(unit, uuid: uuid) { continue }
-            if !placed && (1...5).contains(type) { put(sei); placed = true }
+            let type = syntax.type(unit.first!)
+            if isOnlyUserData(unit, uuid: uuid, syntax: syntax) { continue }
+            if !placed && syntax.isPicture(type) { put(sei); placed = true }
             put(unit)
         }
         guard placed else { throw Problem.malformed }
