@@ -234,7 +234,7 @@ public final class OutputPath: Sendable {
 
     /// "-" is standard output to many tools, but every output here is renamed into place when
     /// complete (and movies, stores and profiles are not streams): a file named "-" was made.
-    static func refuseStandardOutput(_ output: String) throws {
+    public static func refuseStandardOutput(_ output: String) throws {
         if output == "-" { throw JobError("-o -: Lockstep does not write its outputs to standard output; give a file name.") }
     }
 

@@ -31,6 +31,7 @@ public final class IMUExportJob: Job {
     /// The trace written and how many samples.
     public func run() throws -> (trace: Int64, count: Int) {
         let (path, trace, from, to, output) = (options.store, options.trace, options.from, options.to, options.output)
+        do { try OutputPath.refuseStandardOutput(output) } catch let e as JobError { throw IMUJobError(e.description) }
         guard let format = TraceFormat(path: output) else { throw IMUJobError("\(output): the output must end in .gcsv or .csv.") }
         do { try OutputPath.checkPlace(output, inputs: [path]) } catch let e as JobError { throw IMUJobError(e.description) }
         let source = try TraceSource.open(path: path, trace: trace)

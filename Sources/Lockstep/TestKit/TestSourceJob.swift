@@ -22,6 +22,7 @@ public struct TestSourceOptions: Sendable {
 
     /// Each rule as the sentence the user sees.
     public func check() throws {
+        try OutputPath.refuseStandardOutput(output)
         guard !output.hasSuffix("/") else { throw JobError("\(output): ends in /, a folder's name; give a file name.") }
         let ext = (output as NSString).pathExtension.lowercased()
         guard let container = Self.containers[ext] else { throw JobError("\(output): the output must end in .mp4, .m4v, .mov or .mkv.") }

@@ -81,6 +81,7 @@ public struct ThumbnailOptions: Equatable, Sendable {
         if !sheet && inputs.count > 1 {
             throw JobError("thumbnail takes one input (got \(inputs.count)); use --sheet for a contact sheet of several.")
         }
+        try OutputPath.refuseStandardOutput(output)
         guard ImageFormat(extensionOf: output) != nil else {
             throw JobError("\(output): the output must end in .png, .jpg or .jpeg.")
         }

@@ -14,6 +14,7 @@ struct IMUExportCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("The file to write: .gcsv or .csv.", valueName: "file")) var output: String
 
     func validate() throws {
+        try asUsage { try OutputPath.refuseStandardOutput(output) }
         guard TraceFormat(path: output) != nil else { throw ValidationError("\(output): the output must end in .gcsv or .csv.") }
         if let from, !(from >= 0 && from.isFinite) { throw ValidationError("--from must be zero or more seconds.") }
         if let to, !(to > 0 && to.isFinite) { throw ValidationError("--to must be a positive number of seconds.") }

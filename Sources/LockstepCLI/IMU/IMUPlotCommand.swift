@@ -12,6 +12,7 @@ struct IMUPlotCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("The picture to write (.svg).", valueName: "out.svg")) var output: String
 
     func validate() throws {
+        try asUsage { try OutputPath.refuseStandardOutput(output) }
         guard output.lowercased().hasSuffix(".svg") else { throw ValidationError("\(output): the output must end in .svg.") }
         try asUsage { try OutputPath.checkPlace(output, inputs: [path]) }
     }

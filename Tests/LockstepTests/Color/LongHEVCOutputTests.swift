@@ -54,14 +54,14 @@ final class LongHEVCOutputTests: ScratchTestCase {
     /// The shape of the sweep's case: one clip mixed with itself into HLG, in Matroska and MOV
     /// too (each muxer turns the Annex B packets into length-prefixed units).
     func testAMixIntoHLGInEveryContainerVerifies() throws {
-        let input = try clip("s.mp4", size: "320x240", seconds: 9)
+        let input = try clip("s.mp4", size: "160x120", seconds: 3)
         for name in ["t.mp4", "t.mkv", "t.mov"] {
             let out = scratch.appendingPathComponent(name).path
             let r = try Processes.lockstep(["composite", "--blend", "mix", "--hdr", "hlg", "--quiet", "-o", out, input, input])
             XCTAssertEqual(r.status, 0, "\(name): \(r.stderr)")
             let verify = try Processes.lockstep(["verify", out])
             XCTAssertEqual(verify.status, 0, "\(name): " + verify.stdout + verify.stderr)
-            XCTAssertTrue(verify.stdout.hasPrefix("\(out): 270 frames"), verify.stdout)
+            XCTAssertTrue(verify.stdout.hasPrefix("\(out): 90 frames"), verify.stdout)
         }
     }
 }
