@@ -90,6 +90,23 @@ public final class StillReader {
         outSinceSeek = 0; retriedFromStart = false
     }
 
+    /// Decodes the frame on screen at `seconds` into `frame`: the last one whose time is at or
+    /// before it (the first frame, for a time before it). Returns its time; nil for a clip with
+    /// no frame.
+    public func frame(atSeconds seconds: Double, into frame: Frame) throws -> Double? {
+        try seek(toSeconds: seconds)
+        skipBefore = nil
+        let next = Frame()
+        var shown: Double?
+        while let time = try self.next(into: next) {
+            if let shown, time > seconds, shown <= seconds { break }
+            try frame.reference(next)
+            shown = time
+            if time > seconds { break }
+        }
+        return shown
+    }
+
     /// Decodes the next frame (at or after the last seek's time) into `frame`, as the decoder
     /// gives it; returns its time in seconds from the video's first timestamp, nil at the end.
     public func next(into frame: Frame) throws -> Double? {

@@ -5,8 +5,9 @@ import MotionIO
 /// `lockstep calibrate` as the user gives it: files and options, nothing opened yet.
 public struct CalibrateOptions: Sendable {
     public var video: String
-    /// A trace store, a Gyroflow .gcsv, a .csv, a flight log or a camera file.
-    public var imu: String
+    /// A trace store, a Gyroflow .gcsv, a .csv, a flight log or a camera file; nil: the movie's
+    /// own gyro track (GPMF, CAMM).
+    public var imu: String?
     /// Which trace of a store or log; nil: the only one, or the one the clip's motion picks.
     public var trace: Int64?
     /// A starting profile: its axis mapping and focal length are taken as given.
@@ -18,7 +19,7 @@ public struct CalibrateOptions: Sendable {
     public var searchMs: Double?
     public var force = false
 
-    public init(video: String, imu: String, output: String) {
+    public init(video: String, imu: String?, output: String) {
         self.video = video; self.imu = imu; self.output = output
     }
 }
@@ -34,7 +35,7 @@ extension CalibrateJob {
         let name = URL(fileURLWithPath: files.output).deletingPathExtension().lastPathComponent
         var base = try files.calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) } ?? Calibration(name: name)
         base.name = name
-        let source = try TraceSource.open(path: files.imu, trace: files.trace)
+        let source = try TraceSource.open(imu: files.imu, video: files.video, trace: files.trace)
         for w in source.warnings { warn(w) }
         func request(readings: [IMUReading], info: TraceInfo?) -> CalibrateRequest {
             var r = CalibrateRequest(

@@ -127,12 +127,15 @@ public enum EmbeddedTelemetry {
     }
 
     /// GoPro writes the model into the MP4's `firmware` tag: "HD5.02.02.00.00" is a HERO5 Black,
-    /// "HD6..." a HERO6, "HD7..." a HERO7, "HD8..." a HERO8, "H19..." a HERO9, "H21..." a HERO10.
+    /// "HD6..." a HERO6, "HD7..." a HERO7, "HD8..." a HERO8, "HD9..." a HERO9, "H21..." a HERO10,
+    /// "H22..." a HERO11, "H23..." a HERO12; "H19..." is the MAX (the shared MAX walk says
+    /// "H19.03.01.30.00" and "GoPro Max" in its payloads; it was named a HERO9 here).
     public static func goProModel(firmware: String?) -> String? {
         guard let f = firmware?.uppercased() else { return nil }
         let table: [(String, String)] = [
             ("HD5", "HERO5 Black"), ("HD6", "HERO6 Black"), ("HD7", "HERO7 Black"),
-            ("HD8", "HERO8 Black"), ("H19", "HERO9 Black"), ("H21", "HERO10 Black"),
+            ("HD8", "HERO8 Black"), ("HD9", "HERO9 Black"), ("H19", "MAX"), ("H21", "HERO10 Black"),
+            ("H22", "HERO11 Black"), ("H23", "HERO12 Black"),
             ("FS1", "Fusion")
         ]
         return table.first { f.hasPrefix($0.0) }?.1

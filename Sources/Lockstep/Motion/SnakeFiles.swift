@@ -41,14 +41,7 @@ extension SnakeOptions {
     /// Opens the trace and the profile, reads the part of the trace the clip needs and checks it.
     public static func load(_ files: SnakeFiles) throws -> SnakeOptions {
         let imu = files.imu ?? files.video
-        let source: TraceSource
-        do {
-            source = try TraceSource.open(path: imu, trace: files.trace)
-        } catch let e as MediaError where files.imu == nil && e.message.hasPrefix("has no GPMF or CAMM") {
-            throw JobError(
-                "\(files.video): no --imu TRACE given, and the movie has no gyro track of its own (GPMF or CAMM) to follow; give --imu TRACE (a trace store, a Gyroflow .gcsv, a .csv or a flight log)."
-            )
-        }
+        let source = try TraceSource.open(imu: files.imu, video: files.video, trace: files.trace)
         let stored = try source.single()
         var profile = try files.calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) } ?? Calibration(name: "default")
         // No profile: a camera file's telemetry states its own axes (and is on the video's clock).

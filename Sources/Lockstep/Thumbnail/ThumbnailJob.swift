@@ -54,26 +54,32 @@ public final class ThumbnailJob: Job {
         return result
     }
 
-    /// Opens a clip and finds its picture from `--at` (a third of the way in by default).
+    /// Opens a clip and finds its picture: the frame on screen at `--at` when given (a time the
+    /// user gives is the time they get: `--at 0` on a phone clip with an edit list gave its last
+    /// frame, the search's pick), else the search's from a third of the way in.
     private func find(_ input: String) throws -> (StillReader, FoundPicture, ThumbnailPick) {
         let reader = try StillReader(path: input, cancellation: cancellation)
-        let start: Double
+        let found: FoundPicture
         if let at = options.at {
             if let d = reader.duration, at >= d {
                 throw ThumbnailOptionError(description: "--at \(Self.seconds(at)): \(input) is only \(Self.seconds(d)) long.")
             }
-            start = at
+            found = try ThumbnailSearch.frame(in: reader, at: at)
         } else {
-            start = (reader.duration ?? 0) / 3
+            found = try ThumbnailSearch.find(in: reader, from: (reader.duration ?? 0) / 3, cancellation: cancellation)
         }
-        let found = try ThumbnailSearch.find(in: reader, from: start, cancellation: cancellation)
-        let pick = ThumbnailPick(input: input, time: found.time, duration: reader.duration, fallback: found.fallback, examined: found.examined)
+        if cancellation.isCancelled { throw JobError.cancelled }
+        let pick = ThumbnailPick(
+            input: input, time: found.time, duration: reader.duration, fallback: found.fallback, examined: found.examined, verdict: found.verdict)
         return (reader, found, pick)
     }
 
     private func warnings(_ picks: [ThumbnailPick]) -> [String] {
-        picks.filter(\.fallback).map {
-            "\($0.input): every frame examined (\($0.examined)) is black or flat; wrote the most detailed one, at \(Self.seconds($0.time))."
+        picks.compactMap { p in
+            if options.at != nil {
+                return p.verdict == .picture ? nil : "\(p.input): the frame at \(Self.seconds(p.time)) is \(p.verdict == .black ? "black" : "flat"); written as asked (without --at, the search finds a picture)."
+            }
+            return p.fallback ? "\(p.input): every frame examined (\(p.examined)) is black or flat; wrote the most detailed one, at \(Self.seconds(p.time))." : nil
         }
     }
 

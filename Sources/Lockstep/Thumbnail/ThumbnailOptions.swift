@@ -106,6 +106,8 @@ public struct ThumbnailPick: Equatable, Sendable {
     public var fallback: Bool
     /// Frames decoded and measured to choose.
     public var examined: Int
+    /// What the rule saw in the frame taken (`--at`'s frame may be black or flat).
+    public var verdict: ThumbnailRule.Verdict = .picture
 }
 
 public struct ThumbnailResult: Equatable, Sendable {

@@ -50,6 +50,7 @@ struct FoundPicture {
     let time: Double
     let fallback: Bool
     let examined: Int
+    var verdict: ThumbnailRule.Verdict = .picture
 }
 
 /// Finds a clip's thumbnail: decodes the plan's windows in order, measures every frame
@@ -57,6 +58,16 @@ struct FoundPicture {
 /// not flat and not in a fade in. If nothing qualifies, the most detailed frame examined.
 /// Holds three frames at most (the one decoding, the candidate, the best so far).
 enum ThumbnailSearch {
+    /// The frame on screen at `seconds` (`--at`), with what the rule sees in it.
+    static func frame(in reader: StillReader, at seconds: Double) throws -> FoundPicture {
+        let frame = Frame()
+        guard let time = try reader.frame(atSeconds: seconds, into: frame) else {
+            throw MediaError("no video frame could be decoded", path: reader.path)
+        }
+        let verdict = ThumbnailRule().classify(try PictureAnalyzer().detail(of: frame))
+        return FoundPicture(frame: frame, time: time, fallback: false, examined: 1, verdict: verdict)
+    }
+
     static func find(in reader: StillReader, from start: Double, plan: ScanPlan = ScanPlan(), cancellation: CancellationToken) throws -> FoundPicture {
         let analyzer = PictureAnalyzer()
         var picker = ThumbnailPicker()

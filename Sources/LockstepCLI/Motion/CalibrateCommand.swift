@@ -8,8 +8,11 @@ struct CalibrateCommand: ParsableCommand {
         abstract: "Find the IMU's axis mapping, clock offset and drift, focal length and gyro bias by matching the gyro against the video's own motion.")
 
     @Argument(help: "The movie.") var video: String
-    @Option(help: ArgumentHelp("IMU trace: a trace store, a Gyroflow .gcsv, a .csv or a blackbox log; with several traces and no --trace, the clip's motion picks one.", valueName: "TRACE")) var imu:
-        String
+    @Option(
+        help: ArgumentHelp(
+            "IMU trace: a trace store, a Gyroflow .gcsv, a .csv or a blackbox log; with several traces and no --trace, the clip's motion picks one. Default: the movie's own gyro track (GoPro GPMF, CAMM).",
+            valueName: "TRACE"))
+    var imu: String?
     @Option(help: ArgumentHelp("Which trace of a store or log (by default, when there are several, the one whose motion matches the clip).", valueName: "ID")) var trace: Int64?
     @Option(help: ArgumentHelp("Starting profile: its axis mapping and focal length are taken as given.", valueName: "FILE")) var calibration: String?
     @Option(
@@ -28,7 +31,7 @@ struct CalibrateCommand: ParsableCommand {
 
     func validate() throws {
         guard FileManager.default.fileExists(atPath: video) else { throw ValidationError("\(video): no such file.") }
-        guard FileManager.default.fileExists(atPath: imu) else { throw ValidationError("\(imu): no such file.") }
+        if let imu, !FileManager.default.fileExists(atPath: imu) { throw ValidationError("\(imu): no such file.") }
         if let calibration, !FileManager.default.fileExists(atPath: calibration) { throw ValidationError("\(calibration): no such file.") }
         if let f = focalLength, !(f > 0 && f <= 1_000_000) { throw ValidationError("--focal-length must be a positive number of pixels, at most 1000000.") }
         if let s = searchMs, !(s > 0 && s <= 600_000) { throw ValidationError("--search-ms must be between 0 and 600000.") }
@@ -37,7 +40,7 @@ struct CalibrateCommand: ParsableCommand {
         }
         // The profile is written over whatever has its name: never over the movie, the trace or
         // the starting profile (-o MOVIE replaced the movie with JSON, exit 0).
-        try asUsage { try OutputPath.checkPlace(output, inputs: [video, imu] + (calibration.map { [$0] } ?? [])) }
+        try asUsage { try OutputPath.checkPlace(output, inputs: [video] + [imu, calibration].compactMap { $0 }) }
     }
 
     func run() throws {

@@ -90,6 +90,19 @@ final class ThumbnailCommandTests: ScratchFolderTestCase {
         try assertFails(["/nonexistent/x.mp4"], status: 64, says: "/nonexistent/x.mp4: no such file.")
     }
 
+    /// Issue 41, item 4, on the real files it was found on: `--at 0` on the iPhone clip with an
+    /// edit list wrote its last frame (2.535 s); `--at 1` on the HERO7 gave 2.269 s. Now the frame
+    /// on screen at that time (the HERO7's at 1 s started at 0.968 s: 29 / 29.97).
+    func testAtGivesTheFrameOnScreenThenOnRealClips() throws {
+        let phone = Repository.shared("phones/sample_edit_list.mp4"), hero7 = Repository.shared("gopro-hero7/hero7.mp4")
+        for (clip, at, said) in [(phone, "0", "0.000"), (hero7, "1", "0.968"), (hero7, "5", "4.972")] {
+            let out = scratch.appendingPathComponent("t.png").path
+            let r = try Processes.lockstep(["thumbnail", clip, "--at", at, "-o", out])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.stdout.hasSuffix("frame at \(said) s of \(clip)\n"), r.stdout)
+        }
+    }
+
     func testWritesAndSays() throws {
         let out = scratch.appendingPathComponent("bg.jpg").path
         let r = try Processes.lockstep(["thumbnail", fixture("bg.mp4"), "-o", out, "--size", "160x"])

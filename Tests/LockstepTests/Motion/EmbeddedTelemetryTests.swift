@@ -248,4 +248,31 @@ final class EmbeddedTelemetryTests: ScratchTestCase {
         XCTAssertEqual(result.mapping.rows, ref.cori_lag.matrix)
         XCTAssertGreaterThan(result.correlation, 0.9999)
     }
+
+    /// Issue 41, items 1 and 5. The HERO7's gyro timeline was 2.8% too long (192.1 Hz over
+    /// 11.315 s): the MP4 stretches the GPMF track's last packet to the end of the video (1.735 s
+    /// for one second's samples), and the first payload holds 171 samples where the rest hold
+    /// about 198. Against telemetry-parser's span (2,175 samples over 11.006 s) within 0.5%. The
+    /// MAX (firmware "H19...") was named a HERO9 Black.
+    func testTheHERO7TimelineAndTheMAXsNameAgreeWithTelemetryParser() throws {
+        let hero7 = Repository.shared("gopro-hero7/hero7.mp4")
+        let r = try Shell.run("python3", [Self.script("telemetry-parser-dump"), hero7])
+        guard r.status == 0 else { return XCTFail("telemetry-parser-dump failed (\(r.status)): \(r.stderr)") }
+        let ref = try JSONDecoder().decode(Reference.self, from: r.stdout)
+        let trace = try EmbeddedTelemetry.read(path: hero7)
+        XCTAssertEqual(trace.readings.count, ref.imu.count)
+        XCTAssertEqual(ref.imu.count, 2175)
+        let ours = Double(trace.readings.last!.t - trace.readings[0].t) / 1e6
+        let theirs = ref.imu.last![0] - ref.imu[0][0]
+        XCTAssertEqual(theirs, 11006, accuracy: 1)
+        XCTAssertEqual(ours / theirs, 1, accuracy: 0.005, "span \(ours) ms against telemetry-parser's \(theirs) ms")
+        // The payloads' own count: about 198 samples per 1.001 s payload.
+        XCTAssertEqual(trace.gyroRateHz!, 197.8, accuracy: 1)
+        XCTAssertEqual(trace.cameraModel, "HERO7 Black")
+
+        let max = try EmbeddedTelemetry.read(path: Repository.shared("gopro-max/max-heromode.mp4"))
+        XCTAssertEqual(max.cameraModel, "MAX")
+        XCTAssertEqual(EmbeddedTelemetry.goProModel(firmware: "HD9.01.01.72.00"), "HERO9 Black")
+        XCTAssertEqual(EmbeddedTelemetry.goProModel(firmware: "H19.03.01.30.00"), "MAX")
+    }
 }

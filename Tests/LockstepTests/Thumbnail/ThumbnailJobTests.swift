@@ -115,14 +115,18 @@ final class ThumbnailJobTests: ScratchTestCase {
         // the fade's step measured pixel by pixel (1/59 at its end) finds frame 60 itself.
         let clip = try barcodedClip("fade.mp4", frames: 90, then: "fade=t=in:st=0:d=2")
         let source = try LumaVideo.decode(URL(fileURLWithPath: clip))
-        for start: Double? in [nil, 0] {
-            let (out, result) = try thumbnail([clip], "fade-\(start ?? -1).png", at: start)
-            let thumb = try luma(out)
-            guard let k = Barcode.read(thumb.frames[0], width: thumb.width, region: .band(0))?.index else { return XCTFail("no barcode") }
-            XCTAssertEqual(k, 60, "the first frame at full level, from \(String(describing: start))")
-            XCTAssertEqual(result.picks[0].time, Double(k) / 30, accuracy: 0.001)
-            assertIsFrame(thumb, of: source, k)
-        }
+        let (out, result) = try thumbnail([clip], "fade.png")
+        let thumb = try luma(out)
+        guard let k = Barcode.read(thumb.frames[0], width: thumb.width, region: .band(0))?.index else { return XCTFail("no barcode") }
+        XCTAssertEqual(k, 60, "the first frame at full level")
+        XCTAssertEqual(result.picks[0].time, Double(k) / 30, accuracy: 0.001)
+        assertIsFrame(thumb, of: source, k)
+        // A time the user gives is the time they get (issue 41: `--at 0` was searched from):
+        // frame 0, black, with a warning.
+        let (atZero, asked) = try thumbnail([clip], "fade-0.png", at: 0)
+        XCTAssertEqual(asked.picks[0].time, 0)
+        XCTAssertEqual(asked.warnings, ["\(clip): the frame at 0.000 s is black; written as asked (without --at, the search finds a picture)."])
+        assertIsFrame(try luma(atZero), of: source, 0)
     }
 
     func testFlatSlateThenPicture() throws {
@@ -182,11 +186,17 @@ final class ThumbnailJobTests: ScratchTestCase {
             ])
         let source = try LumaVideo.decode(URL(fileURLWithPath: clip))
         XCTAssertEqual(source.frames.count, 144)
-        for start: Double? in [nil, 0, 3.5] {
-            let (out, result) = try thumbnail([clip], "bars-\(start ?? -1).png", at: start)
-            XCTAssertFalse(result.picks[0].fallback)
-            XCTAssertEqual(result.picks[0].time, 4.0, accuracy: 0.001, "from \(String(describing: start))")
-            assertIsFrame(try luma(out), of: source, 96)
+        let (out, result) = try thumbnail([clip], "bars.png")
+        XCTAssertFalse(result.picks[0].fallback)
+        XCTAssertEqual(result.picks[0].time, 4.0, accuracy: 0.001)
+        assertIsFrame(try luma(out), of: source, 96)
+        // --at: the frame on screen then (3.5 s is frame 84, inside the fade: a picture, no
+        // warning; 3.52 s is still frame 84; 0 is black and says so).
+        for (at, frame, warned) in [(3.5, 84, false), (3.52, 84, false), (0, 0, true)] {
+            let (out, result) = try thumbnail([clip], "bars-\(at).png", at: at)
+            XCTAssertEqual(result.picks[0].time, Double(frame) / 24, accuracy: 0.001, "--at \(at)")
+            XCTAssertEqual(result.warnings.count, warned ? 1 : 0, "--at \(at): \(result.warnings)")
+            assertIsFrame(try luma(out), of: source, frame)
         }
     }
 
