@@ -173,6 +173,8 @@ final class LogDecoder {
     private var stream: BlackboxStream
     private var log: BlackboxLog
     private let start: Int
+    /// Why the header ends early: a line longer than `maxHeaderLine`.
+    private var overlongLine: String?
 
     // Frame definitions, flattened.
     private var iDef = BlackboxHeader.FrameDef(), pDef = BlackboxHeader.FrameDef()
@@ -207,6 +209,11 @@ final class LogDecoder {
     private var gyroScale = 0.0, accScale = 0.0
 
     static let maxFrameLength = 256
+    /// Bytes of a header line that are read (the reference readers stop at 2048); a longer line
+    /// is no header a firmware wrote, and ends the header.
+    static let maxHeaderLine = 4096
+    /// How far the end of an over-long header line is looked for, to say how long it is.
+    static let headerLineSearch = 1 << 20
     static let maxIterationJump: Int64 = 500 * 10
     static let maxTimeJump: Int64 = 10 * 1_000_000
 
@@ -237,7 +244,14 @@ final class LogDecoder {
         while s.pos + 1 < s.end, s.bytes[s.pos] == 0x48, s.bytes[s.pos + 1] == 0x20 {
             // One line, at most a few KB (the readers stop at 2048).
             var j = s.pos + 2
-            while j < s.end, j - s.pos < 4096, s.bytes[j] != 0x0A, s.bytes[j] != 0 { j += 1 }
+            while j < s.end, j - s.pos < Self.maxHeaderLine, s.bytes[j] != 0x0A, s.bytes[j] != 0 { j += 1 }
+            if j - s.pos == Self.maxHeaderLine, j < s.end, s.bytes[j] != 0x0A, s.bytes[j] != 0 {
+                // Cut here, the line's tail would be read as frames and its head as a value (a
+                // 10,000-field name line read as 839 fields); the log's problem is this line.
+                overlongLine = overlong(s.bytes, from: s.pos + 2, end: s.end)
+                s.pos = j
+                break
+            }
             let lineEnd = j
             let line = String(decoding: UnsafeBufferPointer(rebasing: s.bytes[(s.pos + 2)..<lineEnd]), as: UTF8.self)
             if let colon = line.firstIndex(of: ":") {
@@ -251,8 +265,26 @@ final class LogDecoder {
         stream.pos = s.pos
     }
 
+    /// Why a header line starting at `from` and longer than `maxHeaderLine` ends the header:
+    /// its name, its length (looked for up to `headerLineSearch`), and for a field list, its count.
+    private func overlong(_ b: UnsafeBufferPointer<UInt8>, from: Int, end: Int) -> String {
+        var j = from, commas = 0, colon: Int?
+        let limit = min(end, from + Self.headerLineSearch)
+        while j < limit, b[j] != 0x0A, b[j] != 0 {
+            if b[j] == 0x3A, colon == nil { colon = j } else if b[j] == 0x2C, colon != nil { commas += 1 }
+            j += 1
+        }
+        let nameEnd = min(colon ?? j, from + 200)
+        let name = MessageText.quote(String(decoding: UnsafeBufferPointer(rebasing: b[from..<nameEnd]), as: UTF8.self), limit: 40)
+        let found = j < limit || j == end
+        var text = "its header line '\(name)' is \(found ? "" : "over ")\(found ? j - from : Self.headerLineSearch) bytes long, over the \(Self.maxHeaderLine) a header line may have"
+        if found, name.hasPrefix("Field "), name.hasSuffix(" name") { text += " (it names \(commas + 1) fields)" }
+        return text
+    }
+
     /// Checks the frame definitions; returns why the log cannot be read, or nil.
     private func prepare() -> String? {
+        if let overlongLine { return overlongLine }
         let h = log.header
         guard let i = h.defs[UInt8(ascii: "I")], i.count > 0 else { return "its header defines no I frame fields" }
         guard i.count <= 256 else { return "its header defines \(i.count) I frame fields (at most 256 are read)" }
