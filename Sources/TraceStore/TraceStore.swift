@@ -199,7 +199,9 @@ public final class TraceStore {
     /// free space: it overwrites pages and truncates).
     private func write<T>(_ body: (Database) throws -> T) throws -> T {
         let pool = try writable()
-        do { return try pool.write(body) } catch {
+        do { return try pool.write(body) } catch let error as DatabaseError where error.resultCode != .SQLITE_BUSY && error.resultCode != .SQLITE_LOCKED {
+            // (A busy store was never written: nothing to play back, and the read would wait for
+            // the other process again.)
             if let why = Self.restore(queue) {
                 throw TraceStoreError(
                     path: path, "writing failed (\(Self.message(error))) and could not be undone (\(why)); the -journal beside it holds the store as it was, for the next write to play back")
