@@ -163,6 +163,16 @@ final class BlackboxDecoderTests: XCTestCase {
         }
     }
 
+    /// A header line of 4096 bytes (after "H ") is read; one of 4097 is the log's problem, named
+    /// with its true length.
+    func testAHeaderLineOverTheLimitIsTheProblem() {
+        for (length, problem) in [(4096, "its header has no usable gyro_scale"), (4097, "its header line 'Firmware revision' is 4097 bytes long, over the 4096 a header line may have")] {
+            let line = "Firmware revision:" + String(repeating: "x", count: length - 18)
+            let bytes = Self.header(gyroScale: "none") + Array("H \(line)\n".utf8) + Self.iFrame(0, 1000, [0, 0, 0]) + Self.end
+            XCTAssertEqual(BlackboxDecoder.decode(bytes)[0].problem, problem, "\(length)")
+        }
+    }
+
     func testTheContentTellsTheKind() {
         XCTAssertEqual(MotionFileKind.detect(head: Array("garbage\n".utf8) + Self.header(), tail: []), .blackbox)
         XCTAssertEqual(MotionFileKind.detect(head: Array("loopIteration, time (us), gyroADC[0] (deg/s)\n".utf8), tail: []), .blackboxCSV)

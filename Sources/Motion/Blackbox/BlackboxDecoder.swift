@@ -233,8 +233,8 @@ public final class BlackboxLogDecoder {
     private var gyroScale = 0.0, accScale = 0.0
 
     static let maxFrameLength = 256
-    /// Bytes of a header line that are read (the reference readers stop at 2048); a longer line
-    /// is no header a firmware wrote, and ends the header.
+    /// Bytes of a header line after its "H " that are read (the reference readers stop at 2048);
+    /// a longer line is no header a firmware wrote, and the log's problem.
     static let maxHeaderLine = 4096
     /// How far the end of an over-long header line is looked for, to say how long it is.
     static let headerLineSearch = 1 << 20
@@ -307,8 +307,8 @@ public final class BlackboxLogDecoder {
         while s.pos + 1 < s.end, s.bytes[s.pos] == 0x48, s.bytes[s.pos + 1] == 0x20 {
             // One line, at most a few KB (the readers stop at 2048).
             var j = s.pos + 2
-            while j < s.end, j - s.pos < Self.maxHeaderLine, s.bytes[j] != 0x0A, s.bytes[j] != 0 { j += 1 }
-            if j - s.pos == Self.maxHeaderLine, j < s.end, s.bytes[j] != 0x0A, s.bytes[j] != 0 {
+            while j < s.end, j - s.pos - 2 < Self.maxHeaderLine, s.bytes[j] != 0x0A, s.bytes[j] != 0 { j += 1 }
+            if j - s.pos - 2 == Self.maxHeaderLine, j < s.end, s.bytes[j] != 0x0A, s.bytes[j] != 0 {
                 // Cut here, the line's tail would be read as frames and its head as a value (a
                 // 10,000-field name line read as 839 fields); the log's problem is this line.
                 overlongLine = overlong(s.bytes, from: s.pos + 2, end: s.end)
