@@ -30,16 +30,18 @@ public enum MotionFiles {
     /// Every log of a blackbox file with samples, as traces numbered by their place in the file.
     /// Logs without samples are named in `skipped`; a file with none at all is an error.
     public static func readBlackbox(path: String) throws -> (traces: [DecodedTrace], skipped: [String]) {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) } catch {
-            throw TraceFileError(path: path, "cannot be read (\(error.localizedDescription))")
-        }
-        let logs = data.withUnsafeBytes { raw in BlackboxDecoder.decode(raw.bindMemory(to: UInt8.self)) }
+        let file = try MappedFile(path: path)
+        return try blackboxTraces(BlackboxDecoder.decode(file.bytes), path: path)
+    }
+
+    /// The logs with samples as traces (their readings as decoded: none when they were only
+    /// counted), and sentences about the others; an error when no log has samples.
+    static func blackboxTraces(_ logs: [BlackboxLog], path: String) throws -> (traces: [DecodedTrace], skipped: [String]) {
         var traces: [DecodedTrace] = []
         var skipped: [String] = []
         var empty: [Int] = []
         for log in logs {
-            if log.readings.isEmpty {
+            if log.sampleCount == 0 {
                 // An arming without a logged frame is common (dozens in a day's flash): one line for all of them.
                 if let p = log.problem { skipped.append("\(log.name): \(p)") } else { empty.append(log.number) }
                 continue

@@ -26,6 +26,9 @@ public struct StoredTrace: Equatable, Sendable {
 ///   that must wait for readers waits as long, then rolls back: an import stores its whole
 ///   trace or nothing. Nothing after the commit can fail the import (closing is best effort:
 ///   the data is in the file once committed).
+/// - A write that fails on a full disk or an I/O error leaves the file byte-identical and no
+///   -journal beside it: SQLite leaves the journal for the next read to play back, and `write`
+///   does that read at once.
 /// - Opening an existing file for writing reads it first without writing: a SQLite database
 ///   that holds other tables than Lockstep's, or a file that is not SQLite, is refused
 ///   untouched; so is a store made by a newer Lockstep.
@@ -83,7 +86,10 @@ public final class TraceStore {
             queue = try DatabaseQueue(path: mode == .readOnly && walAtRest ? Self.immutableURI(path) : path, configuration: config)
             let readOnly = mode == .readOnly
             try queue.read { db in try Self.checkSchema(db, path: path, readOnly: readOnly) }
-            if mode != .readOnly { try Schema.migrator.migrate(queue) }
+            if mode != .readOnly {
+                // An older store's upgrade is a write like any other (see `write`).
+                do { try Schema.migrator.migrate(queue) } catch { _ = Self.restore(queue); throw error }
+            }
             if mode == .record { _ = try? queue.writeWithoutTransaction { try String.fetchOne($0, sql: "PRAGMA journal_mode = WAL") } }
         } catch let e as DatabaseError {
             throw Self.openError(e, path: path)
@@ -182,19 +188,54 @@ public final class TraceStore {
         try reader.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "" }
     }
 
+    /// One write transaction, put right on disk when it fails. SQLite answers a full disk or an
+    /// I/O error in the middle of a transaction by abandoning it (the ROLLBACK that follows finds
+    /// "no transaction is active"), but in rollback-journal mode the store's file is left as the
+    /// failed writes made it (grown, pages half-written) and their old contents in the -journal:
+    /// the journal is played back only by the next read on a connection that may write. Closing
+    /// does not read, and a reader opened read-only (`imu info`) cannot play it back, so the store
+    /// stayed unreadable with a hot -journal beside it. One read here plays it back: the file is
+    /// byte-identical to before the transaction and the journal is gone (playing back needs no
+    /// free space: it overwrites pages and truncates).
+    private func write<T>(_ body: (Database) throws -> T) throws -> T {
+        let pool = try writable()
+        do { return try pool.write(body) } catch let error as DatabaseError where error.resultCode != .SQLITE_BUSY && error.resultCode != .SQLITE_LOCKED {
+            // (A busy store was never written: nothing to play back, and the read would wait for
+            // the other process again.)
+            if let why = Self.restore(queue) {
+                throw TraceStoreError(
+                    path: path, "writing failed (\(Self.message(error))) and could not be undone (\(why)); the -journal beside it holds the store as it was, for the next write to play back")
+            }
+            throw error
+        }
+    }
+
+    /// Plays back a journal a failed transaction left (see `write`); nil when the store is sound.
+    private static func restore(_ queue: DatabaseQueue) -> String? {
+        do {
+            try queue.read { db in try db.execute(sql: "SELECT count(*) FROM sqlite_master") }
+            return nil
+        } catch {
+            return Self.message(error)
+        }
+    }
+
+    private static func message(_ error: Error) -> String {
+        if let e = error as? DatabaseError { return e.message ?? "\(e.resultCode)" }
+        return "\(error)"
+    }
+
     /// Adds an empty trace and returns its id.
     public func createTrace(_ info: TraceInfo, hasAccel: Bool) throws -> Int64 {
-        let pool = try writable()
-        return try TraceStoreError.wrap(path, "creating a trace") {
-            try pool.write { db in try Self.insertTrace(db, info, hasAccel: hasAccel) }
+        try TraceStoreError.wrap(path, "creating a trace") {
+            try write { db in try Self.insertTrace(db, info, hasAccel: hasAccel) }
         }
     }
 
     /// Stores samples in one transaction: all of them or, on error, none.
     public func append(_ samples: [IMUReading], to trace: Int64) throws {
         guard !samples.isEmpty else { return }
-        let pool = try writable()
-        try wrapInsert { try pool.write { db in try self.insert(db, samples, trace) } }
+        try wrapInsert { try write { db in try self.insert(db, samples, trace) } }
     }
 
     /// A whole trace in ONE transaction: `fill` hands its batches to `append`; if `fill` or an
@@ -212,9 +253,8 @@ public final class TraceStore {
         _ traces: [(info: TraceInfo, hasAccel: Bool)],
         _ fill: (_ index: Int, _ append: ([IMUReading]) throws -> Void) throws -> Void
     ) throws -> [Int64] {
-        let pool = try writable()
-        return try wrapInsert {
-            try pool.write { db in
+        return try wrapInsert(nothingImported: true) {
+            try write { db in
                 var ids: [Int64] = []
                 for (k, t) in traces.enumerated() {
                     let id = try Self.insertTrace(db, t.info, hasAccel: t.hasAccel)
@@ -226,12 +266,13 @@ public final class TraceStore {
         }
     }
 
-    private func wrapInsert<T>(_ body: () throws -> T) throws -> T {
+    /// `nothingImported`: the transaction was a whole import, which the message says was undone.
+    private func wrapInsert<T>(nothingImported: Bool = false, _ body: () throws -> T) throws -> T {
         do { return try body() } catch let e as DatabaseError {
             if e.resultCode == .SQLITE_BUSY || e.resultCode == .SQLITE_LOCKED {
                 throw TraceStoreError(path: path, "busy: another process kept the store locked for \(Self.seconds(busyTimeout)) (\(e.message ?? "database is locked")); nothing was stored")
             }
-            throw TraceStoreError(path: path, "storing samples failed (\(e.message ?? "\(e.resultCode)"))")
+            throw TraceStoreError(path: path, "storing samples failed (\(e.message ?? "\(e.resultCode)"))" + (nothingImported ? "; nothing was imported" : ""))
         }
     }
 
@@ -290,9 +331,8 @@ public final class TraceStore {
 
     /// Removes a trace and its samples.
     public func deleteTrace(_ id: Int64) throws {
-        let pool = try writable()
         try TraceStoreError.wrap(path, "deleting trace \(id)") {
-            try pool.write { db in try db.execute(sql: "DELETE FROM trace WHERE id = ?", arguments: [id]) }
+            try write { db in try db.execute(sql: "DELETE FROM trace WHERE id = ?", arguments: [id]) }
         }
     }
 

@@ -119,6 +119,60 @@ final class BlackboxDecoderTests: XCTestCase {
         XCTAssertEqual(logs[0].deviceName, "log 1 of 2 from 0.001 s, Betaflight 4.4.0 (test) STM32F405")
     }
 
+    /// `imu import`'s reading: each log decoded in batches (any size, the frame loop paused and
+    /// resumed between them) gives the samples, counts and warnings of the whole decode, and
+    /// releases every byte of the log once, in order.
+    func testBatchesGiveWhatTheWholeLogGives() {
+        let junk: [UInt8] = [0x50] + [UInt8](repeating: 0x80, count: 300)
+        let second = Self.header() + Self.iFrame(0, 1000, [1, 1, 1]) + Self.pFrame(1000, [0, 0, 0]) + Self.pFrame(1000, [0, 0, 0]).dropLast(2)
+        let bytes =
+            Self.header() + Self.iFrame(0, 1000, [1, 1, 1]) + Self.pFrame(1000, [0, 0, 0]) + junk + Self.pFrame(0, [0, 0, 0])
+            + Self.iFrame(4, 5000, [2, 2, 2]) + Self.pFrame(1000, [3, -4, 5]) + Self.pFrame(7, [1, 1, 1]) + Self.end + second
+        let whole = BlackboxDecoder.decode(bytes)
+        XCTAssertEqual(whole.count, 2)
+        bytes.withUnsafeBufferPointer { buffer in
+            let ranges = BlackboxDecoder.logRanges(buffer)
+            XCTAssertEqual(ranges.map(\.lowerBound), [0, bytes.count - second.count])
+            for size in [1, 2, 3, 4096] {
+                for (k, range) in ranges.enumerated() {
+                    var released: [Range<Int>] = []
+                    let decoder = BlackboxLogDecoder(buffer, log: range, number: k + 1, of: ranges.count) { released.append($0) }
+                    var readings: [IMUReading] = []
+                    while true {
+                        let batch = decoder.next(max: size)
+                        XCTAssertLessThanOrEqual(batch.count, size)
+                        if batch.isEmpty { break }
+                        readings += batch
+                    }
+                    let log = decoder.log
+                    XCTAssertEqual(readings, whole[k].readings, "log \(k + 1), batches of \(size)")
+                    XCTAssertTrue(log.readings.isEmpty, "nothing kept")
+                    XCTAssertEqual(log.sampleCount, whole[k].readings.count)
+                    XCTAssertEqual(log.frames, whole[k].frames)
+                    XCTAssertEqual(log.droppedFrames, whole[k].droppedFrames)
+                    XCTAssertEqual(log.warnings, whole[k].warnings)
+                    XCTAssertEqual(log.deviceName, whole[k].deviceName)
+                    XCTAssertEqual(log.info(source: "x").metadata, whole[k].info(source: "x").metadata)
+                    XCTAssertEqual(released.first?.lowerBound, range.lowerBound)
+                    XCTAssertEqual(released.last?.upperBound, range.upperBound)
+                    XCTAssertTrue(zip(released, released.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound }, "\(released)")
+                }
+            }
+            XCTAssertEqual(whole[0].corruptFrames, 1)
+            XCTAssertNotNil(whole[1].truncatedAt)
+        }
+    }
+
+    /// A header line of 4096 bytes (after "H ") is read; one of 4097 is the log's problem, named
+    /// with its true length.
+    func testAHeaderLineOverTheLimitIsTheProblem() {
+        for (length, problem) in [(4096, "its header has no usable gyro_scale"), (4097, "its header line 'Firmware revision' is 4097 bytes long, over the 4096 a header line may have")] {
+            let line = "Firmware revision:" + String(repeating: "x", count: length - 18)
+            let bytes = Self.header(gyroScale: "none") + Array("H \(line)\n".utf8) + Self.iFrame(0, 1000, [0, 0, 0]) + Self.end
+            XCTAssertEqual(BlackboxDecoder.decode(bytes)[0].problem, problem, "\(length)")
+        }
+    }
+
     func testTheContentTellsTheKind() {
         XCTAssertEqual(MotionFileKind.detect(head: Array("garbage\n".utf8) + Self.header(), tail: []), .blackbox)
         XCTAssertEqual(MotionFileKind.detect(head: Array("loopIteration, time (us), gyroADC[0] (deg/s)\n".utf8), tail: []), .blackboxCSV)

@@ -32,20 +32,20 @@ public struct IMUImportOptions: Sendable {
         self.file = file; self.format = format; self.store = store; self.busyTimeout = busyTimeout
     }
 
-    /// How the file is read: a trace file's `format`, or (`byContent`) a log read by its content
+    /// How the file is read: a trace file's `format`, or (`content`) a log read by its content
     /// (a blackbox log, a blackbox_decode CSV, a DataFlash log); neither: a camera file's track.
-    func reading() throws -> (format: TraceFormat?, byContent: Bool) {
-        var byContent = false
+    func reading() throws -> (format: TraceFormat?, content: MotionFileKind?) {
+        var content: MotionFileKind?
         if format == nil {
             let kind = MotionFiles.kind(path: file)
             if let refusal = MotionFiles.refusal(kind, path: file) { throw refusal }
-            byContent = kind == .blackbox || kind == .blackboxCSV || kind == .dataflash
+            if kind == .blackbox || kind == .blackboxCSV || kind == .dataflash { content = kind }
         }
-        let f = byContent ? nil : format ?? TraceFormat(path: file)
-        guard f != nil || byContent || EmbeddedTelemetry.isMovie(path: file) else {
+        let f = content != nil ? nil : format ?? TraceFormat(path: file)
+        guard f != nil || content != nil || EmbeddedTelemetry.isMovie(path: file) else {
             throw IMUJobError("\(file): \(IMUImportJob.unknownFormat)")
         }
-        return (f, byContent)
+        return (f, content)
     }
 }
 
@@ -71,7 +71,7 @@ public final class IMUImportJob: Job {
     private var isCancelled: Bool { cancellation.isCancelled }
 
     public func run() throws -> IMUImportResult {
-        let (format, byContent) = try options.reading()
+        let (format, content) = try options.reading()
         // The store is the output: never one of the files read, under any spelling.
         do { try OutputPath.checkPlace(store, inputs: [file]) } catch let e as JobError { throw IMUJobError(e.description) }
         var isDirectory: ObjCBool = false
@@ -88,15 +88,23 @@ public final class IMUImportJob: Job {
         }
         var notes: [String] = []
         let readers: [TraceBatches]
-        if byContent {
+        if content == .blackbox {
+            // Each log is decoded twice (counted, then handed to the store in batches) rather
+            // than held: memory stays flat in the log's length.
+            let blackbox = try BlackboxFileReader(path: file)
+            readers = blackbox.traces.map { BlackboxTraceBatches(blackbox, $0) }
+            notes = blackbox.skipped.map { "\(file): \($0)" } + blackbox.traces.flatMap(\.warnings)
+        } else if content != nil {
             let source = try TraceSource.open(path: file)
             readers = (source.decodedTraces ?? []).map { InMemoryTraceBatches($0) }
             notes = source.warnings
         } else {
             readers = [try format.map { try TraceFileReader(path: file, format: $0) } ?? InMemoryTraceBatches(try EmbeddedTelemetry.read(path: file))]
         }
-        let first = try readers.map { try $0.nextBatch() }
-        guard !first.isEmpty, first.allSatisfy({ !$0.isEmpty }) else { throw IMUJobError("\(file): no samples") }
+        // A file's first batches say whether it holds samples; a blackbox file's logs were counted
+        // (and a first batch of each of its many logs would be held through the whole import).
+        let first: [[IMUReading]?] = content == .blackbox ? readers.map { _ in nil } : try readers.map { try $0.nextBatch() }
+        guard !first.isEmpty, first.allSatisfy({ $0.map { !$0.isEmpty } ?? true }) else { throw IMUJobError("\(file): no samples") }
         if isCancelled { throw Self.cancelled }
         if exists && !isEmpty {
             let s = try TraceStore(path: store, mode: .create, busyTimeout: busyTimeout)
@@ -121,7 +129,7 @@ public final class IMUImportJob: Job {
         }
     }
 
-    private func importIntoNewStore(_ readers: [TraceBatches], _ first: [[IMUReading]], _ notes: [String], replacingEmptyFile: Bool) throws -> IMUImportResult {
+    private func importIntoNewStore(_ readers: [TraceBatches], _ first: [[IMUReading]?], _ notes: [String], replacingEmptyFile: Bool) throws -> IMUImportResult {
         let pending = try OutputPath(for: store)
         do {
             let s = try TraceStore(path: pending.path, mode: .create, busyTimeout: busyTimeout)
@@ -146,9 +154,9 @@ public final class IMUImportJob: Job {
         }
     }
 
-    private func importAll(_ readers: [TraceBatches], _ first: [[IMUReading]], _ notes: [String], into s: TraceStore) throws -> IMUImportResult {
+    private func importAll(_ readers: [TraceBatches], _ first: [[IMUReading]?], _ notes: [String], into s: TraceStore) throws -> IMUImportResult {
         let ids = try s.importTraces(readers.map { ($0.info, $0.hasAccel) }) { k, append in
-            var batch = first[k]
+            var batch = try first[k] ?? readers[k].nextBatch()
             while !batch.isEmpty {
                 // The store would refuse these too, but naming itself: the file holds them.
                 if let problem = batch.lazy.compactMap(TraceStore.problem(with:)).first {

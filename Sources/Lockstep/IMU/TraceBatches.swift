@@ -1,9 +1,9 @@
 import Motion
 import MotionIO
 
-/// A trace read front to back in batches, whatever holds it: a `.gcsv`/`.csv` file, or the
-/// telemetry track of a camera file (read whole when opened: a GoPro's hour is about 1.4 M
-/// samples), or a decoded log. `imu import` reads through it (`TraceSource` hands out the
+/// A trace read front to back in batches, whatever holds it: a `.gcsv`/`.csv` file, a log of a
+/// blackbox file (decoded as it is read), or the telemetry track of a camera file (read whole
+/// when opened: a GoPro's hour is about 1.4 M samples), or a decoded DataFlash log. `imu import` reads through it (`TraceSource` hands out the
 /// traces in memory as they are).
 protocol TraceBatches: AnyObject {
     var info: TraceInfo { get }
@@ -17,7 +17,8 @@ extension TraceFileReader: TraceBatches {
 }
 
 /// A trace already in memory (a camera file's embedded gyro and accelerometer, GoPro GPMF or
-/// CAMM; one decoded log of a blackbox file) as batches, for `imu import`'s one transaction.
+/// CAMM; an IMU of a DataFlash log, a blackbox_decode CSV) as batches, for `imu import`'s one
+/// transaction.
 final class InMemoryTraceBatches: TraceBatches {
     let info: TraceInfo
     let hasAccel: Bool
@@ -31,4 +32,18 @@ final class InMemoryTraceBatches: TraceBatches {
         defer { position = end }
         return Array(readings[position..<end])
     }
+}
+
+/// One log of a blackbox file, decoded again as the import asks for its batches (the file's
+/// first pass counted it), so no log is ever held whole.
+final class BlackboxTraceBatches: TraceBatches {
+    let info: TraceInfo
+    let hasAccel: Bool
+    private let batches: BlackboxFileReader.Batches
+    init(_ file: BlackboxFileReader, _ trace: DecodedTrace) {
+        info = trace.info
+        hasAccel = trace.hasAccel
+        batches = file.batches(of: trace.id)
+    }
+    func nextBatch() throws -> [IMUReading] { batches.next() }
 }

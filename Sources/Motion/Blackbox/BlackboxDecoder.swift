@@ -28,31 +28,40 @@ public enum BlackboxDecoder {
     }
 
     public static func decode(_ buffer: UnsafeBufferPointer<UInt8>) -> [BlackboxLog] {
-        let starts = logStarts(buffer)
-        var logs: [BlackboxLog] = []
-        for (k, start) in starts.enumerated() {
-            let end = k + 1 < starts.count ? starts[k + 1] : buffer.count
-            let decoder = LogDecoder(buffer, from: start, to: end, number: k + 1, of: starts.count)
-            logs.append(decoder.run())
-        }
-        return logs
+        let ranges = logRanges(buffer)
+        return ranges.enumerated().map { k, range in BlackboxLogDecoder(buffer, log: range, number: k + 1, of: ranges.count).run() }
+    }
+
+    /// Each log's bytes, from its product line to the next one's (or the end). `release` is
+    /// handed each stretch of the buffer searched, as the search leaves it (a mapped file's
+    /// reader gives those pages back, so a long file is never resident whole).
+    public static func logRanges(_ buffer: UnsafeBufferPointer<UInt8>, release: ((Range<Int>) -> Void)? = nil) -> [Range<Int>] {
+        let starts = logStarts(buffer, release: release)
+        return starts.indices.map { k in starts[k]..<(k + 1 < starts.count ? starts[k + 1] : buffer.count) }
     }
 
     /// The offsets of every product line (blackbox-tools searches the whole file the same way).
-    static func logStarts(_ b: UnsafeBufferPointer<UInt8>) -> [Int] {
+    static func logStarts(_ b: UnsafeBufferPointer<UInt8>, release: ((Range<Int>) -> Void)? = nil) -> [Int] {
         let m = productMarker
         var out: [Int] = []
         guard b.count >= m.count else { return out }
         var i = 0
         let last = b.count - m.count
+        var released = 0
         while i <= last {
-            if b[i] == 0x48, b[i + 1] == 0x20, b[i + 2] == 0x50 {  // "H P"
-                var j = 3
-                while j < m.count && b[i + j] == m[j] { j += 1 }
-                if j == m.count { out.append(i); i += m.count; continue }
+            // In stretches of 4 MiB, each released when searched.
+            let stop = min(last, i + BlackboxLogDecoder.releaseStep)
+            while i <= stop {
+                if b[i] == 0x48, b[i + 1] == 0x20, b[i + 2] == 0x50 {  // "H P"
+                    var j = 3
+                    while j < m.count && b[i + j] == m[j] { j += 1 }
+                    if j == m.count { out.append(i); i += m.count; continue }
+                }
+                i += 1
             }
-            i += 1
+            if let release, i > released { release(released..<min(i, b.count)); released = i }
         }
+        if let release, released < b.count { release(released..<b.count) }
         return out
     }
 }
@@ -79,8 +88,13 @@ public struct BlackboxLog: Sendable {
     /// Byte offset of its `H Product` line in the file.
     public var offset: Int
     public var header = BlackboxHeader()
-    /// One per used main frame: t = the `time` field (microseconds since power-on) in ns.
+    /// One per used main frame: t = the `time` field (microseconds since power-on) in ns. Empty
+    /// when the log was decoded in batches (`BlackboxLogDecoder.next`): then only counted.
     public var readings: [IMUReading] = []
+    /// The used main frames, and the first and last one's time (ns), however they were handed out.
+    public var sampleCount = 0
+    public var firstSampleTime: Int64?
+    public var lastSampleTime: Int64?
     public var hasAccel = false
     /// Frames accepted, by type.
     public var frames = FrameCounts()
@@ -114,13 +128,13 @@ public struct BlackboxLog: Sendable {
             if droppedFrames > 0 { w += ", \(droppedFrames) main frame\(droppedFrames == 1 ? "" : "s") after them not used (no I frame to resynchronise from, or time/iteration out of order)" }
             out.append(w)
         }
-        if lostIterationGaps > 0, let g = iterationGaps.first, let first = readings.first {
+        if lostIterationGaps > 0, let g = iterationGaps.first, let first = firstSampleTime {
             out.append(
                 "\(name): \(lostIterationGaps) gap\(lostIterationGaps == 1 ? "" : "s") in the loop iterations, \(lostIterations) iteration\(lostIterations == 1 ? "" : "s") not logged; the first at "
-                    + seconds(g.afterNs - first.t))
+                    + seconds(g.afterNs - first))
         }
         if let at = truncatedAt {
-            let kept = readings.last.map { "kept up to its last whole frame, at " + seconds($0.t - (readings.first?.t ?? $0.t)) } ?? "no whole frame before it"
+            let kept = lastSampleTime.map { "kept up to its last whole frame, at " + seconds($0 - (firstSampleTime ?? $0)) } ?? "no whole frame before it"
             out.append("\(name) is truncated: it stops inside a frame at byte \(at); \(kept)")
         }
         return out
@@ -161,18 +175,30 @@ public struct BlackboxLog: Sendable {
     /// and the firmware; a file of one log leaves out its place.
     public var deviceName: String {
         var start: String?
-        if let d = header.startDate { start = String(d.prefix(19)).replacingOccurrences(of: "T", with: " ") } else if let t = readings.first?.t { start = seconds(t) }
+        if let d = header.startDate { start = String(d.prefix(19)).replacingOccurrences(of: "T", with: " ") } else if let t = firstSampleTime { start = seconds(t) }
         let firmware = header.firmware ?? "blackbox"
         if logCount > 1 { return "log \(number) of \(logCount)" + (start.map { " from \($0)" } ?? "") + ", \(firmware)" }
         return firmware + (start.map { ", from \($0)" } ?? "")
     }
 }
 
-/// Decodes one log's bytes [from, to). A class so the frame buffers are allocated once.
-final class LogDecoder {
+/// Decodes one log's bytes: whole (`run`, every sample in `BlackboxLog.readings`), or front to
+/// back in batches (`next`), which keeps no samples and gives the bytes it has passed back
+/// through `release`, so that a long log is never in memory whole (`imu import`). A class so the
+/// frame buffers are allocated once. The buffer must outlive it.
+public final class BlackboxLogDecoder {
     private var stream: BlackboxStream
-    private var log: BlackboxLog
+    /// What is known of the log so far: all of it once `next` has returned an empty batch.
+    public private(set) var log: BlackboxLog
     private let start: Int
+    private let release: ((Range<Int>) -> Void)?
+    private var released: Int
+    private var keepAll = false
+    private var batch: [IMUReading] = []
+    private var begun = false
+    private var finished = false
+    /// Why the header ends early: a line longer than `maxHeaderLine`.
+    private var overlongLine: String?
 
     // Frame definitions, flattened.
     private var iDef = BlackboxHeader.FrameDef(), pDef = BlackboxHeader.FrameDef()
@@ -207,27 +233,71 @@ final class LogDecoder {
     private var gyroScale = 0.0, accScale = 0.0
 
     static let maxFrameLength = 256
+    /// Bytes of a header line after its "H " that are read (the reference readers stop at 2048);
+    /// a longer line is no header a firmware wrote, and the log's problem.
+    static let maxHeaderLine = 4096
+    /// How far the end of an over-long header line is looked for, to say how long it is.
+    static let headerLineSearch = 1 << 20
+    /// Bytes decoded between releases; a batch also ends there, so a long stretch without
+    /// samples (corrupt data) is released as it goes too.
+    static let releaseStep = 4 << 20
     static let maxIterationJump: Int64 = 500 * 10
     static let maxTimeJump: Int64 = 10 * 1_000_000
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int, number: Int, of count: Int) {
-        stream = BlackboxStream(bytes, from: from, to: to)
-        log = BlackboxLog(number: number, logCount: count, offset: from)
-        start = from
+    /// The `number`-th of `count` logs, at `range` of `bytes` (`BlackboxDecoder.logRanges`).
+    public init(_ bytes: UnsafeBufferPointer<UInt8>, log range: Range<Int>, number: Int, of count: Int, release: ((Range<Int>) -> Void)? = nil) {
+        stream = BlackboxStream(bytes, from: range.lowerBound, to: range.upperBound)
+        log = BlackboxLog(number: number, logCount: count, offset: range.lowerBound)
+        start = range.lowerBound
+        released = range.lowerBound
+        self.release = release
         ring = .allocate(capacity: 1); other = .allocate(capacity: 1); home = .allocate(capacity: 1)
     }
 
     deinit { ring.deallocate(); other.deallocate(); home.deallocate(); values.deallocate() }
 
+    /// The whole log, every sample in `readings`.
     func run() -> BlackboxLog {
+        keepAll = true
+        begin()
+        if !finished { readFrames(until: .max, bytes: .max) }
+        return log
+    }
+
+    /// The next samples, at most `max`; empty at the end of the log. Nothing is kept: `log`
+    /// counts them.
+    public func next(max: Int = 4096) -> [IMUReading] {
+        begin()
+        batch.reserveCapacity(Swift.min(max, 4096))
+        while !finished && batch.count < max {
+            readFrames(until: max, bytes: Self.releaseStep)
+            // A corrupt frame's search starts again one byte after its start: keep a margin.
+            giveBack(upTo: finished ? stream.end : frameStart - 8192)
+        }
+        // Handed over, not kept: a decoder that has finished holds no samples.
+        let out = batch
+        batch = []
+        return out
+    }
+
+    private func begin() {
+        guard !begun else { return }
+        begun = true
         readHeader()
         if let problem = prepare() {
             log.problem = problem
-            return log
+            finished = true
+            giveBack(upTo: stream.end)
+            return
         }
-        readFrames()
         log.hasAccel = acc != nil
-        return log
+        if keepAll { log.readings.reserveCapacity(Swift.max(16, (stream.end - stream.pos) / 24)) }
+    }
+
+    private func giveBack(upTo end: Int) {
+        guard let release, end > released else { return }
+        release(released..<end)
+        released = end
     }
 
     // MARK: header
@@ -237,7 +307,14 @@ final class LogDecoder {
         while s.pos + 1 < s.end, s.bytes[s.pos] == 0x48, s.bytes[s.pos + 1] == 0x20 {
             // One line, at most a few KB (the readers stop at 2048).
             var j = s.pos + 2
-            while j < s.end, j - s.pos < 4096, s.bytes[j] != 0x0A, s.bytes[j] != 0 { j += 1 }
+            while j < s.end, j - s.pos - 2 < Self.maxHeaderLine, s.bytes[j] != 0x0A, s.bytes[j] != 0 { j += 1 }
+            if j - s.pos - 2 == Self.maxHeaderLine, j < s.end, s.bytes[j] != 0x0A, s.bytes[j] != 0 {
+                // Cut here, the line's tail would be read as frames and its head as a value (a
+                // 10,000-field name line read as 839 fields); the log's problem is this line.
+                overlongLine = overlong(s.bytes, from: s.pos + 2, end: s.end)
+                s.pos = j
+                break
+            }
             let lineEnd = j
             let line = String(decoding: UnsafeBufferPointer(rebasing: s.bytes[(s.pos + 2)..<lineEnd]), as: UTF8.self)
             if let colon = line.firstIndex(of: ":") {
@@ -251,8 +328,26 @@ final class LogDecoder {
         stream.pos = s.pos
     }
 
+    /// Why a header line starting at `from` and longer than `maxHeaderLine` ends the header:
+    /// its name, its length (looked for up to `headerLineSearch`), and for a field list, its count.
+    private func overlong(_ b: UnsafeBufferPointer<UInt8>, from: Int, end: Int) -> String {
+        var j = from, commas = 0, colon: Int?
+        let limit = min(end, from + Self.headerLineSearch)
+        while j < limit, b[j] != 0x0A, b[j] != 0 {
+            if b[j] == 0x3A, colon == nil { colon = j } else if b[j] == 0x2C, colon != nil { commas += 1 }
+            j += 1
+        }
+        let nameEnd = min(colon ?? j, from + 200)
+        let name = MessageText.quote(String(decoding: UnsafeBufferPointer(rebasing: b[from..<nameEnd]), as: UTF8.self), limit: 40)
+        let found = j < limit || j == end
+        var text = "its header line '\(name)' is \(found ? "" : "over ")\(found ? j - from : Self.headerLineSearch) bytes long, over the \(Self.maxHeaderLine) a header line may have"
+        if found, name.hasPrefix("Field "), name.hasSuffix(" name") { text += " (it names \(commas + 1) fields)" }
+        return text
+    }
+
     /// Checks the frame definitions; returns why the log cannot be read, or nil.
     private func prepare() -> String? {
+        if let overlongLine { return overlongLine }
         let h = log.header
         guard let i = h.defs[UInt8(ascii: "I")], i.count > 0 else { return "its header defines no I frame fields" }
         guard i.count <= 256 else { return "its header defines \(i.count) I frame fields (at most 256 are read)" }
@@ -332,7 +427,6 @@ final class LogDecoder {
         other = .allocate(capacity: otherSize); other.initialize(repeating: 0, count: otherSize)
         home = .allocate(capacity: otherSize); home.initialize(repeating: 0, count: otherSize)
         values.initialize(repeating: 0, count: 8)
-        log.readings.reserveCapacity(max(16, (stream.end - stream.pos) / 24))
         return nil
     }
 
@@ -352,11 +446,17 @@ final class LogDecoder {
         }
     }
 
-    private func readFrames() {
-        var last: Kind?
-        var frameStart = 0
-        var prematureEOF = false
+    // The frame loop's state, kept between batches.
+    private var last: Kind?
+    private var frameStart = 0
+    private var prematureEOF = false
+
+    /// Reads frames until the log ends (then `finished`), `max` samples are in the batch, or
+    /// `bytes` more bytes have been read.
+    private func readFrames(until max: Int, bytes: Int) {
+        let stop = bytes == .max ? Int.max : stream.pos + bytes
         while true {
+            if batch.count >= max || stream.pos >= stop { return }
             let atEnd = stream.pos >= stream.end
             let command: UInt8 = atEnd ? 0 : stream.bytes[stream.pos]
             if !atEnd { stream.pos += 1 }
@@ -391,6 +491,7 @@ final class LogDecoder {
                 last = nil
             }
         }
+        finished = true
     }
 
     private var endOfLog = false
@@ -532,7 +633,11 @@ final class LogDecoder {
         let g = SIMD3(Double(f[gyro.0]), Double(f[gyro.1]), Double(f[gyro.2])) * gyroScale
         var a: SIMD3<Double>?
         if let acc { a = SIMD3(Double(f[acc.0]), Double(f[acc.1]), Double(f[acc.2])) * accScale }
-        log.readings.append(IMUReading(t: t, gyro: g, accel: a))
+        let reading = IMUReading(t: t, gyro: g, accel: a)
+        if keepAll { log.readings.append(reading) } else { batch.append(reading) }
+        log.sampleCount += 1
+        if log.firstSampleTime == nil { log.firstSampleTime = t }
+        log.lastSampleTime = t
     }
 
     /// shouldHaveFrame (parser.c): whether iteration `i` is logged under the I and P intervals.
