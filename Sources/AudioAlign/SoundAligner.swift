@@ -78,8 +78,9 @@ public enum AlignRefusal: Error, Equatable, Sendable {
     /// Parts of the input match the reference at different places, equally well (reference
     /// times of the input's time 0 by each).
     case ambiguous(offsets: [Double])
-    /// The place found leaves less than `SoundAligner.shortest` recorded by both.
-    case noOverlap(seconds: Double)
+    /// The place found leaves less than `needed` seconds recorded by both: `SoundAligner.shortest`
+    /// to measure, and the fine stage's margin searched at each end.
+    case noOverlap(seconds: Double, needed: Double)
     /// Too few of the fine windows agree on one line.
     case inconsistent(agreeing: Int, windows: Int)
 }
@@ -259,7 +260,9 @@ public struct SoundAligner: Sendable {
         let lo = max(input.start, (reference.start - coarse.intercept) / coarse.slope)
         let hi = min(input.end, (reference.end - coarse.intercept) / coarse.slope)
         let span = hi - lo - 2 * margin
-        guard span >= Self.shortest else { return .failure(.noOverlap(seconds: max(0, hi - lo))) }
+        // The refusal states the whole of what is needed (the margins too): "shares only 1.15 s
+        // ...; needs at least 1 s" read as a contradiction.
+        guard span >= Self.shortest else { return .failure(.noOverlap(seconds: max(0, hi - lo), needed: Self.shortest + 2 * margin)) }
         let length = min(settings.fineWindow, max(0.5, span / 2))
         let count = min(settings.fineWindows, max(4, Int(2 * span / length)))
         let first = lo + margin, last = hi - margin - length

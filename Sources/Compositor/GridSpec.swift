@@ -31,7 +31,8 @@ public struct GridSpec: Equatable, Sendable {
     /// rows x columns (`--layout`); nil: the smallest near-square grid that holds the inputs.
     public var layout: Shape?
     public var fit = Fit.fit
-    /// Width of the line drawn around each cell (each inset under pip), pixels (even; 0: none).
+    /// Width of the line drawn around each cell (each inset under pip), pixels (0: none); an
+    /// odd width is drawn one wider (`Decor.drawnBorder`).
     public var border = 0
     public var borderColor = RGB(r: 255, g: 255, b: 255)
     /// One text per input (the file name, or the user's), drawn in its cell's bottom-left corner.
@@ -70,7 +71,7 @@ public struct Decor: Equatable, Sendable {
     /// every cell), labels in every place that has a text.
     init(places: [Rect], spec: GridSpec, borderedFrom: Int) {
         borderColor = spec.borderColor
-        let b = (spec.border + 1) & ~1
+        let b = Self.drawnBorder(spec.border)
         borders = []
         if b > 0 {
             for (i, p) in places.enumerated() where i >= borderedFrom {
@@ -86,18 +87,26 @@ public struct Decor: Equatable, Sendable {
         labels = zip(places, spec.labels ?? []).compactMap { place, text in Decor.label(text, in: place, inset: b) }
     }
 
+    /// The width a border is drawn: `asked`, or one wider when odd. The places sit on even
+    /// pixels and 4:2:0 stores colour once per 2x2 pixels, so a border's edge on an odd pixel
+    /// would share a colour sample with the picture; up, not down: never thinner than asked.
+    public static func drawnBorder(_ asked: Int) -> Int { (asked + 1) & ~1 }
+
     /// A label in the bottom-left corner of `place`, inside its border: the font scaled to the
     /// place (1 for every 180 rows: 6 in a 1080-row cell, a 42-pixel line), cut to the place's
     /// width; nil when not one character fits.
     static func label(_ text: String, in place: Rect, inset: Int) -> Label? {
         let scale = max(1, place.height / 180)
         let pad = 2 * scale
-        var shown = Substring(text)
-        while !shown.isEmpty && BitmapFont.width(of: String(shown), scale: scale) + 2 * pad + 2 * inset > place.width { shown = shown.dropLast() }
+        // As many characters (one glyph per scalar) as fit, counted once: cutting one at a time
+        // measured the whole text each time (a 100 kB label cost seconds per layout).
+        let room = place.width - 2 * pad - 2 * inset
+        let fits = room < 0 ? 0 : (room / scale + 1) / BitmapFont.advance
+        let shown = String(String.UnicodeScalarView(text.unicodeScalars.prefix(fits)))
         guard !shown.isEmpty, BitmapFont.height(scale: scale) + 2 * pad + 2 * inset <= place.height else { return nil }
-        let w = (BitmapFont.width(of: String(shown), scale: scale) + 2 * pad + 1) & ~1
+        let w = (BitmapFont.width(of: shown, scale: scale) + 2 * pad + 1) & ~1
         let h = (BitmapFont.height(scale: scale) + 2 * pad + 1) & ~1
         let box = Rect(x: place.x + inset, y: place.y + place.height - inset - h, width: w, height: h)
-        return Label(text: String(shown), x: box.x + pad, y: box.y + pad, scale: scale, box: box)
+        return Label(text: shown, x: box.x + pad, y: box.y + pad, scale: scale, box: box)
     }
 }

@@ -111,6 +111,10 @@ public enum GyroSync {
                 cause: .tooLittleMotion)
         }
         guard readings.count >= 2 else { throw CalibrationError("the trace has fewer than two readings") }
+        // The commands refuse such a trace on reading it (`TraceSource`); readings a library
+        // caller hands in go by the same rule: one NaN made every offset's score NaN, and the
+        // search blamed the offset range.
+        if let problem = IMUReading.firstProblem(in: readings) { throw CalibrationError("the trace is not a motion sensor's: \(problem)") }
         let gyro = GyroIntegral(readings, bias: options.bias)
         let candidates = Candidates(options)
         // (1) Coarse search.

@@ -296,31 +296,11 @@ public final class TraceStore {
         return id
     }
 
-    /// Why a sample may not go into a store, if it may not: a value that is not a finite number
-    /// (SQLite would store NaN as NULL and keep +-Inf), one beyond `IMUReading.largestValue`,
-    /// a timestamp beyond `TraceParser.maxTimestamp`. An import checks its samples with this
-    /// before appending them, so its refusal names the file they came from.
-    public static func problem(with s: IMUReading) -> String? {
-        let accelFinite = s.accel.map { $0.x.isFinite && $0.y.isFinite && $0.z.isFinite } ?? true
-        guard s.gyro.x.isFinite && s.gyro.y.isFinite && s.gyro.z.isFinite && accelFinite else {
-            return "the sample at \(s.t) ns holds a value that is not a finite number"
-        }
-        let values =
-            [("gx", s.gyro.x), ("gy", s.gyro.y), ("gz", s.gyro.z)]
-            + (s.accel.map { [("ax", $0.x), ("ay", $0.y), ("az", $0.z)] } ?? [])
-        if let (name, v) = values.first(where: { !(abs($0.1) <= IMUReading.largestValue) }) {
-            return "the sample at \(s.t) ns holds \(name) = \(v), beyond +-\(Int(IMUReading.largestValue)); not a motion sensor's reading"
-        }
-        guard s.t.magnitude <= UInt64(TraceParser.maxTimestamp) else {
-            return "the sample at \(s.t) ns has a timestamp out of range (beyond 2.3e9 s from 0)"
-        }
-        return nil
-    }
-
     private func insert(_ db: Database, _ samples: [IMUReading], _ trace: Int64) throws {
         let insert = try db.cachedStatement(sql: "INSERT INTO sample (trace_id, t_ns, gx, gy, gz, ax, ay, az) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
         for s in samples {
-            if let problem = Self.problem(with: s) { throw TraceStoreError(path: path, problem) }
+            // The one rule (`IMUReading.problem`): the store holds only what every command reads.
+            if let problem = s.problem { throw TraceStoreError(path: path, problem) }
             insert.setUncheckedArguments([trace, s.t, s.gyro.x, s.gyro.y, s.gyro.z, s.accel?.x, s.accel?.y, s.accel?.z])
             do { try insert.execute() } catch let e as DatabaseError where e.resultCode == .SQLITE_CONSTRAINT {
                 if e.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY { throw TraceStoreError(path: path, "no trace \(trace)") }

@@ -197,6 +197,21 @@ final class GyroSyncTests: XCTestCase {
         XCTAssertNil(m.still)
     }
 
+    /// Readings handed in by a library caller go by the rule the commands apply on reading
+    /// (`IMUReading.problem`): one NaN made every offset's score NaN, and the search said the
+    /// trace overlapped the video nowhere.
+    func testAReadingNoSensorGivesIsRefusedNamingIt() throws {
+        var (shifts, readings) = SyntheticRig().make()
+        readings[300].gyro.y = .nan
+        XCTAssertThrowsError(try GyroSync.run(shifts: shifts, readings: readings, options: .init())) {
+            XCTAssertEqual("\($0)", "the trace is not a motion sensor's: the sample at \(readings[300].t) ns holds gy = nan, not a finite number")
+        }
+        readings[300].gyro.y = -.infinity
+        XCTAssertThrowsError(try GyroSync.run(shifts: shifts, readings: readings, options: .init())) {
+            XCTAssertEqual("\($0)", "the trace is not a motion sensor's: the sample at \(readings[300].t) ns holds gy = -inf, not a finite number")
+        }
+    }
+
     func testAPeakAtTheEdgeOfTheSearchRangeIsRefused() throws {
         let (shifts, readings) = SyntheticRig().make()
         XCTAssertThrowsError(try GyroSync.run(shifts: shifts, readings: readings, options: .init(searchMs: 50))) {

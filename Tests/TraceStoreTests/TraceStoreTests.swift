@@ -217,12 +217,13 @@ final class TraceStoreTests: ScratchFolderTestCase {
     func testValuesThatAreNotFiniteNumbersNeverGoIn() throws {
         let store = try TraceStore(path: path)
         let id = try store.createTrace(TraceInfo(deviceName: "a", sourceURI: "x"), hasAccel: true)
-        for bad in [
-            IMUReading(t: 5, gyro: SIMD3(.nan, 0, 0)), IMUReading(t: 5, gyro: SIMD3(0, .infinity, 0)),
-            IMUReading(t: 5, gyro: SIMD3(0, 0, 0), accel: SIMD3(0, -.infinity, 0)), IMUReading(t: 5, gyro: SIMD3(0, 0, 0), accel: SIMD3(0, 0, .nan))
+        for (bad, value) in [
+            (IMUReading(t: 5, gyro: SIMD3(.nan, 0, 0)), "gx = nan"), (IMUReading(t: 5, gyro: SIMD3(0, .infinity, 0)), "gy = inf"),
+            (IMUReading(t: 5, gyro: SIMD3(0, 0, 0), accel: SIMD3(0, -.infinity, 0)), "ay = -inf"),
+            (IMUReading(t: 5, gyro: SIMD3(0, 0, 0), accel: SIMD3(0, 0, .nan)), "az = nan")
         ] {
             XCTAssertThrowsError(try store.append(samples(3) + [bad], to: id)) {
-                XCTAssertEqual("\($0)", "\(self.path): the sample at 5 ns holds a value that is not a finite number")
+                XCTAssertEqual("\($0)", "\(self.path): the sample at 5 ns holds \(value), not a finite number")
             }
         }
         XCTAssertEqual(try store.sampleCount(id), 0)

@@ -202,6 +202,14 @@ public final class AlignJob: Job {
         return try results.all()
     }
 
+    /// `s` with as many decimals (2 to 6) as it takes to read as less than `limit`, as it is: 0.996
+    /// s printed "1.00" beside "needs at least 1 s".
+    static func seconds(_ s: Double, under limit: Double) -> String {
+        var digits = 2
+        while digits < 6, s < limit, let shown = Double(String(format: "%.\(digits)f", s)), shown >= limit { digits += 1 }
+        return String(format: "%.\(digits)f", s)
+    }
+
     /// The sentence for an input that was not aligned.
     static func describe(_ refusal: AlignRefusal, input i: Int, path: String, reference: String, othersTried: Bool = false) -> String {
         let name = "input \(i + 1) (\(path))", first = "input 1 (\(reference))" + (othersTried ? " nor of any other input" : "")
@@ -209,7 +217,7 @@ public final class AlignJob: Job {
         case .silent:
             return "\(name) is silent (no sound above -70 dBFS): there is nothing to align it by; no offset is given."
         case .tooShort(let s):
-            return "\(name) has only \(String(format: "%.2f", s)) s of sound; align needs at least 1 s."
+            return "\(name) has only \(seconds(s, under: SoundAligner.shortest)) s of sound; align needs at least 1 s."
         case .noMatch(let z, let lead):
             return "\(name): its sound matches no part of \(first) (best peak \(String(format: "%.1f", z)) times the correlation's rms, "
                 + "\(String(format: "%.2f", lead)) times the next place; a match is over 7 and 1.6): another event, music or noise only, "
@@ -218,8 +226,9 @@ public final class AlignJob: Job {
             let places = offsets.map { String(format: "%.3f s", $0) }.joined(separator: " and ")
             return "\(name): parts of its sound match \(first) at different places (offsets \(places)) equally well "
                 + "(a repeated sound, or two recordings joined); no offset is given."
-        case .noOverlap(let s):
-            return "\(name) shares only \(String(format: "%.2f", s)) s of sound with \(first); align needs at least 1 s."
+        case .noOverlap(let s, let needed):
+            return "\(name) shares only \(seconds(s, under: needed)) s of sound with \(first); align needs at least \(String(format: "%g", needed)) s "
+                + "(\(String(format: "%g", SoundAligner.shortest)) s to measure, and \(String(format: "%g", (needed - SoundAligner.shortest) / 2)) s searched at each end)."
         case .inconsistent(let agreeing, let windows):
             return "\(name): only \(agreeing) of its \(windows) stretches with sound agree on one place in \(first): "
                 + "its sound does not match well enough; no offset is given."

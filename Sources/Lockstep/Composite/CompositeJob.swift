@@ -297,7 +297,9 @@ public final class CompositeJob: Job {
         let lanes = try Self.lanes(readers, options: options, layout: layout, blender: blender, canvas: canvas, timing: timing, failure: failure)
         let withAudio = lanes.contains { $0.audio != nil }
         let blanks = try Self.blanks(lanes, coverage: options.coverage)
-        let notices = soundNotices + Self.notices(readers: Array(readers.prefix(options.inputs.count)), sync: options.sync, frameRate: frameRate)
+        let notices =
+            soundNotices + Self.notices(readers: Array(readers.prefix(options.inputs.count)), sync: options.sync, frameRate: frameRate)
+            + (Self.borderNotice(options.grid, blend: options.blend).map { [$0] } ?? [])
         tell(notices)
         let snake = options.snake.map { SnakeStage(options: $0, canvas: canvas, frameRate: frameRate) }
         // After the blend, on every tick: the filter chain in force, then the snake.
@@ -405,6 +407,7 @@ public final class CompositeJob: Job {
         }
         if let error = failure.error { throw error }
         guard emitted > 0 else {
+            if let line = Self.noSharedTime(options, readers: readers) { throw JobError(line) }
             throw MediaError("has no video frame to composite", path: options.readerPaths[endedBy ?? 0])
         }
         if let range = options.frames, emitted < range.count {

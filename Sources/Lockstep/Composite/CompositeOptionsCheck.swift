@@ -131,6 +131,10 @@ extension CompositeOptions {
     /// The largest grid side (`--layout`), and the widest border.
     public static let largestGridSide = 16
     public static let widestBorder = 64
+    /// The longest label, in characters: what the widest canvas shows in the smallest font
+    /// (one glyph per character). A label is cut to its cell's width; a longer one is a mistake
+    /// (a file's contents given as a label), refused before anything is read.
+    public static let longestLabel = largestSide / BitmapFont.advance
 
     /// --layout, --cell-fit, --border, --labels and the pip options against the blend.
     func checkGrid() throws {
@@ -154,6 +158,11 @@ extension CompositeOptions {
         if let labels = grid.labels {
             guard placed else { throw JobError("--labels and --label need --blend grid, quad or pip.") }
             guard labels.count <= inputs.count else { throw JobError("--label is given \(labels.count) times for \(inputs.count) inputs.") }
+            if let (i, long) = labels.enumerated().first(where: { $0.1.unicodeScalars.count > Self.longestLabel }) {
+                throw JobError(
+                    "--label \(i + 1) is \(long.unicodeScalars.count) characters long; a label is at most \(Self.longestLabel) (the widest canvas, \(Self.largestSide) pixels, shows no more)."
+                )
+            }
         }
         if grid.pip != GridSpec.PiP() {
             guard blend == .pip else { throw JobError("--pip-corner and --pip-size need --blend pip.") }

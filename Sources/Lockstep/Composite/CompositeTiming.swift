@@ -70,6 +70,14 @@ extension CompositeJob {
         return lines
     }
 
+    /// An odd `--border` is drawn one pixel wider (`Decor`), and said so: 4:2:0 pictures store
+    /// their colour once per 2x2 pixels, and a border's edge on an odd pixel would leave a
+    /// colour sample half border, half picture (a tinted fringe along every edge).
+    static func borderNotice(_ grid: GridSpec, blend: BlendMode) -> String? {
+        guard blend.placesInputs, grid.border % 2 == 1 else { return nil }
+        return "--border \(grid.border) is drawn \(Decor.drawnBorder(grid.border)) pixels wide: a border's width is even, as 4:2:0 pictures store their colour once per 2x2 pixels"
+    }
+
     static func stillNotice(input i: Int, path: String) -> String {
         "input \(i + 1) (\(path)) is a still picture: it is shown for the whole output"
     }

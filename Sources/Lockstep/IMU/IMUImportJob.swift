@@ -159,7 +159,7 @@ public final class IMUImportJob: Job {
             var batch = try first[k] ?? readers[k].nextBatch()
             while !batch.isEmpty {
                 // The store would refuse these too, but naming itself: the file holds them.
-                if let problem = batch.lazy.compactMap(TraceStore.problem(with:)).first {
+                if let problem = IMUReading.firstProblem(in: batch) {
                     throw IMUJobError("\(file): \(problem); nothing was imported")
                 }
                 try append(batch)

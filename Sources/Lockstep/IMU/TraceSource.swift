@@ -102,12 +102,22 @@ public enum TraceSource {
         switch self {
         case .camera(let t):
             guard trace == 1 else { throw IMUJobError("\(t.path) holds one trace (1); there is no trace \(trace)") }
-            return t.readings
+            return try checked(t.readings)
         case .decoded(let path, let traces, _, _):
             guard let t = traces.first(where: { $0.id == trace }) else { throw IMUJobError("\(path) has no trace \(trace)") }
-            return t.readings
+            return try checked(t.readings)
         case .store, .gcsv, .csv: return nil
         }
+    }
+
+    /// `readings`, if every one is a sample (`IMUReading.problem`, the rule `imu import` and the
+    /// store apply): whatever a trace is read from and by whichever command, a value that is not
+    /// a finite number or is past any sensor is refused naming the file, the time and the value
+    /// (a camera track holding inf was exported as "inf,inf,inf,-nan", and fed calibrate a
+    /// search that matched nothing).
+    private func checked<C: Collection>(_ readings: C) throws -> C where C.Element == IMUReading {
+        if let problem = IMUReading.firstProblem(in: readings) { throw IMUJobError("\(path): \(problem)") }
+        return readings
     }
 
     /// The traces to look at: the one asked for, or all of a store's; a file holds one (id 1).
@@ -142,7 +152,7 @@ public enum TraceSource {
     /// and cancellation checks do not depend on the source.)
     public func forEachBatch(_ trace: Int64, from: Int64? = nil, to: Int64? = nil, _ body: ([IMUReading]) throws -> Void) throws {
         let lo = from ?? .min, hi = to ?? .max, whole = from == nil && to == nil
-        if case .store(let store, _) = self { return try store.forEachBatch(of: trace, from: from, to: to, body) }
+        if case .store(let store, _) = self { return try store.forEachBatch(of: trace, from: from, to: to) { try body(try checked($0)) } }
         if let all = try inMemory(trace) {
             for start in stride(from: 0, to: all.count, by: 4096) {
                 let batch = all[start..<min(all.count, start + 4096)]
@@ -153,7 +163,7 @@ public enum TraceSource {
         }
         let reader = try fileReader()!
         while true {
-            let batch = try reader.next()
+            let batch = try checked(try reader.next())
             if batch.isEmpty { return }
             let kept = whole ? batch : batch.filter { $0.t >= lo && $0.t < hi }
             if !kept.isEmpty { try body(kept) }

@@ -23,7 +23,10 @@ struct GridArguments: ParsableArguments {
         help: ArgumentHelp("fit: all of each picture, bars where its shape differs from its cell's; fill: the cell covered, the picture's overflow cropped.", valueName: "fit|fill"))
     var cellFit: GridSpec.Fit = .fit
 
-    @Option(help: ArgumentHelp("A line this wide (pixels, even) around each cell, or each inset under pip.", valueName: "px"))
+    @Option(
+        help: ArgumentHelp(
+            "A line this wide (pixels) around each cell, or each inset under pip; an odd width is drawn one wider, as 4:2:0 pictures store their colour once per 2x2 pixels.",
+            valueName: "px"))
     var border: Int = 0
 
     @Option(name: .customLong("border-color"), help: ArgumentHelp("The border's colour (default: FFFFFF, white).", valueName: "RRGGBB"))
@@ -32,7 +35,10 @@ struct GridArguments: ParsableArguments {
     @Flag(help: "Each input's file name in its cell's bottom-left corner.")
     var labels = false
 
-    @Option(help: ArgumentHelp("A label's text, once per input in order (the inputs without one keep their file name); implies --labels.", valueName: "TEXT"))
+    @Option(
+        help: ArgumentHelp(
+            "A label's text, once per input in order (the inputs without one keep their file name); implies --labels. Cut to its cell's width; at most 2730 characters.",
+            valueName: "TEXT"))
     var label: [String] = []
 
     @Option(name: .customLong("pip-corner"), help: ArgumentHelp("pip: where the insets go.", valueName: "top-left|top-right|bottom-left|bottom-right"))

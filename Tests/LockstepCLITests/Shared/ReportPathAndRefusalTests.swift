@@ -163,8 +163,16 @@ final class ReportPathAndRefusalTests: ScratchFolderTestCase {
         let trace = try file("huge.csv", text)
         let r = try run(["snake", pan, "--imu", trace, "-o", scratch.appendingPathComponent("o.mp4").path])
         XCTAssertEqual(r.status, 1)
-        XCTAssertEqual(r.stderr, "Error: \(trace): a gyro reading at 0.000 s is beyond 1000 rad/s; not a trace of a camera's motion.\n")
-        XCTAssertEqual(try leftovers(), ["huge.csv"])
+        // Past any sensor: the rule every command applies to a trace (IMUReading.problem).
+        XCTAssertEqual(r.stderr, "Error: \(trace): the sample at 0 ns holds gx = 1e+308, beyond +-1000000; not a motion sensor's reading\n")
+        // Within it, past any gyro: the snake's own limit.
+        var fast = "t_ns,gx,gy,gz\n"
+        for i in 0..<400 { fast += "\(i * 5_000_000),2000,0,0\n" }
+        let spin = try file("spin.csv", fast)
+        let s = try run(["snake", pan, "--imu", spin, "-o", scratch.appendingPathComponent("o.mp4").path])
+        XCTAssertEqual(s.status, 1)
+        XCTAssertEqual(s.stderr, "Error: \(spin): a gyro reading at 0.000 s is beyond 1000 rad/s; not a trace of a camera's motion.\n")
+        XCTAssertEqual(try leftovers(), ["huge.csv", "spin.csv"])
     }
 
     // The full sweep of 2026-11-27: a trace with no reading or one rendered a trail that only
