@@ -23,7 +23,11 @@ public struct ProbeReport: Codable, Equatable, Sendable {
         public var averageFrameRate: String?
         /// Frames per second measured from the timestamps: (frames - 1) / (last pts - first pts).
         public var measuredFrameRate: Double?
+        /// The frames shown: the stream's packets less those an edit list hides (which every
+        /// other command, and ffprobe's decoded count, leaves out).
         public var frames: Int?
+        /// Packets an edit list hides (the demuxer marks them to be decoded, not shown); nil: none.
+        public var hiddenFrames: Int?
         /// The colour tags as the stream carries them (ffprobe's names; nil: unspecified), what
         /// Lockstep takes them to mean, and the bits per sample.
         public var color: ColorTags?
@@ -69,7 +73,7 @@ public enum MovieProbe {
         let input = try InputFormat(path: path, cancellation: cancellation)
         let ctx = input.context
         let n = Int(ctx.pointee.nb_streams)
-        var packets = [Int](repeating: 0, count: n)
+        var packets = [Int](repeating: 0, count: n), hidden = [Int](repeating: 0, count: n)
         var minPts = [Int64?](repeating: nil, count: n), maxPts = [Int64?](repeating: nil, count: n)
         var endPts = [Int64?](repeating: nil, count: n)
         let packet = Packet()
@@ -77,6 +81,12 @@ public enum MovieProbe {
             let p = packet.pointer.pointee
             let i = Int(p.stream_index)
             packets[i] += 1
+            // A packet an edit list hides is decoded (the next pictures may refer to it), never shown.
+            if (p.flags & AV_PKT_FLAG_DISCARD) != 0 {
+                hidden[i] += 1
+                packet.unref()
+                continue
+            }
             if p.pts != NOPTS {
                 minPts[i] = min(minPts[i] ?? p.pts, p.pts)
                 maxPts[i] = max(maxPts[i] ?? p.pts, p.pts)
@@ -106,7 +116,8 @@ public enum MovieProbe {
                 s.pixelFormat = av_get_pix_fmt_name(AVPixelFormat(rawValue: par.format)).map { String(cString: $0) }
                 let avg = st.pointee.avg_frame_rate
                 if avg.num > 0 && avg.den > 0 { s.averageFrameRate = avg.rational.description }
-                s.frames = packets[i]
+                s.frames = packets[i] - hidden[i]
+                s.hiddenFrames = hidden[i] > 0 ? hidden[i] : nil
                 s.color = ColorTags(par)
                 let reading = ColorReading(par)
                 s.colorMeaning = reading.description.description + reading.notes.map { " (\($0))" }.joined()
@@ -116,8 +127,8 @@ public enum MovieProbe {
                 let hdr = HDRMetadata.of(st)
                 if let lo = hdr.minLuminance, let hi = hdr.maxLuminance { s.masteringLuminance = [lo, hi] }
                 if let c = hdr.maxCLL { s.contentLight = [c, hdr.maxFALL ?? 0] }
-                if let lo = minPts[i], let hi = maxPts[i], hi > lo, packets[i] > 1 {
-                    s.measuredFrameRate = Double(packets[i] - 1) / (tb * (hi - lo)).seconds
+                if let lo = minPts[i], let hi = maxPts[i], hi > lo, packets[i] - hidden[i] > 1 {
+                    s.measuredFrameRate = Double(packets[i] - hidden[i] - 1) / (tb * (hi - lo)).seconds
                 }
             } else if par.codec_type == AVMEDIA_TYPE_AUDIO {
                 s.sampleRate = Int(par.sample_rate); s.channels = Int(par.ch_layout.nb_channels)

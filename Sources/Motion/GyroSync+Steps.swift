@@ -151,6 +151,15 @@ extension GyroSync {
             // a stated orientation that does not fit peaks anywhere, the edge included.
             // A weak best at the edge is no sign of an offset beyond it: nothing in the range
             // moves like the picture.
+            if (best == winnerIndex || peaks[best]!.atEdge) && peak.value < minimumWindowScore && options.searchMs == nil {
+                // The default range is every offset at which the trace covers half the video:
+                // widening it cannot help (karma against an unrelated flight log was told to).
+                throw CalibrationError(
+                    String(
+                        format:
+                            "no orientation makes the gyro turn like the picture at any offset where the trace covers the video (%@): the best, %@, scored %.3f; is it the right trace?",
+                        format(range), winner.orientation, peak.value), cause: .noSyncPoint, diagnosis: diagnosis)
+            }
             if (best == winnerIndex || peaks[best]!.atEdge) && peak.value < minimumWindowScore {
                 throw CalibrationError(
                     String(

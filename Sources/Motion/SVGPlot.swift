@@ -36,13 +36,21 @@ public struct SVGPlot {
         }
     }
 
-    /// Round steps (1, 2 or 5 times a power of ten) covering lo...hi with about `count` ticks.
+    /// Round steps (1, 2 or 5 times a power of ten) covering lo...hi with about `count` ticks,
+    /// and never fewer than two: rounding the step up alone could leave one (a gyro axis from
+    /// -0.9 to 0.9 rad/s got a step of 1 and the single tick "0").
     static func ticks(_ lo: Double, _ hi: Double, count: Double = 6) -> [Double] {
         let span = max(hi - lo, 1e-12)
         let raw = span / count, mag = pow(10, floor(log10(raw)))
-        let step = [1.0, 2, 5, 10].map { $0 * mag }.first { $0 >= raw } ?? 10 * mag
-        var t = (lo / step).rounded(.up) * step, out: [Double] = []
-        while t <= hi + step * 1e-9 { out.append(abs(t) < step * 1e-9 ? 0 : t); t += step }
+        let steps = [0.1, 0.2, 0.5, 1.0, 2, 5, 10].map { $0 * mag }
+        var k = steps.firstIndex { $0 >= raw } ?? steps.count - 1
+        func marks(_ step: Double) -> [Double] {
+            var t = (lo / step).rounded(.up) * step, out: [Double] = []
+            while t <= hi + step * 1e-9 { out.append(abs(t) < step * 1e-9 ? 0 : t); t += step }
+            return out
+        }
+        var out = marks(steps[k])
+        while out.count < 2 && k > 0 { k -= 1; out = marks(steps[k]) }
         return out
     }
 

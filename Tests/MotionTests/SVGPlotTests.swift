@@ -63,5 +63,11 @@ final class SVGPlotTests: XCTestCase {
         XCTAssertEqual(SVGPlot.ticks(0, 2.995), [0, 0.5, 1, 1.5, 2, 2.5])
         XCTAssertEqual(SVGPlot.ticks(-3.2, 3.2), [-2, 0, 2])
         XCTAssertEqual(SVGPlot.ticks(0, 0.07), [0, 0.02, 0.04, 0.06])
+        // A panel's three ticks never shrink to one (issue 41: the gy panel showed only "0").
+        XCTAssertEqual(SVGPlot.ticks(-0.9, 0.9, count: 3), [-0.5, 0, 0.5])
+        for hi in stride(from: 0.11, through: 9.9, by: 0.37) {
+            XCTAssertGreaterThanOrEqual(SVGPlot.ticks(-hi, hi, count: 3).count, 2, "-\(hi)...\(hi)")
+            XCTAssertGreaterThanOrEqual(SVGPlot.ticks(0.02 * hi, hi, count: 3).count, 2, "\(0.02 * hi)...\(hi)")
+        }
     }
 }

@@ -56,17 +56,26 @@ public struct FilterVariantsOptions: Sendable {
     }
 
     /// Everything knowable before the job starts, as one sentence.
+    /// A folder that does not exist yet is made by `run` (`-o looks/` failed when it did not),
+    /// so only its parent must exist.
     public func check() throws {
         var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw JobError("-o \(folder): --variants writes one file per chain into a folder, and there is no folder \(folder).")
+        let exists = FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder)
+        if exists {
+            guard isFolder.boolValue else { throw JobError("-o \(folder): --variants writes one file per chain into a folder, and \(folder) is a file.") }
+        } else {
+            let parent = URL(fileURLWithPath: folder).deletingLastPathComponent().path
+            guard FileManager.default.fileExists(atPath: parent, isDirectory: &isFolder), isFolder.boolValue else {
+                throw JobError("-o \(folder): --variants writes one file per chain into a folder, and there is no folder \(parent) to make it in.")
+            }
         }
         let outputs = self.outputs
         for (i, o) in outputs.enumerated() {
             if let j = outputs[..<i].firstIndex(of: o) {
                 throw JobError("--variants entries \(j + 1) and \(i + 1) (\"\(chains[j].text)\", \"\(chains[i].text)\") would both write \(o).")
             }
-            try OutputPath.check(o, inputs: [input])
+            // (In a folder still to be made, the files' places are checked when it is.)
+            if exists { try OutputPath.check(o, inputs: [input]) }
         }
     }
 }
@@ -115,6 +124,19 @@ public final class FilterVariantsJob: Job {
 
     public func run() throws -> FilterVariantsResult {
         try options.check()
+        // The folder is made here when missing, and removed again if no variant lands in it.
+        let made = mkdir(options.folder, 0o755) == 0
+        do {
+            let result = try runInFolder()
+            if made, !result.variants.contains(where: { $0.failure == nil }) { rmdir(options.folder) }
+            return result
+        } catch {
+            if made { rmdir(options.folder) }
+            throw error
+        }
+    }
+
+    private func runInFolder() throws -> FilterVariantsResult {
         OutputPath.removeStaleTemporaries(in: options.folder)
         let reader = try MovieReader(path: options.input, audio: options.audio)
         let canvas = reader.video.displaySize.evenCanvas

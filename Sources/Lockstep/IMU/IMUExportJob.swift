@@ -28,6 +28,12 @@ public final class IMUExportJob: Job {
     /// Stops it between batches (`JobError.cancelled`); nothing is left under the output's name.
     public func cancel() { cancellation.cancel() }
 
+    /// The options that chose the window, as the user gave them.
+    static func window(_ from: Double?, _ to: Double?) -> String {
+        func s(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v) }
+        return [from.map { "--from \(s($0))" }, to.map { "--to \(s($0))" }].compactMap { $0 }.joined(separator: " ")
+    }
+
     /// The trace written and how many samples.
     public func run() throws -> (trace: Int64, count: Int) {
         let (path, trace, from, to, output) = (options.store, options.trace, options.from, options.to, options.output)
@@ -51,6 +57,12 @@ public final class IMUExportJob: Job {
             }
             try writer.finish()
             if cancellation.isCancelled { throw JobError.cancelled }
+            // A window past the trace's end gave an empty file and exit 0 (`--from 30 --to 40`
+            // on a 17 s trace): the file would say nothing, so nothing is written.
+            if writer.count == 0, from != nil || to != nil {
+                let span = try source.ends().map { String(format: "; it runs from 0 to %.3f s", Double($0.last.t - start) / 1e9) } ?? ""
+                throw IMUJobError("\(Self.window(from, to)): trace \(t.id) of \(path) has no samples there\(span); nothing was written")
+            }
             try pending.commit()
             return (t.id, writer.count)
         } catch {

@@ -267,7 +267,8 @@ final class SnakeStage {
                         "the trace does not overlap the video: on the video's clock it runs from %.3f s to %.3f s, the video from %.3f s to %.3f s. Is the trace on another clock? Give its offset with --offset-ms or a calibration profile",
                     Double(traceStart) / 1e9, Double(traceEnd) / 1e9, 0.0, Double(lastVideoTime) / 1e9)
             ]
-        } else if sampler != nil, lastVideoTime > traceEnd {
+        } else if sampler != nil, lastVideoTime - traceEnd >= 1_000_000 {
+            // Under a millisecond short is no shortfall (the HERO7's said "0.000 s before").
             summary.warnings.append(String(format: "the trace ends %.3f s before the video", Double(lastVideoTime - traceEnd) / 1e9))
         }
         if summary.framesWithoutMotion > 0 {

@@ -48,7 +48,7 @@ struct ProbeCommand: ParsableCommand {
                 if let l = s.contentLight { parts.append("MaxCLL \(l[0]), MaxFALL \(l[1])") }
                 if let avg = s.averageFrameRate { parts.append("avg \(avg) fps") }
                 if let m = s.measuredFrameRate { parts.append(String(format: "measured %.3f fps", m)) }
-                if let f = s.frames { parts.append("\(f) frames") }
+                if let f = s.frames { parts.append("\(f) frames" + (s.hiddenFrames.map { " (and \($0) an edit list hides)" } ?? "")) }
             }
             if let sr = s.sampleRate { parts.append("\(sr) Hz") }
             if let l = s.layout { parts.append(l) }

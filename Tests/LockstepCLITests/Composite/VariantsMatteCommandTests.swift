@@ -30,9 +30,15 @@ final class VariantsMatteCommandTests: ScratchFolderTestCase {
         XCTAssertEqual(
             message(FilterCommand.self, [bg, "-o", dir, "--variants", "mono", "--filter", "invert"]),
             "--variants cannot be combined with --filter or --filter-at; each variant is a whole chain.")
+        // A missing folder is made (issue 41); a missing parent is not.
+        XCTAssertEqual(message(FilterCommand.self, [bg, "-o", dir + "/nope", "--variants", "mono"]), "accepted")
         XCTAssertEqual(
-            message(FilterCommand.self, [bg, "-o", dir + "/nope", "--variants", "mono"]),
-            "-o \(dir)/nope: --variants writes one file per chain into a folder, and there is no folder \(dir)/nope.")
+            message(FilterCommand.self, [bg, "-o", dir + "/nope/deeper", "--variants", "mono"]),
+            "-o \(dir)/nope/deeper: --variants writes one file per chain into a folder, and there is no folder \(dir)/nope to make it in.")
+        try "x".write(toFile: dir + "/file", atomically: true, encoding: .utf8)
+        XCTAssertEqual(
+            message(FilterCommand.self, [bg, "-o", dir + "/file", "--variants", "mono"]),
+            "-o \(dir)/file: --variants writes one file per chain into a folder, and \(dir)/file is a file.")
         XCTAssertEqual(
             message(FilterCommand.self, [bg, "-o", dir, "--variants", "mono;mono"]),
             "--variants entries 1 and 2 (\"mono\", \"mono\") would both write \(dir)/mono.mp4.")

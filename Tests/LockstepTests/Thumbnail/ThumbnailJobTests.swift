@@ -196,7 +196,13 @@ final class ThumbnailJobTests: ScratchTestCase {
             let (out, result) = try thumbnail([clip], "bars-\(at).png", at: at)
             XCTAssertEqual(result.picks[0].time, Double(frame) / 24, accuracy: 0.001, "--at \(at)")
             XCTAssertEqual(result.warnings.count, warned ? 1 : 0, "--at \(at): \(result.warnings)")
-            assertIsFrame(try luma(out), of: source, frame)
+            let thumb = try luma(out)
+            if warned {
+                // Frames 0 to 23 are the same black: no neighbour to tell it from.
+                XCTAssertLessThan(Self.meanAbsDifference(thumb.frames[0], source.frames[frame]), 3)
+            } else {
+                assertIsFrame(thumb, of: source, frame)
+            }
         }
     }
 
