@@ -194,16 +194,20 @@ public final class MovieWriter {
     }
 
     /// `payload` as the user-data SEI of an encoded access unit (libx265's: Annex B, which the
-    /// MP4, MOV and Matroska muxers turn into length-prefixed units).
+    /// MP4, MOV and Matroska muxers turn into length-prefixed units), put in place before its
+    /// first picture NAL unit: the packet grows by the SEI, nothing else is copied but the tail.
     private func put(_ payload: [UInt8], into p: UnsafeMutablePointer<AVPacket>) throws {
-        let au = Array(UnsafeBufferPointer(start: p.pointee.data, count: Int(p.pointee.size)))
-        let out: [UInt8]
-        do { out = try UserDataSEI.replacingUserData(in: au, framing: .annexB, payload: payload, syntax: .hevc) } catch {
+        let size = Int(p.pointee.size)
+        guard let at = UserDataSEI.firstPictureStartCode(in: UnsafeBufferPointer(start: p.pointee.data, count: size), syntax: .hevc) else {
             throw MediaError("the HEVC encoder gave a packet with no picture in it (pts \(p.pointee.pts)); its provenance cannot be put in it", path: path)
         }
-        // Grows the packet's buffer (a copy when libx265's is shared) and writes the new unit list over it.
-        try check(av_grow_packet(p, Int32(out.count - au.count)), "av_grow_packet", path: path)
-        out.withUnsafeBufferPointer { p.pointee.data.update(from: $0.baseAddress!, count: out.count) }
+        let unit = [0, 0, 0, 1] + UserDataSEI.seiNAL(payload: payload, syntax: .hevc)
+        // Grows the packet's buffer (a copy when libx265's is shared), moves the pictures up and
+        // writes the SEI where they began.
+        try check(av_grow_packet(p, Int32(unit.count)), "av_grow_packet", path: path)
+        let data = p.pointee.data!
+        memmove(data + at + unit.count, data + at, size - at)
+        unit.withUnsafeBufferPointer { (data + at).update(from: $0.baseAddress!, count: unit.count) }
     }
 
     /// Writes the held video packet (the muxer takes its reference).

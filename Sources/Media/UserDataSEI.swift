@@ -124,6 +124,22 @@ public enum UserDataSEI {
         return rbsp[(i + size)...].first == 0x80 && rbsp[(i + size + 1)...].allSatisfy { $0 == 0 }
     }
 
+    /// Where the first picture NAL unit of an Annex B access unit starts (its start code's first
+    /// byte), read in place: the encoder's packets get their SEI there without being copied.
+    /// nil when the unit list holds no picture.
+    public static func firstPictureStartCode(in au: UnsafeBufferPointer<UInt8>, syntax: Syntax) -> Int? {
+        var i = 0
+        while i + 3 < au.count {
+            if au[i] == 0, au[i + 1] == 0, au[i + 2] == 1 {
+                if syntax.isPicture(syntax.type(au[i + 3])) { return i > 0 && au[i - 1] == 0 ? i - 1 : i }
+                i += 3
+            } else {
+                i += 1
+            }
+        }
+        return nil
+    }
+
     /// `au` with `payload` as its user-data SEI: any SEI that held only user data with the same
     /// UUID is dropped (the clip's own provenance, which would name other frames), the new one
     /// goes right before the first VCL NAL unit; every other unit is kept byte for byte, in the

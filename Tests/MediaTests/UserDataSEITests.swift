@@ -73,6 +73,11 @@ final class UserDataSEITests: XCTestCase {
         XCTAssertEqual(
             try UserDataSEI.replacingUserData(in: joined([start, old, start, trailSlice]), framing: .annexB, payload: payload, syntax: .hevc),
             joined([start, sei, start, trailSlice]))
+        // Found in place (how the writer puts it into libx265's packets): the four-byte start code
+        // of the slice, after three- and four-byte ones of the parameter sets.
+        let packet = joined([start, vps, [0, 0, 1], hevcSPS, start, x265, start, idrSlice])
+        XCTAssertEqual(packet.withUnsafeBufferPointer { UserDataSEI.firstPictureStartCode(in: $0, syntax: .hevc) }, 4 + 3 + 3 + 3 + 4 + x265.count)
+        XCTAssertNil(joined([start, vps, start, hevcSPS]).withUnsafeBufferPointer { UserDataSEI.firstPictureStartCode(in: $0, syntax: .hevc) })
         // Parameter sets alone hold no picture: refused.
         XCTAssertThrowsError(try UserDataSEI.replacingUserData(in: joined([start, vps, start, hevcSPS]), framing: .annexB, payload: payload, syntax: .hevc))
     }
