@@ -77,7 +77,8 @@ public final class ThumbnailJob: Job {
     private func warnings(_ picks: [ThumbnailPick]) -> [String] {
         picks.compactMap { p in
             if options.at != nil {
-                return p.verdict == .picture ? nil : "\(p.input): the frame at \(Self.seconds(p.time)) is \(p.verdict == .black ? "black" : "flat"); written as asked (without --at, the search finds a picture)."
+                return p.verdict == .picture
+                    ? nil : "\(p.input): the frame at \(Self.seconds(p.time)) is \(p.verdict == .black ? "black" : "flat"); written as asked (without --at, the search finds a picture)."
             }
             return p.fallback ? "\(p.input): every frame examined (\(p.examined)) is black or flat; wrote the most detailed one, at \(Self.seconds(p.time))." : nil
         }
