@@ -108,7 +108,7 @@ public final class Keyer {
     /// Measures the screen of `fg`.
     private func beginMatte(_ fg: YUVImage) -> KeyerBuffers {
         let b = prepare(width: fg.width, height: fg.height)
-        b.screen.measure(fg, key: difference, reference: reference, fallback: fallback)
+        b.screen.measure(fg, key: difference, reference: reference, fallback: fallback, cast: Float(settings.spillCast))
         return b
     }
 
@@ -128,6 +128,8 @@ public final class Keyer {
         // The local screen's 1 / strength, once per chroma row (it varies over 16 pixels).
         b.screen.interpolateRow(.inverse, lumaY: Double(2 * cy) + 1, into: b.gridRow)
         b.screen.spreadRow(b.gridRow, even: b.inverseEven, odd: b.inverseOdd)
+        b.screen.interpolateRow(.allowance, lumaY: Double(2 * cy) + 1, into: b.gridRow)
+        b.screen.spreadRow(b.gridRow, even: b.allowanceEven, odd: b.allowanceOdd)
         for half in 0..<2 {
             let y = 2 * cy + half
             guard y < h else { break }
@@ -135,8 +137,9 @@ public final class Keyer {
             // quarter below.
             let far = half == 0 ? max(cy - 1, 0) : min(cy + 1, ch - 1)
             KeyerVectors.matteRow(
-                near: strength(cy), far: strength(far), inverseEven: b.inverseEven,
-                inverseOdd: b.inverseOdd, sHalf: b.sHalf, width: w, levels: levels, into: half == 0 ? rows.even : rows.odd)
+                near: strength(cy), far: strength(far), inverseEven: b.inverseEven, inverseOdd: b.inverseOdd,
+                allowanceEven: b.allowanceEven, allowanceOdd: b.allowanceOdd, luma: fg.y.row(y), sHalf: b.sHalf, width: w,
+                levels: levels, into: half == 0 ? rows.even : rows.odd)
         }
     }
 
@@ -223,9 +226,10 @@ public final class KeyerBuffers {
     /// Two matte rows: the one-pass composite's (`Keyer.apply`).
     let matteRing: UnsafeMutablePointer<UInt8>
     private let combinedStorage: UnsafeMutablePointer<UInt8>
-    /// One luma row's strength at chroma resolution, and its local screen's 1 / strength at the
-    /// even and odd luma column of each chroma sample.
+    /// One luma row's strength at chroma resolution, and its local screen's 1 / strength and
+    /// spill allowance at the even and odd luma column of each chroma sample.
     let sHalf: UnsafeMutablePointer<Float>, inverseEven: UnsafeMutablePointer<Float>, inverseOdd: UnsafeMutablePointer<Float>
+    let allowanceEven: UnsafeMutablePointer<Float>, allowanceOdd: UnsafeMutablePointer<Float>
     /// The screen strength of three chroma rows (a ring: `Keyer.matteRows`).
     let strength: UnsafeMutablePointer<Float>
     let gridRow: UnsafeMutablePointer<Float>, gridRowU: UnsafeMutablePointer<Float>, gridRowV: UnsafeMutablePointer<Float>
@@ -237,7 +241,9 @@ public final class KeyerBuffers {
         screen = ScreenEstimate(width: width, height: height)
         let radius = max(settings.erode, settings.dilate, settings.feather)
         morphology = radius > 0 ? MatteMorphology(width: width, height: height, radius: radius) : nil
-        garbage = settings.garbage.map { GarbageMatte.mask($0, width: width, height: height) }
+        // The user's garbage matte and a placed foreground's picture: transparent outside either.
+        let outside = [settings.garbage, settings.picture].compactMap { $0.map { GarbageMatte.mask($0, width: width, height: height) } }
+        garbage = outside.first.map { first in outside.dropFirst().reduce(first) { zip($0, $1).map(min) } }
         core = settings.core.map { GarbageMatte.mask($0, width: width, height: height) }
         refines = morphology != nil || garbage != nil || core != nil
         let m = scratch
@@ -246,6 +252,7 @@ public final class KeyerBuffers {
         matteRing = m.buffer(count: 2 * width)
         let cw = (width + 1) / 2
         sHalf = m.buffer(count: cw + 1); inverseEven = m.buffer(count: cw); inverseOdd = m.buffer(count: cw)
+        allowanceEven = m.buffer(count: cw); allowanceOdd = m.buffer(count: cw)
         strength = m.buffer(count: 3 * cw)
         gridRow = m.buffer(count: screen.gridWidth); gridRowU = m.buffer(count: screen.gridWidth); gridRowV = m.buffer(count: screen.gridWidth)
     }

@@ -87,11 +87,12 @@ public struct MatteLevels: Sendable, Equatable {
 final class ScreenEstimate {
     static let cell = 8  // chroma samples per cell side (16 luma pixels)
     let gridWidth: Int, gridHeight: Int
-    /// Per cell: weight, then weighted Y, u, v sums; then the finished Y, u, v and 1 / strength.
-    /// (Memory the estimate owns: an array property would be checked for exclusive access and
-    /// uniqueness on every element written.)
+    /// Per cell: weight, then weighted Y, u, v sums; then the finished Y, u, v, the matte's
+    /// 1 / strength and its spill allowance per luma step (`finish`). (Memory the estimate owns:
+    /// an array property would be checked for exclusive access and uniqueness on every element
+    /// written.)
     let weight: UnsafeMutablePointer<Float>, sy: UnsafeMutablePointer<Float>, su: UnsafeMutablePointer<Float>
-    let sv: UnsafeMutablePointer<Float>, inverse: UnsafeMutablePointer<Float>
+    let sv: UnsafeMutablePointer<Float>, inverse: UnsafeMutablePointer<Float>, allowance: UnsafeMutablePointer<Float>
     private let filledRows: UnsafeMutablePointer<Bool>
     /// gridWidth x gridHeight.
     let cells: Int
@@ -113,7 +114,7 @@ final class ScreenEstimate {
     private let scratch = ScratchMemory()
 
     /// The per-cell values a row can be interpolated from.
-    enum Table { case y, u, v, inverse }
+    enum Table { case y, u, v, inverse, allowance }
 
     init(width: Int, height: Int) {
         let cw = (width + 1) / 2, ch = (height + 1) / 2
@@ -122,7 +123,7 @@ final class ScreenEstimate {
         let n = gridWidth * gridHeight
         cells = n
         let m = scratch
-        weight = m.buffer(count: n); sy = m.buffer(count: n); su = m.buffer(count: n); sv = m.buffer(count: n); inverse = m.buffer(count: n)
+        weight = m.buffer(count: n); sy = m.buffer(count: n); su = m.buffer(count: n); sv = m.buffer(count: n); inverse = m.buffer(count: n); allowance = m.buffer(count: n)
         filledRows = m.buffer(count: gridHeight, value: false)
         column0 = m.buffer(count: width); column1 = m.buffer(count: width); columnT = m.buffer(count: width)
         let groups = (width + 7) / 8
@@ -157,7 +158,8 @@ final class ScreenEstimate {
     /// screen (glass, a veil) is weaker *for its brightness* than the screen, whereas a shadow
     /// on the screen dims strength and luma alike. So they barely move the estimate of a cell
     /// that also holds pure screen.
-    func measure(_ image: YUVImage, key: ColourDifference, reference: Float, fallback: YUVColor) {
+    /// `cast`: the spill cast (`KeyerSettings.spillCast`) the matte allows for (`finish`).
+    func measure(_ image: YUVImage, key: ColourDifference, reference: Float, fallback: YUVColor, cast: Float) {
         for i in 0..<cells { weight[i] = 0; sy[i] = 0; su[i] = 0; sv[i] = 0 }
         let cw = image.u.width, ch = image.u.height, h = image.height, w = image.width
         let threshold = 0.15 * reference, invRef = 1 / reference
@@ -241,14 +243,25 @@ final class ScreenEstimate {
                 }
             }
         }
-        finish(key: key, fallback: fallback)
+        finish(key: key, fallback: fallback, cast: cast)
     }
 
     /// Weighted sums to means. Cells whose screen is under 35% of the strongest cell's are not
     /// screen (a green cast on a subject, a dim reflection) and count as empty. Empty cells are
     /// filled along rows (linear between filled ones), then whole empty rows from the nearest
     /// filled row; no screen at all: the fallback colour.
-    private func finish(key: ColourDifference, fallback: YUVColor) {
+    ///
+    /// Then what the matte needs per cell. Green bounce light from the screen lights the subject
+    /// too: a share `cast` of a surface's light has the screen's colour, which gives it the
+    /// screen's strength per unit of luma times `cast` times its luma (a white shirt at twice
+    /// the screen's luma and a 10% cast reads as 20% screen, and keyed 18% see-through). So the
+    /// matte takes from a pixel's screen share p = strength / screen strength the share such a
+    /// cast would give it, cast x luma / screen luma, and scales the rest by 1 / (1 - cast) so
+    /// the screen itself stays at 1: p' = p / (1 - cast) - luma x allowance. A pixel of
+    /// screen share t over a surface with exactly that cast keys to t; glass or hair over the
+    /// screen keep their share, less the cast their own light carries; a dark pixel is hardly
+    /// moved. `cast` 0 is the plain colour-difference matte.
+    private func finish(key: ColourDifference, fallback: YUVColor, cast: Float) {
         let gw = gridWidth, gh = gridHeight
         var strongest: Float = 0, strongestRatio: Float = 0
         for i in 0..<cells where weight[i] > 0 {
@@ -298,10 +311,13 @@ final class ScreenEstimate {
                 }
             }
         }
-        // A screen too weak to divide by (no screen: the fallback grey) keys nothing.
+        // A screen too weak to divide by (no screen: the fallback grey) keys nothing. The
+        // allowance is per step of 8-bit luma above black (Y' - 16): 255 / 219 R'G'B' units.
+        let keep = 1 - cast
         for i in 0..<cells {
             let s = key.strength(u: su[i], v: sv[i])
-            inverse[i] = s > 1 ? 1 / s : 0
+            inverse[i] = s > 1 ? 1 / (s * keep) : 0
+            allowance[i] = s > 1 ? cast * (255 / 219) / (keep * max(8, (sy[i] - 16) * (255 / 219))) : 0
         }
     }
 
@@ -321,6 +337,7 @@ final class ScreenEstimate {
         case .u: Self.interpolate(su, gridWidth, gridHeight, y, out)
         case .v: Self.interpolate(sv, gridWidth, gridHeight, y, out)
         case .inverse: Self.interpolate(inverse, gridWidth, gridHeight, y, out)
+        case .allowance: Self.interpolate(allowance, gridWidth, gridHeight, y, out)
         }
     }
 

@@ -95,6 +95,12 @@ public struct KeyerSettings: Equatable, Sendable {
     /// higher` of the other two (by channel order: red and blue for a green screen), as
     /// Blender's keying node and Keylight weigh them.
     public var screenBalance = 0.5
+    /// The share of the subject's light that is the screen's bounce light (`--spill-cast`):
+    /// that much of the screen's strength per unit of luma is not counted as screen, so a
+    /// light surface lit by the screen keys opaque (`ScreenEstimate.finish`); 0 is the plain
+    /// colour-difference matte. 0...0.5.
+    public var spillCast = 0.1
+    public static let spillCasts = 0.0...0.5
     /// How much of the spill (primary channel above the balanced other two) is removed, 0...1.
     public var despill = 1.0
     /// The weighting of the other two channels in the despill limit, as `screenBalance`.
@@ -107,6 +113,9 @@ public struct KeyerSettings: Equatable, Sendable {
     /// Inside it the foreground is opaque.
     public var core: KeyShape?
     public var view = KeyView.composite
+    /// Where the foreground's picture lies on the canvas when it does not cover it (chromakey's
+    /// `--fg-scale`, `--fg-position`): outside it transparent, as outside `garbage`.
+    public var picture: KeyShape?
 
     public init() {}
 }

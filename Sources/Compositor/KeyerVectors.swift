@@ -91,11 +91,12 @@ enum KeyerVectors {
     }
 
     /// One luma row of the matte from the chroma row's strengths `near` (the chroma row the luma
-    /// row belongs to) and `far` (the next one towards the luma row) and the local screen's
-    /// 1 / strength at its even and odd columns. `sHalf` is scratch for cw + 1 values.
+    /// row belongs to) and `far` (the next one towards the luma row), the local screen's
+    /// 1 / strength and spill allowance at its even and odd columns, and the row's `luma`. `sHalf` is scratch for cw + 1 values.
     static func matteRow(
         near: UnsafePointer<Float>, far: UnsafePointer<Float>, inverseEven: UnsafePointer<Float>,
-        inverseOdd: UnsafePointer<Float>, sHalf: UnsafeMutablePointer<Float>, width w: Int,
+        inverseOdd: UnsafePointer<Float>, allowanceEven: UnsafePointer<Float>, allowanceOdd: UnsafePointer<Float>,
+        luma: UnsafePointer<UInt8>, sHalf: UnsafeMutablePointer<Float>, width w: Int,
         levels: MatteLevels, into out: UnsafeMutablePointer<UInt8>
     ) {
         let cw = (w + 1) / 2
@@ -125,7 +126,14 @@ enum KeyerVectors {
             }
             // The screen share of each pixel; all sixteen past a cut: one store (most of a
             // frame is plain screen). Within the cuts, the levels.
-            let pe = s * loadFloats(inverseEven + cx), po = 0.5 * (s + next) * loadFloats(inverseOdd + cx)
+            // Less the spill cast its luma carries (`ScreenEstimate.finish`): luma above black
+            // at the even and odd columns, the low and high bytes of sixteen-bit words.
+            let lumaWords = UnsafeRawPointer(luma + 2 * cx).loadUnaligned(as: SIMD8<UInt16>.self)
+            let zero = Vector8(repeating: 0)
+            let le = VectorMath.max(VectorMath.float(VectorMath.widen(lumaWords & 0xFF)) - 16, zero)
+            let lo = VectorMath.max(VectorMath.float(VectorMath.widen(lumaWords &>> 8)) - 16, zero)
+            let pe = s * loadFloats(inverseEven + cx) - le * loadFloats(allowanceEven + cx)
+            let po = 0.5 * (s + next) * loadFloats(inverseOdd + cx) - lo * loadFloats(allowanceOdd + cx)
             if all((pe .>= transparentFrom) .& (po .>= transparentFrom)) {
                 UnsafeMutableRawPointer(out + 2 * cx).storeBytes(of: transparent, as: SIMD16<UInt8>.self)
                 cx += 8
@@ -146,7 +154,9 @@ enum KeyerVectors {
         for x in (2 * cx)..<w {
             let c = x / 2
             let s = x % 2 == 0 ? sHalf[c] : 0.5 * (sHalf[c] + sHalf[c + 1])
-            out[x] = levels.byte(1 - s * (x % 2 == 0 ? inverseEven[c] : inverseOdd[c]))
+            let l = max(Float(Int32(luma[x]) - 16), 0)
+            let p = s * (x % 2 == 0 ? inverseEven[c] : inverseOdd[c]) - l * (x % 2 == 0 ? allowanceEven[c] : allowanceOdd[c])
+            out[x] = levels.byte(1 - p)
         }
     }
 

@@ -65,11 +65,21 @@ public struct Layout: Equatable, Sendable {
 
     public struct Keep: Equatable, Sendable {
         public var width: Double, height: Double
-        public init(width: Double, height: Double) { self.width = width; self.height = height }
+        /// The share cropped from the displayed picture's left and top (centred: half of what
+        /// is not kept; a placed foreground that overhangs one side: more on that side).
+        public var left: Double, top: Double
+        /// Centred.
+        public init(width: Double, height: Double) { self.init(width: width, height: height, left: (1 - width) / 2, top: (1 - height) / 2) }
+        public init(width: Double, height: Double, left: Double, top: Double) {
+            self.width = width; self.height = height; self.left = left; self.top = top
+        }
         public static let all = Keep(width: 1, height: 1)
+        /// Whether as much is cropped from the left as from the right, from the top as from the bottom.
+        public var isCentred: Bool { left == (1 - width) / 2 && top == (1 - height) / 2 }
     }
 
-    public init(blend: BlendMode, canvas: Size, inputs: [Size], cells spec: GridSpec = GridSpec()) {
+    /// `keyed`: where `chromakey` puts its foreground and background (`placed`).
+    public init(blend: BlendMode, canvas: Size, inputs: [Size], cells spec: GridSpec = GridSpec(), keyed: KeyPlacement = KeyPlacement()) {
         precondition(canvas.width % 2 == 0 && canvas.height % 2 == 0, "canvas must be even")
         self.canvas = canvas
         let places: [Rect]
@@ -89,8 +99,14 @@ public struct Layout: Equatable, Sendable {
         self.places = places
         // An inset is made to its input's shape: fitting it is exact either way.
         let fills = blend.placesInputs && spec.fit == .fill
-        pictures = zip(places, inputs).map { fills ? $0.0 : Layout.fit($0.1, into: $0.0) }
-        keep = zip(places, inputs).map { fills ? Layout.keep($0.1, filling: $0.0) : .all }
+        var pictures = zip(places, inputs).map { fills ? $0.0 : Layout.fit($0.1, into: $0.0) }
+        var keep = zip(places, inputs).map { fills ? Layout.keep($0.1, filling: $0.0) : Keep.all }
+        if blend == .chromakey && inputs.count == 2 {
+            (pictures[0], keep[0]) = Layout.placed(inputs[0], on: canvas, keyed)
+            if keyed.backgroundFit == .fill { (pictures[1], keep[1]) = (places[1], Layout.keep(inputs[1], filling: places[1])) }
+        }
+        self.pictures = pictures
+        self.keep = keep
         decor =
             blend.placesInputs
             ? Decor(places: places, spec: spec, borderedFrom: blend == .pip ? 1 : 0)

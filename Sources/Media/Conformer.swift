@@ -16,8 +16,9 @@ public final class Conformer {
     public let fill: YUVColor
     /// Clockwise degrees to turn the decoded picture (0, 90, 180, 270).
     public let rotation: Int
-    /// The share of the displayed picture's width and height that is kept, centred (`fill`:
-    /// the picture covers its place and its overflow is cropped before scaling).
+    /// The share of the displayed picture's width and height that is kept (`fill`: the picture
+    /// covers its place and its overflow is cropped before scaling, centred; a placed foreground
+    /// that overhangs the canvas: the part on it).
     public let keep: Layout.Keep
     private let fitter: ColorFitter
     private var rotationScratch: YUVBuffer?
@@ -25,6 +26,9 @@ public final class Conformer {
     private let fill16: YUVColor16
     private var rotationScratch16: YUV16Buffer?
     private var signal: WorkingSignal { fitter.options.working }
+    /// Whether the margin repeats the picture's edge pixels instead of `fill` (a keyed
+    /// foreground the Lockstep keyer measures the screen of: `PlaneKernels.extendEdges`).
+    public var extendsEdges = false
 
     /// Throws when the geometry cannot hold a 4:2:0 picture (an empty or odd-placed rectangle).
     public init(place: Size, picture: Rect, fill: YUVColor, rotation: Int, keep: Layout.Keep = .all, color: ColorOptions = ColorOptions()) throws {
@@ -50,10 +54,27 @@ public final class Conformer {
         let (kw, kh) = rotation == 90 || rotation == 270 ? (keep.height, keep.width) : (keep.width, keep.height)
         let f = decoded.pointer
         let w = Int(f.pointee.width), h = Int(f.pointee.height)
-        let cx = Int((Double(w) * (1 - kw) / 2).rounded()), cy = Int((Double(h) * (1 - kh) / 2).rounded())
-        guard cx > 0 || cy > 0, 2 * cx < w, 2 * cy < h else { return }
-        f.pointee.crop_left = f.pointee.crop_left + cx; f.pointee.crop_right = f.pointee.crop_right + cx
-        f.pointee.crop_top = f.pointee.crop_top + cy; f.pointee.crop_bottom = f.pointee.crop_bottom + cy
+        let left: Int, right: Int, top: Int, bottom: Int
+        if keep.isCentred {
+            let cx = Int((Double(w) * (1 - kw) / 2).rounded()), cy = Int((Double(h) * (1 - kh) / 2).rounded())
+            (left, right, top, bottom) = (cx, cx, cy, cy)
+        } else {
+            // The displayed picture's sides, then the stored picture's: turned clockwise by 90,
+            // its stored left column shows as the top row, its top row as the right column.
+            let d = (l: keep.left, t: keep.top, r: 1 - keep.width - keep.left, b: 1 - keep.height - keep.top)
+            let s: (l: Double, t: Double, r: Double, b: Double)
+            switch rotation {
+            case 90: s = (d.t, d.r, d.b, d.l)
+            case 180: s = (d.r, d.b, d.l, d.t)
+            case 270: s = (d.b, d.l, d.t, d.r)
+            default: s = d
+            }
+            func pixels(_ share: Double, _ n: Int) -> Int { max(0, Int((Double(n) * share).rounded())) }
+            (left, right, top, bottom) = (pixels(s.l, w), pixels(s.r, w), pixels(s.t, h), pixels(s.b, h))
+        }
+        guard left + right + top + bottom > 0, left + right < w, top + bottom < h else { return }
+        f.pointee.crop_left = f.pointee.crop_left + left; f.pointee.crop_right = f.pointee.crop_right + right
+        f.pointee.crop_top = f.pointee.crop_top + top; f.pointee.crop_bottom = f.pointee.crop_bottom + bottom
         try check(av_frame_apply_cropping(f, Int32(AV_FRAME_CROP_UNALIGNED)), "av_frame_apply_cropping")
     }
 
@@ -90,6 +111,7 @@ public final class Conformer {
         }
         try out.withImage { image in
             let target = image.cropped(to: picture)
+            defer { if extendsEdges { PlaneKernels.extendEdges(image, picture: picture) } }
             if rotation == 0 {
                 try fitter.fit(decoded.pointer, into: .bytes(target))
             } else {

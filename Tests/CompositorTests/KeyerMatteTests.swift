@@ -14,9 +14,10 @@ final class KeyerMatteTests: XCTestCase {
         return b
     }
 
+    /// No levels and no spill cast: the plain colour-difference matte, worked out by hand.
     func settings(_ change: (inout KeyerSettings) -> Void = { _ in }) -> KeyerSettings {
         var s = KeyerSettings()
-        s.clipBlack = 0; s.clipWhite = 1
+        s.clipBlack = 0; s.clipWhite = 1; s.spillCast = 0
         change(&s)
         return s
     }
@@ -48,6 +49,32 @@ final class KeyerMatteTests: XCTestCase {
         XCTAssertEqual(levels.byte(0.5), 128)  // 0.5 -> 127.5, rounded up
         XCTAssertEqual(levels.byte(0.8), 255)
         XCTAssertEqual(levels.byte(1.3), 255)
+    }
+
+    /// Issue 41 (3): a light surface with the screen's colour cast on it is subject. Light grey
+    /// with green 24 over red and blue reads as 24 / 255 screen, 9% see-through, in the plain
+    /// matte; with a 10% cast allowed (the default), less cast x its luma over the screen's:
+    /// opaque. A dark one with the same colour difference keeps most of its screen share, and
+    /// the screen keys to 0 either way.
+    func testASpillCastOnALightSurfaceIsNotScreen() {
+        let light = YUVColor(rgb: RGB(r: 200, g: 224, b: 200)), dark = YUVColor(rgb: RGB(r: 30, g: 54, b: 30))
+        let key = ColourDifference(screen: RGB(r: 0, g: 255, b: 0), balance: 0.5)
+        func expected(_ c: YUVColor, cast: Double) -> Double {
+            let share = Double(key.strength(of: c)) / Double(key.strength(of: green))
+            let luma = Double(Int(c.y) - 16) / Double(Int(green.y) - 16)
+            return 255 * min(max(1 - (share - cast * luma) / (1 - cast), 0), 1)
+        }
+        for subject in [light, dark] {
+            let fg = plate(64, 16, edge: 32, subject: subject)
+            for cast in [0.0, 0.1] {
+                let alpha = Keyer(settings: settings { $0.spillCast = cast }).computeMatte(fg.image).alphaPlane
+                XCTAssertEqual(Double(alpha[48, 8]), expected(subject, cast: cast), accuracy: 1.5, "\(subject) cast \(cast)")
+                XCTAssertEqual(alpha[8, 8], 0, "the screen, cast \(cast)")
+            }
+        }
+        XCTAssertEqual(expected(light, cast: 0), 231, accuracy: 3)
+        XCTAssertEqual(expected(light, cast: 0.1), 255)
+        XCTAssertLessThan(expected(dark, cast: 0.1), 240)
     }
 
     func testTheMatteIsAtLumaResolution() {

@@ -48,10 +48,13 @@ final class KeyerVectorsTests: XCTestCase {
         for y in 0..<h {
             let cy = y / 2, far = y % 2 == 0 ? max(cy - 1, 0) : min(cy + 1, ch - 1)
             screen.interpolateRow(.inverse, lumaY: Double(2 * cy) + 1, into: grid)
+            screen.interpolateRow(.allowance, lumaY: Double(2 * cy) + 1, into: gy)
             let half = (0...cw).map { c in 0.75 * strength(min(c, cw - 1), cy) + 0.25 * strength(min(c, cw - 1), far) }
             for x in 0..<w {
                 let s = x % 2 == 0 ? half[x / 2] : 0.5 * (half[x / 2] + half[x / 2 + 1])
-                alpha[y * w + x] = keyer.levels.byte(1 - s * screen.at(grid, x))
+                // Less the spill cast the pixel's luma carries (`ScreenEstimate.finish`).
+                let l = max(Float(Int32(fg.y[x, y]) - 16), 0)
+                alpha[y * w + x] = keyer.levels.byte(1 - (s * screen.at(grid, x) - l * screen.at(gy, x)))
             }
         }
         let out = YUVBuffer(width: w, height: h), o = out.image
@@ -84,7 +87,7 @@ final class KeyerVectorsTests: XCTestCase {
     func bytes(_ p: Plane) -> [UInt8] { (0..<p.height).flatMap { y in (0..<p.width).map { p[$0, y] } } }
 
     func testLanesGiveTheSameBytesAsOnePixelAtATime() {
-        var clipped = KeyerSettings(); clipped.clipBlack = 0.2; clipped.clipWhite = 0.8; clipped.despill = 0.6
+        var clipped = KeyerSettings(); clipped.clipBlack = 0.2; clipped.clipWhite = 0.8; clipped.despill = 0.6; clipped.spillCast = 0.3
         // 160 and 130 wide: eight grid cells or more, so the screen's row interpolation runs on lanes too.
         for (w, h) in [(64, 36), (53, 21), (50, 19), (33, 17), (160, 40), (130, 37)] {
             for settings in [KeyerSettings(), clipped] {

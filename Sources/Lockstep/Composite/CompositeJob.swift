@@ -45,6 +45,11 @@ public struct CompositeOptions: Sendable {
     public var loudness: Double?
     /// grid, quad and pip: the grid's shape, cell fitting, borders, labels, insets.
     public var grid = GridSpec()
+    /// `chromakey`: where the foreground and background go (`--fg-scale`, `--fg-position`, `--bg-fit`).
+    public var keyPlacement = KeyPlacement()
+    /// Whether Lockstep's keyer gets a foreground placed off its usual fit: its margin then
+    /// repeats its edges and the keyer keys away everything outside it.
+    var placesKeyedForeground: Bool { blend == .chromakey && keyer == .lockstep && !keyPlacement.keepsForeground }
 
     /// The grid's rows and columns (quad: 2x2; blends without cells: 1x1).
     public var gridShape: (rows: Int, columns: Int) {
@@ -291,7 +296,7 @@ public final class CompositeJob: Job {
         let filters = try options.filter.map {
             try FilterStage(schedule: $0, canvas: canvas, matteMix: options.blend == .single ? matteMix : nil)
         }
-        let layout = Layout(blend: options.blend, canvas: canvas, inputs: sizes, cells: options.grid)
+        let layout = Layout(blend: options.blend, canvas: canvas, inputs: sizes, cells: options.grid, keyed: options.keyPlacement)
         var blender = Self.blender(options, layout: layout, matteMix: matteMix)
         let timing = Timing(placement: options.placement, sync: options.sync, frameRate: frameRate)
         let lanes = try Self.lanes(readers, options: options, layout: layout, blender: blender, canvas: canvas, timing: timing, failure: failure)
@@ -472,7 +477,7 @@ public final class CompositeJob: Job {
             keyColor: options.keyColor, similarity: options.similarity, smoothness: options.smoothness,
             matrix: options.signal.matrix)
         var blender = Blender(
-            mode: options.blend, layout: layout, key: key, keyer: options.makeKeyer(),
+            mode: options.blend, layout: layout, key: key, keyer: options.makeKeyer(layout: layout),
             weights: options.weights ?? Array(repeating: 1, count: options.inputs.count))
         if let matteMix, options.blend != .single { blender.matte = (matteMix, options.matte!.mode) }
         blender.keyAlphaAndColor = options.keyAlphaAndColor
@@ -495,8 +500,12 @@ public final class CompositeJob: Job {
                     picture: Rect(x: pic.x - place.x, y: pic.y - place.y, width: pic.width, height: pic.height),
                     fill: blender.marginColor(ofInput: i), rotation: r.video.rotation, keep: layout.keep[i],
                     color: options.color(of: r))
+                conformer.extendsEdges = i == 0 && options.placesKeyedForeground
             } catch let e as MediaError { throw e.at(r.path) }
             let alpha = try options.alphaConformer(ofInput: i, reader: r, place: conformer.place, picture: conformer.picture, fill: conformer.fill)
+            if alpha != nil && layout.keep[i] != .all {
+                throw JobError("input \(i + 1) (\(r.path)) has alpha: --fg-scale and --fg-position must leave all of it on the canvas (an alpha input is not cropped).")
+            }
             return InputLane(index: i, reader: r, conformer: conformer, poolSize: 4, failure: failure, alphaConformer: alpha)
         }
         let clocks = options.placement.clocks

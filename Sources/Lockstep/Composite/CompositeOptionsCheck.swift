@@ -52,6 +52,7 @@ extension CompositeOptions {
         }
         try checkPlacement()
         try checkGrid()
+        try checkKeyPlacement()
         if let n = audioFrom {
             guard audio else { throw JobError("--audio-from and --audio none contradict each other: choose one.") }
             try Self.check(audioFrom: Int128(n) + 1, inputs: inputs.count)
@@ -135,6 +136,13 @@ extension CompositeOptions {
     /// (one glyph per character). A label is cut to its cell's width; a longer one is a mistake
     /// (a file's contents given as a label), refused before anything is read.
     public static let longestLabel = largestSide / BitmapFont.advance
+
+    /// --fg-scale, --fg-position and --bg-fit: chromakey's, each in its range.
+    func checkKeyPlacement() throws {
+        guard keyPlacement != KeyPlacement() else { return }
+        guard blend == .chromakey else { throw JobError("--fg-scale, --fg-position and --bg-fit need --blend chromakey.") }
+        if let problem = keyPlacement.problem { throw JobError(problem) }
+    }
 
     /// --layout, --cell-fit, --border, --labels and the pip options against the blend.
     func checkGrid() throws {

@@ -6,10 +6,17 @@ extension CompositeOptions {
     public static let largestKeyRadius = 256
 
     /// Lockstep's keyer for this job, or nil when the blend keys nothing or GPUImage's math keys.
-    public func makeKeyer() -> Keyer? {
+    /// `layout`: where the foreground lies (a placed one: the keyer keys away all outside it).
+    public func makeKeyer(layout: Layout? = nil) -> Keyer? {
         guard keyer == .lockstep, blend == .chromakey || blend == .stack else { return nil }
         var settings = keying
         settings.screenColor = keyColor
+        if placesKeyedForeground, let layout {
+            let p = layout.pictures[0], c = layout.canvas
+            settings.picture = .rect(
+                x: Double(p.x) / Double(c.width), y: Double(p.y) / Double(c.height),
+                width: Double(p.width) / Double(c.width), height: Double(p.height) / Double(c.height))
+        }
         return Keyer(settings: settings, matrix: signal.matrix)
     }
 
@@ -20,6 +27,9 @@ extension CompositeOptions {
             ("--despill", k.despill), ("--despill-balance", k.despillBalance)
         ] where !(0...1).contains(value) {
             throw JobError("\(name) must be between 0 and 1; got \(value).")
+        }
+        guard KeyerSettings.spillCasts.contains(k.spillCast) else {
+            throw JobError("--spill-cast must be between \(KeyerSettings.spillCasts.lowerBound) and \(KeyerSettings.spillCasts.upperBound); got \(k.spillCast).")
         }
         guard k.clipWhite > k.clipBlack else {
             throw JobError("--clip-white must be above --clip-black; got \(k.clipWhite) and \(k.clipBlack).")
@@ -36,7 +46,9 @@ extension CompositeOptions {
             var given = k
             given.screenColor = KeyerSettings().screenColor
             if given != KeyerSettings() {
-                throw JobError("--clip-black, --clip-white, --screen-balance, --despill, --despill-balance, --erode, --dilate, --feather, --garbage, --core and --key-view need --keyer lockstep.")
+                throw JobError(
+                    "--clip-black, --clip-white, --screen-balance, --despill, --despill-balance, --spill-cast, --erode, --dilate, --feather, --garbage, --core and --key-view need --keyer lockstep."
+                )
             }
         } else if blend == .chromakey || blend == .stack {
             let key = ColourDifference(screen: keyColor, balance: k.screenBalance)

@@ -52,6 +52,9 @@ struct CompositeCommand: ParsableCommand {
     @OptionGroup(title: "Grid, quad and picture-in-picture")
     var cells: GridArguments
 
+    @OptionGroup(title: "Placing a keyed foreground (chromakey)")
+    var keyed: KeyPlacementArguments
+
     @OptionGroup(title: "Keyer (chromakey and stack)")
     var keying: KeyerArguments
 
@@ -133,6 +136,7 @@ struct CompositeCommand: ParsableCommand {
         options.audioFrom = audioFrom.map { $0 - 1 }
         options.loudness = loudness?.lufs
         options.grid = cells.spec(inputs: inputs)
+        options.keyPlacement = keyed.placement
         options.encode = EncodeSettings(crf: crf, preset: preset)
         options.stallTimeout = stallTimeout
         options.conceal = conceal

@@ -20,6 +20,11 @@ struct KeyerArguments: ParsableArguments {
     @Option(name: .customLong("screen-balance"), help: "Weight of red against blue (green screen; of red against green for blue) in the screen strength, 0 to 1.")
     var screenBalance = KeyerSettings().screenBalance
 
+    @Option(
+        name: .customLong("spill-cast"),
+        help: "The share of the subject's light that is the screen's bounce light, 0 to 0.5: so much screen colour per unit of luma keys as subject, not screen (light clothing stays opaque).")
+    var spillCast = KeyerSettings().spillCast
+
     @Option(help: "Spill removed, 0 to 1 (the luma it takes is given back).")
     var despill = KeyerSettings().despill
 
@@ -49,7 +54,7 @@ struct KeyerArguments: ParsableArguments {
     var settings: KeyerSettings {
         var s = KeyerSettings()
         s.clipBlack = clipBlack; s.clipWhite = clipWhite; s.screenBalance = screenBalance
-        s.despill = despill; s.despillBalance = despillBalance
+        s.despill = despill; s.despillBalance = despillBalance; s.spillCast = spillCast
         s.erode = erode; s.dilate = dilate; s.feather = feather
         s.garbage = garbage; s.core = core; s.view = keyView
         return s

@@ -39,6 +39,9 @@ final class KeyerValidationTests: XCTestCase {
         XCTAssertEqual(message(["--clip-black", "0.6", "--clip-white", "0.4"]), "--clip-white must be above --clip-black; got 0.4 and 0.6.")
         XCTAssertEqual(message(["--despill", "2"]), "--despill must be between 0 and 1; got 2.0.")
         XCTAssertEqual(message(["--screen-balance", "nan"]), "--screen-balance must be between 0 and 1; got nan.")
+        XCTAssertEqual(message(["--spill-cast", "0.6"]), "--spill-cast must be between 0.0 and 0.5; got 0.6.")
+        XCTAssertEqual(message(["--spill-cast", "nan"]), "--spill-cast must be between 0.0 and 0.5; got nan.")
+        XCTAssertEqual(message(["--spill-cast", "0", "--clip-white", "0.8"]), "accepted")
         XCTAssertEqual(message(["--erode", "2", "--dilate", "1", "--feather", "3", "--despill", "0.5", "--key-view", "matte"]), "accepted")
     }
 
@@ -48,7 +51,7 @@ final class KeyerValidationTests: XCTestCase {
             "The value 'keylight' is invalid for '--keyer <lockstep|gpuimage>'. Please provide one of 'lockstep' and 'gpuimage'.")
         XCTAssertEqual(
             message(["--keyer", "gpuimage", "--despill", "0.5"]),
-            "--clip-black, --clip-white, --screen-balance, --despill, --despill-balance, --erode, --dilate, --feather, --garbage, --core and --key-view need --keyer lockstep.")
+            "--clip-black, --clip-white, --screen-balance, --despill, --despill-balance, --spill-cast, --erode, --dilate, --feather, --garbage, --core and --key-view need --keyer lockstep.")
         XCTAssertEqual(message(["--keyer", "gpuimage", "--key-color", "808080", "--similarity", "0.2"]), "accepted")
         XCTAssertEqual(
             message(["--key-color", "808080"]),
