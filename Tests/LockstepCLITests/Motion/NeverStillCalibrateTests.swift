@@ -10,7 +10,7 @@ import XCTest
 /// (written independently of calibrate) with `--never-still`: its base variant turning from
 /// before the first frame to after the last, 6 s long. Its right answer must now be written,
 /// and another camera's trace (the first generator's fixture) must still be refused.
-/// The table over 37 cases this was decided from: docs/calibrate.md, "Confidence against the real error".
+/// The table over 32 cases this was decided from: docs/calibrate.md, "Confidence against the real error".
 final class NeverStillCalibrateTests: XCTestCase {
     static let seconds = "6"
     static let made = Mutex<URL?>(nil)
