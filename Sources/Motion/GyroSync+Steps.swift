@@ -71,14 +71,29 @@ extension GyroSync {
         var winner: SignedPermutation { candidates[winnerIndex] }
         var peak: PeakAnalysis { peaks[winnerIndex]! }
 
-        /// The next best peak that is another answer for the offset: the winner's own other
-        /// peaks, and other orientations' peaks at other offsets. Orientations that peak where
-        /// the winner does (rows the motion cannot tell apart) do not make the offset less sure.
+        /// The next best peak that is another answer for the offset: the winner's own separate
+        /// peaks, and other orientations' peaks at offsets outside the winner's own peak (its
+        /// width at half its height, and at least 3 grid steps or 15 ms). Orientations that peak
+        /// within it (rows the motion cannot tell apart) do not make the offset less sure.
+        /// The winner's own peak, ms: its width at half its height over the curve's median.
+        var ownPeakMs: ClosedRange<Double> { offsets[peak.width.lowerBound]...offsets[peak.width.upperBound] }
+
+        /// Where the orientation search's runner-up peaks (the coarse grid's offset, ms), and
+        /// whether that lies within the winner's own peak (then the offset does not hang on which
+        /// of the two is right).
+        var runnerUpAt: (offsetMs: Double, withinPeak: Bool)? {
+            guard let r = runnerUp, let i = candidates.firstIndex(where: { $0.orientation == r.0 }), let p = peaks[i] else { return nil }
+            let at = offsets[p.index]
+            return (at, ownPeakMs.contains(at) || abs(at - offsets[peak.index]) <= max(3 * step, 15))
+        }
+
         var secondPeak: Double {
             let lobeMs = max(3 * step, 15)
+            let own = ownPeakMs
             let others = peaks.indices.filter {
-                $0 != winnerIndex && peaks[$0] != nil
-                    && abs(offsets[peaks[$0]!.index] - offsets[peak.index]) > lobeMs
+                guard $0 != winnerIndex, let p = peaks[$0] else { return false }
+                let at = offsets[p.index]
+                return abs(at - offsets[peak.index]) > lobeMs && !own.contains(at)
             }.map { peaks[$0]!.value }
             return max(peak.runnerUp, others.max() ?? -1)
         }

@@ -64,6 +64,10 @@ public enum GyroSync {
         /// The best score of the orientation search's runner-up (nil when the mapping was given):
         /// the coarse search's peak, the same measure as `searchScore`.
         public var runnerUp: (orientation: String, score: Double)?
+        /// Where the runner-up orientation peaks in the coarse search (ms) and whether that lies
+        /// within the winner's own peak (its width at half height): then the offset does not hang
+        /// on which of the two is right.
+        public var runnerUpAt: (offsetMs: Double, withinPeak: Bool)?
         /// The winner's peak in the coarse search (step 1): the measure the orientations were
         /// ranked by, so the one to print next to the runner-up's (`correlation` is another
         /// measure, on the full series under the fitted clock, and may be lower or higher).
@@ -159,7 +163,7 @@ public enum GyroSync {
         let margin = second < 1 ? max(0, min(1, (coarse.peak.value - second) / (1 - second))) : 0
         let confidence = max(0, min(1, max(0, correlation) * margin.squareRoot() * fitted.agreement))
         return Result(
-            mapping: candidates.fixedMatrix ?? winner.mapping, stated: coarse.stated, runnerUp: coarse.runnerUp, searchScore: coarse.peak.value, clock: clock,
+            mapping: candidates.fixedMatrix ?? winner.mapping, stated: coarse.stated, runnerUp: coarse.runnerUp, runnerUpAt: coarse.runnerUpAt, searchScore: coarse.peak.value, clock: clock,
             syncPoints: fitted.used, rejected: windows.rejected, jumps: fitted.jumps, correlation: correlation,
             driftNote: fitted.used.count >= 3 ? fitted.driftNote : nil, runnerUpPeak: second, focalLengthPx: focal, lens: lens,
             still: still, confidence: confidence, searchedMs: range, wholeClip: (global.offsetMs, global.score))

@@ -15,8 +15,14 @@ public struct SyncPoint: Codable, Equatable, Sendable {
 struct PeakAnalysis: Equatable {
     var index: Int
     var value: Double
-    /// The highest local maximum outside the winner's lobe (-1 when there is none).
+    /// The highest separate peak: a local maximum from which the curve, on its way to the
+    /// winner, falls at least half the way from it down to the curve's median (-1 when there is
+    /// none). A bump on the winner's own shoulder (a smooth motion's broad peak, a few ms from
+    /// the best) is no other answer; only a peak standing on its own elsewhere is (issue 41).
     var runnerUp: Double
+    /// The winner's own peak: the indices about the best where the curve stays at or above half
+    /// its height over the curve's median.
+    var width: ClosedRange<Int>
     /// The best is the first or last valid candidate: the true peak may lie beyond.
     var atEdge: Bool
 
@@ -45,12 +51,32 @@ struct PeakAnalysis: Equatable {
         while lo > 0, known(lo - 1, nextTo: lo), let p = values[lo - 1], p <= v(lo) { lo -= 1 }
         var hi = best
         while hi < values.count - 1, known(hi + 1, nextTo: hi), let n = values[hi + 1], n <= v(hi) { hi += 1 }
+        let valid = values.compactMap { $0 }.sorted()
+        let median = valid[valid.count / 2]
+        let half = median + (value - median) / 2
+        var wLo = best
+        while wLo > 0, known(wLo - 1, nextTo: wLo), let p = values[wLo - 1], p >= half { wLo -= 1 }
+        var wHi = best
+        while wHi < values.count - 1, known(wHi + 1, nextTo: wHi), let n = values[wHi + 1], n >= half { wHi += 1 }
+        width = wLo...wHi
+        /// The lowest value between `j` and the best; -infinity across a gap (unscanned or
+        /// uncovered: the two are not known to be one peak).
+        func valley(_ j: Int) -> Double {
+            var m = Double.infinity
+            for k in min(j, best)...max(j, best) {
+                guard let x = values[k] else { return -.infinity }
+                if k > min(j, best), !known(k, nextTo: k - 1) { return -.infinity }
+                m = min(m, x)
+            }
+            return m
+        }
         var r = -1.0
         for j in values.indices where (j < lo || j > hi) {
-            guard let x = values[j] else { continue }
+            guard let x = values[j], x > r else { continue }
             // Beside a gap the value may be a slope's foot, not a peak: not counted.
             guard known(j - 1, nextTo: j), known(j + 1, nextTo: j) else { continue }
-            if x >= v(j - 1) && x >= v(j + 1) { r = max(r, x) }
+            guard x >= v(j - 1) && x >= v(j + 1) else { continue }
+            if valley(j) <= median + (x - median) / 2 { r = x }
         }
         runnerUp = r
     }

@@ -229,6 +229,7 @@ public final class CalibrateJob: Job {
         sync.mapping = compose(a.mapping, b.mapping)
         sync.stated = b.stated.map { s in (orientation: compose(a.mapping, .orientation(s.orientation)).orientationText, score: s.score, overridden: s.overridden) }
         sync.runnerUp = b.runnerUp
+        sync.runnerUpAt = b.runnerUpAt.map { (offsetMs: $0.offsetMs + pictureOffset, withinPeak: $0.withinPeak) }
         sync.searchScore = b.searchScore
         sync.runnerUpPeak = b.runnerUpPeak
         sync.clock = ClockMapping(pieces: b.clock.pieces.map { ClockMapping.Piece(fromVideoS: $0.fromVideoS, offsetMs: $0.offsetMs + pictureOffset, driftPpm: $0.driftPpm) })
@@ -480,11 +481,19 @@ public final class CalibrateJob: Job {
                 sync.correlation, sync.searchScore, sync.runnerUpPeak, sync.confidence))
         // (Below `confidenceFloor` nothing is written unless forced, and --force says so itself.)
         if let r = sync.runnerUp, profile.axisMappingSource == .searched, sync.searchScore - r.score < 0.01 {
+            // Whether the offset hangs on the choice: the runner-up's own peak inside the
+            // winner's (its width at half height) is the same answer for the offset.
+            let offsetPart =
+                sync.runnerUpAt.map {
+                    $0.withinPeak
+                        ? String(format: "both peak at the same offset (%@ at %.0f ms, within this one's peak), so the offset does not depend on it", r.orientation, $0.offsetMs)
+                        : String(format: "%@ peaks elsewhere (%.0f ms), so the offset depends on it too, and the confidence counts it as another answer", r.orientation, $0.offsetMs)
+                } ?? "the offset does not depend on it"
             warnings.append(
                 String(
                     format:
-                        "note: the picture hardly tells axis mapping %@ from %@ (%.3f against %.3f): it turned mostly about one axis; the offset does not depend on it, the mapping may (give --axis-mapping if you know it)",
-                    describe(sync.mapping), r.orientation, sync.searchScore, r.score))
+                        "note: the picture hardly tells axis mapping %@ from %@ (%.3f against %.3f): it turned mostly about one axis; %@; the profile keeps the better fit, %@, which the snake's turn follows only as far as the motion told them apart (give --axis-mapping if you know it)",
+                    describe(sync.mapping), r.orientation, sync.searchScore, r.score, offsetPart, describe(sync.mapping)))
         }
         return CalibrationResult(profile: profile, sync: sync, frames: motion.frameTimes.count, report: report, warnings: warnings)
     }

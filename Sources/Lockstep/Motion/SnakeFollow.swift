@@ -36,6 +36,12 @@ public enum SnakeFollowPicture {
         let why = r.stabilised ? "the camera stabilised this picture (\(r.stabilisation!.source))" : "--follow picture"
         if r.hasImageOrientation {
             o.readings = OrientationRecords.readings(OrientationRecords.picture(camera: r.cameraOrientation, image: r.imageOrientation))
+            if r.stabilised {
+                // The built-in profile (no --calibration) states no offset worth comparing.
+                let c = options.calibration
+                let given = !(c.name == "default" && c.timeOffsetMs == 0 && c.clockPieces == nil)
+                o.followsRecords = FollowedRecords(stabilisation: r.stabilisation!.source, gyroOffsetMs: given ? c.clock.pieces[0].offsetMs : nil)
+            }
             o.calibration = profile
             return (o, "note: \(why): the trail follows the picture's recorded orientation (IORI * CORI), not the gyro")
         }

@@ -158,7 +158,11 @@ func runComposite(_ options: CompositeOptions, quiet: Bool) throws {
     if let s = result.snake {
         print(
             "motion: \(s.framesWithMotion) frames paired, \(s.framesWithoutMotion) without"
-                + (s.measuredOffsetMs.map { String(format: "; the picture's motion says the offset is %.1f ms", $0) } ?? ""))
+                + (s.measuredOffsetMs.map {
+                    s.measuredAgainstRecords
+                        ? String(format: "; the picture's motion says it runs %.1f ms off its recorded orientation (IORI * CORI; the trail follows those, not the gyro)", $0)
+                        : String(format: "; the picture's motion says the offset is %.1f ms", $0)
+                } ?? ""))
         for w in s.warnings { printWarning(w) }
     }
 }
