@@ -46,6 +46,8 @@ public final class StillReader {
     /// without a recovery point holds back every picture) must not pass for "nothing after it".
     private var outSinceSeek = 0
     private var retriedFromStart = false
+    /// The last seek went past the start (a decode that then gives nothing is retried from it).
+    private var seekedAway = false
 
     public init(path: String, cancellation: CancellationToken = CancellationToken()) throws {
         self.path = path
@@ -88,6 +90,7 @@ public final class StillReader {
         pending = false; ended = false; readEnded = false; lastPts = nil
         moved = true
         outSinceSeek = 0; retriedFromStart = false
+        seekedAway = seconds > 0
     }
 
     /// Decodes the frame on screen at `seconds` into `frame`: the last one whose time is at or
@@ -123,7 +126,7 @@ public final class StillReader {
                 case .endOfStream: ended = true
                 }
             }
-            if ended && outSinceSeek == 0 && skipBefore != nil && !retriedFromStart {
+            if ended && outSinceSeek == 0 && seekedAway && !retriedFromStart {
                 // Nothing came out after the seek: decode from the start, dropping what is before.
                 retriedFromStart = true
                 try input.seek(stream: streamIndex, toKeyframeAtOrBefore: nil)

@@ -46,7 +46,7 @@ final class WriterFailureTests: MediaTestCase {
                 path: p, container: "mp4", canvas: Size(width: 0, height: 48), frameRate: Rational(30, 1),
                 settings: EncodeSettings(), withAudio: false)
         }
-        XCTAssertEqual(e?.description, "\(p): cannot encode a 0x48 picture: yuv420p needs even sizes of at least 2x2")
+        XCTAssertEqual(e?.description, "\(p): cannot encode a 0x48 picture: 4:2:0 pictures need even sizes of at least 2x2")
         XCTAssertFalse(FileManager.default.fileExists(atPath: p))
     }
 

@@ -136,13 +136,14 @@ final class SnakeSegmentTests: ScratchTestCase {
 extension SnakeSegmentTests {
     /// The report is written after the render; a write that fails (its folder gone, a folder
     /// under its name) said Foundation's nested error dump ("Error Domain=NSCocoaErrorDomain
-    /// Code=512 ...") instead of a line naming the report and the cause.
+    /// Code=512 ...") instead of a line naming the report and the cause; now the output rule
+    /// refuses the folder before anything is written (issue 40).
     func testAReportThatCannotBeWrittenIsOneSentence() throws {
         let folder = scratch.appendingPathComponent("report.csv")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
         var options = SnakeOptions(readings: [], calibration: Self.calibration)
         options.reportPath = folder.path
         let stage = SnakeStage(options: options, canvas: Size(width: 16, height: 16), frameRate: Rational(30, 1))
-        XCTAssertThrowsError(try stage.finish()) { XCTAssertEqual("\($0)", "\(folder.path): cannot move the finished file into place: Is a directory; nothing was written") }
+        XCTAssertThrowsError(try stage.finish()) { XCTAssertEqual("\($0)", "\(folder.path) is a folder; give a file name.") }
     }
 }
