@@ -91,10 +91,11 @@ final class CalibrateHonestyTests: XCTestCase {
         XCTAssertEqual(lines.count, 1, r.stderr)
         // The cause first (issue 22): a trace of another motion is a clip that does not match the
         // trace, not a search range too narrow. (Before the roll took part, every window was
-        // rejected here and the sentence blamed "the edge of the search range" first.)
+        // rejected here and the sentence blamed "the edge of the search range" first.) The
+        // confidence is 0.05 since a rival must be a separate peak (issue 41; it was 0.01).
         XCTAssertEqual(
             lines.first.map(String.init),
-            "Error: \(clip): no profile written: the clip does not match the trace: over the whole clip the picture and the gyro correlate at only 0.37; its confidence is 0.01, below the floor of 0.50. Give --force to write it anyway"
+            "Error: \(clip): no profile written: the clip does not match the trace: over the whole clip the picture and the gyro correlate at only 0.37; its confidence is 0.05, below the floor of 0.50. Give --force to write it anyway"
         )
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "no profile may be written")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path), [], "nothing left behind")
