@@ -6,21 +6,8 @@ import XCTest
 
 /// `--fg-scale`, `--fg-position`, `--bg-fit`: what a person sees for each bad value (exit 64),
 /// and what the good ones become.
-final class KeyPlacementValidationTests: XCTestCase {
-    let fixtures = Repository.fixtures
-    var fg: String { fixtures.appendingPathComponent("fg.mp4").path }
-    var bg: String { fixtures.appendingPathComponent("bg.mp4").path }
-
-    func message(_ extra: [String], blend: String = "chromakey") -> String {
-        do {
-            _ = try CompositeCommand.parse(["--blend", blend] + extra + ["-o", "/tmp/o.mp4", fg, bg])
-            return "accepted"
-        } catch {
-            XCTAssertEqual(CompositeCommand.exitCode(for: error).rawValue, 64, "\(extra)")
-            return CompositeCommand.message(for: error)
-        }
-    }
-
+/// (Beside the keyer's own options, with their `message`.)
+extension KeyerValidationTests {
     func testBadValuesAreOneSentenceNamingTheOption() {
         XCTAssertEqual(message(["--fg-scale", "0"]), "--fg-scale must be more than 0 and at most 4; got 0.0.")
         XCTAssertEqual(message(["--fg-scale", "4.5"]), "--fg-scale must be more than 0 and at most 4; got 4.5.")
