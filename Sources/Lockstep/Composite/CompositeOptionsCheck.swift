@@ -31,8 +31,10 @@ extension CompositeOptions {
         try checkMatte()
         try checkSegment()
         try checkSignal()
-        if deinterlace == .field && frames != nil {
-            throw JobError("--deinterlace field cannot be combined with --frames or --segments: a segment would not start on the field the single pass shows there.")
+        if deinterlace == .field && isCut {
+            throw JobError(
+                "--deinterlace field cannot be combined with \(cut != nil ? "--from/--to" : "--frames or --segments"): a \(cut != nil ? "cut" : "segment") would not start on the field the single pass shows there."
+            )
         }
         if let weights {
             guard weights.count == inputs.count else {
@@ -119,8 +121,12 @@ extension CompositeOptions {
         if sync == .index && placesInputsInTime {
             throw JobError("--offsets, --drift, --trim and --longest need time sync (--sync time or audio): index sync takes frame k of every input, whatever its time.")
         }
-        if frames != nil && placesInputsInTime {
-            throw JobError("--frames cannot be combined with --sync audio, --offsets, --drift, --trim or --longest: a segment render places inputs only from their first frames.")
+        if frames != nil && cut != nil {
+            throw JobError("--frames and --from/--to both choose the output's frames; give one.")
+        }
+        if isCut && placesInputsInTime {
+            throw JobError(
+                "\(cutOption) cannot be combined with --sync audio, --offsets, --drift, --trim or --longest: a \(cut != nil ? "cut" : "segment render") places inputs only from their first frames.")
         }
     }
 
@@ -249,6 +255,7 @@ extension CompositeOptions {
         }
         if snake != nil { throw JobError("\(what) cannot be combined with --snake: the snake draws on the SDR working signal (8-bit BT.709).") }
         if matte != nil { throw JobError("\(what) cannot be combined with --matte: mattes are mixed on the SDR working signal (8-bit BT.709).") }
+        // A cut by time is one file; segments are joined, and the join is H.264's.
         if frames != nil { throw JobError("\(what) cannot be combined with --frames or --segments: segment renders are H.264 only.") }
         if grid.border != 0 || grid.labels != nil {
             throw JobError("\(what) cannot be combined with --border or --labels: they are drawn on the SDR working signal (8-bit BT.709).")

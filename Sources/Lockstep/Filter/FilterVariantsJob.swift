@@ -12,6 +12,9 @@ public struct FilterVariantsOptions: Sendable {
     public var folder: String
     public var chains: [FilterChainSpec]
     public var audio = true
+    /// Time (the default): the input's timeline kept, as every command keeps it; `.index`
+    /// (`--keep-frames`): every frame once at the nominal rate.
+    public var sync = SyncMode.time
     public var encode = EncodeSettings()
     /// Seconds a stage may be stuck before the job stops with an error naming it.
     public var stallTimeout = 30.0
@@ -188,40 +191,38 @@ public final class FilterVariantsJob: Job {
         for w in writers { w.start() }
         watchdog.start()
         defer { watchdog.stop() }
-        let expected = CompositeJob.expectedFrames([reader], sync: .index, frameRate: frameRate)
-        let header = Provenance.header(
-            sync: SyncMode.index.rawValue, blend: BlendMode.single.rawValue, frameRate: frameRate,
+        let expected = CompositeJob.expectedFrames([reader], sync: options.sync, frameRate: frameRate)
+        if options.sync == .index, let line = KeepFramesNotice.line([reader], frameRate: frameRate) { events.notice?(line) }
+        var header = Provenance.header(
+            sync: options.sync.rawValue, blend: BlendMode.single.rawValue, frameRate: frameRate,
             inputs: [Provenance.Input(path: reader.path, timeBase: reader.video.timeBase, audio: reader.audio != nil)])
-        var sync = FrameSync<SharedFrame>(mode: .index, inputs: 1, frameRate: frameRate)
+        var sync = FrameSync<SharedFrame>(mode: options.sync, inputs: 1, frameRate: frameRate)
+        if let end = CompositeJob.streamEnd(reader.video) { sync.setStreamEnd(end, input: 0) }
         var emitted: Int64 = 0
-        loop: while failure.error == nil && writers.contains(where: { !$0.queue.closed }) {
-            switch sync.step() {
-            case .need:
+        _ = sync.drive(
+            pull: { _ in
                 clock.set("waiting for the input", busy: false)
-                guard let item = lane.frames.pop() else { break loop }
-                if let item {
-                    // One share for the sync, one per variant; the last release recycles the frame.
-                    sync.push(item.picture.source, payload: SharedFrame(item, lane: lane, holders: writers.count + 1), input: 0)
-                } else {
-                    sync.finish(input: 0)
-                }
-            case .release(let shared):
-                shared.release()
-            case .emit:
+                guard failure.error == nil, writers.contains(where: { !$0.queue.closed }), let item = lane.frames.pop() else { return .closed }
+                // One share for the sync, one per variant; the last release recycles the frame.
+                return item.map { .frame($0.picture.source, SharedFrame($0, lane: lane, holders: writers.count + 1)) } ?? .end
+            },
+            release: { $0.release() },
+            emit: { sync, _ in
+                guard failure.error == nil, writers.contains(where: { !$0.queue.closed }) else { return false }
                 clock.set("handing out frame \(emitted)", busy: false)
+                if emitted == 0 { header.inputs?[0].origin = sync.origin(0)?.value }
                 var record = emitted == 0 ? header : Provenance(k: 0, src: [])
                 record.k = sync.tick
                 let f = sync.chosenFrame(0)
-                record.src = [[Int64(f.index), f.pts.value]]
+                // Under time sync, until when the frame is on screen (as composite records it).
+                record.src = [[Int64(f.index), f.pts.value] + (sync.until(0).map { [$0.value] } ?? [])]
                 let shared = sync.chosen(0)
                 let lent = Lent(shared: shared, index: emitted, time: frameRate.inverse * emitted, record: record)
                 for w in writers where !w.queue.push(lent) { shared.release() }
                 emitted += 1
                 events.progress?(emitted, expected)
-            case .end:
-                break loop
-            }
-        }
+                return true
+            })
         while let shared = sync.drain() { shared.release() }
         let audioEnd = AudioTimeline.samples(coveringFrames: emitted, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
         lane.stopVideo(audioUntil: reader.audio != nil && failure.error == nil ? audioEnd : .min)

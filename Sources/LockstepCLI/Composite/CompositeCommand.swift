@@ -105,6 +105,7 @@ struct CompositeCommand: ParsableCommand {
     @OptionGroup(title: "Snake effect (with --snake)")
     var snake: SnakeArguments
 
+    @OptionGroup(title: "Timeline and cuts") var timeline: TimelineArguments
     @OptionGroup(title: "Segment renders")
     var segment: SegmentArguments
 
@@ -144,12 +145,16 @@ struct CompositeCommand: ParsableCommand {
         options.keyAlphaAndColor = alpha.keyAlphaAndColor
         color.apply(to: &options)
         segment.apply(to: &options)
+        timeline.apply(to: &options)
         return options
     }
 
     func validate() throws {
         // The rules live in the library (a Swift caller gets the same sentences); here they
         // become usage errors (exit 64).
+        if timeline.keepFrames && sync != .time {
+            throw ValidationError("--keep-frames is --sync index; it cannot be combined with --sync \(sync.rawValue).")
+        }
         try placement.check(inputs: inputs.count)
         let options = try asUsage {
             // Before `options`, which counts inputs from 0: -9223372036854775808 - 1 would trap.

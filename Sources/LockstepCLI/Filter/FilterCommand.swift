@@ -29,6 +29,7 @@ struct FilterCommand: ParsableCommand {
     @Option(help: ArgumentHelp("x264 preset.", valueName: "ultrafast...veryslow")) var preset = "veryfast"
     @Flag(help: "No progress on stderr.") var quiet = false
     @OptionGroup(title: "Colour and scanning") var color: ColorArguments
+    @OptionGroup(title: "Timeline and cuts") var timeline: TimelineArguments
     @OptionGroup(title: "Segment renders") var segment: SegmentArguments
     @OptionGroup(title: "Scale-out (segments on a Slurm job array, or Kubernetes manifests)") var scaleOut: ScaleOutArguments
 
@@ -46,6 +47,9 @@ struct FilterCommand: ParsableCommand {
             guard filters.isEmpty else { throw ValidationError("--variants cannot be combined with --filter or --filter-at; each variant is a whole chain.") }
             guard matte.matte == nil else { throw ValidationError("--variants cannot be combined with --matte.") }
             guard !scaleOut.requested else { throw ValidationError("--variants cannot be combined with --segments: each variant is a render of its own.") }
+            guard timeline.cut == nil && segment.frames == nil else {
+                throw ValidationError("--variants cannot be combined with --from, --to or --frames: cut the movie first (`lockstep filter IN --filter none --from T --to T`), then make its variants.")
+            }
             try asUsage {
                 try variantOptions(input: input, folder: output, text: variants).check()
                 try OutputPath.checkInput(input)
@@ -70,12 +74,14 @@ struct FilterCommand: ParsableCommand {
         options.matte = matte.options
         color.apply(to: &options)
         segment.apply(to: &options)
+        timeline.apply(to: &options)
         return options
     }
 
     func variantOptions(input: String, folder: String, text: String) throws -> FilterVariantsOptions {
         var options = FilterVariantsOptions(input: input, folder: folder, chains: try FilterVariantsOptions.parse(text))
         options.audio = audio == .mix
+        if timeline.keepFrames { options.sync = .index }
         options.encode = EncodeSettings(crf: crf, preset: preset)
         return options
     }

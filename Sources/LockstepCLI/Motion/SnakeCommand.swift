@@ -103,6 +103,7 @@ struct SnakeCommand: ParsableCommand {
     @Flag(help: "No progress on stderr.") var quiet = false
     @Option(help: ArgumentHelp("What the trail follows: auto (the picture's motion when the movie says the camera stabilised it, else the gyro), gyro, or picture.", valueName: "auto|gyro|picture"))
     var follow: SnakeFollow = .auto
+    @OptionGroup(title: "Timeline and cuts") var timeline: TimelineArguments
     @OptionGroup(title: "Segment renders") var segment: SegmentArguments
     @OptionGroup(title: "Scale-out (segments on a Slurm job array, or Kubernetes manifests)") var scaleOut: ScaleOutArguments
     @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v, .mov or .mkv).", valueName: "OUT")) var output: String
@@ -113,6 +114,7 @@ struct SnakeCommand: ParsableCommand {
             var options = CompositeOptions(inputs: [input], output: output, blend: .single)
             options.encode = EncodeSettings(crf: crf, preset: preset)
             segment.apply(to: &options)
+            timeline.apply(to: &options)
             try options.check()
             try OutputPath.checkInput(input)
             try OutputPath.check(output, inputs: [input] + snake.readFiles)
@@ -128,6 +130,7 @@ struct SnakeCommand: ParsableCommand {
         options.filter = try filters.schedule()
         options.encode = EncodeSettings(crf: crf, preset: preset)
         segment.apply(to: &options)
+        timeline.apply(to: &options)
         if scaleOut.requested { return try scaleOut.run(options, command: "snake", gopGiven: segment.gop != nil) }
         try runComposite(options, quiet: quiet)
     }
