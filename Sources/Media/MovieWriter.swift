@@ -158,7 +158,16 @@ public final class MovieWriter {
         if carriesUserDataItself, let sd = av_frame_get_side_data(frame.pointer, AV_FRAME_DATA_SEI_UNREGISTERED) {
             userData[index] = Array(UnsafeBufferPointer(start: sd.pointee.data, count: Int(sd.pointee.size)))
         }
-        try video.send(try converter?.convert(frame.pointer) ?? frame.pointer)
+        let picture = try converter?.convert(frame.pointer) ?? frame.pointer
+        // prores_ks writes the frame's own colour fields into each frame header (not the
+        // context's): the working pictures' tags are the encoder's.
+        let c = video.context.pointee
+        picture.pointee.color_primaries = c.color_primaries
+        picture.pointee.color_trc = c.color_trc
+        picture.pointee.colorspace = c.colorspace
+        picture.pointee.color_range = c.color_range
+        picture.pointee.chroma_location = c.chroma_sample_location
+        try video.send(picture)
         try drain(video, videoStream)
     }
 
