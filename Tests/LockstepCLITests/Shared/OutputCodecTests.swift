@@ -15,8 +15,10 @@ final class OutputCodecTests: ScratchFolderTestCase {
     func probe(_ file: String) throws -> [String: String] {
         let out = try Processes.check(
             "ffprobe",
-            ["-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
-             "stream=codec_name,profile,pix_fmt,color_space,color_transfer,color_primaries,nb_read_frames,codec_tag_string", "-of", "default=nw=1", file])
+            [
+                "-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
+                "stream=codec_name,profile,pix_fmt,color_space,color_transfer,color_primaries,nb_read_frames,codec_tag_string", "-of", "default=nw=1", file
+            ])
         var fields: [String: String] = [:]
         for line in String(decoding: out, as: UTF8.self).split(separator: "\n") {
             let kv = line.split(separator: "=", maxSplits: 1).map(String.init)
@@ -65,9 +67,11 @@ final class OutputCodecTests: ScratchFolderTestCase {
             let p = path(name)
             try Processes.check(
                 "ffmpeg",
-                ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=256x144:r=25:d=0.4", "-f", "lavfi", "-i", "sine=f=\(440 + 220 * i):d=0.4",
-                 "-c:v", "libx265", "-x265-params", "log-level=error", "-preset", "ultrafast", "-pix_fmt", "yuv420p10le",
-                 "-color_primaries", "bt2020", "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", "-c:a", "aac", "-shortest", p])
+                [
+                    "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=256x144:r=25:d=0.4", "-f", "lavfi", "-i", "sine=f=\(440 + 220 * i):d=0.4",
+                    "-c:v", "libx265", "-x265-params", "log-level=error", "-preset", "ultrafast", "-pix_fmt", "yuv420p10le",
+                    "-color_primaries", "bt2020", "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", "-c:a", "aac", "-shortest", p
+                ])
             return p
         }
     }
@@ -76,10 +80,12 @@ final class OutputCodecTests: ScratchFolderTestCase {
         let clips = try hlgClips()
         try assertStream(clips[0], ["pix_fmt": "yuv420p10le", "color_transfer": "arib-std-b67"])
         let kept = try run(["concat"] + clips + ["--hdr", "hlg", "-o", path("hdr.mp4"), "--quiet"])
-        try assertStream(path("hdr.mp4"), [
-            "codec_name": "hevc", "profile": "Main 10", "pix_fmt": "yuv420p10le", "codec_tag_string": "hvc1", "nb_read_frames": "20",
-            "color_space": "bt2020nc", "color_transfer": "arib-std-b67", "color_primaries": "bt2020"
-        ])
+        try assertStream(
+            path("hdr.mp4"),
+            [
+                "codec_name": "hevc", "profile": "Main 10", "pix_fmt": "yuv420p10le", "codec_tag_string": "hvc1", "nb_read_frames": "20",
+                "color_space": "bt2020nc", "color_transfer": "arib-std-b67", "color_primaries": "bt2020"
+            ])
         XCTAssertFalse(kept.stderr.contains("tone-mapped"), kept.stderr)
         // Without --hdr: SDR H.264, and a notice naming each clip brought down.
         let mapped = try run(["concat"] + clips + ["-o", path("sdr.mp4"), "--quiet"])
@@ -90,14 +96,18 @@ final class OutputCodecTests: ScratchFolderTestCase {
             mapped.stderr)
         // HDR into the intra codecs: ProRes 10-bit HLG, DNxHR HQX PQ.
         _ = try run(["concat"] + clips + ["--hdr", "hlg", "--codec", "prores", "-o", path("hdr.mov"), "--quiet"])
-        try assertStream(path("hdr.mov"), [
-            "codec_name": "prores", "profile": "HQ", "pix_fmt": "yuv422p10le", "nb_read_frames": "20",
-            "color_space": "bt2020nc", "color_transfer": "arib-std-b67", "color_primaries": "bt2020"
-        ])
+        try assertStream(
+            path("hdr.mov"),
+            [
+                "codec_name": "prores", "profile": "HQ", "pix_fmt": "yuv422p10le", "nb_read_frames": "20",
+                "color_space": "bt2020nc", "color_transfer": "arib-std-b67", "color_primaries": "bt2020"
+            ])
         _ = try run(["concat", clips[0], "--hdr", "pq", "--codec", "dnxhr", "-o", path("pq.mov"), "--quiet"])
-        try assertStream(path("pq.mov"), [
-            "codec_name": "dnxhd", "profile": "DNXHR HQX", "pix_fmt": "yuv422p10le", "nb_read_frames": "10",
-            "color_space": "bt2020nc", "color_transfer": "smpte2084", "color_primaries": "bt2020"
-        ])
+        try assertStream(
+            path("pq.mov"),
+            [
+                "codec_name": "dnxhd", "profile": "DNXHR HQX", "pix_fmt": "yuv422p10le", "nb_read_frames": "10",
+                "color_space": "bt2020nc", "color_transfer": "smpte2084", "color_primaries": "bt2020"
+            ])
     }
 }

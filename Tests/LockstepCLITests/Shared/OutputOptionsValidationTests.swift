@@ -54,8 +54,10 @@ final class OutputOptionsValidationTests: XCTestCase {
 
     func testEveryCommandTakesTheSameOptionsWithTheSameHelp() {
         let commands: [ParsableCommand.Type] = [CompositeCommand.self, ConcatCommand.self, FilterCommand.self, ReverseCommand.self, SnakeCommand.self]
-        let lines = ["--size <WxH>", "--fps <N[/D]>", "--hdr <hlg|pq>", "--tonemap <hable|mobius|reinhard|clip>", "--deinterlace <off|frame|field>",
-                     "--codec <h264|hevc|prores|dnxhr>", "--crf <N>", "--preset <ultrafast...placebo>"]
+        let lines = [
+            "--size <WxH>", "--fps <N[/D]>", "--hdr <hlg|pq>", "--tonemap <hable|mobius|reinhard|clip>", "--deinterlace <off|frame|field>",
+            "--codec <h264|hevc|prores|dnxhr>", "--crf <N>", "--preset <ultrafast...placebo>"
+        ]
         let help = commands.map { $0.helpMessage(columns: 400) }
         for line in lines {
             // The option's help line, as the first command prints it, is in every command's help.
