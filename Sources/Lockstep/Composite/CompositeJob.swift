@@ -311,6 +311,8 @@ public final class CompositeJob: Job {
         let blanks = try Self.blanks(lanes, coverage: options.coverage)
         let notices =
             soundNotices + Self.notices(readers: Array(readers.prefix(options.inputs.count)), sync: options.sync, frameRate: frameRate)
+            + [ToneMapping.notice(readers.prefix(options.inputs.count).map { ($0.path, $0.video) }, signal: options.signal, curve: options.toneCurve)]
+            .compactMap { $0 }
             + (Self.borderNotice(options.grid, blend: options.blend).map { [$0] } ?? [])
         tell(notices)
         let snake = options.snake.map { SnakeStage(options: $0, canvas: canvas, frameRate: frameRate) }
@@ -471,7 +473,7 @@ public final class CompositeJob: Job {
         }
         // A size the inputs gave (a 1x1 picture under --hdr, a grid of large cells): said here,
         // naming where it came from, not by the encoder.
-        if options.size == nil, let problem = EncodeSettings.problem(encoding: canvas, as: options.signal) {
+        if options.size == nil, let problem = EncodeSettings.problem(encoding: canvas, as: options.signal, codec: options.encode.codec) {
             let from = options.blend.placesInputs ? "the \(options.blend.rawValue) of the inputs' pictures" : "\(first.path)'s picture"
             throw JobError("the canvas \(canvas), from \(from), cannot be encoded: \(problem); give another with --size.")
         }

@@ -65,8 +65,13 @@ public final class ConcatJob: Job {
             throw failure.error ?? error
         }
         if let error = failure.error { throw error }
+        for r in readers { r.deinterlace(options.deinterlace) }
         let first = readers[0]
         let canvas = options.size ?? first.video.displaySize.evenCanvas
+        if options.size == nil, let problem = EncodeSettings.problem(encoding: canvas, as: options.signal, codec: options.encode.codec) {
+            throw JobError("the canvas \(canvas), from \(first.path)'s picture, cannot be encoded: \(problem); give another with --size.")
+        }
+        if let line = ToneMapping.notice(readers.map { ($0.path, $0.video) }, signal: options.signal, curve: options.toneCurve) { events.notice?(line); notices.append(line) }
         guard let frameRate = options.frameRate ?? CompositeJob.defaultFrameRate(readers) else {
             throw MediaError("no frame rate in the file; give one with --fps", path: first.path)
         }
@@ -83,7 +88,9 @@ public final class ConcatJob: Job {
             let layout = Layout(blend: .single, canvas: canvas, inputs: [r.video.displaySize])
             let conformer: Conformer
             do {
-                conformer = try Conformer(place: canvas, picture: layout.pictures[0], fill: .black, rotation: r.video.rotation)
+                conformer = try Conformer(
+                    place: canvas, picture: layout.pictures[0], fill: .black, rotation: r.video.rotation,
+                    color: ColorOptions(working: options.signal, toneCurve: options.toneCurve, metadata: r.video.color.hdr))
             } catch let e as MediaError { throw e.at(r.path) }
             return InputLane(index: k, reader: r, conformer: conformer, poolSize: 4, failure: failure)
         }
@@ -101,7 +108,7 @@ public final class ConcatJob: Job {
 
         let writer = try MovieWriter(
             path: pending.path, container: OutputPath.container(for: options.output), canvas: canvas,
-            frameRate: frameRate, settings: options.encode, withAudio: withAudio)
+            frameRate: frameRate, settings: try ToneMapping.settings(options.encode, signal: options.signal, inputs: readers.map { ($0.path, $0.video) }), withAudio: withAudio)
         func samples(_ frames: Int64) -> Int64 {
             AudioTimeline.samples(coveringFrames: frames, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
         }

@@ -16,6 +16,11 @@ public struct FilterVariantsOptions: Sendable {
     /// (`--keep-frames`): every frame once at the nominal rate.
     public var sync = SyncMode.time
     public var encode = EncodeSettings()
+    /// The canvas (the picture fitted into it); nil: the input's display size.
+    public var size: Size?
+    /// How HDR inputs are brought into the SDR output, and interlaced ones scanned.
+    public var toneCurve = ToneCurve.hable
+    public var deinterlace = DeinterlaceMode.frame
     /// Seconds a stage may be stuck before the job stops with an error naming it.
     public var stallTimeout = 30.0
     /// Tests only: variant `variant` fails once it has written `afterFrames` frames (a failure
@@ -40,7 +45,8 @@ public struct FilterVariantsOptions: Sendable {
 
     /// The file a chain writes in the folder: its text with every character a file name or a
     /// shell makes awkward replaced (`blur:radius=3,mono` -> `blur-radius-3+mono.mp4`).
-    public static func fileName(for chain: String) -> String {
+    /// `codec`: ProRes and DNxHR go into .mov files, the others into .mp4.
+    public static func fileName(for chain: String, codec: VideoCodec? = nil) -> String {
         var name = String(
             chain.unicodeScalars.map { c -> Character in
                 switch c {
@@ -51,17 +57,18 @@ public struct FilterVariantsOptions: Sendable {
                 }
             })
         if name.hasPrefix(".") { name = "_" + name.dropFirst() }  // never a hidden file
-        return name + ".mp4"
+        return name + (codec?.needsMOV == true ? ".mov" : ".mp4")
     }
 
     public var outputs: [String] {
-        chains.map { (folder as NSString).appendingPathComponent(Self.fileName(for: $0.text)) }
+        chains.map { (folder as NSString).appendingPathComponent(Self.fileName(for: $0.text, codec: encode.codec)) }
     }
 
     /// Everything knowable before the job starts, as one sentence.
     /// A folder that does not exist yet is made by `run` (`-o looks/` failed when it did not),
     /// so only its parent must exist.
     public func check() throws {
+        try CompositeOptions.check(size: size, frameRate: nil, codec: encode.codec)
         var isFolder: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder)
         if exists {
@@ -142,7 +149,13 @@ public final class FilterVariantsJob: Job {
     private func runInFolder() throws -> FilterVariantsResult {
         OutputPath.removeStaleTemporaries(in: options.folder)
         let reader = try MovieReader(path: options.input, audio: options.audio)
-        let canvas = reader.video.displaySize.evenCanvas
+        reader.deinterlace(options.deinterlace)
+        let canvas = options.size ?? reader.video.displaySize.evenCanvas
+        if options.size == nil, let problem = EncodeSettings.problem(encoding: canvas, as: .sdr, codec: options.encode.codec) {
+            throw JobError("the canvas \(canvas), from \(options.input)'s picture, cannot be encoded: \(problem); give another with --size.")
+        }
+        let inputs = [(path: options.input, video: reader.video)]
+        if let line = ToneMapping.notice(inputs, signal: .sdr, curve: options.toneCurve) { events.notice?(line) }
         guard let frameRate = reader.video.nominalFrameRate ?? reader.video.frameRate else {
             throw MediaError("no frame rate in the file", path: reader.path)
         }
@@ -153,7 +166,8 @@ public final class FilterVariantsJob: Job {
             conformer = try Conformer(
                 place: Size(width: place.width, height: place.height),
                 picture: Rect(x: pic.x - place.x, y: pic.y - place.y, width: pic.width, height: pic.height),
-                fill: .black, rotation: reader.video.rotation)
+                fill: .black, rotation: reader.video.rotation,
+                color: ColorOptions(toneCurve: options.toneCurve, metadata: reader.video.color.hdr))
         } catch let e as MediaError { throw e.at(reader.path) }
         let outputs = options.outputs
         // A variant whose chain or file cannot be set up (an unreadable .cube) fails alone, now.
