@@ -1,4 +1,5 @@
 import CFFmpeg
+import Compositor
 
 /// An output's telemetry track: a packet lane beside the picture and the sound. Packets wait
 /// here on the output's clock and are written as the picture passes their time, so the muxer
