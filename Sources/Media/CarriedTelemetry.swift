@@ -46,18 +46,29 @@ public struct CarriedTelemetry: Sendable {
     /// The packets of the source from `start` on (seconds on its video clock), moved so that
     /// `start` falls at `offset` on the output's clock.
     ///
-    /// Every packet that ends after `start` is kept whole, also the one that straddles it: a GPMF
-    /// payload's samples are spread evenly over its packet's span (about 1 s), so a packet
-    /// cannot be cut inside without rewriting its payload, and dropping it would leave the
-    /// output's first frames without gyro. That first packet then begins before the output's 0
-    /// (the muxer writes an edit list; readers that honour it, FFmpeg's and so Lockstep's, keep
-    /// every sample's time; readers that start the track at 0, as telemetry-parser does, see its
-    /// samples up to one packet late). Where the output's picture ends is the writer's to apply:
-    /// it drops the packets that begin at or after its last frame's end.
-    public func cut(from start: Double, placedAt offset: Double = 0) -> [TelemetryTrackPacket] {
-        packets.filter { $0.time + max($0.duration, 0) > start || $0.time >= start }.map { p in
+    /// Packets that begin at or after `start` are kept whole. The one that straddles it (begins
+    /// before, ends after) is given to `trimFront` with how far into it the cut lies: the bytes it
+    /// returns (the payload without its samples before the cut: `GPMFTrim`) begin at `offset`
+    /// and last to the packet's end; nil drops the packet. It cannot stay whole, beginning
+    /// before the output's 0: FFmpeg's demuxer snaps an edit list that starts inside a data
+    /// sample to the next sample (the whole payload read a payload early) and telemetry-parser
+    /// ignores edit lists. Where the output's picture ends is the writer's to apply: it drops the
+    /// packets that begin at or after its last frame's end.
+    public func cut(
+        from start: Double, placedAt offset: Double = 0, trimFront: (TelemetryTrackPacket, Double) -> [UInt8]? = { _, _ in nil }
+    ) -> [TelemetryTrackPacket] {
+        // Within a microsecond of the start is at the start (a source's millisecond timescale).
+        let slack = 1e-6
+        return packets.compactMap { p in
             var q = p
-            q.time = p.time - start + offset
+            if p.time >= start - slack {
+                q.time = max(p.time - start, 0) + offset
+                return q
+            }
+            guard p.time + p.duration > start + slack, let bytes = trimFront(p, start - p.time) else { return nil }
+            q.bytes = bytes
+            q.time = offset
+            q.duration = p.time + p.duration - start
             return q
         }
     }

@@ -104,8 +104,15 @@ public final class TelemetryDemuxer {
             let bytes = Array(UnsafeBufferPointer(start: data, count: Int(p.size)))
             out.append(TelemetryTrackPacket(bytes: bytes, time: Double(ts) * tb - videoStart, duration: Double(p.duration) * tb))
         }
+        // The track's end (its start and duration in the header): where a last packet read
+        // without a duration ends. The ffmpeg CLI's segment muxer writes a chapter's last payload
+        // so (mov.c gives it none), and a packet of no length is a sample no reader sees.
+        let st = input.context.pointee.streams[Int(dataStream)]!.pointee
+        let trackEnd: Double? =
+            st.duration > 0 ? Double((st.start_time != NOPTS ? st.start_time : 0) + st.duration) * tb - videoStart : nil
         for i in out.indices where out[i].duration <= 0 {
-            out[i].duration = i + 1 < out.count ? max(0, out[i + 1].time - out[i].time) : 0
+            let end = i + 1 < out.count ? out[i + 1].time : (trackEnd ?? out[i].time)
+            out[i].duration = max(0, end - out[i].time)
         }
         return out
     }

@@ -2,24 +2,40 @@ import XCTest
 
 @testable import Media
 
-/// Which packets a cut keeps and where they go (no I/O): every packet that ends after the cut's
-/// start, kept whole and moved by it; the writer drops those that begin at or after the end.
+/// Which packets a cut keeps and where they go (no I/O): those from the cut's start on, moved by
+/// it, the one straddling the start trimmed; the writer drops those that begin at or after the end.
 final class CarriedTelemetryTests: XCTestCase {
     /// GoPro-like: 1.001 s payloads from 0, the last one short.
     let track = CarriedTelemetry(
         path: "GH010001.MP4", format: TelemetryTrackFormat(kind: .gpmf, handlerName: "GoPro MET"),
         packets: (0..<5).map { TelemetryTrackPacket(bytes: [UInt8($0)], time: 1.001 * Double($0), duration: $0 == 4 ? 0.5 : 1.001) })
 
-    func testACutKeepsThePacketStraddlingItsStartWholeAndMovesEveryPacketByTheStart() {
+    func testACutKeepsThePacketsFromItsStartAndMovesThemByIt() {
+        // Packet 1 (1.001-2.002) straddles 1.5: without a trimmer it is left out.
         let kept = track.cut(from: 1.5)
-        XCTAssertEqual(kept.map { $0.bytes[0] }, [1, 2, 3, 4])
-        XCTAssertEqual(kept[0].time, 1.001 - 1.5, accuracy: 1e-12)  // begins before the output's frame 0
-        XCTAssertEqual(kept[0].duration, 1.001)  // whole: its samples keep their spread
+        XCTAssertEqual(kept.map { $0.bytes[0] }, [2, 3, 4])
+        XCTAssertEqual(kept[0].time, 2.002 - 1.5, accuracy: 1e-12)
+        XCTAssertEqual(kept[0].duration, 1.001)
+    }
+
+    func testTheStraddlingPacketIsTrimmedToBeginAtTheCut() {
+        var asked: [(UInt8, Double)] = []
+        let kept = track.cut(from: 1.5) { p, offset in
+            asked.append((p.bytes[0], offset))
+            return [9, p.bytes[0]]
+        }
+        XCTAssertEqual(asked.map(\.0), [1])
+        XCTAssertEqual(asked[0].1, 1.5 - 1.001, accuracy: 1e-12)
+        XCTAssertEqual(kept.map(\.bytes), [[9, 1], [2], [3], [4]])
+        XCTAssertEqual(kept[0].time, 0)  // never before the output's 0
+        XCTAssertEqual(kept[0].duration, 2.002 - 1.5, accuracy: 1e-12)  // to the packet's own end
         XCTAssertEqual(kept[1].time, 2.002 - 1.5, accuracy: 1e-12)
+        let placed = track.cut(from: 1.5, placedAt: 3) { _, _ in [9] }
+        XCTAssertEqual(placed[0].time, 3)
     }
 
     func testAPacketEndingExactlyAtTheStartIsNotKept() {
-        XCTAssertEqual(track.cut(from: 2.002).map { $0.bytes[0] }, [2, 3, 4])
+        XCTAssertEqual(track.cut(from: 2.002) { _, _ in [99] }.map { $0.bytes[0] }, [2, 3, 4])
         XCTAssertEqual(track.cut(from: 0).map { $0.bytes[0] }, [0, 1, 2, 3, 4])
     }
 
@@ -30,8 +46,8 @@ final class CarriedTelemetryTests: XCTestCase {
     }
 
     func testAfterTheLastPacketNothingIsKept() {
-        XCTAssertEqual(track.cut(from: 4.004 + 0.5).count, 0)
-        XCTAssertEqual(track.cut(from: 4.004 + 0.49).count, 1)
+        XCTAssertEqual(track.cut(from: 4.004 + 0.5) { _, _ in [0] }.count, 0)
+        XCTAssertEqual(track.cut(from: 4.004 + 0.49) { _, _ in [0] }.count, 1)
     }
 
     func testOnlyGPMFCanBeWritten() {

@@ -559,7 +559,7 @@ public final class CompositeJob: Job {
         let writer = try MovieWriter(
             path: pending.path, container: container, canvas: canvas, frameRate: frameRate,
             settings: encode, withAudio: withAudio, telemetry: kept.telemetry?.format)
-        if let t = kept.telemetry { writer.carryTelemetry(t.cut(from: kept.start)) }
+        if let t = kept.telemetry { writer.carryTelemetry(Self.packets(t, from: kept.start)) }
         var gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])
         if let n = options.audioFrom { for i in gains.indices where i != n { gains[i] = 0 } }
         var loudness: LoudnessPass.Measurement?

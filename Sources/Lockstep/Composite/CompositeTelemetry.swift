@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import Media
+import Motion
 
 /// Camera telemetry (GPMF) kept in the output of a job that keeps its one input's timeline:
 /// `filter`, `snake`, `composite` of one input, and their cuts (`--frames A:B`), which cut the
@@ -30,5 +31,15 @@ extension CompositeJob {
             return (nil, 0, "\(path): its \(kind) telemetry track is not kept in the output: at \(rateText(frameRate)) fps its frames play at another speed than the camera recorded them")
         }
         return (carried, (frameRate.inverse * firstFrame).seconds, nil)
+    }
+
+    /// The packets `carried` keeps from `start` on, on the output's clock: the GPMF payload that
+    /// straddles the start loses its samples before it (`GPMFTrim`); one that cannot be parsed
+    /// or written back is left out (the track then begins at the next payload).
+    static func packets(_ carried: CarriedTelemetry, from start: Double) -> [TelemetryTrackPacket] {
+        carried.cut(from: start) { packet, offset in
+            guard carried.format.kind == .gpmf else { return nil }
+            return try? GPMFTrim.droppingFront(of: packet.bytes, before: offset, duration: packet.duration)
+        }
     }
 }
