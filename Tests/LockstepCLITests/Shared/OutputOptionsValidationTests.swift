@@ -77,7 +77,7 @@ final class OutputOptionsValidationTests: XCTestCase {
         XCTAssertEqual(message(ReverseCommand.self, [short, "--deinterlace", "off", "--size", "640x480", "--hdr", "hlg", "-o", "/tmp/o.mp4"]), "accepted")
         XCTAssertEqual(
             message(FilterCommand.self, [short, "--variants", "mono;none", "--fps", "25", "-o", "/tmp/looks"]),
-            "--variants cannot honour --fps: each variant keeps every frame of the input once, at its rate.")
+            "--variants cannot honour --fps: each variant keeps the input's timeline at its own rate.")
         XCTAssertEqual(
             message(FilterCommand.self, [short, "--variants", "mono;none", "--hdr", "hlg", "-o", "/tmp/looks"]),
             "--variants cannot honour --hdr hlg: filters work on the SDR working signal (8-bit BT.709).")
