@@ -79,20 +79,26 @@ public final class MovieWriter {
     /// packet leaves the encoder and gets it (`UserDataSEI` says why not libx265's own path).
     private let carriesUserDataItself: Bool
     private var userData: [Int64: [UInt8]] = [:]
+    /// A camera's telemetry track, carried (`carryTelemetry`), and the video time base in seconds.
+    private let telemetry: TelemetryLane?
+    private let secondsPerTick: Double
     /// The working pictures made into the encoder's pixel format, where they differ (ProRes,
     /// DNxHR: 4:2:2).
     private let converter: PictureConverter?
 
     /// `path` is where bytes go (a temporary file); `container` is "mp4" or "mov". The file is
     /// created first: an unwritable place fails before any encoder is made. After a failure
-    /// (here or later) the file may exist: the caller removes it.
+    /// (here or later) the file may exist: the caller removes it. `telemetry`: the output gets
+    /// a telemetry track of that format, filled by `carryTelemetry`.
     public init(
         path: String, container: String, canvas: Size, frameRate: Rational,
-        settings: EncodeSettings, withAudio: Bool, videoTimeBase: Rational? = nil
+        settings: EncodeSettings, withAudio: Bool, videoTimeBase: Rational? = nil,
+        telemetry: TelemetryTrackFormat? = nil
     ) throws {
         self.path = path
         // A finer time base than 1/fps carries variable frame durations (`writeVideo(_:pts:)`).
         let timeBase = videoTimeBase ?? frameRate.inverse
+        secondsPerTick = timeBase.seconds
         ticksPerFrame = max(1, Rational.rescale(1, from: frameRate.inverse, to: timeBase))
         if let problem = EncodeSettings.problem(encoding: canvas, as: settings.signal, codec: settings.codec) {
             throw MediaError("cannot encode a \(canvas) picture: \(problem)", path: path)
@@ -141,8 +147,20 @@ public final class MovieWriter {
         videoStream.pointee.avg_frame_rate = frameRate.av
 
         audio = withAudio ? try AudioTrack(settings.audioCodec, output: output, bitRate: settings.audioBitRate) : nil
-        try output.writeHeader()
+        self.telemetry = try telemetry.map { try TelemetryLane(output: output, format: $0) }
+        try output.writeHeader(metadataTags: telemetry?.firmware != nil)
     }
+
+    /// Queues telemetry packets (times in seconds on the output's clock, frame 0 at 0) for the
+    /// track `init` was given; each is written when the picture reaches its time, those that
+    /// begin after the last frame's end are dropped. Packets queued earlier that begin at or
+    /// after `start` are dropped first (a clip's tail, when the next clip's packets take over).
+    public func carryTelemetry(_ packets: [TelemetryTrackPacket], from start: Double = -.infinity) {
+        telemetry?.append(packets, from: start)
+    }
+
+    /// Telemetry packets written so far.
+    public var telemetryPacketsWritten: Int { telemetry?.written ?? 0 }
 
     /// Encodes output frame `index` (its pts). The frame stays the caller's.
     public func writeVideo(_ frame: Frame, index: Int64) throws { try writeVideo(frame, pts: index) }
@@ -152,6 +170,7 @@ public final class MovieWriter {
     /// the stream ends exactly where its last frame does.
     public func writeVideo(_ frame: Frame, pts index: Int64, duration: Int64? = nil) throws {
         guard !finished else { throw MediaError("a frame was written after the file was closed", path: path) }
+        try telemetry?.write(until: Double(index) * secondsPerTick)
         frame.pointer.pointee.pts = index
         durations.sent(pts: index, duration: duration ?? ticksPerFrame)
         frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
@@ -195,6 +214,7 @@ public final class MovieWriter {
             held.pointer.pointee.duration = max(1, (latest - earliest) - (held.pointer.pointee.dts - (firstDTS ?? 0)))
             try writeHeld()
         }
+        try telemetry?.finish(end: latest > Int64.min ? Double(latest) * secondsPerTick : 0)
         try audio?.finish()
         finished = true
         try output.finish()

@@ -553,9 +553,13 @@ public final class CompositeJob: Job {
                 if !hdr.isEmpty { encode.hdr = hdr; break }
             }
         }
+        // Camera telemetry (CompositeTelemetry.swift): kept where the output keeps the input's timeline.
+        let kept = try Self.keptTelemetry(options, readers: readers, frameRate: frameRate, firstFrame: firstFrame)
+        if let notice = kept.notice { tell([notice]) }
         let writer = try MovieWriter(
             path: pending.path, container: container, canvas: canvas, frameRate: frameRate,
-            settings: encode, withAudio: withAudio)
+            settings: encode, withAudio: withAudio, telemetry: kept.telemetry?.format)
+        if let t = kept.telemetry { writer.carryTelemetry(Self.packets(t, from: kept.start)) }
         var gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])
         if let n = options.audioFrom { for i in gains.indices where i != n { gains[i] = 0 } }
         var loudness: LoudnessPass.Measurement?

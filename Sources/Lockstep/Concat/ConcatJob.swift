@@ -106,9 +106,13 @@ public final class ConcatJob: Job {
         if let error = failure.error { throw error }
         let withAudio = readers.contains { $0.audio != nil }
 
+        // One camera's chapters keep their telemetry, continuous (ConcatTelemetry.swift).
+        let telemetry = try ConcatTelemetry.read(options.clips, keepsTime: !options.keepFrames)
+        if let line = telemetry.notice { events.notice?(line); notices.append(line) }
         let writer = try MovieWriter(
             path: pending.path, container: OutputPath.container(for: options.output), canvas: canvas,
-            frameRate: frameRate, settings: try ToneMapping.settings(options.encode, signal: options.signal, inputs: readers.map { ($0.path, $0.video) }), withAudio: withAudio)
+            frameRate: frameRate, settings: try ToneMapping.settings(options.encode, signal: options.signal, inputs: readers.map { ($0.path, $0.video) }), withAudio: withAudio,
+            telemetry: telemetry.kept?.first?.format)
         func samples(_ frames: Int64) -> Int64 {
             AudioTimeline.samples(coveringFrames: frames, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
         }
@@ -146,6 +150,8 @@ public final class ConcatJob: Job {
         for (k, lane) in lanes.enumerated() {
             if k + 1 < lanes.count { start(k + 1) }  // decodes ahead while this clip is encoded
             let first = emitted
+            // This clip's telemetry from its time 0, placed where that lies in the output.
+            if let kept = telemetry.kept { writer.carryTelemetry(kept[k].cut(from: 0, placedAt: clipStart.seconds), from: clipStart.seconds) }
             let audioStart = byTime ? sample(clipStart) : samples(first)
             audio?.begin(lane.audio, at: audioStart)
             /// Writes one output frame of this clip: its picture, provenance, and the audio so far.
