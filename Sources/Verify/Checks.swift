@@ -71,6 +71,7 @@ public enum Checks {
     /// a [index, pts] pair.
     static func wellFormed(_ p: Provenance) -> Bool {
         (0...largestIndex).contains(p.k) && (p.change.map { (0...255).contains($0) } ?? true)
+            && (p.first.map { (0...largestIndex).contains($0) } ?? true)
             && p.src.allSatisfy { r in
                 // [index, pts], [index, pts, until] (time sync), or [] (an absent input).
                 r.isEmpty || ((r.count == 2 || r.count == 3) && (0...largestIndex).contains(r[0]) && r.dropFirst().allSatisfy { (-largestPTS...largestPTS).contains($0) })
@@ -189,6 +190,17 @@ public enum Checks {
         if let first = missing.first {
             v.append(Violation(.provenanceMissing, frame: first, "\(missing.count) frame\(missing.count == 1 ? "" : "s") carry no provenance, the first is frame \(first)"))
         }
+        // A cut (`--frames A:B`): frame k of the file is frame A + k of the single pass, and its
+        // first frame's header says A. A first record of another frame without that header (a
+        // cut by an older Lockstep, or a file cut by another tool) cannot be checked: one line.
+        let cut = header?.first ?? 0
+        if let p = header, p.first == nil, p.k != 0, p.inputs == nil {
+            return v + [
+                Violation(
+                    .provenanceMissing, frame: 0, time: frames[0].pts.seconds,
+                    "frame 0 carries the provenance of output frame \(p.k) without the header a cut's first frame carries; its sources are not checked")
+            ]
+        }
         // An unreadable time base or frame rate leaves the time checks of that input (or all)
         // undone, and says so; a time base of 1 would judge against a made-up clock.
         let timeBases: [Rational?] = header?.inputs?.map { positiveRate($0.timeBase) } ?? []
@@ -232,13 +244,20 @@ public enum Checks {
         for (k, frame) in frames.enumerated() {
             guard let p = frame.provenance else { previous = nil; continue }
             let t = frame.pts.seconds
-            if p.k != Int64(k) {
-                v.append(Violation(.provenanceMissing, frame: k, time: t, "frame \(k) carries the provenance of output frame \(p.k)"))
+            if p.k != cut + Int64(k) {
+                v.append(
+                    Violation(
+                        .provenanceMissing, frame: k, time: t,
+                        cut == 0
+                            ? "frame \(k) carries the provenance of output frame \(p.k)"
+                            : "frame \(k) of a cut from output frame \(cut) carries the provenance of output frame \(p.k), not \(cut + Int64(k))"))
             }
             let held = Set(p.held ?? [])
             let indices: [Int64?] = p.src.map { $0.isEmpty ? nil : $0[0] }
-            if origins == nil { origins = p.src.map { $0.count > 1 ? $0[1] : 0 } }
-            let tick = fps.flatMap { $0.inverse.multiplied(by: Int64(k)) }
+            // A cut's first frame is not its inputs' first: without the header's origins, the
+            // time checks are not done (below: `origins` stays nil).
+            if origins == nil && cut == 0 { origins = p.src.map { $0.count > 1 ? $0[1] : 0 } }
+            let tick = fps.flatMap { $0.inverse.multiplied(by: cut + Int64(k)) }
             for i in indices.indices {
                 guard let index = indices[i] else {
                     // Absent: only under --longest, and only outside the input's own span: before
@@ -298,8 +317,17 @@ public enum Checks {
                                 .droppedSource, frame: k, time: t,
                                 "output frame \(k): \(name(i)) jumps from source frame \(before) to \(index): \(n == 1 ? "source frame \(before + 1) was" : "\(n) source frames were") dropped"))
                     }
-                } else if previous == nil && k == 0 && index != 0 && !(timeSync && placement.placed) {
-                    v.append(Violation(.droppedSource, frame: 0, time: t, "output frame 0: \(name(i)) starts at source frame \(index), not 0"))
+                } else if previous == nil && k == 0, !(timeSync && (placement.placed || cut > 0)) {
+                    // Frame-by-frame, output frame A shows each movie's source frame A (a still: 0).
+                    let expected = stills.contains(i) ? 0 : cut
+                    if index != expected {
+                        v.append(
+                            Violation(
+                                .droppedSource, frame: 0, time: t,
+                                cut == 0
+                                    ? "output frame 0: \(name(i)) starts at source frame \(index), not 0"
+                                    : "output frame 0 (output frame \(cut) of the single pass): \(name(i)) starts at source frame \(index), not \(expected)"))
+                    }
                 }
                 if timeSync, !stills.contains(i), let tick, let origins, i < timeBases.count, i < origins.count, record.count > 1,
                     let tb = timeBases[i], let chosen = tb.multiplied(by: record[1] - origins[i]),
@@ -340,8 +368,11 @@ public enum Checks {
     static func pictures(_ frames: [ScannedFrame], provenance: Bool) -> [Violation] {
         var v: [Violation] = []
         func black(_ f: ScannedFrame) -> Bool { f.meanLuma <= blackMean && f.lumaDeviation <= blackDeviation }
+        // A black frame whose record says it was rendered from black sources (a fade) is right;
+        // a run at either end with one frame that does not say so is named whole.
+        func faithful(_ run: ArraySlice<ScannedFrame>) -> Bool { run.allSatisfy { $0.provenance?.black == true } }
         let leading = frames.prefix { black($0) }.count
-        if leading > 0 {
+        if leading > 0 && !faithful(frames.prefix(leading)) {
             v.append(
                 Violation(
                     .blackStart, frame: 0, time: frames[0].pts.seconds,
@@ -349,7 +380,7 @@ public enum Checks {
         }
         if leading < frames.count {
             let trailing = frames.reversed().prefix { black($0) }.count
-            if trailing > 0 {
+            if trailing > 0 && !faithful(frames.suffix(trailing)) {
                 let from = frames.count - trailing
                 v.append(
                     Violation(
