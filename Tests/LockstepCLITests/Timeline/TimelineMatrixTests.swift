@@ -92,96 +92,85 @@ class TimelineMatrixCase: XCTestCase {
     func ms(_ s: Double) -> String { String(format: "%.1f ms", s * 1000) }
 }
 
-/// The matrix on the event clips (4 s, 128x96): seven commands by six clips.
-final class TimelineMatrixTests: TimelineMatrixCase {
-    nonisolated(unsafe) static var made: (dir: URL, clips: [String: Clip])?
-    static let order = ["const30", "drop30", "vfr", "r25", "r60", "fade"]
+/// The event clips and the seven commands, made once per class.
+class EventMatrixCase: TimelineMatrixCase {
+    static let clipNames = ["const30", "drop30", "vfr", "r25", "r60", "fade"]
+    nonisolated(unsafe) static var made: [String: (dir: URL, clips: [String: Clip])] = [:]
 
-    static func clips() throws -> (dir: URL, clips: [String: Clip]) {
-        if let made { return made }
+    func clips() throws -> (dir: URL, clips: [String: Clip]) {
+        let key = "\(type(of: self))"
+        if let m = Self.made[key] { return m }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-timeline-\(UUID().uuidString)")
-        let clips = try makeClips(into: dir.appendingPathComponent("clips"))
-        try stillTrace(dir.appendingPathComponent("still.csv"), seconds: 5)
-        made = (dir, clips)
+        let clips = try Self.makeClips(into: dir.appendingPathComponent("clips"))
+        try Self.stillTrace(dir.appendingPathComponent("still.csv"), seconds: 5)
+        Self.made[key] = (dir, clips)
         return (dir, clips)
     }
     override class func tearDown() {
-        if let d = made?.dir { try? FileManager.default.removeItem(at: d) }
-        made = nil
+        if let d = made["\(self)"]?.dir { try? FileManager.default.removeItem(at: d) }
+        made["\(self)"] = nil
     }
 
-    /// Runs `command` on every clip; `args(clip, output)`, `expect(clip, step)`.
-    func each(
-        _ command: String, _ args: (Clip, String, URL) -> [String], expect: @escaping (Clip, Double) -> Expectation
-    ) throws {
-        let (dir, clips) = try Self.clips()
-        for name in Self.order {
-            let clip = try XCTUnwrap(clips[name])
-            let out = dir.appendingPathComponent("\(command)-\(name).mp4").path
-            try row("\(command) × \(name)", args(clip, out, dir), output: out) { expect(clip, $0) }
-        }
-    }
-
-    static func same(_ c: Clip, _ step: Double) -> Expectation { Expectation(events: c.events, length: c.seconds) }
-
-    func testFilterNone() throws {
-        try each("filter-none", { c, out, _ in ["filter", c.file, "--filter", "none", "-o", out] }, expect: Self.same)
-    }
-
-    func testFilterMono() throws {
-        try each("filter-mono", { c, out, _ in ["filter", c.file, "--filter", "mono", "-o", out] }, expect: Self.same)
-    }
-
-    /// The front picture at full size: the flash fills the frame, so the checker sees it
-    /// whatever the trail does (the row judges the snake's timing, not its look).
-    func testSnake() throws {
+    /// Runs one command on one clip and judges the output. The commands:
+    /// filter (--filter none, mono), snake (a still trace, the front picture at full size: the
+    /// flash fills the frame whatever the trail does; the row judges the snake's timing, not its
+    /// look), reverse (a flash starts where it used to leave the screen, counted from the end),
+    /// cut (output frames 15-89 of `filter --filter none`: the events inside, 15 frames
+    /// earlier), concat (the clip then const30: the second's events after the first's length),
+    /// composite (--blend mix with const30, events at the same times: their common span).
+    func matrixRow(_ command: String, _ name: String) throws {
+        let (dir, clips) = try clips()
+        let c = try XCTUnwrap(clips[name]), second = try XCTUnwrap(clips["const30"])
+        let out = dir.appendingPathComponent("\(command)-\(name).mp4").path
         let calibration = Repository.root.appendingPathComponent("Calibration/generic.json").path
-        try each(
-            "snake",
-            { c, out, dir in
-                ["snake", c.file, "--imu", dir.appendingPathComponent("still.csv").path, "--calibration", calibration, "--front-scale", "1", "-o", out]
-            }, expect: Self.same)
+        let same = Expectation(events: c.events, length: c.seconds)
+        let args: [String]
+        let expect: (Double) -> Expectation
+        switch command {
+        case "filter-none": (args, expect) = (["filter", c.file, "--filter", "none"], { _ in same })
+        case "filter-mono": (args, expect) = (["filter", c.file, "--filter", "mono"], { _ in same })
+        case "snake":
+            let trace = dir.appendingPathComponent("still.csv").path
+            (args, expect) = (["snake", c.file, "--imu", trace, "--calibration", calibration, "--front-scale", "1"], { _ in same })
+        case "reverse":
+            (args, expect) = (["reverse", c.file], { _ in Expectation(events: c.flashEnds.map { c.seconds - $0 }.reversed(), length: c.seconds) })
+        case "cut":
+            (args, expect) = (
+                ["filter", c.file, "--filter", "none", "--frames", "15:90"],
+                { step in
+                    let from = 15 * step, to = 90 * step
+                    return Expectation(events: zip(c.events, c.flashEnds).filter { $0.0 >= from && $0.1 <= to + 0.001 }.map { $0.0 - from }, length: 75 * step)
+                }
+            )
+        case "concat":
+            (args, expect) = (
+                ["concat", c.file, second.file], { _ in Expectation(events: c.events + second.events.map { $0 + c.seconds }, length: c.seconds + second.seconds) }
+            )
+        case "composite":
+            (args, expect) = (["composite", "--blend", "mix", c.file, second.file], { _ in Expectation(events: c.events, length: min(c.seconds, second.seconds)) })
+        default: return XCTFail("no command \(command) in the matrix")
+        }
+        try row("\(command) × \(name)", args + ["-o", out], output: out, expect: expect)
     }
+}
 
-    /// Played backwards: a flash starts where it used to leave the screen, counted from the end.
-    func testReverse() throws {
-        try each(
-            "reverse", { c, out, _ in ["reverse", c.file, "-o", out] },
-            expect: { c, _ in Expectation(events: c.flashEnds.map { c.seconds - $0 }.reversed(), length: c.seconds) })
-    }
-
-    /// Output frames 15 to 89 of the single pass: the events inside, moved 15 frames earlier.
-    func testCut() throws {
-        try each(
-            "cut", { c, out, _ in ["filter", c.file, "--filter", "none", "--frames", "15:90", "-o", out] },
-            expect: { c, step in
-                let from = 15 * step, to = 90 * step
-                return Expectation(events: zip(c.events, c.flashEnds).filter { $0.0 >= from && $0.1 <= to + 0.001 }.map { $0.0 - from }, length: 75 * step)
-            })
-    }
-
-    /// Each clip, then the constant 30 fps one: the second's events after the first's length.
-    func testConcat() throws {
-        let (_, clips) = try Self.clips()
-        let second = try XCTUnwrap(clips["const30"])
-        try each(
-            "concat", { c, out, _ in ["concat", c.file, second.file, "-o", out] },
-            expect: { c, _ in Expectation(events: c.events + second.events.map { $0 + c.seconds }, length: c.seconds + second.seconds) })
-    }
-
-    /// Each clip mixed with the constant 30 fps one (events at the same times): the common span.
-    func testComposite() throws {
-        let (_, clips) = try Self.clips()
-        let second = try XCTUnwrap(clips["const30"])
-        try each(
-            "composite", { c, out, _ in ["composite", "--blend", "mix", c.file, second.file, "-o", out] },
-            expect: { c, _ in Expectation(events: c.events, length: min(c.seconds, second.seconds)) })
-    }
+/// The matrix's rows that tell most (4 s clips, 128x96; the whole matrix is
+/// `TimelineMatrixSlowTests`): each command on a clip with drops or a variable rate, mixed rates
+/// in concat and composite, a faithful fade, and broken outputs that must fail.
+final class TimelineMatrixTests: EventMatrixCase {
+    func testFilterNoneOnDrops() throws { try matrixRow("filter-none", "drop30") }
+    func testFilterMonoOnVariableRate() throws { try matrixRow("filter-mono", "vfr") }
+    func testSnakeOnDrops() throws { try matrixRow("snake", "drop30") }
+    func testReverseOnVariableRate() throws { try matrixRow("reverse", "vfr") }
+    func testCutOnDrops() throws { try matrixRow("cut", "drop30") }
+    func testConcatOfMixedRates() throws { try matrixRow("concat", "r25") }
+    func testCompositeOfMixedRates() throws { try matrixRow("composite", "r60") }
+    func testFilterNoneOfAFade() throws { try matrixRow("filter-none", "fade") }
 
     /// Right outputs broken with the ffmpeg CLI: verify exits 1 on each, and the outside checker
     /// sees the fault too (so neither side of the matrix passes everything).
     func testBrokenOutputsFailVerify() throws {
-        let (dir, clips) = try Self.clips()
+        let (dir, clips) = try clips()
         let clip = try XCTUnwrap(clips["const30"])
         let right = dir.appendingPathComponent("broken-source.mp4").path
         let run = try Processes.lockstep(["composite", "--blend", "mix", clip.file, clip.file, "-o", right])
@@ -213,8 +202,23 @@ final class TimelineMatrixTests: TimelineMatrixCase {
         XCTAssertEqual(g.video.frames, 118)
         let x = try found(early)
         XCTAssertEqual(x.video.duration, 3.4, accuracy: 0.001, "early: 102 frames at 30 fps")
-        XCTAssertGreaterThan(x.events.map { abs($0.offset) }.max() ?? 0, 0.5, "early: the last flashes 600 ms before their beeps")
+        XCTAssertEqual(x.flashes.count, 4)
+        XCTAssertEqual(x.flashes.last ?? 0, clip.events.last! - 0.6, accuracy: 0.001, "early: the last flash 600 ms before its beep")
+        XCTAssertEqual(x.beeps.last ?? 0, clip.events.last!, accuracy: 0.005)
     }
+}
+
+/// The whole matrix: every command on every event clip (7 by 6 rows; about 7 minutes of a debug
+/// build beside other builds).
+final class TimelineMatrixSlowTests: EventMatrixCase {
+    func each(_ command: String) throws { for name in Self.clipNames { try matrixRow(command, name) } }
+    func testFilterNone() throws { try each("filter-none") }
+    func testFilterMono() throws { try each("filter-mono") }
+    func testSnake() throws { try each("snake") }
+    func testReverse() throws { try each("reverse") }
+    func testCut() throws { try each("cut") }
+    func testConcat() throws { try each("concat") }
+    func testComposite() throws { try each("composite") }
 }
 
 /// The matrix on the real phone clips in ../shared/media/phones (edit lists, B-frames before the
