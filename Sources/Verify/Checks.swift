@@ -142,6 +142,7 @@ public enum Checks {
         var slack = min(f[0].pts.timeBase.num > 0 ? f[0].pts.timeBase : Rational(1, 1000), Rational(1, 1000))
         if f[0].provenance == nil, let jitter = step.multiplied(by: Rational(1, 50)), jitter > slack { slack = jitter }
         let longest = step.adding(slack), shortest = step.subtracting(slack)
+        let timeBases = (f[0].provenance?.inputs ?? []).map { positiveRate($0.timeBase) }
         for k in f.indices.dropFirst() {
             guard let d = difference(f[k - 1].pts, f[k].pts) else { continue }
             let t = f[k].pts
@@ -154,7 +155,9 @@ public enum Checks {
                         .missingFrames, frame: k, time: t.seconds,
                         "\(missing) frame\(missing == 1 ? "" : "s") missing before frame \(k): it comes \(String(format: "%.1f", d.seconds * 1000)) ms after frame \(k - 1), the step is \(String(format: "%.1f", step.seconds * 1000)) ms"
                     ))
-            } else if longest.map({ d > $0 }) ?? false || shortest.map({ d < $0 }) ?? false {
+            } else if longest.map({ d > $0 }) ?? false || shortest.map({ d < $0 }) ?? false,
+                !keepsSourceStep(f, k, d, slack: slack, timeBases: timeBases)
+            {
                 v.append(
                     Violation(
                         .irregularStep, frame: k, time: t.seconds,
@@ -177,6 +180,20 @@ public enum Checks {
             }
         }
         return v
+    }
+
+    /// Whether output frames k - 1 and k show consecutive frames of one source, a step apart as
+    /// the source's own frames were (to its time base and `slack`): an output that keeps its
+    /// source's times (a copy, a cut) keeps a camera's jitter too, and that is right.
+    static func keepsSourceStep(_ f: [ScannedFrame], _ k: Int, _ d: Rational, slack: Rational, timeBases: [Rational?]) -> Bool {
+        guard let a = f[k - 1].provenance, let b = f[k].provenance, a.src.count == 1, b.src.count == 1,
+            a.src[0].count >= 2, b.src[0].count >= 2, b.src[0][0] == a.src[0][0] + 1, a.clip == b.clip
+        else { return false }
+        let i = b.clip ?? 0
+        guard i >= 0, i < timeBases.count, let tb = timeBases[i], let own = tb.multiplied(by: b.src[0][1] - a.src[0][1]),
+            let off = d.subtracting(own), let bound = slack.adding(tb)
+        else { return false }
+        return off <= bound && Rational(0, 1).subtracting(off).map { $0 <= bound } ?? false
     }
 
     // MARK: provenance

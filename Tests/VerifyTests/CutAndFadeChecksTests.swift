@@ -97,3 +97,43 @@ final class CutAndFadeChecksTests: XCTestCase {
         XCTAssertEqual(Provenance.parse(Array(p.payload().dropFirst(16))), p)
     }
 }
+
+/// Camera clocks: a step that jitters by a fraction of a millisecond is no irregular step, in
+/// a camera's own file or in an output that keeps its source's times; a real one still is.
+final class JitterChecksTests: XCTestCase {
+    let tb = Rational(1, 90000)  // 29.97 fps = 3003 ticks
+
+    /// `steps` in ticks; with `source`, each frame's record shows source frame k at the same pts.
+    func scan(_ steps: [Int64], provenance: Bool) -> Scan {
+        var pts: Int64 = 0
+        let frames = (0...steps.count).map { k -> ScannedFrame in
+            if k > 0 { pts += steps[k - 1] }
+            var p: Provenance?
+            if provenance {
+                p = Provenance(k: Int64(k), src: [[Int64(k), pts]])
+                if k == 0 { p = Provenance(k: 0, src: [[0, 0]], sync: "index", blend: "single", fps: "30000/1001", inputs: [.init(name: "cam.mp4", timeBase: "1/90000", audio: false)]) }
+            }
+            return ScannedFrame(pts: Timestamp(pts, tb), meanLuma: 100 + Double(k % 7), lumaDeviation: 30, difference: k == 0 ? nil : 1, provenance: p)
+        }
+        return Scan(path: "cam.mp4", frames: frames, videoDuration: nil, audio: nil)
+    }
+
+    /// 3003 ± 9 ticks (0.1 ms) every few frames.
+    var jittery: [Int64] { (0..<60).map { $0 % 5 == 0 ? 3012 : $0 % 5 == 2 ? 2994 : 3003 } }
+
+    func testACamerasJitterIsNoIrregularStep() {
+        XCTAssertEqual(Checks.run(scan(jittery, provenance: false)).violations, [])
+    }
+
+    func testAnOutputKeepingItsSourcesJitterIsRight() {
+        XCTAssertEqual(Checks.run(scan(jittery, provenance: true)).violations, [])
+    }
+
+    func testAStepTheSourceDidNotTakeIsStillIrregular() {
+        // Output frame 30 comes 5 ms late, its record says the source's frames were 3003 apart.
+        var s = scan(Array(repeating: 3003, count: 60), provenance: true)
+        for k in 30..<s.frames.count { s.frames[k].pts = Timestamp(s.frames[k].pts.value + 450, tb) }
+        XCTAssertEqual(Checks.run(s).violations.map(\.kind), [.irregularStep])
+        XCTAssertEqual(Checks.run(s).violations.first?.frame, 30)
+    }
+}
