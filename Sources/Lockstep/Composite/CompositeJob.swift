@@ -400,9 +400,11 @@ public final class CompositeJob: Job {
                     }
                 }
                 if preRolling { return true }
-                var record = provenance(of: sync, header: k == 0 ? header(sync, readers: readers, frameRate: frameRate) : nil)
+                // A cut's first frame carries the header too, saying which frame it is.
+                var record = provenance(of: sync, header: k == firstK ? header(sync, readers: readers, frameRate: frameRate) : nil)
+                if k == firstK && firstK > 0 { record.first = firstK }
                 record.filter = chain
-                try stamp.stamp(out, with: record)
+                try stamp.stamp(out, with: record, sources: (options.matte == nil ? lanes.indices : lanes.indices.dropLast()).map(picture))
                 guard stage.queue.push(out) else { return false }
                 emitted += 1
                 events.progress?(emitted, expected)

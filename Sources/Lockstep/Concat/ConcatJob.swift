@@ -161,7 +161,7 @@ public final class ConcatJob: Job {
                 if let filters, let filtered {
                     (picture, p.filter) = try filters.render(item.frame, into: filtered, index: emitted, time: frameRate.inverse * emitted)
                 }
-                try stamp.stamp(picture, with: p)
+                try stamp.stamp(picture, with: p, sources: [item.frame])
                 try writer.writeVideo(picture, index: emitted)
                 emitted += 1
                 try audio?.writeAvailable(until: samples(emitted))

@@ -161,7 +161,7 @@ public final class ReverseJob: Job {
             try conformer.fit(picture, into: out)
             var p = emitted == 0 ? header : Provenance(k: emitted, src: [])
             p.src = [[Int64(s), index.pts[s]]]
-            try stamp.stamp(out, with: p)
+            try stamp.stamp(out, with: p, sources: [out])
             try writer.writeVideo(out, pts: outputTime, duration: variable ? index.durations[s] : 1)
             let start = outputSample(outputTime)
             outputTime += variable ? index.durations[s] : 1
