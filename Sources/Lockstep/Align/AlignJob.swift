@@ -198,18 +198,19 @@ public final class AlignJob: Job {
     private func readAll(rate: Int) throws -> [MonoSound] {
         let results = ReadResults(count: inputs.count)
         let (inputs, cancellation, report) = (self.inputs, self.cancellation, events.progress)
-        let read = NIOLockedValueBox([(done: Int64, total: Int64?)](repeating: (0, nil), count: inputs.count))
+        // Told once every input has said its length (so the first line drawn has the total).
+        let read = NIOLockedValueBox([(done: Int64, total: Int64?, told: Bool)](repeating: (0, nil, false), count: inputs.count))
         DispatchQueue.concurrentPerform(iterations: inputs.count) { i in
             results.set(
                 i,
                 Result {
                     try SoundReader.read(inputs[i], rate: rate, cancellation: cancellation) { done, total in
                         guard let report else { return }
-                        let (sum, all) = read.withLockedValue { r in
-                            r[i] = (done, total)
-                            return (r.reduce(0) { $0 + $1.done }, r.allSatisfy { $0.total != nil } ? r.reduce(0) { $0 + $1.total! } : nil)
+                        let (sum, all, ready) = read.withLockedValue { r in
+                            r[i] = (done, total, true)
+                            return (r.reduce(0) { $0 + $1.done }, r.allSatisfy { $0.total != nil } ? r.reduce(0) { $0 + $1.total! } : nil, r.allSatisfy(\.told))
                         }
-                        report(sum, all)
+                        if ready { report(sum, all) }
                     }
                 })
         }

@@ -29,6 +29,7 @@ struct VerifyCommand: ParsableCommand {
 
     @Argument(help: "The movie.") var file: String
     @Flag(help: "A JSON document instead of text.") var json = false
+    @Flag(help: "No progress on stderr.") var quiet = false
     @Flag(help: "Read the timestamp-sync codes of a `lockstep testsrc` movie (after any pipeline).") var coded = false
     @Option(help: ArgumentHelp("With --coded on a Lockstep composite: read input K's code (its quad cell, or the whole canvas).", valueName: "K"))
     var input: Int?
@@ -55,7 +56,7 @@ struct VerifyCommand: ParsableCommand {
         if coded { return try runCoded() }
         let report: VerifyReport
         do {
-            report = try runJob(VerifyJob.self, VerifyOptions(movie: file))
+            report = try runJob(VerifyJob.self, VerifyOptions(movie: file), quiet: quiet)
         } catch let stopped as Failure {
             throw stopped  // a stop signal's exit status
         } catch {

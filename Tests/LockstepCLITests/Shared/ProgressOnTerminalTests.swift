@@ -14,17 +14,23 @@ final class ProgressOnTerminalTests: ScratchFolderTestCase {
         return String(decoding: r.stdout, as: UTF8.self)
     }
 
-    /// The lines drawn over each other ("\r", clear to the end of the line, the text).
+    /// The lines drawn over each other ("\r", clear to the end of the line, the text); what
+    /// follows the last clear (the meter's own, at the end) is the command's output.
     func progressLines(_ output: String) -> [String] {
-        output.components(separatedBy: "\r\u{1B}[K").dropFirst().map { String($0.prefix { $0 != "\r" && $0 != "\n" }) }.filter { !$0.isEmpty }
+        output.components(separatedBy: "\r\u{1B}[K").dropFirst().dropLast().map { String($0.prefix { $0 != "\r" && $0 != "\n" }) }
     }
 
     func testAlignShowsTheSoundRead() throws {
-        let out = try onTerminal(["align", Repository.fixture("q0.mp4"), Repository.fixture("q1.mp4")])
-        let lines = progressLines(out)
-        XCTAssertFalse(lines.isEmpty, out)
-        XCTAssertTrue(lines.allSatisfy { $0.range(of: #"^\d+\.\d/\d+\.\d s  \d+%  \d+\.\dx  ETA \d+:\d\d$"#, options: .regularExpression) != nil }, "\(lines)")
-        XCTAssertTrue(progressLines(try onTerminal(["align", "--quiet", Repository.fixture("q0.mp4"), Repository.fixture("q1.mp4")])).isEmpty)
+        // Two recordings of one noise, the second starting 0.5 s into it (made by the ffmpeg CLI).
+        let a = scratch.appendingPathComponent("a.wav").path, b = scratch.appendingPathComponent("b.wav").path
+        try Processes.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "anoisesrc=d=4:seed=7", "-ar", "48000", a])
+        try Processes.check("ffmpeg", ["-v", "error", "-i", a, "-af", "atrim=start=0.5", b])
+        let lines = progressLines(try onTerminal(["align", a, b]))
+        XCTAssertFalse(lines.isEmpty)
+        // Drawn once both inputs have said their length: 4 s and 3.5 s.
+        let pattern = #"^\d+\.\d/7\.5 s  \d+%  \d+\.\dx  ETA \d+:\d\d$"#
+        XCTAssertTrue(lines.allSatisfy { $0.range(of: pattern, options: .regularExpression) != nil }, "\(lines)")
+        XCTAssertTrue(progressLines(try onTerminal(["align", "--quiet", a, b])).isEmpty)
     }
 
     func testImportShowsTheReadings() throws {
@@ -40,5 +46,12 @@ final class ProgressOnTerminalTests: ScratchFolderTestCase {
             try onTerminal(["calibrate", Repository.fixture("synthetic/pan.mp4"), "--imu", Repository.fixture("synthetic/pan-imu.csv"), "-o", out, "--force"]))
         XCTAssertFalse(lines.isEmpty)
         XCTAssertTrue(lines.allSatisfy { $0.range(of: #"^frame \d+/\d+  \d+%  \d+\.\d fps  ETA \d+:\d\d$"#, options: .regularExpression) != nil }, "\(lines)")
+    }
+
+    func testVerifyShowsTheFramesRead() throws {
+        let lines = progressLines(try onTerminal(["verify", Repository.fixture("q0.mp4")]))
+        XCTAssertFalse(lines.isEmpty)
+        XCTAssertTrue(lines.allSatisfy { $0.range(of: #"^frame \d+/75  \d+%  \d+\.\d fps  ETA \d+:\d\d$"#, options: .regularExpression) != nil }, "\(lines)")
+        XCTAssertTrue(progressLines(try onTerminal(["verify", "--quiet", Repository.fixture("q0.mp4")])).isEmpty)
     }
 }

@@ -169,7 +169,8 @@ final class SegmentRenderTests: ScratchTestCase {
         XCTAssertGreaterThanOrEqual(decoded, 170)
         XCTAssertLessThanOrEqual(decoded, 20 + 250 + 8, "decoded \(decoded) pictures for 20 frames")
         // Time sync (filter's default since issue 43): each frame with the time it stays on screen until.
-        XCTAssertEqual(try Self.provenance(out).map(\.src), (400..<420).map { [[Int64($0), Int64($0) * 512, Int64($0 + 1) * 512]] })
+        let expected: [[[Int64]]] = (Int64(400)..<420).map { k in [[k, k * 512, (k + 1) * 512]] }
+        XCTAssertEqual(try Self.provenance(out).map(\.src), expected)
     }
 
     func testFramesPastTheEndOfTheShortestInputIsAnError() throws {
