@@ -242,7 +242,9 @@ final class TimelineMatrixPhonesSlowTests: TimelineMatrixCase {
     /// The video stream's length as ffprobe reads it (an edit list applied).
     func timeline(_ path: String) throws -> Double {
         let out = try Processes.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=duration", "-of", "csv=p=0", path])
-        return try XCTUnwrap(Double(String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), path)
+        // The first line: side data (rotation, Dolby Vision) adds lines of its own.
+        let first = String(decoding: out, as: UTF8.self).split(whereSeparator: \.isNewline).first.map { $0.split(separator: ",").first ?? "" } ?? ""
+        return try XCTUnwrap(Double(first), "\(path): ffprobe says \(String(decoding: out, as: UTF8.self))")
     }
 
     /// A row without events: the output's length and `verify`.
