@@ -116,8 +116,9 @@ class EventMatrixCase: TimelineMatrixCase {
     /// flash fills the frame whatever the trail does; the row judges the snake's timing, not its
     /// look), reverse (a flash starts where it used to leave the screen, counted from the end),
     /// cut (output frames 15-89 of `filter --filter none`: the events inside, 15 frames
-    /// earlier), concat (the clip then const30: the second's events after the first's length),
-    /// composite (--blend mix with const30, events at the same times: their common span).
+    /// earlier; cut-time the same by --from 0.5 --to 3), concat (the clip then const30: the
+    /// second's events after the first's length), composite (--blend mix with const30, events at
+    /// the same times: their common span).
     func matrixRow(_ command: String, _ name: String) throws {
         let (dir, clips) = try clips()
         let c = try XCTUnwrap(clips[name]), second = try XCTUnwrap(clips["const30"])
@@ -142,6 +143,14 @@ class EventMatrixCase: TimelineMatrixCase {
                     return Expectation(events: zip(c.events, c.flashEnds).filter { $0.0 >= from && $0.1 <= to + 0.001 }.map { $0.0 - from }, length: 75 * step)
                 }
             )
+        case "cut-time":
+            (args, expect) = (
+                ["filter", c.file, "--filter", "none", "--from", "0.5", "--to", "3"],
+                { step in
+                    let from = (0.5 / step).rounded() * step, to = (3 / step).rounded() * step
+                    return Expectation(events: zip(c.events, c.flashEnds).filter { $0.0 >= from && $0.1 <= to + 0.001 }.map { $0.0 - from }, length: to - from)
+                }
+            )
         case "concat":
             (args, expect) = (
                 ["concat", c.file, second.file], { _ in Expectation(events: c.events + second.events.map { $0 + c.seconds }, length: c.seconds + second.seconds) }
@@ -163,6 +172,7 @@ final class TimelineMatrixTests: EventMatrixCase {
     func testSnakeOnDrops() throws { try matrixRow("snake", "drop30") }
     func testReverseOnVariableRate() throws { try matrixRow("reverse", "vfr") }
     func testCutOnDrops() throws { try matrixRow("cut", "drop30") }
+    func testTimeCutOnVariableRate() throws { try matrixRow("cut-time", "vfr") }
     func testConcatOfMixedRates() throws { try matrixRow("concat", "r25") }
     func testCompositeOfMixedRates() throws { try matrixRow("composite", "r60") }
     func testFilterNoneOfAFade() throws { try matrixRow("filter-none", "fade") }
@@ -208,7 +218,7 @@ final class TimelineMatrixTests: EventMatrixCase {
     }
 }
 
-/// The whole matrix: every command on every event clip (7 by 6 rows; about 7 minutes of a debug
+/// The whole matrix: every command on every event clip (8 by 6 rows; about 7 minutes of a debug
 /// build beside other builds).
 final class TimelineMatrixSlowTests: EventMatrixCase {
     func each(_ command: String) throws { for name in Self.clipNames { try matrixRow(command, name) } }
@@ -217,6 +227,7 @@ final class TimelineMatrixSlowTests: EventMatrixCase {
     func testSnake() throws { try each("snake") }
     func testReverse() throws { try each("reverse") }
     func testCut() throws { try each("cut") }
+    func testTimeCut() throws { try each("cut-time") }
     func testConcat() throws { try each("concat") }
     func testComposite() throws { try each("composite") }
 }
@@ -231,7 +242,9 @@ final class TimelineMatrixPhonesSlowTests: TimelineMatrixCase {
     /// The video stream's length as ffprobe reads it (an edit list applied).
     func timeline(_ path: String) throws -> Double {
         let out = try Processes.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=duration", "-of", "csv=p=0", path])
-        return try XCTUnwrap(Double(String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), path)
+        // The first line: side data (rotation, Dolby Vision) adds lines of its own.
+        let first = String(decoding: out, as: UTF8.self).split(whereSeparator: \.isNewline).first.map { $0.split(separator: ",").first ?? "" } ?? ""
+        return try XCTUnwrap(Double(first), "\(path): ffprobe says \(String(decoding: out, as: UTF8.self))")
     }
 
     /// A row without events: the output's length and `verify`.
