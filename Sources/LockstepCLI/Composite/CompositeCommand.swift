@@ -105,6 +105,11 @@ struct CompositeCommand: ParsableCommand {
     @OptionGroup(title: "Snake effect (with --snake)")
     var snake: SnakeArguments
 
+    @Option(
+        name: .customLong("stabilise"),
+        help: ArgumentHelp("Stabilise these inputs from their own gyro (GPMF, CAMM) after they are fitted, before the blend: all, or input numbers (1 is the first).", valueName: "all|N,..."))
+    var stabiliseInputs: String?
+
     @OptionGroup(title: "Segment renders")
     var segment: SegmentArguments
 
@@ -144,6 +149,9 @@ struct CompositeCommand: ParsableCommand {
         options.keyAlphaAndColor = alpha.keyAlphaAndColor
         color.apply(to: &options)
         segment.apply(to: &options)
+        if let stabiliseInputs {
+            options.stabilise = StabiliseRequest(inputs: try? StabiliseRequest.parseInputs(stabiliseInputs, count: inputs.count), options: StabiliseOptions())
+        }
         return options
     }
 
@@ -154,6 +162,7 @@ struct CompositeCommand: ParsableCommand {
         let options = try asUsage {
             // Before `options`, which counts inputs from 0: -9223372036854775808 - 1 would trap.
             if let audioFrom { try CompositeOptions.check(audioFrom: Int128(audioFrom), inputs: inputs.count) }
+            if let stabiliseInputs { _ = try StabiliseRequest.parseInputs(stabiliseInputs, count: inputs.count) }
             let options = self.options
             try options.check()
             try OutputPath.check(output, inputs: [])
