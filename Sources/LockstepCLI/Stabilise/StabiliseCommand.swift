@@ -30,10 +30,12 @@ struct StabiliseCommand: ParsableCommand {
     @Option(help: ArgumentHelp("default (follows pans, removes shake), plain, fixed (a tripod) or none.", valueName: "default|plain|fixed|none"))
     var smoothing: SmoothingMethod = .default
     @Option(help: ArgumentHelp("The smoothing's time constant at rest, seconds (0.01 to 10).", valueName: "SECONDS")) var smoothness = 0.5
-    @Option(
-        name: .customLong("horizon-lock"), parsing: .upToNextOption,
-        help: ArgumentHelp("Level the horizon to gravity (needs an accelerometer); a percentage blends (default 100).", valueName: "PERCENT"))
-    var horizonLock: [Double] = []
+    // ArgumentParser has no option whose value may be left out: `--horizon-lock` alone levels the
+    // whole roll, `--horizon-lock-amount P` a part of it.
+    @Flag(name: .customLong("horizon-lock"), help: "Level the horizon to gravity (needs an accelerometer in the trace).")
+    var horizonLock = false
+    @Option(name: .customLong("horizon-lock-amount"), help: ArgumentHelp("How much of the roll --horizon-lock takes out, percent (implies it).", valueName: "PERCENT"))
+    var horizonLockAmount: Double?
     @Option(name: .customLong("rolling-shutter"), help: ArgumentHelp("Rolling shutter readout, ms (over the lens profile's and the calibration's).", valueName: "MS"))
     var rollingShutter: Double?
     @Option(help: ArgumentHelp("static (one zoom), dynamic (smoothed over time) or none.", valueName: "static|dynamic|none")) var zoom: ZoomMode = .static
@@ -51,7 +53,7 @@ struct StabiliseCommand: ParsableCommand {
         o.imu = imu; o.trace = trace; o.calibration = calibration; o.lens = lens
         o.settings.smoothing = smoothing
         o.settings.smoothness = smoothness
-        if !horizonLock.isEmpty { o.settings.horizonLock = (horizonLock.last ?? 100) / 100 }
+        if horizonLock || horizonLockAmount != nil { o.settings.horizonLock = (horizonLockAmount ?? 100) / 100 }
         if let rollingShutter { o.settings.shutter = RollingShutter(readout: rollingShutter / 1000) }
         o.rollingShutterMs = rollingShutter
         o.settings.zoom = zoom
@@ -62,8 +64,7 @@ struct StabiliseCommand: ParsableCommand {
 
     func validate() throws {
         guard (0.01...10).contains(smoothness) else { throw ValidationError("--smoothness must be between 0.01 and 10 seconds; got \(smoothness).") }
-        if horizonLock.count > 1 { throw ValidationError("--horizon-lock takes one percentage; got \(horizonLock.count).") }
-        if let p = horizonLock.first, !(0...100).contains(p) { throw ValidationError("--horizon-lock must be a percentage from 0 to 100; got \(p).") }
+        if let p = horizonLockAmount, !(0...100).contains(p) { throw ValidationError("--horizon-lock-amount must be a percentage from 0 to 100; got \(p).") }
         if let r = rollingShutter, !(0...100).contains(r) { throw ValidationError("--rolling-shutter must be between 0 and 100 ms; got \(r).") }
         guard (1...4).contains(maxZoom) else { throw ValidationError("--max-zoom must be between 1 and 4; got \(maxZoom).") }
         for (name, path) in [("--imu", imu), ("--calibration", calibration), ("--lens", lens)] {
