@@ -27,7 +27,8 @@ final class InputStabiliser {
     private var exportRows: [String] = []
     private(set) var notes: [String]
 
-    init(input: Int, path: String, motion: StabiliseMotion, settings: StabiliseSettings, place: Size, picture: Rect, signal: WorkingSignal, fps: Double, duration: Double?, exportPath: String?) throws {
+    init(input: Int, path: String, motion: StabiliseMotion, settings: StabiliseSettings, place: Size, picture: Rect, signal: WorkingSignal, fps: Double, duration: Double?, exportPath: String?) throws
+    {
         self.input = input; self.path = path; self.place = place; self.picture = picture; self.exportPath = exportPath
         stabilisation = Stabilisation.make(
             camera: motion.camera, lens: motion.lens, width: picture.width, height: picture.height, settings: settings, gravity: motion.gravity)

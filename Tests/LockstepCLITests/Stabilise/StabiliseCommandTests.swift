@@ -33,7 +33,9 @@ final class StabiliseCommandTests: XCTestCase {
         XCTAssertEqual(message([pan, "-o", out, "--horizon-lock-amount", "150"]), "--horizon-lock-amount must be a percentage from 0 to 100; got 150.0.")
         XCTAssertEqual(message([pan, "-o", out, "--rolling-shutter=-1"]), "--rolling-shutter must be between 0 and 100 ms; got -1.0.")
         XCTAssertEqual(message([pan, "-o", out, "--lens", "/nope.json"]), "--lens /nope.json: no such file.")
-        XCTAssertEqual(message([pan, "-o", out, "--smoothing", "wobbly"]), "The value 'wobbly' is invalid for '--smoothing <default|plain|fixed|none>'. Please provide one of 'default', 'plain', 'fixed' or 'none'.")
+        XCTAssertEqual(
+            message([pan, "-o", out, "--smoothing", "wobbly"]),
+            "The value 'wobbly' is invalid for '--smoothing <default|plain|fixed|none>'. Please provide one of 'default', 'plain', 'fixed' or 'none'.")
     }
 
     func testHorizonLockAloneIsAllOfTheRoll() throws {
