@@ -68,7 +68,7 @@ struct VerifyCommand: ParsableCommand {
         } else {
             var head = "\(file): \(report.frames) frames"
             if let s = report.frameStep { head += String(format: ", step %.3f ms", s * 1000) }
-            head += report.provenance ? ", provenance: \(report.sync ?? "?") sync of \(report.inputs?.joined(separator: ", ") ?? "?")" : ", no provenance"
+            head += report.provenance ? ", provenance: \(report.sync ?? "?") sync of \(report.inputs?.joined(separator: ", ") ?? "?")" : ", no provenance" + intraNote
             head += report.audio ? ", audio" : ", no audio"
             print(head)
             if let switches = report.filterSwitches {
@@ -113,5 +113,14 @@ extension VerifyCommand {
             print(report.ok ? "ok" : "\(report.checks.filter { $0.passed == false }.count) checks failed")
         }
         if !report.ok { throw ExitCode(1) }
+    }
+}
+
+extension VerifyCommand {
+    /// Why a movie has no provenance when Lockstep could not have put it there: ProRes and
+    /// DNxHR frames have no place for the SEI message that carries it (`VideoCodec.carriesProvenance`).
+    var intraNote: String {
+        guard let probe = try? MovieProbe.probe(file), let v = probe.streams.first(where: { $0.type == "video" }) else { return "" }
+        return ["prores", "dnxhd"].contains(v.codec) ? " (ProRes and DNxHR outputs carry none)" : ""
     }
 }
