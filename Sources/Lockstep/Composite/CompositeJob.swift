@@ -67,6 +67,8 @@ public struct CompositeOptions: Sendable {
     public var stallTimeout = 30.0
     /// The video-snake effect as a last stage, driven by an IMU trace.
     public var snake: SnakeOptions?
+    /// Inputs stabilised from their gyro after they are conformed, before the blend (`stabilise`, `--stabilise`).
+    public var stabilise: StabiliseRequest?
     /// Filter chains applied after the blend (before the snake), switched on a schedule.
     public var filter: FilterSchedule?
     /// A greyscale movie weighting the filter (`filter`) or keying the foreground (`composite`).
@@ -309,6 +311,9 @@ public final class CompositeJob: Job {
         let lanes = try Self.lanes(readers, options: options, layout: layout, blender: blender, canvas: canvas, timing: timing, failure: failure)
         let withAudio = lanes.contains { $0.audio != nil }
         let blanks = try Self.blanks(lanes, coverage: options.coverage)
+        // Stage hook (issue 42): per-input stabilisers, InputStabiliser.swift.
+        let stabilisers = try InputStabilisers.make(options, readers: readers, lanes: lanes, frameRate: frameRate, cancellation: cancellation)
+        tell(stabilisers.flatMap { $0?.notes ?? [] })
         let notices =
             soundNotices + Self.notices(readers: Array(readers.prefix(options.inputs.count)), sync: options.sync, frameRate: frameRate)
             + [ToneMapping.notice(readers.prefix(options.inputs.count).map { ($0.path, $0.video) }, signal: options.signal, curve: options.toneCurve)]
@@ -382,7 +387,12 @@ public final class CompositeJob: Job {
                 guard let out = preRolling ? preRollFrame : stage.pool.pop() else { return false }
                 compositorClock.set(preRolling ? "rendering pre-roll frame \(tick)" : "blending frame \(emitted)", busy: true)
                 try out.makeWritable()
-                func picture(_ i: Int) -> Frame { sync.chosenIfPresent(i)?.frame ?? blanks[i]! }
+                func picture(_ i: Int) -> Frame {
+                    guard let chosen = sync.chosenIfPresent(i) else { return blanks[i]! }
+                    // Stage hook (issue 42): a stabilised input's picture is its stabiliser's.
+                    guard i < stabilisers.count, let stabiliser = stabilisers[i] else { return chosen.frame }
+                    return stabiliser.apply(chosen.frame, source: sync.chosenFrame(i))
+                }
                 let matte = options.matte == nil ? nil : picture(lanes.count - 1)
                 blender.blend(picture, matte: matte, into: out)
                 let k = preRolling ? tick : firstK + emitted  // the single pass's frame index
@@ -435,6 +445,7 @@ public final class CompositeJob: Job {
             .map { Self.stillNotice(input: $0, path: options.inputs[$0]) }
         tell(lateNotices)
         let snakeSummary = try snake?.finish()
+        for s in stabilisers { try s?.finish() }  // Stage hook (issue 42): the export paths.
         for stage in stages { try stage.finish(frames: segment?.outputLength ?? emitted, frameRate: frameRate) }
         let summary = try loudness.map { m in
             LoudnessSummary(target: options.loudness!, mixLUFS: m.mixLUFS, gainDB: 20 * log10(m.gain), writtenLUFS: try stage.writtenLoudness() ?? -.infinity)

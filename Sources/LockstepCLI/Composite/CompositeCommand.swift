@@ -93,6 +93,11 @@ struct CompositeCommand: ParsableCommand {
     @OptionGroup(title: "Snake effect (with --snake)")
     var snake: SnakeArguments
 
+    @Option(
+        name: .customLong("stabilise"),
+        help: ArgumentHelp("Stabilise these inputs from their own gyro (GPMF, CAMM) after they are fitted, before the blend: all, or input numbers (1 is the first).", valueName: "all|N,..."))
+    var stabiliseInputs: String?
+
     @OptionGroup(title: "Timeline and cuts") var timeline: TimelineArguments
     @OptionGroup(title: "Segment renders")
     var segment: SegmentArguments
@@ -131,6 +136,9 @@ struct CompositeCommand: ParsableCommand {
         out.apply(to: &options)
         segment.apply(to: &options)
         timeline.apply(to: &options)
+        if let stabiliseInputs {
+            options.stabilise = StabiliseRequest(inputs: try? StabiliseRequest.parseInputs(stabiliseInputs, count: inputs.count), options: StabiliseOptions())
+        }
         return options
     }
 
@@ -144,6 +152,7 @@ struct CompositeCommand: ParsableCommand {
         let options = try asUsage {
             // Before `options`, which counts inputs from 0: -9223372036854775808 - 1 would trap.
             if let audioFrom { try CompositeOptions.check(audioFrom: Int128(audioFrom), inputs: inputs.count) }
+            if let stabiliseInputs { _ = try StabiliseRequest.parseInputs(stabiliseInputs, count: inputs.count) }
             let options = self.options
             try options.check()
             try OutputPath.check(output, inputs: [])
