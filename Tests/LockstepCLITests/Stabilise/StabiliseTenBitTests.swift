@@ -4,7 +4,7 @@ import XCTest
 
 /// A 10-bit movie stabilised on 10-bit planes, end to end: scripts/measure-stabilise's shaky
 /// camera (its gyro in a CSV, 60 ms late, axes turned: calibrate runs inside) written as lossless
-/// HEVC Main10 tagged BT.2020 HLG, `stabilise --hdr hlg --crf 0`. Outside checks: ffprobe (HEVC,
+/// HEVC Main10 tagged BT.2020 HLG, `stabilise --hdr hlg --crf 0 --preset ultrafast`. Outside checks: ffprobe (HEVC,
 /// yuv420p10le, HLG, every frame), ffmpeg's raw 10-bit decode (more than 256 luma codes: no 8-bit
 /// step on the way; the levels where they were), OpenCV's feature tracks (the shake cut).
 final class StabiliseTenBitTests: XCTestCase {
