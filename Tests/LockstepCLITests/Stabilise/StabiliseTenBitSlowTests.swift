@@ -7,7 +7,7 @@ import XCTest
 /// HEVC Main10 tagged BT.2020 HLG, `stabilise --hdr hlg --crf 0 --preset ultrafast`. Outside checks: ffprobe (HEVC,
 /// yuv420p10le, HLG, every frame), ffmpeg's raw 10-bit decode (more than 256 luma codes: no 8-bit
 /// step on the way; the levels where they were), OpenCV's feature tracks (the shake cut).
-final class StabiliseTenBitTests: XCTestCase {
+final class StabiliseTenBitSlowTests: XCTestCase {
     func testTenBitInputComesOutTenBitAndSteady() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("stabilise-10bit-\(UUID())")
         defer { try? FileManager.default.removeItem(at: out) }
