@@ -48,9 +48,8 @@ public final class IMUExportJob: Job {
             let ns = s * 1e9
             return ns.isFinite && abs(ns) < Double(TraceParser.maxTimestamp) ? start + Int64(ns.rounded()) : (ns < 0 ? .min : .max)
         }
-        let pending = try OutputPath(for: output)
-        do {
-            let writer = try TraceFileWriter(path: pending.path, format: format, info: t.info, hasAccel: t.hasAccel)
+        return try OutputPath.writing(to: output) { file in
+            let writer = try TraceFileWriter(path: file.path, format: format, info: t.info, hasAccel: t.hasAccel)
             try source.forEachBatch(t.id, from: from.map(bound), to: to.map(bound)) { batch in
                 if cancellation.isCancelled { throw JobError.cancelled }
                 try writer.write(batch)
@@ -63,11 +62,7 @@ public final class IMUExportJob: Job {
                 let span = try source.ends().map { String(format: "; it runs from 0 to %.3f s", Double($0.last.t - start) / 1e9) } ?? ""
                 throw IMUJobError("\(Self.window(from, to)): trace \(t.id) of \(path) has no samples there\(span); nothing was written")
             }
-            try pending.commit()
             return (t.id, writer.count)
-        } catch {
-            pending.discard()
-            throw pending.explain(error)
         }
     }
 }

@@ -64,14 +64,8 @@ public final class TestSourceJob: Job {
         let o = options
         try o.check()
         let container = TestSourceOptions.containers[(o.output as NSString).pathExtension.lowercased()]!
-        let pending = try OutputPath(for: o.output)
-        do {
-            let result = try Self.write(o, container: container, to: pending.path, cancellation: cancellation)
-            try pending.commit()
-            return result
-        } catch {
-            pending.discard()
-            throw pending.explain(error)
+        return try OutputPath.writing(to: o.output) { file in
+            try Self.write(o, container: container, to: file.path, cancellation: cancellation)
         }
     }
 

@@ -43,15 +43,14 @@ public final class ThumbnailJob: Job {
         for input in options.inputs { try OutputPath.checkInput(input) }
         try OutputPath.checkPlace(options.output, inputs: options.inputs)
         let format = ImageFormat(extensionOf: options.output)!
-        let pending = try OutputPath(for: options.output)
-
-        let (picture, result) = options.sheet ? try makeSheet() : try makeSingle()
-        let bytes = try ImageEncoder.encode(picture, as: format)
-        if cancellation.isCancelled { throw JobError.cancelled }
-        try pending.writeAll(Data(bytes))
-        if cancellation.isCancelled { throw JobError.cancelled }
-        try pending.commit()
-        return result
+        return try OutputPath.writing(to: options.output) { file in
+            let (picture, result) = options.sheet ? try makeSheet() : try makeSingle()
+            let bytes = try ImageEncoder.encode(picture, as: format)
+            if cancellation.isCancelled { throw JobError.cancelled }
+            try file.writeAll(Data(bytes))
+            if cancellation.isCancelled { throw JobError.cancelled }
+            return result
+        }
     }
 
     /// Opens a clip and finds its picture: the frame on screen at `--at` when given (a time the
