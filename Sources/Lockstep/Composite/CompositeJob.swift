@@ -209,13 +209,11 @@ public final class CompositeJob: Job {
         let box = OpenedReaders(count: options.readerPaths.count)
         for (i, path) in options.readerPaths.enumerated() {
             let audio = options.audio && i < options.inputs.count && (options.audioFrom == nil || options.audioFrom == i), conceal = options.conceal, cancellation = self.cancellation
-            let t = Thread { [box, woken] in
+            Worker.detach(name: "lockstep.open.\(i + 1)") { [box, woken] in
                 let result = Result { try MovieReader(path: path, audio: audio, conceal: conceal, cancellation: cancellation) }
                 box.set(i, result)
                 woken.signal()
             }
-            t.name = "lockstep.open.\(i + 1)"
-            t.start()
         }
         // Signals left over from an earlier wait only make the loop look again.
         while !isCancelled && !box.complete { woken.wait() }

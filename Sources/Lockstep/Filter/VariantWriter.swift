@@ -27,7 +27,7 @@ final class VariantWriter: @unchecked Sendable {
     private var mixedUntil: Int64 = 0
     private let chunk = 4096
     private let scratch: UnsafeMutablePointer<Float>
-    private let done = DispatchSemaphore(value: 0)
+    private var worker: Worker?
     /// Tests only (`FilterVariantsOptions.injectedFailure`): fail when this many frames are written.
     private let failAfter: Int64?
 
@@ -60,16 +60,10 @@ final class VariantWriter: @unchecked Sendable {
     deinit { scratch.deallocate() }
 
     func start() {
-        let t = Thread { [self] in
-            defer { done.signal() }
-            run()
-        }
-        t.name = "lockstep.variant.\(number)"
-        t.stackSize = 1 << 20
-        t.start()
+        worker = Worker(name: "lockstep.variant.\(number)") { [self] in run() }
     }
 
-    func join() { done.wait() }
+    func join() { worker?.join() }
 
     private func run() {
         while let lent = queue.pop() {
