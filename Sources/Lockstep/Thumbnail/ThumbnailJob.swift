@@ -2,11 +2,10 @@ import Compositor
 import Foundation
 import Media
 
-/// `--at` asks for a time the clip does not have: a bad option (exit 64), not a failure.
-public struct ThumbnailOptionError: CommandFailure, Equatable, Sendable {
+/// `--at` asks for a time the clip does not have: a bad option, not a failure (the CLI ends it
+/// as a usage error, without the usage text).
+public struct ThumbnailOptionError: Error, CustomStringConvertible, Equatable, Sendable {
     public var description: String
-    /// A usage error, without the usage text.
-    public var exitStatus: Int32 { 64 }
 }
 
 /// Writes one clip's thumbnail, or a contact sheet of several, as PNG or JPEG. For each clip
