@@ -67,7 +67,7 @@ public final class OutputPath: Sendable {
         Self.removeStaleTemporaries(in: folderPath)
         let fd = open(folderPath, Self.pathOnly | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw JobError("\(output): the folder \(folderPath) cannot be opened (\(String(cString: strerror(errno))))")
+            throw OutputPathError.folderCannotBeOpened(output, folder: folderPath, why: String(cString: strerror(errno)))
         }
         // A folder nobody may write in (a read-only mount, its mode) fails here, naming the
         // output, not later naming the temporary (`imu import -o /read-only/x.sqlite` said
@@ -76,7 +76,7 @@ public final class OutputPath: Sendable {
             let why = String(cString: strerror(errno))
             close(fd)
             let spelled = (output as NSString).deletingLastPathComponent
-            throw JobError("\(output): cannot be written: the folder \(spelled.isEmpty ? "." : spelled) is not writable (\(why)).")
+            throw OutputPathError.folderNotWritable(output, folder: spelled.isEmpty ? "." : spelled, why: why)
         }
         folder = fd
         path = Self.temporary(beside: target)
@@ -157,7 +157,7 @@ public final class OutputPath: Sendable {
         defer { Self.live.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) } }
         if landing == .whereNothingIs { return try link() }
         try state.withLock { state in
-            guard state == .writing else { throw JobError("\(output): already \(state == .committed ? "written" : "abandoned")") }
+            guard state == .writing else { throw OutputPathError.alreadyEnded(output, committed: state == .committed) }
             // A node made under the name while the job ran is not replaced either.
             do { try Self.checkKind(output) } catch {
                 unlinkTemporary()
@@ -174,7 +174,7 @@ public final class OutputPath: Sendable {
                     why == ENOENT || why == EXDEV
                     ? "the folder \(folderPath) was moved or removed while writing (\(String(cString: strerror(why))))"
                     : String(cString: strerror(why))
-                throw JobError("\(output): cannot move the finished file into place: \(cause); nothing was written")
+                throw OutputPathError.cannotMoveIntoPlace(output, cause: cause)
             }
             state = .committed
         }
@@ -184,7 +184,7 @@ public final class OutputPath: Sendable {
     /// anything is there, then removes the temporary's own name.
     private func link() throws {
         try state.withLock { state in
-            guard state == .writing else { throw JobError("\(output): already \(state == .committed ? "written" : "abandoned")") }
+            guard state == .writing else { throw OutputPathError.alreadyEnded(output, committed: state == .committed) }
             let linked = linkat(folder, name, AT_FDCWD, target, 0) == 0, why = errno
             unlinkTemporary()
             state = linked ? .committed : .discarded
@@ -229,7 +229,7 @@ public final class OutputPath: Sendable {
     /// Writes `data` to the temporary (made here), then syncs nothing: rename is the commit.
     public func writeAll(_ data: Data) throws {
         let fd = openat(folder, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw JobError("\(output): cannot be written (\(String(cString: strerror(errno))))") }
+        guard fd >= 0 else { throw OutputPathError.cannotBeWritten(output, why: String(cString: strerror(errno))) }
         defer { close(fd) }
         try data.withUnsafeBytes { raw in
             var done = 0
@@ -237,7 +237,7 @@ public final class OutputPath: Sendable {
                 let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    throw JobError("\(output): cannot be written (\(String(cString: strerror(errno))))")
+                    throw OutputPathError.cannotBeWritten(output, why: String(cString: strerror(errno)))
                 }
                 done += n
             }
@@ -272,8 +272,8 @@ public final class OutputPath: Sendable {
     public static func check(_ output: String, inputs: [String]) throws {
         let ext = (output as NSString).pathExtension.lowercased()
         try refuseStandardOutput(output)
-        guard !output.hasSuffix("/") else { throw JobError("\(output): ends in /, a folder's name; give a file name.") }
-        guard containers[ext] != nil else { throw JobError("\(output): the output must end in .mp4, .m4v, .mov or .mkv.") }
+        guard !output.hasSuffix("/") else { throw OutputPathError.endsInSlash(output) }
+        guard containers[ext] != nil else { throw OutputPathError.notAMovieName(output) }
         try checkPlace(output, inputs: inputs)
     }
 
@@ -281,32 +281,32 @@ public final class OutputPath: Sendable {
     /// length, and that it is not one of the inputs (`thumbnail` writes images, `imu export`
     /// traces, `calibrate` profiles).
     public static func checkPlace(_ output: String, inputs: [String]) throws {
-        guard !output.isEmpty else { throw JobError("the output's name is empty; give a file name.") }
+        guard !output.isEmpty else { throw OutputPathError.emptyName }
         try refuseStandardOutput(output)
         // "out.mp4/" passed every check and failed at the rename, after the whole job.
-        guard !output.hasSuffix("/") else { throw JobError("\(output): ends in /, a folder's name; give a file name.") }
+        guard !output.hasSuffix("/") else { throw OutputPathError.endsInSlash(output) }
         let url = URL(fileURLWithPath: output)
         let name = url.lastPathComponent.utf8.count
         guard name <= nameMax else {
-            throw JobError("\(output): the file name is \(name) bytes long; the longest a folder takes is \(nameMax).")
+            throw OutputPathError.nameTooLong(output, bytes: name, limit: nameMax)
         }
         let folder = url.deletingLastPathComponent().path
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw JobError("\(output): the folder \(folder) does not exist.")
+            throw OutputPathError.missingFolder(output, folder: folder)
         }
         // A folder under the name: the file could only be written at the end, after the work,
         // and then failed with Foundation's error dump (snake --report DIR, calibrate -o DIR).
         try checkKind(output)
         if inputs.contains(where: { sameFile(output, $0) }) {
-            throw JobError("\(output) is also an input; write the output somewhere else.")
+            throw OutputPathError.isAnInput(output)
         }
     }
 
     /// "-" is standard output to many tools, but every output here is renamed into place when
     /// complete (and movies, stores and profiles are not streams): a file named "-" was made.
     public static func refuseStandardOutput(_ output: String) throws {
-        if output == "-" { throw JobError("-o -: Lockstep does not write its outputs to standard output; give a file name.") }
+        if output == "-" { throw OutputPathError.standardOutput }
     }
 
     /// Refuses a name under which something other than a regular file exists (through any
@@ -318,14 +318,14 @@ public final class OutputPath: Sendable {
         let what: String
         switch st.st_mode & S_IFMT {
         case S_IFREG: return
-        case S_IFDIR: throw JobError("\(output) is a folder; give a file name.")
+        case S_IFDIR: throw OutputPathError.isAFolder(output)
         case S_IFCHR: what = "a device (character special file)"
         case S_IFBLK: what = "a device (block special file)"
         case S_IFIFO: what = "a named pipe (FIFO)"
         case S_IFSOCK: what = "a socket"
         default: what = "not a regular file"
         }
-        throw JobError("\(output) is \(what); an output replaces only a regular file, so give a file's name.")
+        throw OutputPathError.notARegularFile(output, what: what)
     }
 
     /// The file a symbolic link at `output` names (links followed to the end), so that writing
@@ -351,9 +351,9 @@ public final class OutputPath: Sendable {
     /// Each input exists, is a file (or a pipe) and can be read.
     public static func checkInput(_ input: String) throws {
         var folder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: input, isDirectory: &folder) else { throw JobError("\(input): no such file.") }
-        guard !folder.boolValue else { throw JobError("\(input): is a folder, not a movie.") }
-        guard FileManager.default.isReadableFile(atPath: input) else { throw JobError("\(input): permission denied.") }
+        guard FileManager.default.fileExists(atPath: input, isDirectory: &folder) else { throw OutputPathError.noSuchInput(input) }
+        guard !folder.boolValue else { throw OutputPathError.inputIsAFolder(input) }
+        guard FileManager.default.isReadableFile(atPath: input) else { throw OutputPathError.inputNotReadable(input) }
     }
 
     // MARK: temporary names

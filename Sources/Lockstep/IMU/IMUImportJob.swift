@@ -74,7 +74,7 @@ public final class IMUImportJob: Job {
     public func run() throws -> IMUImportResult {
         let (format, content) = try options.reading()
         // The store is the output: never one of the files read, under any spelling.
-        do { try OutputPath.checkPlace(store, inputs: [file]) } catch let e as JobError { throw IMUJobError(e.description) }
+        do { try OutputPath.checkPlace(store, inputs: [file]) } catch let e as OutputPathError { throw IMUJobError(e.description) }
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: store, isDirectory: &isDirectory)
         if exists && isDirectory.boolValue { throw TraceStoreError(path: store, "is a folder, not a trace store") }

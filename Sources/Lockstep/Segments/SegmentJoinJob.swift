@@ -36,19 +36,19 @@ public final class SegmentJoinJob: Job {
         let work = options.work
         let plan = try ScaleOutStore.loadPlan(work: work)
         for i in plan.segments.indices where !FileManager.default.fileExists(atPath: plan.doneMarker(i)) {
-            throw JobError("\(plan.segmentFile(i)): segment \(i) (frames \(plan.segments[i])) is not done; nothing was joined.")
+            throw ScaleOutError.segmentNotDone(file: plan.segmentFile(i), index: i, frames: "\(plan.segments[i])")
         }
         if cancellation.isCancelled { throw JobError.cancelled }
         let joined = try OutputPath.writing(to: plan.output) { file in
             let clips = plan.segments.indices.map(plan.segmentFile)
             let joined = try ConcatCopy.join(clips, into: file.path, container: OutputPath.container(for: plan.output), provenance: .kept)
             guard joined.frames == plan.totalFrames else {
-                throw JobError("\(plan.output): the segments hold \(joined.frames) frames, the plan \(plan.totalFrames); nothing was written.")
+                throw ScaleOutError.frameCountMismatch(output: plan.output, joined: joined.frames, planned: plan.totalFrames)
             }
             let report = Checks.run(try VerifyJob.scan(file.path, cancellation: cancellation))
             guard report.ok else {
                 let first = report.violations.first.map { "\($0.kind.rawValue): \($0.message)" } ?? ""
-                throw JobError("\(plan.output): the joined movie fails verify (\(report.violations.count) violations; first: \(first)); nothing was written.")
+                throw ScaleOutError.failsVerify(output: plan.output, violations: report.violations.count, first: first)
             }
             return joined
         }
@@ -65,10 +65,10 @@ public enum ScaleOutStore {
     public static func loadPlan(work: String) throws -> ScaleOutPlan {
         let path = work + "/plan.json"
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw JobError("\(path): no scale-out plan there (is \(work) a work folder of lockstep composite --segments?).")
+            throw ScaleOutError.noPlan(path: path, work: work)
         }
         do { return try JSONDecoder().decode(ScaleOutPlan.self, from: data) } catch {
-            throw JobError("\(path): not a readable scale-out plan.")
+            throw ScaleOutError.unreadablePlan(path: path)
         }
     }
 
