@@ -49,7 +49,8 @@ final class CalibrateReadoutTests: XCTestCase {
         let line = try XCTUnwrap(r.stdout.split(separator: "\n").first { $0.hasPrefix("readout") }, r.stdout)
         XCTAssertTrue(
             line.hasPrefix(
-                "readout: not estimated (the camera stabilised this picture from its own orientation records and corrected its rolling shutter, so stabilise treats it as a global shutter; against its recorded orientation "),
+                "readout: not estimated (the camera stabilised this picture from its own orientation records and corrected its rolling shutter, so stabilise treats it as a global shutter; against its recorded orientation "
+            ),
             String(line))
         XCTAssertNil(try XCTUnwrap(json)["frameReadoutMs"])
     }
