@@ -49,8 +49,10 @@ public enum ReadoutSearch {
     /// 15 fps camera moves its top and bottom regions by a third of it each way).
     static let searchMs = 30.0
     static let stepMs = 0.5
-    /// Windows of the clip (at least this many, about this long).
+    /// Windows of the clip (at least this many, about `windowS` long, at most `maximumWindows`:
+    /// the jackknife fits the plane once per window, so a long clip gets longer windows).
     static let minimumWindows = 4
+    static let maximumWindows = 24
     static let windowS = 3.0
     /// Intervals in a window below which it is left out (too few to fit its coefficients).
     static let minimumWindowIntervals = 12
@@ -103,6 +105,9 @@ public enum ReadoutSearch {
         }
         let se = jackknife(leftOut.map(\.rows)), seColumns = jackknife(leftOut.map(\.columns))
         let r = whole.rows, across = whole.columns
+        guard r.isFinite, across.isFinite, se.isFinite, seColumns.isFinite else {
+            return .notEstimated("unstable: the regions' lags give no finite readout")
+        }
         if abs(across) > 3 * max(seColumns, 0.5) && abs(across) > 2 && abs(across) > abs(r) / 2 {
             return .notEstimated(
                 String(
@@ -127,7 +132,7 @@ public enum ReadoutSearch {
     static func cut(_ intervals: [(from: Int64, to: Int64)]) -> [Range<Int>] {
         guard let first = intervals.first, let last = intervals.last else { return [] }
         let span = Double(last.to - first.from) / 1e9
-        let count = max(minimumWindows, Int(span / windowS))
+        let count = min(maximumWindows, max(minimumWindows, Int(span / windowS)))
         var out: [Range<Int>] = []
         var lo = 0
         for w in 0..<count {

@@ -5,7 +5,8 @@ import XCTest
 /// `calibrate`'s rolling-shutter readout (issue 42, item 4): on scripts/measure-readout's
 /// cameras (measure-stabilise's independent shaky camera rendered with a known readout), the
 /// profile's frameReadoutMs within 10% or 2 ms, and a global shutter never a confident number
-/// (the script checks both and exits 1 otherwise); on the shared real clips, what can be said:
+/// (the script checks both and exits 1 otherwise), and `stabilise` without --rolling-shutter
+/// leaving the wobble the true readout leaves; on the shared real clips, what can be said:
 /// karma.mp4 hardly moves fast enough to time its rows, the MAX's camera undid its own shutter.
 final class CalibrateReadoutTests: XCTestCase {
     func testKnownReadoutsOfAnIndependentCameraComeBack() throws {
@@ -13,11 +14,15 @@ final class CalibrateReadoutTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: out) }
         let r = try Processes.run(
             Repository.root.appendingPathComponent("scripts/measure-readout").path,
-            ["--bin", Repository.binary.path, "--readouts", "0,16,28", "--seconds", "6", "--size", "480x270", "--out", out.path], timeout: 1200)
+            ["--bin", Repository.binary.path, "--readouts", "0,16,28", "--seconds", "6", "--size", "480x270", "--stabilise", "--out", out.path],
+            timeout: 2400)
         let text = String(decoding: r.stdout, as: UTF8.self)
         XCTAssertEqual(r.status, 0, text + r.stderr)
         // Three rows, each with calibrate's line (the script fails on a missing one too).
         XCTAssertEqual(text.split(separator: "\n").filter { $0.hasPrefix("shaken 480x270") && $0.contains("readout ") }.count, 3, text)
+        // And stabilise used the estimate where no readout was given (its note), on both
+        // rolling-shutter cameras: the script checks the wobble it left against the truth's.
+        XCTAssertEqual(text.split(separator: "\n").filter { $0.contains("calibrate's estimate") && $0.contains("from the calibration (calibrate's estimate)") }.count, 2, text)
     }
 
     func calibrate(_ name: String) throws -> (CommandResult, [String: Any]?) {
