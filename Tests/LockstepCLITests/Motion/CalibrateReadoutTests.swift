@@ -17,6 +17,7 @@ final class CalibrateReadoutTests: XCTestCase {
             ["--bin", Repository.binary.path, "--readouts", "0,16,28", "--seconds", "6", "--size", "480x270", "--stabilise", "--out", out.path],
             timeout: 2400)
         let text = String(decoding: r.stdout, as: UTF8.self)
+        print(text)
         XCTAssertEqual(r.status, 0, text + r.stderr)
         // Three rows, each with calibrate's line (the script fails on a missing one too).
         XCTAssertEqual(text.split(separator: "\n").filter { $0.hasPrefix("shaken 480x270") && $0.contains("readout ") }.count, 3, text)
