@@ -72,6 +72,12 @@ struct StabiliseMotion {
             }
             camera = path
             gravity = GravityEstimate(path: camera, accel: CameraPath.accelerometer(readings, calibration: profile))
+            // Which readout wins: --rolling-shutter, then the lens profile's, then the
+            // calibration's (calibrate's estimate); said when it is the calibration's.
+            if options.rollingShutterMs == nil, profileLens?.frameReadoutMs == nil, let r = profile.frameReadoutMs, r > 0 {
+                let error = profile.frameReadoutUncertaintyMs.map { String(format: " +- %.2f", $0) } ?? ""
+                notes.append(String(format: "%@: rolling shutter readout %.2f%@ ms, from the calibration (%@)", video, r, error, options.calibration ?? "calibrate's estimate"))
+            }
         }
         return StabiliseMotion(camera: camera, gravity: gravity, lens: lens, shutter: shutter, notes: notes)
     }
