@@ -112,9 +112,14 @@ extension Checks {
         }
         let records = frames.indices.compactMap(times)
         let length = span.end - span.start
-        // A boomerang turns at the top frame's start and goes up again from the bottom frame's end.
-        let top = records.max { $0.index < $1.index }.map { max($0.start, span.start) } ?? span.end
-        let bottom = records.min { $0.index < $1.index }.map { min($0.end, span.end) } ?? span.start
+        // A boomerang turns at the top frame's start and goes up again from the bottom frame's
+        // end. A frame shorter than an output frame may not be shown at all: the top frame's
+        // start is also the end of the one below it (its record's `until`), the bottom frame's
+        // end the start of the one above it.
+        let top = max(
+            records.map(\.start).max() ?? span.start, records.map(\.end).filter { $0 < span.end }.max() ?? span.start, span.start)
+        let bottom = min(
+            records.map(\.end).min() ?? span.end, records.map(\.start).filter { $0 > span.start }.min() ?? span.end, span.end)
         let down = top - span.start, up = span.end - bottom
         let slack = min(tb * Rational(1, 2), Rational(1, 1000))
         var v: [Violation] = []
@@ -147,9 +152,15 @@ extension Checks {
             let at = String(format: "%.3f s", tick.seconds), played = String(format: "%.3f s", u.seconds)
             let on = String(format: "%.3f-%.3f s", r.start.seconds, r.end.seconds)
             if early {
-                v.append(Violation(.sourceFromTheFuture, frame: k, time: tick.seconds, "output frame \(k) at \(at) plays source time \(played), but shows source frame \(r.index), on screen over \(on): not yet"))
+                v.append(
+                    Violation(
+                        .sourceFromTheFuture, frame: k, time: tick.seconds,
+                        "output frame \(k) at \(at) plays source time \(played), but shows source frame \(r.index), on screen over \(on): not yet"))
             } else if late {
-                v.append(Violation(.staleSource, frame: k, time: tick.seconds, "output frame \(k) at \(at) plays source time \(played), but still shows source frame \(r.index), on screen over \(on)"))
+                v.append(
+                    Violation(
+                        .staleSource, frame: k, time: tick.seconds,
+                        "output frame \(k) at \(at) plays source time \(played), but still shows source frame \(r.index), on screen over \(on)"))
             }
         }
         return v

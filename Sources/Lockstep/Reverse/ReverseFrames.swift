@@ -67,7 +67,8 @@ final class ReverseFrames {
             let range = passes[pass]
             pass += 1
             try reader.decode(range) { s, picture in decoded[s - range.lowerBound].take(from: picture) }
-            order = (timeline.pieces[piece].backward
+            order =
+                (timeline.pieces[piece].backward
                 ? stride(from: range.upperBound - 1, through: range.lowerBound, by: -1)
                 : stride(from: range.lowerBound, through: range.upperBound - 1, by: 1)).makeIterator()
         }

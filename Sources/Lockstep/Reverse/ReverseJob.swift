@@ -145,7 +145,7 @@ public final class ReverseJob: Job {
         }
         let byTime = options.sync == .time
         if !byTime { tell(KeepFramesNotice.line(inputs, frameRate: frameRate)) }
-        let timeline = try Self.timeline(index, video: reader.video, options: options, frameRate: frameRate)
+        let timeline = try Self.timeline(index, video: video, options: options, frameRate: frameRate)
         let tb = index.timeBase
         let frameBytes = canvas.width * canvas.height * 3 / 2
         let pool = options.poolFrames ?? max(4, options.poolBytes / max(1, frameBytes))
@@ -236,6 +236,11 @@ public final class ReverseJob: Job {
             let streamEnd = Rational.rescale(e.value, from: e.timeBase, to: tb) - origin
             if streamEnd > starts[n - 1] && streamEnd < end { end = streamEnd }
         }
+        // Times rounded by the container (Matroska's 1 ms: 72 frames at 24 fps end at 2999 or
+        // 3000) end where the frame count at the nominal rate says, as concat measures a clip:
+        // the sound is reversed from exactly there.
+        let exact = ConcatJob.length(tb * end, frames: Int64(n), video: video)
+        if exact != tb * end, let ticks = exact.multiplied(by: tb.inverse), ticks.den == 1, ticks.num > starts[n - 1] { end = ticks.num }
         var cut: Range<Int64>?
         if let c = options.cut {
             let range = FrameRange(c, frameRate: frameRate)

@@ -190,7 +190,9 @@ class EventMatrixCase: TimelineMatrixCase {
                 }
             )
         case "concat-cut":
-            let joined = Clip(name: "joined", file: "", events: c.events + second.events.map { $0 + c.seconds }, flashEnds: c.flashEnds + second.flashEnds.map { $0 + c.seconds }, seconds: c.seconds + second.seconds)
+            let joined = Clip(
+                name: "joined", file: "", events: c.events + second.events.map { $0 + c.seconds },
+                flashEnds: c.flashEnds + second.flashEnds.map { $0 + c.seconds }, seconds: c.seconds + second.seconds)
             (args, expect) = (
                 ["concat", c.file, second.file, "--from", "2", "--to", "6"],
                 { step in

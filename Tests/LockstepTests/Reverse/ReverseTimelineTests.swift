@@ -69,10 +69,12 @@ final class ReverseTimelineTests: XCTestCase {
     func testSoundPiecesMeetExactly() {
         let t = ReverseTimeline(starts: starts, end: 450, boomerang: true, loops: 1)
         let pieces = ReverseSound.pieces(t, timeBase: Rational(1, 1000), keep: false)
-        XCTAssertEqual(pieces, [
-            ReverseSound.Piece(at: 0, count: 21_600, source: 0, backward: false),
-            ReverseSound.Piece(at: 21_600, count: 19_200, source: 19_200, backward: true)
-        ])
+        XCTAssertEqual(
+            pieces,
+            [
+                ReverseSound.Piece(at: 0, count: 21_600, source: 0, backward: false),
+                ReverseSound.Piece(at: 21_600, count: 19_200, source: 19_200, backward: true)
+            ])
         let kept = ReverseSound.pieces(ReverseTimeline(starts: starts, end: 450, boomerang: false, loops: 1, cut: 150..<420), timeBase: Rational(1, 1000), keep: true)
         XCTAssertEqual(kept.first?.source, 7_200)
         XCTAssertEqual(kept.first?.backward, false)
