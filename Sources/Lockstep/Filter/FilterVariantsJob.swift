@@ -230,16 +230,20 @@ public final class FilterVariantsJob: Job {
         var sync = FrameSync<SharedFrame>(mode: options.sync, inputs: 1, frameRate: frameRate)
         if let end = CompositeJob.streamEnd(reader.video) { sync.setStreamEnd(end, input: 0) }
         var emitted: Int64 = 0
+        // Ticks the loop reached, cut or not: the whole pass's length when it ends early.
+        var reached: Int64 = 0
         _ = sync.drive(
             pull: { _ in
                 clock.set("waiting for the input", busy: false)
                 guard failure.error == nil, writers.contains(where: { !$0.queue.closed }), let item = lane.frames.pop() else { return .closed }
-                // One share for the sync, one per variant; the last release recycles the frame.
-                return item.map { .frame($0.picture.source, SharedFrame($0, lane: lane, holders: writers.count + 1)) } ?? .end
+                // One share for the sync, and one per variant each time it is lent (a frame on
+                // screen for several ticks is lent several times); the last release recycles it.
+                return item.map { .frame($0.picture.source, SharedFrame($0, lane: lane, holders: 1)) } ?? .end
             },
             release: { $0.release() },
             emit: { sync, tick in
                 guard failure.error == nil, writers.contains(where: { !$0.queue.closed }) else { return false }
+                reached = tick + 1
                 // A cut: the frames before it are read and let go, those after it not read.
                 if tick < firstK { return true }
                 if let range, tick >= range.end { return false }
@@ -254,6 +258,7 @@ public final class FilterVariantsJob: Job {
                 record.src = [[Int64(f.index), f.pts.value] + (sync.until(0).map { [$0.value] } ?? [])]
                 let shared = sync.chosen(0)
                 let lent = Lent(shared: shared, index: emitted, time: frameRate.inverse * tick, record: record)
+                shared.retain(writers.count)
                 for w in writers where !w.queue.push(lent) { shared.release() }
                 emitted += 1
                 events.progress?(emitted, expected)
@@ -271,7 +276,7 @@ public final class FilterVariantsJob: Job {
         }
         if let range, emitted < range.count, !(range.isOpen && emitted > 0) {
             for w in writers { w.abandon() }
-            throw FrameRange.pastEnd(range, input: 0, path: options.input, frames: firstK + emitted, frameRate: frameRate)
+            throw FrameRange.pastEnd(range, input: 0, path: options.input, frames: reached, frameRate: frameRate)
         }
         guard emitted > 0 else {
             for w in writers { w.abandon() }
@@ -298,6 +303,9 @@ final class SharedFrame: Sendable {
     init(_ item: LaneFrame, lane: InputLane, holders: Int) {
         self.item = item; self.lane = lane; self.holders = NIOLockedValueBox(holders)
     }
+
+    /// `n` more holders (a lending to every variant).
+    func retain(_ n: Int) { holders.withLockedValue { $0 += n } }
 
     func release() {
         let last = holders.withLockedValue { n -> Bool in
