@@ -5,10 +5,11 @@ import XCTest
 
 @testable import Lockstep
 
-/// MovieWriter gives every video packet its frame's duration, so the video stream's duration,
-/// as ffprobe (the outside checker) reads it, is exactly the frames' total: at a constant rate
-/// frames/fps, at a variable one the sum of the frames' own durations (x264 in FFmpeg 5.1 sets
-/// none, and one nominal frame on the last packet ended a VFR reversal 27 ms early).
+/// MovieWriter gives every video packet its frame's duration (x264 in FFmpeg 5.1 sets none), so
+/// the video stream's duration, as ffprobe (the outside checker) reads it, is exactly
+/// frames/fps; a variable-rate source reversed keeps its timeline at its nominal rate, so it
+/// ends where the source does (before issue 43 it was written in the source's time base, and
+/// one nominal frame on the last packet ended it 27 ms early).
 final class StreamDurationTests: ScratchTestCase {
     func testVariableRateReversalEndsWhereItsLastFrameDoes() throws {
         let out = scratch.appendingPathComponent("vfr-reversed.mp4")
