@@ -168,11 +168,6 @@ public final class FilterVariantsJob: Job {
         guard let frameRate = reader.video.nominalFrameRate ?? reader.video.frameRate else {
             throw MediaError("no frame rate in the file", path: reader.path)
         }
-        let range = options.frames ?? options.cut.map { FrameRange($0, frameRate: frameRate) }
-        let firstK = range?.start ?? 0
-        func samples(_ frames: Int64) -> Int64 {
-            AudioTimeline.samples(coveringFrames: frames, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
-        }
         let layout = Layout(blend: .single, canvas: canvas, inputs: [reader.video.displaySize])
         let place = layout.places[0], pic = layout.pictures[0]
         let conformer: Conformer
@@ -199,6 +194,11 @@ public final class FilterVariantsJob: Job {
         reader: MovieReader, conformer: Conformer, canvas: Size, frameRate: Rational, files: [Result<OutputPath, any Error>]
     ) throws -> (value: FilterVariantsResult, keep: [Bool]) {
         let outputs = options.outputs
+        let range = options.frames ?? options.cut.map { FrameRange($0, frameRate: frameRate) }
+        let firstK = range?.start ?? 0
+        func samples(_ frames: Int64) -> Int64 {
+            AudioTimeline.samples(coveringFrames: frames, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
+        }
         // A variant whose chain or file cannot be set up (an unreadable .cube) fails alone, now.
         var variants = options.chains.enumerated().map { i, chain in
             FilterVariantsResult.Variant(chain: chain.text, output: outputs[i], failure: nil)
