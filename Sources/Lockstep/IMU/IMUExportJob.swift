@@ -50,7 +50,7 @@ public final class IMUExportJob: Job {
         }
         let pending = try OutputPath(for: output)
         do {
-            let writer = try TraceFileWriter(path: pending.path, format: format, info: t.info, hasAccel: t.hasAccel)
+            let writer = try TraceFileWriter(path: pending.path, format: format, trace: t)
             try source.forEachBatch(t.id, from: from.map(bound), to: to.map(bound)) { batch in
                 if cancellation.isCancelled { throw JobError.cancelled }
                 try writer.write(batch)
