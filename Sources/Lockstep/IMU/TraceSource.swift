@@ -54,7 +54,7 @@ public enum TraceSource {
             }
             return .decoded(path: path, traces: traces, trace: trace, notes: notes)
         case .blackboxCSV:
-            if let trace, trace != 1 { throw IMUJobError("\(path) holds one trace (1); there is no trace \(trace)") }
+            try one()
             return .decoded(path: path, traces: [try MotionFiles.readBlackboxCSV(path: path)], trace: nil, notes: [])
         case .movie:
             try one()
@@ -130,8 +130,9 @@ public enum TraceSource {
         case .store(let store, let id):
             if let id { return [try store.trace(id)] }
             return try store.traces()
-        case .gcsv(let p), .csv(let p):
-            let reader = try TraceFileReader(path: p, format: TraceFormat(path: p) ?? (self.isGCSV ? .gcsv : .csv))
+        case .gcsv, .csv:
+            // The format the case holds (`open` decided it), not the name again.
+            let reader = try fileReader()!
             _ = try reader.next(max: 1)  // the columns say whether there is acceleration
             return [reader.trace]
         case .camera(let t):
@@ -182,8 +183,6 @@ public enum TraceSource {
         try forEachBatch(trace) { all += $0 }
         return all
     }
-
-    private var isGCSV: Bool { if case .gcsv = self { return true } else { return false } }
 
     /// The first sample's time of a trace, if it has any.
     public func firstTimestamp(_ trace: Int64) throws -> Int64? {

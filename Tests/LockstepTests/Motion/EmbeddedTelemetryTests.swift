@@ -32,7 +32,7 @@ final class EmbeddedTelemetryTests: ScratchTestCase {
 
         XCTAssertEqual(trace.info.metadata["source"], MotionTrace.CameraSource.gpmf.rawValue)
         XCTAssertEqual(ref.model, "HERO5 Black")
-                XCTAssertEqual(trace.axisMapping, .orientation("yxz"))
+        XCTAssertEqual(trace.axisMapping, .orientation("yxz"))
         XCTAssertTrue(trace.hasAccel)
         XCTAssertEqual(trace.info.clock, "video")
         XCTAssertEqual(trace.info.deviceName, "HERO5 Black")
