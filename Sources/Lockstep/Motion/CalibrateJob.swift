@@ -89,7 +89,7 @@ public final class CalibrateJob: Job {
     ) throws -> CalibrationResult {
         let motion = try FrameMotionExtractor.extract(path: request.video, cancellation: cancellation, progress: progress)
         var request = request
-        if request.records == nil { request.records = EmbeddedTelemetry.records(video: request.video) ?? VideoMotionRecords() }
+        if request.records == nil { request.records = MotionInputs(video: request.video, imu: nil, trace: nil).records }
         return try calibrate(request, motion: motion)
     }
 
