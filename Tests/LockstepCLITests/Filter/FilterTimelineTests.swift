@@ -103,6 +103,12 @@ final class FilterTimelineTests: ScratchFolderTestCase {
         let both = try Processes.lockstep(["filter", clip, "--filter", "none", "--from", "1", "--frames", "0:10", "-o", out], timeout: 60)
         XCTAssertEqual(both.status, 64)
         XCTAssertTrue(both.stderr.hasPrefix("Error: --frames and --from/--to both choose the output's frames; give one.\n"), both.stderr)
+        // A negative time reaches the time parser (not ArgumentParser's "Missing value").
+        let negative = try Processes.lockstep(["filter", clip, "--filter", "none", "--from", "-3", "-o", out], timeout: 60)
+        XCTAssertEqual(negative.status, 64)
+        XCTAssertTrue(
+            negative.stderr.hasPrefix("Error: --from -3: expected a time in seconds (12.5) or HH:MM:SS.mmm (00:01:02.500), 0 or more.\n"), negative.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
     }
 
     /// Every command that makes frames cuts with one meaning and refuses a cut past the end with
