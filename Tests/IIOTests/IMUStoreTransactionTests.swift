@@ -51,35 +51,6 @@ final class IMUStoreTransactionTests: IIOTestCase {
         XCTAssertEqual(try TraceStore(path: store, mode: .readOnly).traces().map(\.id), [1, 2])
     }
 
-    /// Two imports at once: each waits for the other, each stores its trace once. The wait is
-    /// set long: an import holds the store while it reads its batches, and under ASan on a
-    /// loaded machine (the TSan build beside it in CI) 300,000 samples took more than the
-    /// default 30 s, so the second import gave up (stop 31's red CI).
-    func testTwoImportsAtOnceEachStoreTheirTraceOnce() throws {
-        try importPan()
-        var text = "t_ns,gx,gy,gz\n"
-        for i in 0..<300_000 { text += "\(i * 5_000_000),0.1,0.2,0.3\n" }
-        let big = try write("big.csv", text)
-        let group = DispatchGroup()
-        let results = Results()
-        let args = [Self.binary, "imu", "import", big, "-o", store, "--busy-timeout", "600"]
-        for _ in 0..<2 {
-            group.enter()
-            DispatchQueue.global().async {
-                let r = try? Self.run(args, timeout: 1_200)
-                results.add(r.map { ($0.status, String(decoding: $0.stdout, as: UTF8.self), $0.stderr) })
-                group.leave()
-            }
-        }
-        group.wait()
-        XCTAssertEqual(results.all.map(\.status), [0, 0], results.all.map(\.stderr).joined())
-        XCTAssertEqual(Set(results.all.map(\.stdout)), ["2\n", "3\n"])
-        let s = try TraceStore(path: store, mode: .readOnly)
-        XCTAssertEqual(try s.traces().map(\.id), [1, 2, 3])
-        XCTAssertEqual(try s.sampleCount(2), 300_000)
-        XCTAssertEqual(try s.sampleCount(3), 300_000)
-    }
-
     /// A writer that holds the store longer than --busy-timeout: the import gives up before it
     /// writes anything, says so in one line, and the store is byte-identical.
     func testABusyStoreIsRefusedBeforeAnyWriteAfterTheTimeout() throws {
@@ -98,13 +69,6 @@ final class IMUStoreTransactionTests: IIOTestCase {
         let v = try lockstep(["imu", "import", Self.fixture("pan.csv"), "-o", store, "--busy-timeout=-1"])
         XCTAssertEqual(v.status, 64)
         XCTAssertTrue(v.stderr.hasPrefix("Error: --busy-timeout must be between 0 and 3600 seconds; got -1.0.\n"), v.stderr)
-    }
-
-    final class Results: @unchecked Sendable {
-        private let lock = NSLock()
-        private var results: [(status: Int32, stdout: String, stderr: String)] = []
-        func add(_ r: (status: Int32, stdout: String, stderr: String)?) { lock.withLock { if let r { results.append(r) } } }
-        var all: [(status: Int32, stdout: String, stderr: String)] { lock.withLock { results } }
     }
 
     // MARK: finding 3
