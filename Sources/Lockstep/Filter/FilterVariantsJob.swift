@@ -203,13 +203,18 @@ public final class FilterVariantsJob: Job {
         var variants = options.chains.enumerated().map { i, chain in
             FilterVariantsResult.Variant(chain: chain.text, output: outputs[i], failure: nil)
         }
+        // Camera telemetry (CompositeTelemetry.swift): every variant keeps the input's timeline,
+        // so each carries the track, cut with the picture.
+        let kept = try CompositeJob.keptTelemetry(path: options.input, reader: reader, sync: options.sync, frameRate: frameRate, firstFrame: firstK)
+        if let notice = kept.notice { events.notice?(notice) }
+        let telemetry = kept.telemetry.map { ($0.format, CompositeJob.packets($0, from: kept.start)) }
         var writers: [VariantWriter] = []
         for (i, chain) in options.chains.enumerated() {
             do {
                 writers.append(
                     try VariantWriter(
                         number: i, chain: chain, output: outputs[i], file: files[i], canvas: canvas, frameRate: frameRate,
-                        settings: options.encode, withAudio: reader.audio != nil, firstFrame: firstK,
+                        settings: options.encode, withAudio: reader.audio != nil, firstFrame: firstK, telemetry: telemetry,
                         failAfter: options.injectedFailure.flatMap { $0.variant == i ? $0.afterFrames : nil }))
             } catch {
                 variants[i].failure = "\(error)"
