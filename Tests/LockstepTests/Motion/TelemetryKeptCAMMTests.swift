@@ -7,9 +7,9 @@ import XCTest
 @testable import Lockstep
 
 /// A CAMM track (Google's Camera Motion Metadata) carried through a cut: the clip comes from
-/// scripts/make-camm-fixture (the spec packed by hand in Python, its track's boxes built there,
+/// scripts/fixtures/make-camm-fixture (the spec packed by hand in Python, its track's boxes built there,
 /// apart from Lockstep), the output is read by outside readers (ffprobe's stream and packets
-/// with their bytes, scripts/mp4-sample-durations' own box walk, telemetry-parser) and by
+/// with their bytes, scripts/tools/mp4-sample-durations' own box walk, telemetry-parser) and by
 /// Lockstep's (`imu info` as a command, `EmbeddedTelemetry`, `calibrate`).
 final class TelemetryKeptCAMMTests: ScratchTestCase {
     struct Packet: Equatable {
@@ -48,9 +48,9 @@ final class TelemetryKeptCAMMTests: ScratchTestCase {
         return (stream["codec_tag_string"] as? String ?? "", tags?["handler_name"] as? String ?? "", stream["time_base"] as? String ?? "", packets)
     }
 
-    /// scripts/mp4-sample-durations' stored durations (seconds) of the `meta` track.
+    /// scripts/tools/mp4-sample-durations' stored durations (seconds) of the `meta` track.
     func storedDurations(_ path: String) throws -> [Double] {
-        let text = String(decoding: try Shell.check(Repository.root.appendingPathComponent("scripts/mp4-sample-durations").path, [path]), as: UTF8.self)
+        let text = String(decoding: try Shell.check(Repository.script("mp4-sample-durations"), [path]), as: UTF8.self)
         let line = try XCTUnwrap(text.split(separator: "\n").map { $0.split(separator: " ") }.first { $0.count > 1 && $0[1] == "meta" })
         return line.dropFirst(2).compactMap { Double($0) }
     }
