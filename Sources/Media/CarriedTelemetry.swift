@@ -2,7 +2,8 @@
 /// find it by, and the container tag that names the camera.
 public struct TelemetryTrackFormat: Equatable, Sendable {
     public var kind: TelemetryTrackKind
-    /// "GoPro MET": what GoPro's tools, telemetry-parser and Lockstep's own reader look for.
+    /// "GoPro MET" (GPMF), "CameraMetadataMotionHandler" (CAMM): the source's, as readers
+    /// find the track by it.
     public var handlerName: String
     /// GoPro's `firmware` tag ("HD5.02.00.00.00"): the model, which a HERO5's or HERO6's
     /// payloads do not name (and the model decides how the IMU's axes become the camera's).
@@ -10,15 +11,6 @@ public struct TelemetryTrackFormat: Equatable, Sendable {
 
     public init(kind: TelemetryTrackKind, handlerName: String, firmware: String? = nil) {
         self.kind = kind; self.handlerName = handlerName; self.firmware = firmware
-    }
-
-    /// Why an output cannot carry this track, or nil. FFmpeg's MP4/MOV muxer (libavformat 59,
-    /// movenc.c) writes a `gpmd` sample entry, a `meta` handler and a `gmhd` header for a data
-    /// stream tagged `gpmd`, but has no sample entry for `camm`: the MP4 muxer refuses the stream
-    /// ("Could not find tag for codec none"), the MOV muxer writes an empty sample description
-    /// that no reader takes.
-    public var unwritable: String? {
-        kind == .camm ? "FFmpeg's MP4 muxer cannot write a CAMM (camm) sample entry" : nil
     }
 }
 

@@ -210,6 +210,7 @@ public final class MovieWriter {
         try audio?.finish()
         finished = true
         try output.finish()
+        try telemetry?.closed()
     }
 
     /// Closes the file without finishing it (after a failure elsewhere); the caller removes it.

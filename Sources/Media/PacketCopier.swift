@@ -224,5 +224,6 @@ public final class PacketCopyWriter {
         try telemetry?.finish(end: videoEnd > Int64.min ? Double(videoEnd) * videoTimeBase.seconds : 0)
         try audio?.finish()
         try output.finish()
+        try telemetry?.closed()
     }
 }

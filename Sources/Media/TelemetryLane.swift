@@ -24,12 +24,13 @@ final class TelemetryLane {
     /// Adds the track's stream to `output` (before its header) and, for `format.firmware`, the
     /// container tag (written as an MP4 `mdta` key: `OutputFormat.writeHeader(metadataTags:)`).
     init(output: OutputFormat, format: TelemetryTrackFormat) throws {
-        if let why = format.unwritable { throw MediaError("cannot carry the \(format.kind.rawValue) telemetry track: \(why)", path: output.path) }
         guard let st = avformat_new_stream(output.context, nil) else { fatalError("avformat_new_stream: out of memory") }
         let par = st.pointee.codecpar!
         par.pointee.codec_type = AVMEDIA_TYPE_DATA
         par.pointee.codec_id = AV_CODEC_ID_BIN_DATA
-        // movenc.c writes the `gpmd` sample entry, the `meta` handler and the `gmhd` header for this tag.
+        // movenc.c writes the `gpmd` sample entry, the `meta` handler and the `gmhd` header for
+        // this tag; a CAMM track is written so too and renamed once the file is closed
+        // (`closed()`, CAMMTrackPatch.swift), movenc.c having no `camm` entry.
         par.pointee.codec_tag = MovieWriter.fourCC("gpmd")
         st.pointee.time_base = Self.timeBase.av
         av_dict_set(&st.pointee.metadata, "handler_name", format.handlerName, 0)
@@ -60,6 +61,12 @@ final class TelemetryLane {
             next += 1
         }
         queue = []; next = 0
+    }
+
+    /// After the file is closed (before it is committed): a CAMM track gets its own sample
+    /// entry's name in place of the `gpmd` it was muxed under.
+    func closed() throws {
+        if format.kind == .camm { try CAMMTrackPatch.apply(path: output.path) }
     }
 
     static func ticks(_ seconds: Double) -> Int64 { Int64((seconds * Double(timeBase.den)).rounded()) }

@@ -50,13 +50,6 @@ final class CarriedTelemetryTests: XCTestCase {
         XCTAssertEqual(track.cut(from: 4.004 + 0.49) { _, _ in [0] }.count, 1)
     }
 
-    func testOnlyGPMFCanBeWritten() {
-        XCTAssertNil(TelemetryTrackFormat(kind: .gpmf, handlerName: "GoPro MET").unwritable)
-        XCTAssertEqual(
-            TelemetryTrackFormat(kind: .camm, handlerName: "CameraMetadataMotionHandler").unwritable,
-            "FFmpeg's MP4 muxer cannot write a CAMM (camm) sample entry")
-    }
-
     func testTicksAreTheNearest90kHzTick() {
         XCTAssertEqual(TelemetryLane.ticks(1.001), 90_090)
         XCTAssertEqual(TelemetryLane.ticks(-100.0 * 1001 / 30000), -300_300)

@@ -3,11 +3,15 @@ import Foundation
 import Media
 import Motion
 
-/// Camera telemetry (GPMF) kept in the output of a job that keeps its one input's timeline:
-/// `filter`, `snake`, `composite` of one input, and their cuts (`--frames A:B`), which cut the
-/// telemetry with the picture. A blend of several inputs keeps none: no one camera's motion is
-/// the picture's. Nor does an input placed in time (`--offsets`, `--trim`, `--sync audio`,
-/// `--longest`), or one whose speed changes (index sync at another rate than its own).
+/// Camera telemetry (GPMF, CAMM) kept in the output of a job that keeps its one input's
+/// timeline: `filter`, `filter --variants`, `snake`, `composite` of one input, and their cuts
+/// (`--frames A:B`, `--from/--to`), which cut the telemetry with the picture. A blend of several
+/// inputs keeps none: no one camera's motion is the picture's. Nor does an input placed in time
+/// (`--offsets`, `--trim`, `--sync audio`, `--longest`), one whose speed changes (index sync at
+/// another rate than its own), or a stabilised one (`stabilise`, `--stabilise`: its picture
+/// no longer turns as its gyro says, and a tool stabilising the output from the carried gyro
+/// would correct it twice). `reverse` keeps none either: its time runs backwards
+/// (ReverseJob writes no telemetry track).
 extension CompositeJob {
     /// The input's telemetry and where the output's frame 0 lies on its clock (seconds from its
     /// first frame): tick A of the single pass is at A / fps, as the sound's first sample is.
@@ -15,20 +19,38 @@ extension CompositeJob {
     static func keptTelemetry(
         _ options: CompositeOptions, readers: [MovieReader], frameRate: Rational, firstFrame: Int64
     ) throws -> (telemetry: CarriedTelemetry?, start: Double, notice: String?) {
-        let none = (CarriedTelemetry?.none, 0.0, String?.none)
-        guard options.inputs.count == 1 else { return none }
-        let path = options.inputs[0]
-        guard let carried = try CarriedTelemetry.read(path: path) else { return none }
-        let kind = carried.format.kind == .gpmf ? "GPMF" : "CAMM"
-        if let why = carried.format.unwritable {
-            return (nil, 0, "\(path): its \(kind) telemetry track is not kept in the output: \(why)")
-        }
+        guard options.inputs.count == 1 else { return (nil, 0, nil) }
+        let why: String?
         if options.placesInputsInTime {
-            return (nil, 0, "\(path): its \(kind) telemetry track is not kept in the output: the input is placed in time (--offsets, --trim, --sync audio or --longest)")
+            why = "the input is placed in time (--offsets, --trim, --sync audio or --longest)"
+        } else if options.stabilise?.applies(to: 0) == true {
+            why = Self.stabilisedTelemetry
+        } else {
+            why = nil
         }
-        let own = readers[0].video.nominalFrameRate ?? readers[0].video.frameRate
-        if options.sync == .index, own != frameRate {
-            return (nil, 0, "\(path): its \(kind) telemetry track is not kept in the output: at \(rateText(frameRate)) fps its frames play at another speed than the camera recorded them")
+        return try keptTelemetry(path: options.inputs[0], reader: readers[0], sync: options.sync, frameRate: frameRate, firstFrame: firstFrame, refused: why)
+    }
+
+    /// Why a stabilised input's telemetry is not kept.
+    static let stabilisedTelemetry = "the picture is stabilised: it no longer moves as the camera's gyro says"
+
+    /// One input's telemetry as `keptTelemetry(_:readers:frameRate:firstFrame:)` gives it, for
+    /// the jobs with one input (`filter --variants` too); `refused`: the job's own reason not
+    /// to keep it, said only when the input has a track.
+    static func keptTelemetry(
+        path: String, reader: MovieReader, sync: SyncMode, frameRate: Rational, firstFrame: Int64, refused: String? = nil
+    ) throws -> (telemetry: CarriedTelemetry?, start: Double, notice: String?) {
+        // A pipe is read once, by the decoder: a second reader here would take its bytes.
+        let regular = (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular
+        guard regular, let carried = try CarriedTelemetry.read(path: path) else { return (nil, 0, nil) }
+        let kind = carried.format.kind == .gpmf ? "GPMF" : "CAMM"
+        func notKept(_ why: String) -> (telemetry: CarriedTelemetry?, start: Double, notice: String?) {
+            (nil, 0, "\(path): its \(kind) telemetry track is not kept in the output: \(why)")
+        }
+        if let refused { return notKept(refused) }
+        let own = reader.video.nominalFrameRate ?? reader.video.frameRate
+        if sync == .index, own != frameRate {
+            return notKept("at \(rateText(frameRate)) fps its frames play at another speed than the camera recorded them")
         }
         return (carried, (frameRate.inverse * firstFrame).seconds, nil)
     }

@@ -106,7 +106,7 @@ public final class ConcatJob: Job {
         let withAudio = readers.contains { $0.audio != nil }
 
         // One camera's chapters keep their telemetry, continuous (ConcatTelemetry.swift).
-        let telemetry = try ConcatTelemetry.read(options.clips, keepsTime: !options.keepFrames, cut: options.cut != nil)
+        let telemetry = try ConcatTelemetry.read(options.clips, keepsTime: !options.keepFrames)
         if let line = telemetry.notice { events.notice?(line); notices.append(line) }
         let writer = try MovieWriter(
             path: file.path, container: OutputPath.container(for: options.output), canvas: canvas,
@@ -158,8 +158,13 @@ public final class ConcatJob: Job {
         for (k, lane) in lanes.enumerated() {
             if k + 1 < lanes.count { start(k + 1) }  // decodes ahead while this clip is encoded
             let first = emitted
-            // This clip's telemetry from its time 0, placed where that lies in the output.
-            if let kept = telemetry.kept { writer.carryTelemetry(kept[k].cut(from: 0, placedAt: clipStart.seconds), from: clipStart.seconds) }
+            // This clip's telemetry from its time 0, placed where that lies in the output (a
+            // cut's output starting at its first frame's time on the joined timeline).
+            if let kept = telemetry.kept {
+                let cutStart = (frameRate.inverse * firstK).seconds
+                writer.carryTelemetry(
+                    ConcatTelemetry.packets(kept[k], clipStart: clipStart.seconds, cutStart: cutStart), from: max(0, clipStart.seconds - cutStart))
+            }
             let audioStart = byTime ? sample(clipStart) : samples(first)
             audio?.begin(lane.audio, at: audioStart)
             /// Writes one output frame of this clip: its picture, provenance, and the audio so far.

@@ -8,11 +8,12 @@ import Media
 /// lies in the output (its picture's and its sound's), so chapter 2's payloads follow chapter
 /// 1's on one time; a clip's packets that begin after its picture's end give way to the next
 /// clip's. Kept only when every clip carries the same kind of track from the same camera model
-/// and the clips keep their timelines (by time, not `--keep-frames`).
+/// and the clips keep their timelines (by time, not `--keep-frames`). A cut (`--from/--to`)
+/// cuts the joined track with the joined picture (`packets`).
 enum ConcatTelemetry {
     /// Every clip's track, or nil with the sentence why when the user should hear it (nothing is
     /// said when no clip has a track).
-    static func read(_ clips: [String], keepsTime: Bool, cut: Bool = false) throws -> (kept: [CarriedTelemetry]?, notice: String?) {
+    static func read(_ clips: [String], keepsTime: Bool) throws -> (kept: [CarriedTelemetry]?, notice: String?) {
         // A clip read from a pipe is read once, by its decoder: a second reader here would take
         // its bytes (ConcatCommandTests' stalled FIFO). Telemetry comes from regular files only.
         let regular = clips.allSatisfy { (try? FileManager.default.attributesOfItem(atPath: $0)[.type] as? FileAttributeType) == .typeRegular }
@@ -26,13 +27,20 @@ enum ConcatTelemetry {
             return notKept("clip \(missing + 1) (\(clips[missing])) has no GPMF or CAMM track, clip \(firstIndex + 1) (\(clips[firstIndex])) has one")
         }
         let all = tracks.map { $0! }
-        if let why = first.format.unwritable { return notKept(why) }
         for (c, t) in all.enumerated() where t.format.kind != first.format.kind || t.format.firmware != first.format.firmware {
             return notKept("clip \(c + 1) (\(clips[c])) comes from another camera than clip 1 (its track or firmware differs)")
         }
         guard keepsTime else { return notKept("--keep-frames changes the clips' timelines") }
-        // Not yet placed on a cut's own clock (the output's time 0 is the cut's start).
-        if cut { return notKept("--from/--to cut the joined timeline, and a cut of the joined telemetry is not written yet") }
         return (all, nil)
+    }
+
+    /// Clip `track`'s packets on the output's clock, the clip's time 0 lying at `clipStart` on
+    /// the joined timeline and the output starting at `cutStart` on it: a clip that starts
+    /// before the cut loses what lies before it (the payload straddling the cut trimmed, as a
+    /// single input's cut trims it), one that starts after it is moved back by the cut.
+    static func packets(_ track: CarriedTelemetry, clipStart: Double, cutStart: Double) -> [TelemetryTrackPacket] {
+        let into = cutStart - clipStart
+        guard into > 0 else { return track.cut(from: 0, placedAt: -into) }
+        return CompositeJob.packets(track, from: into)
     }
 }

@@ -203,13 +203,18 @@ public final class FilterVariantsJob: Job {
         var variants = options.chains.enumerated().map { i, chain in
             FilterVariantsResult.Variant(chain: chain.text, output: outputs[i], failure: nil)
         }
+        // Camera telemetry (CompositeTelemetry.swift): every variant keeps the input's timeline,
+        // so each carries the track, cut with the picture.
+        let kept = try CompositeJob.keptTelemetry(path: options.input, reader: reader, sync: options.sync, frameRate: frameRate, firstFrame: firstK)
+        if let notice = kept.notice { events.notice?(notice) }
+        let telemetry = kept.telemetry.map { ($0.format, CompositeJob.packets($0, from: kept.start)) }
         var writers: [VariantWriter] = []
         for (i, chain) in options.chains.enumerated() {
             do {
                 writers.append(
                     try VariantWriter(
                         number: i, chain: chain, output: outputs[i], file: files[i], canvas: canvas, frameRate: frameRate,
-                        settings: options.encode, withAudio: reader.audio != nil, firstFrame: firstK,
+                        settings: options.encode, withAudio: reader.audio != nil, firstFrame: firstK, telemetry: telemetry,
                         failAfter: options.injectedFailure.flatMap { $0.variant == i ? $0.afterFrames : nil }))
             } catch {
                 variants[i].failure = "\(error)"
@@ -220,8 +225,12 @@ public final class FilterVariantsJob: Job {
             return (FilterVariantsResult(frames: 0, audioSamples: nil, canvas: canvas, frameRate: frameRate, variants: variants), none)
         }
         let lane = InputLane(index: 0, reader: reader, conformer: conformer, poolSize: 4, failure: failure, audioCopies: writers.count)
-        // A cut's sound starts at its first frame's first sample (what lies before is not kept).
-        lane.audioShift = samples(firstK)
+        // A cut starts as a segment render does (CompositeJob+Segment.swift): the reader seeks to
+        // the keyframe before the cut's first frame (or before its first sample's audio lead)
+        // and decodes from there, dropping the pictures before it; the sound starts at that
+        // frame's first sample (`audioOrigin`). The sync counts ticks from the cut's first,
+        // against the stream's first frame as the whole pass does.
+        let segment = try range.map { try CompositeJob.startSegment($0, lanes: [lane], sync: options.sync, frameRate: frameRate, withAudio: reader.audio != nil) }
         for (k, w) in writers.enumerated() { w.audio = lane.audioCopies.indices.contains(k) ? lane.audioCopies[k] : nil }
         let wasCancelled = parts.withLockedValue { p in
             (p.lane, p.writers) = (lane, writers)
@@ -243,7 +252,8 @@ public final class FilterVariantsJob: Job {
         var header = Provenance.header(
             sync: options.sync.rawValue, blend: BlendMode.single.rawValue, frameRate: frameRate,
             inputs: [Provenance.Input(path: reader.path, timeBase: reader.video.timeBase, audio: reader.audio != nil)])
-        var sync = FrameSync<SharedFrame>(mode: options.sync, inputs: 1, frameRate: frameRate)
+        var sync = FrameSync<SharedFrame>(mode: options.sync, inputs: 1, frameRate: frameRate, startTick: firstK)
+        if let origin = segment?.origins.first { sync.setOrigin(origin, input: 0) }
         if let end = CompositeJob.streamEnd(reader.video) { sync.setStreamEnd(end, input: 0) }
         var emitted: Int64 = 0
         // Ticks the loop reached, cut or not: the whole pass's length when it ends early.
@@ -260,8 +270,7 @@ public final class FilterVariantsJob: Job {
             emit: { sync, tick in
                 guard failure.error == nil, writers.contains(where: { !$0.queue.closed }) else { return false }
                 reached = tick + 1
-                // A cut: the frames before it are read and let go, those after it not read.
-                if tick < firstK { return true }
+                // A cut: the sync starts at its first tick; those after it are not read.
                 if let range, tick >= range.end { return false }
                 clock.set("handing out frame \(emitted)", busy: false)
                 if emitted == 0 { header.inputs?[0].origin = sync.origin(0)?.value }

@@ -4,7 +4,8 @@ import Media
 
 /// One variant of `filter --variants`: a thread that renders each lent picture through its
 /// chain into its own frame, encodes it into a temporary file beside its output, and writes
-/// its copy of the input's audio as far as the video goes. A failure here is this variant's
+/// its copy of the input's audio as far as the video goes, and the camera's telemetry (its
+/// packets on the output's clock) as the picture passes them. A failure here is this variant's
 /// alone: it closes its queue (the dispatcher then stops lending to it), keeps releasing what
 /// was already lent, and its temporary file is not kept (`OutputPath.writing(toEach:)`).
 // @unchecked Sendable: the stage, the writer, the frame and `error` belong to the variant's
@@ -37,7 +38,8 @@ final class VariantWriter: @unchecked Sendable {
     /// temporary (or why there is none): any failing is this variant's setup failure.
     init(
         number: Int, chain: FilterChainSpec, output: String, file: Result<OutputPath, any Error>, canvas: Size, frameRate: Rational,
-        settings: EncodeSettings, withAudio: Bool, firstFrame: Int64 = 0, failAfter: Int64? = nil
+        settings: EncodeSettings, withAudio: Bool, firstFrame: Int64 = 0, telemetry: (TelemetryTrackFormat, [TelemetryTrackPacket])? = nil,
+        failAfter: Int64? = nil
     ) throws {
         self.firstFrame = firstFrame
         self.number = number
@@ -54,7 +56,8 @@ final class VariantWriter: @unchecked Sendable {
         do {
             writer = try MovieWriter(
                 path: file.path, container: OutputPath.container(for: output), canvas: canvas,
-                frameRate: frameRate, settings: settings, withAudio: withAudio)
+                frameRate: frameRate, settings: settings, withAudio: withAudio, telemetry: telemetry?.0)
+            if let telemetry { writer?.carryTelemetry(telemetry.1) }
         } catch {
             scratch.deallocate()
             throw file.explain(error)

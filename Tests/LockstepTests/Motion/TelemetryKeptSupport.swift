@@ -12,6 +12,7 @@ extension ScratchTestCase {
     struct DumpFailed: Error { var line: String }
 
     struct Dump: Decodable {
+        var camera: String?
         var model: String?
         var imu: [[Double]]
         var gyro_payloads: [[[Double]]]

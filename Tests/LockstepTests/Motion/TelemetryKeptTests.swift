@@ -104,14 +104,40 @@ final class TelemetryKeptTests: ScratchTestCase {
         XCTAssertNil(try probeTrack(out))
     }
 
-    func testACAMMTrackIsNotKeptAndTheNoticeSaysWhy() throws {
-        let movie = scratch.appendingPathComponent("camm.mp4").path
-        let truth = scratch.appendingPathComponent("camm.json").path
-        try Shell.check("python3", [EmbeddedTelemetryTests.script("make-camm-fixture"), movie, truth])
-        let out = scratch.appendingPathComponent("out.mp4").path
-        let notices = Lines()
-        let options = CompositeOptions.filter(input: movie, output: out, schedule: FilterSchedule(initial: .none))
-        _ = try CompositeJob(options: options, events: JobEvents(notice: { notices.append($0) })).run()
-        XCTAssertEqual(notices.all, ["\(movie): its CAMM telemetry track is not kept in the output: FFmpeg's MP4 muxer cannot write a CAMM (camm) sample entry"])
+    /// `filter --variants` with `--from 2 --to 5`: every variant keeps the track, cut as a
+    /// single `filter` cuts it (frames [59, 150), payload 1 trimmed, 2 to 4 whole).
+    func testEveryVariantOfACutKeepsTheGPMFTrack() throws {
+        let folder = scratch.appendingPathComponent("looks").path
+        var options = FilterVariantsOptions(input: Self.karma, folder: folder, chains: try ["none", "mono"].map { try FilterChainSpec(parsing: $0) })
+        options.size = Size(width: 214, height: 120)
+        options.cut = try TimeCut(from: "2", to: "5")
+        let result = try FilterVariantsJob(options: options).run()
+        XCTAssertEqual(result.frames, 91)
+        XCTAssertEqual(result.variants.map(\.failure), [nil, nil])
+        for out in options.outputs { try assertGyro(out, keeps: 1..<5, start: 59.0 * 1001 / 30000) }
+    }
+
+    /// `concat --from 2 --to 7.5` of the two chapters: the joined track cut with the joined
+    /// picture, frames [59, 225) (1.969 s to 7.508 s): payload 1 trimmed, 2 to 7 whole (6 and
+    /// 7 the second chapter's), 8 (8.008 s) after the end. (A cut ending at 8.008 s keeps
+    /// payload 8: the segment muxer stored it at 1 ms, 0.4 ms before that end.)
+    func testAConcatCutKeepsTheJoinedTrackCut() throws {
+        let pattern = scratch.appendingPathComponent("GH0%d0001.mp4").path
+        try Shell.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-i", Self.karma, "-map", "0:v", "-map", "0:a", "-map", "0:3", "-c", "copy", "-tag:d", "gpmd",
+                "-f", "segment", "-segment_times", "5.5", "-reset_timestamps", "1",
+                "-segment_format_options", "movflags=use_metadata_tags", pattern
+            ])
+        let chapters = [0, 1].map { scratch.appendingPathComponent("GH0\($0)0001.mp4").path }
+        let out = scratch.appendingPathComponent("joined-cut.mp4").path
+        var options = ConcatOptions(clips: chapters, output: out)
+        options.size = Size(width: 214, height: 120)
+        options.cut = try TimeCut(from: "2", to: "7.5")
+        let result = try ConcatJob(options: options).run()
+        XCTAssertEqual(result.notices, [])
+        XCTAssertEqual(result.frames, 166)
+        try assertGyro(out, keeps: 1..<8, start: 59.0 * 1001 / 30000)
     }
 }
