@@ -349,7 +349,7 @@ public final class CompositeJob: Job {
 
         let compositorClock = ThreadClock(name: "the compositor")
         let watchdog = Watchdog(clocks: lanes.map(\.clock) + [compositorClock, stage.clock], timeout: options.stallTimeout) {
-            [weak self] in self?.stop(because: JobError($0))
+            [weak self] in self?.stop(because: $0)
         }
         for l in lanes { l.start() }
         stage.start(withAudio: withAudio)

@@ -150,7 +150,7 @@ public final class ConcatJob: Job {
         // This thread fits nothing itself (the lanes do): it waits for clips and encodes.
         let encoderClock = ThreadClock(name: "the encoder")
         let watchdog = Watchdog(clocks: lanes.map(\.clock) + [encoderClock], timeout: options.stallTimeout) {
-            [weak self] in self?.stop(because: JobError($0))
+            [weak self] in self?.stop(because: $0)
         }
         watchdog.start()
         defer { watchdog.stop() }

@@ -231,7 +231,7 @@ public final class FilterVariantsJob: Job {
 
         let clock = ThreadClock(name: "the dispatcher")
         let watchdog = Watchdog(clocks: [lane.clock, clock] + writers.map(\.clock), timeout: options.stallTimeout) {
-            [weak self] in self?.stop(because: JobError($0))
+            [weak self] in self?.stop(because: $0)
         }
         lane.start()
         for w in writers { w.start() }

@@ -173,7 +173,7 @@ public final class ReverseJob: Job {
         let expected = byTime ? TimeCut.ceil(tb * timeline.length * frameRate) : Int64(timeline.plan.count)
 
         let loopClock = ThreadClock(name: "the reader")
-        let watchdog = Watchdog(clocks: [loopClock, stage.clock], timeout: options.stallTimeout) { [weak self] in self?.stop(because: JobError($0)) }
+        let watchdog = Watchdog(clocks: [loopClock, stage.clock], timeout: options.stallTimeout) { [weak self] in self?.stop(because: $0) }
         stage.start(withAudio: reversed != nil)
         watchdog.start()
         defer { watchdog.stop() }
