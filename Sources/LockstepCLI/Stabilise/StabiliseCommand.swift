@@ -80,7 +80,7 @@ struct StabiliseCommand: ParsableCommand {
             try OutputPath.check(output, inputs: [input] + stabiliseOptions.readFiles)
             if let exportPath {
                 let real = { (p: String) in URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path }
-                if real(exportPath) == real(output) { throw JobError("--export-path \(exportPath) is the output movie; write the path somewhere else.") }
+                if real(exportPath) == real(output) { throw StabiliseError.exportPathIsOutput(exportPath) }
                 try OutputPath.checkPlace(exportPath, inputs: [input, output] + stabiliseOptions.readFiles)
             }
         }
