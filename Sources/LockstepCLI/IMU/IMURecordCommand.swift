@@ -21,7 +21,7 @@ struct IMURecordCommand: ParsableCommand {
     var options: IMURecordOptions { IMURecordOptions(uri: uri, device: device, rateHz: rate, duration: duration, accel: accel, output: output) }
 
     func validate() throws {
-        if let problem = options.problem { throw ValidationError(problem) }
+        if let problem = options.problem { throw ValidationError(problem.description) }
     }
 
     func run() throws {

@@ -27,7 +27,7 @@ struct IMUServeCommand: ParsableCommand {
     }
 
     func validate() throws {
-        if let problem = options.problem { throw ValidationError(problem) }
+        if let problem = options.problem { throw ValidationError(problem.description) }
     }
 
     func run() throws {
