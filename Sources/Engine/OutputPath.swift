@@ -214,8 +214,7 @@ public final class OutputPath: Sendable {
         case var e as MediaError where e.path == path: e.path = output; return e
         case var e as TraceFileError where e.path == path: e.path = output; return e
         case var e as any PathNamingError where e.path == path: e.path = output; return e
-        case let e as JobError where e.description.contains(path):
-            return JobError(e.description.replacingOccurrences(of: path, with: output))
+        case let e as JobError where e.description.contains(path): return e.replacing(path, with: output)
         default: return error
         }
     }

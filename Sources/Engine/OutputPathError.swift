@@ -50,8 +50,26 @@ public enum OutputPathError: JobFailure, Equatable {
     }
 
     /// The same failure told of another name (`TestSourceJob` asks the checks about its name as
-    /// a .mov): every occurrence of `name` in the line's paths becomes `other`.
-    public func naming(_ name: String, as other: String) -> JobError {
-        JobError(description.replacingOccurrences(of: name, with: other))
+    /// a .mov): every occurrence of `name` in the paths the case holds becomes `other`.
+    public func naming(_ name: String, as other: String) -> OutputPathError {
+        func r(_ s: String) -> String { s.replacingOccurrences(of: name, with: other) }
+        switch self {
+        case .emptyName, .standardOutput: return self
+        case .endsInSlash(let o): return .endsInSlash(r(o))
+        case .notAMovieName(let o): return .notAMovieName(r(o))
+        case .nameTooLong(let o, let bytes, let limit): return .nameTooLong(r(o), bytes: bytes, limit: limit)
+        case .missingFolder(let o, let folder): return .missingFolder(r(o), folder: r(folder))
+        case .isAnInput(let o): return .isAnInput(r(o))
+        case .isAFolder(let o): return .isAFolder(r(o))
+        case .notARegularFile(let o, let what): return .notARegularFile(r(o), what: what)
+        case .noSuchInput(let i): return .noSuchInput(r(i))
+        case .inputIsAFolder(let i): return .inputIsAFolder(r(i))
+        case .inputNotReadable(let i): return .inputNotReadable(r(i))
+        case .folderCannotBeOpened(let o, let folder, let why): return .folderCannotBeOpened(r(o), folder: r(folder), why: why)
+        case .folderNotWritable(let o, let folder, let why): return .folderNotWritable(r(o), folder: r(folder), why: why)
+        case .cannotBeWritten(let o, let why): return .cannotBeWritten(r(o), why: why)
+        case .cannotMoveIntoPlace(let o, let cause): return .cannotMoveIntoPlace(r(o), cause: cause)
+        case .alreadyEnded(let o, let committed): return .alreadyEnded(r(o), committed: committed)
+        }
     }
 }

@@ -27,11 +27,11 @@ package final class ThreadClock: Sendable {
 package final class Watchdog: Sendable {
     private let clocks: [ThreadClock]
     private let timeout: Double
-    private let onStall: @Sendable (String) -> Void
+    private let onStall: @Sendable (StallError) -> Void
     private let stopped = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    package init(clocks: [ThreadClock], timeout: Double, onStall: @escaping @Sendable (String) -> Void) {
+    package init(clocks: [ThreadClock], timeout: Double, onStall: @escaping @Sendable (StallError) -> Void) {
         self.clocks = clocks; self.timeout = timeout; self.onStall = onStall
     }
 
@@ -39,11 +39,11 @@ package final class Watchdog: Sendable {
         let t = Thread { [self] in
             defer { finished.signal() }
             while stopped.wait(timeout: .now() + 0.25) == .timedOut {
-                if let message = Watchdog.stall(
+                if let stall = Watchdog.stall(
                     in: clocks.map { ($0.name, $0.state) }, timeout: timeout,
                     now: DispatchTime.now().uptimeNanoseconds)
                 {
-                    onStall(message)
+                    onStall(stall)
                     return
                 }
             }
@@ -59,7 +59,7 @@ package final class Watchdog: Sendable {
     package static func stall(
         in states: [(name: String, state: (activity: String, busy: Bool, since: UInt64))],
         timeout: Double, now: UInt64
-    ) -> String? {
+    ) -> StallError? {
         // Total for any timeout: a limit past UInt64 is never reached (1e11 s trapped here).
         let nanoseconds = timeout * 1e9
         let limit = !(nanoseconds > 0) ? 0 : nanoseconds >= 1.8e19 ? UInt64.max : UInt64(nanoseconds)
@@ -67,11 +67,10 @@ package final class Watchdog: Sendable {
         // A stage may set its clock after `now` was read: that is no time at all, not a wrap.
         func age(_ since: UInt64) -> UInt64 { now > since ? now - since : 0 }
         for (name, s) in states where s.busy && age(s.since) > limit {
-            return "\(name) made no progress for \(seconds) s while \(s.activity); stopped"
+            return .stageStuck(stage: name, seconds: seconds, activity: s.activity)
         }
         if let latest = states.map(\.state.since).max(), age(latest) > limit {
-            let what = states.map { "\($0.name) \($0.state.activity)" }.joined(separator: ", ")
-            return "nothing moved for \(seconds) s (\(what)); stopped"
+            return .nothingMoved(seconds: seconds, stages: states.map { "\($0.name) \($0.state.activity)" })
         }
         return nil
     }

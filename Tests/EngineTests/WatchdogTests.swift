@@ -13,7 +13,7 @@ final class WatchdogTests: XCTestCase {
             (name: "the writer", state: (activity: "waiting for frames", busy: false, since: 1 * s))
         ]
         XCTAssertEqual(
-            Watchdog.stall(in: states, timeout: 30, now: 32 * s),
+            Watchdog.stall(in: states, timeout: 30, now: 32 * s)?.description,
             "input 2 (b.mp4) made no progress for 30 s while reading and decoding; stopped")
         XCTAssertNil(Watchdog.stall(in: states, timeout: 30, now: 30 * s))
     }
@@ -32,7 +32,7 @@ final class WatchdogTests: XCTestCase {
             (name: "input 1 (a.mp4)", state: (activity: "waiting for a free frame", busy: false, since: UInt64(0)))
         ]
         XCTAssertEqual(
-            Watchdog.stall(in: states, timeout: 2.5, now: 3 * s),
+            Watchdog.stall(in: states, timeout: 2.5, now: 3 * s)?.description,
             "nothing moved for 2.5 s (the compositor waiting for input 1, input 1 (a.mp4) waiting for a free frame); stopped")
     }
 }

@@ -19,7 +19,7 @@ extension CompositeOptions {
     func alphaConformer(ofInput i: Int, reader: MovieReader, place: Size, picture: Rect, fill: YUVColor) throws -> AlphaConformer? {
         guard isKeyedLayer(i), reader.video.rotation == 0, PixelFormats.hasAlpha(reader.video.pixelFormat) else { return nil }
         if signal.isHDR {
-            throw JobError("--hdr \(signal.rawValue) cannot key input \(i + 1) (\(reader.path)) by its alpha: alpha inputs are keyed on the SDR working signal; leave out --hdr.")
+            throw CompositeOptionsError.hdrAlphaInput(hdr: signal.rawValue, input: i, path: reader.path)
         }
         return try AlphaConformer(place: place, picture: picture, fill: fill, color: color(of: reader))
     }

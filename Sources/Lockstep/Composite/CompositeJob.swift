@@ -297,7 +297,7 @@ public final class CompositeJob: Job {
         let readers = try openReaders()
         for r in readers { r.deinterlace(options.deinterlace) }
         if let n = options.audioFrom, readers[n].audio == nil {
-            throw JobError("--audio-from \(n + 1): input \(n + 1) (\(options.inputs[n])) has no audio stream Lockstep can decode.")
+            throw CompositeOptionsError.audioFromHasNoSound(input: n, path: options.inputs[n])
         }
         let (canvas, frameRate) = try Self.canvasAndRate(options, readers: readers)
         let sizes = readers.prefix(options.inputs.count).map(\.video.displaySize)
@@ -349,7 +349,7 @@ public final class CompositeJob: Job {
 
         let compositorClock = ThreadClock(name: "the compositor")
         let watchdog = Watchdog(clocks: lanes.map(\.clock) + [compositorClock, stage.clock], timeout: options.stallTimeout) {
-            [weak self] in self?.stop(because: JobError($0))
+            [weak self] in self?.stop(because: $0)
         }
         for l in lanes { l.start() }
         stage.start(withAudio: withAudio)
@@ -436,7 +436,7 @@ public final class CompositeJob: Job {
         }
         if let error = failure.error { throw error }
         guard emitted > 0 else {
-            if let line = Self.noSharedTime(options, readers: readers) { throw JobError(line) }
+            if let noTime = Self.noSharedTime(options, readers: readers) { throw noTime }
             throw MediaError("has no video frame to composite", path: options.readerPaths[endedBy ?? 0])
         }
         if let range, emitted < range.count {
@@ -484,13 +484,13 @@ public final class CompositeJob: Job {
             throw MediaError("no frame rate in the file; give one with --fps", path: first.path)
         }
         if canvas.width < smallest.width || canvas.height < smallest.height {
-            throw JobError("--size \(canvas) is too small for \(options.blend.rawValue): its \(rows) rows and \(columns) columns of cells need at least 2x2 pixels each")
+            throw CompositeOptionsError.canvasTooSmallForCells(canvas: "\(canvas)", blend: options.blend.rawValue, rows: rows, columns: columns)
         }
         // A size the inputs gave (a 1x1 picture under --hdr, a grid of large cells): said here,
         // naming where it came from, not by the encoder.
         if options.size == nil, let problem = EncodeSettings.problem(encoding: canvas, as: options.signal, codec: options.encode.codec) {
             let from = options.blend.placesInputs ? "the \(options.blend.rawValue) of the inputs' pictures" : "\(first.path)'s picture"
-            throw JobError("the canvas \(canvas), from \(from), cannot be encoded: \(problem); give another with --size.")
+            throw OutputOptionsError.canvasNotEncodable(canvas: "\(canvas)", from: from, problem: problem)
         }
         return (canvas, frameRate)
     }
@@ -528,7 +528,7 @@ public final class CompositeJob: Job {
             } catch let e as MediaError { throw e.at(r.path) }
             let alpha = try options.alphaConformer(ofInput: i, reader: r, place: conformer.place, picture: conformer.picture, fill: conformer.fill)
             if alpha != nil && layout.keep[i] != .all {
-                throw JobError("input \(i + 1) (\(r.path)) has alpha: --fg-scale and --fg-position must leave all of it on the canvas (an alpha input is not cropped).")
+                throw CompositeOptionsError.alphaOffCanvas(input: i, path: r.path)
             }
             return InputLane(index: i, reader: r, conformer: conformer, poolSize: 4, failure: failure, alphaConformer: alpha)
         }

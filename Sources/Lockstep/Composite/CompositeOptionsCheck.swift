@@ -14,56 +14,51 @@ extension CompositeOptions {
     public static let longestStallTimeout = 86_400.0
     public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
 
-    /// Throws a `JobError` whose text is one sentence naming the option and the cause.
+    /// Throws a `CompositeOptionsError` (or `OutputOptionsError`, `KeyerError`, `CutError`)
+    /// whose line is one sentence naming the option and the cause.
     public func check() throws {
         let range = blend.inputRange
         guard range.contains(inputs.count) else {
-            let wanted =
-                range.lowerBound == range.upperBound
-                ? (blend == .chromakey ? "exactly 2 inputs (FOREGROUND BACKGROUND)" : "exactly \(range.lowerBound) input\(range.lowerBound == 1 ? "" : "s")")
-                : "\(range.lowerBound) to \(range.upperBound) inputs"
-            throw JobError("--blend \(blend.rawValue) takes \(wanted); got \(inputs.count).")
+            throw CompositeOptionsError.inputCount(blend: blend.rawValue, lowest: range.lowerBound, highest: range.upperBound, got: inputs.count)
         }
         try Self.check(size: size, frameRate: frameRate, signal: signal, codec: encode.codec)
         try Self.check(codec: encode.codec, signal: signal, output: output, segments: frames != nil)
-        guard (0...1).contains(similarity) else { throw JobError("--similarity must be between 0 and 1; got \(similarity).") }
-        guard (0...1).contains(smoothness) else { throw JobError("--smoothness must be between 0 and 1; got \(smoothness).") }
+        guard (0...1).contains(similarity) else { throw CompositeOptionsError.notAFraction(option: "--similarity", got: similarity) }
+        guard (0...1).contains(smoothness) else { throw CompositeOptionsError.notAFraction(option: "--smoothness", got: smoothness) }
         try checkKeyer()
         try checkMatte()
         try checkSegment()
         try checkSignal()
         if deinterlace == .field && isCut {
-            throw JobError(
-                "--deinterlace field cannot be combined with \(cut != nil ? "--from/--to" : "--frames or --segments"): a \(cut != nil ? "cut" : "segment") would not start on the field the single pass shows there."
-            )
+            throw CompositeOptionsError.fieldDeinterlaceInCut(byTime: cut != nil)
         }
         if let weights {
             guard weights.count == inputs.count else {
-                throw JobError("--weights needs one weight per input: \(inputs.count) expected, \(weights.count) given.")
+                throw CompositeOptionsError.weightCount(expected: inputs.count, given: weights.count)
             }
-            if let bad = weights.first(where: { !$0.isFinite }) { throw JobError("--weights must be finite numbers; got \(bad).") }
+            if let bad = weights.first(where: { !$0.isFinite }) { throw CompositeOptionsError.weightNotFinite(bad) }
             guard weights.allSatisfy({ $0 >= 0 }), weights.contains(where: { $0 > 0 }) else {
-                throw JobError("--weights must be zero or positive, and not all zero.")
+                throw CompositeOptionsError.weightsNotPositive
             }
-            guard weights.reduce(0, +).isFinite else { throw JobError("--weights are too large: their sum is not a finite number.") }
+            guard weights.reduce(0, +).isFinite else { throw CompositeOptionsError.weightsTooLarge }
         }
         if let gains {
             guard gains.count == inputs.count else {
-                throw JobError("--gain needs one gain per input: \(inputs.count) expected, \(gains.count) given.")
+                throw CompositeOptionsError.gainCount(expected: inputs.count, given: gains.count)
             }
-            guard gains.allSatisfy({ (0...16).contains($0) }) else { throw JobError("--gain values must be between 0 and 16.") }
+            guard gains.allSatisfy({ (0...16).contains($0) }) else { throw CompositeOptionsError.gainOutOfRange }
         }
         try checkPlacement()
         try checkGrid()
         try checkKeyPlacement()
         if let n = audioFrom {
-            guard audio else { throw JobError("--audio-from and --audio none contradict each other: choose one.") }
+            guard audio else { throw CompositeOptionsError.audioFromWithAudioNone }
             try Self.check(audioFrom: Int128(n) + 1, inputs: inputs.count)
         }
         if let loudness {
-            guard audio else { throw JobError("--loudness needs sound, and --audio none writes none.") }
+            guard audio else { throw CompositeOptionsError.loudnessWithAudioNone }
             guard loudness.isFinite && Self.loudnessTargets.contains(loudness) else {
-                throw JobError("--loudness must be r128 (-23 LUFS) or a target between -70 and -5 LUFS; got \(loudness).")
+                throw CompositeOptionsError.loudnessOutOfRange(loudness)
             }
         }
         try Self.check(stallTimeout: stallTimeout)
@@ -74,7 +69,7 @@ extension CompositeOptions {
     /// caller gives overflows on the way to the sentence.
     public static func check(audioFrom oneBased: Int128, inputs: Int) throws {
         guard oneBased < 1 || oneBased > Int128(inputs) else { return }
-        throw JobError("--audio-from \(oneBased): there \(inputs == 1 ? "is 1 input" : "are \(inputs) inputs"); give 1 to \(inputs).")
+        throw CompositeOptionsError.audioFromOutOfRange(oneBased, inputs: inputs)
     }
 
     /// The largest offset or trim point: a day, far past any recording yet inside every clock's arithmetic.
@@ -86,48 +81,47 @@ extension CompositeOptions {
     func checkPlacement() throws {
         if let clocks {
             guard clocks.count == inputs.count else {
-                throw JobError("--offsets, --drift and --trim need one value per input: \(inputs.count) expected, \(clocks.count) given.")
+                throw CompositeOptionsError.clockCount(expected: inputs.count, given: clocks.count)
             }
             if let first = clocks.first {
                 if first.offset != Rational(0, 1) {
-                    throw JobError("--offsets: the first input is the clock the others are placed on, so its offset must be 0; got \(InputClock.text(first.offset)).")
+                    throw CompositeOptionsError.firstOffsetNotZero(got: InputClock.text(first.offset))
                 }
                 if first.driftPpm != 0 {
-                    throw JobError("--drift: the first input is the clock the others are measured against, so its drift must be 0; got \(first.driftPpm).")
+                    throw CompositeOptionsError.firstDriftNotZero(got: first.driftPpm)
                 }
             }
             for (i, c) in clocks.enumerated() {
                 guard c.offset.magnitudeAtMost(Self.longestOffset) else {
-                    throw JobError("--offsets: input \(i + 1)'s offset must be within \(Self.longestOffset.num) s; got \(InputClock.text(c.offset)).")
+                    throw CompositeOptionsError.offsetTooLarge(input: i, limit: "\(Self.longestOffset.num)", got: InputClock.text(c.offset))
                 }
                 guard c.driftPpm.isFinite, abs(c.driftPpm) <= Self.largestDriftPpm else {
-                    throw JobError("--drift: input \(i + 1)'s drift must be between -\(Int(Self.largestDriftPpm)) and \(Int(Self.largestDriftPpm)) ppm; got \(c.driftPpm).")
+                    throw CompositeOptionsError.driftOutOfRange(input: i, limit: Int(Self.largestDriftPpm), got: c.driftPpm)
                 }
                 let t = c.trim
                 guard t.start >= Rational(0, 1), t.start.magnitudeAtMost(Self.longestOffset), t.end.map({ $0.magnitudeAtMost(Self.longestOffset) }) ?? true else {
-                    throw JobError("--trim: input \(i + 1)'s trim must lie between 0 and \(Self.longestOffset.num) s of its own time; got \(Self.text(t)).")
+                    throw CompositeOptionsError.trimOutOfRange(input: i, limit: "\(Self.longestOffset.num)", got: Self.text(t))
                 }
                 if let end = t.end, end <= t.start {
-                    throw JobError("--trim: input \(i + 1)'s trim must end after it starts; got \(Self.text(t)).")
+                    throw CompositeOptionsError.trimEndsBeforeStart(input: i, got: Self.text(t))
                 }
             }
         }
         if clocksFromSound {
-            guard inputs.count >= 2 else { throw JobError("--sync audio places inputs by the first one's sound, and there is only one input.") }
+            guard inputs.count >= 2 else { throw CompositeOptionsError.syncAudioNeedsTwoInputs }
             if let clocks, clocks.contains(where: { $0.offset != Rational(0, 1) || $0.driftPpm != 0 }) {
-                throw JobError("--sync audio finds the offsets and drifts from the sound; --offsets and --drift give them: choose one.")
+                throw CompositeOptionsError.syncAudioWithOffsets
             }
-            if sync == .index { throw JobError("--sync audio places inputs in time; it cannot be combined with index sync.") }
+            if sync == .index { throw CompositeOptionsError.syncAudioWithIndexSync }
         }
         if sync == .index && placesInputsInTime {
-            throw JobError("--offsets, --drift, --trim and --longest need time sync (--sync time or audio): index sync takes frame k of every input, whatever its time.")
+            throw CompositeOptionsError.placementNeedsTimeSync
         }
         if frames != nil && cut != nil {
-            throw JobError("--frames and --from/--to both choose the output's frames; give one.")
+            throw CompositeOptionsError.framesAndCut
         }
         if isCut && placesInputsInTime {
-            throw JobError(
-                "\(cutOption) cannot be combined with --sync audio, --offsets, --drift, --trim or --longest: a \(cut != nil ? "cut" : "segment render") places inputs only from their first frames.")
+            throw CompositeOptionsError.cutPlacesInputs(option: cutOption, byTime: cut != nil)
         }
     }
 
@@ -147,42 +141,40 @@ extension CompositeOptions {
     /// --fg-scale, --fg-position and --bg-fit: chromakey's, each in its range.
     func checkKeyPlacement() throws {
         guard keyPlacement != KeyPlacement() else { return }
-        guard blend == .chromakey else { throw JobError("--fg-scale, --fg-position and --bg-fit need --blend chromakey.") }
-        if let problem = keyPlacement.problem { throw JobError(problem) }
+        guard blend == .chromakey else { throw CompositeOptionsError.keyPlacementNeedsChromakey }
+        if let problem = keyPlacement.problem { throw CompositeOptionsError.keyPlacement(problem: problem) }
     }
 
     /// --layout, --cell-fit, --border, --labels and the pip options against the blend.
     func checkGrid() throws {
         let placed = blend.placesInputs
         if let shape = grid.layout {
-            guard blend == .grid else { throw JobError("--layout needs --blend grid (quad is always 2x2; pip places its insets itself).") }
+            guard blend == .grid else { throw CompositeOptionsError.layoutNeedsGrid }
             guard (1...Self.largestGridSide).contains(shape.rows), (1...Self.largestGridSide).contains(shape.columns) else {
-                throw JobError("--layout \(shape.rows)x\(shape.columns): rows and columns must be between 1 and \(Self.largestGridSide).")
+                throw CompositeOptionsError.layoutOutOfRange(rows: shape.rows, columns: shape.columns, limit: Self.largestGridSide)
             }
             guard shape.cells >= inputs.count else {
-                throw JobError("--layout \(shape.rows)x\(shape.columns) has \(shape.cells) cell\(shape.cells == 1 ? "" : "s") for \(inputs.count) inputs.")
+                throw CompositeOptionsError.layoutTooFewCells(rows: shape.rows, columns: shape.columns, cells: shape.cells, inputs: inputs.count)
             }
         }
-        if grid.fit != .fit && !placed { throw JobError("--cell-fit needs --blend grid, quad or pip.") }
+        if grid.fit != .fit && !placed { throw CompositeOptionsError.needsPlacingBlend(option: "--cell-fit", verb: "needs") }
         if grid.border != 0 {
-            guard placed else { throw JobError("--border needs --blend grid, quad or pip.") }
+            guard placed else { throw CompositeOptionsError.needsPlacingBlend(option: "--border", verb: "needs") }
             guard (0...Self.widestBorder).contains(grid.border) else {
-                throw JobError("--border must be between 0 and \(Self.widestBorder) pixels; got \(grid.border).")
+                throw CompositeOptionsError.borderOutOfRange(limit: Self.widestBorder, got: grid.border)
             }
         }
         if let labels = grid.labels {
-            guard placed else { throw JobError("--labels and --label need --blend grid, quad or pip.") }
-            guard labels.count <= inputs.count else { throw JobError("--label is given \(labels.count) times for \(inputs.count) inputs.") }
+            guard placed else { throw CompositeOptionsError.needsPlacingBlend(option: "--labels and --label", verb: "need") }
+            guard labels.count <= inputs.count else { throw CompositeOptionsError.tooManyLabels(labels: labels.count, inputs: inputs.count) }
             if let (i, long) = labels.enumerated().first(where: { $0.1.unicodeScalars.count > Self.longestLabel }) {
-                throw JobError(
-                    "--label \(i + 1) is \(long.unicodeScalars.count) characters long; a label is at most \(Self.longestLabel) (the widest canvas, \(Self.largestSide) pixels, shows no more)."
-                )
+                throw CompositeOptionsError.labelTooLong(label: i, length: long.unicodeScalars.count, limit: Self.longestLabel, side: Self.largestSide)
             }
         }
         if grid.pip != GridSpec.PiP() {
-            guard blend == .pip else { throw JobError("--pip-corner and --pip-size need --blend pip.") }
+            guard blend == .pip else { throw CompositeOptionsError.pipNeedsPipBlend }
             guard grid.pip.size.isFinite && GridSpec.PiP.sizes.contains(grid.pip.size) else {
-                throw JobError("--pip-size must be between \(GridSpec.PiP.sizes.lowerBound) and \(GridSpec.PiP.sizes.upperBound) (a share of the canvas width); got \(grid.pip.size).")
+                throw CompositeOptionsError.pipSizeOutOfRange(lowest: GridSpec.PiP.sizes.lowerBound, highest: GridSpec.PiP.sizes.upperBound, got: grid.pip.size)
             }
         }
     }
@@ -197,7 +189,7 @@ extension CompositeOptions {
         for (i, path) in inputs.enumerated() {
             var st = stat()
             if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFIFO {
-                throw JobError("--loudness measures the sound before the job, and input \(i + 1) (\(path)) is a pipe, which can be read only once.")
+                throw CompositeOptionsError.loudnessFromPipe(input: i, path: path)
             }
         }
     }
@@ -207,17 +199,19 @@ extension CompositeOptions {
     public static func check(size: Size?, frameRate: Rational?, signal: WorkingSignal = .sdr, codec: VideoCodec? = nil) throws {
         if let size {
             if size.width < 2 || size.height < 2 || size.width % 2 != 0 || size.height % 2 != 0 {
-                throw JobError("--size \(size): width and height must be even numbers of at least 2.")
+                throw OutputOptionsError.sizeNotEven(size: "\(size)")
             }
             if size.width > largestSide || size.height > largestSide {
-                throw JobError("--size \(size): width and height must be at most \(largestSide).")
+                throw OutputOptionsError.sizeTooLarge(size: "\(size)", limit: largestSide)
             }
-            if let problem = EncodeSettings.problem(encoding: size, as: signal, codec: codec) { throw JobError("--size \(size): \(problem).") }
+            if let problem = EncodeSettings.problem(encoding: size, as: signal, codec: codec) {
+                throw OutputOptionsError.sizeNotEncodable(size: "\(size)", problem: problem)
+            }
         }
         if let frameRate {
-            guard frameRate.num > 0 else { throw JobError("--fps \(frameRate): the frame rate must be positive.") }
+            guard frameRate.num > 0 else { throw OutputOptionsError.frameRateNotPositive("\(frameRate)") }
             try checkFraction(frameRate)
-            guard frameRates.contains(frameRate) else { throw JobError("--fps \(frameRate): the frame rate must be between 1/1000 and 1000.") }
+            guard frameRates.contains(frameRate) else { throw OutputOptionsError.frameRateOutOfRange("\(frameRate)") }
         }
     }
 
@@ -225,13 +219,13 @@ extension CompositeOptions {
     /// parts do not fit (4294967296/4294967295, about 1 fps) trapped when handed to the encoder.
     public static func checkFraction(_ frameRate: Rational) throws {
         guard frameRate.fitsInt32 else {
-            throw JobError("--fps \(frameRate): the numerator and denominator must be at most \(Int32.max) (FFmpeg keeps a frame rate as a fraction of 32-bit numbers).")
+            throw OutputOptionsError.frameRateTooFine("\(frameRate)", limit: Int32.max)
         }
     }
 
     public static func check(stallTimeout: Double) throws {
         guard stallTimeout > 0 && stallTimeout <= longestStallTimeout else {
-            throw JobError("--stall-timeout must be a positive number of seconds, at most \(Int(longestStallTimeout)); got \(stallTimeout).")
+            throw OutputOptionsError.stallTimeoutOutOfRange(limit: Int(longestStallTimeout), got: stallTimeout)
         }
     }
 
@@ -243,27 +237,27 @@ extension CompositeOptions {
     ) throws {
         let chosen = codec ?? VideoCodec.standard(for: signal)
         if signal.isHDR && !chosen.carriesHDR {
-            throw JobError("--codec \(chosen.rawValue) cannot be combined with --hdr \(signal.rawValue): H.264 HDR is not offered; use --codec hevc, prores or dnxhr.")
+            throw OutputOptionsError.codecWithoutHDR(codec: chosen.rawValue, hdr: signal.rawValue)
         }
         if chosen.needsMOV, let output, OutputPath.container(for: output) != "mov" {
-            throw JobError("--codec \(chosen.rawValue) needs a .mov output, not -o \(output): \(chosen.displayName) goes into MOV.")
+            throw OutputOptionsError.codecNeedsMOV(codec: chosen.rawValue, name: chosen.displayName, output: output)
         }
         if !chosen.hasRateFactor {
             if rateFactorGiven {
-                throw JobError("--crf cannot be combined with --codec \(chosen.rawValue): \(chosen.displayName) has no constant rate factor (a fixed-quality intra profile).")
+                throw OutputOptionsError.rateFactorWithoutCRF(codec: chosen.rawValue, name: chosen.displayName)
             }
-            if presetGiven { throw JobError("--preset cannot be combined with --codec \(chosen.rawValue): \(chosen.displayName) has no encoder presets.") }
+            if presetGiven { throw OutputOptionsError.presetWithoutPresets(codec: chosen.rawValue, name: chosen.displayName) }
         }
         if segments && !chosen.rendersSegments && codec != nil {
-            throw JobError("--codec \(chosen.rawValue) cannot be combined with --frames or --segments: segment renders are H.264 only.")
+            throw OutputOptionsError.codecInSegments(codec: chosen.rawValue)
         }
     }
 
     /// --crf and --preset, for every command that encodes.
     public static func check(encode: EncodeSettings) throws {
-        guard (0...51).contains(encode.crf) else { throw JobError("--crf must be between 0 and 51; got \(encode.crf).") }
+        guard (0...51).contains(encode.crf) else { throw OutputOptionsError.rateFactorOutOfRange(encode.crf) }
         guard presets.contains(encode.preset) else {
-            throw JobError("--preset \(encode.preset) is not an x264 preset; use one of \(presets.joined(separator: ", ")).")
+            throw OutputOptionsError.notAPreset(encode.preset, presets: presets)
         }
     }
 }
@@ -274,16 +268,14 @@ extension CompositeOptions {
     /// segment renders (untested with HEVC joins).
     func checkSignal() throws {
         guard signal.isHDR else { return }
-        let what = "--hdr \(signal.rawValue)"
-        if filter != nil {
-            throw JobError("\(what) cannot be combined with filters: they work on the SDR working signal (8-bit BT.709); filter in SDR, or composite without them.")
-        }
-        if snake != nil { throw JobError("\(what) cannot be combined with --snake: the snake draws on the SDR working signal (8-bit BT.709).") }
-        if matte != nil { throw JobError("\(what) cannot be combined with --matte: mattes are mixed on the SDR working signal (8-bit BT.709).") }
+        let hdr = signal.rawValue
+        if filter != nil { throw CompositeOptionsError.hdrWithFilters(hdr: hdr) }
+        if snake != nil { throw CompositeOptionsError.hdrWithSnake(hdr: hdr) }
+        if matte != nil { throw CompositeOptionsError.hdrWithMatte(hdr: hdr) }
         // A cut by time is one file; segments are joined, and the join is H.264's.
-        if frames != nil && encode.codec == nil { throw JobError("\(what) cannot be combined with --frames or --segments: segment renders are H.264 only.") }
+        if frames != nil && encode.codec == nil { throw CompositeOptionsError.hdrInSegments(hdr: hdr) }
         if grid.border != 0 || grid.labels != nil {
-            throw JobError("\(what) cannot be combined with --border or --labels: they are drawn on the SDR working signal (8-bit BT.709).")
+            throw CompositeOptionsError.hdrWithDrawing(hdr: hdr)
         }
     }
 }

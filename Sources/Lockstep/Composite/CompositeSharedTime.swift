@@ -8,7 +8,7 @@ extension CompositeJob {
     /// clock, so the options are blamed and not the input that happened to end the sync first
     /// (it said "A.mp4: has no video frame to composite"). nil when they do share time, or an
     /// input's length is unknown: then an input really had no frame, and is named.
-    static func noSharedTime(_ options: CompositeOptions, readers: [MovieReader]) -> String? {
+    static func noSharedTime(_ options: CompositeOptions, readers: [MovieReader]) -> CompositeOptionsError? {
         guard options.sync == .time, options.coverage == .common, let clocks = options.clocks else { return nil }
         func seconds(_ r: Rational) -> String { String(format: "%.3f", r.seconds) }
         var spans: [String] = []
@@ -35,8 +35,6 @@ extension CompositeJob {
             (clocks.contains { $0.offset.num != 0 } ? ["--offsets"] : [])
             + (clocks.contains { $0.driftPpm != 0 } ? ["--drift"] : [])
             + (clocks.contains { $0.trim != .whole } ? ["--trim"] : [])
-        let options = named.count < 3 ? named.joined(separator: " and ") : named.dropLast().joined(separator: ", ") + " and " + named.last!
-        return "\(options.isEmpty ? "The inputs' places" : options) \(named.count == 1 ? "leaves" : "leave") no time that every input covers (on input 1's clock): "
-            + spans.joined(separator: ", ") + "."
+        return .noSharedTime(options: named, spans: spans)
     }
 }

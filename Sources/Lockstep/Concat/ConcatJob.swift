@@ -63,7 +63,7 @@ public final class ConcatJob: Job {
         let first = readers[0]
         let canvas = options.size ?? first.video.displaySize.evenCanvas
         if options.size == nil, let problem = EncodeSettings.problem(encoding: canvas, as: options.signal, codec: options.encode.codec) {
-            throw JobError("the canvas \(canvas), from \(first.path)'s picture, cannot be encoded: \(problem); give another with --size.")
+            throw OutputOptionsError.canvasNotEncodable(canvas: "\(canvas)", from: "\(first.path)'s picture", problem: problem)
         }
         if let line = ToneMapping.notice(readers.map { ($0.path, $0.video) }, signal: options.signal, curve: options.toneCurve) { events.notice?(line); notices.append(line) }
         guard let frameRate = options.frameRate ?? CompositeJob.defaultFrameRate(readers) else {
@@ -71,7 +71,7 @@ public final class ConcatJob: Job {
         }
         var maxFrames = options.maxDuration.map { ConcatOptions.frames(within: $0, frameRate: frameRate) } ?? .max
         guard maxFrames > 0 else {
-            throw JobError("--max-duration \(ConcatOptions.text(options.maxDuration!)) is shorter than one frame at \(frameRate) fps.")
+            throw ConcatError.maxDurationUnderAFrame(ConcatOptions.text(options.maxDuration!), frameRate: "\(frameRate)")
         }
         // `--from/--to`: output frames [A, B) of the joined timeline, as every command cuts; the
         // frames before A are read and let go, the sound before A's first sample dropped.
@@ -150,7 +150,7 @@ public final class ConcatJob: Job {
         // This thread fits nothing itself (the lanes do): it waits for clips and encodes.
         let encoderClock = ThreadClock(name: "the encoder")
         let watchdog = Watchdog(clocks: lanes.map(\.clock) + [encoderClock], timeout: options.stallTimeout) {
-            [weak self] in self?.stop(because: JobError($0))
+            [weak self] in self?.stop(because: $0)
         }
         watchdog.start()
         defer { watchdog.stop() }

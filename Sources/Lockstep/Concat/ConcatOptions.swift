@@ -38,17 +38,17 @@ public struct ConcatOptions: Sendable {
     /// The longest fade: a second on each side of a join.
     public static let longestCrossfadeMs = 2000
 
-    /// Throws a `JobError` whose text is one sentence naming the option and the cause.
+    /// Throws a `ConcatError` (or `OutputOptionsError`) whose line is one sentence naming the option and the cause.
     public func check() throws {
-        guard !clips.isEmpty else { throw JobError("concat needs at least one clip.") }
+        guard !clips.isEmpty else { throw ConcatError.noClips }
         if let maxDuration, maxDuration.num <= 0 {
-            throw JobError("--max-duration must be a positive number of seconds; got \(Self.text(maxDuration)).")
+            throw ConcatError.maxDurationNotPositive(Self.text(maxDuration))
         }
         try CompositeOptions.check(size: size, frameRate: frameRate, signal: signal, codec: encode.codec)
         try CompositeOptions.check(codec: encode.codec, signal: signal, output: output)
         try CompositeOptions.check(stallTimeout: stallTimeout)
         if let crossfadeMs, !(1...Self.longestCrossfadeMs).contains(crossfadeMs) {
-            throw JobError("--crossfade-ms must be between 1 and \(Self.longestCrossfadeMs); got \(crossfadeMs).")
+            throw ConcatError.crossfadeOutOfRange(limit: Self.longestCrossfadeMs, got: crossfadeMs)
         }
         if copy {
             // A copied stream is cut only where its packets are: no cap inside a GOP, no new size,
@@ -57,20 +57,20 @@ public struct ConcatOptions: Sendable {
                 (maxDuration != nil, "--max-duration"), (size != nil, "--size"), (frameRate != nil, "--fps"),
                 (crossfadeMs != nil, "--crossfade-ms")
             ] where given {
-                throw JobError("--copy cannot be combined with \(name): copied video is not re-encoded, so it cannot be cut, scaled or retimed.")
+                throw ConcatError.copyCannotRetime(option: name)
             }
             if filter != nil {
-                throw JobError("--copy cannot be combined with --filter or --filter-at: copied video is not decoded, so it cannot be filtered.")
+                throw ConcatError.copyWithFilters
             }
             if cut != nil {
-                throw JobError("--copy cannot be combined with --from/--to: copied video is not re-encoded, so it cannot be cut inside a GOP.")
+                throw ConcatError.copyWithCut
             }
             if signal.isHDR || encode.codec != nil {
-                throw JobError("--copy cannot be combined with \(signal.isHDR ? "--hdr" : "--codec"): copied video is not re-encoded, so its codec and signal are the clips'.")
+                throw ConcatError.copyWithEncoding(option: signal.isHDR ? "--hdr" : "--codec")
             }
         }
         if signal.isHDR && filter != nil {
-            throw JobError("--hdr \(signal.rawValue) cannot be combined with filters: they work on the SDR working signal (8-bit BT.709); filter in SDR, or join without them.")
+            throw ConcatError.hdrWithFilters(hdr: signal.rawValue)
         }
         try CompositeOptions.check(encode: encode)
     }

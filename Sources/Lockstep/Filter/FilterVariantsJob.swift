@@ -74,24 +74,24 @@ public struct FilterVariantsOptions: Sendable {
     /// so only its parent must exist.
     public func check() throws {
         try CompositeOptions.check(size: size, frameRate: nil, codec: encode.codec)
-        if frames != nil && cut != nil { throw JobError("--frames and --from/--to both choose the output's frames; give one.") }
+        if frames != nil && cut != nil { throw FilterVariantsError.framesAndCut }
         if deinterlace == .field && (frames != nil || cut != nil) {
-            throw JobError("--deinterlace field cannot be combined with \(cut != nil ? "--from/--to" : "--frames"): a cut would not start on the field the single pass shows there.")
+            throw FilterVariantsError.fieldDeinterlaceInCut(byTime: cut != nil)
         }
         var isFolder: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder)
         if exists {
-            guard isFolder.boolValue else { throw JobError("-o \(folder): --variants writes one file per chain into a folder, and \(folder) is a file.") }
+            guard isFolder.boolValue else { throw FilterVariantsError.outputIsAFile(folder: folder) }
         } else {
             let parent = URL(fileURLWithPath: folder).deletingLastPathComponent().path
             guard FileManager.default.fileExists(atPath: parent, isDirectory: &isFolder), isFolder.boolValue else {
-                throw JobError("-o \(folder): --variants writes one file per chain into a folder, and there is no folder \(parent) to make it in.")
+                throw FilterVariantsError.noParentFolder(folder: folder, parent: parent)
             }
         }
         let outputs = self.outputs
         for (i, o) in outputs.enumerated() {
             if let j = outputs[..<i].firstIndex(of: o) {
-                throw JobError("--variants entries \(j + 1) and \(i + 1) (\"\(chains[j].text)\", \"\(chains[i].text)\") would both write \(o).")
+                throw FilterVariantsError.sameOutput(first: j, second: i, firstChain: chains[j].text, secondChain: chains[i].text, output: o)
             }
             // (In a folder still to be made, the files' places are checked when it is.)
             if exists { try OutputPath.check(o, inputs: [input]) }
@@ -161,7 +161,7 @@ public final class FilterVariantsJob: Job {
         reader.deinterlace(options.deinterlace)
         let canvas = options.size ?? reader.video.displaySize.evenCanvas
         if options.size == nil, let problem = EncodeSettings.problem(encoding: canvas, as: .sdr, codec: options.encode.codec) {
-            throw JobError("the canvas \(canvas), from \(options.input)'s picture, cannot be encoded: \(problem); give another with --size.")
+            throw OutputOptionsError.canvasNotEncodable(canvas: "\(canvas)", from: "\(options.input)'s picture", problem: problem)
         }
         let inputs = [(path: options.input, video: reader.video)]
         if let line = ToneMapping.notice(inputs, signal: .sdr, curve: options.toneCurve) { events.notice?(line) }
@@ -240,7 +240,7 @@ public final class FilterVariantsJob: Job {
 
         let clock = ThreadClock(name: "the dispatcher")
         let watchdog = Watchdog(clocks: [lane.clock, clock] + writers.map(\.clock), timeout: options.stallTimeout) {
-            [weak self] in self?.stop(because: JobError($0))
+            [weak self] in self?.stop(because: $0)
         }
         lane.start()
         for w in writers { w.start() }

@@ -101,7 +101,7 @@ final class VariantWriter: @unchecked Sendable {
     }
 
     private func encode(_ lent: Lent, with writer: MovieWriter) throws {
-        if let failAfter, written == failAfter { throw JobError("failed after \(failAfter) frames, as the test asked") }
+        if let failAfter, written == failAfter { throw FilterVariantsError.injected(afterFrames: failAfter) }
         try out.makeWritable()  // the encoder may still hold the previous picture
         let (picture, chain) = try stage.render(lent.shared.item.frame, into: out, index: lent.index, time: lent.time)
         if picture !== out { out.withImage { o in lent.shared.item.frame.withImage { PlaneKernels.copy($0, into: o) } } }

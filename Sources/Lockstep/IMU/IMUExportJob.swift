@@ -37,12 +37,12 @@ public final class IMUExportJob: Job {
     /// The trace written and how many samples.
     public func run() throws -> (trace: Int64, count: Int) {
         let (path, trace, from, to, output) = (options.store, options.trace, options.from, options.to, options.output)
-        do { try OutputPath.refuseStandardOutput(output) } catch let e as OutputPathError { throw IMUJobError(e.description) }
-        guard let format = TraceFormat(path: output) else { throw IMUJobError("\(output): the output must end in .gcsv or .csv.") }
-        do { try OutputPath.checkPlace(output, inputs: [path]) } catch let e as OutputPathError { throw IMUJobError(e.description) }
+        try OutputPath.refuseStandardOutput(output)
+        guard let format = TraceFormat(path: output) else { throw IMUJobError.notATraceFileName(output) }
+        try OutputPath.checkPlace(output, inputs: [path])
         let source = try TraceSource.open(path: path, trace: trace)
         let t = try source.single()
-        guard let start = try source.firstTimestamp(t.id) else { throw IMUJobError("\(path): trace \(t.id) has no samples") }
+        guard let start = try source.firstTimestamp(t.id) else { throw IMUJobError.traceHasNoSamples(path, trace: t.id) }
         // Seconds past any timestamp a trace can hold mean "the end": no Int64 overflow.
         func bound(_ s: Double) -> Int64 {
             let ns = s * 1e9
@@ -59,8 +59,8 @@ public final class IMUExportJob: Job {
             // A window past the trace's end gave an empty file and exit 0 (`--from 30 --to 40`
             // on a 17 s trace): the file would say nothing, so nothing is written.
             if writer.count == 0, from != nil || to != nil {
-                let span = try source.ends().map { String(format: "; it runs from 0 to %.3f s", Double($0.last.t - start) / 1e9) } ?? ""
-                throw IMUJobError("\(Self.window(from, to)): trace \(t.id) of \(path) has no samples there\(span); nothing was written")
+                let span = try source.ends().map { Double($0.last.t - start) / 1e9 }
+                throw IMUJobError.emptyWindow(window: Self.window(from, to), trace: t.id, store: path, span: span)
             }
             return (t.id, writer.count)
         }
@@ -90,10 +90,10 @@ public final class IMUPlotJob: Job {
 
     public func run() throws {
         let (source, output) = (try TraceSource.open(path: options.path, trace: options.trace), options.output)
-        do { try OutputPath.checkPlace(output, inputs: [source.path]) } catch let e as OutputPathError { throw IMUJobError(e.description) }
+        try OutputPath.checkPlace(output, inputs: [source.path])
         let t = try source.single()
         let stats = try source.statistics(t.id)
-        guard let first = stats.first, let last = stats.last else { throw IMUJobError("\(source.path): trace \(t.id) has no samples") }
+        guard let first = stats.first, let last = stats.last else { throw IMUJobError.traceHasNoSamples(source.path, trace: t.id) }
         var plot = SVGPlot(start: first, end: last, gaps: stats.gaps, medianInterval: stats.medianInterval)
         try source.forEachBatch(t.id) { batch in
             if cancellation.isCancelled { throw JobError.cancelled }

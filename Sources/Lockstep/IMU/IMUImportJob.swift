@@ -38,7 +38,7 @@ public struct IMUImportOptions: Sendable {
         let kind = MotionFiles.kind(path: file, format: format)
         if let refusal = MotionFiles.refusal(kind, path: file) { throw refusal }
         switch kind {
-        case .traceStore, .insta360, .other: throw IMUJobError("\(file): \(IMUImportJob.unknownFormat)")
+        case .traceStore, .insta360, .other: throw IMUJobError.unknownFormat(file)
         case .blackbox, .blackboxCSV, .dataflash, .movie, .text: return kind
         }
     }
@@ -58,7 +58,7 @@ public final class IMUImportJob: Job {
     /// Why a file without a known extension or content is refused.
     public static let unknownFormat = "cannot tell the format (not a blackbox or DataFlash log, and not named .gcsv or .csv); add --format gcsv or --format csv."
 
-    public static let cancelled = IMUJobError("interrupted: nothing was imported")
+    public static let cancelled = IMUJobError.importInterrupted
 
     /// Stops a running import from another thread (the CLI, on a stop signal): `run` throws
     /// `IMUImportJob.cancelled` at its next batch, after rolling back.
@@ -69,7 +69,7 @@ public final class IMUImportJob: Job {
     public func run() throws -> IMUImportResult {
         let kind = try options.kind()
         // The store is the output: never one of the files read, under any spelling.
-        do { try OutputPath.checkPlace(store, inputs: [file]) } catch let e as OutputPathError { throw IMUJobError(e.description) }
+        try OutputPath.checkPlace(store, inputs: [file])
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: store, isDirectory: &isDirectory)
         if exists && isDirectory.boolValue { throw TraceStoreError(path: store, "is a folder, not a trace store") }
@@ -103,7 +103,7 @@ public final class IMUImportJob: Job {
         // A file's first batches say whether it holds samples; a blackbox file's logs were counted
         // (and a first batch of each of its many logs would be held through the whole import).
         let first: [[IMUReading]?] = kind == .blackbox ? readers.map { _ in nil } : try readers.map { try $0.nextBatch() }
-        guard !first.isEmpty, first.allSatisfy({ $0.map { !$0.isEmpty } ?? true }) else { throw IMUJobError("\(file): no samples") }
+        guard !first.isEmpty, first.allSatisfy({ $0.map { !$0.isEmpty } ?? true }) else { throw IMUJobError.noSamples(file) }
         if isCancelled { throw Self.cancelled }
         if exists && !isEmpty {
             let s = try TraceStore(path: store, mode: .create, busyTimeout: busyTimeout)
@@ -154,7 +154,7 @@ public final class IMUImportJob: Job {
             while !batch.isEmpty {
                 // The store would refuse these too, but naming itself: the file holds them.
                 if let problem = IMUReading.firstProblem(in: batch) {
-                    throw IMUJobError("\(file): \(problem); nothing was imported")
+                    throw IMUJobError.notASampleNothingImported(file, problem: problem)
                 }
                 try append(batch)
                 done += Int64(batch.count)

@@ -22,12 +22,10 @@ public struct IMURecordOptions: Sendable {
     }
 
     /// What is wrong with the options, as a sentence naming the option; nil when nothing is.
-    public var problem: String? {
-        if let rateHz, !(rateHz > 0 && rateHz.isFinite) { return "--rate must be a positive number of samples per second." }
-        if let duration, !(duration > 0 && duration.isFinite && duration <= 9e9) { return "--duration must be a positive number of seconds." }
-        if TraceFormat(path: output) != nil {
-            return "\(output): the store is a SQLite file, not a .gcsv or .csv; name it e.g. trace.sqlite."
-        }
+    public var problem: IMUJobError? {
+        if let rateHz, !(rateHz > 0 && rateHz.isFinite) { return .rateNotPositive }
+        if let duration, !(duration > 0 && duration.isFinite && duration <= 9e9) { return .durationNotPositive }
+        if TraceFormat(path: output) != nil { return .storeNamedAsTraceFile(output) }
         return nil
     }
 }
@@ -68,7 +66,7 @@ public final class IMURecordJob: Job {
 
     public func run() throws -> Outcome {
         let o = options, output = options.output
-        if let problem = o.problem { throw IMUJobError(problem) }
+        if let problem = o.problem { throw problem }
         let store = try TraceStore(path: output, mode: .record)
         let sink = StoreSink(store: store, log: events.notice ?? { _ in })
         let recorder = Recorder(options: RecorderOptions(uri: o.uri, device: o.device, rateHz: o.rateHz, duration: o.duration, accel: o.accel))

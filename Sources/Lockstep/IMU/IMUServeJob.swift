@@ -31,18 +31,16 @@ public struct IMUServeOptions: Sendable {
     }
 
     /// What is wrong with the options, as a sentence naming the option; nil when nothing is.
-    public var problem: String? {
-        guard (0...65535).contains(port) else { return "--port must be between 0 and 65535; got \(port)." }
-        guard speed >= 0 && speed.isFinite else { return "--speed must be 0 (as fast as possible) or a positive factor; got \(speed)." }
+    public var problem: IMUJobError? {
+        guard (0...65535).contains(port) else { return .portOutOfRange(port) }
+        guard speed >= 0 && speed.isFinite else { return .speedNotAFactor(speed) }
         guard speed == 0 || Self.speedRange.contains(speed) else {
-            return "--speed must be 0 (as fast as possible) or between \(Self.speedRange.lowerBound) and \(Int(Self.speedRange.upperBound)); got \(speed)."
+            return .speedOutOfRange(speed, lowest: Self.speedRange.lowerBound, highest: Int(Self.speedRange.upperBound))
         }
         guard Self.maxConnectionsRange.contains(maxConnections) else {
-            return "--max-connections must be between 1 and \(Self.maxConnectionsRange.upperBound); got \(maxConnections)."
+            return .maxConnectionsOutOfRange(maxConnections, highest: Self.maxConnectionsRange.upperBound)
         }
-        guard idleTimeout.isFinite && idleTimeout >= 0.1 && idleTimeout <= 86400 else {
-            return "--idle-timeout must be between 0.1 and 86400 seconds; got \(idleTimeout)."
-        }
+        guard idleTimeout.isFinite && idleTimeout >= 0.1 && idleTimeout <= 86400 else { return .idleTimeoutOutOfRange(idleTimeout) }
         return nil
     }
 
@@ -71,9 +69,9 @@ public final class IMUServeJob: Job {
         do {
             return try ReplayDevice(info: info, samples: samples, hasAccel: hasAccel)
         } catch ReplayDeviceError.noSamples {
-            throw IMUJobError("\(path): trace \(id) has no samples")
+            throw IMUJobError.traceHasNoSamples(path, trace: id)
         } catch {
-            throw IMUJobError("\(path): trace \(id): \(error)")
+            throw IMUJobError.notReplayable(path, trace: id, why: "\(error)")
         }
     }
 
@@ -95,14 +93,14 @@ public final class IMUServeJob: Job {
                     host: o.host, port: UInt16(o.port), speed: o.speed, loop: o.loop,
                     maxConnections: o.maxConnections, idleTimeout: o.idleTimeout))
         } catch let e as IIODServerError {
-            throw IMUJobError(e.description)
+            throw IMUJobError.serverFailed(e.description)
         }
     }
 
     /// Loads the trace, serves it, and returns once cancelled with every connection closed,
     /// saying what the server saw.
     public func run() throws {
-        if let problem = options.problem { throw IMUJobError(problem) }
+        if let problem = options.problem { throw problem }
         let log = events.notice ?? { _ in }
         let device = try loadDevice()
         let server = try makeServer(device)

@@ -1,11 +1,5 @@
 import Foundation
 
-/// A failure of an IMU job, as one line naming the file (or store) and the cause.
-public struct IMUJobError: Error, CustomStringConvertible, Equatable, Sendable {
-    public var description: String
-    public init(_ description: String) { self.description = description }
-}
-
 /// Where a trace's samples come from, read the same way whatever it is. What the file is, is
 /// `MotionFiles.kind`'s one answer (content first, then the name):
 /// - a trace store: one trace of it, or all;
@@ -38,19 +32,19 @@ public enum TraceSource {
         let kind = MotionFiles.kind(path: path, format: format)
         if let refusal = MotionFiles.refusal(kind, path: path) { throw refusal }
         func one() throws {
-            if let trace, trace != 1 { throw IMUJobError("\(path) holds one trace (1); there is no trace \(trace)") }
+            if let trace, trace != 1 { throw IMUJobError.oneTraceOnly(path, asked: trace) }
         }
         switch kind {
         case .blackbox:
             let (traces, skipped) = try MotionFiles.readBlackbox(path: path)
             if let trace, !traces.contains(where: { $0.id == trace }) {
-                throw IMUJobError("\(path) has no trace \(trace) (its logs with samples: \(traces.map { String($0.id) }.joined(separator: ", ")))")
+                throw IMUJobError.noSuchLog(path, trace: trace, logs: traces.map(\.id))
             }
             return .decoded(path: path, traces: traces, trace: trace, notes: skipped.map { "\(path): \($0)" })
         case .dataflash:
             let (traces, notes) = try MotionFiles.readDataFlash(path: path)
             if let trace, !traces.contains(where: { $0.id == trace }) {
-                throw IMUJobError("\(path) has no trace \(trace) (its IMUs with samples: \(traces.map { String($0.id) }.joined(separator: ", ")); trace N is IMU N-1)")
+                throw IMUJobError.noSuchIMU(path, trace: trace, imus: traces.map(\.id))
             }
             return .decoded(path: path, traces: traces, trace: trace, notes: notes)
         case .blackboxCSV:
@@ -104,10 +98,10 @@ public enum TraceSource {
     private func inMemory(_ trace: Int64) throws -> [IMUReading]? {
         switch self {
         case .camera(let t):
-            guard trace == 1 else { throw IMUJobError("\(t.info.sourceURI) holds one trace (1); there is no trace \(trace)") }
+            guard trace == 1 else { throw IMUJobError.oneTraceOnly(t.info.sourceURI, asked: trace) }
             return try checked(t.readings)
         case .decoded(let path, let traces, _, _):
-            guard let t = traces.first(where: { $0.id == trace }) else { throw IMUJobError("\(path) has no trace \(trace)") }
+            guard let t = traces.first(where: { $0.id == trace }) else { throw IMUJobError.noSuchTrace(path, trace: trace) }
             return try checked(t.readings)
         case .store, .gcsv, .csv: return nil
         }
@@ -119,7 +113,7 @@ public enum TraceSource {
     /// (a camera track holding inf was exported as "inf,inf,inf,-nan", and fed calibrate a
     /// search that matched nothing).
     private func checked<C: Collection>(_ readings: C) throws -> C where C.Element == IMUReading {
-        if let problem = IMUReading.firstProblem(in: readings) { throw IMUJobError("\(path): \(problem)") }
+        if let problem = IMUReading.firstProblem(in: readings) { throw IMUJobError.notASample(path, problem: problem) }
         return readings
     }
 
@@ -146,8 +140,8 @@ public enum TraceSource {
     public func single() throws -> MotionTrace {
         let all = try traces()
         guard all.count == 1 else {
-            if all.isEmpty { throw IMUJobError("\(path) holds no trace") }
-            throw IMUJobError("\(path) holds \(all.count) traces (\(all.map { String($0.id) }.joined(separator: ", "))): pick one with --trace")
+            if all.isEmpty { throw IMUJobError.noTraces(path) }
+            throw IMUJobError.severalTraces(path, traces: all.map(\.id))
         }
         return all[0]
     }
@@ -204,7 +198,7 @@ public enum TraceSource {
     /// All samples of the one trace, for fusion (snake, calibrate): at least two.
     public func readings() throws -> [IMUReading] {
         let all = try readings(of: try single().id)
-        guard all.count >= 2 else { throw IMUJobError("\(path): fewer than two samples") }
+        guard all.count >= 2 else { throw IMUJobError.tooFewSamples(path) }
         return all
     }
 

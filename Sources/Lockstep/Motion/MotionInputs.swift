@@ -55,9 +55,7 @@ final class MotionInputs {
             opened = s
             return s
         } catch let e as MediaError where imu == nil && e.message.hasPrefix("has no GPMF or CAMM") {
-            throw JobError(
-                "\(video): no --imu TRACE given, and the movie has no gyro track of its own (GPMF or CAMM) to follow; give --imu TRACE (a trace store, a Gyroflow .gcsv, a .csv or a flight log)."
-            )
+            throw MotionError.noGyroTrack(video: video)
         }
     }
 }

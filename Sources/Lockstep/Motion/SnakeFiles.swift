@@ -61,12 +61,12 @@ extension SnakeOptions {
         if readings.count < 2, window != nil, let ends = try source.ends() { readings = [ends.first, ends.last] }
         // An empty trace, a header, one row: no motion to follow (it rendered a still trail, exit 0).
         guard readings.count >= 2 else {
-            throw JobError("\(imu): the trace has \(readings.isEmpty ? "no readings" : "one reading"); the snake follows the motion between readings.")
+            throw MotionError.tooFewReadings(trace: imu, readings: readings.count)
         }
         // The gyro drive needs no attitude filter: the accelerometer's readings are left out.
         if files.drive == .gyro { readings = readings.map { IMUReading(t: $0.t, gyro: $0.gyro) } }
         if let bad = readings.first(where: { r in !((r.gyro * r.gyro).sum() <= maximumRate * maximumRate) }) {
-            throw JobError("\(imu): a gyro reading at \(String(format: "%.3f", Double(bad.t) / 1e9)) s is beyond 1000 rad/s; not a trace of a camera's motion.")
+            throw MotionError.implausibleRate(trace: imu, seconds: Double(bad.t) / 1e9)
         }
         var o = SnakeOptions(readings: readings, calibration: profile)
         o.drive = files.drive

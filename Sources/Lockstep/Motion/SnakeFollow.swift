@@ -49,7 +49,7 @@ public enum SnakeFollowPicture {
         let f = options.calibration.focalLength(forWidth: motion.displaySize.width) ?? Double(motion.displaySize.width) / 2
         o.readings = readings(motion.shifts, focalPx: f)
         o.calibration = profile
-        guard o.readings.count >= 2 else { throw JobError("\(movie): too few frames to follow the picture's motion") }
+        guard o.readings.count >= 2 else { throw MotionError.tooFewFrames(movie: movie) }
         return (o, "note: \(why)\(r.stabilised ? " and the file records no image orientation" : ""): the trail follows the picture's own motion, measured from its frames, not the gyro")
     }
 

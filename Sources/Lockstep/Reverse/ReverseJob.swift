@@ -52,9 +52,9 @@ public struct ReverseOptions: Sendable {
 
     /// The rules on the options alone, as sentences (the CLI makes them usage errors).
     public func check() throws {
-        guard loops >= 1 else { throw JobError("--loops must be at least 1 (it is \(loops)).") }
-        guard loops <= Self.mostLoops else { throw JobError("--loops must be at most \(Self.mostLoops) (it is \(loops)).") }
-        if let p = poolFrames, p < 1 { throw JobError("--pool-frames must be at least 1 (it is \(p)).") }
+        guard loops >= 1 else { throw ReverseError.tooFewLoops(loops) }
+        guard loops <= Self.mostLoops else { throw ReverseError.tooManyLoops(loops, limit: Self.mostLoops) }
+        if let p = poolFrames, p < 1 { throw ReverseError.tooFewPoolFrames(p) }
         // --size, --fps, --codec, --crf and --preset: the same rules and sentences as composite's.
         try CompositeOptions.check(size: size, frameRate: frameRate, signal: signal, codec: encode.codec)
         try CompositeOptions.check(codec: encode.codec, signal: signal, output: output)
@@ -126,7 +126,7 @@ public final class ReverseJob: Job {
         let index = reader.index, n = index.frameCount
         let canvas = options.size ?? reader.video.displaySize.evenCanvas
         if options.size == nil, let problem = EncodeSettings.problem(encoding: canvas, as: options.signal, codec: options.encode.codec) {
-            throw JobError("the canvas \(canvas), from \(options.input)'s picture, cannot be encoded: \(problem); give another with --size.")
+            throw OutputOptionsError.canvasNotEncodable(canvas: "\(canvas)", from: "\(options.input)'s picture", problem: problem)
         }
         // The rate a person names the clip by, from its frames' steps (as `MovieReader` finds it).
         var video = reader.video
@@ -173,7 +173,7 @@ public final class ReverseJob: Job {
         let expected = byTime ? TimeCut.ceil(tb * timeline.length * frameRate) : Int64(timeline.plan.count)
 
         let loopClock = ThreadClock(name: "the reader")
-        let watchdog = Watchdog(clocks: [loopClock, stage.clock], timeout: options.stallTimeout) { [weak self] in self?.stop(because: JobError($0)) }
+        let watchdog = Watchdog(clocks: [loopClock, stage.clock], timeout: options.stallTimeout) { [weak self] in self?.stop(because: $0) }
         stage.start(withAudio: reversed != nil)
         watchdog.start()
         defer { watchdog.stop() }

@@ -110,10 +110,10 @@ enum InputStabilisers {
             guard request.applies(to: i) else { return nil }
             let reader = readers[i], lane = lanes[i]
             if lane.alphaConformer != nil {
-                throw JobError("--stabilise: input \(i + 1) (\(reader.path)) has alpha, which the stabiliser does not warp; leave it out of --stabilise")
+                throw StabiliseError.alphaInput(input: i, path: reader.path)
             }
             if options.frames != nil {
-                throw JobError("--stabilise renders whole clips: it cannot be combined with --frames or --segments")
+                throw StabiliseError.wholeClipsOnly
             }
             let place = lane.conformer.place
             // The part of the picture inside its place (a cropped fit overhangs), on even pixels (4:2:0).

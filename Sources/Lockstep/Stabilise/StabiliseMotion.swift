@@ -24,19 +24,19 @@ struct StabiliseMotion {
         let profileLens = try options.lens.map { path -> LensProfile in
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-                throw JobError("\(path): \(FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")")
+                throw StabiliseError.lensUnreadable(path: path, exists: FileManager.default.fileExists(atPath: path))
             }
-            do { return try LensProfile.decode(data, source: path) } catch let e as LensProfileError { throw JobError(e.description) }
+            do { return try LensProfile.decode(data, source: path) } catch let e as LensProfileError { throw StabiliseError.badLens(e) }
         }
         let profileLensScaled = try profileLens.map { p in
-            do { return try p.lens(width: size.width, height: size.height, source: options.lens!) } catch let e as LensProfileError { throw JobError(e.description) }
+            do { return try p.lens(width: size.width, height: size.height, source: options.lens!) } catch let e as LensProfileError { throw StabiliseError.badLens(e) }
         }
         // The movie's telemetry is decoded once, for its records, calibrate's trace and the path.
         let inputs = MotionInputs(video: video, imu: options.imu, trace: options.trace)
         let records = inputs.records
         if let s = records.stabilisation, records.stabilised, !records.hasImageOrientation {
             // The HERO7's case: the picture moved against the body and the file does not say how.
-            throw JobError(CalibrateJob.stabilisedRefusal(video, s, best: nil, confidence: nil).description.replacingOccurrences(of: "Calibrate on", with: "Stabilise"))
+            throw StabiliseError.stabilisedInCamera(CalibrateJob.stabilisedRefusal(video, s, best: nil, confidence: nil))
         }
         let profile = try calibration(video: video, options: options, inputs: inputs, cancellation: cancellation)
         let lens = try profileLensScaled ?? calibratedLens(profile, source: options.calibration ?? video, size: size)
@@ -51,7 +51,7 @@ struct StabiliseMotion {
             // picture was taken by a camera turned as IORI * CORI (world to camera), so its path
             // is the conjugate, on the video's clock; the camera already undid its rolling shutter.
             let picture = OrientationRecords.picture(camera: records.cameraOrientation, image: records.imageOrientation)
-            guard picture.count >= 2 else { throw JobError("\(video): its image orientation records (IORI) hold fewer than two frames") }
+            guard picture.count >= 2 else { throw StabiliseError.tooFewOrientationRecords(video: video) }
             camera = CameraPath(times: picture.map(\.t), orientations: picture.map { $0.q.conjugate })
             shutter = options.rollingShutterMs.map { RollingShutter(readout: $0 / 1000) } ?? .global
             notes.append("\(video): stabilised in the camera (\(s.source)); its recorded image orientation (IORI * CORI) is undone, then smoothed")
@@ -61,16 +61,13 @@ struct StabiliseMotion {
             let readings = try source.readings(within: window)
             let trace = options.imu ?? video
             guard readings.count >= 2 else {
-                throw JobError("\(trace): the trace has \(readings.isEmpty ? "no readings" : "one reading") over the clip; stabilise needs the camera's motion for every frame")
+                throw StabiliseError.tooFewReadings(trace: trace, readings: readings.count)
             }
             let path = CameraPath(readings: readings, calibration: profile)!
             let times = path.times
             let first = Double(times.first!) / 1e9, last = Double(times.last!) / 1e9
             if first > coverageSlack || (duration.map { last < $0 - coverageSlack } ?? false) {
-                throw JobError(
-                    String(
-                        format: "%@: the trace covers the video from %.3f s to %.3f s, not the whole clip (0 to %.3f s); stabilise needs the camera's motion for every frame",
-                        trace, first, last, duration ?? 0))
+                throw StabiliseError.traceDoesNotCover(trace: trace, first: first, last: last, duration: duration ?? 0)
             }
             camera = path
             gravity = GravityEstimate(path: camera, accel: CameraPath.accelerometer(readings, calibration: profile))
@@ -98,7 +95,7 @@ struct StabiliseMotion {
         do {
             return try CalibrateJob.calibrate(request, cancellation: cancellation).profile
         } catch let e as CalibrationError {
-            throw JobError(e.description + "; stabilise needs a profile it can trust (give one with --calibration)")
+            throw StabiliseError.untrustedProfile(e)
         }
     }
 
@@ -106,7 +103,7 @@ struct StabiliseMotion {
     /// about the picture's centre.
     static func calibratedLens(_ profile: Calibration, source: String, size: Size) throws -> CameraLens {
         guard let f = profile.focalLength(forWidth: size.width) else {
-            throw JobError("\(source): the profile has no focal length (focalLengthPx or horizontalFOVDeg); give a lens profile with --lens")
+            throw StabiliseError.noFocalLength(source: source)
         }
         return CameraLens(focalLengthPx: f, k1: profile.distortionK1, width: size.width, height: size.height)
     }

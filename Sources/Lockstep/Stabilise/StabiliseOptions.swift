@@ -41,7 +41,7 @@ public struct StabiliseRequest: Sendable {
         var out = Set<Int>()
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             guard let n = Int(part.trimmingCharacters(in: .whitespaces)), n >= 1, n <= count else {
-                throw JobError("--stabilise: \"\(text)\" is not \"all\" or input numbers from 1 to \(count) separated by commas")
+                throw StabiliseError.notInputNumbers(text, inputs: count)
             }
             out.insert(n - 1)
         }

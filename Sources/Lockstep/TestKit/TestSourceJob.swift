@@ -28,9 +28,10 @@ public struct TestSourceOptions: Sendable {
         guard let container = Self.containers[ext] else { throw OutputPathError.notAMovieName(output) }
         guard codec.containers.contains(container) else { throw TestKitError.codecNeedsMOVOrMKV(output: output, codec: codec.rawValue) }
         // Counted in Double first: `frames` converts to Int64, which traps past Int64.max (--duration 1e300).
+        // The rate first: a negative --fps made a negative count, said as --duration's fault.
+        guard frameRate.num > 0, frameRate.den > 0, frameRate.seconds <= 240 else { throw TestKitError.rateOutOfRange }
         let count = (duration * frameRate.seconds).rounded()
         guard duration.isFinite, duration > 0, count >= 1 else { throw TestKitError.noFrame }
-        guard frameRate.num > 0, frameRate.den > 0, frameRate.seconds <= 240 else { throw TestKitError.rateOutOfRange }
         try CompositeOptions.checkFraction(frameRate)
         guard count < Double(CodeWord.modulus) else { throw TestKitError.tooLong(limit: CodeWord.modulus) }
         guard size.width >= 160, size.height >= 90, size.width % 2 == 0, size.height % 2 == 0, size.width <= 8192, size.height <= 8192 else {

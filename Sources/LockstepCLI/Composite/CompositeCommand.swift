@@ -37,10 +37,10 @@ struct CompositeCommand: ParsableCommand {
     @Option(name: .customLong("key-color"), help: ArgumentHelp("Chroma key colour.", valueName: "RRGGBB"))
     var keyColor: RGB = RGB(r: 0, g: 255, b: 0)
 
-    @Option(help: "--keyer gpuimage: chroma distance under which a pixel is fully keyed (0 to 1).")
+    @Option(parsing: .unconditional, help: "--keyer gpuimage: chroma distance under which a pixel is fully keyed (0 to 1).")
     var similarity: Double = 0.4
 
-    @Option(help: "--keyer gpuimage: width of the soft edge above --similarity (0 to 1).")
+    @Option(parsing: .unconditional, help: "--keyer gpuimage: width of the soft edge above --similarity (0 to 1).")
     var smoothness: Double = 0.1
 
     @OptionGroup(title: "Grid, quad and picture-in-picture")
@@ -52,22 +52,26 @@ struct CompositeCommand: ParsableCommand {
     @OptionGroup(title: "Keyer (chromakey and stack)")
     var keying: KeyerArguments
 
-    @Option(help: ArgumentHelp("Mix weights, one per input (default: equal).", valueName: "w1,w2,..."))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Mix weights, one per input (default: equal).", valueName: "w1,w2,..."))
     var weights: NumberList?
 
-    @Option(help: ArgumentHelp("Audio gain per input, linear (default: 1 each).", valueName: "g1,g2,..."))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Audio gain per input, linear (default: 1 each).", valueName: "g1,g2,..."))
     var gain: NumberList?
 
     @Option(help: ArgumentHelp("mix: every input's audio; none: no audio stream.", valueName: "mix|none"))
     var audio: AudioChoice = .mix
 
-    @Option(name: .customLong("audio-from"), help: ArgumentHelp("Only this input's sound (1 is the first): one camera's microphone, not a mix of several, which combs.", valueName: "N"))
+    @Option(
+        name: .customLong("audio-from"), parsing: .unconditional,
+        help: ArgumentHelp("Only this input's sound (1 is the first): one camera's microphone, not a mix of several, which combs.", valueName: "N"))
     var audioFrom: Int?
 
-    @Option(help: ArgumentHelp("Bring the output's sound to this integrated loudness (EBU R128): r128 for -23 LUFS, or a target in LUFS (--loudness=-16).", valueName: "r128|LUFS"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Bring the output's sound to this integrated loudness (EBU R128): r128 for -23 LUFS, or a target in LUFS (--loudness=-16).", valueName: "r128|LUFS")
+    )
     var loudness: LoudnessTarget?
 
-    @Option(name: .customLong("stall-timeout"), help: ArgumentHelp("Stop with an error when a stage makes no progress for this long.", valueName: "seconds"))
+    @Option(name: .customLong("stall-timeout"), parsing: .unconditional, help: ArgumentHelp("Stop with an error when a stage makes no progress for this long.", valueName: "seconds"))
     var stallTimeout: Double = 30
 
     @Flag(help: "No progress on stderr.")

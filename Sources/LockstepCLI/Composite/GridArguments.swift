@@ -24,6 +24,7 @@ struct GridArguments: ParsableArguments {
     var cellFit: GridSpec.Fit = .fit
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "A line this wide (pixels) around each cell, or each inset under pip; an odd width is drawn one wider, as 4:2:0 pictures store their colour once per 2x2 pixels.",
             valueName: "px"))
@@ -44,7 +45,7 @@ struct GridArguments: ParsableArguments {
     @Option(name: .customLong("pip-corner"), help: ArgumentHelp("pip: where the insets go.", valueName: "top-left|top-right|bottom-left|bottom-right"))
     var pipCorner: GridSpec.Corner = .bottomRight
 
-    @Option(name: .customLong("pip-size"), help: ArgumentHelp("pip: each inset's width as a share of the canvas's (0.05 to 0.9).", valueName: "share"))
+    @Option(name: .customLong("pip-size"), parsing: .unconditional, help: ArgumentHelp("pip: each inset's width as a share of the canvas's (0.05 to 0.9).", valueName: "share"))
     var pipSize: Double = 0.3
 
     func spec(inputs: [String]) -> GridSpec {

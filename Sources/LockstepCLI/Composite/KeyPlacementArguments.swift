@@ -7,12 +7,12 @@ import Lockstep
 /// them (`CompositeOptions.checkKeyPlacement`), so a Swift caller gets the same sentences.
 struct KeyPlacementArguments: ParsableArguments {
     @Option(
-        name: .customLong("fg-scale"),
+        name: .customLong("fg-scale"), parsing: .unconditional,
         help: ArgumentHelp("chromakey: the foreground's size against its fit to the canvas (more than 0, at most 4; over 1 it is cropped where it overhangs).", valueName: "F"))
     var fgScale: Double = 1
 
     @Option(
-        name: .customLong("fg-position"),
+        name: .customLong("fg-position"), parsing: .unconditional,
         help: ArgumentHelp(
             "chromakey: where the foreground lies, as shares of the room left around it: 0,0 its top-left corner on the canvas's, 1,1 its bottom-right corner on the canvas's (default 0.5,0.5: centred); or center, top, bottom, left, right, top-left, top-right, bottom-left, bottom-right.",
             valueName: "X,Y"))

@@ -11,24 +11,24 @@ struct KeyerArguments: ParsableArguments {
             "lockstep: colour-difference matte at luma resolution, screen subtraction, despill. gpuimage: GPUImage's chroma distance (--similarity, --smoothness).", valueName: "lockstep|gpuimage"))
     var keyer: KeyerChoice = .lockstep
 
-    @Option(name: .customLong("clip-black"), help: "Matte level (0 to 1) at or below which a pixel is fully transparent.")
+    @Option(name: .customLong("clip-black"), parsing: .unconditional, help: "Matte level (0 to 1) at or below which a pixel is fully transparent.")
     var clipBlack = KeyerSettings().clipBlack
 
-    @Option(name: .customLong("clip-white"), help: "Matte level (0 to 1) at or above which a pixel is fully opaque.")
+    @Option(name: .customLong("clip-white"), parsing: .unconditional, help: "Matte level (0 to 1) at or above which a pixel is fully opaque.")
     var clipWhite = KeyerSettings().clipWhite
 
-    @Option(name: .customLong("screen-balance"), help: "Weight of red against blue (green screen; of red against green for blue) in the screen strength, 0 to 1.")
+    @Option(name: .customLong("screen-balance"), parsing: .unconditional, help: "Weight of red against blue (green screen; of red against green for blue) in the screen strength, 0 to 1.")
     var screenBalance = KeyerSettings().screenBalance
 
     @Option(
-        name: .customLong("spill-cast"),
+        name: .customLong("spill-cast"), parsing: .unconditional,
         help: "The share of the subject's light that is the screen's bounce light, 0 to 0.5: so much screen colour per unit of luma keys as subject, not screen (light clothing stays opaque).")
     var spillCast = KeyerSettings().spillCast
 
-    @Option(help: "Spill removed, 0 to 1 (the luma it takes is given back).")
+    @Option(parsing: .unconditional, help: "Spill removed, 0 to 1 (the luma it takes is given back).")
     var despill = KeyerSettings().despill
 
-    @Option(name: .customLong("despill-balance"), help: "Weight of red against blue in the despill limit, 0 to 1.")
+    @Option(name: .customLong("despill-balance"), parsing: .unconditional, help: "Weight of red against blue in the despill limit, 0 to 1.")
     var despillBalance = KeyerSettings().despillBalance
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Shrink the matte by this many pixels.", valueName: "pixels"))

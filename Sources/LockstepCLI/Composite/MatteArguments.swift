@@ -11,7 +11,7 @@ struct MatteArguments: ParsableArguments {
             valueName: "MATTE"))
     var matte: String?
 
-    @Option(name: .customLong("mix-factor"), help: ArgumentHelp("Scales the matte (0 to 1).", valueName: "F"))
+    @Option(name: .customLong("mix-factor"), parsing: .unconditional, help: ArgumentHelp("Scales the matte (0 to 1).", valueName: "F"))
     var mixFactor: Double?
 
     @Option(name: .customLong("matte-mode"), help: ArgumentHelp("composite: the matte replaces the key's alpha, or multiplies it.", valueName: "replace|multiply"))

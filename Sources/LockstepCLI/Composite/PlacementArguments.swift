@@ -5,10 +5,11 @@ import Lockstep
 /// `--longest`, `--hold-last`. They fill `CompositeOptions.clocks`, the field `lockstep align`'s
 /// offsets and drifts fill too, so a known offset given here takes exactly the aligned path.
 struct PlacementArguments: ParsableArguments {
-    @Option(help: ArgumentHelp("Where each input's time 0 (its first frame) lies on the first input's clock, seconds; the first is 0 (time sync).", valueName: "s1,s2,..."))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where each input's time 0 (its first frame) lies on the first input's clock, seconds; the first is 0 (time sync).", valueName: "s1,s2,..."))
     var offsets: RationalList?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Each input's clock drift against the first's, ppm (positive: its clock runs fast); the first is 0. Its frames are chosen and its audio resampled on the corrected clock.",
             valueName: "p1,p2,..."))

@@ -18,10 +18,10 @@ struct ConcatCommand: ParsableCommand {
             parameters and starts with a keyframe (the audio is re-encoded once).
             """)
 
-    @Option(name: .customLong("max-duration"), help: ArgumentHelp("Stop at the last whole frame at or before this many seconds.", valueName: "S"))
+    @Option(name: .customLong("max-duration"), parsing: .unconditional, help: ArgumentHelp("Stop at the last whole frame at or before this many seconds.", valueName: "S"))
     var maxDuration: Rational?
 
-    @Option(name: .customLong("crossfade-ms"), help: ArgumentHelp("Crossfade the audio over this many ms centred on each join, equal power (default: none).", valueName: "MS"))
+    @Option(name: .customLong("crossfade-ms"), parsing: .unconditional, help: ArgumentHelp("Crossfade the audio over this many ms centred on each join, equal power (default: none).", valueName: "MS"))
     var crossfadeMs: Int?
 
     @Flag(help: "Join the compressed video by packet copy (same codec parameters, each clip starting with a keyframe).")
@@ -29,7 +29,7 @@ struct ConcatCommand: ParsableCommand {
 
     @OptionGroup(title: "Timeline and cuts") var timeline: TimelineArguments
 
-    @Option(name: .customLong("stall-timeout"), help: ArgumentHelp("Stop with an error when a stage makes no progress for this long.", valueName: "seconds"))
+    @Option(name: .customLong("stall-timeout"), parsing: .unconditional, help: ArgumentHelp("Stop with an error when a stage makes no progress for this long.", valueName: "seconds"))
     var stallTimeout: Double = 30
 
     @Flag(help: "No progress on stderr.")

@@ -8,12 +8,13 @@ struct IMUExportCommand: ParsableCommand {
         abstract: "Write a stored trace (or a time window of it) as .gcsv or .csv.")
 
     @Argument(help: ArgumentHelp("The trace store.", valueName: "store")) var store: String
-    @Option(help: "The trace; needed when the store holds several.") var trace: Int64?
-    @Option(help: ArgumentHelp("Start, in seconds from the trace's first sample.", valueName: "s")) var from: Double?
-    @Option(help: ArgumentHelp("End (excluded), in seconds from the trace's first sample.", valueName: "s")) var to: Double?
+    @Option(parsing: .unconditional, help: "The trace; needed when the store holds several.") var trace: Int64?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Start, in seconds from the trace's first sample.", valueName: "s")) var from: Double?
+    @Option(parsing: .unconditional, help: ArgumentHelp("End (excluded), in seconds from the trace's first sample.", valueName: "s")) var to: Double?
     @Option(name: .shortAndLong, help: ArgumentHelp("The file to write: .gcsv or .csv.", valueName: "file")) var output: String
 
     func validate() throws {
+        try checkTrace(trace)
         try asUsage { try OutputPath.refuseStandardOutput(output) }
         guard TraceFormat(path: output) != nil else { throw ValidationError("\(output): the output must end in .gcsv or .csv.") }
         if let from, !(from >= 0 && from.isFinite) { throw ValidationError("--from must be zero or more seconds.") }

@@ -18,7 +18,7 @@ struct IMUImportCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The trace file: .gcsv, .csv, a Betaflight/INAV blackbox log (.bbl, .bfl, .txt) or blackbox_decode CSV, or a GoPro/CAMM movie.", valueName: "file")) var file: String
     @Option(name: .shortAndLong, help: ArgumentHelp("The store (made if absent).", valueName: "store")) var output: String
     @Option(help: "The file's format; by default from its content (blackbox), else its extension.") var format: TraceFormat?
-    @Option(name: .customLong("busy-timeout"), help: ArgumentHelp("Seconds to wait for a store another process holds (0 to 3600).", valueName: "s"))
+    @Option(name: .customLong("busy-timeout"), parsing: .unconditional, help: ArgumentHelp("Seconds to wait for a store another process holds (0 to 3600).", valueName: "s"))
     var busyTimeout: Double = TraceStore.defaultBusyTimeout
 
     @Flag(help: "No progress on stderr.") var quiet = false

@@ -13,15 +13,15 @@ struct IMURecordCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("A libiio URI: ip:HOST[:PORT], local:, usb:...", valueName: "uri")) var uri: String
     @Option(help: ArgumentHelp("The gyro device, by name or id (default: the first with anglvel_x/y/z).", valueName: "name")) var device: String?
-    @Option(help: ArgumentHelp("Write this sampling_frequency to the device first.", valueName: "hz")) var rate: Double?
-    @Option(help: ArgumentHelp("Stop after this many seconds of samples.", valueName: "s")) var duration: Double?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Write this sampling_frequency to the device first.", valueName: "hz")) var rate: Double?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many seconds of samples.", valueName: "s")) var duration: Double?
     @Flag(help: "Also record accel_x/y/z (from the gyro's device or another).") var accel = false
     @Option(name: .shortAndLong, help: ArgumentHelp("The store (made if absent).", valueName: "trace.sqlite")) var output: String
 
     var options: IMURecordOptions { IMURecordOptions(uri: uri, device: device, rateHz: rate, duration: duration, accel: accel, output: output) }
 
     func validate() throws {
-        if let problem = options.problem { throw ValidationError(problem) }
+        if let problem = options.problem { throw ValidationError(problem.description) }
     }
 
     func run() throws {

@@ -12,13 +12,13 @@ struct IMUServeCommand: ParsableCommand {
             """)
 
     @Argument(help: ArgumentHelp("A trace store, or a .gcsv or .csv file.", valueName: "trace")) var path: String
-    @Option(help: "The trace; needed when the store holds several.") var trace: Int64?
+    @Option(parsing: .unconditional, help: "The trace; needed when the store holds several.") var trace: Int64?
     @Option(help: ArgumentHelp("The IPv4 or IPv6 address to listen on.", valueName: "address")) var host = "127.0.0.1"
-    @Option(help: ArgumentHelp("The TCP port; 0 picks a free one.", valueName: "port")) var port: Int = 30431
-    @Option(help: ArgumentHelp("Replay speed: 2 = twice as fast (0.001 to 1000); 0 = as fast as clients read.", valueName: "factor")) var speed = 1.0
+    @Option(parsing: .unconditional, help: ArgumentHelp("The TCP port; 0 picks a free one.", valueName: "port")) var port: Int = 30431
+    @Option(parsing: .unconditional, help: ArgumentHelp("Replay speed: 2 = twice as fast (0.001 to 1000); 0 = as fast as clients read.", valueName: "factor")) var speed = 1.0
     @Flag(help: "Start again from the first sample after the last (timestamps keep increasing).") var loop = false
-    @Option(help: ArgumentHelp("Clients served at once.", valueName: "n")) var maxConnections = 256
-    @Option(help: ArgumentHelp("Close a connection silent for this long.", valueName: "s")) var idleTimeout = 300.0
+    @Option(parsing: .unconditional, help: ArgumentHelp("Clients served at once.", valueName: "n")) var maxConnections = 256
+    @Option(parsing: .unconditional, help: ArgumentHelp("Close a connection silent for this long.", valueName: "s")) var idleTimeout = 300.0
 
     var options: IMUServeOptions {
         IMUServeOptions(
@@ -27,7 +27,8 @@ struct IMUServeCommand: ParsableCommand {
     }
 
     func validate() throws {
-        if let problem = options.problem { throw ValidationError(problem) }
+        try checkTrace(trace)
+        if let problem = options.problem { throw ValidationError(problem.description) }
     }
 
     func run() throws {

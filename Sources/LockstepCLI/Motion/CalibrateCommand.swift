@@ -13,7 +13,8 @@ struct CalibrateCommand: ParsableCommand {
             "IMU trace: a trace store, a Gyroflow .gcsv, a .csv or a blackbox log; with several traces and no --trace, the clip's motion picks one. Default: the movie's own gyro track (GoPro GPMF, CAMM).",
             valueName: "TRACE"))
     var imu: String?
-    @Option(help: ArgumentHelp("Which trace of a store or log (by default, when there are several, the one whose motion matches the clip).", valueName: "ID")) var trace: Int64?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Which trace of a store or log (by default, when there are several, the one whose motion matches the clip).", valueName: "ID")) var trace:
+        Int64?
     @Option(help: ArgumentHelp("Starting profile: its axis mapping and focal length are taken as given.", valueName: "FILE")) var calibration: String?
     @Option(
         name: .customLong("axis-mapping"),
@@ -21,9 +22,9 @@ struct CalibrateCommand: ParsableCommand {
             "IMU axes to camera axes (x right, y down, z forward) as 3 letters: letter i = the IMU axis that becomes camera axis i, lowercase inverted (XYZ: identity). Default: searched.",
             valueName: "XYZ"))
     var axisMapping: String?
-    @Option(name: .customLong("focal-length"), help: ArgumentHelp("Focal length in pixels. Default: the profile's, else estimated.", valueName: "px"))
+    @Option(name: .customLong("focal-length"), parsing: .unconditional, help: ArgumentHelp("Focal length in pixels. Default: the profile's, else estimated.", valueName: "px"))
     var focalLength: Double?
-    @Option(name: .customLong("search-ms"), help: ArgumentHelp("Search offsets within +-MS. Default: every offset at which the trace covers half the video.", valueName: "MS"))
+    @Option(name: .customLong("search-ms"), parsing: .unconditional, help: ArgumentHelp("Search offsets within +-MS. Default: every offset at which the trace covers half the video.", valueName: "MS"))
     var searchMs: Double?
     @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the profile (JSON).", valueName: "FILE")) var output: String
     @Flag(help: "Write the profile even below the confidence floor (0.5) or with an implausible focal length, with a warning.")
@@ -31,6 +32,7 @@ struct CalibrateCommand: ParsableCommand {
     @Flag(help: "No progress on stderr.") var quiet = false
 
     func validate() throws {
+        try checkTrace(trace)
         guard FileManager.default.fileExists(atPath: video) else { throw ValidationError("\(video): no such file.") }
         if let imu, !FileManager.default.fileExists(atPath: imu) { throw ValidationError("\(imu): no such file.") }
         if let calibration, !FileManager.default.fileExists(atPath: calibration) { throw ValidationError("\(calibration): no such file.") }

@@ -10,13 +10,13 @@ struct SnakeArguments: ParsableArguments {
             valueName: "TRACE"))
     var imu: String?
 
-    @Option(help: ArgumentHelp("Which trace of a store (needed when it holds several).", valueName: "ID"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Which trace of a store (needed when it holds several).", valueName: "ID"))
     var trace: Int64?
 
     @Option(help: ArgumentHelp("Calibration profile (JSON, see Calibration/README.md).", valueName: "FILE"))
     var calibration: String?
 
-    @Option(name: .customLong("offset-ms"), help: ArgumentHelp("IMU-to-video time offset, overriding the profile's.", valueName: "ms"))
+    @Option(name: .customLong("offset-ms"), parsing: .unconditional, help: ArgumentHelp("IMU-to-video time offset, overriding the profile's.", valueName: "ms"))
     var offsetMs: Double?
 
     @Option(
@@ -24,19 +24,20 @@ struct SnakeArguments: ParsableArguments {
             "What moves the trail: gyro (the rotation rate: what the picture does) or accel (the accelerometer's user acceleration, VideoSnake's; needs a trace with one).", valueName: "gyro|accel"))
     var drive: SnakeDrive = .gyro
 
-    @Option(name: .customLong("gyro-gain"), help: "With --drive gyro: trail acceleration per rad/s of rotation.")
+    @Option(name: .customLong("gyro-gain"), parsing: .unconditional, help: "With --drive gyro: trail acceleration per rad/s of rotation.")
     var gyroGain: Double = 1
 
-    @Option(name: .customLong("trail-scale"), help: "Scale of the previous output in the trail.") var trailScale = 0.85
-    @Option(name: .customLong("front-scale"), help: "Scale of the current frame, centred.") var frontScale = 0.25
-    @Option(help: "Velocity kept from frame to frame.") var damping = 0.75
-    @Option(name: .customLong("shift-gain"), help: "Trail shift per unit of velocity, times the width.") var shiftGain = 0.01
+    @Option(name: .customLong("trail-scale"), parsing: .unconditional, help: "Scale of the previous output in the trail.") var trailScale = 0.85
+    @Option(name: .customLong("front-scale"), parsing: .unconditional, help: "Scale of the current frame, centred.") var frontScale = 0.25
+    @Option(parsing: .unconditional, help: "Velocity kept from frame to frame.") var damping = 0.75
+    @Option(name: .customLong("shift-gain"), parsing: .unconditional, help: "Trail shift per unit of velocity, times the width.") var shiftGain = 0.01
     @Flag(help: "Mirror the horizontal motion (front cameras).") var mirror = false
 
     @Option(help: ArgumentHelp("Write the per-frame motion pairing as CSV.", valueName: "FILE"))
     var report: String?
 
     func validate() throws {
+        try checkTrace(trace)
         for (name, v) in [("--trail-scale", trailScale), ("--front-scale", frontScale)] where !(v > 0 && v <= 1) {
             throw ValidationError("\(name) must be above 0 and at most 1; got \(v).")
         }

@@ -27,13 +27,13 @@ struct ReverseCommand: ParsableCommand {
     @Flag(help: "Forward, then backward: the turning frame shown once.")
     var boomerang = false
 
-    @Option(help: "How many times to play it.")
+    @Option(parsing: .unconditional, help: "How many times to play it.")
     var loops: Int = 1
 
     @Option(help: ArgumentHelp("reverse: the audio reversed with the pictures; keep: the original audio, cut to the video; none.", valueName: "reverse|keep|none"))
     var audio: ReverseAudioMode = .reverse
 
-    @Option(name: .customLong("pool-frames"), help: ArgumentHelp("Decoded pictures held at most (default: 64 MiB of them, at least 4).", visibility: .hidden))
+    @Option(name: .customLong("pool-frames"), parsing: .unconditional, help: ArgumentHelp("Decoded pictures held at most (default: 64 MiB of them, at least 4).", visibility: .hidden))
     var poolFrames: Int?
 
     @Flag(help: "No progress on stderr.")

@@ -9,7 +9,7 @@ enum EmitTarget: String, CaseIterable, ExpressibleByArgument {
 /// `composite`'s scale-out options: N segment renders on a Slurm job array (or Kubernetes
 /// manifests), then one join.
 struct ScaleOutArguments: ParsableArguments {
-    @Option(help: ArgumentHelp("Render in N segments (cut on multiples of --gop), each a task of its own, then join them by copy.", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Render in N segments (cut on multiples of --gop), each a task of its own, then join them by copy.", valueName: "N"))
     var segments: Int?
 
     @Flag(help: "Submit the segments as a Slurm job array and the join as a job that runs after it (the output's folder must be on storage every node shares).")
@@ -27,7 +27,9 @@ struct ScaleOutArguments: ParsableArguments {
     @Flag(help: "--slurm: wait for the join and report (exit 1 when a segment or the join failed).")
     var wait = false
 
-    @Option(name: .customLong("wait-timeout"), help: ArgumentHelp("--wait: stop waiting after SECONDS and exit 1, leaving the jobs running (--resume --wait waits again).", valueName: "SECONDS"))
+    @Option(
+        name: .customLong("wait-timeout"), parsing: .unconditional,
+        help: ArgumentHelp("--wait: stop waiting after SECONDS and exit 1, leaving the jobs running (--resume --wait waits again).", valueName: "SECONDS"))
     var waitTimeout: Double?
 
     @Flag(help: "--slurm: submit again only the segments not done, then the join.")

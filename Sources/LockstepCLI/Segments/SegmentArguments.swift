@@ -13,6 +13,7 @@ struct SegmentArguments: ParsableArguments {
     var frames: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Frames per GOP: an IDR frame (closed GOP, no scene-cut keyframes) every G frames (default 250; with --segments N, at most the output's frames / N, so that there are N segments).",
             valueName: "G"))

@@ -64,6 +64,12 @@ enum AudioChoice: String, CaseIterable, ExpressibleByArgument {
     case none
 }
 
+/// `--trace`: traces are numbered from 1 (a store's ids, a log's place in the file, DataFlash's
+/// IMU N-1), so 0 or a negative number is a mistake said as one, before anything is read.
+func checkTrace(_ trace: Int64?) throws {
+    if let trace, trace < 1 { throw ValidationError("--trace must be 1 or more; got \(trace).") }
+}
+
 /// A library check in `validate()`: the sentence it fails with (a `JobFailure` such as
 /// `OutputPathError`, or a `FilterError`: the library's words for what is wrong with what the
 /// user gave) becomes ArgumentParser's usage error (the usage after it), after `option` when

@@ -18,7 +18,7 @@ struct OutputArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Output size, even numbers; the picture is fitted into it (default: the first input's display size).", valueName: "WxH"))
     var size: Size?
 
-    @Option(help: ArgumentHelp("Output frame rate (default: the first input's nominal rate, e.g. 29.97 for a phone's variable-rate clip).", valueName: "N[/D]"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Output frame rate (default: the first input's nominal rate, e.g. 29.97 for a phone's variable-rate clip).", valueName: "N[/D]"))
     var fps: Rational?
 
     @Option(
@@ -46,7 +46,7 @@ struct OutputArguments: ParsableArguments {
             valueName: "h264|hevc|prores|dnxhr"))
     var codec: VideoCodec?
 
-    @Option(help: ArgumentHelp("Constant rate factor of h264 and hevc, 0 (lossless) to 51 (default: 18).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Constant rate factor of h264 and hevc, 0 (lossless) to 51 (default: 18).", valueName: "N"))
     var crf: Int?
 
     @Option(help: ArgumentHelp("Encoder preset of h264 and hevc (default: veryfast).", valueName: "ultrafast...placebo"))

@@ -22,28 +22,28 @@ struct StabiliseCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("IMU trace: a trace store, a Gyroflow .gcsv, a .csv, a flight log, or a camera file (default: the movie's own telemetry).", valueName: "LOG"))
     var imu: String?
-    @Option(help: ArgumentHelp("Which trace of a store (needed when it holds several).", valueName: "ID")) var trace: Int64?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Which trace of a store (needed when it holds several).", valueName: "ID")) var trace: Int64?
     @Option(help: ArgumentHelp("Calibration profile (JSON); without one, calibrate runs first.", valueName: "PROFILE")) var calibration: String?
     @Option(help: ArgumentHelp("Gyroflow lens profile (JSON), scaled to the movie's size (default: the calibration's focal length and k1).", valueName: "PROFILE.json"))
     var lens: String?
     @Option(help: ArgumentHelp("default (follows pans, removes shake), plain, fixed (a tripod) or none.", valueName: "default|plain|fixed|none"))
     var smoothing: SmoothingMethod = .default
-    @Option(help: ArgumentHelp("The smoothing's time constant at rest, seconds (0.01 to 10).", valueName: "SECONDS")) var smoothness = 0.5
+    @Option(parsing: .unconditional, help: ArgumentHelp("The smoothing's time constant at rest, seconds (0.01 to 10).", valueName: "SECONDS")) var smoothness = 0.5
     // ArgumentParser has no option whose value may be left out: `--horizon-lock` alone levels the
     // whole roll, `--horizon-lock-amount P` a part of it.
     @Flag(name: .customLong("horizon-lock"), help: "Level the horizon to gravity (needs an accelerometer in the trace).")
     var horizonLock = false
-    @Option(name: .customLong("horizon-lock-amount"), help: ArgumentHelp("How much of the roll --horizon-lock takes out, percent (implies it).", valueName: "PERCENT"))
+    @Option(name: .customLong("horizon-lock-amount"), parsing: .unconditional, help: ArgumentHelp("How much of the roll --horizon-lock takes out, percent (implies it).", valueName: "PERCENT"))
     var horizonLockAmount: Double?
-    @Option(name: .customLong("rolling-shutter"), help: ArgumentHelp("Rolling shutter readout, ms (over the lens profile's and the calibration's).", valueName: "MS"))
+    @Option(name: .customLong("rolling-shutter"), parsing: .unconditional, help: ArgumentHelp("Rolling shutter readout, ms (over the lens profile's and the calibration's).", valueName: "MS"))
     var rollingShutter: Double?
     @Option(help: ArgumentHelp("static (one zoom), dynamic (smoothed over time) or none.", valueName: "static|dynamic|none")) var zoom: ZoomMode = .static
-    @Option(name: .customLong("max-zoom"), help: ArgumentHelp("The largest zoom (1 to 4); frames that need more show their border.", valueName: "F"))
+    @Option(name: .customLong("max-zoom"), parsing: .unconditional, help: ArgumentHelp("The largest zoom (1 to 4); frames that need more show their border.", valueName: "F"))
     var maxZoom = 1.5
     @Option(name: .customLong("export-path"), help: ArgumentHelp("Write the camera's and the smoothed orientation per frame (quaternions w,x,y,z) as CSV.", valueName: "CSV"))
     var exportPath: String?
 
-    @Option(help: "Constant rate factor of the encoder (x264; x265 under --hdr), 0 (lossless) to 51.") var crf = 18
+    @Option(parsing: .unconditional, help: "Constant rate factor of the encoder (x264; x265 under --hdr), 0 (lossless) to 51.") var crf = 18
     @Option(help: "Encoder preset.") var preset = "veryfast"
     @Option(
         help: ArgumentHelp(
@@ -67,6 +67,7 @@ struct StabiliseCommand: ParsableCommand {
     }
 
     func validate() throws {
+        try checkTrace(trace)
         guard (0.01...10).contains(smoothness) else { throw ValidationError("--smoothness must be between 0.01 and 10 seconds; got \(smoothness).") }
         if let p = horizonLockAmount, !(0...100).contains(p) { throw ValidationError("--horizon-lock-amount must be a percentage from 0 to 100; got \(p).") }
         if let r = rollingShutter, !(0...100).contains(r) { throw ValidationError("--rolling-shutter must be between 0 and 100 ms; got \(r).") }
@@ -80,7 +81,7 @@ struct StabiliseCommand: ParsableCommand {
             try OutputPath.check(output, inputs: [input] + stabiliseOptions.readFiles)
             if let exportPath {
                 let real = { (p: String) in URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path }
-                if real(exportPath) == real(output) { throw JobError("--export-path \(exportPath) is the output movie; write the path somewhere else.") }
+                if real(exportPath) == real(output) { throw StabiliseError.exportPathIsOutput(exportPath) }
                 try OutputPath.checkPlace(exportPath, inputs: [input, output] + stabiliseOptions.readFiles)
             }
         }

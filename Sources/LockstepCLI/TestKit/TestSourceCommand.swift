@@ -20,19 +20,19 @@ struct TestSourceCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v, .mov or .mkv; ffv1 and prores need .mov or .mkv).", valueName: "OUT"))
     var output: String
 
-    @Option(help: ArgumentHelp("Length in seconds.", valueName: "S"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Length in seconds.", valueName: "S"))
     var duration: Double = 10
 
-    @Option(help: ArgumentHelp("Frame rate.", valueName: "N[/D]"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Frame rate.", valueName: "N[/D]"))
     var fps: Rational = Rational(30, 1)
 
     @Option(help: ArgumentHelp("Picture size, even numbers.", valueName: "WxH"))
     var size: Size = Size(width: 1280, height: 720)
 
-    @Option(name: .customLong("audio-rate"), help: ArgumentHelp("Audio sample rate; 0 for no audio.", valueName: "HZ"))
+    @Option(name: .customLong("audio-rate"), parsing: .unconditional, help: ArgumentHelp("Audio sample rate; 0 for no audio.", valueName: "HZ"))
     var audioRate: Int = 48_000
 
-    @Option(help: ArgumentHelp("Audio channels (the same code in each).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Audio channels (the same code in each).", valueName: "N"))
     var channels: Int = 2
 
     @Option(help: ArgumentHelp("Video codec: h264 (with AAC audio), ffv1 or prores (with 16-bit PCM).", valueName: "h264|ffv1|prores"))

@@ -31,7 +31,7 @@ struct VerifyCommand: ParsableCommand {
     @Flag(help: "A JSON document instead of text.") var json = false
     @Flag(help: "No progress on stderr.") var quiet = false
     @Flag(help: "Read the timestamp-sync codes of a `lockstep testsrc` movie (after any pipeline).") var coded = false
-    @Option(help: ArgumentHelp("With --coded on a Lockstep composite: read input K's code (its quad cell, or the whole canvas).", valueName: "K"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --coded on a Lockstep composite: read input K's code (its quad cell, or the whole canvas).", valueName: "K"))
     var input: Int?
     @Option(help: ArgumentHelp("With --coded: also write JUnit XML, one testcase per check.", valueName: "OUT.xml"))
     var junit: String?

@@ -21,7 +21,7 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Output image (.png, .jpg or .jpeg).", valueName: "OUT"))
     var output: String
 
-    @Option(help: ArgumentHelp("Where to start looking, seconds from the start (default: a third of the way in).", valueName: "S"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where to start looking, seconds from the start (default: a third of the way in).", valueName: "S"))
     var at: Double?
 
     @Option(help: ArgumentHelp("The picture's size, aspect kept: a box WxH, a width Wx or a height xH (default: the clip's display size; with --sheet, each tile's box, 320x180).", valueName: "WxH"))

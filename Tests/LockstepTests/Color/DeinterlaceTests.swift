@@ -112,7 +112,7 @@ final class DeinterlaceTests: ScratchTestCase {
         options.frames = FrameRange(start: 0, end: 10)
         XCTAssertThrowsError(try options.check()) {
             XCTAssertEqual(
-                ($0 as? JobError)?.description,
+                ($0 as? any JobFailure)?.description,
                 "--deinterlace field cannot be combined with --frames or --segments: a segment would not start on the field the single pass shows there.")
         }
     }

@@ -178,14 +178,14 @@ final class HDROutputTests: ScratchTestCase {
         options.signal = .hlg
         XCTAssertThrowsError(try options.check()) {
             XCTAssertEqual(
-                ($0 as? JobError)?.description,
+                ($0 as? any JobFailure)?.description,
                 "--hdr hlg cannot be combined with filters: they work on the SDR working signal (8-bit BT.709); filter in SDR, or composite without them.")
         }
         var segment = CompositeOptions(inputs: ["a.mp4", "b.mp4"], output: "out.mp4", blend: .mix)
         segment.signal = .pq
         segment.frames = FrameRange(start: 0, end: 10)
         XCTAssertThrowsError(try segment.check()) {
-            XCTAssertEqual(($0 as? JobError)?.description, "--hdr pq cannot be combined with --frames or --segments: segment renders are H.264 only.")
+            XCTAssertEqual(($0 as? any JobFailure)?.description, "--hdr pq cannot be combined with --frames or --segments: segment renders are H.264 only.")
         }
     }
 }
