@@ -23,13 +23,21 @@ public final class Keyer {
     /// The screen colour's strength: what "fully screen" means before the frame is measured.
     let reference: Float
     let fallback: YUVColor
+    /// The core matte's clip, squared (`KeyerSettings.coreClip`); 0: no core matte.
+    let coreClip2: Float
     private var buffers: KeyerBuffers?
+
+    /// The screen the last frame measured (its strongest cell), in the keyer's working signal;
+    /// nil before a frame or when no screen was seen.
+    public var measuredScreen: YUVColor? { buffers?.screen.measured }
 
     /// `matrix`: the planes' (the working signal's; BT.709 for SDR).
     public init(settings: KeyerSettings, matrix: ColorMatrix = .bt709) {
         self.settings = settings
         difference = ColourDifference(screen: settings.screenColor, balance: settings.screenBalance, matrix: matrix)
-        despill = Despill(screen: settings.screenColor, amount: settings.despill, balance: settings.despillBalance, matrix: matrix)
+        despill = Despill(
+            screen: settings.screenColor, amount: settings.despill, balance: settings.despillBalance, cast: settings.spillCast, matrix: matrix)
+        coreClip2 = Float(settings.coreClip * settings.coreClip)
         levels = MatteLevels(black: settings.clipBlack, white: settings.clipWhite)
         fallback = YUVColor(rgb: settings.screenColor, matrix: matrix)
         reference = max(1, difference.strength(of: fallback))
@@ -54,11 +62,20 @@ public final class Keyer {
             writeView(computeMatte(fg).alphaPlane, into: out)
             return
         }
+        keyFrame(fg, bg, out, smooth: true)
+    }
+
+    private func keyFrame(_ fg: YUVImage, _ bg: YUVImage, _ out: YUVImage, smooth: Bool) {
         let b = beginMatte(fg)
         let ch = fg.u.height
+        let smooth = smooth && startSmoothing(b)
         if b.refines {
             // Erode, dilate and feather need the whole matte before any of it is used.
-            for cy in 0..<ch { matteRows(cy, fg, b, into: b.planeRows(cy)) }
+            for cy in 0..<ch {
+                let rows = b.planeRows(cy)
+                matteRows(cy, fg, b, into: rows)
+                if smooth { smoothRows(cy, fg, b, rows) }
+            }
             refine(b)
             for cy in 0..<ch { compositeRows(cy, fg, bg, out, b, alpha: b.planeRows(cy)) }
         } else {
@@ -67,8 +84,28 @@ public final class Keyer {
             // evicted for nothing).
             for cy in 0..<ch {
                 let rows = b.ringRows(cy)
-                matteRows(cy, fg, b, into: rows); compositeRows(cy, fg, bg, out, b, alpha: rows)
+                matteRows(cy, fg, b, into: rows)
+                if smooth { smoothRows(cy, fg, b, rows) }
+                compositeRows(cy, fg, bg, out, b, alpha: rows)
             }
+        }
+    }
+
+    /// Whether this frame's matte is filtered with the last one's (`KeyerSettings.matteSmoothing`):
+    /// not the first frame, nor with smoothing off. The history is kept from here on.
+    private func startSmoothing(_ b: KeyerBuffers) -> Bool {
+        guard settings.matteSmoothing > 0 else { return false }
+        defer { b.keepsHistory = true }
+        return b.keepsHistory
+    }
+
+    /// The temporal filter on matte rows 2cy and 2cy + 1 (`KeyerVectors.smoothRow`).
+    private func smoothRows(_ cy: Int, _ fg: YUVImage, _ b: KeyerBuffers, _ rows: MatteRows) {
+        let w = b.width
+        for y in (2 * cy)..<min(2 * cy + 2, b.height) {
+            KeyerVectors.smoothRow(
+                alpha: y == 2 * cy ? rows.even : rows.odd, luma: fg.y.row(y), history: b.history + y * w,
+                historyLuma: b.historyLuma + y * w, width: w, keep: Float(settings.matteSmoothing))
         }
     }
 
@@ -78,14 +115,15 @@ public final class Keyer {
         precondition(layers.count >= 1)
         if settings.view == .composite {
             PlaneKernels.copy(layers[0], into: out)
-            for i in 1..<layers.count { apply(foreground: layers[i], background: out, into: out) }
+            // One keyer keys every layer: no layer's matte is filtered with another's.
+            for i in 1..<layers.count { keyFrame(layers[i], out, out, smooth: false) }
             return
         }
         let b = prepare(width: out.width, height: out.height)
         let total = b.combinedPlane
         PlaneKernels.fillPlane(total, 0)
         for i in 1..<layers.count {
-            let a = computeMatte(layers[i]).alphaPlane
+            let a = computeMatte(layers[i], smooth: false).alphaPlane
             for y in 0..<total.height {
                 let t = total.row(y), s = a.row(y)
                 for x in 0..<total.width { t[x] = UInt8(truncatingIfNeeded: Int(t[x]) + (Int(s[x]) * (255 - Int(t[x])) + 127) / 255) }
@@ -98,9 +136,14 @@ public final class Keyer {
 
     /// Measures the screen and computes the matte of `fg` into the keyer's alpha plane.
     @discardableResult
-    public func computeMatte(_ fg: YUVImage) -> KeyerBuffers {
+    public func computeMatte(_ fg: YUVImage, smooth: Bool = true) -> KeyerBuffers {
         let b = beginMatte(fg)
-        for cy in 0..<fg.u.height { matteRows(cy, fg, b, into: b.planeRows(cy)) }
+        let smooth = smooth && startSmoothing(b)
+        for cy in 0..<fg.u.height {
+            let rows = b.planeRows(cy)
+            matteRows(cy, fg, b, into: rows)
+            if smooth { smoothRows(cy, fg, b, rows) }
+        }
         refine(b)
         return b
     }
@@ -124,6 +167,10 @@ public final class Keyer {
         @inline(__always) func strength(_ r: Int) -> UnsafeMutablePointer<Float> { b.strength + (r % 3) * cw }
         for r in (cy == 0 ? 0 : cy + 1)..<min(cy + 2, ch) {
             KeyerVectors.strengthRow(u: fg.u.row(r), v: fg.v.row(r), count: cw, key: difference, into: strength(r))
+            if coreClip2 > 0 { farRow(r, fg, b) }
+        }
+        if coreClip2 > 0 {
+            KeyerVectors.coreRow(above: b.farRow(max(cy - 1, 0)), row: b.farRow(cy), below: b.farRow(min(cy + 1, ch - 1)), count: cw, into: b.coreFlags)
         }
         // The local screen's 1 / strength, once per chroma row (it varies over 16 pixels).
         b.screen.interpolateRow(.inverse, lumaY: Double(2 * cy) + 1, into: b.gridRow)
@@ -139,8 +186,21 @@ public final class Keyer {
             KeyerVectors.matteRow(
                 near: strength(cy), far: strength(far), inverseEven: b.inverseEven, inverseOdd: b.inverseOdd,
                 allowanceEven: b.allowanceEven, allowanceOdd: b.allowanceOdd, luma: fg.y.row(y), sHalf: b.sHalf, width: w,
-                levels: levels, into: half == 0 ? rows.even : rows.odd)
+                levels: levels, core: coreClip2 > 0 ? UnsafePointer(b.coreFlags) : nil, into: half == 0 ? rows.even : rows.odd)
         }
+    }
+
+    /// Chroma row r's far flags (`KeyerVectors.farRow`) against the local screen's chroma at
+    /// each sample, with the row's padding bytes.
+    private func farRow(_ r: Int, _ fg: YUVImage, _ b: KeyerBuffers) {
+        let cw = fg.u.width
+        b.screen.interpolateRow(.u, lumaY: Double(2 * r) + 1, into: b.gridRowU)
+        b.screen.spreadRow(b.gridRowU, even: b.screenU, odd: b.spreadScratch)
+        b.screen.interpolateRow(.v, lumaY: Double(2 * r) + 1, into: b.gridRowV)
+        b.screen.spreadRow(b.gridRowV, even: b.screenV, odd: b.spreadScratch)
+        let row = b.farRow(r)
+        KeyerVectors.farRow(u: fg.u.row(r), v: fg.v.row(r), su: b.screenU, sv: b.screenV, count: cw, clip2: coreClip2, into: row)
+        row[-1] = row[0]; row[cw] = row[cw - 1]
     }
 
     /// Erode, dilate, feather, then the garbage matte (outside: transparent) and the core matte
@@ -176,16 +236,17 @@ public final class Keyer {
         screen.interpolateRow(.y, lumaY: centre, into: b.gridRow)
         screen.interpolateRow(.u, lumaY: centre, into: b.gridRowU)
         screen.interpolateRow(.v, lumaY: centre, into: b.gridRowV)
+        screen.interpolateRow(.ratio, lumaY: centre, into: b.gridRowR)
         for y in (2 * cy)..<min(2 * cy + 2, h) {
             KeyerVectors.compositeLuma(
                 alpha: y == 2 * cy ? rows.even : rows.odd, foreground: fg.y.row(y), background: bg.y.row(y), into: out.y.row(y),
                 width: w, screenY: b.gridRow, screen: screen)
         }
         KeyerVectors.compositeChroma(
-            alpha: rows.even, rows.odd,
+            alpha: rows.even, rows.odd, luma: fg.y.row(2 * cy), fg.y.row(min(2 * cy + 1, h - 1)),
             foreground: fg.u.row(cy), fg.v.row(cy), background: bg.u.row(cy), bg.v.row(cy),
-            into: out.u.row(cy), out.v.row(cy), width: w, screenU: b.gridRowU, screenV: b.gridRowV,
-            screen: screen, despill: despill)
+            into: out.u.row(cy), out.v.row(cy), width: w, screenY: b.gridRow, screenU: b.gridRowU, screenV: b.gridRowV,
+            ratio: b.gridRowR, screen: screen, despill: despill)
     }
 
     /// The matte (white = foreground, video range) or the status view, in grey.
@@ -233,6 +294,15 @@ public final class KeyerBuffers {
     /// The screen strength of three chroma rows (a ring: `Keyer.matteRows`).
     let strength: UnsafeMutablePointer<Float>
     let gridRow: UnsafeMutablePointer<Float>, gridRowU: UnsafeMutablePointer<Float>, gridRowV: UnsafeMutablePointer<Float>
+    let gridRowR: UnsafeMutablePointer<Float>
+    /// The core matte: the far flags of three chroma rows (a ring, row r in slot r % 3, each with
+    /// a padding byte before and after), the local screen's chroma at each sample, and the core
+    /// of the chroma row being keyed (`Keyer.farRow`, `KeyerVectors.coreRow`).
+    let farRing: UnsafeMutablePointer<UInt8>, coreFlags: UnsafeMutablePointer<UInt8>
+    let screenU: UnsafeMutablePointer<Float>, screenV: UnsafeMutablePointer<Float>, spreadScratch: UnsafeMutablePointer<Float>
+    /// The last frame's matte and luma (the temporal filter's history) and whether they hold a frame.
+    let history: UnsafeMutablePointer<UInt8>, historyLuma: UnsafeMutablePointer<UInt8>
+    var keepsHistory = false
     /// Owns every buffer above.
     private let scratch = ScratchMemory()
 
@@ -255,7 +325,15 @@ public final class KeyerBuffers {
         allowanceEven = m.buffer(count: cw); allowanceOdd = m.buffer(count: cw)
         strength = m.buffer(count: 3 * cw)
         gridRow = m.buffer(count: screen.gridWidth); gridRowU = m.buffer(count: screen.gridWidth); gridRowV = m.buffer(count: screen.gridWidth)
+        gridRowR = m.buffer(count: screen.gridWidth)
+        farRing = m.buffer(count: 3 * (cw + 2), value: 0); coreFlags = m.buffer(count: cw, value: 0)
+        screenU = m.buffer(count: cw); screenV = m.buffer(count: cw); spreadScratch = m.buffer(count: cw)
+        history = m.buffer(count: settings.matteSmoothing > 0 ? width * height : 1)
+        historyLuma = m.buffer(count: settings.matteSmoothing > 0 ? width * height : 1)
     }
+
+    /// Chroma row r's far flags (slot r % 3 of the ring), after its padding byte.
+    func farRow(_ r: Int) -> UnsafeMutablePointer<UInt8> { farRing + (r % 3) * ((width + 1) / 2 + 2) + 1 }
 
     /// Where matte rows 2cy and 2cy + 1 go: the plane's rows, or the two-row ring's.
     func planeRows(_ cy: Int) -> MatteRows {

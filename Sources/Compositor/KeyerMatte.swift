@@ -93,6 +93,11 @@ final class ScreenEstimate {
     /// written.)
     let weight: UnsafeMutablePointer<Float>, sy: UnsafeMutablePointer<Float>, su: UnsafeMutablePointer<Float>
     let sv: UnsafeMutablePointer<Float>, inverse: UnsafeMutablePointer<Float>, allowance: UnsafeMutablePointer<Float>
+    /// The screen's strength per unit of luma above black (both in R'G'B' units): the despill's
+    /// limit per unit of a pixel's luma (`Despill`).
+    let ratio: UnsafeMutablePointer<Float>
+    /// The screen as measured in the last frame: its strongest cell (nil: no screen seen).
+    private(set) var measured: YUVColor?
     private let filledRows: UnsafeMutablePointer<Bool>
     /// gridWidth x gridHeight.
     let cells: Int
@@ -114,7 +119,7 @@ final class ScreenEstimate {
     private let scratch = ScratchMemory()
 
     /// The per-cell values a row can be interpolated from.
-    enum Table { case y, u, v, inverse, allowance }
+    enum Table { case y, u, v, inverse, allowance, ratio }
 
     init(width: Int, height: Int) {
         let cw = (width + 1) / 2, ch = (height + 1) / 2
@@ -124,6 +129,7 @@ final class ScreenEstimate {
         cells = n
         let m = scratch
         weight = m.buffer(count: n); sy = m.buffer(count: n); su = m.buffer(count: n); sv = m.buffer(count: n); inverse = m.buffer(count: n); allowance = m.buffer(count: n)
+        ratio = m.buffer(count: n)
         filledRows = m.buffer(count: gridHeight, value: false)
         column0 = m.buffer(count: width); column1 = m.buffer(count: width); columnT = m.buffer(count: width)
         let groups = (width + 7) / 8
@@ -263,16 +269,28 @@ final class ScreenEstimate {
     /// moved. `cast` 0 is the plain colour-difference matte.
     private func finish(key: ColourDifference, fallback: YUVColor, cast: Float) {
         let gw = gridWidth, gh = gridHeight
-        var strongest: Float = 0, strongestRatio: Float = 0
+        var strongest: Float = 0, strongestRatio: Float = 0, strongestY: Float = 0, strongestU: Float = 0, strongestV: Float = 0
         for i in 0..<cells where weight[i] > 0 {
             sy[i] /= weight[i]; su[i] /= weight[i]; sv[i] /= weight[i]
             inverse[i] = key.strength(u: su[i], v: sv[i])
-            if inverse[i] > strongest { strongest = inverse[i]; strongestRatio = Self.ratio(strength: inverse[i], luma: sy[i]) }
+            if inverse[i] > strongest {
+                strongest = inverse[i]; strongestRatio = Self.ratio(strength: inverse[i], luma: sy[i])
+                strongestY = sy[i]; strongestU = su[i]; strongestV = sv[i]
+            }
         }
-        // Not screen: a cell much weaker than the strongest (a green cast), or weak for its
-        // brightness (a light semi-transparent subject covering the whole cell).
+        measured = strongest > 0 ? YUVColor(y: clampByte(strongestY), u: clampByte(strongestU + 128), v: clampByte(strongestV + 128)) : nil
+        // Not screen: a cell much weaker than the strongest (a green cast), weak for its
+        // brightness (a light semi-transparent subject covering the whole cell), or of another
+        // hue than the screen's (more than 20 degrees of chroma away: a cell full of green leaves
+        // or green hair, which is green but not the screen's green).
+        let ss = strongestU * strongestU + strongestV * strongestV
         for i in 0..<cells where weight[i] > 0 {
-            if inverse[i] < 0.35 * strongest || Self.ratio(strength: inverse[i], luma: sy[i]) < 0.7 * strongestRatio { weight[i] = 0 }
+            let c = su[i] * strongestU + sv[i] * strongestV, pp = su[i] * su[i] + sv[i] * sv[i]
+            if inverse[i] < 0.35 * strongest || Self.ratio(strength: inverse[i], luma: sy[i]) < 0.7 * strongestRatio
+                || c <= 0 || c * c < 0.883 * pp * ss
+            {
+                weight[i] = 0
+            }
         }
         for r in 0..<gh { filledRows[r] = false }
         for r in 0..<gh {
@@ -318,6 +336,7 @@ final class ScreenEstimate {
             let s = key.strength(u: su[i], v: sv[i])
             inverse[i] = s > 1 ? 1 / (s * keep) : 0
             allowance[i] = s > 1 ? cast * (255 / 219) / (keep * max(8, (sy[i] - 16) * (255 / 219))) : 0
+            ratio[i] = s > 1 ? Self.ratio(strength: s, luma: sy[i]) : 0
         }
     }
 
@@ -338,6 +357,7 @@ final class ScreenEstimate {
         case .v: Self.interpolate(sv, gridWidth, gridHeight, y, out)
         case .inverse: Self.interpolate(inverse, gridWidth, gridHeight, y, out)
         case .allowance: Self.interpolate(allowance, gridWidth, gridHeight, y, out)
+        case .ratio: Self.interpolate(ratio, gridWidth, gridHeight, y, out)
         }
     }
 

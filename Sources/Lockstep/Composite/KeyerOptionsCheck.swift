@@ -31,6 +31,11 @@ extension CompositeOptions {
         guard KeyerSettings.spillCasts.contains(k.spillCast) else {
             throw JobError("--spill-cast must be between \(KeyerSettings.spillCasts.lowerBound) and \(KeyerSettings.spillCasts.upperBound); got \(k.spillCast).")
         }
+        for (name, value, range) in [
+            ("--core-clip", k.coreClip, KeyerSettings.coreClips), ("--matte-smoothing", k.matteSmoothing, KeyerSettings.matteSmoothings)
+        ] where !range.contains(value) {
+            throw JobError("\(name) must be between \(range.lowerBound) and \(range.upperBound); got \(value).")
+        }
         guard k.clipWhite > k.clipBlack else {
             throw JobError("--clip-white must be above --clip-black; got \(k.clipWhite) and \(k.clipBlack).")
         }
@@ -47,7 +52,7 @@ extension CompositeOptions {
             given.screenColor = KeyerSettings().screenColor
             if given != KeyerSettings() {
                 throw JobError(
-                    "--clip-black, --clip-white, --screen-balance, --despill, --despill-balance, --spill-cast, --erode, --dilate, --feather, --garbage, --core and --key-view need --keyer lockstep."
+                    "--clip-black, --clip-white, --screen-balance, --despill, --despill-balance, --spill-cast, --core-clip, --matte-smoothing, --erode, --dilate, --feather, --garbage, --core and --key-view need --keyer lockstep."
                 )
             }
         } else if blend == .chromakey || blend == .stack {
