@@ -68,13 +68,13 @@ public final class Keyer {
     private func keyFrame(_ fg: YUVImage, _ bg: YUVImage, _ out: YUVImage, smooth: Bool) {
         let b = beginMatte(fg)
         let ch = fg.u.height
-        let smooth = smooth && startSmoothing(b)
+        let keep = smooth ? startSmoothing(b) : nil
         if b.refines {
             // Erode, dilate and feather need the whole matte before any of it is used.
             for cy in 0..<ch {
                 let rows = b.planeRows(cy)
                 matteRows(cy, fg, b, into: rows)
-                if smooth { smoothRows(cy, fg, b, rows) }
+                if let keep { smoothRows(cy, fg, b, rows, keep: keep) }
             }
             refine(b)
             for cy in 0..<ch { compositeRows(cy, fg, bg, out, b, alpha: b.planeRows(cy)) }
@@ -85,27 +85,27 @@ public final class Keyer {
             for cy in 0..<ch {
                 let rows = b.ringRows(cy)
                 matteRows(cy, fg, b, into: rows)
-                if smooth { smoothRows(cy, fg, b, rows) }
+                if let keep { smoothRows(cy, fg, b, rows, keep: keep) }
                 compositeRows(cy, fg, bg, out, b, alpha: rows)
             }
         }
     }
 
-    /// Whether this frame's matte is filtered with the last one's (`KeyerSettings.matteSmoothing`):
-    /// not the first frame, nor with smoothing off. The history is kept from here on.
-    private func startSmoothing(_ b: KeyerBuffers) -> Bool {
-        guard settings.matteSmoothing > 0 else { return false }
+    /// How much of the last frame's matte this frame's keeps (`KeyerSettings.matteSmoothing`):
+    /// nil with smoothing off, 0 on the first frame (whose matte and luma only become the history).
+    private func startSmoothing(_ b: KeyerBuffers) -> Float? {
+        guard settings.matteSmoothing > 0 else { return nil }
         defer { b.keepsHistory = true }
-        return b.keepsHistory
+        return b.keepsHistory ? Float(settings.matteSmoothing) : 0
     }
 
     /// The temporal filter on matte rows 2cy and 2cy + 1 (`KeyerVectors.smoothRow`).
-    private func smoothRows(_ cy: Int, _ fg: YUVImage, _ b: KeyerBuffers, _ rows: MatteRows) {
+    private func smoothRows(_ cy: Int, _ fg: YUVImage, _ b: KeyerBuffers, _ rows: MatteRows, keep: Float) {
         let w = b.width
         for y in (2 * cy)..<min(2 * cy + 2, b.height) {
             KeyerVectors.smoothRow(
                 alpha: y == 2 * cy ? rows.even : rows.odd, luma: fg.y.row(y), history: b.history + y * w,
-                historyLuma: b.historyLuma + y * w, width: w, keep: Float(settings.matteSmoothing))
+                historyLuma: b.historyLuma + y * w, width: w, keep: keep)
         }
     }
 
@@ -138,11 +138,11 @@ public final class Keyer {
     @discardableResult
     public func computeMatte(_ fg: YUVImage, smooth: Bool = true) -> KeyerBuffers {
         let b = beginMatte(fg)
-        let smooth = smooth && startSmoothing(b)
+        let keep = smooth ? startSmoothing(b) : nil
         for cy in 0..<fg.u.height {
             let rows = b.planeRows(cy)
             matteRows(cy, fg, b, into: rows)
-            if smooth { smoothRows(cy, fg, b, rows) }
+            if let keep { smoothRows(cy, fg, b, rows, keep: keep) }
         }
         refine(b)
         return b
