@@ -127,7 +127,9 @@ enum KeyerVectors {
 
     /// The matte's temporal filter on one luma row (`KeyerSettings.matteSmoothing`): where the
     /// pixel's luma moved by at most 6 levels since the last frame it keeps `keep` of its last
-    /// matte, none from 16 levels on, linear between; the row's matte and luma become the history.
+    /// matte, none from 16 levels on, linear between, and none where the matte itself jumped by 128
+    /// levels or more (from 64: a subject of the screen's luma moving over it); the row's matte
+    /// and luma become the history.
     /// Blocks of sixteen whose matte is what it was are left (only the luma is kept).
     static func smoothRow(
         alpha a: UnsafeMutablePointer<UInt8>, luma l: UnsafePointer<UInt8>, history ha: UnsafeMutablePointer<UInt8>,
@@ -141,8 +143,9 @@ enum KeyerVectors {
                 for half in 0..<2 {
                     let x = x + 8 * half
                     let diff = VectorMath.max(bytes(l + x) - bytes(hl + x), bytes(hl + x) - bytes(l + x))
-                    let k = keep * (1 - VectorMath.clamp((diff - 6) * (1 / 10), 0, 1))
-                    let av = bytes(a + x)
+                    let av = bytes(a + x), jump = VectorMath.max(av - bytes(ha + x), bytes(ha + x) - av)
+                    let moved = VectorMath.max(VectorMath.clamp((diff - 6) * (1 / 10), 0, 1), VectorMath.clamp((jump - 64) * (1 / 64), 0, 1))
+                    let k = keep * (1 - moved)
                     storeBytes(clampBytes(av + k * (bytes(ha + x) - av)), a + x)
                 }
                 copy16(a + x, ha + x)
@@ -153,8 +156,9 @@ enum KeyerVectors {
         for x in x..<w {
             if a[x] != ha[x] {
                 let diff = abs(Float(l[x]) - Float(hl[x]))
-                let k = keep * (1 - min(max((diff - 6) * (1 / 10), 0), 1))
-                let av = Float(a[x])
+                let av = Float(a[x]), jump = abs(av - Float(ha[x]))
+                let moved = max(min(max((diff - 6) * (1 / 10), 0), 1), min(max((jump - 64) * (1 / 64), 0), 1))
+                let k = keep * (1 - moved)
                 a[x] = clampByte(av + k * (Float(ha[x]) - av))
                 ha[x] = a[x]
             }

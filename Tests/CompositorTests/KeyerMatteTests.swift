@@ -67,7 +67,11 @@ final class KeyerMatteTests: XCTestCase {
         for subject in [light, dark] {
             let fg = plate(64, 16, edge: 32, subject: subject)
             for cast in [0.0, 0.1] {
-                let alpha = Keyer(settings: settings { $0.spillCast = cast; $0.coreClip = 0 }).computeMatte(fg.image).alphaPlane
+                let alpha = Keyer(
+                    settings: settings {
+                        $0.spillCast = cast; $0.coreClip = 0
+                    }
+                ).computeMatte(fg.image).alphaPlane
                 XCTAssertEqual(Double(alpha[48, 8]), expected(subject, cast: cast), accuracy: 1.5, "\(subject) cast \(cast)")
                 XCTAssertEqual(alpha[8, 8], 0, "the screen, cast \(cast)")
             }

@@ -30,7 +30,7 @@ struct KeyerArguments: ParsableArguments {
 
     @Option(
         name: .customLong("core-clip"),
-        help: "Chroma distance from the screen (0 to 2, a share of the screen's chroma) from which a pixel with its neighbours as far is solid: green subjects keep no holes. 0 turns the core matte off.")
+        help: "Chroma distance from the screen (0 to 2, a share of its chroma) from which a pixel whose neighbours are as far is solid (no holes in green subjects); 0 is off.")
     var coreClip = KeyerSettings().coreClip
 
     @Option(
