@@ -34,6 +34,13 @@
 ///     concat by time (the default): header "timing":"time", per input "duration" (its stream's
 ///       length, seconds, as its container says); a clip's first output frame carries
 ///       "clipStart":"3/2" (output time where the clip's time 0 lies) and "origin" (its frame 0's pts)
+///
+///     A cut (`--frames A:B`, a segment render; issue 43): its first frame carries the header
+///       too, with "first":A (that frame is frame A of the single pass: k = A), so `verify` reads
+///       the cut as the part of the single pass it is; files without it read as before
+///     "black":true on a frame whose rendered picture is black and so is every source picture
+///       it was made from (`BlackPicture`: a fade's black frames), so `verify` can tell a
+///       faithful fade from a picture lost on the way to the file
 public struct Provenance: Codable, Equatable, Sendable {
     public static let uuid: [UInt8] = Array("LOCKSTEP-PROV-v1".utf8)
 
@@ -82,6 +89,10 @@ public struct Provenance: Codable, Equatable, Sendable {
     public var timing: String?
     public var clipStart: String?
     public var origin: Int64?
+    /// A cut's header: the single pass's index of its first frame (see the type's comment).
+    public var first: Int64?
+    /// The picture and all its sources are black (see the type's comment).
+    public var black: Bool?
 
     public init(k: Int64, src: [[Int64]], sync: String? = nil, blend: String? = nil, fps: String? = nil, inputs: [Input]? = nil) {
         self.k = k; self.src = src; self.sync = sync; self.blend = blend; self.fps = fps; self.inputs = inputs
@@ -94,6 +105,7 @@ public struct Provenance: Codable, Equatable, Sendable {
         if let sync { json += ",\"sync\":\(Provenance.quote(sync))" }
         if let blend { json += ",\"blend\":\(Provenance.quote(blend))" }
         if let fps { json += ",\"fps\":\(Provenance.quote(fps))" }
+        if let first { json += ",\"first\":\(first)" }
         if let timing { json += ",\"timing\":\(Provenance.quote(timing))" }
         if let start { json += ",\"start\":\(Provenance.quote(start))" }
         if let coverage { json += ",\"coverage\":\(Provenance.quote(coverage))" }
@@ -119,6 +131,7 @@ public struct Provenance: Codable, Equatable, Sendable {
         if let damaged { json += ",\"damaged\":[" + damaged.map(String.init).joined(separator: ",") + "]" }
         if let filter { json += ",\"filter\":\(Provenance.quote(filter))" }
         if let change, change.isFinite { json += ",\"change\":" + Provenance.hundredths(change) }
+        if black == true { json += ",\"black\":true" }
         json += "}"
         return Provenance.uuid + Array(json.utf8)
     }

@@ -17,6 +17,7 @@ struct LockstepCommand: ParsableCommand {
             ThumbnailCommand.self,
             TestSourceCommand.self,
             SnakeCommand.self,
+            StabiliseCommand.self,
             CalibrateCommand.self,
             IMUCommand.self,
             ProbeCommand.self,

@@ -22,6 +22,9 @@ public final class LumaReader {
     /// for (`wideWidth`): what the per-region motion (roll, the lens) is measured on, as the
     /// centre square cannot see the picture's edges.
     public let wideSize: Size?
+    /// The frames the container lists, or its duration at its average rate: for progress only
+    /// (a container's count can lie).
+    public let listedFrames: Int64?
 
     private let input: InputFormat
     private let streamIndex: Int32
@@ -107,6 +110,11 @@ public final class LumaReader {
         wideTurned = .allocate(capacity: rot == 0 || wideSize == nil ? 0 : wideSize!.width * wideSize!.height)
         let rate = stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate.rational : Rational(25, 1)
         frameStep = max(1, Rational.rescale(1, from: rate.inverse, to: timeBase))
+        let duration = stream.pointee.duration
+        listedFrames =
+            stream.pointee.nb_frames > 0
+            ? stream.pointee.nb_frames
+            : duration > 0 && duration != NOPTS ? Rational.rescale(duration, from: timeBase, to: rate.inverse) : nil
     }
 
     deinit { sws_freeContext(sws); sws_freeContext(wideSws); turned.deallocate(); wideTurned.deallocate() }

@@ -10,26 +10,37 @@ public struct EncodeSettings: Equatable, Sendable {
     /// has a keyframe, and segments join by copy.
     public var gop: Int = 250
     public var audioCodec: AudioCodec = .aac
-    /// The pictures' signal: SDR BT.709 (H.264, libx264) or HDR BT.2020 HLG/PQ (10-bit HEVC,
-    /// libx265, with `hdr`'s mastering display and light levels in its SEI and the container).
+    /// The pictures' signal: SDR BT.709 or HDR BT.2020 HLG/PQ (a 10-bit codec, with `hdr`'s
+    /// mastering display and light levels in the container, and in HEVC's SEI).
     public var signal = WorkingSignal.sdr
     public var hdr = HDRMetadata()
+    /// `--codec`; nil: H.264 for SDR, HEVC for HDR (`videoCodec`).
+    public var codec: VideoCodec?
     public init(crf: Int = 18, preset: String = "veryfast") { self.crf = crf; self.preset = preset }
+
+    /// The codec written: the one asked for, else the signal's standard one.
+    public var videoCodec: VideoCodec { codec ?? VideoCodec.standard(for: signal) }
 
     /// Why a picture of `size` cannot be encoded in `signal`'s codec, or nil: the jobs ask
     /// before any work, so the sentence can name the option or input the size came from (the
     /// encoders said only "Invalid argument (avcodec_open2(libx265))").
     /// - 4:2:0 halves both sides for the chroma planes: even sizes of at least 2x2.
     /// - FFmpeg's libx265 wrapper refuses pictures under 16x16 ("Image size is too small").
+    /// - FFmpeg's DNxHR encoder refuses pictures under 256x120 ("input must be at least 256x120").
     /// - FFmpeg's image check (av_image_check_size2, which avcodec_open2 applies) takes a picture
     ///   only while (8 x width + 1024) x (height + 128) stays below 2^31 - 1: 16384x16128 passes,
     ///   16384x16384 does not.
-    public static func problem(encoding size: Size, as signal: WorkingSignal) -> String? {
+    /// `codec`: the one asked for (nil: the signal's standard one, H.264 or HEVC).
+    public static func problem(encoding size: Size, as signal: WorkingSignal, codec: VideoCodec? = nil) -> String? {
         guard size.width >= 2, size.height >= 2, size.width % 2 == 0, size.height % 2 == 0 else {
             return "4:2:0 pictures need even sizes of at least 2x2"
         }
-        if signal.isHDR, size.width < 16 || size.height < 16 {
-            return "an HDR output is HEVC, and libx265 takes pictures of at least 16x16"
+        switch codec ?? VideoCodec.standard(for: signal) {
+        case .hevc where size.width < 16 || size.height < 16:
+            return codec == nil ? "an HDR output is HEVC, and libx265 takes pictures of at least 16x16" : "--codec hevc: libx265 takes pictures of at least 16x16"
+        case .dnxhr where size.width < 256 || size.height < 120:
+            return "--codec dnxhr: FFmpeg's DNxHR encoder takes pictures of at least 256x120"
+        default: break
         }
         let limit = Int64(Int32.max)
         let stride = 8 * Int64(size.width) + 1024
@@ -41,7 +52,9 @@ public struct EncodeSettings: Equatable, Sendable {
     }
 }
 
-/// H.264 (libx264, yuv420p; closed GOPs of `settings.gop` frames) and AAC or FLAC (48 kHz stereo) into MP4, MOV or Matroska. Frame k gets pts k in
+/// H.264 (libx264, yuv420p; closed GOPs of `settings.gop` frames), HEVC (libx265, likewise),
+/// ProRes 422 HQ or DNxHR (intra only, 4:2:2, MOV) as `settings.videoCodec` says, and AAC or
+/// FLAC (48 kHz stereo) into MP4, MOV or Matroska. Frame k gets pts k in
 /// 1/fps; audio sample n gets pts n in 1/48000, so both start at exactly 0. Not thread-safe:
 /// one writer thread owns it. `finish()` flushes both encoders fully and writes the trailer.
 public final class MovieWriter {
@@ -66,32 +79,52 @@ public final class MovieWriter {
     /// packet leaves the encoder and gets it (`UserDataSEI` says why not libx265's own path).
     private let carriesUserDataItself: Bool
     private var userData: [Int64: [UInt8]] = [:]
+    /// A camera's telemetry track, carried (`carryTelemetry`), and the video time base in seconds.
+    private let telemetry: TelemetryLane?
+    private let secondsPerTick: Double
+    /// The working pictures made into the encoder's pixel format, where they differ (ProRes,
+    /// DNxHR: 4:2:2).
+    private let converter: PictureConverter?
 
     /// `path` is where bytes go (a temporary file); `container` is "mp4" or "mov". The file is
     /// created first: an unwritable place fails before any encoder is made. After a failure
-    /// (here or later) the file may exist: the caller removes it.
+    /// (here or later) the file may exist: the caller removes it. `telemetry`: the output gets
+    /// a telemetry track of that format, filled by `carryTelemetry`.
     public init(
         path: String, container: String, canvas: Size, frameRate: Rational,
-        settings: EncodeSettings, withAudio: Bool, videoTimeBase: Rational? = nil
+        settings: EncodeSettings, withAudio: Bool, videoTimeBase: Rational? = nil,
+        telemetry: TelemetryTrackFormat? = nil
     ) throws {
         self.path = path
         // A finer time base than 1/fps carries variable frame durations (`writeVideo(_:pts:)`).
         let timeBase = videoTimeBase ?? frameRate.inverse
+        secondsPerTick = timeBase.seconds
         ticksPerFrame = max(1, Rational.rescale(1, from: frameRate.inverse, to: timeBase))
-        if let problem = EncodeSettings.problem(encoding: canvas, as: settings.signal) {
+        if let problem = EncodeSettings.problem(encoding: canvas, as: settings.signal, codec: settings.codec) {
             throw MediaError("cannot encode a \(canvas) picture: \(problem)", path: path)
+        }
+        let codec = settings.videoCodec
+        if settings.signal.isHDR && !codec.carriesHDR {
+            throw MediaError("--codec \(codec.rawValue) cannot carry --hdr \(settings.signal.rawValue): H.264 HDR is not offered", path: path)
+        }
+        if codec.needsMOV && container != "mov" {
+            throw MediaError("--codec \(codec.rawValue) goes into a .mov file, not \(container)", path: path)
         }
         let output = try OutputFormat(path: path, container: container)
         self.output = output
         let globalHeader = output.needsGlobalHeader
         let hdr = settings.signal.isHDR
-        carriesUserDataItself = hdr
+        carriesUserDataItself = codec == .hevc
+        let working = hdr ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P
+        let pixelFormat = codec.pixelFormat(for: settings.signal)
+        converter =
+            pixelFormat == working ? nil : try PictureConverter(width: canvas.width, height: canvas.height, from: working, to: pixelFormat)
         video = try Encoder(
-            codecName: hdr ? "libx265" : "libx264",
+            codecName: codec.encoderName,
             configure: { c in
                 c.pointee.width = Int32(canvas.width)
                 c.pointee.height = Int32(canvas.height)
-                c.pointee.pix_fmt = hdr ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P
+                c.pointee.pix_fmt = pixelFormat
                 c.pointee.time_base = timeBase.av
                 c.pointee.framerate = frameRate.av
                 c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
@@ -104,24 +137,30 @@ public final class MovieWriter {
                 // players need not guess (an untagged SD picture would be taken as BT.601).
                 c.pointee.tag(settings.signal)
             },
-            options: hdr
-                ? MovieWriter.x265Options(settings)
-                : MovieWriter.x264Options(crf: settings.crf, preset: settings.preset).merging([
-                    "sc_threshold": "0",
-                    // Frame side data SEI (Lockstep's provenance) goes into the stream.
-                    "udu_sei": "1"
-                ]) { $1 })
+            options: MovieWriter.encoderOptions(settings))
         videoStream = try output.addStream(for: video)
-        if hdr {
+        if codec == .hevc {
             // 'hvc1' (parameter sets in the sample description): what Apple's players take.
             videoStream.pointee.codecpar.pointee.codec_tag = MovieWriter.fourCC("hvc1")
-            try MovieWriter.addSideData(settings.hdr, to: videoStream)
         }
+        if hdr { try MovieWriter.addSideData(settings.hdr, to: videoStream) }
         videoStream.pointee.avg_frame_rate = frameRate.av
 
         audio = withAudio ? try AudioTrack(settings.audioCodec, output: output, bitRate: settings.audioBitRate) : nil
-        try output.writeHeader()
+        self.telemetry = try telemetry.map { try TelemetryLane(output: output, format: $0) }
+        try output.writeHeader(metadataTags: telemetry?.firmware != nil)
     }
+
+    /// Queues telemetry packets (times in seconds on the output's clock, frame 0 at 0) for the
+    /// track `init` was given; each is written when the picture reaches its time, those that
+    /// begin after the last frame's end are dropped. Packets queued earlier that begin at or
+    /// after `start` are dropped first (a clip's tail, when the next clip's packets take over).
+    public func carryTelemetry(_ packets: [TelemetryTrackPacket], from start: Double = -.infinity) {
+        telemetry?.append(packets, from: start)
+    }
+
+    /// Telemetry packets written so far.
+    public var telemetryPacketsWritten: Int { telemetry?.written ?? 0 }
 
     /// Encodes output frame `index` (its pts). The frame stays the caller's.
     public func writeVideo(_ frame: Frame, index: Int64) throws { try writeVideo(frame, pts: index) }
@@ -131,13 +170,23 @@ public final class MovieWriter {
     /// the stream ends exactly where its last frame does.
     public func writeVideo(_ frame: Frame, pts index: Int64, duration: Int64? = nil) throws {
         guard !finished else { throw MediaError("a frame was written after the file was closed", path: path) }
+        try telemetry?.write(until: Double(index) * secondsPerTick)
         frame.pointer.pointee.pts = index
         durations.sent(pts: index, duration: duration ?? ticksPerFrame)
         frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
         if carriesUserDataItself, let sd = av_frame_get_side_data(frame.pointer, AV_FRAME_DATA_SEI_UNREGISTERED) {
             userData[index] = Array(UnsafeBufferPointer(start: sd.pointee.data, count: Int(sd.pointee.size)))
         }
-        try video.send(frame.pointer)
+        let picture = try converter?.convert(frame.pointer) ?? frame.pointer
+        // prores_ks writes the frame's own colour fields into each frame header (not the
+        // context's): the working pictures' tags are the encoder's.
+        let c = video.context.pointee
+        picture.pointee.color_primaries = c.color_primaries
+        picture.pointee.color_trc = c.color_trc
+        picture.pointee.colorspace = c.colorspace
+        picture.pointee.color_range = c.color_range
+        picture.pointee.chroma_location = c.chroma_sample_location
+        try video.send(picture)
         try drain(video, videoStream)
     }
 
@@ -165,6 +214,7 @@ public final class MovieWriter {
             held.pointer.pointee.duration = max(1, (latest - earliest) - (held.pointer.pointee.dts - (firstDTS ?? 0)))
             try writeHeld()
         }
+        try telemetry?.finish(end: latest > Int64.min ? Double(latest) * secondsPerTick : 0)
         try audio?.finish()
         finished = true
         try output.finish()
@@ -220,6 +270,23 @@ public final class MovieWriter {
 }
 
 extension MovieWriter {
+    /// The encoder's options for `settings`' codec.
+    static func encoderOptions(_ settings: EncodeSettings) -> [String: String] {
+        switch settings.videoCodec {
+        case .h264:
+            return x264Options(crf: settings.crf, preset: settings.preset).merging([
+                "sc_threshold": "0",
+                // Frame side data SEI (Lockstep's provenance) goes into the stream.
+                "udu_sei": "1"
+            ]) { $1 }
+        case .hevc:
+            return x265Options(settings)
+        case .prores, .dnxhr:
+            // Intra codecs of a fixed profile: no rate factor, no preset, every frame a keyframe.
+            return ["profile": settings.videoCodec.profile(for: settings.signal)!]
+        }
+    }
+
     /// libx264's options for every H.264 Lockstep writes: the same pictures give the same
     /// bitstream whatever the process did before, on any number of frame threads.
     ///

@@ -49,11 +49,15 @@ final class OutputFormat {
 
     /// MP4/MOV: the movie timescale is 48000 (FFmpeg's default is 1000), so an edit list (the
     /// AAC priming) ends on the exact sample: at 1000 a 4.6667 s track was cut to 4.666 s.
-    func writeHeader() throws {
+    /// `metadataTags`: the container's tags are written as `mdta` keys (movflags
+    /// use_metadata_tags), under their own names: MP4's iTunes list has no place for a camera's
+    /// `firmware`, and FFmpeg's demuxer reads the keys back as tags of the same names.
+    func writeHeader(metadataTags: Bool = false) throws {
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
         if av_opt_find(UnsafeMutableRawPointer(context), "movie_timescale", nil, 0, AV_OPT_SEARCH_CHILDREN) != nil {
             av_dict_set(&options, "movie_timescale", "48000", 0)
+            if metadataTags { av_dict_set(&options, "movflags", "use_metadata_tags", 0) }
         }
         try check(avformat_write_header(context, &options), "avformat_write_header", path: path)
     }

@@ -133,9 +133,16 @@ public final class PacketCopyWriter {
     public let h264Framing: UserDataSEI.Framing?
     /// The rewritten packet (a copy with an SEI put in).
     private let rewritten = Packet()
+    /// A camera's telemetry track (`carryTelemetry`), and the end of the video so far (its time base).
+    private let telemetry: TelemetryLane?
+    private var videoEnd = Int64.min
 
     /// `template`: the first clip; its parameters (and display matrix) describe the stream.
-    public init(path: String, container: String, template: VideoPacketReader, withAudio: Bool, audioBitRate: Int = 192_000) throws {
+    /// `telemetry`: the output gets a telemetry track of that format, filled by `carryTelemetry`.
+    public init(
+        path: String, container: String, template: VideoPacketReader, withAudio: Bool, audioBitRate: Int = 192_000,
+        telemetry: TelemetryTrackFormat? = nil
+    ) throws {
         self.path = path
         let output = try OutputFormat(path: path, container: container)
         self.output = output
@@ -156,8 +163,18 @@ public final class PacketCopyWriter {
         videoStream = st
         h264Framing = template.parameters.codec == "h264" ? UserDataSEI.Framing(extradata: template.parameters.extradata) : nil
         audio = withAudio ? try AudioTrack(.aac, output: output, bitRate: audioBitRate) : nil
-        try output.writeHeader()
+        self.telemetry = try telemetry.map { try TelemetryLane(output: output, format: $0) }
+        try output.writeHeader(metadataTags: telemetry?.firmware != nil)
     }
+
+    /// As `MovieWriter.carryTelemetry`: packets on the output's clock (seconds), written as the
+    /// video reaches them; queued ones at or after `start` give way.
+    public func carryTelemetry(_ packets: [TelemetryTrackPacket], from start: Double = -.infinity) {
+        telemetry?.append(packets, from: start)
+    }
+
+    /// Telemetry packets written so far.
+    public var telemetryPacketsWritten: Int { telemetry?.written ?? 0 }
 
     /// True when every frame time k / rate is a whole number of `timeBase` ticks.
     public static func holdsFrameGrid(_ timeBase: Rational, rate: Rational) -> Bool {
@@ -186,6 +203,9 @@ public final class PacketCopyWriter {
             try check(av_packet_copy_props(rewritten.pointer, p), "av_packet_copy_props", path: path)
             packet = rewritten
         }
+        let seconds = videoTimeBase.seconds
+        try telemetry?.write(until: Double(pts) * seconds)
+        videoEnd = max(videoEnd, pts + max(duration, 0))
         let p = packet.pointer
         p.pointee.pts = pts; p.pointee.dts = dts; p.pointee.duration = duration
         p.pointee.stream_index = videoStream.pointee.index
@@ -201,6 +221,7 @@ public final class PacketCopyWriter {
     public func finish() throws {
         guard !finished else { return }
         finished = true
+        try telemetry?.finish(end: videoEnd > Int64.min ? Double(videoEnd) * videoTimeBase.seconds : 0)
         try audio?.finish()
         try output.finish()
     }

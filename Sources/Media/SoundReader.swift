@@ -27,7 +27,11 @@ public struct MonoSound: Sendable {
 public enum SoundReader {
     /// The whole sound of `path`. Throws a `MediaError` naming the file when it has no audio
     /// stream Lockstep can decode.
-    public static func read(_ path: String, rate: Int, cancellation: CancellationToken = CancellationToken()) throws -> MonoSound {
+    /// `progress`: after each decoded packet, the sound read so far and the stream's length,
+    /// both in milliseconds (for a progress line; the length as the container says).
+    public static func read(
+        _ path: String, rate: Int, cancellation: CancellationToken = CancellationToken(), progress: ((_ ms: Int64, _ total: Int64?) -> Void)? = nil
+    ) throws -> MonoSound {
         let input = try InputFormat(path: path, cancellation: cancellation)
         let ctx = input.context
         let index = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
@@ -68,6 +72,7 @@ public enum SoundReader {
             // and a camera's audio frames are contiguous.
             do { _ = try decoder.send(packet.pointer) } catch let e as MediaError where e.kind != .cancelled { continue }
             try drain()
+            progress?(Int64(samples.count) * 1000 / Int64(rate), info.duration.map { Rational.rescale(1, from: $0, to: Rational(1, 1000)) })
         }
         _ = try decoder.send(nil)
         try drain()

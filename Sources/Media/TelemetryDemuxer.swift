@@ -38,22 +38,39 @@ public final class TelemetryDemuxer {
 
     /// Opens `path`; throws a one-line error naming the file when it cannot be read, or when it
     /// has no GPMF or CAMM track.
-    public init(path: String) throws {
-        self.path = path
+    public convenience init(path: String) throws {
         // The one demuxer owner (InputFormat): it frees the context, also when this init throws.
-        input = try InputFormat(path: path, cancellation: CancellationToken())
+        let input = try InputFormat(path: path, cancellation: CancellationToken())
+        guard let found = TelemetryDemuxer.track(in: input) else {
+            throw MediaError("has no GPMF or CAMM telemetry track", path: path)
+        }
+        self.init(path: path, input: input, track: found)
+    }
+
+    /// Opens `path`: nil when it has no GPMF or CAMM track; throws when it cannot be read.
+    public static func open(path: String) throws -> TelemetryDemuxer? {
+        let input = try InputFormat(path: path, cancellation: CancellationToken())
+        return track(in: input).map { TelemetryDemuxer(path: path, input: input, track: $0) }
+    }
+
+    /// The first GPMF or CAMM stream: its index, kind and handler name.
+    private static func track(in input: InputFormat) -> (Int32, TelemetryTrackKind, String?)? {
         let c = input.context
-        var found: (Int32, TelemetryTrackKind, String?)?
         for i in 0..<Int(c.pointee.nb_streams) {
             let st = c.pointee.streams[i]!
             let tag = st.pointee.codecpar.pointee.codec_tag
             let handler = TelemetryDemuxer.tag(st.pointee.metadata, "handler_name")?.trimmingWhitespace()
-            if tag == TelemetryDemuxer.fourcc("gpmd") || handler == "GoPro MET" { found = (Int32(i), .gpmf, handler); break }
-            if tag == TelemetryDemuxer.fourcc("camm") { found = (Int32(i), .camm, handler); break }
+            if tag == TelemetryDemuxer.fourcc("gpmd") || handler == "GoPro MET" { return (Int32(i), .gpmf, handler) }
+            if tag == TelemetryDemuxer.fourcc("camm") { return (Int32(i), .camm, handler) }
         }
-        guard let (index, kind, handler) = found else {
-            throw MediaError("has no GPMF or CAMM telemetry track", path: path)
-        }
+        return nil
+    }
+
+    private init(path: String, input: InputFormat, track: (Int32, TelemetryTrackKind, String?)) {
+        self.path = path
+        self.input = input
+        let c = input.context
+        let (index, kind, handler) = track
         dataStream = index; self.kind = kind; handlerName = handler
         let st = c.pointee.streams[Int(index)]!
         dataTimeBase = st.pointee.time_base
@@ -87,8 +104,15 @@ public final class TelemetryDemuxer {
             let bytes = Array(UnsafeBufferPointer(start: data, count: Int(p.size)))
             out.append(TelemetryTrackPacket(bytes: bytes, time: Double(ts) * tb - videoStart, duration: Double(p.duration) * tb))
         }
+        // The track's end (its start and duration in the header): where a last packet read
+        // without a duration ends. The ffmpeg CLI's segment muxer writes a chapter's last payload
+        // so (mov.c gives it none), and a packet of no length is a sample no reader sees.
+        let st = input.context.pointee.streams[Int(dataStream)]!.pointee
+        let trackEnd: Double? =
+            st.duration > 0 ? Double((st.start_time != NOPTS ? st.start_time : 0) + st.duration) * tb - videoStart : nil
         for i in out.indices where out[i].duration <= 0 {
-            out[i].duration = i + 1 < out.count ? max(0, out[i + 1].time - out[i].time) : 0
+            let end = i + 1 < out.count ? out[i + 1].time : (trackEnd ?? out[i].time)
+            out[i].duration = max(0, end - out[i].time)
         }
         return out
     }

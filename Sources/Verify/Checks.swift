@@ -71,6 +71,7 @@ public enum Checks {
     /// a [index, pts] pair.
     static func wellFormed(_ p: Provenance) -> Bool {
         (0...largestIndex).contains(p.k) && (p.change.map { (0...255).contains($0) } ?? true)
+            && (p.first.map { (0...largestIndex).contains($0) } ?? true)
             && p.src.allSatisfy { r in
                 // [index, pts], [index, pts, until] (time sync), or [] (an absent input).
                 r.isEmpty || ((r.count == 2 || r.count == 3) && (0...largestIndex).contains(r[0]) && r.dropFirst().allSatisfy { (-largestPTS...largestPTS).contains($0) })
@@ -141,6 +142,7 @@ public enum Checks {
         var slack = min(f[0].pts.timeBase.num > 0 ? f[0].pts.timeBase : Rational(1, 1000), Rational(1, 1000))
         if f[0].provenance == nil, let jitter = step.multiplied(by: Rational(1, 50)), jitter > slack { slack = jitter }
         let longest = step.adding(slack), shortest = step.subtracting(slack)
+        let timeBases = (f[0].provenance?.inputs ?? []).map { positiveRate($0.timeBase) }
         for k in f.indices.dropFirst() {
             guard let d = difference(f[k - 1].pts, f[k].pts) else { continue }
             let t = f[k].pts
@@ -153,7 +155,9 @@ public enum Checks {
                         .missingFrames, frame: k, time: t.seconds,
                         "\(missing) frame\(missing == 1 ? "" : "s") missing before frame \(k): it comes \(String(format: "%.1f", d.seconds * 1000)) ms after frame \(k - 1), the step is \(String(format: "%.1f", step.seconds * 1000)) ms"
                     ))
-            } else if longest.map({ d > $0 }) ?? false || shortest.map({ d < $0 }) ?? false {
+            } else if longest.map({ d > $0 }) ?? false || shortest.map({ d < $0 }) ?? false,
+                !keepsSourceStep(f, k, d, slack: slack, timeBases: timeBases)
+            {
                 v.append(
                     Violation(
                         .irregularStep, frame: k, time: t.seconds,
@@ -178,6 +182,20 @@ public enum Checks {
         return v
     }
 
+    /// Whether output frames k - 1 and k show consecutive frames of one source, a step apart as
+    /// the source's own frames were (to its time base and `slack`): an output that keeps its
+    /// source's times (a copy, a cut) keeps a camera's jitter too, and that is right.
+    static func keepsSourceStep(_ f: [ScannedFrame], _ k: Int, _ d: Rational, slack: Rational, timeBases: [Rational?]) -> Bool {
+        guard let a = f[k - 1].provenance, let b = f[k].provenance, a.src.count == 1, b.src.count == 1,
+            a.src[0].count >= 2, b.src[0].count >= 2, b.src[0][0] == a.src[0][0] + 1, a.clip == b.clip
+        else { return false }
+        let i = b.clip ?? 0
+        guard i >= 0, i < timeBases.count, let tb = timeBases[i], let own = tb.multiplied(by: b.src[0][1] - a.src[0][1]),
+            let off = d.subtracting(own), let bound = slack.adding(tb)
+        else { return false }
+        return off <= bound && Rational(0, 1).subtracting(off).map { $0 <= bound } ?? false
+    }
+
     // MARK: provenance
 
     static func provenance(_ frames: [ScannedFrame], malformed: Set<Int> = []) -> [Violation] {
@@ -188,6 +206,17 @@ public enum Checks {
         let missing = frames.indices.filter { frames[$0].provenance == nil && !malformed.contains($0) }
         if let first = missing.first {
             v.append(Violation(.provenanceMissing, frame: first, "\(missing.count) frame\(missing.count == 1 ? "" : "s") carry no provenance, the first is frame \(first)"))
+        }
+        // A cut (`--frames A:B`): frame k of the file is frame A + k of the single pass, and its
+        // first frame's header says A. A first record of another frame without that header (a
+        // cut by an older Lockstep, or a file cut by another tool) cannot be checked: one line.
+        let cut = header?.first ?? 0
+        if let p = header, p.first == nil, p.k != 0, p.inputs == nil {
+            return v + [
+                Violation(
+                    .provenanceMissing, frame: 0, time: frames[0].pts.seconds,
+                    "frame 0 carries the provenance of output frame \(p.k) without the header a cut's first frame carries; its sources are not checked")
+            ]
         }
         // An unreadable time base or frame rate leaves the time checks of that input (or all)
         // undone, and says so; a time base of 1 would judge against a made-up clock.
@@ -232,13 +261,20 @@ public enum Checks {
         for (k, frame) in frames.enumerated() {
             guard let p = frame.provenance else { previous = nil; continue }
             let t = frame.pts.seconds
-            if p.k != Int64(k) {
-                v.append(Violation(.provenanceMissing, frame: k, time: t, "frame \(k) carries the provenance of output frame \(p.k)"))
+            if p.k != cut + Int64(k) {
+                v.append(
+                    Violation(
+                        .provenanceMissing, frame: k, time: t,
+                        cut == 0
+                            ? "frame \(k) carries the provenance of output frame \(p.k)"
+                            : "frame \(k) of a cut from output frame \(cut) carries the provenance of output frame \(p.k), not \(cut + Int64(k))"))
             }
             let held = Set(p.held ?? [])
             let indices: [Int64?] = p.src.map { $0.isEmpty ? nil : $0[0] }
-            if origins == nil { origins = p.src.map { $0.count > 1 ? $0[1] : 0 } }
-            let tick = fps.flatMap { $0.inverse.multiplied(by: Int64(k)) }
+            // A cut's first frame is not its inputs' first: without the header's origins, the
+            // time checks are not done (below: `origins` stays nil).
+            if origins == nil && cut == 0 { origins = p.src.map { $0.count > 1 ? $0[1] : 0 } }
+            let tick = fps.flatMap { $0.inverse.multiplied(by: cut + Int64(k)) }
             for i in indices.indices {
                 guard let index = indices[i] else {
                     // Absent: only under --longest, and only outside the input's own span: before
@@ -298,8 +334,17 @@ public enum Checks {
                                 .droppedSource, frame: k, time: t,
                                 "output frame \(k): \(name(i)) jumps from source frame \(before) to \(index): \(n == 1 ? "source frame \(before + 1) was" : "\(n) source frames were") dropped"))
                     }
-                } else if previous == nil && k == 0 && index != 0 && !(timeSync && placement.placed) {
-                    v.append(Violation(.droppedSource, frame: 0, time: t, "output frame 0: \(name(i)) starts at source frame \(index), not 0"))
+                } else if previous == nil && k == 0, !(timeSync && (placement.placed || cut > 0)) {
+                    // Frame-by-frame, output frame A shows each movie's source frame A (a still: 0).
+                    let expected = stills.contains(i) ? 0 : cut
+                    if index != expected {
+                        v.append(
+                            Violation(
+                                .droppedSource, frame: 0, time: t,
+                                cut == 0
+                                    ? "output frame 0: \(name(i)) starts at source frame \(index), not 0"
+                                    : "output frame 0 (output frame \(cut) of the single pass): \(name(i)) starts at source frame \(index), not \(expected)"))
+                    }
                 }
                 if timeSync, !stills.contains(i), let tick, let origins, i < timeBases.count, i < origins.count, record.count > 1,
                     let tb = timeBases[i], let chosen = tb.multiplied(by: record[1] - origins[i]),
@@ -340,8 +385,11 @@ public enum Checks {
     static func pictures(_ frames: [ScannedFrame], provenance: Bool) -> [Violation] {
         var v: [Violation] = []
         func black(_ f: ScannedFrame) -> Bool { f.meanLuma <= blackMean && f.lumaDeviation <= blackDeviation }
+        // A black frame whose record says it was rendered from black sources (a fade) is right;
+        // a run at either end with one frame that does not say so is named whole.
+        func faithful(_ run: ArraySlice<ScannedFrame>) -> Bool { run.allSatisfy { $0.provenance?.black == true } }
         let leading = frames.prefix { black($0) }.count
-        if leading > 0 {
+        if leading > 0 && !faithful(frames.prefix(leading)) {
             v.append(
                 Violation(
                     .blackStart, frame: 0, time: frames[0].pts.seconds,
@@ -349,7 +397,7 @@ public enum Checks {
         }
         if leading < frames.count {
             let trailing = frames.reversed().prefix { black($0) }.count
-            if trailing > 0 {
+            if trailing > 0 && !faithful(frames.suffix(trailing)) {
                 let from = frames.count - trailing
                 v.append(
                     Violation(

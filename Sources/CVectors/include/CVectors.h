@@ -10,6 +10,7 @@
 #define CVEC_H
 
 #include "ColorChain.h"
+#include "Warp.h"
 
 typedef float cvec_f8 __attribute__((ext_vector_type(8)));
 typedef int cvec_i8 __attribute__((ext_vector_type(8)));

@@ -1,6 +1,7 @@
 import AudioAlign
 import Foundation
 import Media
+import NIOConcurrencyHelpers
 import Synchronization
 
 /// Where one input lies on the first input's clock, as `align` found it from the sound:
@@ -136,8 +137,9 @@ public final class AlignJob: Job {
     private var inputs: [String] { options.inputs }
     private let cancellation = CancellationToken()
 
-    /// Alignment tells nothing while it runs: `events` is not used.
-    public init(options: AlignOptions, events: JobEvents = JobEvents()) { self.options = options }
+    /// Progress: the sound read, milliseconds, over every input (their lengths as their containers say).
+    private let events: JobEvents
+    public init(options: AlignOptions, events: JobEvents = JobEvents()) { self.options = options; self.events = events }
 
     /// Stops the reads from another thread: `run()` throws `JobError.cancelled`.
     public func cancel() { cancellation.cancel() }
@@ -195,9 +197,22 @@ public final class AlignJob: Job {
     /// are compute-bound). Failures are reported in input order.
     private func readAll(rate: Int) throws -> [MonoSound] {
         let results = ReadResults(count: inputs.count)
-        let (inputs, cancellation) = (self.inputs, self.cancellation)
+        let (inputs, cancellation, report) = (self.inputs, self.cancellation, events.progress)
+        // Told once every input has said its length (so the first line drawn has the total).
+        let read = NIOLockedValueBox([(done: Int64, total: Int64?, told: Bool)](repeating: (0, nil, false), count: inputs.count))
         DispatchQueue.concurrentPerform(iterations: inputs.count) { i in
-            results.set(i, Result { try SoundReader.read(inputs[i], rate: rate, cancellation: cancellation) })
+            results.set(
+                i,
+                Result {
+                    try SoundReader.read(inputs[i], rate: rate, cancellation: cancellation) { done, total in
+                        guard let report else { return }
+                        let (sum, all, ready) = read.withLockedValue { r in
+                            r[i] = (done, total, true)
+                            return (r.reduce(0) { $0 + $1.done }, r.allSatisfy { $0.total != nil } ? r.reduce(0) { $0 + $1.total! } : nil, r.allSatisfy(\.told))
+                        }
+                        if ready { report(sum, all) }
+                    }
+                })
         }
         return try results.all()
     }

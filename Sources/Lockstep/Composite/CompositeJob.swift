@@ -8,10 +8,11 @@ public struct CompositeOptions: Sendable {
     public var inputs: [String]
     public var output: String
     public var blend: BlendMode
-    /// Time sync by default: each input keeps its own speed and its sound stays on its picture,
-    /// whatever the rates (docs/timing.md says why); `.index` by name. One input
-    /// (`.single`: `filter`, `snake`) keeps every frame once, as those commands always have.
-    public var sync: SyncMode
+    /// Time sync by default, in every command (one input too: `filter`, `snake`): each input
+    /// keeps its own timeline (dropped frames, VFR, edit lists, other rates) and its sound stays
+    /// on its picture (docs/timing.md says why); `.index` (`--keep-frames`, `--sync index`):
+    /// every frame once at the output's rate.
+    public var sync = SyncMode.time
     /// Time sync: where each input lies in time, one clock per input in input order (the first
     /// input is the reference: offset 0, drift 0; it may be trimmed). nil: every input from its
     /// first frame at the same instant, no drift. `lockstep align`'s offsets and drifts go here
@@ -66,6 +67,8 @@ public struct CompositeOptions: Sendable {
     public var stallTimeout = 30.0
     /// The video-snake effect as a last stage, driven by an IMU trace.
     public var snake: SnakeOptions?
+    /// Inputs stabilised from their gyro after they are conformed, before the blend (`stabilise`, `--stabilise`).
+    public var stabilise: StabiliseRequest?
     /// Filter chains applied after the blend (before the snake), switched on a schedule.
     public var filter: FilterSchedule?
     /// A greyscale movie weighting the filter (`filter`) or keying the foreground (`composite`).
@@ -82,11 +85,17 @@ public struct CompositeOptions: Sendable {
     public var toneCurve = ToneCurve.hable
     /// Render only output frames [start, end) of the single pass (`--frames A:B`).
     public var frames: FrameRange?
+    /// `--from T --to T`: the same, by time (resolved to frames once the output's rate is known).
+    public var cut: TimeCut?
 
     public init(inputs: [String], output: String, blend: BlendMode) {
         self.inputs = inputs; self.output = output; self.blend = blend
-        sync = blend == .single ? .index : .time
     }
+
+    /// The option that cuts the output, for messages: `--frames` or `--from/--to`.
+    var cutOption: String { cut != nil ? "--from/--to" : "--frames" }
+    /// Whether the output is a part of the single pass (`--frames`, `--from/--to`).
+    var isCut: Bool { frames != nil || cut != nil }
 
     /// The sync's placement of every reader (inputs, then the matte, on the first input's clock).
     public var placement: SyncPlacement {
@@ -302,8 +311,13 @@ public final class CompositeJob: Job {
         let lanes = try Self.lanes(readers, options: options, layout: layout, blender: blender, canvas: canvas, timing: timing, failure: failure)
         let withAudio = lanes.contains { $0.audio != nil }
         let blanks = try Self.blanks(lanes, coverage: options.coverage)
+        // Stage hook (issue 42): per-input stabilisers, InputStabiliser.swift.
+        let stabilisers = try InputStabilisers.make(options, readers: readers, lanes: lanes, frameRate: frameRate, cancellation: cancellation)
+        tell(stabilisers.flatMap { $0?.notes ?? [] })
         let notices =
             soundNotices + Self.notices(readers: Array(readers.prefix(options.inputs.count)), sync: options.sync, frameRate: frameRate)
+            + [ToneMapping.notice(readers.prefix(options.inputs.count).map { ($0.path, $0.video) }, signal: options.signal, curve: options.toneCurve)]
+            .compactMap { $0 }
             + (Self.borderNotice(options.grid, blend: options.blend).map { [$0] } ?? [])
         tell(notices)
         let snake = options.snake.map { SnakeStage(options: $0, canvas: canvas, frameRate: frameRate) }
@@ -311,7 +325,8 @@ public final class CompositeJob: Job {
         var stages: [any FrameStage] = []
         if let filters { stages.append(filters) }
         if let snake { stages.append(snake) }
-        let segment = try options.frames.map { range in
+        let requested = options.frames ?? options.cut.map { FrameRange($0, frameRate: frameRate) }
+        let segment = try requested.map { range in
             try Self.startSegment(range, lanes: lanes, sync: options.sync, frameRate: frameRate, withAudio: withAudio) { frames in
                 guard let snake else { return range.start }
                 return snake.startSegment(
@@ -319,7 +334,8 @@ public final class CompositeJob: Job {
                     window: preRollWindow)
             }
         }
-        let firstK = options.frames?.start ?? 0
+        let range = segment?.range
+        let firstK = range?.start ?? 0
         let (stage, loudness) = try writerThread(
             pending, readers: readers, lanes: lanes, canvas: canvas, frameRate: frameRate, firstFrame: firstK, withAudio: withAudio, options: options, failure: failure)
         let wasCancelled = state.withLockedValue { s in
@@ -336,7 +352,7 @@ public final class CompositeJob: Job {
         stage.start(withAudio: withAudio)
         watchdog.start()
         defer { watchdog.stop() }
-        let expected = options.frames?.count ?? Self.expectedFrames(readers, sync: options.sync, frameRate: frameRate)
+        let expected = range?.count ?? Self.expectedFrames(readers, options: options, frameRate: frameRate)
 
         // A segment of the snake starts rendering before its first frame (`SnakeStage.startSegment`).
         let firstTick = segment?.firstTick ?? firstK
@@ -351,27 +367,32 @@ public final class CompositeJob: Job {
         if let origin = segment?.origins.first { snake?.firstFrameTime = Rational.rescale(origin.value, from: origin.timeBase, to: Rational(1, 1_000_000_000)) }
         // Pre-roll frames are drawn here, never handed to the writer.
         let preRollFrame: Frame? = try firstTick < firstK ? Frame(width: canvas.width, height: canvas.height) : nil
-        loop: while failure.error == nil {
-            switch sync.step() {
-            case .need(let i):
+        let ending = try sync.drive(
+            pull: { i in
                 compositorClock.set("waiting for input \(i + 1)", busy: false)
-                guard let item = lanes[i].frames.pop() else { break loop }  // closed: a failure
-                if let item { sync.push(item.picture.source, payload: item, input: i) } else { sync.finish(input: i) }
-            case .release(let item):
-                lanes[item.lane].recycle(item)
-            case .emit(let tick):
+                guard failure.error == nil, let item = lanes[i].frames.pop() else { return .closed }  // closed: a failure
+                return item.map { .frame($0.picture.source, $0) } ?? .end
+            },
+            release: { item in lanes[item.lane].recycle(item) },
+            emit: { sync, tick in
+                guard failure.error == nil else { return false }
                 // An input past its trim's end is not read again: its reader goes on with audio only.
                 for i in lanes.indices where sync.isIdle(i) && !idle.contains(i) {
                     idle.insert(i)
                     lanes[i].stopVideo(audioUntil: withAudio ? min(timing.audible(input: i).upperBound, Int64.max) : .min)
                 }
                 let preRolling = tick < firstK
-                if emitted == options.frames?.count { break loop }  // the segment is complete
+                if emitted == range?.count { return false }  // the segment is complete
                 compositorClock.set("waiting for the writer", busy: false)
-                guard let out = preRolling ? preRollFrame : stage.pool.pop() else { break loop }
+                guard let out = preRolling ? preRollFrame : stage.pool.pop() else { return false }
                 compositorClock.set(preRolling ? "rendering pre-roll frame \(tick)" : "blending frame \(emitted)", busy: true)
                 try out.makeWritable()
-                func picture(_ i: Int) -> Frame { sync.chosenIfPresent(i)?.frame ?? blanks[i]! }
+                func picture(_ i: Int) -> Frame {
+                    guard let chosen = sync.chosenIfPresent(i) else { return blanks[i]! }
+                    // Stage hook (issue 42): a stabilised input's picture is its stabiliser's.
+                    guard i < stabilisers.count, let stabiliser = stabilisers[i] else { return chosen.frame }
+                    return stabiliser.apply(chosen.frame, source: sync.chosenFrame(i))
+                }
                 let matte = options.matte == nil ? nil : picture(lanes.count - 1)
                 blender.blend(picture, matte: matte, into: out)
                 let k = preRolling ? tick : firstK + emitted  // the single pass's frame index
@@ -385,21 +406,21 @@ public final class CompositeJob: Job {
                 for stage in stages {
                     switch try stage.process(out, context) {
                     case .done(let provenance): if let provenance { chain = provenance }
-                    case .needsLongerPreRoll: longerPreRoll = true; break loop
+                    case .needsLongerPreRoll: longerPreRoll = true; return false
                     }
                 }
-                if preRolling { continue loop }
-                var record = provenance(of: sync, header: k == 0 ? header(sync, readers: readers, frameRate: frameRate) : nil)
+                if preRolling { return true }
+                // A cut's first frame carries the header too, saying which frame it is.
+                var record = provenance(of: sync, header: k == firstK ? header(sync, readers: readers, frameRate: frameRate) : nil)
+                if k == firstK && firstK > 0 { record.first = firstK }
                 record.filter = chain
-                try stamp.stamp(out, with: record)
-                guard stage.queue.push(out) else { break loop }
+                try stamp.stamp(out, with: record, sources: (options.matte == nil ? lanes.indices : lanes.indices.dropLast()).map(picture))
+                guard stage.queue.push(out) else { return false }
                 emitted += 1
                 events.progress?(emitted, expected)
-            case .end(let input, _):
-                endedBy = input
-                break loop
-            }
-        }
+                return true
+            })
+        if case .ended(let input, _) = ending { endedBy = input }
         // No more pictures are needed: readers deliver only the audio that the video covers.
         let audioEnd = stage.samples(emitted)
         for l in lanes { l.stopVideo(audioUntil: withAudio ? audioEnd : .min) }
@@ -415,15 +436,16 @@ public final class CompositeJob: Job {
             if let line = Self.noSharedTime(options, readers: readers) { throw JobError(line) }
             throw MediaError("has no video frame to composite", path: options.readerPaths[endedBy ?? 0])
         }
-        if let range = options.frames, emitted < range.count {
+        if let range, emitted < range.count {
             let i = endedBy ?? 0
-            throw FrameRange.pastEnd(range, input: i, path: options.readerPaths[i], frames: firstK + emitted)
+            throw FrameRange.pastEnd(range, input: i, path: options.readerPaths[i], frames: firstK + emitted, frameRate: frameRate)
         }
         // A still found only by reading (a one-frame movie whose container lists no count).
         let lateNotices = (0..<options.inputs.count).filter { sync.isStill($0) && !readers[$0].video.isStill }
             .map { Self.stillNotice(input: $0, path: options.inputs[$0]) }
         tell(lateNotices)
         let snakeSummary = try snake?.finish()
+        for s in stabilisers { try s?.finish() }  // Stage hook (issue 42): the export paths.
         for stage in stages { try stage.finish(frames: segment?.outputLength ?? emitted, frameRate: frameRate) }
         let summary = try loudness.map { m in
             LoudnessSummary(target: options.loudness!, mixLUFS: m.mixLUFS, gainDB: 20 * log10(m.gain), writtenLUFS: try stage.writtenLoudness() ?? -.infinity)
@@ -464,7 +486,7 @@ public final class CompositeJob: Job {
         }
         // A size the inputs gave (a 1x1 picture under --hdr, a grid of large cells): said here,
         // naming where it came from, not by the encoder.
-        if options.size == nil, let problem = EncodeSettings.problem(encoding: canvas, as: options.signal) {
+        if options.size == nil, let problem = EncodeSettings.problem(encoding: canvas, as: options.signal, codec: options.encode.codec) {
             let from = options.blend.placesInputs ? "the \(options.blend.rawValue) of the inputs' pictures" : "\(first.path)'s picture"
             throw JobError("the canvas \(canvas), from \(from), cannot be encoded: \(problem); give another with --size.")
         }
@@ -544,9 +566,13 @@ public final class CompositeJob: Job {
                 if !hdr.isEmpty { encode.hdr = hdr; break }
             }
         }
+        // Camera telemetry (CompositeTelemetry.swift): kept where the output keeps the input's timeline.
+        let kept = try Self.keptTelemetry(options, readers: readers, frameRate: frameRate, firstFrame: firstFrame)
+        if let notice = kept.notice { tell([notice]) }
         let writer = try MovieWriter(
             path: pending.path, container: container, canvas: canvas, frameRate: frameRate,
-            settings: encode, withAudio: withAudio)
+            settings: encode, withAudio: withAudio, telemetry: kept.telemetry?.format)
+        if let t = kept.telemetry { writer.carryTelemetry(Self.packets(t, from: kept.start)) }
         var gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])
         if let n = options.audioFrom { for i in gains.indices where i != n { gains[i] = 0 } }
         var loudness: LoudnessPass.Measurement?
@@ -627,6 +653,27 @@ public final class CompositeJob: Job {
     static func trimText(_ t: InputClock.Trim) -> String {
         func exact(_ r: Rational) -> String { r.den == 1 ? "\(r.num)" : "\(r.num)/\(r.den)" }
         return exact(t.start) + ":" + (t.end.map(exact) ?? "")
+    }
+
+    /// The output's length in frames for progress, as the sync will place the inputs: under time
+    /// sync each input's part (`--trim`) where its clock puts it (`--offsets`, `--drift`), the
+    /// time all share (or from the first start to the last end: `--longest`, `--hold-last`).
+    static func expectedFrames(_ readers: [MovieReader], options: CompositeOptions, frameRate: Rational) -> Int64? {
+        let inputs = Array(readers.prefix(options.inputs.count))
+        guard options.sync == .time, options.placesInputsInTime || options.holdLast else { return expectedFrames(inputs, sync: options.sync, frameRate: frameRate) }
+        let placement = options.placement
+        var ends: [Rational] = []
+        for (i, r) in inputs.enumerated() where !r.video.isStill {
+            guard let d = r.video.duration ?? r.containerDuration else { return nil }
+            let clock = placement.clocks[i]
+            let used = clock.trim.end.map { $0 < d ? $0 : d } ?? d
+            ends.append(clock.referenceTime(ofInput: used))
+        }
+        guard let first = ends.first else { return expectedFrames(inputs, sync: options.sync, frameRate: frameRate) }
+        let longest = placement.coverage == .longest || placement.holdLast
+        let end = ends.dropFirst().reduce(first) { longest ? ($1 < $0 ? $0 : $1) : ($1 < $0 ? $1 : $0) }
+        guard let length = end.subtracting(placement.start), length.num > 0 else { return 0 }
+        return TimeCut.ceil(length * frameRate)
     }
 
     static func expectedFrames(_ readers: [MovieReader], sync: SyncMode, frameRate: Rational) -> Int64? {

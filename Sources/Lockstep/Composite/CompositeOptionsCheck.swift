@@ -24,15 +24,18 @@ extension CompositeOptions {
                 : "\(range.lowerBound) to \(range.upperBound) inputs"
             throw JobError("--blend \(blend.rawValue) takes \(wanted); got \(inputs.count).")
         }
-        try Self.check(size: size, frameRate: frameRate, signal: signal)
+        try Self.check(size: size, frameRate: frameRate, signal: signal, codec: encode.codec)
+        try Self.check(codec: encode.codec, signal: signal, output: output, segments: frames != nil)
         guard (0...1).contains(similarity) else { throw JobError("--similarity must be between 0 and 1; got \(similarity).") }
         guard (0...1).contains(smoothness) else { throw JobError("--smoothness must be between 0 and 1; got \(smoothness).") }
         try checkKeyer()
         try checkMatte()
         try checkSegment()
         try checkSignal()
-        if deinterlace == .field && frames != nil {
-            throw JobError("--deinterlace field cannot be combined with --frames or --segments: a segment would not start on the field the single pass shows there.")
+        if deinterlace == .field && isCut {
+            throw JobError(
+                "--deinterlace field cannot be combined with \(cut != nil ? "--from/--to" : "--frames or --segments"): a \(cut != nil ? "cut" : "segment") would not start on the field the single pass shows there."
+            )
         }
         if let weights {
             guard weights.count == inputs.count else {
@@ -119,8 +122,12 @@ extension CompositeOptions {
         if sync == .index && placesInputsInTime {
             throw JobError("--offsets, --drift, --trim and --longest need time sync (--sync time or audio): index sync takes frame k of every input, whatever its time.")
         }
-        if frames != nil && placesInputsInTime {
-            throw JobError("--frames cannot be combined with --sync audio, --offsets, --drift, --trim or --longest: a segment render places inputs only from their first frames.")
+        if frames != nil && cut != nil {
+            throw JobError("--frames and --from/--to both choose the output's frames; give one.")
+        }
+        if isCut && placesInputsInTime {
+            throw JobError(
+                "\(cutOption) cannot be combined with --sync audio, --offsets, --drift, --trim or --longest: a \(cut != nil ? "cut" : "segment render") places inputs only from their first frames.")
         }
     }
 
@@ -197,7 +204,7 @@ extension CompositeOptions {
 
     /// --size and --fps, for every command that takes them (composite, concat); the size also
     /// as the output's codec can take it (`signal`: HDR is HEVC).
-    public static func check(size: Size?, frameRate: Rational?, signal: WorkingSignal = .sdr) throws {
+    public static func check(size: Size?, frameRate: Rational?, signal: WorkingSignal = .sdr, codec: VideoCodec? = nil) throws {
         if let size {
             if size.width < 2 || size.height < 2 || size.width % 2 != 0 || size.height % 2 != 0 {
                 throw JobError("--size \(size): width and height must be even numbers of at least 2.")
@@ -205,7 +212,7 @@ extension CompositeOptions {
             if size.width > largestSide || size.height > largestSide {
                 throw JobError("--size \(size): width and height must be at most \(largestSide).")
             }
-            if let problem = EncodeSettings.problem(encoding: size, as: signal) { throw JobError("--size \(size): \(problem).") }
+            if let problem = EncodeSettings.problem(encoding: size, as: signal, codec: codec) { throw JobError("--size \(size): \(problem).") }
         }
         if let frameRate {
             guard frameRate.num > 0 else { throw JobError("--fps \(frameRate): the frame rate must be positive.") }
@@ -225,6 +232,30 @@ extension CompositeOptions {
     public static func check(stallTimeout: Double) throws {
         guard stallTimeout > 0 && stallTimeout <= longestStallTimeout else {
             throw JobError("--stall-timeout must be a positive number of seconds, at most \(Int(longestStallTimeout)); got \(stallTimeout).")
+        }
+    }
+
+    /// `--codec` against the other output options, for every command that encodes: the signal
+    /// (`--hdr`), the output's container (`-o`), whether `--crf` and `--preset` were given, and
+    /// segment renders (`--frames`, `--segments`). One sentence naming both options.
+    public static func check(
+        codec: VideoCodec?, signal: WorkingSignal, output: String?, rateFactorGiven: Bool = false, presetGiven: Bool = false, segments: Bool = false
+    ) throws {
+        let chosen = codec ?? VideoCodec.standard(for: signal)
+        if signal.isHDR && !chosen.carriesHDR {
+            throw JobError("--codec \(chosen.rawValue) cannot be combined with --hdr \(signal.rawValue): H.264 HDR is not offered; use --codec hevc, prores or dnxhr.")
+        }
+        if chosen.needsMOV, let output, OutputPath.container(for: output) != "mov" {
+            throw JobError("--codec \(chosen.rawValue) needs a .mov output, not -o \(output): \(chosen.displayName) goes into MOV.")
+        }
+        if !chosen.hasRateFactor {
+            if rateFactorGiven {
+                throw JobError("--crf cannot be combined with --codec \(chosen.rawValue): \(chosen.displayName) has no constant rate factor (a fixed-quality intra profile).")
+            }
+            if presetGiven { throw JobError("--preset cannot be combined with --codec \(chosen.rawValue): \(chosen.displayName) has no encoder presets.") }
+        }
+        if segments && !chosen.rendersSegments && codec != nil {
+            throw JobError("--codec \(chosen.rawValue) cannot be combined with --frames or --segments: segment renders are H.264 only.")
         }
     }
 
@@ -249,7 +280,8 @@ extension CompositeOptions {
         }
         if snake != nil { throw JobError("\(what) cannot be combined with --snake: the snake draws on the SDR working signal (8-bit BT.709).") }
         if matte != nil { throw JobError("\(what) cannot be combined with --matte: mattes are mixed on the SDR working signal (8-bit BT.709).") }
-        if frames != nil { throw JobError("\(what) cannot be combined with --frames or --segments: segment renders are H.264 only.") }
+        // A cut by time is one file; segments are joined, and the join is H.264's.
+        if frames != nil && encode.codec == nil { throw JobError("\(what) cannot be combined with --frames or --segments: segment renders are H.264 only.") }
         if grid.border != 0 || grid.labels != nil {
             throw JobError("\(what) cannot be combined with --border or --labels: they are drawn on the SDR working signal (8-bit BT.709).")
         }

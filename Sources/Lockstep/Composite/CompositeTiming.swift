@@ -51,22 +51,12 @@ extension CompositeJob {
         return overflow ? nil : Timestamp(end, tb)
     }
 
-    /// The lines said before the first frame: stills, and under index sync the inputs whose
-    /// speed changes (every frame once at the output's rate), with how much.
+    /// The lines said before the first frame: stills, and under index sync (`--keep-frames`) the
+    /// inputs whose picture leaves its timeline (`KeepFramesNotice`).
     static func notices(readers: [MovieReader], sync: SyncMode, frameRate: Rational) -> [String] {
         var lines: [String] = []
         for (i, r) in readers.enumerated() where r.video.isStill { lines.append(stillNotice(input: i, path: r.path)) }
-        if sync == .index {
-            let changed: [String] = readers.enumerated().compactMap { i, r in
-                guard !r.video.isStill, let rate = r.video.nominalFrameRate ?? r.video.frameRate, rate != frameRate else { return nil }
-                return "input \(i + 1) (\(r.path), \(rateText(rate)) fps) at \(speedText(frameRate, over: rate))"
-            }
-            if !changed.isEmpty {
-                lines.append(
-                    "--sync index shows one frame of every input per output frame at \(rateText(frameRate)) fps: "
-                        + changed.joined(separator: ", ") + " speed; their sound keeps its own speed (--sync time keeps every input's)")
-            }
-        }
+        if sync == .index, let line = KeepFramesNotice.line(readers, frameRate: frameRate) { lines.append(line) }
         return lines
     }
 

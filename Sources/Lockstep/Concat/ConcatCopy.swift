@@ -46,7 +46,11 @@ public enum ConcatCopy {
             return r.audio != nil ? r : nil
         }
         let withAudio = audios.contains { $0 != nil }
-        let writer = try PacketCopyWriter(path: path, container: container, template: videos[0], withAudio: withAudio, audioBitRate: audioBitRate)
+        // One camera's chapters keep their telemetry, continuous (ConcatTelemetry.swift).
+        let telemetry = try ConcatTelemetry.read(clips, keepsTime: true)
+        let writer = try PacketCopyWriter(
+            path: path, container: container, template: videos[0], withAudio: withAudio, audioBitRate: audioBitRate,
+            telemetry: telemetry.kept?.first?.format)
         let outTb = writer.videoTimeBase
         // Provenance (H.264): each packet's frame is named by its place in its clip's
         // presentation order, which a first pass over the packets (nothing decoded) gives.
@@ -88,6 +92,7 @@ public enum ConcatCopy {
                     first = video.startTime ?? p.pts
                     lane?.setOrigin(Rational.rescale(first!, from: tb, to: sampleTime))
                     audio?.begin(lane, at: samples(start))
+                    if let kept = telemetry.kept { writer.carryTelemetry(kept[k].cut(from: 0, placedAt: start.seconds), from: start.seconds) }
                     begun = true
                 }
                 func out(_ t: Int64) -> Int64 { Rational.rescale(1, from: start + local(t), to: outTb) }
@@ -124,7 +129,7 @@ public enum ConcatCopy {
         try writer.finish()
         return ConcatResult(
             frames: written, audioSamples: withAudio ? samples(start) : nil, canvas: videos[0].parameters.size,
-            frameRate: rate, clipFrames: clipFrames)
+            frameRate: rate, clipFrames: clipFrames, notices: telemetry.notice.map { [$0] } ?? [])
     }
 
     /// Every video packet's pts of the clip at `path`, sorted: presentation order.

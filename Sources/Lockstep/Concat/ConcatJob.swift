@@ -65,8 +65,13 @@ public final class ConcatJob: Job {
             throw failure.error ?? error
         }
         if let error = failure.error { throw error }
+        for r in readers { r.deinterlace(options.deinterlace) }
         let first = readers[0]
         let canvas = options.size ?? first.video.displaySize.evenCanvas
+        if options.size == nil, let problem = EncodeSettings.problem(encoding: canvas, as: options.signal, codec: options.encode.codec) {
+            throw JobError("the canvas \(canvas), from \(first.path)'s picture, cannot be encoded: \(problem); give another with --size.")
+        }
+        if let line = ToneMapping.notice(readers.map { ($0.path, $0.video) }, signal: options.signal, curve: options.toneCurve) { events.notice?(line); notices.append(line) }
         guard let frameRate = options.frameRate ?? CompositeJob.defaultFrameRate(readers) else {
             throw MediaError("no frame rate in the file; give one with --fps", path: first.path)
         }
@@ -83,7 +88,9 @@ public final class ConcatJob: Job {
             let layout = Layout(blend: .single, canvas: canvas, inputs: [r.video.displaySize])
             let conformer: Conformer
             do {
-                conformer = try Conformer(place: canvas, picture: layout.pictures[0], fill: .black, rotation: r.video.rotation)
+                conformer = try Conformer(
+                    place: canvas, picture: layout.pictures[0], fill: .black, rotation: r.video.rotation,
+                    color: ColorOptions(working: options.signal, toneCurve: options.toneCurve, metadata: r.video.color.hdr))
             } catch let e as MediaError { throw e.at(r.path) }
             return InputLane(index: k, reader: r, conformer: conformer, poolSize: 4, failure: failure)
         }
@@ -99,9 +106,13 @@ public final class ConcatJob: Job {
         if let error = failure.error { throw error }
         let withAudio = readers.contains { $0.audio != nil }
 
+        // One camera's chapters keep their telemetry, continuous (ConcatTelemetry.swift).
+        let telemetry = try ConcatTelemetry.read(options.clips, keepsTime: !options.keepFrames)
+        if let line = telemetry.notice { events.notice?(line); notices.append(line) }
         let writer = try MovieWriter(
             path: pending.path, container: OutputPath.container(for: options.output), canvas: canvas,
-            frameRate: frameRate, settings: options.encode, withAudio: withAudio)
+            frameRate: frameRate, settings: try ToneMapping.settings(options.encode, signal: options.signal, inputs: readers.map { ($0.path, $0.video) }), withAudio: withAudio,
+            telemetry: telemetry.kept?.first?.format)
         func samples(_ frames: Int64) -> Int64 {
             AudioTimeline.samples(coveringFrames: frames, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
         }
@@ -122,7 +133,7 @@ public final class ConcatJob: Job {
             byTime
             ? Self.expectedFrames(readers, frameRate: frameRate).map { min($0, maxFrames) }
             : Self.expectedFrames(readers).map { min($0, maxFrames) }
-        if !byTime, let line = Self.keepFramesNotice(readers, frameRate: frameRate) { events.notice?(line); notices.append(line) }
+        if !byTime, let line = KeepFramesNotice.line(readers, frameRate: frameRate, noun: "clip") { events.notice?(line); notices.append(line) }
         var emitted: Int64 = 0
         var clipFrames: [Int64] = []
         /// Output time of the current clip's time 0 (by time).
@@ -139,6 +150,8 @@ public final class ConcatJob: Job {
         for (k, lane) in lanes.enumerated() {
             if k + 1 < lanes.count { start(k + 1) }  // decodes ahead while this clip is encoded
             let first = emitted
+            // This clip's telemetry from its time 0, placed where that lies in the output.
+            if let kept = telemetry.kept { writer.carryTelemetry(kept[k].cut(from: 0, placedAt: clipStart.seconds), from: clipStart.seconds) }
             let audioStart = byTime ? sample(clipStart) : samples(first)
             audio?.begin(lane.audio, at: audioStart)
             /// Writes one output frame of this clip: its picture, provenance, and the audio so far.
@@ -148,7 +161,7 @@ public final class ConcatJob: Job {
                 if let filters, let filtered {
                     (picture, p.filter) = try filters.render(item.frame, into: filtered, index: emitted, time: frameRate.inverse * emitted)
                 }
-                try stamp.stamp(picture, with: p)
+                try stamp.stamp(picture, with: p, sources: [item.frame])
                 try writer.writeVideo(picture, index: emitted)
                 emitted += 1
                 try audio?.writeAvailable(until: samples(emitted))
@@ -161,49 +174,40 @@ public final class ConcatJob: Job {
                 p.src = [[Int64(source.index), source.pts.value] + (until.map { [$0.value] } ?? [])]
                 return p
             }
-            var clipEnd: Rational?
-            if byTime {
-                // The clip placed at clipStart on the output's clock; ticks counted from the output's start.
-                var sync = FrameSync<LaneFrame>(
-                    mode: .time, inputs: 1, frameRate: frameRate, startTick: emitted,
-                    placement: SyncPlacement(clocks: [InputClock(offset: clipStart)]), start: Rational(0, 1))
-                if let end = CompositeJob.streamEnd(lane.reader.video) { sync.setStreamEnd(end, input: 0) }
-                var shownFirst = false
-                var delivered: Int64 = 0
-                clip: while emitted < maxFrames {
-                    switch sync.step() {
-                    case .need:
-                        encoderClock.set("waiting for clip \(k + 1)", busy: false)
-                        guard let popped = lane.frames.pop() else { break clip }  // closed: a failure
-                        if let item = popped { sync.push(item.picture.source, payload: item, input: 0); delivered += 1 } else { sync.finish(input: 0) }
-                    case .release(let item):
-                        lane.recycle(item)
-                    case .emit:
-                        encoderClock.set("encoding frame \(emitted)", busy: true)
-                        var p = record(sync.chosenFrame(0), until: sync.until(0))
-                        if !shownFirst {
-                            // Where this clip's time 0 lies, for verify: the clip's start and its frame 0's pts.
-                            shownFirst = true
-                            p.clipStart = "\(clipStart.num)/\(clipStart.den)"
-                            p.origin = sync.origin(0)?.value
-                        }
-                        try write(sync.chosen(0), record: p)
-                    case .end:
-                        clipEnd = sync.endTime(input: 0).map { Self.length($0, frames: delivered, video: lane.reader.video) }
-                        break clip
-                    }
-                }
-                while let item = sync.drain() { lane.recycle(item) }
-            } else {
-                while emitted < maxFrames {
+            // The clip placed at clipStart on the output's clock, ticks counted from the output's
+            // start (by time); or every frame once (`--keep-frames`: index sync from this tick).
+            var sync = FrameSync<LaneFrame>(
+                mode: byTime ? .time : .index, inputs: 1, frameRate: frameRate, startTick: emitted,
+                placement: SyncPlacement(clocks: [InputClock(offset: clipStart)]), start: Rational(0, 1))
+            if byTime, let end = CompositeJob.streamEnd(lane.reader.video) { sync.setStreamEnd(end, input: 0) }
+            var shownFirst = false
+            var delivered: Int64 = 0
+            let ending = try sync.drive(
+                pull: { _ in
                     encoderClock.set("waiting for clip \(k + 1)", busy: false)
-                    guard let popped = lane.frames.pop() else { break }  // closed: a failure
+                    guard emitted < maxFrames, let popped = lane.frames.pop() else { return .closed }  // closed: a failure
+                    guard let item = popped else { return .end }
+                    delivered += 1
+                    return .frame(item.picture.source, item)
+                },
+                release: { lane.recycle($0) },
+                emit: { sync, _ in
                     encoderClock.set("encoding frame \(emitted)", busy: true)
-                    guard let item = popped else { break }  // the clip's end
-                    try write(item, record: record(item.picture.source, until: nil))
-                    lane.recycle(item)
-                }
+                    var p = record(sync.chosenFrame(0), until: byTime ? sync.until(0) : nil)
+                    if byTime && !shownFirst {
+                        // Where this clip's time 0 lies, for verify: the clip's start and its frame 0's pts.
+                        shownFirst = true
+                        p.clipStart = "\(clipStart.num)/\(clipStart.den)"
+                        p.origin = sync.origin(0)?.value
+                    }
+                    try write(sync.chosen(0), record: p)
+                    return emitted < maxFrames
+                })
+            var clipEnd: Rational?
+            if byTime, case .ended = ending {
+                clipEnd = sync.endTime(input: 0).map { Self.length($0, frames: delivered, video: lane.reader.video) }
             }
+            while let item = sync.drain() { lane.recycle(item) }
             if let error = failure.error { throw error }
             let capped = emitted == maxFrames
             let joined = !capped && k + 1 < lanes.count
@@ -241,17 +245,6 @@ public final class ConcatJob: Job {
         let exact = rate.inverse * frames
         let rounding = min(video.timeBase, Rational(1, 1000))
         return (exact - measured).magnitudeAtMost(rounding) ? exact : measured
-    }
-
-    /// `--keep-frames`: one line naming the clips whose speed changes, and by how much.
-    static func keepFramesNotice(_ readers: [MovieReader], frameRate: Rational) -> String? {
-        let changed: [String] = readers.enumerated().compactMap { i, r in
-            guard let rate = r.video.nominalFrameRate ?? r.video.frameRate, rate != frameRate else { return nil }
-            return "clip \(i + 1) (\(r.path), \(CompositeJob.rateText(rate)) fps) at \(CompositeJob.speedText(frameRate, over: rate))"
-        }
-        guard !changed.isEmpty else { return nil }
-        return "--keep-frames shows every frame once at \(CompositeJob.rateText(frameRate)) fps: " + changed.joined(separator: ", ")
-            + " speed; the sound of each is cut or padded to its picture (without --keep-frames every clip keeps its speed and its sync)"
     }
 
     /// The sum of the clips' shown frame counts (an edit list's hidden frames left out), when

@@ -21,6 +21,12 @@ public struct ConcatOptions: Sendable {
     /// Filter chains applied to each fitted picture, switched on a schedule of output times.
     public var filter: FilterSchedule?
     public var encode = EncodeSettings()
+    /// The signal every clip is converted into and written in: SDR BT.709, or HDR BT.2020 HLG
+    /// or PQ (as `composite --hdr`); `toneCurve` brings HDR clips into SDR (or PQ into HLG).
+    public var signal = WorkingSignal.sdr
+    public var toneCurve = ToneCurve.hable
+    /// Interlaced clips: one picture per frame (the default), per field, or left woven.
+    public var deinterlace = DeinterlaceMode.frame
     /// A stage (a clip's reader, the encoder) stuck this long stops the job, as in `composite`.
     public var stallTimeout = 30.0
 
@@ -35,7 +41,8 @@ public struct ConcatOptions: Sendable {
         if let maxDuration, maxDuration.num <= 0 {
             throw JobError("--max-duration must be a positive number of seconds; got \(Self.text(maxDuration)).")
         }
-        try CompositeOptions.check(size: size, frameRate: frameRate)
+        try CompositeOptions.check(size: size, frameRate: frameRate, signal: signal, codec: encode.codec)
+        try CompositeOptions.check(codec: encode.codec, signal: signal, output: output)
         try CompositeOptions.check(stallTimeout: stallTimeout)
         if let crossfadeMs, !(1...Self.longestCrossfadeMs).contains(crossfadeMs) {
             throw JobError("--crossfade-ms must be between 1 and \(Self.longestCrossfadeMs); got \(crossfadeMs).")
@@ -52,6 +59,12 @@ public struct ConcatOptions: Sendable {
             if filter != nil {
                 throw JobError("--copy cannot be combined with --filter or --filter-at: copied video is not decoded, so it cannot be filtered.")
             }
+            if signal.isHDR || encode.codec != nil {
+                throw JobError("--copy cannot be combined with \(signal.isHDR ? "--hdr" : "--codec"): copied video is not re-encoded, so its codec and signal are the clips'.")
+            }
+        }
+        if signal.isHDR && filter != nil {
+            throw JobError("--hdr \(signal.rawValue) cannot be combined with filters: they work on the SDR working signal (8-bit BT.709); filter in SDR, or join without them.")
         }
         try CompositeOptions.check(encode: encode)
     }

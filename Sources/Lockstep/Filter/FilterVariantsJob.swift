@@ -12,7 +12,15 @@ public struct FilterVariantsOptions: Sendable {
     public var folder: String
     public var chains: [FilterChainSpec]
     public var audio = true
+    /// Time (the default): the input's timeline kept, as every command keeps it; `.index`
+    /// (`--keep-frames`): every frame once at the nominal rate.
+    public var sync = SyncMode.time
     public var encode = EncodeSettings()
+    /// The canvas (the picture fitted into it); nil: the input's display size.
+    public var size: Size?
+    /// How HDR inputs are brought into the SDR output, and interlaced ones scanned.
+    public var toneCurve = ToneCurve.hable
+    public var deinterlace = DeinterlaceMode.frame
     /// Seconds a stage may be stuck before the job stops with an error naming it.
     public var stallTimeout = 30.0
     /// Tests only: variant `variant` fails once it has written `afterFrames` frames (a failure
@@ -37,7 +45,8 @@ public struct FilterVariantsOptions: Sendable {
 
     /// The file a chain writes in the folder: its text with every character a file name or a
     /// shell makes awkward replaced (`blur:radius=3,mono` -> `blur-radius-3+mono.mp4`).
-    public static func fileName(for chain: String) -> String {
+    /// `codec`: ProRes and DNxHR go into .mov files, the others into .mp4.
+    public static func fileName(for chain: String, codec: VideoCodec? = nil) -> String {
         var name = String(
             chain.unicodeScalars.map { c -> Character in
                 switch c {
@@ -48,17 +57,18 @@ public struct FilterVariantsOptions: Sendable {
                 }
             })
         if name.hasPrefix(".") { name = "_" + name.dropFirst() }  // never a hidden file
-        return name + ".mp4"
+        return name + (codec?.needsMOV == true ? ".mov" : ".mp4")
     }
 
     public var outputs: [String] {
-        chains.map { (folder as NSString).appendingPathComponent(Self.fileName(for: $0.text)) }
+        chains.map { (folder as NSString).appendingPathComponent(Self.fileName(for: $0.text, codec: encode.codec)) }
     }
 
     /// Everything knowable before the job starts, as one sentence.
     /// A folder that does not exist yet is made by `run` (`-o looks/` failed when it did not),
     /// so only its parent must exist.
     public func check() throws {
+        try CompositeOptions.check(size: size, frameRate: nil, codec: encode.codec)
         var isFolder: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder)
         if exists {
@@ -139,7 +149,13 @@ public final class FilterVariantsJob: Job {
     private func runInFolder() throws -> FilterVariantsResult {
         OutputPath.removeStaleTemporaries(in: options.folder)
         let reader = try MovieReader(path: options.input, audio: options.audio)
-        let canvas = reader.video.displaySize.evenCanvas
+        reader.deinterlace(options.deinterlace)
+        let canvas = options.size ?? reader.video.displaySize.evenCanvas
+        if options.size == nil, let problem = EncodeSettings.problem(encoding: canvas, as: .sdr, codec: options.encode.codec) {
+            throw JobError("the canvas \(canvas), from \(options.input)'s picture, cannot be encoded: \(problem); give another with --size.")
+        }
+        let inputs = [(path: options.input, video: reader.video)]
+        if let line = ToneMapping.notice(inputs, signal: .sdr, curve: options.toneCurve) { events.notice?(line) }
         guard let frameRate = reader.video.nominalFrameRate ?? reader.video.frameRate else {
             throw MediaError("no frame rate in the file", path: reader.path)
         }
@@ -150,7 +166,8 @@ public final class FilterVariantsJob: Job {
             conformer = try Conformer(
                 place: Size(width: place.width, height: place.height),
                 picture: Rect(x: pic.x - place.x, y: pic.y - place.y, width: pic.width, height: pic.height),
-                fill: .black, rotation: reader.video.rotation)
+                fill: .black, rotation: reader.video.rotation,
+                color: ColorOptions(toneCurve: options.toneCurve, metadata: reader.video.color.hdr))
         } catch let e as MediaError { throw e.at(reader.path) }
         let outputs = options.outputs
         // A variant whose chain or file cannot be set up (an unreadable .cube) fails alone, now.
@@ -188,40 +205,38 @@ public final class FilterVariantsJob: Job {
         for w in writers { w.start() }
         watchdog.start()
         defer { watchdog.stop() }
-        let expected = CompositeJob.expectedFrames([reader], sync: .index, frameRate: frameRate)
-        let header = Provenance.header(
-            sync: SyncMode.index.rawValue, blend: BlendMode.single.rawValue, frameRate: frameRate,
+        let expected = CompositeJob.expectedFrames([reader], sync: options.sync, frameRate: frameRate)
+        if options.sync == .index, let line = KeepFramesNotice.line([reader], frameRate: frameRate) { events.notice?(line) }
+        var header = Provenance.header(
+            sync: options.sync.rawValue, blend: BlendMode.single.rawValue, frameRate: frameRate,
             inputs: [Provenance.Input(path: reader.path, timeBase: reader.video.timeBase, audio: reader.audio != nil)])
-        var sync = FrameSync<SharedFrame>(mode: .index, inputs: 1, frameRate: frameRate)
+        var sync = FrameSync<SharedFrame>(mode: options.sync, inputs: 1, frameRate: frameRate)
+        if let end = CompositeJob.streamEnd(reader.video) { sync.setStreamEnd(end, input: 0) }
         var emitted: Int64 = 0
-        loop: while failure.error == nil && writers.contains(where: { !$0.queue.closed }) {
-            switch sync.step() {
-            case .need:
+        _ = sync.drive(
+            pull: { _ in
                 clock.set("waiting for the input", busy: false)
-                guard let item = lane.frames.pop() else { break loop }
-                if let item {
-                    // One share for the sync, one per variant; the last release recycles the frame.
-                    sync.push(item.picture.source, payload: SharedFrame(item, lane: lane, holders: writers.count + 1), input: 0)
-                } else {
-                    sync.finish(input: 0)
-                }
-            case .release(let shared):
-                shared.release()
-            case .emit:
+                guard failure.error == nil, writers.contains(where: { !$0.queue.closed }), let item = lane.frames.pop() else { return .closed }
+                // One share for the sync, one per variant; the last release recycles the frame.
+                return item.map { .frame($0.picture.source, SharedFrame($0, lane: lane, holders: writers.count + 1)) } ?? .end
+            },
+            release: { $0.release() },
+            emit: { sync, _ in
+                guard failure.error == nil, writers.contains(where: { !$0.queue.closed }) else { return false }
                 clock.set("handing out frame \(emitted)", busy: false)
+                if emitted == 0 { header.inputs?[0].origin = sync.origin(0)?.value }
                 var record = emitted == 0 ? header : Provenance(k: 0, src: [])
                 record.k = sync.tick
                 let f = sync.chosenFrame(0)
-                record.src = [[Int64(f.index), f.pts.value]]
+                // Under time sync, until when the frame is on screen (as composite records it).
+                record.src = [[Int64(f.index), f.pts.value] + (sync.until(0).map { [$0.value] } ?? [])]
                 let shared = sync.chosen(0)
                 let lent = Lent(shared: shared, index: emitted, time: frameRate.inverse * emitted, record: record)
                 for w in writers where !w.queue.push(lent) { shared.release() }
                 emitted += 1
                 events.progress?(emitted, expected)
-            case .end:
-                break loop
-            }
-        }
+                return true
+            })
         while let shared = sync.drain() { shared.release() }
         let audioEnd = AudioTimeline.samples(coveringFrames: emitted, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
         lane.stopVideo(audioUntil: reader.audio != nil && failure.error == nil ? audioEnd : .min)

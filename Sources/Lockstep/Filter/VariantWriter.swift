@@ -107,7 +107,7 @@ final class VariantWriter: @unchecked Sendable {
         if picture !== out { out.withImage { o in lent.shared.item.frame.withImage { PlaneKernels.copy($0, into: o) } } }
         var record = lent.record
         record.filter = chain
-        try stamp.stamp(out, with: record)
+        try stamp.stamp(out, with: record, sources: [lent.shared.item.frame])
         try writer.writeVideo(out, index: lent.index)
         written += 1
         if let audio {

@@ -56,8 +56,9 @@ public final class IMUImportJob: Job {
     private var busyTimeout: Double { options.busyTimeout }
     private let cancellation = CancellationToken()
 
-    /// An import is one transaction with nothing to tell before it ends: `events` is not used.
-    public init(options: IMUImportOptions, events: JobEvents = JobEvents()) { self.options = options }
+    /// Progress: readings imported over every trace (the total where the readers know it).
+    private let events: JobEvents
+    public init(options: IMUImportOptions, events: JobEvents = JobEvents()) { self.options = options; self.events = events }
 
     /// Why a file without a known extension or content is refused.
     public static let unknownFormat = "cannot tell the format (not a blackbox or DataFlash log, and not named .gcsv or .csv); add --format gcsv or --format csv."
@@ -155,6 +156,9 @@ public final class IMUImportJob: Job {
     }
 
     private func importAll(_ readers: [TraceBatches], _ first: [[IMUReading]?], _ notes: [String], into s: TraceStore) throws -> IMUImportResult {
+        let counts = readers.map(\.expectedReadings)
+        let expected = counts.allSatisfy { $0 != nil } ? Int64(counts.reduce(0) { $0 + $1! }) : nil
+        var done: Int64 = 0
         let ids = try s.importTraces(readers.map { ($0.info, $0.hasAccel) }) { k, append in
             var batch = try first[k] ?? readers[k].nextBatch()
             while !batch.isEmpty {
@@ -163,6 +167,8 @@ public final class IMUImportJob: Job {
                     throw IMUJobError("\(file): \(problem); nothing was imported")
                 }
                 try append(batch)
+                done += Int64(batch.count)
+                events.progress?(done, expected)
                 if isCancelled { throw Self.cancelled }
                 batch = try readers[k].nextBatch()
             }

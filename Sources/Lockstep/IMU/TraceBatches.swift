@@ -10,6 +10,12 @@ protocol TraceBatches: AnyObject {
     var hasAccel: Bool { get }
     /// The next samples in time order; empty at the end.
     func nextBatch() throws -> [IMUReading]
+    /// How many samples there are, where known before reading them (for progress).
+    var expectedReadings: Int? { get }
+}
+
+extension TraceBatches {
+    var expectedReadings: Int? { nil }
 }
 
 extension TraceFileReader: TraceBatches {
@@ -27,6 +33,7 @@ final class InMemoryTraceBatches: TraceBatches {
     init(info: TraceInfo, hasAccel: Bool, readings: [IMUReading]) { self.info = info; self.hasAccel = hasAccel; self.readings = readings }
     convenience init(_ trace: EmbeddedTrace) { self.init(info: trace.info, hasAccel: trace.hasAccel, readings: trace.readings) }
     convenience init(_ trace: DecodedTrace) { self.init(info: trace.info, hasAccel: trace.hasAccel, readings: trace.readings) }
+    var expectedReadings: Int? { readings.count }
     func nextBatch() throws -> [IMUReading] {
         let end = min(readings.count, position + 4096)
         defer { position = end }

@@ -21,10 +21,10 @@ public enum CalibrateFlights {
 
     /// `request.readings` is ignored; each flight's own are used. Returns the result of the
     /// chosen flight with the choice in the report's first lines, and the chosen id.
-    public static func run(_ request: CalibrateRequest, flights: [Flight], cancellation: CancellationToken = CancellationToken()) throws
-        -> (result: CalibrationResult, chosen: Int64)
-    {
-        let motion = try FrameMotionExtractor.extract(path: request.video, cancellation: cancellation)
+    public static func run(
+        _ request: CalibrateRequest, flights: [Flight], cancellation: CancellationToken = CancellationToken(), progress: ((Int64, Int64?) -> Void)? = nil
+    ) throws -> (result: CalibrationResult, chosen: Int64) {
+        let motion = try FrameMotionExtractor.extract(path: request.video, cancellation: cancellation, progress: progress)
         return try calibrate(request, motion: motion, flights: flights)
     }
 

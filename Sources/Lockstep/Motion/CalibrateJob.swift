@@ -84,8 +84,10 @@ public final class CalibrateJob: Job {
 
     /// The picture's motion of `request.video` against `request.readings`. `cancellation`:
     /// decoding stops with `JobError.cancelled` once it is raised.
-    public static func calibrate(_ request: CalibrateRequest, cancellation: CancellationToken = CancellationToken()) throws -> CalibrationResult {
-        let motion = try FrameMotionExtractor.extract(path: request.video, cancellation: cancellation)
+    public static func calibrate(
+        _ request: CalibrateRequest, cancellation: CancellationToken = CancellationToken(), progress: ((Int64, Int64?) -> Void)? = nil
+    ) throws -> CalibrationResult {
+        let motion = try FrameMotionExtractor.extract(path: request.video, cancellation: cancellation, progress: progress)
         var request = request
         if request.records == nil { request.records = EmbeddedTelemetry.records(video: request.video) ?? VideoMotionRecords() }
         return try calibrate(request, motion: motion)

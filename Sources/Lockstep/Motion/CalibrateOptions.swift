@@ -54,10 +54,10 @@ extension CalibrateJob {
                 let readings = try source.readings(of: t.id)
                 if readings.count >= 2 { flights.append(.init(id: t.id, info: t.info, readings: readings)) }
             }
-            result = try CalibrateFlights.run(request(readings: [], info: nil), flights: flights, cancellation: cancellation).result
+            result = try CalibrateFlights.run(request(readings: [], info: nil), flights: flights, cancellation: cancellation, progress: events.progress).result
         } else {
             let info = try source.single().info
-            result = try Self.calibrate(request(readings: try source.readings(), info: info), cancellation: cancellation)
+            result = try Self.calibrate(request(readings: try source.readings(), info: info), cancellation: cancellation, progress: events.progress)
         }
         if cancellation.isCancelled { throw JobError.cancelled }
         try OutputPath.write(try result.profile.encoded(), to: files.output)

@@ -95,7 +95,7 @@ public enum FrameMotionExtractor {
     /// `blocks`: also measure the motion of regions across the whole picture (the roll, the lens).
     public static func extract(
         path: String, workers: Int? = nil, overlap: Bool = true, blocks: Bool = true,
-        cancellation: CancellationToken = CancellationToken()
+        cancellation: CancellationToken = CancellationToken(), progress: ((_ done: Int64, _ expected: Int64?) -> Void)? = nil
     ) throws -> FrameMotionSeries {
         let reader = try LumaReader(path: path, wideWidth: blocks ? wideWidth : nil, cancellation: cancellation)
         let n = reader.side, area = n * n, k = Double(reader.scale)
@@ -153,6 +153,7 @@ public enum FrameMotionExtractor {
             // The other buffer's batch is measured by now or soon: file it before this one starts.
             collect()
             if count == 0 { break }
+            progress?(Int64(times.count + count), reader.listedFrames)
             if origin == nil { origin = pictures.times[0] }
             // Pairs end at slots first...count: slot 0 is a picture only after the first batch.
             let first = times.isEmpty ? 2 : 1

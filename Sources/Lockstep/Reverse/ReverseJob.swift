@@ -25,6 +25,12 @@ public struct ReverseOptions: Sendable {
     public var poolFrames: Int?
     public var poolBytes = 64 << 20
     public var encode = EncodeSettings()
+    /// The output's size (the picture fitted into it); nil: the input's display size.
+    public var size: Size?
+    /// The signal the pictures are converted into and written in (as `composite --hdr`), and how
+    /// HDR pictures are brought into SDR.
+    public var signal = WorkingSignal.sdr
+    public var toneCurve = ToneCurve.hable
 
     public init(input: String, output: String) { self.input = input; self.output = output }
 
@@ -37,7 +43,9 @@ public struct ReverseOptions: Sendable {
         guard loops >= 1 else { throw JobError("--loops must be at least 1 (it is \(loops)).") }
         guard loops <= Self.mostLoops else { throw JobError("--loops must be at most \(Self.mostLoops) (it is \(loops)).") }
         if let p = poolFrames, p < 1 { throw JobError("--pool-frames must be at least 1 (it is \(p)).") }
-        // --crf and --preset: the same rules and sentences as composite's.
+        // --size, --codec, --crf and --preset: the same rules and sentences as composite's.
+        try CompositeOptions.check(size: size, frameRate: nil, signal: signal, codec: encode.codec)
+        try CompositeOptions.check(codec: encode.codec, signal: signal, output: output)
         try CompositeOptions.check(encode: encode)
     }
 }
@@ -94,7 +102,12 @@ public final class ReverseJob: Job {
 
         let reader = try SeekingVideoReader(path: options.input, cancellation: cancellation)
         let index = reader.index, n = index.frameCount
-        let canvas = reader.video.displaySize.evenCanvas
+        let canvas = options.size ?? reader.video.displaySize.evenCanvas
+        if options.size == nil, let problem = EncodeSettings.problem(encoding: canvas, as: options.signal, codec: options.encode.codec) {
+            throw JobError("the canvas \(canvas), from \(options.input)'s picture, cannot be encoded: \(problem); give another with --size.")
+        }
+        let inputs = [(path: options.input, video: reader.video)]
+        if let line = ToneMapping.notice(inputs, signal: options.signal, curve: options.toneCurve) { events.notice?(line) }
         let tb = index.timeBase
         // Constant rate: one frame per 1/fps. Otherwise the source's time base and its durations.
         let constantRate = index.constantRate(nominal: reader.video.frameRate)
@@ -117,10 +130,12 @@ public final class ReverseJob: Job {
         let container = OutputPath.container(for: options.output)
         let writer = try MovieWriter(
             path: pending.path, container: container, canvas: canvas, frameRate: frameRate,
-            settings: options.encode, withAudio: spool != nil, videoTimeBase: variable ? tb : nil)
+            settings: try ToneMapping.settings(options.encode, signal: options.signal, inputs: inputs), withAudio: spool != nil,
+            videoTimeBase: variable ? tb : nil)
         let conformer = try Conformer(
-            place: canvas, picture: Rect(x: 0, y: 0, width: canvas.width, height: canvas.height),
-            fill: .black, rotation: reader.video.rotation)
+            place: canvas, picture: Layout(blend: .single, canvas: canvas, inputs: [reader.video.displaySize]).pictures[0],
+            fill: .black, rotation: reader.video.rotation,
+            color: ColorOptions(working: options.signal, toneCurve: options.toneCurve, metadata: reader.video.color.hdr))
         let frames = (0..<min(pool, index.longestSegment)).map { _ in Frame() }
         let out = Frame()
         let stamp = ProvenanceStamp(width: canvas.width, height: canvas.height)
@@ -146,7 +161,7 @@ public final class ReverseJob: Job {
             try conformer.fit(picture, into: out)
             var p = emitted == 0 ? header : Provenance(k: emitted, src: [])
             p.src = [[Int64(s), index.pts[s]]]
-            try stamp.stamp(out, with: p)
+            try stamp.stamp(out, with: p, sources: [out])
             try writer.writeVideo(out, pts: outputTime, duration: variable ? index.durations[s] : 1)
             let start = outputSample(outputTime)
             outputTime += variable ? index.durations[s] : 1

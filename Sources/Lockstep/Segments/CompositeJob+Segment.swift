@@ -13,6 +13,8 @@ struct SegmentSetup {
     /// must be rendered (not written) to rebuild state the single pass carries from frame to
     /// frame (the snake's trail).
     var firstTick: Int64
+    /// The frames rendered: the range asked for, an open end (`--from` alone) closed at `outputLength`.
+    var range: FrameRange
 }
 
 extension CompositeJob {
@@ -41,9 +43,10 @@ extension CompositeJob {
             inputs.append((frames, index))
         }
         let length = lengths.min()!
+        let shortest = lengths.firstIndex(of: length)!
+        let range = try range.resolved(length: length, input: shortest, path: lanes[shortest].reader.path, frameRate: frameRate)
         if range.end > length {
-            let i = lengths.firstIndex(of: length)!
-            throw FrameRange.pastEnd(range, input: i, path: lanes[i].reader.path, frames: length)
+            throw FrameRange.pastEnd(range, input: shortest, path: lanes[shortest].reader.path, frames: length, frameRate: frameRate)
         }
         let firstTick = min(range.start, preRoll(inputs[0].0))
         let plans = zip(lanes, inputs).map { lane, input -> (SegmentPlan.Start?, KeyframeIndex) in
@@ -56,11 +59,11 @@ extension CompositeJob {
         }
         let firstSample = AudioTimeline.samples(coveringFrames: range.start, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
         for (lane, (start, index)) in zip(lanes, plans) {
-            guard let start else { throw FrameRange.pastEnd(range, input: lane.index, path: lane.reader.path, frames: length) }
+            guard let start else { throw FrameRange.pastEnd(range, input: lane.index, path: lane.reader.path, frames: length, frameRate: frameRate) }
             try lane.reader.start(at: start.first, seekingFrom: start.seekFrom, index: index)
             let origin = Rational.rescale(index.pts[0], from: index.timeBase, to: Rational(1, Int64(AudioFormat.sampleRate)))
             lane.audioOrigin = origin + firstSample
         }
-        return SegmentSetup(origins: origins, outputLength: length, firstTick: firstTick)
+        return SegmentSetup(origins: origins, outputLength: length, firstTick: firstTick, range: range)
     }
 }

@@ -6,7 +6,10 @@ import Foundation
 /// of the single pass (its provenance says so); the segment's own times start at 0.
 public struct FrameRange: Equatable, Sendable, CustomStringConvertible {
     public let start: Int64
+    /// `Int64.max` until resolved: a cut `--from T` with no `--to` runs to the single pass's end.
     public let end: Int64
+    /// The cut by time this range was resolved from (`--from/--to`), named in its errors.
+    public var cut: TimeCut?
 
     public init(start: Int64, end: Int64) {
         precondition(start >= 0 && end > start, "frames \(start):\(end)")
@@ -24,6 +27,24 @@ public struct FrameRange: Equatable, Sendable, CustomStringConvertible {
         self.init(start: a, end: b)
     }
 
+    /// A cut by time resolved at `frameRate` (an open end stays open: `resolved(length:)`).
+    public init(_ cut: TimeCut, frameRate: Rational) {
+        let (a, b) = cut.frames(frameRate: frameRate)
+        self.init(start: a, end: b ?? .max)
+        self.cut = cut
+    }
+
+    public var isOpen: Bool { end == .max }
+
+    /// An open end closed at the single pass's length (an error when the cut starts past it).
+    func resolved(length: Int64, input: Int, path: String, frameRate: Rational) throws -> FrameRange {
+        guard isOpen else { return self }
+        guard start < length else { throw Self.pastEnd(self, input: input, path: path, frames: length, frameRate: frameRate) }
+        var r = FrameRange(start: start, end: length)
+        r.cut = cut
+        return r
+    }
+
     public var count: Int64 { end - start }
     public var description: String { "\(start):\(end)" }
 
@@ -35,8 +56,12 @@ public struct FrameRange: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The error when the range reaches past the output the single pass would make.
-    static func pastEnd(_ range: FrameRange, input: Int, path: String, frames: Int64) -> JobError {
-        JobError("--frames \(range): input \(input + 1) (\(path)) ends the output after \(frames) frames; the range must lie within 0:\(frames).")
+    static func pastEnd(_ range: FrameRange, input: Int, path: String, frames: Int64, frameRate: Rational) -> JobError {
+        if let cut = range.cut {
+            let end = String(format: "%.3f", (frameRate.inverse * frames).seconds)
+            return JobError("\(cut): input \(input + 1) (\(path)) ends the output at \(end) s (\(frames) frames); the cut must lie within 0-\(end) s.")
+        }
+        return JobError("--frames \(range): input \(input + 1) (\(path)) ends the output after \(frames) frames; the range must lie within 0:\(frames).")
     }
 }
 

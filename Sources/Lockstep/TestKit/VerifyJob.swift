@@ -14,17 +14,20 @@ public final class VerifyJob: Job {
     public let options: VerifyOptions
     private let cancellation = CancellationToken()
 
-    /// One pass with nothing to tell: `events` is not used.
-    public init(options: VerifyOptions, events: JobEvents = JobEvents()) { self.options = options }
+    /// Progress: frames decoded, of those the container lists.
+    private let events: JobEvents
+    public init(options: VerifyOptions, events: JobEvents = JobEvents()) { self.options = options; self.events = events }
 
     public func cancel() { cancellation.cancel() }
 
     public func run() throws -> VerifyReport {
-        Checks.run(try Self.scan(options.movie, cancellation: cancellation))
+        Checks.run(try Self.scan(options.movie, cancellation: cancellation, progress: events.progress))
     }
 
     /// The numbers the checks judge, from one decoding pass.
-    public static func scan(_ path: String, cancellation: CancellationToken = CancellationToken()) throws -> Scan {
+    public static func scan(
+        _ path: String, cancellation: CancellationToken = CancellationToken(), progress: ((Int64, Int64?) -> Void)? = nil
+    ) throws -> Scan {
         let probe = try MovieProbe.probe(path)
         let reader = try MovieReader(path: path, audio: true, cancellation: cancellation)
         reader.userDataUUID = Provenance.uuid
@@ -40,6 +43,7 @@ public final class VerifyJob: Job {
         // Luma on a 2x2 grid (a quarter of the pixels) is plenty for means and differences.
         var previous: [UInt8] = [], current: [UInt8] = []
         var audio = AudioMeter()
+        let listed = reader.video.shownFrames ?? reader.video.indexedFrames
         while true {
             if cancellation.isCancelled { throw JobError.cancelled }
             let event = try reader.next(into: decoded) { audio.add($0) }
@@ -72,6 +76,7 @@ public final class VerifyJob: Job {
                 ScannedFrame(
                     pts: source.pts, meanLuma: mean, lumaDeviation: max(0, sq / n - mean * mean).squareRoot(),
                     difference: difference, provenance: provenance))
+            progress?(Int64(frames.count), listed)
         }
         let v = probe.streams.first { $0.type == "video" }
         var scannedAudio: ScannedAudio?

@@ -21,6 +21,8 @@ struct AlignCommand: ParsableCommand {
     @Flag(name: .customLong("as-options"), help: "One line of composite options instead: --offsets s1,s2,... --drift p1,p2,... (each offset between the inputs' first frames, as time sync counts).")
     var asOptions = false
 
+    @Flag(help: "No progress on stderr.") var quiet = false
+
     @Argument(help: ArgumentHelp("Movies (or sound files) of one event; the first is the reference.", valueName: "INPUT"))
     var inputs: [String] = []
 
@@ -30,7 +32,7 @@ struct AlignCommand: ParsableCommand {
     }
 
     func run() throws {
-        let result = try runJob(AlignJob.self, AlignOptions(inputs: inputs))
+        let result = try runJob(AlignJob.self, AlignOptions(inputs: inputs), quiet: quiet, unit: .milliseconds)
         if json { print(result.json); return }
         if asOptions { print(result.compositeOptions); return }
         for (i, c) in result.inputs.enumerated() {

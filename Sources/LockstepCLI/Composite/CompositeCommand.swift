@@ -5,7 +5,7 @@ import Lockstep
 struct CompositeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "composite",
-        abstract: "Blend N movies frame by frame into one H.264/AAC movie.",
+        abstract: "Blend N movies frame by frame into one movie (H.264/AAC unless --codec or --hdr says otherwise).",
         discussion: """
             Every output frame is made of exactly one frame of every input: by default the frame on \
             screen at that instant (each input keeps its speed and its sound stays on its picture, \
@@ -33,12 +33,6 @@ struct CompositeCommand: ParsableCommand {
 
     @OptionGroup(title: "Time placement (--sync time or audio)")
     var placement: PlacementArguments
-
-    @Option(help: ArgumentHelp("Canvas size, even numbers (default: the first input's display size).", valueName: "WxH"))
-    var size: Size?
-
-    @Option(help: ArgumentHelp("Output frame rate (default: the first input's nominal rate, e.g. 29.97 for a phone's variable-rate clip).", valueName: "N[/D]"))
-    var fps: Rational?
 
     @Option(name: .customLong("key-color"), help: ArgumentHelp("Chroma key colour.", valueName: "RRGGBB"))
     var keyColor: RGB = RGB(r: 0, g: 255, b: 0)
@@ -73,12 +67,6 @@ struct CompositeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Bring the output's sound to this integrated loudness (EBU R128): r128 for -23 LUFS, or a target in LUFS (--loudness=-16).", valueName: "r128|LUFS"))
     var loudness: LoudnessTarget?
 
-    @Option(help: "x264 constant rate factor (0 to 51).")
-    var crf: Int = 18
-
-    @Option(help: ArgumentHelp("x264 preset.", valueName: "ultrafast...veryslow"))
-    var preset: String = "veryfast"
-
     @Option(name: .customLong("stall-timeout"), help: ArgumentHelp("Stop with an error when a stage makes no progress for this long.", valueName: "seconds"))
     var stallTimeout: Double = 30
 
@@ -96,8 +84,8 @@ struct CompositeCommand: ParsableCommand {
 
     @OptionGroup var alpha: AlphaArguments
 
-    @OptionGroup(title: "Colour and scanning")
-    var color: ColorArguments
+    @OptionGroup(title: "Output (the same in every command that writes a movie)")
+    var out: OutputArguments
 
     @Flag(name: .customLong("snake"), help: "Apply the video-snake effect last, driven by --imu.")
     var snakeEffect = false
@@ -105,6 +93,12 @@ struct CompositeCommand: ParsableCommand {
     @OptionGroup(title: "Snake effect (with --snake)")
     var snake: SnakeArguments
 
+    @Option(
+        name: .customLong("stabilise"),
+        help: ArgumentHelp("Stabilise these inputs from their own gyro (GPMF, CAMM) after they are fitted, before the blend: all, or input numbers (1 is the first).", valueName: "all|N,..."))
+    var stabiliseInputs: String?
+
+    @OptionGroup(title: "Timeline and cuts") var timeline: TimelineArguments
     @OptionGroup(title: "Segment renders")
     var segment: SegmentArguments
 
@@ -123,8 +117,6 @@ struct CompositeCommand: ParsableCommand {
         options.sync = sync == .index ? .index : .time
         options.clocksFromSound = sync == .audio
         placement.apply(to: &options)
-        options.size = size
-        options.frameRate = fps
         options.keyColor = keyColor
         options.similarity = similarity
         options.smoothness = smoothness
@@ -137,23 +129,30 @@ struct CompositeCommand: ParsableCommand {
         options.loudness = loudness?.lufs
         options.grid = cells.spec(inputs: inputs)
         options.keyPlacement = keyed.placement
-        options.encode = EncodeSettings(crf: crf, preset: preset)
         options.stallTimeout = stallTimeout
         options.conceal = conceal
         options.matte = matte.options
         options.keyAlphaAndColor = alpha.keyAlphaAndColor
-        color.apply(to: &options)
+        out.apply(to: &options)
         segment.apply(to: &options)
+        timeline.apply(to: &options)
+        if let stabiliseInputs {
+            options.stabilise = StabiliseRequest(inputs: try? StabiliseRequest.parseInputs(stabiliseInputs, count: inputs.count), options: StabiliseOptions())
+        }
         return options
     }
 
     func validate() throws {
         // The rules live in the library (a Swift caller gets the same sentences); here they
         // become usage errors (exit 64).
+        if timeline.keepFrames && sync != .time {
+            throw ValidationError("--keep-frames is --sync index; it cannot be combined with --sync \(sync.rawValue).")
+        }
         try placement.check(inputs: inputs.count)
         let options = try asUsage {
             // Before `options`, which counts inputs from 0: -9223372036854775808 - 1 would trap.
             if let audioFrom { try CompositeOptions.check(audioFrom: Int128(audioFrom), inputs: inputs.count) }
+            if let stabiliseInputs { _ = try StabiliseRequest.parseInputs(stabiliseInputs, count: inputs.count) }
             let options = self.options
             try options.check()
             try OutputPath.check(output, inputs: [])
@@ -165,6 +164,7 @@ struct CompositeCommand: ParsableCommand {
             try OutputPath.check(output, inputs: options.readerPaths + (snakeEffect ? snake.readFiles : []))
             return options
         }
+        try out.check(output: output, segments: scaleOut.requested)
         if snakeEffect { try snake.checkReport(inputs: options.readerPaths, output: output, scaledOut: scaleOut.requested) }
     }
 

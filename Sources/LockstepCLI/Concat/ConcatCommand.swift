@@ -5,7 +5,7 @@ import Lockstep
 struct ConcatCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "concat",
-        abstract: "Join clips end to end into one H.264/AAC movie.",
+        abstract: "Join clips end to end into one movie (H.264/AAC unless --codec or --hdr says otherwise).",
         discussion: """
             Each clip keeps its duration and its sync: clip k+1 starts where clip k's time ends, and \
             every output frame shows the clip's frame on screen at that instant (frames dropped or \
@@ -20,12 +20,6 @@ struct ConcatCommand: ParsableCommand {
 
     @Option(name: .customLong("max-duration"), help: ArgumentHelp("Stop at the last whole frame at or before this many seconds.", valueName: "S"))
     var maxDuration: Rational?
-
-    @Option(help: ArgumentHelp("Canvas size, even numbers (default: the first clip's display size).", valueName: "WxH"))
-    var size: Size?
-
-    @Option(help: ArgumentHelp("Output frame rate (default: the first clip's nominal rate).", valueName: "N[/D]"))
-    var fps: Rational?
 
     @Option(name: .customLong("crossfade-ms"), help: ArgumentHelp("Crossfade the audio over this many ms centred on each join, equal power (default: none).", valueName: "MS"))
     var crossfadeMs: Int?
@@ -54,8 +48,12 @@ struct ConcatCommand: ParsableCommand {
     var options: ConcatOptions {
         var options = ConcatOptions(clips: clips, output: output)
         options.maxDuration = maxDuration
-        options.size = size
-        options.frameRate = fps
+        let out = encoding.out
+        options.size = out.size
+        options.frameRate = out.fps
+        options.signal = out.signal
+        options.toneCurve = out.tone
+        options.deinterlace = out.deinterlace ?? .frame
         options.crossfadeMs = crossfadeMs
         options.copy = copy
         options.keepFrames = keepFrames
@@ -66,7 +64,17 @@ struct ConcatCommand: ParsableCommand {
         return options
     }
 
-    func validate() throws { try encoding.validate(inputs: clips) { try options.check() } }
+    func validate() throws {
+        if copy {
+            let out = encoding.out
+            for (given, name) in [
+                (out.deinterlace != nil, "--deinterlace"), (out.toneCurve != nil, "--tonemap"), (out.crf != nil, "--crf"), (out.preset != nil, "--preset")
+            ] where given {
+                throw ValidationError("--copy cannot be combined with \(name): copied video is not decoded or re-encoded.")
+            }
+        }
+        try encoding.validate(inputs: clips) { try options.check() }
+    }
 
     func run() throws {
         let result = try runJob(ConcatJob.self, options, quiet: quiet, notice: printNote)

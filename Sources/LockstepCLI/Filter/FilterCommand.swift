@@ -25,14 +25,13 @@ struct FilterCommand: ParsableCommand {
     @Option(help: ArgumentHelp("mix: the input's audio; none: no audio stream.", valueName: "mix|none"))
     var audio: AudioChoice = .mix
 
-    @Option(help: "x264 constant rate factor (0 to 51).") var crf = 18
-    @Option(help: ArgumentHelp("x264 preset.", valueName: "ultrafast...veryslow")) var preset = "veryfast"
     @Flag(help: "No progress on stderr.") var quiet = false
-    @OptionGroup(title: "Colour and scanning") var color: ColorArguments
+    @OptionGroup(title: "Output (the same in every command that writes a movie)") var out: OutputArguments
+    @OptionGroup(title: "Timeline and cuts") var timeline: TimelineArguments
     @OptionGroup(title: "Segment renders") var segment: SegmentArguments
     @OptionGroup(title: "Scale-out (segments on a Slurm job array, or Kubernetes manifests)") var scaleOut: ScaleOutArguments
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v or .mov).", valueName: "OUT"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v, .mov or .mkv; .mov for --codec prores or dnxhr).", valueName: "OUT"))
     var output: String?
 
     @Argument(help: ArgumentHelp("The movie.", valueName: "INPUT"))
@@ -46,12 +45,21 @@ struct FilterCommand: ParsableCommand {
             guard filters.isEmpty else { throw ValidationError("--variants cannot be combined with --filter or --filter-at; each variant is a whole chain.") }
             guard matte.matte == nil else { throw ValidationError("--variants cannot be combined with --matte.") }
             guard !scaleOut.requested else { throw ValidationError("--variants cannot be combined with --segments: each variant is a render of its own.") }
+            guard timeline.cut == nil && segment.frames == nil else {
+                throw ValidationError("--variants cannot be combined with --from, --to or --frames: cut the movie first (`lockstep filter IN --filter none --from T --to T`), then make its variants.")
+            }
+            // Each variant keeps the input's timeline, in SDR (the filters' working signal).
+            if out.fps != nil { throw ValidationError("--variants cannot honour --fps: each variant keeps the input's timeline at its own rate.") }
+            if let hdr = out.hdr {
+                throw ValidationError("--variants cannot honour --hdr \(hdr.rawValue): filters work on the SDR working signal (8-bit BT.709).")
+            }
             try asUsage {
                 try variantOptions(input: input, folder: output, text: variants).check()
                 try OutputPath.checkInput(input)
             }
             return
         }
+        try out.check(output: output, segments: scaleOut.requested)
         guard !filters.isEmpty else { throw ValidationError("--filter CHAIN or --filter-at T=CHAIN is needed; `lockstep filter --list` prints the presets.") }
         // The mode says what the matte does to a key's alpha: filter has no key, so it was ignored (exit 0).
         if matte.matteMode != nil { throw ValidationError("--matte-mode goes with composite's keyed blends; filter weights its filter by the matte.") }
@@ -66,17 +74,21 @@ struct FilterCommand: ParsableCommand {
     func options(input: String, output: String) throws -> CompositeOptions {
         var options = CompositeOptions.filter(input: input, output: output, schedule: try filters.schedule() ?? FilterSchedule(initial: .none))
         options.audio = audio == .mix
-        options.encode = EncodeSettings(crf: crf, preset: preset)
         options.matte = matte.options
-        color.apply(to: &options)
+        out.apply(to: &options)
         segment.apply(to: &options)
+        timeline.apply(to: &options)
         return options
     }
 
     func variantOptions(input: String, folder: String, text: String) throws -> FilterVariantsOptions {
         var options = FilterVariantsOptions(input: input, folder: folder, chains: try FilterVariantsOptions.parse(text))
         options.audio = audio == .mix
-        options.encode = EncodeSettings(crf: crf, preset: preset)
+        if timeline.keepFrames { options.sync = .index }
+        options.encode = out.settings
+        options.size = out.size
+        options.toneCurve = out.tone
+        options.deinterlace = out.deinterlace ?? .frame
         return options
     }
 

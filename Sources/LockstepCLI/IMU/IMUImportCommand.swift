@@ -21,6 +21,8 @@ struct IMUImportCommand: ParsableCommand {
     @Option(name: .customLong("busy-timeout"), help: ArgumentHelp("Seconds to wait for a store another process holds (0 to 3600).", valueName: "s"))
     var busyTimeout: Double = TraceStore.defaultBusyTimeout
 
+    @Flag(help: "No progress on stderr.") var quiet = false
+
     func validate() throws {
         if format == nil && TraceFormat(path: file) == nil && !EmbeddedTelemetry.isMovie(path: file) && MotionFiles.kind(path: file) == .other {
             throw ValidationError("\(file): \(IMUImportJob.unknownFormat)")
@@ -40,7 +42,7 @@ struct IMUImportCommand: ParsableCommand {
         // open transaction of a process that is gone).
         let result = try runJob(
             IMUImportJob.self, IMUImportOptions(file: file, format: format, store: output, busyTimeout: busyTimeout),
-            grace: 5, stuck: IMUImportJob.cancelled.description, cancelledLine: IMUImportJob.cancelled.description)
+            quiet: quiet, unit: .readings, grace: 5, stuck: IMUImportJob.cancelled.description, cancelledLine: IMUImportJob.cancelled.description)
         for warning in result.warnings { printWarning(warning) }
         for t in result.traces { print(t.id) }
     }

@@ -28,6 +28,7 @@ struct CalibrateCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the profile (JSON).", valueName: "FILE")) var output: String
     @Flag(help: "Write the profile even below the confidence floor (0.5) or with an implausible focal length, with a warning.")
     var force = false
+    @Flag(help: "No progress on stderr.") var quiet = false
 
     func validate() throws {
         guard FileManager.default.fileExists(atPath: video) else { throw ValidationError("\(video): no such file.") }
@@ -55,7 +56,7 @@ struct CalibrateCommand: ParsableCommand {
         // leaves nothing behind. Its own words: that the job did not stop by itself is
         // worth knowing (and is how the tests tell this path from the token's).
         let r = try runJob(
-            CalibrateJob.self, files, notice: printWarning, grace: 3, stuck: "cancelled (the job did not stop within 3 s of the signal)")
+            CalibrateJob.self, files, quiet: quiet, notice: printWarning, grace: 3, stuck: "cancelled (the job did not stop within 3 s of the signal)")
         for line in r.report { print(line) }
         print("wrote \(output)")
         for line in r.warnings { FileHandle.standardError.write(Data((line + "\n").utf8)) }

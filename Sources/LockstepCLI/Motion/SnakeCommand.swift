@@ -98,11 +98,11 @@ struct SnakeCommand: ParsableCommand {
     @Argument(help: "The movie.") var input: String
     @OptionGroup var snake: SnakeArguments
     @OptionGroup(title: "Filters (before the effect)") var filters: FilterArguments
-    @Option(help: "x264 constant rate factor.") var crf = 18
-    @Option(help: "x264 preset.") var preset = "veryfast"
+    @OptionGroup(title: "Output (the same in every command that writes a movie)") var out: OutputArguments
     @Flag(help: "No progress on stderr.") var quiet = false
     @Option(help: ArgumentHelp("What the trail follows: auto (the picture's motion when the movie says the camera stabilised it, else the gyro), gyro, or picture.", valueName: "auto|gyro|picture"))
     var follow: SnakeFollow = .auto
+    @OptionGroup(title: "Timeline and cuts") var timeline: TimelineArguments
     @OptionGroup(title: "Segment renders") var segment: SegmentArguments
     @OptionGroup(title: "Scale-out (segments on a Slurm job array, or Kubernetes manifests)") var scaleOut: ScaleOutArguments
     @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v, .mov or .mkv).", valueName: "OUT")) var output: String
@@ -111,12 +111,17 @@ struct SnakeCommand: ParsableCommand {
         // The same rules as composite's, from the library: crf, preset, the input, the output.
         try asUsage {
             var options = CompositeOptions(inputs: [input], output: output, blend: .single)
-            options.encode = EncodeSettings(crf: crf, preset: preset)
+            out.apply(to: &options)
             segment.apply(to: &options)
+            timeline.apply(to: &options)
+            // The snake is drawn on the SDR working signal: said here, before the trace is read.
+            if let hdr = out.hdr { throw ValidationError("snake cannot honour --hdr \(hdr.rawValue): the snake draws on the SDR working signal (8-bit BT.709).") }
             try options.check()
+
             try OutputPath.checkInput(input)
             try OutputPath.check(output, inputs: [input] + snake.readFiles)
         }
+        try out.check(output: output, segments: scaleOut.requested)
         try snake.checkReport(inputs: [input], output: output, scaledOut: scaleOut.requested)
     }
 
@@ -126,8 +131,9 @@ struct SnakeCommand: ParsableCommand {
         options.snake = snakeOptions
         if let note { FileHandle.standardError.write(Data((note + "\n").utf8)) }
         options.filter = try filters.schedule()
-        options.encode = EncodeSettings(crf: crf, preset: preset)
+        out.apply(to: &options)
         segment.apply(to: &options)
+        timeline.apply(to: &options)
         if scaleOut.requested { return try scaleOut.run(options, command: "snake", gopGiven: segment.gop != nil) }
         try runComposite(options, quiet: quiet)
     }

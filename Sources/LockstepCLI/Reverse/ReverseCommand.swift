@@ -44,10 +44,23 @@ struct ReverseCommand: ParsableCommand {
         o.audio = audio
         o.poolFrames = poolFrames
         o.encode = encoding.settings
+        o.size = encoding.out.size
+        o.signal = encoding.out.signal
+        o.toneCurve = encoding.out.tone
         return o
     }
 
-    func validate() throws { try encoding.validate(inputs: [input]) { try options.check() } }
+    func validate() throws {
+        // What reading backwards cannot do, said rather than left unused.
+        if encoding.out.fps != nil {
+            throw ValidationError("reverse cannot honour --fps: every frame is shown once for its own duration, reversed; retime the movie with composite or concat first.")
+        }
+        if let d = encoding.out.deinterlace, d != .off {
+            throw ValidationError(
+                "reverse cannot honour --deinterlace \(d.rawValue): it reads the movie backwards without the deinterlacer (fields stay woven); deinterlace with composite or concat first.")
+        }
+        try encoding.validate(inputs: [input]) { try options.check() }
+    }
 
     func run() throws {
         let result = try runJob(ReverseJob.self, options, quiet: quiet)

@@ -1,23 +1,21 @@
 import ArgumentParser
 import Lockstep
 
-/// The output movie and how it is encoded: the block every command that writes one H.264/AAC
-/// movie from its inputs shares (concat, reverse), with the checks that go with it.
+/// The output movie and how it is written: `-o` and the output options every frame-producing
+/// command shares, for the commands that write one movie from their inputs (concat, reverse),
+/// with the checks that go with them.
 struct EncodeArguments: ParsableArguments {
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v or .mov).", valueName: "OUT"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v, .mov or .mkv; .mov for --codec prores or dnxhr).", valueName: "OUT"))
     var output: String
 
-    @Option(help: "x264 constant rate factor (0 to 51).")
-    var crf: Int = 18
+    @OptionGroup(title: "Output (the same in every command that writes a movie)")
+    var out: OutputArguments
 
-    @Option(help: ArgumentHelp("x264 preset.", valueName: "ultrafast...veryslow"))
-    var preset: String = "veryfast"
+    var settings: EncodeSettings { out.settings }
 
-    var settings: EncodeSettings { EncodeSettings(crf: crf, preset: preset) }
-
-    /// The command's own rules (`check`, which covers --crf and --preset through its options),
-    /// then each input readable, then the output's place (not one of the inputs): the first
-    /// failure becomes a usage error with its sentence.
+    /// The command's own rules (`check`, which covers the output options through its library
+    /// options), then each input readable, then the output's place (not one of the inputs): the
+    /// first failure becomes a usage error with its sentence.
     func validate(inputs: [String], check: () throws -> Void) throws {
         try asUsage {
             try check()

@@ -35,11 +35,11 @@ private func withCancellation<T>(
 /// stop signals turned into its `cancel()` (or into `stop`, for the jobs whose ending depends on
 /// the signal: `imu record`, `imu serve`). A cancelled job exits 128 + the signal.
 func runJob<J: Job>(
-    _: J.Type, _ options: J.Options, quiet: Bool = true, notice: (@Sendable (String) -> Void)? = nil,
+    _: J.Type, _ options: J.Options, quiet: Bool = true, unit: ProgressUnit = .frames, notice: (@Sendable (String) -> Void)? = nil,
     grace: Double = 10, stuck: String? = nil, cancelledLine: String = "cancelled",
     stop: ((J) -> @Sendable (Int32) -> Void)? = nil
 ) throws -> J.Outcome {
-    let meter = ProgressMeter(enabled: !quiet && isatty(STDERR_FILENO) == 1)
+    let meter = ProgressMeter(enabled: !quiet && isatty(STDERR_FILENO) == 1, unit: unit)
     let progress: @Sendable (Int64, Int64?) -> Void = { done, expected in meter.update(done: done, total: expected) }
     let job = J(options: options, events: JobEvents(progress: progress, notice: notice))
     let cancel: @Sendable (Int32) -> Void

@@ -29,6 +29,7 @@ struct VerifyCommand: ParsableCommand {
 
     @Argument(help: "The movie.") var file: String
     @Flag(help: "A JSON document instead of text.") var json = false
+    @Flag(help: "No progress on stderr.") var quiet = false
     @Flag(help: "Read the timestamp-sync codes of a `lockstep testsrc` movie (after any pipeline).") var coded = false
     @Option(help: ArgumentHelp("With --coded on a Lockstep composite: read input K's code (its quad cell, or the whole canvas).", valueName: "K"))
     var input: Int?
@@ -55,7 +56,7 @@ struct VerifyCommand: ParsableCommand {
         if coded { return try runCoded() }
         let report: VerifyReport
         do {
-            report = try runJob(VerifyJob.self, VerifyOptions(movie: file))
+            report = try runJob(VerifyJob.self, VerifyOptions(movie: file), quiet: quiet)
         } catch let stopped as Failure {
             throw stopped  // a stop signal's exit status
         } catch {
@@ -68,7 +69,7 @@ struct VerifyCommand: ParsableCommand {
         } else {
             var head = "\(file): \(report.frames) frames"
             if let s = report.frameStep { head += String(format: ", step %.3f ms", s * 1000) }
-            head += report.provenance ? ", provenance: \(report.sync ?? "?") sync of \(report.inputs?.joined(separator: ", ") ?? "?")" : ", no provenance"
+            head += report.provenance ? ", provenance: \(report.sync ?? "?") sync of \(report.inputs?.joined(separator: ", ") ?? "?")" : ", no provenance" + intraNote
             head += report.audio ? ", audio" : ", no audio"
             print(head)
             if let switches = report.filterSwitches {
@@ -113,5 +114,14 @@ extension VerifyCommand {
             print(report.ok ? "ok" : "\(report.checks.filter { $0.passed == false }.count) checks failed")
         }
         if !report.ok { throw ExitCode(1) }
+    }
+}
+
+extension VerifyCommand {
+    /// Why a movie has no provenance when Lockstep could not have put it there: ProRes and
+    /// DNxHR frames have no place for the SEI message that carries it (`VideoCodec.carriesProvenance`).
+    var intraNote: String {
+        guard let probe = try? MovieProbe.probe(file), let v = probe.streams.first(where: { $0.type == "video" }) else { return "" }
+        return ["prores", "dnxhd"].contains(v.codec) ? " (ProRes and DNxHR outputs carry none)" : ""
     }
 }

@@ -96,7 +96,7 @@ final class ConcatCommandTests: ScratchFolderTestCase {
         XCTAssertEqual(
             r.stderr,
             "note: --keep-frames shows every frame once at 30 fps: clip 2 (\(c1), 25 fps) at 1.2x speed; "
-                + "the sound of each is cut or padded to its picture (without --keep-frames every clip keeps its speed and its sync)\n")
+                + "the sound keeps its own time, so the picture drifts from it (without --keep-frames every clip keeps its timeline and its sync)\n")
         XCTAssertEqual(try Processes.lockstep(["verify", out]).status, 0)
     }
 

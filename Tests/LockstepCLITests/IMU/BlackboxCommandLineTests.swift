@@ -5,7 +5,7 @@ import XCTest
 /// Blackbox logs through the CLI: the real LOG00037.BFL (shared media) and logs written by
 /// scripts/make-blackbox-log (an independent Python encoder), each checked against
 /// telemetry-parser (Gyroflow's parser) and, for generated logs, the encoder's truth.
-final class BlackboxCommandLineTests: ScratchFolderTestCase {
+class BlackboxCommandLineTestCase: ScratchFolderTestCase {
     static func script(_ name: String) -> String { Repository.root.appendingPathComponent("scripts/\(name)").path }
 
     /// telemetry-parser's gyro per log: [[t_s, x, y, z]] in the units stored (deg/s for Betaflight).
@@ -52,7 +52,38 @@ final class BlackboxCommandLineTests: ScratchFolderTestCase {
             XCTAssertEqual(scale, 1, accuracy: 0.01, "\(what) axis \(axis)")
         }
     }
+    /// Three profiles (Betaflight 4 / data version 2, Betaflight 3 / version 1 with TAG2_3SVARIABLE,
+    /// INAV), an empty log, a corrupt frame, a truncated end: every sample as the encoder wrote it,
+    /// and the warnings word for word.
+    /// telemetry-parser 0.3.0 reads profiles A and C (it stops at TAG2_3SVARIABLE, profile B):
+    /// per flight, the same count within 1 % and the same gyro.
+    /// A clip rendered (scripts/make-blackbox-clip) from the real LOG00037's rotation, `seconds`
+    /// long from its `start` second, at 160x120 so it renders in a second or two: DIR/clip.mp4,
+    /// and DIR/real.csv, the log's gyro for scripts/make-blackbox-log to place in a flight.
+    func renderedClip(start: Double, seconds: Double) throws -> String {
+        let dir = scratch.appendingPathComponent("clip").path
+        let c = try Processes.run(
+            "python3",
+            [
+                Self.script("make-blackbox-clip"), "--log", Repository.shared("blackbox/LOG00037.BFL"),
+                "--start", String(start), "--duration", String(seconds), "--size", "160x120", "--out", dir
+            ], timeout: 300)
+        XCTAssertEqual(c.status, 0, c.stderr)
+        return dir
+    }
 
+    /// The short default-tier check of calibrate's flight choice: a 3 s clip rendered from the
+    /// real LOG00037's rotation (seconds 5-8), against a generated log of three flights whose
+    /// second carries that real gyro from its 2nd second on. Calibrate must pick flight 2 and
+    /// put the clip 7 s into it. (The 10-minute log is BlackboxCalibrateSlowTests.)
+    /// `snake --imu LOG.BFL`: the real log read directly, after `calibrate` against it. The clip
+    /// shows the log's rotation from its 5th second, so video time = log time + offset with
+    /// offset = -(first sample's time + 5 s); snake's own estimate from the picture says so.
+}
+
+/// The default tier's cases (the slow tier, `BlackboxCommandLineSlowTests`, adds the snake on
+/// the real log and the generated logs against telemetry-parser).
+final class BlackboxCommandLineTests: BlackboxCommandLineTestCase {
     func testTheRealLogAgreesWithTelemetryParser() throws {
         let log = Repository.shared("blackbox/LOG00037.BFL")
         XCTAssertTrue(FileManager.default.fileExists(atPath: log), "\(log) is missing")
@@ -82,9 +113,6 @@ final class BlackboxCommandLineTests: ScratchFolderTestCase {
         XCTAssertEqual(a, 9.81, accuracy: 0.5)
     }
 
-    /// Three profiles (Betaflight 4 / data version 2, Betaflight 3 / version 1 with TAG2_3SVARIABLE,
-    /// INAV), an empty log, a corrupt frame, a truncated end: every sample as the encoder wrote it,
-    /// and the warnings word for word.
     func testGeneratedLogsAgainstTheEncodersTruth() throws {
         let bbl = scratch.appendingPathComponent("gen.bbl").path, truthPath = scratch.appendingPathComponent("gen.json").path
         let g = try Processes.run(
@@ -124,22 +152,6 @@ final class BlackboxCommandLineTests: ScratchFolderTestCase {
         XCTAssertTrue(info.stdout.contains("  losses    truncated at byte \(cut)\n"), info.stdout)
     }
 
-    /// telemetry-parser 0.3.0 reads profiles A and C (it stops at TAG2_3SVARIABLE, profile B):
-    /// per flight, the same count within 1 % and the same gyro.
-    func testGeneratedLogsAgainstTelemetryParser() throws {
-        let bbl = scratch.appendingPathComponent("tp.bbl").path
-        let g = try Processes.run(
-            "python3",
-            [
-                Self.script("make-blackbox-log"), bbl, bbl + ".json", "--flight", "3", "--flight", "3", "--flight", "2",
-                "--truncate", "--profiles", "AC", "--seed", "7"
-            ], timeout: 120)
-        XCTAssertEqual(g.status, 0, g.stderr)
-        let theirs = try Self.telemetryParser(bbl)
-        XCTAssertEqual(theirs.count, 3)
-        for k in 0..<3 { assertAgrees(try exported(bbl, trace: k + 1), theirs[k], "flight \(k + 1)") }
-    }
-
     func testFilesThatCannotBeReadAreRefusedInOneLine() throws {
         let df = scratch.appendingPathComponent("00000001.BIN").path
         try Data([0xA3, 0x95, 0x80, 0x80, 0x59] + [UInt8](repeating: 0, count: 100)).write(to: URL(fileURLWithPath: df))
@@ -163,25 +175,6 @@ final class BlackboxCommandLineTests: ScratchFolderTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: store + ".csv"))
     }
 
-    /// A clip rendered (scripts/make-blackbox-clip) from the real LOG00037's rotation, `seconds`
-    /// long from its `start` second, at 160x120 so it renders in a second or two: DIR/clip.mp4,
-    /// and DIR/real.csv, the log's gyro for scripts/make-blackbox-log to place in a flight.
-    func renderedClip(start: Double, seconds: Double) throws -> String {
-        let dir = scratch.appendingPathComponent("clip").path
-        let c = try Processes.run(
-            "python3",
-            [
-                Self.script("make-blackbox-clip"), "--log", Repository.shared("blackbox/LOG00037.BFL"),
-                "--start", String(start), "--duration", String(seconds), "--size", "160x120", "--out", dir
-            ], timeout: 300)
-        XCTAssertEqual(c.status, 0, c.stderr)
-        return dir
-    }
-
-    /// The short default-tier check of calibrate's flight choice: a 3 s clip rendered from the
-    /// real LOG00037's rotation (seconds 5-8), against a generated log of three flights whose
-    /// second carries that real gyro from its 2nd second on. Calibrate must pick flight 2 and
-    /// put the clip 7 s into it. (The 10-minute log is BlackboxCalibrateSlowTests.)
     func testCalibratePicksTheFlightOfAClipRenderedFromARealLog() throws {
         let dir = try renderedClip(start: 5, seconds: 3)
         let bbl = scratch.appendingPathComponent("three.bbl").path
@@ -204,26 +197,4 @@ final class BlackboxCommandLineTests: ScratchFolderTestCase {
         XCTAssertNotNil(try JSONSerialization.jsonObject(with: profile) as? [String: Any], "the chosen flight's profile is written")
     }
 
-    /// `snake --imu LOG.BFL`: the real log read directly, after `calibrate` against it. The clip
-    /// shows the log's rotation from its 5th second, so video time = log time + offset with
-    /// offset = -(first sample's time + 5 s); snake's own estimate from the picture says so.
-    func testSnakeReadsTheRealLogDirectly() throws {
-        let log = Repository.shared("blackbox/LOG00037.BFL")
-        let dir = try renderedClip(start: 5, seconds: 3)
-        let profile = scratch.appendingPathComponent("cam.json").path
-        let c = try lockstep(["calibrate", "\(dir)/clip.mp4", "--imu", log, "-o", profile])
-        XCTAssertEqual(c.status, 0, c.stderr)
-        let truthMs = -(452_208.896 + 5000)
-        let written = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: profile))) as? [String: Any]
-        XCTAssertEqual(written?["timeOffsetMs"] as? Double ?? 0, truthMs, accuracy: 2, c.stdout)
-        let out = scratch.appendingPathComponent("s.mp4").path, report = scratch.appendingPathComponent("r.csv").path
-        let s = try lockstep(["snake", "\(dir)/clip.mp4", "--imu", log, "--calibration", profile, "--report", report, "-o", out])
-        XCTAssertEqual(s.status, 0, s.stderr)
-        let lead = "wrote \(out): 90 frames, 160x120 at 30 fps, 3.000 s, no audio\nmotion: 90 frames paired, 0 without; the picture's motion says the offset is "
-        XCTAssertTrue(s.stdout.hasPrefix(lead) && s.stdout.hasSuffix(" ms\n"), s.stdout)
-        let said = Double(s.stdout.dropFirst(lead.count).dropLast(" ms\n".count))
-        XCTAssertEqual(said ?? .nan, truthMs, accuracy: 2, s.stdout)
-        XCTAssertEqual(s.stderr, "")
-        XCTAssertEqual(try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n").count, 91)
-    }
 }

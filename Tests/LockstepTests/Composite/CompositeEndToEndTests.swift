@@ -112,7 +112,7 @@ final class CompositeEndToEndTests: ScratchTestCase {
         XCTAssertEqual(
             r.notices,
             [
-                "--sync index shows one frame of every input per output frame at 30 fps: input 2 (\(Fixtures.url("r25.mp4").path), 25 fps) at 1.2x speed; their sound keeps its own speed (--sync time keeps every input's)"
+                "--keep-frames shows every frame once at 30 fps: input 2 (\(Fixtures.url("r25.mp4").path), 25 fps) at 1.2x speed; the sound keeps its own time, so the picture drifts from it (without --keep-frames every input keeps its timeline and its sync)"
             ])
         XCTAssertEqual(r.frames, 50)
         try assertIdentities(out, frames: 50, [(quadBand(0, cell: 0), 0, { $0 }), (quadBand(1, cell: 1), 1, { $0 })])

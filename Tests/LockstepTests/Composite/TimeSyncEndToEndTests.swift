@@ -72,9 +72,9 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
         XCTAssertEqual(
             ri.notices,
             [
-                "--sync index shows one frame of every input per output frame at 25 fps: "
-                    + "input 2 (\(clips[1].path), 29.97 fps) at 0.8342x, input 3 (\(clips[2].path), 30 fps) at 0.8333x, "
-                    + "input 4 (\(clips[3].path), 59.94 fps) at 0.4171x speed; their sound keeps its own speed (--sync time keeps every input's)"
+                "--keep-frames shows every frame once at 25 fps: "
+                    + "input 2 (\(clips[1].path), 29.97 fps) at 0.8342x speed, input 3 (\(clips[2].path), 30 fps) at 0.8333x speed, "
+                    + "input 4 (\(clips[3].path), 59.94 fps) at 0.4171x speed; the sound keeps its own time, so the picture drifts from it (without --keep-frames every input keeps its timeline and its sync)"
             ])
         let late = try FlashBeep.flashes(indexed, region: cell(3, of: (160, 120)))
         XCTAssertTrue(late.isEmpty || late[0] - clips[3].flashes[0] > 0.3, "index sync shows 59.94 fps at 25: \(late)")

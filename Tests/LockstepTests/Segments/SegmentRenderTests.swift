@@ -168,7 +168,9 @@ final class SegmentRenderTests: ScratchTestCase {
         // From the keyframe at 250 to 419: 170; a few more decoded ahead before the reader stops.
         XCTAssertGreaterThanOrEqual(decoded, 170)
         XCTAssertLessThanOrEqual(decoded, 20 + 250 + 8, "decoded \(decoded) pictures for 20 frames")
-        XCTAssertEqual(try Self.provenance(out).map(\.src), (400..<420).map { [[Int64($0), Int64($0) * 512]] })
+        // Time sync (filter's default since issue 43): each frame with the time it stays on screen until.
+        let expected: [[[Int64]]] = (Int64(400)..<420).map { k in [[k, k * 512, (k + 1) * 512]] }
+        XCTAssertEqual(try Self.provenance(out).map(\.src), expected)
     }
 
     func testFramesPastTheEndOfTheShortestInputIsAnError() throws {

@@ -1,0 +1,107 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `filter` keeps the input's timeline as `composite` does (issue 43): on a 30 fps clip whose
+/// camera missed 18 frames (timestamps kept, a gap), made here by the ffmpeg CLI, not by
+/// Lockstep, the output lasts the clip's 6 s, not 162 frames' 5.4 s; `--keep-frames` gives the
+/// old behaviour with the note every command says; `--from/--to` cut frame-exact, the sound with
+/// the picture.
+final class FilterTimelineTests: ScratchFolderTestCase {
+    /// testsrc2 at 30 fps for 6 s with a 1 kHz tone; frames 40-57 removed, the others' times kept.
+    func droppedFramesClip() throws -> String {
+        let path = scratch.appendingPathComponent("drops.mp4").path
+        _ = try Processes.check(
+            "ffmpeg",
+            [
+                "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=6", "-f", "lavfi", "-i",
+                "sine=frequency=1000:duration=6", "-vf", "select='not(between(n,40,57))'", "-fps_mode", "passthrough",
+                "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest", path
+            ])
+        return path
+    }
+
+    /// (frames, video seconds, audio seconds) as ffprobe reads them.
+    func probe(_ path: String) throws -> (frames: Int, video: Double, audio: Double) {
+        let text = String(
+            decoding: try Processes.check("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,nb_frames,duration", "-of", "csv=p=0", path]), as: UTF8.self)
+        var result = (frames: 0, video: 0.0, audio: 0.0)
+        for line in text.split(separator: "\n") {
+            let f = line.split(separator: ",")
+            if f[0] == "video" { result.video = Double(f[1])!; result.frames = Int(f[2])! }
+            if f[0] == "audio" { result.audio = Double(f[1])! }
+        }
+        return result
+    }
+
+    func testTheTimelineIsKeptByDefault() throws {
+        let clip = try droppedFramesClip()
+        let out = scratch.appendingPathComponent("out.mp4").path
+        let r = try Processes.lockstep(["filter", clip, "--filter", "mono", "-o", out], timeout: 300)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr, "")
+        let p = try probe(out)
+        XCTAssertEqual(p.frames, 180)
+        XCTAssertEqual(p.video, 6, accuracy: 0.001)
+        XCTAssertEqual(p.audio, 6, accuracy: 0.001)
+        let v = try Processes.lockstep(["verify", out], timeout: 120)
+        XCTAssertEqual(v.status, 0, v.stdout)
+        XCTAssertTrue(v.stdout.contains("provenance: time sync of drops.mp4"), v.stdout)
+    }
+
+    func testKeepFramesShowsEveryFrameOnceAndSaysWhatThatCosts() throws {
+        let clip = try droppedFramesClip()
+        let out = scratch.appendingPathComponent("kept.mp4").path
+        let r = try Processes.lockstep(["filter", clip, "--filter", "none", "--keep-frames", "-o", out], timeout: 300)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(
+            r.stderr,
+            "note: --keep-frames shows every frame once at 30 fps: input 1 (\(clip): 162 frames over 6.000 s) lasting 5.400 s; "
+                + "the sound keeps its own time, so the picture drifts from it (without --keep-frames every input keeps its timeline and its sync)\n")
+        XCTAssertEqual(try probe(out).frames, 162)
+    }
+
+    func testFromAndToCutFrameExactWithTheSound() throws {
+        let clip = try droppedFramesClip()
+        let out = scratch.appendingPathComponent("cut.mp4").path
+        // 1.51 s lies in frame 45, 4.01 s in frame 120: frames 45 to 120, 76 of them.
+        let r = try Processes.lockstep(["filter", clip, "--filter", "none", "--from", "1.51", "--to", "00:00:04.010", "-o", out], timeout: 300)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("wrote \(out): 76 frames, 160x120 at 30 fps, 2.533 s, audio 2.533 s\n"), r.stdout)
+        let p = try probe(out)
+        XCTAssertEqual(p.frames, 76)
+        XCTAssertEqual(p.audio, 76.0 / 30, accuracy: 0.0005)
+        // The same frames as the whole output's 45-120, picture for picture.
+        let whole = scratch.appendingPathComponent("whole.mp4").path
+        XCTAssertEqual(try Processes.lockstep(["filter", clip, "--filter", "none", "-o", whole], timeout: 300).status, 0)
+        // Picture for picture the whole output's frames 45-120: each matches closely, and
+        // the neighbour's frames (testsrc2 moves every frame) do not.
+        XCTAssertGreaterThan(try psnr(out, whole, from: 45), 40)
+        XCTAssertLessThan(try psnr(out, whole, from: 46), 30)
+    }
+
+    /// The mean PSNR between `cut` and `whole`'s frames from `from` on, as ffmpeg's psnr filter measures it.
+    func psnr(_ cut: String, _ whole: String, from: Int) throws -> Double {
+        let graph = "[1:v]select='gte(n,\(from))',setpts=N/30/TB[w];[0:v]setpts=N/30/TB[c];[c][w]psnr=shortest=1"
+        let r = try Processes.run("ffmpeg", ["-hide_banner", "-i", cut, "-i", whole, "-lavfi", graph, "-f", "null", "-"], timeout: 120)
+        guard let line = r.stderr.split(separator: "\n").last(where: { $0.contains("PSNR") }),
+            let range = line.range(of: "average:"), let value = Double(line[range.upperBound...].prefix { $0 != " " })
+        else {
+            XCTFail("no PSNR line from ffmpeg: \(r.stderr.suffix(300))")
+            return .nan
+        }
+        return value
+    }
+
+    func testACutPastTheEndIsOneLineAndLeavesNothing() throws {
+        let clip = try droppedFramesClip()
+        let out = scratch.appendingPathComponent("late.mp4").path
+        let r = try Processes.lockstep(["filter", clip, "--filter", "none", "--from", "7", "-o", out], timeout: 300)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stderr, "Error: --from 7: input 1 (\(clip)) ends the output at 6.000 s (180 frames); the cut must lie within 0-6.000 s.\n")
+        XCTAssertEqual(try leftovers(), ["drops.mp4"])
+        let both = try Processes.lockstep(["filter", clip, "--filter", "none", "--from", "1", "--frames", "0:10", "-o", out], timeout: 60)
+        XCTAssertEqual(both.status, 64)
+        XCTAssertTrue(both.stderr.hasPrefix("Error: --frames and --from/--to both choose the output's frames; give one.\n"), both.stderr)
+    }
+}

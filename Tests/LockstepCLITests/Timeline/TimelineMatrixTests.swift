@@ -1,0 +1,287 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Issue 43's "Done when" matrix: every frame-producing command keeps each input's timeline.
+/// Each command runs (the built `lockstep`) on clips with white flashes and beeps at known
+/// times (scripts/make-event-clips: numpy and the ffmpeg CLI, sharing nothing with
+/// scripts/make-fixtures or the product's SyncCode), and scripts/check-event-sync (ffmpeg and
+/// ffprobe, never Lockstep) finds every flash and beep in the output. A right output has every
+/// event where the input's timeline puts it (to one output frame), each flash within one frame
+/// of its beep, the length of its input's timeline (to one output frame), and `verify` exits 0
+/// on it; a broken one (sound shifted 3 frames, frames dropped) makes `verify` exit 1.
+class TimelineMatrixCase: XCTestCase {
+    /// One clip as scripts/make-event-clips describes it (events.json).
+    struct Clip: Decodable {
+        var name: String
+        var file: String
+        /// The events' times (seconds): each flash's first frame and each beep's first sample.
+        var events: [Double]
+        /// When each flash leaves the screen (the next frame's time): where a reversal's starts.
+        var flashEnds: [Double]
+        var seconds: Double
+    }
+
+    /// What scripts/check-event-sync found in an output.
+    struct Found: Decodable {
+        struct Video: Decodable { var frames: Int; var duration: Double; var step: Double }
+        struct Event: Decodable { var flash: Double; var beep: Double; var offset: Double }
+        var video: Video
+        var flashes: [Double]
+        var beeps: [Double]
+        var events: [Event]
+    }
+
+    /// Where a right output's events are and how long it lasts, given its frame step (cuts
+    /// count in output frames).
+    struct Expectation {
+        var events: [Double]
+        var length: Double
+    }
+
+    static var script: URL { Repository.root.appendingPathComponent("scripts") }
+
+    /// Makes the event clips into `dir` (4 s, 128x96).
+    static func makeClips(into dir: URL) throws -> [String: Clip] {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try Processes.check(script.appendingPathComponent("make-event-clips").path, [dir.path])
+        let data = try Data(contentsOf: dir.appendingPathComponent("events.json"))
+        return try JSONDecoder().decode([String: Clip].self, from: data)
+    }
+
+    /// A still gyro trace (plain CSV, ns and rad/s, 200 Hz) covering `seconds` and half a second
+    /// on either side: what `snake` follows.
+    static func stillTrace(_ path: URL, seconds: Double) throws {
+        var text = "t_ns,gx,gy,gz\n"
+        for i in -100..<Int((seconds + 0.5) * 200) {
+            text += "\(i * 5_000_000),0.001,-0.002,0.0005\n"
+        }
+        try text.write(to: path, atomically: true, encoding: .utf8)
+    }
+
+    func found(_ movie: String) throws -> Found {
+        let data = try Processes.check(Self.script.appendingPathComponent("check-event-sync").path, [movie])
+        return try JSONDecoder().decode(Found.self, from: data)
+    }
+
+    /// Runs `lockstep ARGS`, then judges OUT: the events where `expect` puts them, each flash
+    /// with its beep, the length, `verify` exit 0. Failures name the row.
+    func row(_ name: String, _ args: [String], output: String, expect: (Double) -> Expectation) throws {
+        let run = try Processes.lockstep(args)
+        guard run.status == 0 else { return XCTFail("\(name): lockstep \(args.joined(separator: " ")) exited \(run.status): \(run.stderr)") }
+        let f = try found(output)
+        let step = f.video.step
+        let e = expect(step)
+        let frame = step + 0.002  // one output frame, and the beep's onset found to a millisecond or two
+        XCTAssertEqual(f.video.duration, e.length, accuracy: step + 0.001, "\(name): the output lasts \(f.video.duration) s, its input's timeline \(e.length) s")
+        XCTAssertEqual(f.flashes.count, e.events.count, "\(name): flashes at \(f.flashes), expected at \(e.events)")
+        XCTAssertEqual(f.beeps.count, e.events.count, "\(name): beeps at \(f.beeps), expected at \(e.events)")
+        for (t, want) in zip(f.flashes, e.events) where abs(t - want) > frame {
+            XCTFail("\(name): a flash at \(ms(t)), expected at \(ms(want)) (\(ms(t - want)) off; one frame is \(ms(step)))")
+        }
+        for (t, want) in zip(f.beeps, e.events) where abs(t - want) > 0.005 {
+            XCTFail("\(name): a beep at \(ms(t)), expected at \(ms(want))")
+        }
+        for ev in f.events where abs(ev.offset) > frame {
+            XCTFail("\(name): the flash at \(ms(ev.flash)) is \(ms(ev.offset)) from its beep at \(ms(ev.beep)) (one frame is \(ms(step)))")
+        }
+        let verify = try Processes.lockstep(["verify", output])
+        XCTAssertEqual(verify.status, 0, "\(name): verify says \(verify.stdout)\(verify.stderr)")
+    }
+
+    func ms(_ s: Double) -> String { String(format: "%.1f ms", s * 1000) }
+}
+
+/// The event clips and the seven commands, made once per class.
+class EventMatrixCase: TimelineMatrixCase {
+    static let clipNames = ["const30", "drop30", "vfr", "r25", "r60", "fade"]
+    nonisolated(unsafe) static var made: [String: (dir: URL, clips: [String: Clip])] = [:]
+
+    func clips() throws -> (dir: URL, clips: [String: Clip]) {
+        let key = "\(type(of: self))"
+        if let m = Self.made[key] { return m }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-timeline-\(UUID().uuidString)")
+        let clips = try Self.makeClips(into: dir.appendingPathComponent("clips"))
+        try Self.stillTrace(dir.appendingPathComponent("still.csv"), seconds: 5)
+        Self.made[key] = (dir, clips)
+        return (dir, clips)
+    }
+    override class func tearDown() {
+        if let d = made["\(self)"]?.dir { try? FileManager.default.removeItem(at: d) }
+        made["\(self)"] = nil
+    }
+
+    /// Runs one command on one clip and judges the output. The commands:
+    /// filter (--filter none, mono), snake (a still trace, the front picture at full size: the
+    /// flash fills the frame whatever the trail does; the row judges the snake's timing, not its
+    /// look), reverse (a flash starts where it used to leave the screen, counted from the end),
+    /// cut (output frames 15-89 of `filter --filter none`: the events inside, 15 frames
+    /// earlier; cut-time the same by --from 0.5 --to 3), concat (the clip then const30: the
+    /// second's events after the first's length), composite (--blend mix with const30, events at
+    /// the same times: their common span).
+    func matrixRow(_ command: String, _ name: String) throws {
+        let (dir, clips) = try clips()
+        let c = try XCTUnwrap(clips[name]), second = try XCTUnwrap(clips["const30"])
+        let out = dir.appendingPathComponent("\(command)-\(name).mp4").path
+        let calibration = Repository.root.appendingPathComponent("Calibration/generic.json").path
+        let same = Expectation(events: c.events, length: c.seconds)
+        let args: [String]
+        let expect: (Double) -> Expectation
+        switch command {
+        case "filter-none": (args, expect) = (["filter", c.file, "--filter", "none"], { _ in same })
+        case "filter-mono": (args, expect) = (["filter", c.file, "--filter", "mono"], { _ in same })
+        case "snake":
+            let trace = dir.appendingPathComponent("still.csv").path
+            (args, expect) = (["snake", c.file, "--imu", trace, "--calibration", calibration, "--front-scale", "1"], { _ in same })
+        case "reverse":
+            (args, expect) = (["reverse", c.file], { _ in Expectation(events: c.flashEnds.map { c.seconds - $0 }.reversed(), length: c.seconds) })
+        case "cut":
+            (args, expect) = (
+                ["filter", c.file, "--filter", "none", "--frames", "15:90"],
+                { step in
+                    let from = 15 * step, to = 90 * step
+                    return Expectation(events: zip(c.events, c.flashEnds).filter { $0.0 >= from && $0.1 <= to + 0.001 }.map { $0.0 - from }, length: 75 * step)
+                }
+            )
+        case "cut-time":
+            (args, expect) = (
+                ["filter", c.file, "--filter", "none", "--from", "0.5", "--to", "3"],
+                { step in
+                    let from = (0.5 / step).rounded() * step, to = (3 / step).rounded() * step
+                    return Expectation(events: zip(c.events, c.flashEnds).filter { $0.0 >= from && $0.1 <= to + 0.001 }.map { $0.0 - from }, length: to - from)
+                }
+            )
+        case "concat":
+            (args, expect) = (
+                ["concat", c.file, second.file], { _ in Expectation(events: c.events + second.events.map { $0 + c.seconds }, length: c.seconds + second.seconds) }
+            )
+        case "composite":
+            (args, expect) = (["composite", "--blend", "mix", c.file, second.file], { _ in Expectation(events: c.events, length: min(c.seconds, second.seconds)) })
+        default: return XCTFail("no command \(command) in the matrix")
+        }
+        try row("\(command) × \(name)", args + ["-o", out], output: out, expect: expect)
+    }
+}
+
+/// The matrix's rows that tell most (4 s clips, 128x96; the whole matrix is
+/// `TimelineMatrixSlowTests`): each command on a clip with drops or a variable rate, mixed rates
+/// in concat and composite, a faithful fade, and broken outputs that must fail.
+final class TimelineMatrixTests: EventMatrixCase {
+    func testFilterNoneOnDrops() throws { try matrixRow("filter-none", "drop30") }
+    func testFilterMonoOnVariableRate() throws { try matrixRow("filter-mono", "vfr") }
+    func testSnakeOnDrops() throws { try matrixRow("snake", "drop30") }
+    func testReverseOnVariableRate() throws { try matrixRow("reverse", "vfr") }
+    func testCutOnDrops() throws { try matrixRow("cut", "drop30") }
+    func testTimeCutOnVariableRate() throws { try matrixRow("cut-time", "vfr") }
+    func testConcatOfMixedRates() throws { try matrixRow("concat", "r25") }
+    func testCompositeOfMixedRates() throws { try matrixRow("composite", "r60") }
+    func testFilterNoneOfAFade() throws { try matrixRow("filter-none", "fade") }
+
+    /// Right outputs broken with the ffmpeg CLI: verify exits 1 on each, and the outside checker
+    /// sees the fault too (so neither side of the matrix passes everything).
+    func testBrokenOutputsFailVerify() throws {
+        let (dir, clips) = try clips()
+        let clip = try XCTUnwrap(clips["const30"])
+        let right = dir.appendingPathComponent("broken-source.mp4").path
+        let run = try Processes.lockstep(["composite", "--blend", "mix", clip.file, clip.file, "-o", right])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try Processes.lockstep(["verify", right]).status, 0, "the right output")
+        func broken(_ name: String, _ args: [String]) throws -> String {
+            let out = dir.appendingPathComponent(name).path
+            try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-y"] + args + [out])
+            return out
+        }
+        // The sound 3 frames (100 ms) late, the pictures untouched (the provenance kept).
+        let shifted = try broken("shifted.mp4", ["-i", right, "-itsoffset", "0.1", "-i", right, "-map", "0:v", "-map", "1:a", "-c", "copy"])
+        // Frames 30 and 31 dropped, the others' times kept (a gap); re-encoded, so no provenance.
+        let gap = try broken(
+            "gap.mp4", ["-i", right, "-vf", "select='not(eq(n,30)+eq(n,31))'", "-fps_mode", "passthrough", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "copy"])
+        // 18 frames dropped and the rest played at the nominal rate (the old `filter` on a clip
+        // with drops): the picture ends early and runs ahead of the sound.
+        let early = try broken(
+            "early.mp4",
+            ["-i", right, "-vf", "select='not(between(n,57,74))',setpts=N/FRAME_RATE/TB", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "copy"])
+        for path in [shifted, gap, early] {
+            let v = try Processes.lockstep(["verify", path])
+            XCTAssertEqual(v.status, 1, "verify \(path): \(v.stdout)\(v.stderr)")
+        }
+        let s = try found(shifted)
+        XCTAssertEqual(s.events.count, 4)
+        for e in s.events { XCTAssertEqual(e.offset, -0.1, accuracy: 0.005, "shifted: the flash 100 ms before its beep") }
+        let g = try found(gap)
+        XCTAssertEqual(g.video.frames, 118)
+        let x = try found(early)
+        XCTAssertEqual(x.video.duration, 3.4, accuracy: 0.001, "early: 102 frames at 30 fps")
+        XCTAssertEqual(x.flashes.count, 4)
+        XCTAssertEqual(x.flashes.last ?? 0, clip.events.last! - 0.6, accuracy: 0.001, "early: the last flash 600 ms before its beep")
+        XCTAssertEqual(x.beeps.last ?? 0, clip.events.last!, accuracy: 0.005)
+    }
+}
+
+/// The whole matrix: every command on every event clip (8 by 6 rows; about 7 minutes of a debug
+/// build beside other builds).
+final class TimelineMatrixSlowTests: EventMatrixCase {
+    func each(_ command: String) throws { for name in Self.clipNames { try matrixRow(command, name) } }
+    func testFilterNone() throws { try each("filter-none") }
+    func testFilterMono() throws { try each("filter-mono") }
+    func testSnake() throws { try each("snake") }
+    func testReverse() throws { try each("reverse") }
+    func testCut() throws { try each("cut") }
+    func testTimeCut() throws { try each("cut-time") }
+    func testConcat() throws { try each("concat") }
+    func testComposite() throws { try each("composite") }
+}
+
+/// The matrix on the real phone clips in ../shared/media/phones (edit lists, B-frames before the
+/// first I, VFR, jittery 60 fps, HDR; see its README): no flashes there, so each row judges the
+/// length against the clip's own timeline (as ffprobe reads it, edit lists applied) and
+/// `verify`. 4K and HDR pictures through a debug build: the slow tier.
+final class TimelineMatrixPhonesSlowTests: TimelineMatrixCase {
+    static let phones = ["sample_edit_list.mp4", "iibbibb_editlist_videoonly.mp4", "portrait_4k60.mp4", "hlg10-color-test.mp4"]
+
+    /// The video stream's length as ffprobe reads it (an edit list applied).
+    func timeline(_ path: String) throws -> Double {
+        let out = try Processes.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=duration", "-of", "csv=p=0", path])
+        // The first line: side data (rotation, Dolby Vision) adds lines of its own.
+        let first = String(decoding: out, as: UTF8.self).split(whereSeparator: \.isNewline).first.map { $0.split(separator: ",").first ?? "" } ?? ""
+        return try XCTUnwrap(Double(first), "\(path): ffprobe says \(String(decoding: out, as: UTF8.self))")
+    }
+
+    /// A row without events: the output's length and `verify`.
+    func plainRow(_ name: String, _ args: [String], output: String, length: (Double) -> Double) throws {
+        let run = try Processes.lockstep(args)
+        guard run.status == 0 else { return XCTFail("\(name): lockstep \(args.joined(separator: " ")) exited \(run.status): \(run.stderr)") }
+        let f = try found(output)
+        let want = length(f.video.step)
+        XCTAssertEqual(f.video.duration, want, accuracy: f.video.step + 0.001, "\(name): the output lasts \(f.video.duration) s, its input's timeline \(want) s")
+        let verify = try Processes.lockstep(["verify", output])
+        XCTAssertEqual(verify.status, 0, "\(name): verify says \(verify.stdout)\(verify.stderr)")
+    }
+
+    func testEveryCommandOnEveryPhoneClip() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-timeline-phones-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let trace = dir.appendingPathComponent("still.csv")
+        try Self.stillTrace(trace, seconds: 14)
+        let calibration = Repository.root.appendingPathComponent("Calibration/generic.json").path
+        for phone in Self.phones {
+            let clip = Repository.shared("phones/" + phone)
+            guard FileManager.default.fileExists(atPath: clip) else { XCTFail("\(clip) is not there (../shared/media/phones)"); continue }
+            let length = try timeline(clip)
+            func out(_ command: String) -> String { dir.appendingPathComponent("\(command)-\(phone)").path }
+            let rows: [(String, [String], (Double) -> Double)] = [
+                ("filter-none", ["filter", clip, "--filter", "none"], { _ in length }),
+                ("filter-mono", ["filter", clip, "--filter", "mono"], { _ in length }),
+                ("snake", ["snake", clip, "--imu", trace.path, "--calibration", calibration, "--front-scale", "1"], { _ in length }),
+                ("reverse", ["reverse", clip], { _ in length }),
+                ("cut", ["filter", clip, "--filter", "none", "--frames", "2:8"], { 6 * $0 }),
+                ("concat", ["concat", clip, clip], { _ in 2 * length }),
+                ("composite", ["composite", "--blend", "mix", clip, clip], { _ in length })
+            ]
+            for (command, args, want) in rows {
+                try plainRow("\(command) × \(phone)", args + ["-o", out(command)], output: out(command), length: want)
+            }
+        }
+    }
+}

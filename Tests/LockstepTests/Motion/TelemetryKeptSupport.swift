@@ -1,0 +1,112 @@
+import Compositor
+import Foundation
+import Media
+import TestSupport
+import XCTest
+
+@testable import Lockstep
+
+/// The outside readers the telemetry tests compare Lockstep's outputs with: telemetry-parser
+/// (scripts/telemetry-parser-dump) and ffprobe, and the check every kept track must pass.
+extension ScratchTestCase {
+    struct DumpFailed: Error { var line: String }
+
+    struct Dump: Decodable {
+        var model: String?
+        var imu: [[Double]]
+        var gyro_payloads: [[[Double]]]
+    }
+
+    /// telemetry-parser's reading of a file (scripts/telemetry-parser-dump).
+    func parserDump(_ path: String) throws -> Dump {
+        let script = EmbeddedTelemetryTests.script("telemetry-parser-dump")
+        let r = try Shell.run("python3", [script, path])
+        guard r.status == 0 else { throw DumpFailed(line: "telemetry-parser-dump \(path) failed (\(r.status)): \(r.stderr)") }
+        return try JSONDecoder().decode(Dump.self, from: r.stdout)
+    }
+
+    /// ffprobe's view of the `gpmd` stream: its handler name and its packets (pts, duration in s).
+    func probeTrack(_ path: String) throws -> (handler: String, packets: [(pts: Double, duration: Double)])? {
+        let streams = String(decoding: try Shell.check("ffprobe", ["-v", "error", "-show_entries", "stream=index,codec_tag_string:stream_tags=handler_name", "-of", "csv=p=0", path]), as: UTF8.self)
+        guard let line = streams.split(separator: "\n").first(where: { $0.contains("gpmd") }) else { return nil }
+        let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let index = fields[0]
+        let csv = String(decoding: try Shell.check("ffprobe", ["-v", "error", "-select_streams", index, "-show_entries", "packet=pts_time,duration_time", "-of", "csv=p=0", path]), as: UTF8.self)
+        let packets = csv.split(separator: "\n").map { row -> (Double, Double) in
+            let v = row.split(separator: ",").map { Double($0) ?? .nan }
+            return (v[0], v.count > 1 ? v[1] : .nan)
+        }
+        return (fields.count > 2 ? fields[2].trimmingCharacters(in: .whitespaces) : "", packets)
+    }
+
+    /// The gyro in `output` is the source's payloads `kept`, the first of them without its
+    /// samples before the cut (as many as the output lacks), the rest whole: telemetry-parser
+    /// reads the same values, Lockstep the same readings. The track as stored (ffprobe's packet
+    /// times, each payload's samples spread over its packet) times every sample within one
+    /// sample period of the source's moved by `start`, the first packet at 0. The readers fit a
+    /// rate over the payloads they are given, so a shorter track reads a little differently
+    /// from the whole: Lockstep within two sample periods of its reading of the source,
+    /// telemetry-parser within 25 ms (it reads an uncut chapter that the ffmpeg CLI split from
+    /// karma.mp4, whole payloads, 19.3 ms off its reading of the source). A payload kept whole
+    /// before the output's 0 was read 677 ms (FFmpeg) and 334 ms (telemetry-parser) off.
+    func assertGyro(
+        _ output: String, source path: String = TelemetryKeptTests.karma, keeps kept: Range<Int>, start: Double,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let source = try parserDump(path), out = try parserDump(output)
+        XCTAssertEqual(out.gyro_payloads.count, kept.count, "telemetry-parser's payloads", file: file, line: line)
+        guard let first = out.gyro_payloads.first, out.gyro_payloads.count == kept.count else { return }
+        let dropped = source.gyro_payloads[kept.lowerBound].count - first.count
+        XCTAssertGreaterThanOrEqual(dropped, 0, file: file, line: line)
+        XCTAssertEqual(first, Array(source.gyro_payloads[kept.lowerBound].suffix(first.count)), "the first payload's tail", file: file, line: line)
+        XCTAssertEqual(Array(out.gyro_payloads.dropFirst()), Array(source.gyro_payloads[kept.dropFirst()]), "telemetry-parser's gyro payloads", file: file, line: line)
+        let offset = source.gyro_payloads[..<kept.lowerBound].reduce(0) { $0 + $1.count } + dropped
+        let count = out.gyro_payloads.reduce(0) { $0 + $1.count }
+        let whole = try EmbeddedTelemetry.read(path: path), cut = try EmbeddedTelemetry.read(path: output)
+        let period = 1 / (try XCTUnwrap(try IMUInfoJob(options: IMUInfoOptions(path: path)).run()[0].rateHz))
+        XCTAssertEqual(cut.readings.count, count, file: file, line: line)
+        XCTAssertEqual(cut.cameraModel, whole.cameraModel, "the model, from the firmware tag carried", file: file, line: line)
+        XCTAssertEqual(cut.axisMapping, whole.axisMapping, file: file, line: line)
+        var worst = 0.0
+        for (i, r) in cut.readings.enumerated() where offset + i < whole.readings.count {
+            let s = whole.readings[offset + i]
+            XCTAssertEqual(r.gyro.x, s.gyro.x, file: file, line: line)
+            XCTAssertEqual(r.gyro.y, s.gyro.y, file: file, line: line)
+            XCTAssertEqual(r.gyro.z, s.gyro.z, file: file, line: line)
+            worst = max(worst, abs(Double(r.t) / 1e9 + start - Double(s.t) / 1e9))
+        }
+        XCTAssertLessThan(worst, 2 * period, "Lockstep's largest time difference against the source", file: file, line: line)
+        var parserWorst = 0.0
+        for (j, o) in out.imu.enumerated() where offset + j < source.imu.count {
+            parserWorst = max(parserWorst, abs(o[0] / 1000 + start - source.imu[offset + j][0] / 1000))
+        }
+        XCTAssertEqual(out.imu.count, count, file: file, line: line)
+        XCTAssertLessThan(parserWorst, 0.025, "telemetry-parser's largest time difference against the source", file: file, line: line)
+        // ffprobe: the packets at the source's, moved; the first (trimmed) at 0; each sample,
+        // spread over its packet, within one sample period of its place in the source.
+        let sourceTrack = try XCTUnwrap(try probeTrack(path), file: file, line: line)
+        let track = try XCTUnwrap(try probeTrack(output), "no gpmd stream in \(output)", file: file, line: line)
+        XCTAssertEqual(track.packets.count, kept.count, file: file, line: line)
+        var storedWorst = 0.0
+        for (n, (o, s)) in zip(track.packets, sourceTrack.packets[kept]).enumerated() {
+            XCTAssertEqual(o.pts, max(s.pts - start, 0), accuracy: 1e-3, "ffprobe's packet time", file: file, line: line)
+            let sourceCount = source.gyro_payloads[kept.lowerBound + n].count, count = out.gyro_payloads[n].count
+            guard o.duration.isFinite, s.duration.isFinite, count > 0 else { continue }
+            let skipped = sourceCount - count
+            for j in 0..<count {
+                let truth = s.pts + Double(skipped + j) * s.duration / Double(sourceCount) - start
+                storedWorst = max(storedWorst, abs(o.pts + Double(j) * o.duration / Double(count) - truth))
+            }
+        }
+        XCTAssertLessThan(storedWorst, period, "the stored track's largest time difference against the source", file: file, line: line)
+        let ms = { (v: Double) in String(format: "%.3f", v * 1000) }
+        print(
+            "TelemetryKeptTests: \(output): \(count) gyro samples (\(dropped) of the first payload cut), largest time difference \(ms(storedWorst)) ms (stored), "
+                + "\(ms(worst)) ms (Lockstep), \(ms(parserWorst)) ms (telemetry-parser); one sample: \(ms(period)) ms")
+        // `imu info`: the same count, the rate within 0.5% of the source's.
+        let info = try IMUInfoJob(options: IMUInfoOptions(path: output)).run()
+        XCTAssertEqual(info.count, 1, file: file, line: line)
+        XCTAssertEqual(info.first?.samples, count, file: file, line: line)
+        XCTAssertEqual(info.first?.rateHz ?? 0, 1 / period, accuracy: 0.005 / period, file: file, line: line)
+    }
+}
