@@ -13,6 +13,10 @@ enum ConcatTelemetry {
     /// Every clip's track, or nil with the sentence why when the user should hear it (nothing is
     /// said when no clip has a track).
     static func read(_ clips: [String], keepsTime: Bool) throws -> (kept: [CarriedTelemetry]?, notice: String?) {
+        // A clip read from a pipe is read once, by its decoder: a second reader here would take
+        // its bytes (ConcatCommandTests' stalled FIFO). Telemetry comes from regular files only.
+        let regular = clips.allSatisfy { (try? FileManager.default.attributesOfItem(atPath: $0)[.type] as? FileAttributeType) == .typeRegular }
+        guard regular else { return (nil, nil) }
         let tracks = try clips.map { try CarriedTelemetry.read(path: $0) }
         guard let firstIndex = tracks.firstIndex(where: { $0 != nil }), let first = tracks[firstIndex] else { return (nil, nil) }
         func notKept(_ why: String) -> (kept: [CarriedTelemetry]?, notice: String?) {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Lockstep
-import Motion
 
 extension SmoothingMethod: ExpressibleByArgument {}
 extension ZoomMode: ExpressibleByArgument {}

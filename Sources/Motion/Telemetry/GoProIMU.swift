@@ -38,13 +38,10 @@ public enum GoProIMU {
         }
         if out.model == nil { out.model = modelHint }
         out.stabilisation = InCameraStabilisation.goPro(settings)
-        // Video time 0 on the camera's clock, where the streams carry STMP (MAX, HERO8 and
-        // later): the first stamp of the frame-locked exposure stream (or of the per-frame
-        // orientation), less its payload's time on the video clock. That time is 0 in a camera's
-        // own file; in a cut that kept the payload straddling its start whole, the payload (and
-        // its first frame) begins before the cut's frame 0.
+        // The frames on the camera's clock: the first stamp of the frame-locked exposure stream
+        // (or of the per-frame orientation), where the streams carry STMP (MAX, HERO8 and later).
         let frameStamp = ["SHUT", "CORI"].lazy.compactMap { key in
-            timed.lazy.compactMap { t in t.0.streams.first { $0.key == key }?.timestampUs.map { $0 - t.1.time * 1e6 } }.first
+            timed.lazy.compactMap { $0.0.streams.first { $0.key == key } }.first?.timestampUs
         }.first
         var stamped = false
         func vectors(_ key: FourCC) -> ([TimedVector], Double?) {
