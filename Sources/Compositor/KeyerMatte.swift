@@ -38,11 +38,15 @@ public struct ColourDifference: Sendable, Equatable {
     }
 
     /// The screen strength of chroma (u, v) (centred on 0): 0 where the primary is not the
-    /// largest channel (Blender's rule: such a pixel is foreground, whatever the balance says).
+    /// largest channel (Blender's rule: such a pixel is foreground, whatever the balance says),
+    /// and at most twice the primary's lead over the larger other channel, so it falls to 0
+    /// continuously there. (With a switch to 0, an orange or pink edge half over the screen,
+    /// whose mix sits at that boundary, flipped with the noise between partly keyed and opaque:
+    /// issue 44's flowers and trolls plates, the matte's crawl.)
     @inline(__always) public func strength(u: Float, v: Float) -> Float {
         let s = ku * u + kv * v
         let e1 = d1u * u + d1v * v, e2 = d2u * u + d2v * v
-        return min(e1, e2) > 0 ? max(s, 0) : 0
+        return max(min(s, 2 * min(e1, e2)), 0)
     }
 
     public func strength(of color: YUVColor) -> Float {

@@ -67,8 +67,7 @@ enum KeyerVectors {
     @inline(__always) static func strength(_ u: Vector8, _ v: Vector8, _ k: ColourDifference) -> Vector8 {
         let s = k.ku * u + k.kv * v
         let e1 = k.d1u * u + k.d1v * v, e2 = k.d2u * u + k.d2v * v
-        // min(e1, e2) > 0 ? max(s, 0) : 0, without NaNs to care about.
-        return keep(s, where: (e1 .> 0) .& (e2 .> 0) .& (s .> 0))
+        return VectorMath.max(VectorMath.min(s, 2 * VectorMath.min(e1, e2)), Vector8(repeating: 0))
     }
 
     /// `Despill.apply` in every lane.
@@ -86,8 +85,9 @@ enum KeyerVectors {
 
     /// How far each chroma sample stands from the local screen (`KeyerSettings.coreClip`): 0 where
     /// the squared distance of (u, v) from the screen's (su, sv) is at most `clip2` times the
-    /// screen's own squared chroma, 255 from twice that on (1.41 times the clip's distance),
-    /// linear between: a soft step, so that noise moves the core a little instead of switching it.
+    /// screen's own squared chroma, 255 from four times that on (twice the clip's distance),
+    /// linear between: a soft step, so that noise moves the core a little instead of switching it
+    /// (a step to 1.41 times the distance flipped thin leaves' cores with the noise, issue 44).
     static func farRow(
         u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>, su: UnsafePointer<Float>, sv: UnsafePointer<Float>, count: Int,
         clip2: Float, into out: UnsafeMutablePointer<UInt8>
@@ -97,13 +97,13 @@ enum KeyerVectors {
             let a = loadFloats(su + cx), b = loadFloats(sv + cx)
             let du = bytes(u + cx) - 128 - a, dv = bytes(v + cx) - 128 - b
             let ss = clip2 * (a * a + b * b)
-            storeBytes(clampBytes((du * du + dv * dv - ss) * 255 / VectorMath.max(ss, Vector8(repeating: 1e-6))), out + cx)
+            storeBytes(clampBytes((du * du + dv * dv - ss) * 255 / VectorMath.max(3 * ss, Vector8(repeating: 1e-6))), out + cx)
             cx += 8
         }
         for cx in cx..<count {
             let du = Float(Int32(u[cx]) - 128) - su[cx], dv = Float(Int32(v[cx]) - 128) - sv[cx]
             let ss = clip2 * (su[cx] * su[cx] + sv[cx] * sv[cx])
-            out[cx] = clampByte((du * du + dv * dv - ss) * 255 / max(ss, 1e-6))
+            out[cx] = clampByte((du * du + dv * dv - ss) * 255 / max(3 * ss, 1e-6))
         }
     }
 

@@ -68,8 +68,11 @@ final class KeyerRealEdgeTests: XCTestCase {
         XCTAssertEqual(edge, luma * 0.8 * (0.1 + 0.5 * 0.5), accuracy: 1e-3)
     }
 
-    /// A screen with a solid leaf-green disc and a one-pixel leaf-green line: the disc keys
-    /// opaque with the core matte (a hole without it), the line keeps the soft matte.
+    /// A screen with a solid leaf-green disc and a one-pixel leaf-green line: the core matte
+    /// raises the disc (a hole without it), the line keeps the soft matte. (With the core's step
+    /// from the clip's distance to twice it, this leaf, about 1.5 times the clip's distance from
+    /// the screen, is raised from about 75 to 90-100, not to 255: the price of a core that does
+    /// not flip with the noise, issue 44.)
     func testTheCoreMatteFillsASolidGreenSubjectAndSparesAThinStrand() {
         let w = 96, h = 48
         let fg = YUVBuffer(width: w, height: h)
@@ -82,7 +85,9 @@ final class KeyerRealEdgeTests: XCTestCase {
         let without = Keyer(settings: off).computeMatte(fg.image).alphaPlane
         XCTAssertLessThan(without[32, 24], 128, "without the core the leaf is a hole")
         let with = Keyer(settings: KeyerSettings()).computeMatte(fg.image).alphaPlane
-        for (x, y) in [(24, 16), (32, 24), (40, 32)] { XCTAssertEqual(with[x, y], 255, "inside the leaf at \(x), \(y)") }
+        for (x, y) in [(24, 16), (32, 24), (40, 32)] {
+            XCTAssertGreaterThan(Int(with[x, y]), Int(without[x, y]) + 10, "inside the leaf at \(x), \(y)")
+        }
         XCTAssertLessThan(with[72, 24], 255, "the strand is not made solid")
         XCTAssertEqual(with[4, 4], 0, "the screen")
     }
@@ -119,5 +124,23 @@ final class KeyerRealEdgeTests: XCTestCase {
         let plain = Keyer(settings: off)
         _ = plain.computeMatte(frame(u1, luma: 100).image)
         XCTAssertEqual(plain.computeMatte(frame(u2, luma: 100).image).alphaPlane[20, 4], raw2)
+    }
+
+    func testTheScreenStrengthFallsToZeroWithoutAJumpWhereGreenStopsLeading() {
+        // Chroma along the line from a green screen's to an orange subject's: the mix of an
+        // orange edge over the screen crosses the point where green stops being the largest
+        // channel. The strength there falls to 0 without a step (a step flipped such an edge
+        // between partly keyed and opaque with the noise), and is 0 past it.
+        let key = ColourDifference(screen: RGB(r: 0, g: 255, b: 0), balance: 0.5)
+        let s = YUVColor(rgb: RGB(r: 36, g: 148, b: 61)), f = YUVColor(rgb: RGB(r: 177, g: 57, b: 11))
+        let (su, sv) = (Float(Int(s.u) - 128), Float(Int(s.v) - 128)), (fu, fv) = (Float(Int(f.u) - 128), Float(Int(f.v) - 128))
+        let strengths = (0...200).map { i -> Float in
+            let t = Float(i) / 200
+            return key.strength(u: su + t * (fu - su), v: sv + t * (fv - sv))
+        }
+        let steps = zip(strengths, strengths.dropFirst()).map { abs($0 - $1) }
+        XCTAssertGreaterThan(strengths[0], 80)
+        XCTAssertEqual(strengths[200], 0)
+        XCTAssertLessThan(steps.max()!, 2.5, "the largest step between neighbouring mixes")
     }
 }

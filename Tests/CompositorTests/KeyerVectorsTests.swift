@@ -54,7 +54,7 @@ final class KeyerVectorsTests: XCTestCase {
                 let su = screen.at(gu, 2 * cx), sv = screen.at(gv, 2 * cx)
                 let du = Float(Int(fg.u[cx, cy]) - 128) - su, dv = Float(Int(fg.v[cx, cy]) - 128) - sv
                 let ss = keyer.coreClip2 * (su * su + sv * sv)
-                far[cy][cx] = clampByte((du * du + dv * dv - ss) * 255 / max(ss, 1e-6))
+                far[cy][cx] = clampByte((du * du + dv * dv - ss) * 255 / max(3 * ss, 1e-6))
             }
         }
         func core(_ cx: Int, _ cy: Int) -> UInt8 {
