@@ -46,6 +46,9 @@ func ownSettings(_ module: String) -> [SwiftSetting] {
 }
 let sanitizerLink: [LinkerSetting] = sanitizer.map { [.unsafeFlags(["-sanitize=\($0)"])] } ?? []
 let sanitizerC: [CSetting] = sanitizer.map { [.unsafeFlags(["-fsanitize=\($0)"])] } ?? []
+// The C kernels (CVectors) are the product's own too: at -O0 their eight-lane vectors become
+// memory round trips (the stabiliser's warp ran several times slower in a debug build).
+let optimizeC: [CSetting] = optimize == "1" || optimize.split(separator: " ").contains("CVectors") ? [.unsafeFlags(["-O2"], .when(configuration: .debug))] : []
 
 let package = Package(
     name: "lockstep",
@@ -74,7 +77,7 @@ let package = Package(
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
 
         // The kernels' vector conversions, in C so that they are always inlined (CVectors.h says why).
-        .target(name: "CVectors", cSettings: sanitizerC),
+        .target(name: "CVectors", cSettings: sanitizerC + optimizeC),
         .target(
             name: "Compositor", dependencies: ["CVectors", .product(name: "RealModule", package: "swift-numerics")],
             swiftSettings: ownSettings("Compositor")),

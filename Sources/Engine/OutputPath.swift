@@ -14,14 +14,15 @@ import Synchronization
 ///   rename would replace the node itself (as root, `-o /dev/null` made /dev/null a JSON file,
 ///   and a reader waiting on a FIFO waited forever); a symbolic link is written through, so
 ///   the file it names is replaced and the link kept;
-/// - an instance is one output being written: a hidden temporary file in the same folder
-///   (`.<name>.lockstep-<pid>-<random>.tmp`), renamed over the output only by `commit()`, so a
-///   failure never leaves a half-written file under the output's name and never touches a file
-///   the user already had there;
-/// - the temporary is removed by `discard()` (and by `deinit` when not committed) through a
-///   descriptor of its folder, so it is removed even when the folder was renamed or replaced
-///   while the job ran; `discardAll()` removes every temporary of the process at once, for a
-///   process that must exit without unwinding (the CLI's last resort after a stop signal);
+/// - a file is written only inside `OutputPath.writing(to:) { file in ... }`: the body writes a
+///   hidden temporary file in the same folder (`.<name>.lockstep-<pid>-<random>.tmp`, at
+///   `file.path`), which is renamed over the output when the body returns and removed when it
+///   throws, so a failure never leaves a half-written file under the output's name and never
+///   touches a file the user already had there; no caller can forget either end;
+/// - the temporary is removed through a descriptor of its folder, so it is removed even when
+///   the folder was renamed or replaced while the job ran; `discardAll()` removes every
+///   temporary of the process at once, for a process that must exit without unwinding (the
+///   CLI's last resort after a stop signal);
 /// - a run killed with SIGKILL cannot remove its own, so the next run into that folder removes
 ///   those whose process is gone (`removeStaleTemporaries`), and never one of a live run.
 ///
@@ -56,7 +57,7 @@ public final class OutputPath: Sendable {
 
     /// Reserves a temporary beside `output` (after removing stale ones of dead runs there). The
     /// file itself is made by whoever writes it, at `path`.
-    public init(for output: String) throws {
+    private init(for output: String) throws {
         self.output = output
         try Self.refuseStandardOutput(output)
         try Self.checkKind(output)
@@ -66,7 +67,7 @@ public final class OutputPath: Sendable {
         Self.removeStaleTemporaries(in: folderPath)
         let fd = open(folderPath, Self.pathOnly | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw JobError("\(output): the folder \(folderPath) cannot be opened (\(String(cString: strerror(errno))))")
+            throw OutputPathError.folderCannotBeOpened(output, folder: folderPath, why: String(cString: strerror(errno)))
         }
         // A folder nobody may write in (a read-only mount, its mode) fails here, naming the
         // output, not later naming the temporary (`imu import -o /read-only/x.sqlite` said
@@ -75,7 +76,7 @@ public final class OutputPath: Sendable {
             let why = String(cString: strerror(errno))
             close(fd)
             let spelled = (output as NSString).deletingLastPathComponent
-            throw JobError("\(output): cannot be written: the folder \(spelled.isEmpty ? "." : spelled) is not writable (\(why)).")
+            throw OutputPathError.folderNotWritable(output, folder: spelled.isEmpty ? "." : spelled, why: why)
         }
         folder = fd
         path = Self.temporary(beside: target)
@@ -88,12 +89,75 @@ public final class OutputPath: Sendable {
         close(folder)
     }
 
+    // MARK: the scoped writer
+
+    /// What a finished file does to a file found under the output's name at the end.
+    public enum Landing: Sendable {
+        /// Replaces it (a regular file; a node is refused, `checkKind`).
+        case replacing
+        /// Lands only where nothing is (link(2), not rename(2)): a file made under the name while
+        /// the body ran is kept, and the move fails with `OutputPath.NameTaken`.
+        case whereNothingIs
+    }
+
+    /// `Landing.whereNothingIs` found the name taken, or could not link (`code`, an errno).
+    public struct NameTaken: Error, CustomStringConvertible {
+        public let output: String
+        public let code: Int32
+        public var description: String { "\(output): cannot be made (\(String(cString: strerror(code))))" }
+    }
+
+    /// Writes one output: `body` writes the file at `file.path` (or with `file.writeAll`); when
+    /// it returns, the file is moved onto the output's name (`landing`) and its value returned;
+    /// when it throws, the temporary is removed and the error goes on, naming the output where it
+    /// named the temporary (`explain`).
+    public static func writing<T>(to output: String, landing: Landing = .replacing, _ body: (OutputPath) throws -> T) throws -> T {
+        let file = try OutputPath(for: output)
+        let value: T
+        do { value = try body(file) } catch {
+            file.discard()
+            throw file.explain(error)
+        }
+        try file.commit(landing)
+        return value
+    }
+
+    /// Several outputs written side by side, each kept or dropped on its own (`filter --variants`,
+    /// whose variants fail alone): `body` gets, per output, its temporary or the reason none could
+    /// be made, and returns its value with the outputs to keep (by index). On return those are
+    /// moved into place (a move's failure comes back in `failures`, at its output's index) and the
+    /// others removed; on throw every one is removed.
+    public static func writing<T>(
+        toEach outputs: [String], _ body: ([Result<OutputPath, any Error>]) throws -> (value: T, keep: [Bool])
+    ) throws -> (value: T, failures: [(any Error)?]) {
+        let files = outputs.map { o in Result { try OutputPath(for: o) } }
+        let made = files.compactMap { try? $0.get() }
+        let value: T, keep: [Bool]
+        do { (value, keep) = try body(files) } catch {
+            for f in made { f.discard() }
+            throw made.reduce(error) { $1.explain($0) }
+        }
+        let failures = files.enumerated().map { i, f -> (any Error)? in
+            guard case .success(let file) = f else { return nil }
+            guard keep.indices.contains(i), keep[i] else {
+                file.discard()
+                return nil
+            }
+            do { try file.commit(.replacing) } catch { return error }
+            return nil
+        }
+        return (value, failures)
+    }
+
     /// Moves the finished temporary onto the output's name. The output lands where the user
     /// named it, in whatever folder is there now; when nothing can be there (the folder was
     /// removed, or moved to another file system) the temporary is removed and the error says why.
-    public func commit() throws {
+    private func commit(_ landing: Landing) throws {
+        // Whatever happens the temporary is gone after this: `discardAll` must not look for it.
+        defer { Self.live.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) } }
+        if landing == .whereNothingIs { return try link() }
         try state.withLock { state in
-            guard state == .writing else { throw JobError("\(output): already \(state == .committed ? "written" : "abandoned")") }
+            guard state == .writing else { throw OutputPathError.alreadyEnded(output, committed: state == .committed) }
             // A node made under the name while the job ran is not replaced either.
             do { try Self.checkKind(output) } catch {
                 unlinkTemporary()
@@ -110,15 +174,26 @@ public final class OutputPath: Sendable {
                     why == ENOENT || why == EXDEV
                     ? "the folder \(folderPath) was moved or removed while writing (\(String(cString: strerror(why))))"
                     : String(cString: strerror(why))
-                throw JobError("\(output): cannot move the finished file into place: \(cause); nothing was written")
+                throw OutputPathError.cannotMoveIntoPlace(output, cause: cause)
             }
             state = .committed
         }
-        Self.live.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
+    }
+
+    /// `Landing.whereNothingIs`: links the temporary under the output's name, which fails when
+    /// anything is there, then removes the temporary's own name.
+    private func link() throws {
+        try state.withLock { state in
+            guard state == .writing else { throw OutputPathError.alreadyEnded(output, committed: state == .committed) }
+            let linked = linkat(folder, name, AT_FDCWD, target, 0) == 0, why = errno
+            unlinkTemporary()
+            state = linked ? .committed : .discarded
+            if !linked { throw NameTaken(output: output, code: why) }
+        }
     }
 
     /// Removes the temporary (and any SQLite companions) if it was not committed. Idempotent.
-    public func discard() {
+    private func discard() {
         state.withLock { state in
             guard state == .writing else { return }
             unlinkTemporary()
@@ -126,8 +201,6 @@ public final class OutputPath: Sendable {
         }
         Self.live.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
     }
-
-    public var isCommitted: Bool { state.withLock { $0 == .committed } }
 
     private func unlinkTemporary() {
         unlinkat(folder, name, 0)
@@ -150,15 +223,13 @@ public final class OutputPath: Sendable {
     /// Writes `data` as the whole file and commits it: the small outputs (profiles, reports,
     /// plots, manifests).
     public static func write(_ data: Data, to output: String) throws {
-        let pending = try OutputPath(for: output)
-        try pending.writeAll(data)
-        try pending.commit()
+        try writing(to: output) { try $0.writeAll(data) }
     }
 
     /// Writes `data` to the temporary (made here), then syncs nothing: rename is the commit.
     public func writeAll(_ data: Data) throws {
         let fd = openat(folder, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw JobError("\(output): cannot be written (\(String(cString: strerror(errno))))") }
+        guard fd >= 0 else { throw OutputPathError.cannotBeWritten(output, why: String(cString: strerror(errno))) }
         defer { close(fd) }
         try data.withUnsafeBytes { raw in
             var done = 0
@@ -166,7 +237,7 @@ public final class OutputPath: Sendable {
                 let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    throw JobError("\(output): cannot be written (\(String(cString: strerror(errno))))")
+                    throw OutputPathError.cannotBeWritten(output, why: String(cString: strerror(errno)))
                 }
                 done += n
             }
@@ -201,8 +272,8 @@ public final class OutputPath: Sendable {
     public static func check(_ output: String, inputs: [String]) throws {
         let ext = (output as NSString).pathExtension.lowercased()
         try refuseStandardOutput(output)
-        guard !output.hasSuffix("/") else { throw JobError("\(output): ends in /, a folder's name; give a file name.") }
-        guard containers[ext] != nil else { throw JobError("\(output): the output must end in .mp4, .m4v, .mov or .mkv.") }
+        guard !output.hasSuffix("/") else { throw OutputPathError.endsInSlash(output) }
+        guard containers[ext] != nil else { throw OutputPathError.notAMovieName(output) }
         try checkPlace(output, inputs: inputs)
     }
 
@@ -210,32 +281,32 @@ public final class OutputPath: Sendable {
     /// length, and that it is not one of the inputs (`thumbnail` writes images, `imu export`
     /// traces, `calibrate` profiles).
     public static func checkPlace(_ output: String, inputs: [String]) throws {
-        guard !output.isEmpty else { throw JobError("the output's name is empty; give a file name.") }
+        guard !output.isEmpty else { throw OutputPathError.emptyName }
         try refuseStandardOutput(output)
         // "out.mp4/" passed every check and failed at the rename, after the whole job.
-        guard !output.hasSuffix("/") else { throw JobError("\(output): ends in /, a folder's name; give a file name.") }
+        guard !output.hasSuffix("/") else { throw OutputPathError.endsInSlash(output) }
         let url = URL(fileURLWithPath: output)
         let name = url.lastPathComponent.utf8.count
         guard name <= nameMax else {
-            throw JobError("\(output): the file name is \(name) bytes long; the longest a folder takes is \(nameMax).")
+            throw OutputPathError.nameTooLong(output, bytes: name, limit: nameMax)
         }
         let folder = url.deletingLastPathComponent().path
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw JobError("\(output): the folder \(folder) does not exist.")
+            throw OutputPathError.missingFolder(output, folder: folder)
         }
         // A folder under the name: the file could only be written at the end, after the work,
         // and then failed with Foundation's error dump (snake --report DIR, calibrate -o DIR).
         try checkKind(output)
         if inputs.contains(where: { sameFile(output, $0) }) {
-            throw JobError("\(output) is also an input; write the output somewhere else.")
+            throw OutputPathError.isAnInput(output)
         }
     }
 
     /// "-" is standard output to many tools, but every output here is renamed into place when
     /// complete (and movies, stores and profiles are not streams): a file named "-" was made.
     public static func refuseStandardOutput(_ output: String) throws {
-        if output == "-" { throw JobError("-o -: Lockstep does not write its outputs to standard output; give a file name.") }
+        if output == "-" { throw OutputPathError.standardOutput }
     }
 
     /// Refuses a name under which something other than a regular file exists (through any
@@ -247,14 +318,14 @@ public final class OutputPath: Sendable {
         let what: String
         switch st.st_mode & S_IFMT {
         case S_IFREG: return
-        case S_IFDIR: throw JobError("\(output) is a folder; give a file name.")
+        case S_IFDIR: throw OutputPathError.isAFolder(output)
         case S_IFCHR: what = "a device (character special file)"
         case S_IFBLK: what = "a device (block special file)"
         case S_IFIFO: what = "a named pipe (FIFO)"
         case S_IFSOCK: what = "a socket"
         default: what = "not a regular file"
         }
-        throw JobError("\(output) is \(what); an output replaces only a regular file, so give a file's name.")
+        throw OutputPathError.notARegularFile(output, what: what)
     }
 
     /// The file a symbolic link at `output` names (links followed to the end), so that writing
@@ -280,9 +351,9 @@ public final class OutputPath: Sendable {
     /// Each input exists, is a file (or a pipe) and can be read.
     public static func checkInput(_ input: String) throws {
         var folder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: input, isDirectory: &folder) else { throw JobError("\(input): no such file.") }
-        guard !folder.boolValue else { throw JobError("\(input): is a folder, not a movie.") }
-        guard FileManager.default.isReadableFile(atPath: input) else { throw JobError("\(input): permission denied.") }
+        guard FileManager.default.fileExists(atPath: input, isDirectory: &folder) else { throw OutputPathError.noSuchInput(input) }
+        guard !folder.boolValue else { throw OutputPathError.inputIsAFolder(input) }
+        guard FileManager.default.isReadableFile(atPath: input) else { throw OutputPathError.inputNotReadable(input) }
     }
 
     // MARK: temporary names

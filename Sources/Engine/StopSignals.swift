@@ -31,8 +31,8 @@ private var SIGRTMAX: Int32 { __libc_current_sigrtmax() }
 public struct StopPolicy: Equatable, Sendable {
     public enum Phase: Equatable, Sendable { case idle, running, finished }
     public enum Action: Equatable, Sendable {
-        /// End the process now with this status.
-        case exit(Int32)
+        /// End the process now, stopped by this signal (the status is the CLI's, `install`).
+        case exit(signal: Int32)
         /// Ask the running job to stop.
         case cancel(Int32)
         case ignore
@@ -47,7 +47,7 @@ public struct StopPolicy: Equatable, Sendable {
         switch phase {
         case .idle:
             if first == nil { first = sig }
-            return .exit(128 + first!)
+            return .exit(signal: first!)
         case .running:
             guard first == nil else { return .ignore }
             first = sig
@@ -79,8 +79,13 @@ public enum StopSignals {
         package var stuck: String
     }
     private static let state = Mutex<(policy: StopPolicy, job: Job?)>((StopPolicy(), nil))
+    /// The exit status of a process ended by a signal, as the program decides it (`install`).
+    private static let status = Mutex<(@Sendable (Int32) -> Int32)?>(nil)
 
-    public static func install() {
+    /// `statusOfSignal`: the status a process stopped by a signal ends with (the CLI's one place
+    /// that decides statuses).
+    public static func install(statusOfSignal: @escaping @Sendable (Int32) -> Int32) {
+        status.withLock { $0 = statusOfSignal }  // before any handler can need it
         // SIGXFSZ: a write past the file-size limit fails with EFBIG, which the writer reports.
         signal(SIGXFSZ, SIG_IGN)
         // SIGPROF cannot be heard through a Dispatch signal source on Linux: libdispatch never
@@ -111,12 +116,12 @@ public enum StopSignals {
     private static func act(_ action: StopPolicy.Action, _ job: Job?) {
         switch action {
         case .ignore: break
-        case .exit(let status):
+        case .exit(let sig):
             // Before a job has started (a command still opening its inputs, e.g. blocked on a
             // FIFO): nothing was written; say so in the line every stopped job ends with.
             FileHandle.standardError.write(Data("Error: cancelled\n".utf8))
             OutputPath.discardAll()
-            _exit(status)
+            _exit(status.withLock { $0 }!(sig))
         case .cancel(let sig):
             guard let job else { return }
             job.cancel(sig)
@@ -126,7 +131,7 @@ public enum StopSignals {
                 guard state.withLock({ $0.policy.phase == .running }) else { return }
                 FileHandle.standardError.write(Data("Error: \(job.stuck)\n".utf8))
                 OutputPath.discardAll()
-                _exit(128 + sig)
+                _exit(status.withLock { $0 }!(sig))
             }
         }
     }

@@ -1,4 +1,4 @@
-// The jobs speak in the lower modules' values: Engine's (JobError, CommandFailure, OutputPath,
+// The jobs speak in the lower modules' values: Engine's (JobError, OutputPath,
 // StopSignals, ProgressMeter), Compositor's (Rational, Size, RGB, Provenance),
 // Media's (EncodeSettings, MediaError, probe results), Motion's (IMUReading, TraceInfo,
 // Calibration), MotionIO's files, TraceStore's stores and Verify's reports. A user of the library,

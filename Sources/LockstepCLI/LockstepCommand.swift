@@ -27,27 +27,27 @@ struct LockstepCommand: ParsableCommand {
             JoinSegmentsCommand.self
         ])
 
-    /// ArgumentParser's own `main`, except that the library's failures end the process with their
-    /// own status and line (`CommandFailure`: the one place they are mapped), and that a message
+    /// ArgumentParser's own `main`, except that the library's failures and the commands' endings
+    /// end the process with the status and line `ExitStatus` gives them, and that a message
     /// line of more than 500 characters, or with control characters, is shortened and escaped: a value that fails to parse is echoed
     /// whole (a 100 KB `--garbage polygon:...` was a 100 KB error line; an escape sequence in a
     /// value reached the terminal).
     static func main() {
-        StopSignals.install()
+        StopSignals.install(statusOfSignal: ExitStatus.stopped(by:))
         do {
             var command = try parseAsRoot()
             try command.run()
-            if let line = StandardOutput.failure() { fail(line, status: 1) }
+            if let line = StandardOutput.failure() { fail(line, status: ExitStatus.failure) }
         } catch {
-            // The library's failures carry their own status and line (CommandFailure); the
-            // parser's errors and anything else, ArgumentParser's.
-            let failure = error as? CommandFailure
-            let code = failure.map { ExitCode($0.exitStatus) } ?? exitCode(for: error)
-            var text = failure.map { "Error: \($0.description)" } ?? fullMessage(for: error)
+            // The library's failures and the commands' endings: `ExitStatus`'s status and line;
+            // the parser's errors and anything else, ArgumentParser's.
+            let ending = ExitStatus.of(error)
+            let code = ending.map { ExitCode($0.status) } ?? exitCode(for: error)
+            var text = ending.map { e in e.line.map { "Error: \($0)" } ?? "" } ?? fullMessage(for: error)
             if code == .success {
                 // --help and --version: many lines, printed as they are.
                 if !text.isEmpty { print(text) }
-                if let line = StandardOutput.failure() { fail(line, status: 1) }
+                if let line = StandardOutput.failure() { fail(line, status: ExitStatus.failure) }
                 Foundation.exit(code.rawValue)
             }
             // A report printed before a failing status (verify's violations) that did not reach
@@ -55,7 +55,7 @@ struct LockstepCommand: ParsableCommand {
             if let line = StandardOutput.failure() { FileHandle.standardError.write(Data("Error: \(line)\n".utf8)) }
             // The message itself (a path or value the user gave may hold a line break) is
             // escaped whole before the text is cut into lines: it stays one line, the usage after it.
-            let message = failure?.description ?? self.message(for: error)
+            let message = ending.map { $0.line ?? "" } ?? self.message(for: error)
             if message.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" }) {
                 text = text.replacingOccurrences(of: message, with: MessageText.quote(message, limit: 500))
             }

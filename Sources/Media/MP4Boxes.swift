@@ -91,6 +91,42 @@ enum MP4Boxes {
         return .perSample(perSample, shift: shift)
     }
 
+    /// The track's stored sample durations (`stts`, the track's timescale, decode order),
+    /// checked against `sampleCount`; nil as for `compositionOffsets`, or when the runs do not
+    /// add up to the count. FFmpeg's packets may not carry them: mov.c fits a track's last
+    /// sample to the track's declared length (the shared HERO7's `gpmd`: 1.001 s stored, 1.735 s
+    /// read), and a reader timing samples by the stored durations (telemetry-parser) then reads
+    /// a copy written with FFmpeg's duration late.
+    static func sampleDurations(path: String, trackID: Int32, sampleCount: Int) -> [UInt32]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard sampleCount > 0, let stbl = sampleTableBoxes(fd, trackID: trackID) else { return nil }
+        let stts = stbl.filter { $0.type == "stts" }
+        guard stts.count == 1, let body = Optional(stts[0].body), body.count >= 8,
+            let head = read(fd, at: body.lowerBound, count: 8, atLeast: 8)
+        else { return nil }
+        let entries = Int(bigEndian(head, 4, 4))
+        guard entries > 0, entries <= sampleCount, Int64(entries) * 8 <= Int64(body.count) - 8,
+            let runs = read(fd, at: body.lowerBound + 8, count: entries * 8, atLeast: entries * 8)
+        else { return nil }
+        return durations(runs: runs, entries: entries, sampleCount: sampleCount)
+    }
+
+    /// The pure half of `sampleDurations`: `runs` holds `entries` big-endian (sample_count,
+    /// sample_delta) pairs; nil when they do not add up to `sampleCount` exactly.
+    static func durations(runs: [UInt8], entries: Int, sampleCount: Int) -> [UInt32]? {
+        guard runs.count >= entries * 8 else { return nil }
+        var out: [UInt32] = []
+        out.reserveCapacity(sampleCount)
+        for i in 0..<entries {
+            let count = bigEndian(runs, i * 8, 4), delta = UInt32(bigEndian(runs, i * 8 + 4, 4))
+            guard count <= UInt64(sampleCount - out.count) else { return nil }
+            out.append(contentsOf: repeatElement(delta, count: Int(count)))
+        }
+        return out.count == sampleCount ? out : nil
+    }
+
     /// The body of `moov/udta/GPMF`, where GoPro writes the recording's settings (HERO7 and
     /// later: `EISE`/`EISA` stabilisation, lens, firmware) as a GPMF payload; nil when there is
     /// none or it is larger than `limit` bytes (GoPro's is a few kB).

@@ -88,8 +88,9 @@ public final class TelemetryDemuxer {
         }
     }
 
-    /// Every packet of the telemetry stream, in file order. A packet without a duration lasts
-    /// until the next one's time (the last one: zero).
+    /// Every packet of the telemetry stream, in file order, none lasting longer than its stored
+    /// `stts` duration when the file has one per packet. A packet without a duration lasts until the
+    /// next one's time (the last one: to the track's end).
     public func packets() throws -> [TelemetryTrackPacket] {
         let packet = Packet()
         var out: [TelemetryTrackPacket] = []
@@ -108,6 +109,18 @@ public final class TelemetryDemuxer {
         // without a duration ends. The ffmpeg CLI's segment muxer writes a chapter's last payload
         // so (mov.c gives it none), and a packet of no length is a sample no reader sees.
         let st = input.context.pointee.streams[Int(dataStream)]!.pointee
+        // mov.c gives a track's last sample the length left to the track's declared end, longer
+        // or shorter than the one stored. Shorter is right (karma.mp4's last payload holds 28
+        // gyro samples, 0.07 s, stored as 1.001 s); longer is not (the HERO7's holds 201, a
+        // second's worth, stored as 1.001 s, read as 1.735 s). So a packet lasts the shorter of
+        // the two, where the stored durations describe these packets one for one (mov.c's stream
+        // id is the track's ID, its time base the track's timescale).
+        if let stored = MP4Boxes.sampleDurations(path: path, trackID: st.id, sampleCount: out.count) {
+            for i in out.indices where stored[i] > 0 {
+                let kept = Double(stored[i]) * tb
+                out[i].duration = out[i].duration > 0 ? min(out[i].duration, kept) : kept
+            }
+        }
         let trackEnd: Double? =
             st.duration > 0 ? Double((st.start_time != NOPTS ? st.start_time : 0) + st.duration) * tb - videoStart : nil
         for i in out.indices where out[i].duration <= 0 {

@@ -20,14 +20,12 @@ public struct RecorderStateMachine: Sendable {
         /// The device failed or vanished; the message says how.
         case failed(String)
 
-        /// 0 where the end was asked for, 128 + the signal for SIGTERM (143) and SIGHUP (129): the
-        /// recording was ended by something other than its user; 1 for a failure.
-        public var exitStatus: Int32 {
+        /// Whether the end was the user's wish (Ctrl-C, --duration, the sample count); SIGTERM
+        /// and SIGHUP ended it from elsewhere, and a failure is a failure.
+        public var wasAskedFor: Bool {
             switch self {
-            case .interrupted, .durationReached, .sampleLimitReached: 0
-            case .terminated: 143
-            case .hungUp: 129
-            case .failed: 1
+            case .interrupted, .durationReached, .sampleLimitReached: true
+            case .terminated, .hungUp, .failed: false
             }
         }
 

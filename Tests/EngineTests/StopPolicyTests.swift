@@ -7,9 +7,9 @@ import XCTest
 final class StopPolicyTests: XCTestCase {
     func testBeforeAJobTheProcessEndsWithTheFirstSignal() {
         var p = StopPolicy()
-        XCTAssertEqual(p.heard(SIGTERM), .exit(128 + SIGTERM))
+        XCTAssertEqual(p.heard(SIGTERM), .exit(signal: SIGTERM))
         // A second signal before anything started still names the first.
-        XCTAssertEqual(p.heard(SIGINT), .exit(128 + SIGTERM))
+        XCTAssertEqual(p.heard(SIGINT), .exit(signal: SIGTERM))
         XCTAssertEqual(p.first, SIGTERM)
     }
 

@@ -56,50 +56,48 @@ public final class WarpMap {
         for k in 0..<(2 * columns) { rowNodes[k] = (a[k] + (b[k] - a[k]) * f) * scale + offset }
     }
 
+    /// For each output row of the luma plane, then of the chroma planes (`chromaRows` of them),
+    /// the row's sampling positions, handed to `luma` or `chroma` with the row's number: the
+    /// walk both bit depths share. Chroma sample (x, y) sits at luma (2x + 0.5, 2y + 0.5); its
+    /// source in chroma units is (luma source + 0.5) / 2 - 0.5. Both chroma planes share a row's
+    /// positions (interpolated once).
+    private func eachRow(chromaRows: Int, luma: (Int, cvec_warp_row) -> Void, chroma: (Int, cvec_warp_row) -> Void) {
+        for y in 0..<height {
+            interpolateRow(Double(y), scale: 1, offset: 0)
+            luma(y, cvec_warp_row(col: lumaColumn, frac: lumaFraction, nodes: rowNodes))
+        }
+        for y in 0..<chromaRows {
+            interpolateRow(2 * Double(y) + 0.5, scale: 0.5, offset: -0.25)
+            chroma(y, cvec_warp_row(col: chromaColumn, frac: chromaFraction, nodes: rowNodes))
+        }
+    }
+
     /// `src` warped through the grid into `dst` (both `width` x `height`, 4:2:0).
     public func warp(_ src: YUVImage, into dst: YUVImage) {
         precondition(src.width == width && src.height == height && dst.width == width && dst.height == height)
-        for y in 0..<height {
-            interpolateRow(Double(y), scale: 1, offset: 0)
-            cvec_warp_row_u8(
-                src.y.base, src.y.stride, Int32(width), Int32(height), cvec_warp_row(col: lumaColumn, frac: lumaFraction, nodes: rowNodes),
-                dst.y.row(y), Int32(width))
+        func sample(_ s: Plane, _ d: Plane, _ y: Int, _ row: cvec_warp_row) {
+            cvec_warp_row_u8(s.base, s.stride, Int32(s.width), Int32(s.height), row, d.row(y), Int32(d.width))
         }
-        chroma(src.u, into: dst.u)
-        chroma(src.v, into: dst.v)
-    }
-
-    private func chroma(_ s: Plane, into d: Plane) {
-        for y in 0..<d.height {
-            // Chroma sample (x, y) sits at luma (2x + 0.5, 2y + 0.5); its source in chroma
-            // units is (luma source + 0.5) / 2 - 0.5.
-            interpolateRow(2 * Double(y) + 0.5, scale: 0.5, offset: -0.25)
-            cvec_warp_row_u8(
-                s.base, s.stride, Int32(s.width), Int32(s.height), cvec_warp_row(col: chromaColumn, frac: chromaFraction, nodes: rowNodes),
-                d.row(y), Int32(d.width))
-        }
+        eachRow(
+            chromaRows: dst.u.height, luma: { sample(src.y, dst.y, $0, $1) },
+            chroma: { y, row in
+                sample(src.u, dst.u, y, row)
+                sample(src.v, dst.v, y, row)
+            })
     }
 
     /// The same for 10-bit pictures (`YUV16Image`, the HDR working signal).
     public func warp(_ src: YUV16Image, into dst: YUV16Image) {
         precondition(src.width == width && src.height == height && dst.width == width && dst.height == height)
-        for y in 0..<height {
-            interpolateRow(Double(y), scale: 1, offset: 0)
-            cvec_warp_row_u16(
-                src.y.base, src.y.stride, Int32(width), Int32(height), cvec_warp_row(col: lumaColumn, frac: lumaFraction, nodes: rowNodes),
-                dst.y.row(y), Int32(width))
+        func sample(_ s: Plane16, _ d: Plane16, _ y: Int, _ row: cvec_warp_row) {
+            cvec_warp_row_u16(s.base, s.stride, Int32(s.width), Int32(s.height), row, d.row(y), Int32(d.width))
         }
-        chroma(src.u, into: dst.u)
-        chroma(src.v, into: dst.v)
-    }
-
-    private func chroma(_ s: Plane16, into d: Plane16) {
-        for y in 0..<d.height {
-            interpolateRow(2 * Double(y) + 0.5, scale: 0.5, offset: -0.25)
-            cvec_warp_row_u16(
-                s.base, s.stride, Int32(s.width), Int32(s.height), cvec_warp_row(col: chromaColumn, frac: chromaFraction, nodes: rowNodes),
-                d.row(y), Int32(d.width))
-        }
+        eachRow(
+            chromaRows: dst.u.height, luma: { sample(src.y, dst.y, $0, $1) },
+            chroma: { y, row in
+                sample(src.u, dst.u, y, row)
+                sample(src.v, dst.v, y, row)
+            })
     }
 
     /// Fills the grid with the identity map (each node its own position): a warp that copies.

@@ -127,7 +127,7 @@ public struct AlignOptions: Sendable {
 
     /// At least two inputs, each a readable file.
     public func check() throws {
-        guard inputs.count >= 2 else { throw JobError("align needs at least 2 inputs (the first is the reference); got \(inputs.count).") }
+        guard inputs.count >= 2 else { throw AlignError.tooFewInputs(inputs.count) }
         for input in inputs { try OutputPath.checkInput(input) }
     }
 }
@@ -151,11 +151,11 @@ public final class AlignJob: Job {
         if cancellation.isCancelled { throw JobError.cancelled }
         let signals = sounds.map { AlignSignal(samples: $0.samples, rate: $0.rate, start: $0.start) }
         guard signals[0].rms >= SoundAligner.silence else {
-            throw JobError("input 1 (\(inputs[0])) is silent (no sound above -70 dBFS): there is nothing to align the others by.")
+            throw AlignError.silentReference(inputs[0])
         }
         let aligner = SoundAligner(reference: signals[0], engine: FFTWCorrelationEngine(), settings: settings)
         let outcomes = Outcomes(count: inputs.count)
-        DispatchQueue.concurrentPerform(iterations: inputs.count - 1) { k in
+        Parallel.forEach(inputs.count - 1) { k in
             outcomes.set(k + 1, aligner.align(signals[k + 1]))
         }
         var clocks: [AlignedInput?] = [AlignedInput.reference(inputs[0], videoStart: sounds[0].videoStart)] + Array(repeating: nil, count: inputs.count - 1)
@@ -187,7 +187,7 @@ public final class AlignJob: Job {
             }
         }
         if let (i, refusal) = refusals.min(by: { $0.key < $1.key }) {
-            throw JobError(Self.describe(refusal, input: i, path: inputs[i], reference: inputs[0], othersTried: tried.contains { $0[0] == i }))
+            throw AlignError.refused(input: i, line: Self.describe(refusal, input: i, path: inputs[i], reference: inputs[0], othersTried: tried.contains { $0[0] == i }))
         }
         let placed = clocks.enumerated().map { i, c in i == 0 ? c! : c!.withFirstFrames(sounds[i].videoStart, reference: sounds[0].videoStart) }
         return AlignResult(inputs: placed, soundSeconds: sounds.map(\.duration))
@@ -200,7 +200,7 @@ public final class AlignJob: Job {
         let (inputs, cancellation, report) = (self.inputs, self.cancellation, events.progress)
         // Told once every input has said its length (so the first line drawn has the total).
         let read = NIOLockedValueBox([(done: Int64, total: Int64?, told: Bool)](repeating: (0, nil, false), count: inputs.count))
-        DispatchQueue.concurrentPerform(iterations: inputs.count) { i in
+        Parallel.forEach(inputs.count) { i in
             results.set(
                 i,
                 Result {
@@ -269,4 +269,21 @@ private final class Outcomes: Sendable {
     init(count: Int) { outcomes = Mutex(Array(repeating: nil, count: count)) }
     func set(_ i: Int, _ r: sending Result<SoundAlignment, AlignRefusal>) { outcomes.withLock { $0[i] = r } }
     func get(_ i: Int) -> Result<SoundAlignment, AlignRefusal> { outcomes.withLock { $0[i]! } }
+}
+
+/// Why `align` (and `--sync audio`) gives no offsets. Each case renders the one line the user
+/// reads; a refusal's line is `AlignJob.describe`'s.
+public enum AlignError: JobFailure, Equatable {
+    case tooFewInputs(Int)
+    case silentReference(String)
+    /// Input `input` (0-based) could not be placed: `line` says why, naming it.
+    case refused(input: Int, line: String)
+
+    public var description: String {
+        switch self {
+        case .tooFewInputs(let n): "align needs at least 2 inputs (the first is the reference); got \(n)."
+        case .silentReference(let path): "input 1 (\(path)) is silent (no sound above -70 dBFS): there is nothing to align the others by."
+        case .refused(_, let line): line
+        }
+    }
 }

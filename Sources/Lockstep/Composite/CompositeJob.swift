@@ -209,13 +209,11 @@ public final class CompositeJob: Job {
         let box = OpenedReaders(count: options.readerPaths.count)
         for (i, path) in options.readerPaths.enumerated() {
             let audio = options.audio && i < options.inputs.count && (options.audioFrom == nil || options.audioFrom == i), conceal = options.conceal, cancellation = self.cancellation
-            let t = Thread { [box, woken] in
+            Worker.detach(name: "lockstep.open.\(i + 1)") { [box, woken] in
                 let result = Result { try MovieReader(path: path, audio: audio, conceal: conceal, cancellation: cancellation) }
                 box.set(i, result)
                 woken.signal()
             }
-            t.name = "lockstep.open.\(i + 1)"
-            t.start()
         }
         // Signals left over from an earlier wait only make the loop look again.
         while !isCancelled && !box.complete { woken.wait() }
@@ -278,18 +276,23 @@ public final class CompositeJob: Job {
         try options.check()
         try OutputPath.check(options.output, inputs: options.readerPaths)
         try options.checkLoudnessInputs()
-        let pending = try OutputPath(for: options.output)
         do {
-            let attempt = try run(preRollWindow: preRollWindow, failure: failure, pending: pending)
-            if case .needsLongerPreRoll = attempt { pending.discard() }
-            return attempt
-        } catch {
-            pending.discard()
-            throw pending.explain(error)
+            return .done(
+                try OutputPath.writing(to: options.output) { file in
+                    switch try run(preRollWindow: preRollWindow, failure: failure, file: file) {
+                    case .done(let result): return result
+                    case .needsLongerPreRoll: throw NeedsLongerPreRoll()  // this attempt's file goes
+                    }
+                })
+        } catch is NeedsLongerPreRoll {
+            return .needsLongerPreRoll
         }
     }
 
-    private func run(preRollWindow: Int64, failure: FailureBox, pending: OutputPath) throws -> Attempt {
+    /// A snake segment's attempt that must start again further back: its file is not kept.
+    private struct NeedsLongerPreRoll: Error {}
+
+    private func run(preRollWindow: Int64, failure: FailureBox, file: OutputPath) throws -> Attempt {
         let (options, soundNotices) = state.withLockedValue { ($0.options, $0.soundNotices) }
         let readers = try openReaders()
         for r in readers { r.deinterlace(options.deinterlace) }
@@ -337,7 +340,7 @@ public final class CompositeJob: Job {
         let range = segment?.range
         let firstK = range?.start ?? 0
         let (stage, loudness) = try writerThread(
-            pending, readers: readers, lanes: lanes, canvas: canvas, frameRate: frameRate, firstFrame: firstK, withAudio: withAudio, options: options, failure: failure)
+            file, readers: readers, lanes: lanes, canvas: canvas, frameRate: frameRate, firstFrame: firstK, withAudio: withAudio, options: options, failure: failure)
         let wasCancelled = state.withLockedValue { s in
             (s.lanes, s.writerThread) = (lanes, stage)
             return s.cancelled
@@ -450,7 +453,6 @@ public final class CompositeJob: Job {
         let summary = try loudness.map { m in
             LoudnessSummary(target: options.loudness!, mixLUFS: m.mixLUFS, gainDB: 20 * log10(m.gain), writtenLUFS: try stage.writtenLoudness() ?? -.infinity)
         }
-        try pending.commit()
         var result = CompositeResult(
             frames: emitted, audioSamples: withAudio ? audioEnd : nil, canvas: canvas,
             frameRate: frameRate, endedBy: endedBy, snake: snakeSummary,
@@ -548,11 +550,11 @@ public final class CompositeJob: Job {
         }
     }
 
-    /// The writer on `pending`'s temporary file and its stage: the encoder settings (an HDR
+    /// The writer on `file`'s temporary file and its stage: the encoder settings (an HDR
     /// output passes on the first HDR input's mastering display and light levels), each input's
     /// gain in the mix, and under --loudness the measurement that sets them.
     private func writerThread(
-        _ pending: OutputPath, readers: [MovieReader], lanes: [InputLane], canvas: Size, frameRate: Rational, firstFrame: Int64, withAudio: Bool,
+        _ file: OutputPath, readers: [MovieReader], lanes: [InputLane], canvas: Size, frameRate: Rational, firstFrame: Int64, withAudio: Bool,
         options: CompositeOptions, failure: FailureBox
     ) throws -> (WriterThread, LoudnessPass.Measurement?) {
         let container = OutputPath.container(for: options.output)
@@ -570,7 +572,7 @@ public final class CompositeJob: Job {
         let kept = try Self.keptTelemetry(options, readers: readers, frameRate: frameRate, firstFrame: firstFrame)
         if let notice = kept.notice { tell([notice]) }
         let writer = try MovieWriter(
-            path: pending.path, container: container, canvas: canvas, frameRate: frameRate,
+            path: file.path, container: container, canvas: canvas, frameRate: frameRate,
             settings: encode, withAudio: withAudio, telemetry: kept.telemetry?.format)
         if let t = kept.telemetry { writer.carryTelemetry(Self.packets(t, from: kept.start)) }
         var gains = (options.gains ?? Array(repeating: 1, count: options.inputs.count)).map(Float.init) + (options.matte == nil ? [] : [0])

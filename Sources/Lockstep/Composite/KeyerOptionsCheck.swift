@@ -26,41 +26,37 @@ extension CompositeOptions {
             ("--clip-black", k.clipBlack), ("--clip-white", k.clipWhite), ("--screen-balance", k.screenBalance),
             ("--despill", k.despill), ("--despill-balance", k.despillBalance)
         ] where !(0...1).contains(value) {
-            throw JobError("\(name) must be between 0 and 1; got \(value).")
+            throw KeyerError.notAFraction(option: name, got: "\(value)")
         }
         guard KeyerSettings.spillCasts.contains(k.spillCast) else {
-            throw JobError("--spill-cast must be between \(KeyerSettings.spillCasts.lowerBound) and \(KeyerSettings.spillCasts.upperBound); got \(k.spillCast).")
+            throw KeyerError.spillCastOutOfRange(lowest: "\(KeyerSettings.spillCasts.lowerBound)", highest: "\(KeyerSettings.spillCasts.upperBound)", got: "\(k.spillCast)")
         }
         for (name, value, range) in [
             ("--core-clip", k.coreClip, KeyerSettings.coreClips), ("--matte-smoothing", k.matteSmoothing, KeyerSettings.matteSmoothings)
         ] where !range.contains(value) {
-            throw JobError("\(name) must be between \(range.lowerBound) and \(range.upperBound); got \(value).")
+            throw KeyerError.outOfRange(option: name, lowest: "\(range.lowerBound)", highest: "\(range.upperBound)", got: "\(value)")
         }
         guard k.clipWhite > k.clipBlack else {
-            throw JobError("--clip-white must be above --clip-black; got \(k.clipWhite) and \(k.clipBlack).")
+            throw KeyerError.clipsCrossed(white: "\(k.clipWhite)", black: "\(k.clipBlack)")
         }
         for (name, value) in [("--erode", k.erode), ("--dilate", k.dilate), ("--feather", k.feather)] {
-            guard value >= 0 else { throw JobError("\(name) must be 0 or more pixels; got \(value).") }
-            guard value <= Self.largestKeyRadius else { throw JobError("\(name) must be at most \(Self.largestKeyRadius) pixels; got \(value).") }
+            guard value >= 0 else { throw KeyerError.negativeRadius(option: name, got: "\(value)") }
+            guard value <= Self.largestKeyRadius else { throw KeyerError.radiusTooLarge(option: name, limit: "\(Self.largestKeyRadius)", got: "\(value)") }
         }
         for (name, shape) in [("--garbage", k.garbage), ("--core", k.core)] {
-            if let problem = shape?.problem { throw JobError("\(name): \(problem).") }
+            if let problem = shape?.problem { throw KeyerError.badShape(option: name, problem: problem) }
         }
         if keyer == .gpuimage {
             // GPUImage's math has none of these: say so rather than ignore them.
             var given = k
             given.screenColor = KeyerSettings().screenColor
             if given != KeyerSettings() {
-                throw JobError(
-                    "--clip-black, --clip-white, --screen-balance, --despill, --despill-balance, --spill-cast, --core-clip, --matte-smoothing, --erode, --dilate, --feather, --garbage, --core and --key-view need --keyer lockstep."
-                )
+                throw KeyerError.needsLockstepKeyer
             }
         } else if blend == .chromakey || blend == .stack {
             let key = ColourDifference(screen: keyColor, balance: k.screenBalance)
             guard key.strength(of: YUVColor(rgb: keyColor)) >= 16 else {
-                throw JobError(
-                    "--key-color \(keyColor.hex): the lockstep keyer needs a screen colour whose strongest channel stands clear of the other two (a green or blue screen); --keyer gpuimage keys any colour."
-                )
+                throw KeyerError.weakScreenColour(hex: keyColor.hex)
             }
         }
     }

@@ -23,15 +23,15 @@ extension CompositeOptions {
     func checkMatte() throws {
         guard let matte else { return }
         guard matte.mixFactor.isFinite, (0...1).contains(matte.mixFactor) else {
-            throw JobError("--mix-factor must be between 0 and 1; got \(matte.mixFactor).")
+            throw KeyerError.mixFactorOutOfRange(got: "\(matte.mixFactor)")
         }
         switch blend {
         case .single:
             guard let filter, !filter.chains.allSatisfy({ $0.filters.isEmpty }) else {
-                throw JobError("--matte mixes the filtered picture with the unfiltered one: it needs --filter or --filter-at.")
+                throw KeyerError.matteNeedsFilter
             }
         case .chromakey, .stack: break
-        case .mix, .quad, .grid, .pip: throw JobError("--matte is the foreground's alpha: it needs --blend chromakey or stack; got \(blend.rawValue).")
+        case .mix, .quad, .grid, .pip: throw KeyerError.matteNeedsKeyBlend(blend: blend.rawValue)
         }
     }
 }

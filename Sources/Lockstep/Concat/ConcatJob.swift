@@ -45,16 +45,10 @@ public final class ConcatJob: Job {
     public func run() throws -> ConcatResult {
         try options.check()
         try OutputPath.check(options.output, inputs: options.clips)
-        let pending = try OutputPath(for: options.output)
-        do {
-            return options.copy ? try runCopy(pending) : try run(pending)
-        } catch {
-            pending.discard()
-            throw pending.explain(error)
-        }
+        return try OutputPath.writing(to: options.output) { file in options.copy ? try runCopy(file) : try run(file) }
     }
 
-    private func run(_ pending: OutputPath) throws -> ConcatResult {
+    private func run(_ file: OutputPath) throws -> ConcatResult {
         var notices: [String] = []
 
         // Every clip is opened first: one that is not a movie, or has no video, fails before
@@ -110,7 +104,7 @@ public final class ConcatJob: Job {
         let telemetry = try ConcatTelemetry.read(options.clips, keepsTime: !options.keepFrames)
         if let line = telemetry.notice { events.notice?(line); notices.append(line) }
         let writer = try MovieWriter(
-            path: pending.path, container: OutputPath.container(for: options.output), canvas: canvas,
+            path: file.path, container: OutputPath.container(for: options.output), canvas: canvas,
             frameRate: frameRate, settings: try ToneMapping.settings(options.encode, signal: options.signal, inputs: readers.map { ($0.path, $0.video) }), withAudio: withAudio,
             telemetry: telemetry.kept?.first?.format)
         func samples(_ frames: Int64) -> Int64 {
@@ -229,7 +223,6 @@ public final class ConcatJob: Job {
         try writer.finish()
         if let error = failure.error { throw error }
         try filters?.finish(frames: emitted, frameRate: frameRate)
-        try pending.commit()
         return ConcatResult(
             frames: emitted, audioSamples: withAudio ? samples(emitted) : nil, canvas: canvas,
             frameRate: frameRate, clipFrames: clipFrames, notices: notices)
@@ -263,12 +256,10 @@ public final class ConcatJob: Job {
     }
 
     /// `--copy`: the same temporary-then-rename as the re-encoding path around `ConcatCopy.join`.
-    private func runCopy(_ pending: OutputPath) throws -> ConcatResult {
-        let result = try ConcatCopy.join(
-            options.clips, into: pending.path, container: OutputPath.container(for: options.output),
+    private func runCopy(_ file: OutputPath) throws -> ConcatResult {
+        try ConcatCopy.join(
+            options.clips, into: file.path, container: OutputPath.container(for: options.output),
             audioBitRate: options.encode.audioBitRate, cancellation: cancellation
         ) { [events] in events.progress?($0, nil) }
-        try pending.commit()
-        return result
     }
 }

@@ -169,6 +169,21 @@ public final class FilterVariantsJob: Job {
                 fill: .black, rotation: reader.video.rotation,
                 color: ColorOptions(toneCurve: options.toneCurve, metadata: reader.video.color.hdr))
         } catch let e as MediaError { throw e.at(reader.path) }
+        // Each variant's file is kept or dropped on its own; a failure of the input drops them all.
+        let written = try OutputPath.writing(toEach: options.outputs) { files in
+            try run(reader: reader, conformer: conformer, canvas: canvas, frameRate: frameRate, files: files)
+        }
+        var result = written.value
+        for (i, failure) in written.failures.enumerated() {
+            if let failure { result.variants[i].failure = "\(failure)" }
+        }
+        return result
+    }
+
+    /// The pass itself, writing variant `i` into `files[i]`; returns the result and which files to keep.
+    private func run(
+        reader: MovieReader, conformer: Conformer, canvas: Size, frameRate: Rational, files: [Result<OutputPath, any Error>]
+    ) throws -> (value: FilterVariantsResult, keep: [Bool]) {
         let outputs = options.outputs
         // A variant whose chain or file cannot be set up (an unreadable .cube) fails alone, now.
         var variants = options.chains.enumerated().map { i, chain in
@@ -179,15 +194,16 @@ public final class FilterVariantsJob: Job {
             do {
                 writers.append(
                     try VariantWriter(
-                        number: i, chain: chain, output: outputs[i], canvas: canvas, frameRate: frameRate,
+                        number: i, chain: chain, output: outputs[i], file: files[i], canvas: canvas, frameRate: frameRate,
                         settings: options.encode, withAudio: reader.audio != nil,
                         failAfter: options.injectedFailure.flatMap { $0.variant == i ? $0.afterFrames : nil }))
             } catch {
                 variants[i].failure = "\(error)"
             }
         }
+        let none = [Bool](repeating: false, count: files.count)
         if writers.isEmpty {
-            return FilterVariantsResult(frames: 0, audioSamples: nil, canvas: canvas, frameRate: frameRate, variants: variants)
+            return (FilterVariantsResult(frames: 0, audioSamples: nil, canvas: canvas, frameRate: frameRate, variants: variants), none)
         }
         let lane = InputLane(index: 0, reader: reader, conformer: conformer, poolSize: 4, failure: failure, audioCopies: writers.count)
         for (k, w) in writers.enumerated() { w.audio = lane.audioCopies.indices.contains(k) ? lane.audioCopies[k] : nil }
@@ -195,7 +211,7 @@ public final class FilterVariantsJob: Job {
             (p.lane, p.writers) = (lane, writers)
             return p.cancelled
         }
-        if wasCancelled { for w in writers { w.abandon() }; throw JobError.cancelled }
+        if wasCancelled { throw JobError.cancelled }
 
         let clock = ThreadClock(name: "the dispatcher")
         let watchdog = Watchdog(clocks: [lane.clock, clock] + writers.map(\.clock), timeout: options.stallTimeout) {
@@ -243,20 +259,16 @@ public final class FilterVariantsJob: Job {
         for w in writers { w.queue.close() }
         for w in writers { w.join() }
         lane.join(afterFailure: failure.error != nil)
-        if let error = failure.error {
-            for w in writers { w.abandon() }
-            throw error
-        }
-        guard emitted > 0 else {
-            for w in writers { w.abandon() }
-            throw MediaError("has no video frame to filter", path: options.input)
-        }
+        if let error = failure.error { throw error }
+        guard emitted > 0 else { throw MediaError("has no video frame to filter", path: options.input) }
+        var keep = none
         for w in writers {
-            if let error = w.commit() { variants[w.number].failure = "\(error)" }
+            if let error = w.failure { variants[w.number].failure = "\(error)" } else { keep[w.number] = true }
         }
-        return FilterVariantsResult(
+        let result = FilterVariantsResult(
             frames: emitted, audioSamples: reader.audio != nil ? audioEnd : nil, canvas: canvas,
             frameRate: frameRate, variants: variants)
+        return (result, keep)
     }
 }
 

@@ -6,7 +6,7 @@ import Media
 /// chain into its own frame, encodes it into a temporary file beside its output, and writes
 /// its copy of the input's audio as far as the video goes. A failure here is this variant's
 /// alone: it closes its queue (the dispatcher then stops lending to it), keeps releasing what
-/// was already lent, and removes its temporary file.
+/// was already lent, and its temporary file is not kept (`OutputPath.writing(toEach:)`).
 // @unchecked Sendable: the stage, the writer, the frame and `error` belong to the variant's
 // thread until `join()` returns; other threads touch only the queue and the clock. `audio` is
 // set once before `start()`.
@@ -18,7 +18,7 @@ final class VariantWriter: @unchecked Sendable {
     var audio: AudioLane?
     private let stage: FilterStage
     private var writer: MovieWriter?
-    private let pending: OutputPath
+    private let file: OutputPath
     private let out: Frame
     private let stamp: ProvenanceStamp
     private let frameRate: Rational
@@ -27,14 +27,14 @@ final class VariantWriter: @unchecked Sendable {
     private var mixedUntil: Int64 = 0
     private let chunk = 4096
     private let scratch: UnsafeMutablePointer<Float>
-    private let done = DispatchSemaphore(value: 0)
+    private var worker: Worker?
     /// Tests only (`FilterVariantsOptions.injectedFailure`): fail when this many frames are written.
     private let failAfter: Int64?
 
-    /// Prepares the chain (loading its .cube files) and creates the temporary file: either
-    /// failing is this variant's setup failure.
+    /// Prepares the chain (loading its .cube files) and opens the writer on `file`, its
+    /// temporary (or why there is none): any failing is this variant's setup failure.
     init(
-        number: Int, chain: FilterChainSpec, output: String, canvas: Size, frameRate: Rational,
+        number: Int, chain: FilterChainSpec, output: String, file: Result<OutputPath, any Error>, canvas: Size, frameRate: Rational,
         settings: EncodeSettings, withAudio: Bool, failAfter: Int64? = nil
     ) throws {
         self.number = number
@@ -45,31 +45,25 @@ final class VariantWriter: @unchecked Sendable {
         stage = try FilterStage(schedule: FilterSchedule(initial: chain), canvas: canvas)
         out = try Frame(width: canvas.width, height: canvas.height)
         stamp = ProvenanceStamp(width: canvas.width, height: canvas.height)
-        pending = try OutputPath(for: output)
+        let file = try file.get()
+        self.file = file
         scratch = .allocate(capacity: chunk * 2)
         do {
             writer = try MovieWriter(
-                path: pending.path, container: OutputPath.container(for: output), canvas: canvas,
+                path: file.path, container: OutputPath.container(for: output), canvas: canvas,
                 frameRate: frameRate, settings: settings, withAudio: withAudio)
         } catch {
-            pending.discard()
             scratch.deallocate()
-            throw pending.explain(error)
+            throw file.explain(error)
         }
     }
     deinit { scratch.deallocate() }
 
     func start() {
-        let t = Thread { [self] in
-            defer { done.signal() }
-            run()
-        }
-        t.name = "lockstep.variant.\(number)"
-        t.stackSize = 1 << 20
-        t.start()
+        worker = Worker(name: "lockstep.variant.\(number)") { [self] in run() }
     }
 
-    func join() { done.wait() }
+    func join() { worker?.join() }
 
     private func run() {
         while let lent = queue.pop() {
@@ -132,27 +126,13 @@ final class VariantWriter: @unchecked Sendable {
     }
 
     private func fail(_ error: Error) {
-        self.error = pending.explain(error)
+        self.error = file.explain(error)
         queue.close()
         audio?.drop()  // the reader stops keeping audio for a variant that will never read it
         writer = nil  // closes the file
-        pending.discard()
         clock.set("failed", busy: false)
     }
 
-    /// After `join()`: moves the finished file into place; the failure, if any (the temporary
-    /// is then gone).
-    func commit() -> Error? {
-        if error == nil {
-            do { try pending.commit() } catch { self.error = error }
-        }
-        if error != nil { writer = nil; pending.discard() }
-        return error
-    }
-
-    /// After `join()`, when the whole job failed: nothing of this variant stays.
-    func abandon() {
-        writer = nil
-        pending.discard()
-    }
+    /// After `join()`: this variant's failure, if any (its file is then not kept).
+    var failure: Error? { error }
 }

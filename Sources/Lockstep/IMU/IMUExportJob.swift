@@ -37,9 +37,9 @@ public final class IMUExportJob: Job {
     /// The trace written and how many samples.
     public func run() throws -> (trace: Int64, count: Int) {
         let (path, trace, from, to, output) = (options.store, options.trace, options.from, options.to, options.output)
-        do { try OutputPath.refuseStandardOutput(output) } catch let e as JobError { throw IMUJobError(e.description) }
+        do { try OutputPath.refuseStandardOutput(output) } catch let e as OutputPathError { throw IMUJobError(e.description) }
         guard let format = TraceFormat(path: output) else { throw IMUJobError("\(output): the output must end in .gcsv or .csv.") }
-        do { try OutputPath.checkPlace(output, inputs: [path]) } catch let e as JobError { throw IMUJobError(e.description) }
+        do { try OutputPath.checkPlace(output, inputs: [path]) } catch let e as OutputPathError { throw IMUJobError(e.description) }
         let source = try TraceSource.open(path: path, trace: trace)
         let t = try source.single()
         guard let start = try source.firstTimestamp(t.id) else { throw IMUJobError("\(path): trace \(t.id) has no samples") }
@@ -48,9 +48,8 @@ public final class IMUExportJob: Job {
             let ns = s * 1e9
             return ns.isFinite && abs(ns) < Double(TraceParser.maxTimestamp) ? start + Int64(ns.rounded()) : (ns < 0 ? .min : .max)
         }
-        let pending = try OutputPath(for: output)
-        do {
-            let writer = try TraceFileWriter(path: pending.path, format: format, info: t.info, hasAccel: t.hasAccel)
+        return try OutputPath.writing(to: output) { file in
+            let writer = try TraceFileWriter(path: file.path, format: format, info: t.info, hasAccel: t.hasAccel)
             try source.forEachBatch(t.id, from: from.map(bound), to: to.map(bound)) { batch in
                 if cancellation.isCancelled { throw JobError.cancelled }
                 try writer.write(batch)
@@ -63,11 +62,7 @@ public final class IMUExportJob: Job {
                 let span = try source.ends().map { String(format: "; it runs from 0 to %.3f s", Double($0.last.t - start) / 1e9) } ?? ""
                 throw IMUJobError("\(Self.window(from, to)): trace \(t.id) of \(path) has no samples there\(span); nothing was written")
             }
-            try pending.commit()
             return (t.id, writer.count)
-        } catch {
-            pending.discard()
-            throw pending.explain(error)
         }
     }
 }
@@ -95,7 +90,7 @@ public final class IMUPlotJob: Job {
 
     public func run() throws {
         let (source, output) = (try TraceSource.open(path: options.path, trace: options.trace), options.output)
-        do { try OutputPath.checkPlace(output, inputs: [source.path]) } catch let e as JobError { throw IMUJobError(e.description) }
+        do { try OutputPath.checkPlace(output, inputs: [source.path]) } catch let e as OutputPathError { throw IMUJobError(e.description) }
         let t = try source.single()
         let stats = try source.statistics(t.id)
         guard let first = stats.first, let last = stats.last else { throw IMUJobError("\(source.path): trace \(t.id) has no samples") }

@@ -74,7 +74,7 @@ public final class IMUImportJob: Job {
     public func run() throws -> IMUImportResult {
         let (format, content) = try options.reading()
         // The store is the output: never one of the files read, under any spelling.
-        do { try OutputPath.checkPlace(store, inputs: [file]) } catch let e as JobError { throw IMUJobError(e.description) }
+        do { try OutputPath.checkPlace(store, inputs: [file]) } catch let e as OutputPathError { throw IMUJobError(e.description) }
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: store, isDirectory: &isDirectory)
         if exists && isDirectory.boolValue { throw TraceStoreError(path: store, "is a folder, not a trace store") }
@@ -131,27 +131,19 @@ public final class IMUImportJob: Job {
     }
 
     private func importIntoNewStore(_ readers: [TraceBatches], _ first: [[IMUReading]?], _ notes: [String], replacingEmptyFile: Bool) throws -> IMUImportResult {
-        let pending = try OutputPath(for: store)
         do {
-            let s = try TraceStore(path: pending.path, mode: .create, busyTimeout: busyTimeout)
-            let result: IMUImportResult
-            do { result = try importAll(readers, first, notes, into: s) } catch { try? s.close(); throw error }
-            try? s.close()
-            // link(2) rather than rename(2): a store made meanwhile under that name is not replaced
-            // (only the empty file found at the start is).
-            if replacingEmptyFile {
-                try pending.commit()
-            } else {
-                guard link(pending.path, store) == 0 else {
-                    let why = errno == EEXIST ? "appeared while importing; import again to append to it" : String(cString: strerror(errno))
-                    throw TraceStoreError(path: store, "cannot be made (\(why))")
-                }
-                pending.discard()
+            // Linked rather than renamed into place: a store made meanwhile under that name is
+            // not replaced (only the empty file found at the start is).
+            return try OutputPath.writing(to: store, landing: replacingEmptyFile ? .replacing : .whereNothingIs) { file in
+                let s = try TraceStore(path: file.path, mode: .create, busyTimeout: busyTimeout)
+                let result: IMUImportResult
+                do { result = try importAll(readers, first, notes, into: s) } catch { try? s.close(); throw error }
+                try? s.close()
+                return result
             }
-            return result
-        } catch {
-            pending.discard()
-            throw pending.explain(error)
+        } catch let taken as OutputPath.NameTaken {
+            let why = taken.code == EEXIST ? "appeared while importing; import again to append to it" : String(cString: strerror(taken.code))
+            throw TraceStoreError(path: store, "cannot be made (\(why))")
         }
     }
 

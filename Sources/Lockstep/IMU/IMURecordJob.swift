@@ -62,10 +62,8 @@ public final class IMURecordJob: Job {
         /// "Error: recording failed: why (812 samples in trace 1 of s.sqlite)".
         public var message: String {
             let kept = trace.map { "\(samples) samples in trace \($0) of \(output)" } ?? "nothing recorded"
-            return stop.exitStatus == 0 ? "\(stop.sentence): \(kept)" : "Error: \(stop.sentence) (\(kept))"
+            return stop.wasAskedFor ? "\(stop.sentence): \(kept)" : "Error: \(stop.sentence) (\(kept))"
         }
-        /// 0 for an asked-for end, 143 for SIGTERM, 129 for SIGHUP, 1 for a failure.
-        public var exitStatus: Int32 { stop.exitStatus }
     }
 
     public func run() throws -> Outcome {

@@ -111,7 +111,7 @@ public enum FrameMotionExtractor {
             return BlockFlow(centreX: c.x, centreY: c.y, width: reader.displaySize.width)
         }
         let fromWide = grid.map { Double(reader.displaySize.width) / Double($0.width) } ?? 0
-        let group = DispatchGroup()
+        let group = WorkGroup()
         var times: [Int64] = []
         var shifts: [VideoShift] = []
         var peaks: [Double] = []
@@ -170,11 +170,9 @@ public enum FrameMotionExtractor {
             if runs > 0 {
                 swap(&pending, &pairTimes)
                 pendingRuns = runs
-                DispatchQueue.global().async(group: group) {
-                    DispatchQueue.concurrentPerform(iterations: runs) { w in
-                        let lo = first + pairs * w / runs, hi = first + pairs * (w + 1) / runs
-                        pool[w].measure(pictures, pairsEndingAt: lo..<hi)
-                    }
+                group.start(runs) { w in
+                    let lo = first + pairs * w / runs, hi = first + pairs * (w + 1) / runs
+                    pool[w].measure(pictures, pairsEndingAt: lo..<hi)
                 }
                 if !overlap { collect() }
             }

@@ -89,16 +89,10 @@ public final class ReverseJob: Job {
         try options.check()
         try OutputPath.checkInput(options.input)
         try OutputPath.check(options.output, inputs: [options.input])
-        let pending = try OutputPath(for: options.output)
-        do {
-            return try run(pending)
-        } catch {
-            pending.discard()
-            throw pending.explain(error)
-        }
+        return try OutputPath.writing(to: options.output) { try run($0) }
     }
 
-    private func run(_ pending: OutputPath) throws -> ReverseResult {
+    private func run(_ file: OutputPath) throws -> ReverseResult {
 
         let reader = try SeekingVideoReader(path: options.input, cancellation: cancellation)
         let index = reader.index, n = index.frameCount
@@ -129,7 +123,7 @@ public final class ReverseJob: Job {
 
         let container = OutputPath.container(for: options.output)
         let writer = try MovieWriter(
-            path: pending.path, container: container, canvas: canvas, frameRate: frameRate,
+            path: file.path, container: container, canvas: canvas, frameRate: frameRate,
             settings: try ToneMapping.settings(options.encode, signal: options.signal, inputs: inputs), withAudio: spool != nil,
             videoTimeBase: variable ? tb : nil)
         let conformer = try Conformer(
@@ -203,7 +197,6 @@ public final class ReverseJob: Job {
         }
         try writer.finish()
         if cancellation.isCancelled { throw JobError.cancelled }
-        try pending.commit()
         return ReverseResult(
             frames: emitted, sourceFrames: n, audioSamples: spool != nil ? outputSample(outputTime) : nil,
             canvas: canvas, frameRate: frameRate, poolFrames: frames.count, longestGOP: index.longestSegment,

@@ -20,10 +20,10 @@ public struct FrameRange: Equatable, Sendable, CustomStringConvertible {
     public init(parsing text: String) throws {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let a = Int64(parts[0]), let b = Int64(parts[1]) else {
-            throw JobError("--frames \(text): expected A:B, two whole numbers of output frames (A included, B excluded).")
+            throw CutError.notARange(text)
         }
-        guard a >= 0 else { throw JobError("--frames \(text): A must be 0 or more.") }
-        guard b > a else { throw JobError("--frames \(text): B must be greater than A.") }
+        guard a >= 0 else { throw CutError.negativeStart(text) }
+        guard b > a else { throw CutError.emptyRange(text) }
         self.init(start: a, end: b)
     }
 
@@ -56,22 +56,22 @@ public struct FrameRange: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The error when the range reaches past the output the single pass would make.
-    static func pastEnd(_ range: FrameRange, input: Int, path: String, frames: Int64, frameRate: Rational) -> JobError {
+    static func pastEnd(_ range: FrameRange, input: Int, path: String, frames: Int64, frameRate: Rational) -> CutError {
         if let cut = range.cut {
             let end = String(format: "%.3f", (frameRate.inverse * frames).seconds)
-            return JobError("\(cut): input \(input + 1) (\(path)) ends the output at \(end) s (\(frames) frames); the cut must lie within 0-\(end) s.")
+            return .cutPastEnd(cut: "\(cut)", input: input, path: path, end: end, frames: frames)
         }
-        return JobError("--frames \(range): input \(input + 1) (\(path)) ends the output after \(frames) frames; the range must lie within 0:\(frames).")
+        return .rangePastEnd(range: "\(range)", input: input, path: path, frames: frames)
     }
 }
 
 extension CompositeOptions {
     /// `--gop` and `--audio-codec` against the output (FLAC only into Matroska).
     func checkSegment() throws {
-        guard (1...10_000).contains(encode.gop) else { throw JobError("--gop \(encode.gop): the GOP length must be between 1 and 10000 frames.") }
+        guard (1...10_000).contains(encode.gop) else { throw CutError.gopOutOfRange(encode.gop) }
         let container = OutputPath.container(for: output)
         if audio, !encode.audioCodec.containers.contains(container) {
-            throw JobError("--audio-codec \(encode.audioCodec.rawValue) needs a .mkv output (FFmpeg 5.1 writes FLAC into Matroska; into MP4 only as an experimental feature); got \(output).")
+            throw CutError.audioCodecNeedsMKV(codec: encode.audioCodec.rawValue, output: output)
         }
     }
 }

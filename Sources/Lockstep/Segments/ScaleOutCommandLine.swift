@@ -19,7 +19,7 @@ public enum ScaleOutCommandLine {
             let a = arguments[i]
             if a == "--" { out += arguments[i...]; break }
             let name = a.hasPrefix("--") ? String(a.split(separator: "=", maxSplits: 1)[0]) : a
-            if reserved.contains(name) { throw JobError("\(name) cannot be given with --segments: each segment task sets it.") }
+            if reserved.contains(name) { throw ScaleOutError.setByEachTask(option: name) }
             if flags.contains(a) { i += 1; continue }
             if valueOptions.contains(name) {
                 i += a.contains("=") ? 1 : 2

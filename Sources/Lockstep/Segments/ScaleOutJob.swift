@@ -40,14 +40,14 @@ public struct ScaleOutRequest: Sendable {
 public final class ScaleOutJob: Job {
     public let options: ScaleOutRequest
     private let events: JobEvents
-    private let cancellation = CancellationToken()
+    private let stopped = Alarm()
 
     public init(options: ScaleOutRequest, events: JobEvents = JobEvents()) { self.options = options; self.events = events }
 
-    public func cancel() { cancellation.cancel() }
+    public func cancel() { stopped.ring() }
 
     public func run() throws {
-        try Self.run(options, cancellation: cancellation, say: events.notice ?? { _ in })
+        try Self.run(options, stopped: stopped, say: events.notice ?? { _ in })
     }
 
     /// The running binary, by absolute path (what the tasks run on every node).
@@ -55,14 +55,14 @@ public final class ScaleOutJob: Job {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
-    static func run(_ request: ScaleOutRequest, cancellation: CancellationToken, say: (String) -> Void) throws {
+    static func run(_ request: ScaleOutRequest, stopped: Alarm, say: (String) -> Void) throws {
         let plan = try makePlan(request)
-        if cancellation.isCancelled { throw JobError.cancelled }
+        if stopped.isRung { throw JobError.cancelled }
         if !request.gopGiven && plan.gop != Int64(request.composite.encode.gop) {
             say("# --gop \(plan.gop) chosen (not given): the output's \(plan.totalFrames) frames in \(request.segments) segments that start on a GOP")
         }
         switch request.target {
-        case .slurm(let settings): try runSlurm(plan, settings: settings, request: request, cancellation: cancellation, say: say)
+        case .slurm(let settings): try runSlurm(plan, settings: settings, request: request, stopped: stopped, say: say)
         case .kubernetes(let settings): try emitKubernetes(plan, settings: settings, request: request, say: say)
         }
     }
@@ -77,15 +77,15 @@ public final class ScaleOutJob: Job {
         var arguments = try ScaleOutCommandLine.segmentArguments(request.arguments)
         var gop = Int64(options.encode.gop)
         if options.placesInputsInTime {
-            throw JobError("--segments cannot be combined with --sync audio, --offsets, --drift, --trim or --longest: a segment render places inputs only from their first frames.")
+            throw ScaleOutError.placesInputs
         }
         let readers = try options.inputs.map { try MovieReader(path: $0, audio: false) }
         // The single pass's default rate (the first input's nominal rate), so the plan's count is its.
         guard let frameRate = options.frameRate ?? CompositeJob.defaultFrameRate(readers) else {
-            throw JobError("\(options.inputs.first ?? options.output): no frame rate in the file; give one with --fps.")
+            throw ScaleOutError.noFrameRate(options.inputs.first ?? options.output)
         }
         guard let frames = CompositeJob.expectedFrames(readers, sync: options.sync, frameRate: frameRate) else {
-            throw JobError("\(options.output): the inputs do not say how many frames the output will have, so it cannot be split into segments.")
+            throw ScaleOutError.unknownLength(output: options.output)
         }
         if !request.gopGiven, request.segments >= 1, frames / Int64(request.segments) < gop {
             // 60 frames in 4 segments: a GOP of 15, not "only 1 GOPs of 250 frames".
@@ -104,7 +104,7 @@ public final class ScaleOutJob: Job {
 
     // MARK: Slurm
 
-    static func runSlurm(_ fresh: ScaleOutPlan, settings: SlurmSettings, request: ScaleOutRequest, cancellation: CancellationToken, say: (String) -> Void) throws {
+    static func runSlurm(_ fresh: ScaleOutPlan, settings: SlurmSettings, request: ScaleOutRequest, stopped: Alarm, say: (String) -> Void) throws {
         try fresh.checkSlurmPaths()
         let submitter: SlurmSubmitter? = request.dryRun ? try? SlurmSubmitter() : try SlurmSubmitter()
         let work = fresh.work
@@ -116,12 +116,12 @@ public final class ScaleOutJob: Job {
                 say("waiting again for jobs \(jobs.joined(separator: ", ")) of this scale-out")
                 return try waitAndReport(
                     try ScaleOutStore.loadPlan(work: work), jobs: jobs, submitter: submitter,
-                    timeout: request.waitTimeout, cancellation: cancellation, say: say)
+                    timeout: request.waitTimeout, stopped: stopped, say: say)
             }
             plan = try resumablePlan(fresh, submitter: submitter)
             todo = plan.segments.indices.filter { !FileManager.default.fileExists(atPath: plan.doneMarker($0)) }
         } else if FileManager.default.fileExists(atPath: work) {
-            throw JobError("\(work): a scale-out of \(plan.output) is already under way or failed; add --resume to finish it, or remove the folder.")
+            throw ScaleOutError.underWay(work: work, output: plan.output)
         }
         let segmentScript = plan.segmentScript(indices: todo, slurm: settings)
         let joinScript = plan.joinScript(slurm: settings)
@@ -135,13 +135,13 @@ public final class ScaleOutJob: Job {
             say(joinScript)
             return
         }
-        guard let submitter else { throw JobError("--slurm: sbatch not found on PATH.") }
+        guard let submitter else { throw ScaleOutError.sbatchNotFound }
         // The last moment a cancel leaves nothing behind; from here the submission is not cut
         // in half (an array without its join), only the wait can be stopped.
-        if cancellation.isCancelled { throw JobError.cancelled }
+        if stopped.isRung { throw JobError.cancelled }
         if !request.resume {
             do { try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: false) } catch {
-                throw JobError("\(work): cannot make the work folder: \(error.localizedDescription)")
+                throw ScaleOutError.cannotMakeWorkFolder(work: work, why: error.localizedDescription)
             }
             try ScaleOutStore.save(plan)
         }
@@ -164,23 +164,23 @@ public final class ScaleOutJob: Job {
         ids.append(join)
         try ScaleOutStore.saveJobs(ids, work: work)
         say("submitted the join as job \(join)" + (todo.isEmpty ? "" : " (after job \(ids[0]) succeeds)"))
-        if request.wait { try waitAndReport(plan, jobs: ids, submitter: submitter, timeout: request.waitTimeout, cancellation: cancellation, say: say) }
+        if request.wait { try waitAndReport(plan, jobs: ids, submitter: submitter, timeout: request.waitTimeout, stopped: stopped, say: say) }
     }
 
     /// The plan in the work folder, when it is the same render as the one asked for and none
     /// of its jobs still runs.
     static func resumablePlan(_ fresh: ScaleOutPlan, submitter: SlurmSubmitter?) throws -> ScaleOutPlan {
         guard FileManager.default.fileExists(atPath: fresh.work) else {
-            throw JobError("\(fresh.work): no work folder to resume (the scale-out finished, or never started).")
+            throw ScaleOutError.nothingToResume(work: fresh.work)
         }
         let saved = try ScaleOutStore.loadPlan(work: fresh.work)
         guard saved.isSameRender(as: fresh) else {
-            throw JobError("\(fresh.work) was planned for another command, other arguments or segments; remove it to start again.")
+            throw ScaleOutError.plannedForAnother(work: fresh.work)
         }
         if let submitter {
             let jobs = ScaleOutStore.loadJobs(work: fresh.work)
             if !jobs.isEmpty, let active = try submitter.states(of: jobs).first(where: { SlurmSubmitter.activeStates.contains($0.state) }) {
-                throw JobError("\(fresh.work): job \(active.id) of this scale-out is still \(active.state.lowercased()); add --wait to wait for it, or scancel it before --resume.")
+                throw ScaleOutError.stillActive(work: fresh.work, job: active.id, state: active.state.lowercased())
             }
         }
         return saved
@@ -203,14 +203,15 @@ public final class ScaleOutJob: Job {
     /// naming them (`--resume --wait` waits again); cancelled, it stops waiting (the jobs go on).
     static func waitAndReport(
         _ plan: ScaleOutPlan, jobs: [String], submitter: SlurmSubmitter, timeout: Double? = nil,
-        cancellation: CancellationToken = CancellationToken(), poll: Double = 0.5, say: (String) -> Void
+        stopped: Alarm = Alarm(), poll: Double = 0.5, say: (String) -> Void
     ) throws {
         let start = ProcessInfo.processInfo.systemUptime  // monotonic: a clock change cannot end the wait
         while try submitter.anyActive(jobs) {
-            if cancellation.isCancelled { throw JobError.cancelled }
+            if stopped.isRung { throw JobError.cancelled }
             let waited = ProcessInfo.processInfo.systemUptime - start
-            if let timeout, waited >= timeout { throw JobError.timedOut(plan, jobs: jobs, after: timeout) }
-            Thread.sleep(forTimeInterval: min(poll, timeout.map { max(0.001, $0 - waited) } ?? poll))
+            if let timeout, waited >= timeout { throw ScaleOutError.timedOut(output: plan.output, jobs: jobs, after: timeout) }
+            // Woken at once by `cancel()`: a stop does not sit out the poll.
+            stopped.wait(min(poll, timeout.map { max(0.001, $0 - waited) } ?? poll))
         }
         if !FileManager.default.fileExists(atPath: plan.work) && FileManager.default.fileExists(atPath: plan.output) {
             say("joined \(plan.output): \(plan.totalFrames) frames from \(plan.segments.count) segments, verify clean")
@@ -222,11 +223,9 @@ public final class ScaleOutJob: Job {
             say("segment \(i) (frames \(plan.segments[i])) failed: \(why)")
         }
         if !failed.isEmpty {
-            throw JobError(
-                "\(plan.output): \(failed.count) of \(plan.segments.count) segments failed and the join was cancelled; nothing was written under that name. Run the same command with --resume to render only those again."
-            )
+            throw ScaleOutError.segmentsFailed(output: plan.output, failed: failed.count, of: plan.segments.count)
         }
-        throw JobError("\(plan.output): the join failed (\(lastLine(of: plan.joinLog) ?? "no log")); the segments are kept in \(plan.work): run the same command with --resume to join again.")
+        throw ScaleOutError.joinFailed(output: plan.output, why: lastLine(of: plan.joinLog) ?? "no log", work: plan.work)
     }
 
     /// What a task's log says went wrong: its last "Error:" line (a usage error is followed by
@@ -249,10 +248,10 @@ public final class ScaleOutJob: Job {
             return
         }
         if FileManager.default.fileExists(atPath: work) {
-            throw JobError("\(work): a scale-out of \(plan.output) is already under way or failed; remove the folder to write new manifests.")
+            throw ScaleOutError.manifestsUnderWay(work: work, output: plan.output)
         }
         do { try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: false) } catch {
-            throw JobError("\(work): cannot make the work folder: \(error.localizedDescription)")
+            throw ScaleOutError.cannotMakeWorkFolder(work: work, why: error.localizedDescription)
         }
         try ScaleOutStore.save(plan)
         try ScaleOutStore.write(
@@ -263,15 +262,5 @@ public final class ScaleOutJob: Job {
         try ScaleOutStore.write(Data(readme.utf8), to: readmeFile)
         say("wrote \(segmentsFile), \(joinFile) and \(readmeFile)")
         say(readme)
-    }
-}
-
-extension JobError {
-    /// `--wait-timeout` ran out: one sentence naming the jobs left running and the way on.
-    static func timedOut(_ plan: ScaleOutPlan, jobs: [String], after seconds: Double) -> JobError {
-        let names = jobs.count == 1 ? "job \(jobs[0])" : "jobs " + jobs.dropLast().joined(separator: ", ") + " and " + jobs.last!
-        let limit = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
-        return JobError(
-            "\(plan.output): not finished after --wait-timeout \(limit) s; \(names) left running (squeue -j \(jobs.joined(separator: ","))); run the same command with --resume --wait to wait again.")
     }
 }

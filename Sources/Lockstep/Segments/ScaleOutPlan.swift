@@ -83,15 +83,15 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
     /// `segments` ranges covering [0, frames): whole GOPs shared out as evenly as possible (the
     /// first segments take the extra GOPs); only the last range may end off a multiple of G.
     public static func boundaries(frames: Int64, segments: Int, gop: Int64) throws -> [FrameRange] {
-        guard segments >= 1 else { throw JobError("--segments must be at least 1 (got \(segments)).") }
-        guard gop >= 1 else { throw JobError("--gop must be at least 1 (got \(gop)).") }
-        guard frames >= 1 else { throw JobError("the output has no frame to split into segments.") }
+        guard segments >= 1 else { throw ScaleOutError.tooFewSegments(segments) }
+        guard gop >= 1 else { throw ScaleOutError.gopTooShort(gop) }
+        guard frames >= 1 else { throw ScaleOutError.noFrames }
         guard Int64(segments) <= frames else {
-            throw JobError("--segments \(segments) is more than the output's \(frames) frames.")
+            throw ScaleOutError.moreSegmentsThanFrames(segments, frames: frames)
         }
         let gops = (frames + gop - 1) / gop
         guard Int64(segments) <= gops else {
-            throw JobError("--segments \(segments): the output's \(frames) frames make only \(gops) GOPs of \(gop) frames and segments start on a GOP; use at most \(gops) (or a smaller --gop).")
+            throw ScaleOutError.tooFewGOPs(segments: segments, frames: frames, gops: gops, gop: gop)
         }
         let n = Int64(segments)
         let cuts = (0...n).map { i in min(frames, gop * ((i * gops) / n)) }
@@ -209,7 +209,7 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
     /// another control character) would end the line and start one bash or YAML reads.
     public func checkScriptPaths() throws {
         for (what, p) in [("-o", output), ("the current folder", workingDirectory)] where p.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            throw JobError("\(what) \(MessageText.quote(p, limit: 200)): a path with a line break or another control character cannot go into a job script; use another name.")
+            throw ScaleOutError.unscriptablePath(what: what, quoted: MessageText.quote(p, limit: 200))
         }
     }
 
@@ -218,7 +218,7 @@ public struct ScaleOutPlan: Codable, Equatable, Sendable {
     public func checkSlurmPaths() throws {
         try checkScriptPaths()
         if output.contains("\\") {
-            throw JobError("\(output): --slurm cannot use an output path with a backslash: sbatch then ignores the %a that names each task's log.")
+            throw ScaleOutError.backslashInOutput(output)
         }
     }
 

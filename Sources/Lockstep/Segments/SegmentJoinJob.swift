@@ -36,26 +36,21 @@ public final class SegmentJoinJob: Job {
         let work = options.work
         let plan = try ScaleOutStore.loadPlan(work: work)
         for i in plan.segments.indices where !FileManager.default.fileExists(atPath: plan.doneMarker(i)) {
-            throw JobError("\(plan.segmentFile(i)): segment \(i) (frames \(plan.segments[i])) is not done; nothing was joined.")
+            throw ScaleOutError.segmentNotDone(file: plan.segmentFile(i), index: i, frames: "\(plan.segments[i])")
         }
         if cancellation.isCancelled { throw JobError.cancelled }
-        let pending = try OutputPath(for: plan.output)
-        let joined: ConcatResult
-        do {
+        let joined = try OutputPath.writing(to: plan.output) { file in
             let clips = plan.segments.indices.map(plan.segmentFile)
-            joined = try ConcatCopy.join(clips, into: pending.path, container: OutputPath.container(for: plan.output), provenance: .kept)
+            let joined = try ConcatCopy.join(clips, into: file.path, container: OutputPath.container(for: plan.output), provenance: .kept)
             guard joined.frames == plan.totalFrames else {
-                throw JobError("\(plan.output): the segments hold \(joined.frames) frames, the plan \(plan.totalFrames); nothing was written.")
+                throw ScaleOutError.frameCountMismatch(output: plan.output, joined: joined.frames, planned: plan.totalFrames)
             }
-            let report = Checks.run(try VerifyJob.scan(pending.path, cancellation: cancellation))
+            let report = Checks.run(try VerifyJob.scan(file.path, cancellation: cancellation))
             guard report.ok else {
                 let first = report.violations.first.map { "\($0.kind.rawValue): \($0.message)" } ?? ""
-                throw JobError("\(plan.output): the joined movie fails verify (\(report.violations.count) violations; first: \(first)); nothing was written.")
+                throw ScaleOutError.failsVerify(output: plan.output, violations: report.violations.count, first: first)
             }
-            try pending.commit()
-        } catch {
-            pending.discard()
-            throw pending.explain(error)
+            return joined
         }
         // The work folder goes last: its absence tells a waiting submitter the join succeeded.
         try? FileManager.default.removeItem(atPath: work)
@@ -70,10 +65,10 @@ public enum ScaleOutStore {
     public static func loadPlan(work: String) throws -> ScaleOutPlan {
         let path = work + "/plan.json"
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw JobError("\(path): no scale-out plan there (is \(work) a work folder of lockstep composite --segments?).")
+            throw ScaleOutError.noPlan(path: path, work: work)
         }
         do { return try JSONDecoder().decode(ScaleOutPlan.self, from: data) } catch {
-            throw JobError("\(path): not a readable scale-out plan.")
+            throw ScaleOutError.unreadablePlan(path: path)
         }
     }
 
@@ -95,9 +90,9 @@ public enum ScaleOutStore {
     /// Writes through `OutputPath` (a hidden temporary renamed into place), so a reader never
     /// sees half a file and a stopped run leaves none.
     static func write(_ data: Data, to path: String, executable: Bool = false) throws {
-        let pending = try OutputPath(for: path)
-        try pending.writeAll(data)
-        if executable { chmod(pending.path, 0o755) }
-        try pending.commit()
+        try OutputPath.writing(to: path) { file in
+            try file.writeAll(data)
+            if executable { chmod(file.path, 0o755) }
+        }
     }
 }

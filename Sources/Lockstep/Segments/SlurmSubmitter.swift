@@ -18,7 +18,7 @@ public struct SlurmSubmitter: Sendable {
             return nil
         }
         guard let sbatch = find("sbatch"), let squeue = find("squeue"), let scancel = find("scancel") else {
-            throw JobError("--slurm: sbatch not found on PATH; install Slurm's client (slurm-client) or try scripts/slurm-local up.")
+            throw ScaleOutError.slurmNotInstalled
         }
         self.sbatch = sbatch; self.squeue = squeue; self.scancel = scancel
     }
@@ -29,7 +29,7 @@ public struct SlurmSubmitter: Sendable {
         let r = try Self.run(sbatch, ["--parsable"] + arguments + [script])
         let id = r.stdout.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
         guard r.status == 0, !id.isEmpty, id.allSatisfy(\.isNumber) else {
-            throw JobError("sbatch \(script) failed: \(Self.lastLine(r.stderr) ?? "exit status \(r.status)")")
+            throw ScaleOutError.slurmCommandFailed(command: "sbatch \(script)", why: Self.lastLine(r.stderr) ?? "exit status \(r.status)")
         }
         return id
     }
@@ -40,7 +40,7 @@ public struct SlurmSubmitter: Sendable {
         let r = try Self.run(squeue, ["-h", "-j", ids.joined(separator: ","), "-o", "%i %T"])
         if r.status != 0 {
             if r.stderr.contains("Invalid job id") { return [] }
-            throw JobError("squeue failed: \(Self.lastLine(r.stderr) ?? "exit status \(r.status)")")
+            throw ScaleOutError.slurmCommandFailed(command: "squeue", why: Self.lastLine(r.stderr) ?? "exit status \(r.status)")
         }
         return r.stdout.split(separator: "\n").compactMap { line in
             let parts = line.split(separator: " ")
@@ -61,7 +61,7 @@ public struct SlurmSubmitter: Sendable {
 
     public func cancel(_ ids: [String]) throws {
         let r = try Self.run(scancel, ids)
-        guard r.status == 0 else { throw JobError("scancel failed: \(Self.lastLine(r.stderr) ?? "exit status \(r.status)")") }
+        guard r.status == 0 else { throw ScaleOutError.slurmCommandFailed(command: "scancel", why: Self.lastLine(r.stderr) ?? "exit status \(r.status)") }
     }
 
     static func lastLine(_ text: String) -> String? {
@@ -77,17 +77,15 @@ public struct SlurmSubmitter: Sendable {
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
-        do { try p.run() } catch { throw JobError("cannot run \(exe): \(error.localizedDescription)") }
+        do { try p.run() } catch { throw ScaleOutError.cannotRun(exe, why: error.localizedDescription) }
         // stderr is read on another thread so that neither pipe can fill while we wait on the other.
         let errText = ErrorText()
-        let done = DispatchSemaphore(value: 0)
         let errHandle = err.fileHandleForReading
-        DispatchQueue.global().async {
+        let errReader = Worker(name: "lockstep.slurm.stderr") {
             errText.set(String(decoding: errHandle.readDataToEndOfFile(), as: UTF8.self))
-            done.signal()
         }
         let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        done.wait()
+        errReader.join()
         p.waitUntilExit()
         return (p.terminationStatus, stdout, errText.get())
     }

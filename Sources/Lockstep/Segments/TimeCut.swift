@@ -17,7 +17,7 @@ public struct TimeCut: Equatable, Sendable, CustomStringConvertible {
         self.from = try from.map { try Self.time($0, option: "--from") }
         self.to = try to.map { try Self.time($0, option: "--to") }
         if let a = self.from, let b = self.to, !(a < b) {
-            throw JobError("--from \(from!) --to \(to!): the cut must end after it starts.")
+            throw CutError.endsBeforeStart(from: from!, to: to!)
         }
     }
 
@@ -30,7 +30,7 @@ public struct TimeCut: Equatable, Sendable, CustomStringConvertible {
     /// "12.5", "1:02.5", "01:02:03.250": seconds, or minutes and seconds, or hours, minutes and
     /// seconds (the last part may have a fraction), never negative.
     public static func time(_ text: String, option: String) throws -> Rational {
-        let bad = JobError("\(option) \(text): expected a time in seconds (12.5) or HH:MM:SS.mmm (00:01:02.500), 0 or more.")
+        let bad = CutError.notATime(option: option, text: text)
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count), let last = parts.last, let seconds = Rational(parsing: String(last)), seconds.num >= 0,
             !last.hasPrefix("+"), !last.hasPrefix("-")

@@ -19,6 +19,7 @@ final class InputStabiliser {
     let picture: Rect
     let place: Size
     private let map: WarpMap
+    private let turns: RowTurns
     private let out: Frame
     private var firstPts: Int64?
     private var lastIndex: Int?
@@ -48,6 +49,7 @@ final class InputStabiliser {
                 "\(path): \(zoom.framesOverCap) of \(times.count) frames would need a zoom of up to \(needed) to hide every border, above --max-zoom \(settings.maxZoom): their borders show")
         }
         map = WarpMap(width: picture.width, height: picture.height)
+        turns = RowTurns(rows: picture.height)
         out = try Frame(width: place.width, height: place.height, signal: signal)
         if exportPath != nil {
             exportRows.append("frame,time_s,camera_w,camera_x,camera_y,camera_z,smoothed_w,smoothed_x,smoothed_y,smoothed_z,zoom")
@@ -63,7 +65,7 @@ final class InputStabiliser {
         if firstPts == nil { firstPts = ns }
         let t = ns - firstPts!
         let z = zoom.zoom(at: t)
-        stabilisation.fillGrid(frame: t, zoom: z, cell: map.cell, columns: map.columns, rows: map.rows, into: map.grid)
+        stabilisation.fillGrid(frame: t, zoom: z, cell: map.cell, columns: map.columns, rows: map.rows, into: map.grid, turns: turns)
         // `out` is never handed to the encoder (the blend copies it): always writable.
         let whole = picture.x == 0 && picture.y == 0 && picture.width == place.width && picture.height == place.height
         if frame.isHDR {

@@ -73,10 +73,10 @@ public final class CodedVerifyJob: Job {
     /// lay every input over all of it (its code is readable there only where nothing covers it).
     static func place(of k: Int, in size: Size, provenance: Provenance?, path: String) throws -> Rect {
         guard let p = provenance, let blendName = p.blend, let blend = BlendMode(rawValue: blendName), let inputs = p.inputs else {
-            throw JobError("\(path): --input needs a Lockstep composite (its first frame's provenance names the inputs); this movie has none.")
+            throw TestKitError.notAComposite(path: path)
         }
         guard (0..<inputs.count).contains(k) else {
-            throw JobError("\(path): --input \(k) is out of range: the composite has \(inputs.count) inputs (0 to \(inputs.count - 1)).")
+            throw TestKitError.noSuchInput(path: path, input: k, of: inputs.count)
         }
         guard size.width % 2 == 0, size.height % 2 == 0 else { return Rect(x: 0, y: 0, width: size.width, height: size.height) }
         let layout = Layout(blend: blend, canvas: size, inputs: Array(repeating: size, count: inputs.count))

@@ -23,27 +23,25 @@ public struct TestSourceOptions: Sendable {
     /// Each rule as the sentence the user sees.
     public func check() throws {
         try OutputPath.refuseStandardOutput(output)
-        guard !output.hasSuffix("/") else { throw JobError("\(output): ends in /, a folder's name; give a file name.") }
+        guard !output.hasSuffix("/") else { throw OutputPathError.endsInSlash(output) }
         let ext = (output as NSString).pathExtension.lowercased()
-        guard let container = Self.containers[ext] else { throw JobError("\(output): the output must end in .mp4, .m4v, .mov or .mkv.") }
-        guard codec.containers.contains(container) else { throw JobError("\(output): --codec \(codec.rawValue) needs a .mov or .mkv file.") }
+        guard let container = Self.containers[ext] else { throw OutputPathError.notAMovieName(output) }
+        guard codec.containers.contains(container) else { throw TestKitError.codecNeedsMOVOrMKV(output: output, codec: codec.rawValue) }
         // Counted in Double first: `frames` converts to Int64, which traps past Int64.max (--duration 1e300).
         let count = (duration * frameRate.seconds).rounded()
-        guard duration.isFinite, duration > 0, count >= 1 else { throw JobError("--duration must be a positive number of seconds giving at least one frame.") }
-        guard frameRate.num > 0, frameRate.den > 0, frameRate.seconds <= 240 else { throw JobError("--fps must be a positive rate of at most 240.") }
+        guard duration.isFinite, duration > 0, count >= 1 else { throw TestKitError.noFrame }
+        guard frameRate.num > 0, frameRate.den > 0, frameRate.seconds <= 240 else { throw TestKitError.rateOutOfRange }
         try CompositeOptions.checkFraction(frameRate)
-        guard count < Double(CodeWord.modulus) else { throw JobError("--duration is too long: the frame code counts \(CodeWord.modulus) frames.") }
+        guard count < Double(CodeWord.modulus) else { throw TestKitError.tooLong(limit: CodeWord.modulus) }
         guard size.width >= 160, size.height >= 90, size.width % 2 == 0, size.height % 2 == 0, size.width <= 8192, size.height <= 8192 else {
-            throw JobError("--size must be even numbers from 160x90 to 8192x8192 (the code needs room).")
+            throw TestKitError.sizeOutOfRange
         }
-        if let r = audioRate { guard (8_000...192_000).contains(r) else { throw JobError("--audio-rate must be from 8000 to 192000 Hz.") } }
-        guard (1...8).contains(channels) else { throw JobError("--channels must be from 1 to 8.") }
+        if let r = audioRate { guard (8_000...192_000).contains(r) else { throw TestKitError.audioRateOutOfRange } }
+        guard (1...8).contains(channels) else { throw TestKitError.channelsOutOfRange }
         // The folder, the name's length: OutputPath's rules, asked of the name as a .mov (a
         // container it knows, the same length) and told of the real name.
         let asMov = (output as NSString).deletingPathExtension + ".mov"
-        do { try OutputPath.check(asMov, inputs: []) } catch let e as JobError {
-            throw JobError(e.description.replacingOccurrences(of: asMov, with: output))
-        }
+        do { try OutputPath.check(asMov, inputs: []) } catch let e as OutputPathError { throw e.naming(asMov, as: output) }
     }
 }
 
@@ -64,14 +62,8 @@ public final class TestSourceJob: Job {
         let o = options
         try o.check()
         let container = TestSourceOptions.containers[(o.output as NSString).pathExtension.lowercased()]!
-        let pending = try OutputPath(for: o.output)
-        do {
-            let result = try Self.write(o, container: container, to: pending.path, cancellation: cancellation)
-            try pending.commit()
-            return result
-        } catch {
-            pending.discard()
-            throw pending.explain(error)
+        return try OutputPath.writing(to: o.output) { file in
+            try Self.write(o, container: container, to: file.path, cancellation: cancellation)
         }
     }
 

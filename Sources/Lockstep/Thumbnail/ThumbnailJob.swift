@@ -2,11 +2,10 @@ import Compositor
 import Foundation
 import Media
 
-/// `--at` asks for a time the clip does not have: a bad option (exit 64), not a failure.
-public struct ThumbnailOptionError: CommandFailure, Equatable, Sendable {
+/// `--at` asks for a time the clip does not have: a bad option, not a failure (the CLI ends it
+/// as a usage error, without the usage text).
+public struct ThumbnailOptionError: Error, CustomStringConvertible, Equatable, Sendable {
     public var description: String
-    /// A usage error, without the usage text.
-    public var exitStatus: Int32 { 64 }
 }
 
 /// Writes one clip's thumbnail, or a contact sheet of several, as PNG or JPEG. For each clip
@@ -43,15 +42,14 @@ public final class ThumbnailJob: Job {
         for input in options.inputs { try OutputPath.checkInput(input) }
         try OutputPath.checkPlace(options.output, inputs: options.inputs)
         let format = ImageFormat(extensionOf: options.output)!
-        let pending = try OutputPath(for: options.output)
-
-        let (picture, result) = options.sheet ? try makeSheet() : try makeSingle()
-        let bytes = try ImageEncoder.encode(picture, as: format)
-        if cancellation.isCancelled { throw JobError.cancelled }
-        try pending.writeAll(Data(bytes))
-        if cancellation.isCancelled { throw JobError.cancelled }
-        try pending.commit()
-        return result
+        return try OutputPath.writing(to: options.output) { file in
+            let (picture, result) = options.sheet ? try makeSheet() : try makeSingle()
+            let bytes = try ImageEncoder.encode(picture, as: format)
+            if cancellation.isCancelled { throw JobError.cancelled }
+            try file.writeAll(Data(bytes))
+            if cancellation.isCancelled { throw JobError.cancelled }
+            return result
+        }
     }
 
     /// Opens a clip and finds its picture: the frame on screen at `--at` when given (a time the

@@ -77,20 +77,20 @@ public struct ThumbnailOptions: Equatable, Sendable {
 
     /// Every rule that can be checked without opening a movie, as one sentence each.
     public func check() throws {
-        guard !inputs.isEmpty else { throw JobError("thumbnail needs an input movie.") }
+        guard !inputs.isEmpty else { throw ThumbnailError.noInput }
         if !sheet && inputs.count > 1 {
-            throw JobError("thumbnail takes one input (got \(inputs.count)); use --sheet for a contact sheet of several.")
+            throw ThumbnailError.oneInputOnly(got: inputs.count)
         }
         try OutputPath.refuseStandardOutput(output)
         guard ImageFormat(extensionOf: output) != nil else {
-            throw JobError("\(output): the output must end in .png, .jpg or .jpeg.")
+            throw ThumbnailError.notAnImageName(output)
         }
         if let at, !(at.isFinite && at >= 0) {
             let given = at.isFinite && at == at.rounded() && abs(at) < 1e15 ? String(Int(at)) : String(at)
-            throw JobError("--at \(given): the time must be zero or more seconds.")
+            throw ThumbnailError.negativeTime(given: given)
         }
         if let size, !size.sides.allSatisfy({ (16...16384).contains($0) }) {
-            throw JobError("--size \(size): each side must be 16 to 16384 pixels.")
+            throw ThumbnailError.sizeOutOfRange("\(size)")
         }
     }
 }

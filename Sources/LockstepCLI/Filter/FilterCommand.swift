@@ -116,5 +116,5 @@ func runVariants(_ options: FilterVariantsOptions, quiet: Bool) throws {
             print("wrote \(v.output): \(result.frames) frames, \(result.canvas) at \(result.frameRate) fps, \(String(format: "%.3f", seconds)) s\(audioNote)")
         }
     }
-    if !result.failed.isEmpty { throw ExitCode(1) }
+    if !result.failed.isEmpty { throw CommandEnding.reported }
 }

@@ -28,6 +28,6 @@ struct IMURecordCommand: ParsableCommand {
         // The last refill is committed before the recording ends: the grace is long.
         let outcome = try runJob(IMURecordJob.self, options, notice: standardErrorLine, grace: 60, stop: { job in { job.stop(by: $0) } })
         standardErrorLine(outcome.message)
-        if outcome.exitStatus != 0 { throw ExitCode(outcome.exitStatus) }
+        if !outcome.stop.wasAskedFor { throw CommandEnding.recording(outcome.stop) }
     }
 }

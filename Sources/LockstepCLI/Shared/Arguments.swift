@@ -64,15 +64,16 @@ enum AudioChoice: String, CaseIterable, ExpressibleByArgument {
     case none
 }
 
-/// A library check in `validate()`: the sentence it fails with (`JobError`, `FilterError`: the
-/// library's words for what is wrong with what the user gave) becomes ArgumentParser's usage
-/// error (exit 64, the usage after it), after `option` when given. Any other error goes on as it
-/// is. Only for checks: a job's own `JobError` is its failure (exit 1), not a usage error.
+/// A library check in `validate()`: the sentence it fails with (a `JobFailure` such as
+/// `OutputPathError`, or a `FilterError`: the library's words for what is wrong with what the
+/// user gave) becomes ArgumentParser's usage error (the usage after it), after `option` when
+/// given. Any other error goes on as it is. Only for checks: a job's own failure ends it as a
+/// failure (`ExitStatus`), not a usage error.
 func asUsage<T>(_ option: String? = nil, _ check: () throws -> T) throws -> T {
     func usage(_ sentence: String) -> ValidationError { ValidationError(option.map { "\($0) \(sentence)" } ?? sentence) }
     do {
         return try check()
-    } catch let e as JobError {
+    } catch let e as any JobFailure {
         throw usage(e.description)
     } catch let e as FilterError {
         throw usage(e.description)

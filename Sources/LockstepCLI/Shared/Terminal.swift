@@ -26,7 +26,7 @@ private func withCancellation<T>(
     } catch {
         finish()
         guard StopSignals.first != nil || (error as? JobError) == .cancelled else { throw error }
-        throw Failure(cancelledLine, exitStatus: 128 + (StopSignals.first ?? SIGINT))
+        throw CommandEnding.stopped(cancelledLine, signal: StopSignals.first ?? SIGINT)
     }
 }
 

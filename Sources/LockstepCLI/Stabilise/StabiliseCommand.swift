@@ -43,8 +43,13 @@ struct StabiliseCommand: ParsableCommand {
     @Option(name: .customLong("export-path"), help: ArgumentHelp("Write the camera's and the smoothed orientation per frame (quaternions w,x,y,z) as CSV.", valueName: "CSV"))
     var exportPath: String?
 
-    @Option(help: "x264 constant rate factor.") var crf = 18
-    @Option(help: "x264 preset.") var preset = "veryfast"
+    @Option(help: "Constant rate factor of the encoder (x264; x265 under --hdr), 0 (lossless) to 51.") var crf = 18
+    @Option(help: "Encoder preset.") var preset = "veryfast"
+    @Option(
+        help: ArgumentHelp(
+            "Keep HDR: a 10-bit HEVC output in BT.2020, tagged HLG or PQ, warped on 10-bit planes (default: SDR BT.709, an HDR input tone-mapped).",
+            valueName: "hlg|pq"))
+    var hdr: HDRChoice?
     @Flag(help: "No progress on stderr.") var quiet = false
 
     var stabiliseOptions: StabiliseOptions {
@@ -70,8 +75,6 @@ struct StabiliseCommand: ParsableCommand {
             if let path, !FileManager.default.fileExists(atPath: path) { throw ValidationError("\(name) \(path): no such file.") }
         }
         try asUsage {
-            var options = CompositeOptions.stabilise(input: input, output: output, options: stabiliseOptions)
-            options.encode = EncodeSettings(crf: crf, preset: preset)
             try options.check()
             try OutputPath.checkInput(input)
             try OutputPath.check(output, inputs: [input] + stabiliseOptions.readFiles)
@@ -83,9 +86,15 @@ struct StabiliseCommand: ParsableCommand {
         }
     }
 
+    /// The composite options of this command (one input, no blend, stabilised).
+    var options: CompositeOptions {
+        var o = CompositeOptions.stabilise(input: input, output: output, options: stabiliseOptions)
+        o.encode = EncodeSettings(crf: crf, preset: preset)
+        o.signal = hdr?.signal ?? .sdr
+        return o
+    }
+
     func run() throws {
-        var options = CompositeOptions.stabilise(input: input, output: output, options: stabiliseOptions)
-        options.encode = EncodeSettings(crf: crf, preset: preset)
         try runComposite(options, quiet: quiet)
     }
 }

@@ -16,7 +16,7 @@ struct ProbeCommand: ParsableCommand {
         do {
             r = try MovieProbe.probe(file)
         } catch let e as MediaError {
-            throw Failure(e, exitStatus: e.kind == .unreadable ? 2 : 1)
+            throw e.kind == .unreadable ? CommandEnding.unreadable(e) : CommandEnding.failed(e)
         }
         if json {
             let enc = JSONEncoder()

@@ -57,10 +57,10 @@ struct VerifyCommand: ParsableCommand {
         let report: VerifyReport
         do {
             report = try runJob(VerifyJob.self, VerifyOptions(movie: file), quiet: quiet)
-        } catch let stopped as Failure {
-            throw stopped  // a stop signal's exit status
+        } catch let stopped as CommandEnding {
+            throw stopped  // stopped by a signal
         } catch {
-            throw Failure(error, exitStatus: 2)
+            throw CommandEnding.unreadable(error)
         }
         if json {
             let enc = JSONEncoder()
@@ -80,7 +80,7 @@ struct VerifyCommand: ParsableCommand {
                 print("  \(v.kind.rawValue): \(v.message)")
             }
         }
-        if !report.ok { throw ExitCode(1) }
+        if !report.ok { throw CommandEnding.reported }
     }
 }
 
@@ -89,17 +89,17 @@ extension VerifyCommand {
         let report: CodedReport
         do {
             report = try runJob(CodedVerifyJob.self, CodedVerifyOptions(movie: file, input: input))
-        } catch let stopped as Failure {
-            throw stopped  // a stop signal's exit status
+        } catch let stopped as CommandEnding {
+            throw stopped  // stopped by a signal
         } catch {
-            throw Failure(error, exitStatus: 2)
+            throw CommandEnding.unreadable(error)
         }
         // Through the output path every command writes by; its errors name the file (Foundation's
         // said "The operation could not be completed. (Permission denied)" and no name).
         do {
             try CodedVerifyJob.write(report, junit: junit, html: self.report)
         } catch {
-            throw Failure(error, exitStatus: 1)
+            throw CommandEnding.failed(error)
         }
         if json {
             print(String(decoding: try report.json(), as: UTF8.self))
@@ -113,7 +113,7 @@ extension VerifyCommand {
             }
             print(report.ok ? "ok" : "\(report.checks.filter { $0.passed == false }.count) checks failed")
         }
-        if !report.ok { throw ExitCode(1) }
+        if !report.ok { throw CommandEnding.reported }
     }
 }
 

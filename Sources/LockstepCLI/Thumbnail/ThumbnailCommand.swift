@@ -44,7 +44,7 @@ struct ThumbnailCommand: ParsableCommand {
     }
 
     func run() throws {
-        // A ThumbnailOptionError ends the command with status 64 (CommandFailure).
+        // A ThumbnailOptionError ends the command as a usage error (ExitStatus).
         let result = try runJob(ThumbnailJob.self, options)
         for w in result.warnings { printWarning(w) }
         if sheet {

@@ -53,18 +53,41 @@ public struct Stabilisation: Sendable {
     /// The inverse map of the frame at `t` on a grid: node (i, j) at output pixel
     /// (min(i * cell, width - 1), min(j * cell, height - 1)), `columns` x `rows` nodes, written as
     /// (x, y) float pairs row by row into `grid` (2 * columns * rows floats). A node whose ray misses
-    /// the lens gets -1e6 (sampled as the edge).
-    public func fillGrid(frame t: Int64, zoom: Double, cell: Int, columns: Int, rows: Int, into grid: UnsafeMutablePointer<Float>) {
+    /// the lens gets -1e6 (sampled as the edge). The same map as `source` at each node (to rounding:
+    /// the rows' rotations come from `turns`, a table per band of rows, filled here); allocates
+    /// nothing.
+    public func fillGrid(frame t: Int64, zoom: Double, cell: Int, columns: Int, rows: Int, into grid: UnsafeMutablePointer<Float>, turns: RowTurns) {
+        precondition(turns.rows == height, "a row table for \(turns.rows) rows, not \(height)")
         let view = smoothed.orientation(at: t)
+        turns.fill(self, frame: t, view: view)
+        // The first guess, as `source`'s: the whole frame turned as at its own time.
+        let m = (camera.orientation(at: t).conjugate * view).matrix
+        let f = outputFocal * zoom
+        let cx = Double(width - 1) / 2, cy = Double(height - 1) / 2
+        let rolling = shutter.readout > 0
         for j in 0..<rows {
             let y = Double(min(j * cell, height - 1))
+            let out = grid + 2 * j * columns
             for i in 0..<columns {
                 let x = Double(min(i * cell, width - 1))
-                let p = source(x: x, y: y, frame: t, zoom: zoom, view: view) ?? SIMD2(-1e6, -1e6)
-                grid[2 * (j * columns + i)] = Float(p.x)
-                grid[2 * (j * columns + i) + 1] = Float(p.y)
+                let ray = SIMD3((x - cx) / f, (y - cy) / f, 1)
+                var p = lens.project(SIMD3((m.0 * ray).sum(), (m.1 * ray).sum(), (m.2 * ray).sum()))
+                if rolling {
+                    for _ in 0..<2 {
+                        guard let row = p?.y else { break }
+                        p = lens.project(turns.turn(ray, row: row))
+                    }
+                }
+                let q = p ?? SIMD2(-1e6, -1e6)
+                out[2 * i] = Float(q.x)
+                out[2 * i + 1] = Float(q.y)
             }
         }
+    }
+
+    /// The same with a row table of its own (tests; a stage keeps one).
+    public func fillGrid(frame t: Int64, zoom: Double, cell: Int, columns: Int, rows: Int, into grid: UnsafeMutablePointer<Float>) {
+        fillGrid(frame: t, zoom: zoom, cell: cell, columns: columns, rows: rows, into: grid, turns: RowTurns(rows: height))
     }
 
     /// Whether every output border point (`perSide` along each edge) of the frame at t maps

@@ -36,6 +36,15 @@ final class StabiliseCommandTests: XCTestCase {
         XCTAssertEqual(
             message([pan, "-o", out, "--smoothing", "wobbly"]),
             "The value 'wobbly' is invalid for '--smoothing <default|plain|fixed|none>'. Please provide one of 'default', 'plain', 'fixed' or 'none'.")
+        XCTAssertEqual(
+            message([pan, "-o", out, "--hdr", "dolby"]), "The value 'dolby' is invalid for '--hdr <hlg|pq>'. Please provide one of 'hlg' and 'pq'.")
+    }
+
+    /// `--hdr` chooses the 10-bit working signal (the warp's 16-bit planes, an HEVC output).
+    func testHDRIsTheWorkingSignal() throws {
+        XCTAssertEqual(try StabiliseCommand.parse([pan, "-o", path("o.mp4")]).options.signal.rawValue, "sdr")
+        XCTAssertEqual(try StabiliseCommand.parse([pan, "-o", path("o.mp4"), "--hdr", "hlg"]).options.signal.rawValue, "hlg")
+        XCTAssertEqual(try StabiliseCommand.parse([pan, "-o", path("o.mp4"), "--hdr", "pq", "--crf", "0"]).options.encode.crf, 0)
     }
 
     func testHorizonLockAloneIsAllOfTheRoll() throws {

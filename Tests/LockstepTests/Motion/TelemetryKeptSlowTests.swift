@@ -45,7 +45,8 @@ final class TelemetryKeptSlowTests: ScratchTestCase {
     }
 
     /// `calibrate` with no --imu reads the movie's own gyro: on a full-size copy it finds the
-    /// offset it finds on karma.mp4 (the picture re-encoded, the gyro's times carried).
+    /// offset it finds on karma.mp4 (the picture re-encoded, the gyro's times carried), within
+    /// what re-encoding the picture moves it.
     func testCalibrateReadsACopysGyroAsTheOriginals() throws {
         let karma = Repository.shared("karma.mp4")
         let out = try copy(karma, "karma-copy.mp4")
@@ -58,6 +59,11 @@ final class TelemetryKeptSlowTests: ScratchTestCase {
         }
         let a = try offset(karma, "original.json"), b = try offset(out, "copy.json")
         print("TelemetryKeptSlowTests: calibrate offset \(a) ms (original), \(b) ms (copy)")
-        XCTAssertEqual(a, b, accuracy: 1)
+        // Within what re-encoding alone moves the estimate on this gimbal-steady clip (one sync
+        // point): the copy's pictures are the original's full-range frames in limited range,
+        // re-encoded; copies at CRF 0, 8 and the default read 17.5, 17.7 and 20.0 ms against
+        // 15.8 ms, with the gyro's times carried exactly. A copy a frame off (33 ms) or half a
+        // frame off fails.
+        XCTAssertEqual(a, b, accuracy: 6)
     }
 }

@@ -27,7 +27,7 @@ extension ScratchTestCase {
 
     /// ffprobe's view of the `gpmd` stream: its handler name and its packets (pts, duration in s).
     func probeTrack(_ path: String) throws -> (handler: String, packets: [(pts: Double, duration: Double)])? {
-        let streams = String(decoding: try Shell.check("ffprobe", ["-v", "error", "-show_entries", "stream=index,codec_tag_string:stream_tags=handler_name", "-of", "csv=p=0", path]), as: UTF8.self)
+        let streams = String(decoding: try Shell.check("ffprobe", ["-v", "error", "-show_entries", "stream=index,id,codec_tag_string:stream_tags=handler_name", "-of", "csv=p=0", path]), as: UTF8.self)
         guard let line = streams.split(separator: "\n").first(where: { $0.contains("gpmd") }) else { return nil }
         let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         let index = fields[0]
@@ -36,7 +36,15 @@ extension ScratchTestCase {
             let v = row.split(separator: ",").map { Double($0) ?? .nan }
             return (v[0], v.count > 1 ? v[1] : .nan)
         }
-        return (fields.count > 2 ? fields[2].trimmingCharacters(in: .whitespaces) : "", packets)
+        // The last packet's length as stored (scripts/mp4-sample-durations, its own box walk)
+        // when FFmpeg's is longer: mov.c fits a last sample to the track's declared length (the
+        // HERO7's last payload, 201 gyro samples, a second's worth: 1.001 s stored, 1.735 s read).
+        let tracks = String(decoding: try Shell.check(Repository.root.appendingPathComponent("scripts/mp4-sample-durations").path, [path]), as: UTF8.self)
+        // ffprobe's columns: index, codec tag, id (the track ID, in hex), handler.
+        let id = fields.count > 2 ? Int(fields[2].replacingOccurrences(of: "0x", with: ""), radix: 16).map(String.init) ?? "" : ""
+        let stored = tracks.split(separator: "\n").map { $0.split(separator: " ") }.first { $0.first.map(String.init) == id }?.dropFirst(2).compactMap { Double($0) } ?? []
+        let fitted = stored.count == packets.count ? zip(packets, stored).map { ($0.0, min($0.1, $1)) } : packets
+        return (fields.count > 3 ? fields[3].trimmingCharacters(in: .whitespaces) : "", fitted)
     }
 
     /// The gyro in `output` is the source's payloads `kept`, the first of them without its

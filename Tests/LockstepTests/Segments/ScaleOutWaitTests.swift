@@ -59,7 +59,7 @@ final class ScaleOutWaitTests: ScratchFolderTestCase {
     /// One job: "job N".
     func testOneJobIsNamedInTheSingular() throws {
         XCTAssertEqual(
-            "\(JobError.timedOut(try plan(), jobs: ["42"], after: 60))",
+            "\(ScaleOutError.timedOut(output: try plan().output, jobs: ["42"], after: 60))",
             "\(try plan().output): not finished after --wait-timeout 60 s; job 42 left running (squeue -j 42); run the same command with --resume --wait to wait again.")
     }
 }
