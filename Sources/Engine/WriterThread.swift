@@ -3,8 +3,9 @@ import Foundation
 import Media
 
 /// The writer thread: encodes composited frames in order, and after each one mixes every
-/// input's audio as far as all of them have it, never past the video written so far. At the
-/// end it cuts the audio to exactly the video's length, to the sample.
+/// input's sound (`SoundSource`: an input lane's, or a reversal's) as far as all of them have
+/// it, never past the video written so far. At the end it cuts the audio to exactly the
+/// video's length, to the sample.
 // @unchecked Sendable: the writer, the mixer and the scratch belong to the writer thread alone;
 // other threads touch only the queue, the pool and the clock.
 package final class WriterThread: @unchecked Sendable {
@@ -13,7 +14,8 @@ package final class WriterThread: @unchecked Sendable {
     /// Output frames free for the compositor.
     package let pool: BoundedQueue<Frame>
     private let writer: MovieWriter
-    private let lanes: [InputLane]
+    /// Per input, its sound (nil: none).
+    private let sounds: [(any SoundSource)?]
     private let mixer: AudioMixer
     private let frameRate: Rational
     /// A segment render's first output frame (its global index): its audio starts at that
@@ -34,13 +36,13 @@ package final class WriterThread: @unchecked Sendable {
     private let meter: LoudnessMeter?
 
     package init(
-        writer: MovieWriter, lanes: [InputLane], gains: [Float], frameRate: Rational, canvas: Size,
+        writer: MovieWriter, sounds: [(any SoundSource)?], gains: [Float], frameRate: Rational, canvas: Size,
         poolSize: Int, failure: FailureBox, firstFrame: Int64 = 0, measuresLoudness: Bool = false,
         signal: WorkingSignal = .sdr
     ) throws {
         meter = measuresLoudness ? LoudnessMeter() : nil
         self.writer = writer
-        self.lanes = lanes
+        self.sounds = sounds
         self.mixer = AudioMixer(gains: gains)
         self.frameRate = frameRate
         self.firstFrame = firstFrame
@@ -49,13 +51,13 @@ package final class WriterThread: @unchecked Sendable {
         pool = BoundedQueue(capacity: poolSize)
         for _ in 0..<poolSize { pool.push(try Frame(width: canvas.width, height: canvas.height, signal: signal)) }
         // Per input: left and right; then the mix: left and right.
-        scratch = .allocate(capacity: chunk * 2 * (lanes.count + 1))
-        leftInputs = Array(repeating: nil, count: lanes.count)
+        scratch = .allocate(capacity: chunk * 2 * (sounds.count + 1))
+        leftInputs = Array(repeating: nil, count: sounds.count)
         rightInputs = leftInputs
     }
     deinit { scratch.deallocate() }
 
-    private var audioLanes: [(Int, AudioLane)] { lanes.compactMap { l in l.audio.map { (l.index, $0) } } }
+    private var audioSources: [(Int, any SoundSource)] { sounds.enumerated().compactMap { i, s in s.map { (i, $0) } } }
 
     package func start(withAudio: Bool) {
         let t = Thread { [self] in
@@ -89,7 +91,7 @@ package final class WriterThread: @unchecked Sendable {
             // The video is complete (the compositor has told the readers to deliver only
             // audio up to its end): wait for each input's audio to get there or to end.
             let end = samples(framesWritten)
-            for (i, audio) in audioLanes {
+            for (i, audio) in audioSources {
                 clock.set("waiting for the audio of input \(i + 1)", busy: false)
                 audio.wait(until: end)
             }
@@ -109,19 +111,19 @@ package final class WriterThread: @unchecked Sendable {
     /// Mixes as far as every input has audio, up to `limit`.
     private func mixAvailable(until limit: Int64) throws {
         var ready = limit
-        for lane in lanes { if let a = lane.audio { ready = min(ready, a.readyUntil) } }
+        for case let a? in sounds { ready = min(ready, a.readyUntil) }
         if ready > mixedUntil { try mix(until: ready) }
     }
 
     private func mix(until end: Int64) throws {
-        let mixL = scratch + chunk * 2 * lanes.count, mixR = mixL + chunk
+        let mixL = scratch + chunk * 2 * sounds.count, mixR = mixL + chunk
         while mixedUntil < end {
             let n = Int(min(Int64(chunk), end - mixedUntil))
-            for lane in lanes {
-                guard let audio = lane.audio else { continue }
-                let l = scratch + chunk * 2 * lane.index, r = l + chunk
-                audio.read(from: mixedUntil, count: n, left: l, right: r)
-                leftInputs[lane.index] = UnsafePointer(l); rightInputs[lane.index] = UnsafePointer(r)
+            for (i, sound) in sounds.enumerated() {
+                guard let audio = sound else { continue }
+                let l = scratch + chunk * 2 * i, r = l + chunk
+                try audio.read(from: mixedUntil, count: n, left: l, right: r)
+                leftInputs[i] = UnsafePointer(l); rightInputs[i] = UnsafePointer(r)
             }
             mixer.mix(leftInputs, count: n, into: mixL)
             mixer.mix(rightInputs, count: n, into: mixR)

@@ -65,10 +65,8 @@ public final class MovieWriter {
     private let audio: AudioTrack?
     private let packet = Packet()
     private var finished = false
-    /// One frame at the nominal rate in the video time base: the duration of a packet that has none.
-    private let ticksPerFrame: Int64
-    /// Each frame's own duration until its packet leaves the encoder (a variable rate's differ).
-    private var durations = FrameDurations()
+    /// One frame in the video time base (1/fps): the duration of a packet that has none.
+    private let ticksPerFrame: Int64 = 1
     /// The last video packet, written when the next one comes or at `finish()`; and what closes
     /// the track: the first dts, the earliest pts, the latest pts + duration (encoder time base).
     private let held = Packet()
@@ -92,14 +90,13 @@ public final class MovieWriter {
     /// a telemetry track of that format, filled by `carryTelemetry`.
     public init(
         path: String, container: String, canvas: Size, frameRate: Rational,
-        settings: EncodeSettings, withAudio: Bool, videoTimeBase: Rational? = nil,
-        telemetry: TelemetryTrackFormat? = nil
+        settings: EncodeSettings, withAudio: Bool, telemetry: TelemetryTrackFormat? = nil
     ) throws {
         self.path = path
-        // A finer time base than 1/fps carries variable frame durations (`writeVideo(_:pts:)`).
-        let timeBase = videoTimeBase ?? frameRate.inverse
+        // Every command writes frame k at k/fps (a reversal too, since issue 43: the variable
+        // time base it alone used is gone).
+        let timeBase = frameRate.inverse
         secondsPerTick = timeBase.seconds
-        ticksPerFrame = max(1, Rational.rescale(1, from: frameRate.inverse, to: timeBase))
         if let problem = EncodeSettings.problem(encoding: canvas, as: settings.signal, codec: settings.codec) {
             throw MediaError("cannot encode a \(canvas) picture: \(problem)", path: path)
         }
@@ -162,17 +159,12 @@ public final class MovieWriter {
     /// Telemetry packets written so far.
     public var telemetryPacketsWritten: Int { telemetry?.written ?? 0 }
 
-    /// Encodes output frame `index` (its pts). The frame stays the caller's.
-    public func writeVideo(_ frame: Frame, index: Int64) throws { try writeVideo(frame, pts: index) }
-
-    /// Encodes a frame at `pts` in the video time base (1/fps unless `videoTimeBase` was given)
-    /// lasting `duration` there (nil: one frame at the nominal rate); its packet carries it, so
-    /// the stream ends exactly where its last frame does.
-    public func writeVideo(_ frame: Frame, pts index: Int64, duration: Int64? = nil) throws {
+    /// Encodes output frame `index` (its pts, in 1/fps) lasting one frame; its packet carries
+    /// that, so the stream ends exactly where its last frame does. The frame stays the caller's.
+    public func writeVideo(_ frame: Frame, index: Int64) throws {
         guard !finished else { throw MediaError("a frame was written after the file was closed", path: path) }
         try telemetry?.write(until: Double(index) * secondsPerTick)
         frame.pointer.pointee.pts = index
-        durations.sent(pts: index, duration: duration ?? ticksPerFrame)
         frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
         if carriesUserDataItself, let sd = av_frame_get_side_data(frame.pointer, AV_FRAME_DATA_SEI_UNREGISTERED) {
             userData[index] = Array(UnsafeBufferPointer(start: sd.pointee.data, count: Int(sd.pointee.size)))
@@ -232,7 +224,7 @@ public final class MovieWriter {
         while try video.receive(packet.pointer) == .produced {
             let p = packet.pointer
             // x264 in FFmpeg 5.1 gives packets no duration: each gets its own frame's.
-            if p.pointee.duration == 0 { p.pointee.duration = durations.take(pts: p.pointee.pts, fallback: ticksPerFrame) }
+            if p.pointee.duration == 0 { p.pointee.duration = ticksPerFrame }
             if let payload = userData.removeValue(forKey: p.pointee.pts) { try put(payload, into: p) }
             if firstDTS == nil { firstDTS = p.pointee.dts }
             earliest = min(earliest, p.pointee.pts)

@@ -20,6 +20,8 @@ public struct Calibration: Codable, Equatable, Sendable {
     public var distortionK1: Double?
     /// Rolling shutter: time from the first row to the last.
     public var frameReadoutMs: Double?
+    /// The standard error of `frameReadoutMs` where `calibrate` estimated it (ms).
+    public var frameReadoutUncertaintyMs: Double?
     /// Clock drift of the IMU against the video, ppm: offset(v) = timeOffsetMs + clockDriftPpm * 1e-6 * v * 1000 ms.
     public var clockDriftPpm: Double?
     /// Where the IMU's clock jumped: one line per stretch (see ClockMapping). Overrides the two fields above.
@@ -100,6 +102,7 @@ public struct Calibration: Codable, Equatable, Sendable {
         if let f = horizontalFOVDeg, !(f > 0 && f < 180) { return "horizontalFOVDeg must be above 0 and below 180" }
         if bad(distortionK1, -1...10) { return "distortionK1 must be between -1 and 10" }
         if bad(frameReadoutMs, 0...10_000) { return "frameReadoutMs must be between 0 and 10000" }
+        if bad(frameReadoutUncertaintyMs, 0...10_000) { return "frameReadoutUncertaintyMs must be between 0 and 10000" }
         if bad(clockDriftPpm, -100_000...100_000) { return "clockDriftPpm must be between -100000 and 100000" }
         if bad(confidence, 0...1) { return "confidence must be between 0 and 1" }
         for p in clockPieces ?? []

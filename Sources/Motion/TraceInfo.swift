@@ -32,19 +32,3 @@ public struct TraceInfo: Equatable, Sendable {
 
 /// Standard gravity: Gyroflow logs acceleration in g, Lockstep stores m/s^2.
 public let standardGravity = 9.80665
-
-extension TraceInfo {
-    /// The axis mapping a camera file's telemetry states, in Lockstep's own axes (camera x right,
-    /// y down, z forward; GoPro's ORIN or its documented per-model order), for traces on the
-    /// video's clock. Kept as text in `metadata["axisMapping"]` (what a trace store saves), read
-    /// and written only here.
-    public var cameraAxisMapping: AxisMapping? {
-        get {
-            guard clock == "video", let s = metadata["axisMapping"], AxisMapping.isValidOrientation(s) else { return nil }
-            return .orientation(s)
-        }
-        set {
-            if case .orientation(let s)? = newValue, AxisMapping.isValidOrientation(s) { metadata["axisMapping"] = s } else { metadata["axisMapping"] = nil }
-        }
-    }
-}

@@ -8,7 +8,7 @@ import Motion
 public final class BlackboxFileReader {
     public let path: String
     /// The logs with samples, as traces whose readings are not held (empty).
-    public let traces: [DecodedTrace]
+    public let traces: [MotionTrace]
     /// What was skipped: empty logs, logs whose header cannot be used.
     public let skipped: [String]
     private let file: MappedFile

@@ -5,16 +5,20 @@ import Motion
 /// logs, blackbox_decode CSVs and ArduPilot DataFlash logs, decoded whole into traces; Insta360
 /// files are named in a refusal. The decoding itself is Motion's (pure).
 public enum MotionFiles {
-    /// The kind of a regular file by its first 64 KiB and last 32 bytes; `.other` for anything
-    /// else (a missing file, a folder, a FIFO: their callers say why).
-    public static func kind(path: String) -> MotionFileKind {
+    /// The kind of a motion file, the one place it is decided: `format` when the user gave one,
+    /// else `MotionFileKind.detect` on a regular file's first 64 KiB and last 32 bytes, then its
+    /// name. A missing file, a folder or a FIFO is told by its name alone (their readers say why
+    /// they cannot be read; a FIFO's bytes are never taken here).
+    public static func kind(path: String, format: TraceFormat? = nil) -> MotionFileKind {
+        if let format { return .text(format) }
+        var head: [UInt8] = [], tail: [UInt8] = []
         var st = stat()
-        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, let h = FileHandle(forReadingAtPath: path) else { return .other }
-        defer { try? h.close() }
-        let head = [UInt8]((try? h.read(upToCount: 1 << 16)) ?? Data())
-        var tail: [UInt8] = []
-        if st.st_size >= 32, (try? h.seek(toOffset: UInt64(st.st_size - 32))) != nil { tail = [UInt8]((try? h.read(upToCount: 32)) ?? Data()) }
-        return MotionFileKind.detect(head: head, tail: tail)
+        if stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, let h = FileHandle(forReadingAtPath: path) {
+            defer { try? h.close() }
+            head = [UInt8]((try? h.read(upToCount: 1 << 16)) ?? Data())
+            if st.st_size >= 32, (try? h.seek(toOffset: UInt64(st.st_size - 32))) != nil { tail = [UInt8]((try? h.read(upToCount: 32)) ?? Data()) }
+        }
+        return MotionFileKind.detect(head: head, tail: tail, path: path)
     }
 
     /// The one-line refusal for a kind that is recognised and not read, nil for the others.
@@ -29,15 +33,15 @@ public enum MotionFiles {
 
     /// Every log of a blackbox file with samples, as traces numbered by their place in the file.
     /// Logs without samples are named in `skipped`; a file with none at all is an error.
-    public static func readBlackbox(path: String) throws -> (traces: [DecodedTrace], skipped: [String]) {
+    public static func readBlackbox(path: String) throws -> (traces: [MotionTrace], skipped: [String]) {
         let file = try MappedFile(path: path)
         return try blackboxTraces(BlackboxDecoder.decode(file.bytes), path: path)
     }
 
     /// The logs with samples as traces (their readings as decoded: none when they were only
     /// counted), and sentences about the others; an error when no log has samples.
-    static func blackboxTraces(_ logs: [BlackboxLog], path: String) throws -> (traces: [DecodedTrace], skipped: [String]) {
-        var traces: [DecodedTrace] = []
+    static func blackboxTraces(_ logs: [BlackboxLog], path: String) throws -> (traces: [MotionTrace], skipped: [String]) {
+        var traces: [MotionTrace] = []
         var skipped: [String] = []
         var empty: [Int] = []
         for log in logs {
@@ -47,7 +51,7 @@ public enum MotionFiles {
                 continue
             }
             traces.append(
-                DecodedTrace(
+                MotionTrace(
                     id: Int64(log.number), info: log.info(source: path), hasAccel: log.hasAccel,
                     readings: log.readings, warnings: log.warnings.map { "\(path): \($0)" }))
         }
@@ -68,7 +72,7 @@ public enum MotionFiles {
     /// An ArduPilot DataFlash log: one trace per IMU instance (trace 1 is IMU 0), named by the
     /// firmware its first MSG gives, and what was skipped (sentences naming the file; they are about
     /// the whole file, so they come with any trace of it). A log with no IMU samples is an error.
-    public static func readDataFlash(path: String) throws -> (traces: [DecodedTrace], notes: [String]) {
+    public static func readDataFlash(path: String) throws -> (traces: [MotionTrace], notes: [String]) {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) } catch {
             throw TraceFileError(path: path, "cannot be read (\(error.localizedDescription))")
@@ -85,13 +89,13 @@ public enum MotionFiles {
             if let t = log.truncatedAt { meta["truncatedAtByte"] = String(t) }
             let name = log.instances.count == 1 ? firmware : "IMU \(instance.number) of \(log.instances.count), \(firmware)"
             let info = TraceInfo(deviceName: name, sourceURI: path, clock: "flight-controller", metadata: meta)
-            return DecodedTrace(id: Int64(instance.number + 1), info: info, hasAccel: instance.hasAccel, readings: instance.readings)
+            return MotionTrace(id: Int64(instance.number + 1), info: info, hasAccel: instance.hasAccel, readings: instance.readings)
         }
         return (traces, warnings)
     }
 
     /// A blackbox_decode CSV as one trace (id 1).
-    public static func readBlackboxCSV(path: String) throws -> DecodedTrace {
+    public static func readBlackboxCSV(path: String) throws -> MotionTrace {
         let lines = try LineReader(path: path)
         var parser = BlackboxCSV(source: path)
         var readings: [IMUReading] = []
@@ -100,7 +104,7 @@ public enum MotionFiles {
         }
         try parser.finish()
         guard !readings.isEmpty else { throw TraceFileError(path: path, "no samples") }
-        return DecodedTrace(
+        return MotionTrace(
             id: 1, info: parser.info(), hasAccel: parser.hasAccel, readings: readings,
             warnings: parser.assumptions.map { "\(path): \($0)" })
     }

@@ -8,6 +8,8 @@ public final class TraceFileReader {
     /// What the file's header said (for CSV: only the source path).
     public var info: TraceInfo { parser.info }
     public var hasAccel: Bool { parser.hasAccel }
+    /// The file's one trace, described (id 1; `hasAccel` is known once a sample was read).
+    public var trace: MotionTrace { MotionTrace(id: 1, info: info, hasAccel: hasAccel) }
     private var parser: TraceParser
     private let lines: LineReader
 

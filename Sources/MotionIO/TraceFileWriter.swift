@@ -12,7 +12,14 @@ public final class TraceFileWriter {
     private var pending: [UInt8] = []
     public private(set) var count = 0
 
-    public init(path: String, format: TraceFormat, info: TraceInfo, hasAccel: Bool) throws {
+    /// Writes the description of `trace` (its info, whether it has acceleration, its stated
+    /// axes) as the header; its samples come through `write`.
+    public convenience init(path: String, format: TraceFormat, trace: MotionTrace) throws {
+        try self.init(path: path, format: format, info: trace.info, hasAccel: trace.hasAccel, axisMapping: trace.axisMapping)
+    }
+
+    /// `axisMapping`: the axes a camera's telemetry states, a gcsv `axisMapping` line (CSV has no header for it).
+    public init(path: String, format: TraceFormat, info: TraceInfo, hasAccel: Bool, axisMapping: AxisMapping? = nil) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
             throw TraceFileError(path: path, "cannot be written")
         }
@@ -27,7 +34,9 @@ public final class TraceFileWriter {
             header += "id,\(info.deviceName.isEmpty ? "lockstep" : oneLine(info.deviceName))\n"
             // A trace from IIO is in the device's own axes: identity, unless the source said otherwise.
             header += "orientation,\(info.orientation ?? "XYZ")\n"
-            for (key, value) in info.metadata.sorted(by: { $0.key < $1.key })
+            var lines = info.metadata
+            if case .orientation(let s)? = axisMapping { lines["axisMapping"] = s }
+            for (key, value) in lines.sorted(by: { $0.key < $1.key })
             where !["log", "id", "version", "orientation", "tscale", "gscale", "ascale", "mscale"].contains(key) {
                 header += "\(oneLine(key)),\(oneLine(value))\n"
             }

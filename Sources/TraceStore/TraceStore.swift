@@ -2,14 +2,6 @@ import Foundation
 import GRDB
 import Motion
 
-/// A trace as stored: its id and what it says about itself.
-public struct StoredTrace: Equatable, Sendable {
-    public var id: Int64
-    public var info: TraceInfo
-    public var hasAccel: Bool
-    public init(id: Int64, info: TraceInfo, hasAccel: Bool) { self.id = id; self.info = info; self.hasAccel = hasAccel }
-}
-
 /// One SQLite file holding one or more IMU traces. Samples go in one transaction per batch, or
 /// one for a whole import; reads stream in batches, so neither side holds a whole trace.
 ///
@@ -225,11 +217,17 @@ public final class TraceStore {
         return "\(error)"
     }
 
-    /// Adds an empty trace and returns its id.
-    public func createTrace(_ info: TraceInfo, hasAccel: Bool) throws -> Int64 {
+    /// Adds an empty trace as `trace` describes it (its readings are not stored: `append` them)
+    /// and returns its id.
+    public func createTrace(_ trace: MotionTrace) throws -> Int64 {
         try TraceStoreError.wrap(path, "creating a trace") {
-            try write { db in try Self.insertTrace(db, info, hasAccel: hasAccel) }
+            try write { db in try Self.insertTrace(db, trace) }
         }
+    }
+
+    /// `createTrace` for a source that states no axes (a recording).
+    public func createTrace(_ info: TraceInfo, hasAccel: Bool) throws -> Int64 {
+        try createTrace(MotionTrace(info: info, hasAccel: hasAccel))
     }
 
     /// Stores samples in one transaction: all of them or, on error, none.
@@ -244,20 +242,20 @@ public final class TraceStore {
         _ info: TraceInfo, hasAccel: Bool,
         _ fill: (_ append: ([IMUReading]) throws -> Void) throws -> Void
     ) throws -> Int64 {
-        try withoutActuallyEscaping(fill) { fill in try importTraces([(info, hasAccel)]) { _, append in try fill(append) }[0] }
+        try withoutActuallyEscaping(fill) { fill in try importTraces([MotionTrace(info: info, hasAccel: hasAccel)]) { _, append in try fill(append) }[0] }
     }
 
     /// Several traces (the logs of one blackbox file) in ONE transaction: all of them or none.
     /// `fill(k, append)` hands the k-th trace's batches to `append`. Returns the new ids in order.
     public func importTraces(
-        _ traces: [(info: TraceInfo, hasAccel: Bool)],
+        _ traces: [MotionTrace],
         _ fill: (_ index: Int, _ append: ([IMUReading]) throws -> Void) throws -> Void
     ) throws -> [Int64] {
         return try wrapInsert(nothingImported: true) {
             try write { db in
                 var ids: [Int64] = []
                 for (k, t) in traces.enumerated() {
-                    let id = try Self.insertTrace(db, t.info, hasAccel: t.hasAccel)
+                    let id = try Self.insertTrace(db, t)
                     try fill(k) { batch in try self.insert(db, batch, id) }
                     ids.append(id)
                 }
@@ -278,8 +276,16 @@ public final class TraceStore {
 
     static func seconds(_ s: Double) -> String { s == s.rounded() && s < 1e9 ? "\(Int(s)) s" : "\(s) s" }
 
-    private static func insertTrace(_ db: Database, _ info: TraceInfo, hasAccel: Bool) throws -> Int64 {
-        let metadata = String(decoding: try JSONEncoder.sorted.encode(info.metadata), as: UTF8.self)
+    /// The key under which a trace's stated axes (`MotionTrace.axisMapping`, an orientation like
+    /// "yxz") are kept in the `metadata` column: schema v1 has no column of its own for them, and
+    /// stores written before and since read the same. Written and read only here.
+    static let axisMappingKey = "axisMapping"
+
+    private static func insertTrace(_ db: Database, _ trace: MotionTrace) throws -> Int64 {
+        let (info, hasAccel) = (trace.info, trace.hasAccel)
+        var kept = info.metadata
+        if case .orientation(let s)? = trace.axisMapping, AxisMapping.isValidOrientation(s) { kept[axisMappingKey] = s }
+        let metadata = String(decoding: try JSONEncoder.sorted.encode(kept), as: UTF8.self)
         try db.execute(
             sql: """
                 INSERT INTO trace (device, source_uri, clock, rate_hz, orientation, has_accel, metadata)
@@ -316,13 +322,14 @@ public final class TraceStore {
         }
     }
 
-    public func traces() throws -> [StoredTrace] {
+    /// Every trace, described (no samples: `forEachBatch` streams them).
+    public func traces() throws -> [MotionTrace] {
         try TraceStoreError.wrap(path, "reading traces") {
             try reader.read { db in try Row.fetchAll(db, sql: "SELECT * FROM trace ORDER BY id").map { try Self.trace($0, db) } }
         }
     }
 
-    public func trace(_ id: Int64) throws -> StoredTrace {
+    public func trace(_ id: Int64) throws -> MotionTrace {
         let found = try TraceStoreError.wrap(path, "reading trace \(id)") {
             try reader.read { db in try Row.fetchOne(db, sql: "SELECT * FROM trace WHERE id = ?", arguments: [id]).map { try Self.trace($0, db) } }
         }
@@ -333,21 +340,28 @@ public final class TraceStore {
     /// Reads every column by its stored type: a store from an older Lockstep (or another
     /// program) may hold NULLs, non-finite numbers, text or blobs where this one writes none;
     /// those read as unknown (a name, a rate, a scale), never as 0 and never as a crash.
-    private static func trace(_ row: Row, _ db: Database) throws -> StoredTrace {
+    private static func trace(_ row: Row, _ db: Database) throws -> MotionTrace {
         guard let id = integer(row["id"] as DatabaseValue) else { throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "a trace id is not a whole number") }
         var scales: [String: Double] = [:]
         for r in try Row.fetchAll(db, sql: "SELECT name, scale FROM trace_channel WHERE trace_id = ?", arguments: [id]) {
             if let name = text(r["name"] as DatabaseValue), let scale = number(r["scale"] as DatabaseValue), scale.isFinite { scales[name] = scale }
         }
         let metadataText = text(row["metadata"] as DatabaseValue) ?? "{}"
-        let metadata = (try? JSONDecoder().decode([String: String].self, from: Data(metadataText.utf8))) ?? [:]
+        var metadata = (try? JSONDecoder().decode([String: String].self, from: Data(metadataText.utf8))) ?? [:]
         let rate = number(row["rate_hz"] as DatabaseValue)
+        let clock = text(row["clock"] as DatabaseValue)
+        // Only a trace on the video's clock (a camera's own) states the camera's axes.
+        var axisMapping: AxisMapping?
+        if clock == "video", let s = metadata[axisMappingKey], AxisMapping.isValidOrientation(s) {
+            axisMapping = .orientation(s)
+            metadata[axisMappingKey] = nil
+        }
         let info = TraceInfo(
             deviceName: text(row["device"] as DatabaseValue) ?? "", sourceURI: text(row["source_uri"] as DatabaseValue) ?? "",
-            clock: text(row["clock"] as DatabaseValue),
+            clock: clock,
             rateHz: rate.flatMap { $0.isFinite && $0 > 0 ? $0 : nil },
             channelScales: scales, orientation: text(row["orientation"] as DatabaseValue), metadata: metadata)
-        return StoredTrace(id: id, info: info, hasAccel: (integer(row["has_accel"] as DatabaseValue) ?? 0) != 0)
+        return MotionTrace(id: id, info: info, hasAccel: (integer(row["has_accel"] as DatabaseValue) ?? 0) != 0, axisMapping: axisMapping)
     }
 
     // `@inline(never)` on these readers: Swift 6.3.1's -O (CopyPropagation) crashes on

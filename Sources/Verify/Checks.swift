@@ -38,8 +38,9 @@ public enum Checks {
                 violations: [Violation(.noFrames, "the file has no video frames")])
         }
         let step = commonStep(scan.frames)
-        // A reversal keeps each source frame's own duration (a variable rate stays variable).
-        if let mode = header?.sync, reverseModes.contains(mode), let sourceTimeBase = positiveRate(header?.inputs?.first?.timeBase) {
+        // An older reversal kept each source frame's own duration (a variable rate stayed
+        // variable); one on the frame loop ("timing") has the output's constant step.
+        if let mode = header?.sync, reverseModes.contains(mode), header?.timing == nil, let sourceTimeBase = positiveRate(header?.inputs?.first?.timeBase) {
             v += reverseTiming(scan, sourceTimeBase: sourceTimeBase)
         } else {
             v += timing(scan, step: step)

@@ -20,11 +20,13 @@ public enum ConcatCheck {
         if let first = missing.first {
             v.append(Violation(.provenanceMissing, frame: first, "\(missing.count) frame\(missing.count == 1 ? "" : "s") carry no provenance, the first is frame \(first)"))
         }
+        // A cut (`--from/--to`): frame k is frame A + k of the whole join (its header says A).
+        let cut = frames.first?.provenance?.first ?? 0
         var previous: (clip: Int, index: Int64)?
         for (k, frame) in frames.enumerated() {
             guard let p = frame.provenance else { previous = nil; continue }
             let t = frame.pts.seconds
-            if p.k != Int64(k) {
+            if p.k != cut + Int64(k) {
                 v.append(Violation(.provenanceMissing, frame: k, time: t, "frame \(k) carries the provenance of output frame \(p.k)"))
             }
             guard let clip = p.clip, p.src.count == 1 else {
@@ -33,7 +35,7 @@ public enum ConcatCheck {
                 continue
             }
             let index = p.src[0][0]
-            let expected: (clip: Int, index: Int64)? = previous.map { ($0.clip, $0.index + 1) } ?? (k == 0 ? (0, 0) : nil)
+            let expected: (clip: Int, index: Int64)? = previous.map { ($0.clip, $0.index + 1) } ?? (k == 0 && cut == 0 ? (0, 0) : nil)
             if let expected, (clip, index) != expected {
                 if clip == expected.clip {
                     let d = index - expected.index
@@ -102,6 +104,7 @@ public enum ConcatCheck {
             v.append(Violation(.provenanceMissing, frame: first, "\(missing.count) frame\(missing.count == 1 ? "" : "s") carry no provenance, the first is frame \(first)"))
         }
         let ms = Rational(1, 1000)
+        let cut = header?.first ?? 0
         // The clip being read: its number, start, origin, time base, last record and output frame.
         struct Clip { var c: Int; var start: Rational; var origin: Int64; var tb: Rational?; var last: [Int64]; var lastFrame: Int }
         var clip: Clip?
@@ -132,7 +135,7 @@ public enum ConcatCheck {
         for (k, frame) in frames.enumerated() {
             guard let p = frame.provenance else { continue }
             let t = frame.pts.seconds
-            if p.k != Int64(k) {
+            if p.k != cut + Int64(k) {
                 v.append(Violation(.provenanceMissing, frame: k, time: t, "frame \(k) carries the provenance of output frame \(p.k)"))
             }
             guard let c = p.clip, p.src.count == 1, p.src[0].count >= 2 else {
@@ -140,7 +143,9 @@ public enum ConcatCheck {
                 continue
             }
             let record = p.src[0]
-            let tick = fps.inverse * Int64(k)
+            let tick = fps.inverse * (cut + Int64(k))
+            // A cut may start inside any clip, at any of its frames.
+            let cutStart = clip == nil && cut > 0
             if clip?.c != c {
                 // A clip's first frame: where it starts on the output's clock and its time 0.
                 guard let text = p.clipStart, let start = Rational(parsing: text), start.magnitudeAtMost(Rational(1 << 40, 1)), let origin = p.origin,
@@ -150,7 +155,7 @@ public enum ConcatCheck {
                     clip = nil
                     continue
                 }
-                let expected = clip.map { $0.c + 1 } ?? 0
+                let expected = clip.map { $0.c + 1 } ?? (cutStart ? c : 0)
                 if c != expected {
                     v.append(
                         Violation(
@@ -159,7 +164,7 @@ public enum ConcatCheck {
                                 ? "output frame \(k): \(name(c)) comes back after \(name(expected - 1))"
                                 : "output frame \(k): \(name(c)) follows \(expected == 0 ? "nothing" : name(expected - 1)); the clips between are missing"))
                 }
-                if start > tick + ms || start + fps.inverse + ms <= tick {
+                if start > tick + ms || (start + fps.inverse + ms <= tick && !cutStart) {
                     v.append(
                         Violation(
                             .droppedSource, frame: k, time: t,

@@ -21,6 +21,9 @@ final class CalibrationProfileBoundsTests: XCTestCase {
             decode(#"{"name":"x","axisMapping":"XYZ","gyroBias":[0,0,0],"timeOffsetMs":0,"frameReadoutMs":1e308}"#),
             "p.json: frameReadoutMs must be between 0 and 10000")
         XCTAssertEqual(
+            decode(#"{"name":"x","axisMapping":"XYZ","gyroBias":[0,0,0],"timeOffsetMs":0,"frameReadoutMs":16,"frameReadoutUncertaintyMs":-1}"#),
+            "p.json: frameReadoutUncertaintyMs must be between 0 and 10000")
+        XCTAssertEqual(
             decode(#"{"name":"x","axisMapping":"XYZ","gyroBias":[0,1e9,0],"timeOffsetMs":0}"#),
             "p.json: gyroBias must be 3 numbers between -100 and 100 rad/s")
         XCTAssertEqual(

@@ -90,22 +90,4 @@ final class StatedOrientationTests: XCTestCase {
         XCTAssertEqual(without.mapping, .orientation("zxy"), "pan and tilt alone cannot tell the z row's sign")
         XCTAssertEqual(without.stated?.overridden, false)
     }
-
-    /// A camera file's stated axes: typed on the way in and out, text only in the metadata a
-    /// store keeps; only a trace on the video's clock (a camera's own) states them.
-    func testTheCameraAxisMappingIsTypedAndKeptAsText() {
-        var info = TraceInfo(deviceName: "HERO5 Black", sourceURI: "karma.mp4", clock: "video")
-        XCTAssertNil(info.cameraAxisMapping)
-        info.cameraAxisMapping = .orientation("yxz")
-        XCTAssertEqual(info.metadata["axisMapping"], "yxz")
-        XCTAssertEqual(info.cameraAxisMapping, .orientation("yxz"))
-        var stored = TraceInfo(deviceName: "HERO5 Black", sourceURI: "karma.mp4", clock: "video", metadata: ["axisMapping": "yxz"])
-        XCTAssertEqual(stored.cameraAxisMapping, .orientation("yxz"))
-        stored.clock = "monotonic"
-        XCTAssertNil(stored.cameraAxisMapping, "an IMU's own clock: not a camera's statement")
-        info.metadata["axisMapping"] = "yyz"
-        XCTAssertNil(info.cameraAxisMapping, "not a proper mapping")
-        info.cameraAxisMapping = nil
-        XCTAssertNil(info.metadata["axisMapping"])
-    }
 }

@@ -37,6 +37,34 @@ final class TraceStoreTests: ScratchFolderTestCase {
         XCTAssertNil(pk.rowIDColumn)
     }
 
+    /// A camera's stated axes go in and come out typed (`MotionTrace.axisMapping`); on disk they
+    /// stay the v1 metadata key, so a store written before reads the same, and only a trace on
+    /// the video's clock states them.
+    func testTheStatedAxesAreTypedThroughTheStore() throws {
+        let store = try TraceStore(path: path)
+        let camera = TraceInfo(deviceName: "HERO5 Black", sourceURI: "karma.mp4", clock: "video", metadata: ["source": "GoPro GPMF"])
+        let id = try store.createTrace(MotionTrace(info: camera, hasAccel: true, axisMapping: .orientation("yxz")))
+        let read = try store.trace(id)
+        XCTAssertEqual(read, MotionTrace(id: id, info: camera, hasAccel: true, axisMapping: .orientation("yxz")))
+        XCTAssertNil(read.info.metadata["axisMapping"], "typed, not text in the metadata")
+        let column = try DatabaseQueue(path: path).read { try String.fetchOne($0, sql: "SELECT metadata FROM trace WHERE id = ?", arguments: [id]) }
+        XCTAssertEqual(column, #"{"axisMapping":"yxz","source":"GoPro GPMF"}"#)
+        // A store an older Lockstep wrote; an IMU's own clock (a gcsv line, kept as the file's
+        // word); a mapping that is not one.
+        let db = try DatabaseQueue(path: path)
+        try db.write { db in
+            for (clock, text) in [("video", "yxz"), ("monotonic", "yxz"), ("video", "yyz")] {
+                try db.execute(
+                    sql: "INSERT INTO trace (device, source_uri, clock, has_accel, metadata) VALUES ('d', 's', ?, 0, ?)",
+                    arguments: [clock, #"{"axisMapping":"\#(text)"}"#])
+            }
+        }
+        try db.close()
+        let all = try store.traces()
+        XCTAssertEqual(all.map(\.axisMapping), [.orientation("yxz"), .orientation("yxz"), nil, nil])
+        XCTAssertEqual(all.map { $0.info.metadata["axisMapping"] }, [nil, nil, "yxz", "yyz"])
+    }
+
     func testTraceMetadataRoundTrip() throws {
         let store = try TraceStore(path: path)
         let info = TraceInfo(
@@ -45,7 +73,7 @@ final class TraceStoreTests: ScratchFolderTestCase {
             metadata: ["note": "a, b", "id": "cam"])
         let id = try store.createTrace(info, hasAccel: true)
         let id2 = try store.createTrace(TraceInfo(deviceName: "other", sourceURI: "f.csv"), hasAccel: false)
-        XCTAssertEqual(try store.trace(id), StoredTrace(id: id, info: info, hasAccel: true))
+        XCTAssertEqual(try store.trace(id), MotionTrace(id: id, info: info, hasAccel: true))
         XCTAssertEqual(try store.traces().map(\.id), [id, id2])
         XCTAssertNotEqual(id, id2)
         XCTAssertThrowsError(try store.trace(99)) { XCTAssertEqual("\($0)", "\(self.path): no trace 99") }

@@ -83,4 +83,51 @@ final class ReverseChecksTests: XCTestCase {
             Checks.run(vfrScan(reversed, outputPTS: reversedPTS, sourcePTS: moved, end: 3584)).violations.map(\.message),
             ["output frame 4 lasts 16.7 ms, but its source frame 1 lasts 3.6 ms"])
     }
+
+    // MARK: a reversal that keeps its source's timeline
+
+    /// Source frames starting at 0, 1, 3 and 4 thirtieths of a second (frame 1 lasts two: a
+    /// missed frame), ending at 5; output at 30 fps. Each record is [index, pts, until].
+    static let timedStarts: [Int64] = [0, 1, 3, 4]
+    func timedScan(_ shown: [Int64], mode: String = "reverse", trim: String? = nil) -> Scan {
+        let frames = shown.enumerated().map { k, s in
+            let until = s + 1 < Self.timedStarts.count ? Self.timedStarts[Int(s) + 1] : 5
+            var p = Provenance(k: Int64(k), src: [[s, Self.timedStarts[Int(s)], until]])
+            if k == 0 {
+                p.sync = mode; p.fps = "30/1"; p.timing = "time"
+                var input = Provenance.Input(name: "drops.mp4", timeBase: "1/30", audio: false)
+                input.origin = 0; input.duration = "1/6"; input.trim = trim
+                p.inputs = [input]
+            }
+            return ScannedFrame(pts: Timestamp(Int64(k), Rational(1, 30)), meanLuma: 80, lumaDeviation: 20, difference: 5, provenance: p)
+        }
+        return Scan(path: "x.mp4", frames: frames, videoDuration: Double(shown.count) / 30, audio: nil)
+    }
+
+    func testATimedReversalRepeatsAndSkipsAsTimeSays() {
+        // Reversed: 3, 2, then frame 1 for two frames (it lasted two), then 0.
+        XCTAssertEqual(Checks.run(timedScan([3, 2, 1, 1, 0])).violations.map(\.message), [])
+        // Two loops: the second starts again at 3.
+        XCTAssertEqual(Checks.run(timedScan([3, 2, 1, 1, 0, 3, 2, 1, 1, 0])).violations.map(\.message), [])
+        // A boomerang: forward over [0, 5), back over [0, 4) (frame 3 not twice): 2 at 5, 1 at 6 and 7, 0 at 8.
+        XCTAssertEqual(Checks.run(timedScan([0, 1, 1, 2, 3, 2, 1, 1, 0], mode: "boomerang")).violations.map(\.message), [])
+        // A cut of [1/30, 4/30): frames 1 and 2, reversed.
+        XCTAssertEqual(Checks.run(timedScan([2, 1, 1], trim: "1/30:2/15")).violations.map(\.message), [])
+    }
+
+    func testATimedReversalOutOfTimeIsNamed() {
+        XCTAssertEqual(
+            Checks.run(timedScan([3, 2, 2, 1, 0])).violations.map(\.message),
+            ["output frame 2 at 0.067 s plays source time 0.100 s, but still shows source frame 2, on screen over 0.100-0.133 s"])
+        XCTAssertEqual(
+            Checks.run(timedScan([3, 2, 1, 0, 0])).violations.map(\.message),
+            ["output frame 3 at 0.100 s plays source time 0.067 s, but shows source frame 0, on screen over 0.000-0.033 s: not yet"])
+        XCTAssertEqual(
+            Checks.run(timedScan([3, 1, 2, 1, 0])).violations.map(\.message),
+            [
+                "output frame 2 goes from source frame 1 to 2, against the direction of play",
+                "output frame 1 at 0.033 s plays source time 0.133 s, but shows source frame 1, on screen over 0.033-0.100 s: not yet",
+                "output frame 2 at 0.067 s plays source time 0.100 s, but still shows source frame 2, on screen over 0.100-0.133 s"
+            ])
+    }
 }

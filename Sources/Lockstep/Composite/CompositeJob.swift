@@ -585,7 +585,7 @@ public final class CompositeJob: Job {
             loudness = m
         }
         let stage = try WriterThread(
-            writer: writer, lanes: lanes, gains: gains, frameRate: frameRate, canvas: canvas,
+            writer: writer, sounds: lanes.map { l -> (any SoundSource)? in l.audio }, gains: gains, frameRate: frameRate, canvas: canvas,
             poolSize: 3, failure: failure, firstFrame: firstFrame, measuresLoudness: loudness != nil,
             signal: options.signal)
         return (stage, loudness)

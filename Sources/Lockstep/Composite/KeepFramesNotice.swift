@@ -9,6 +9,11 @@ import Media
 enum KeepFramesNotice {
     /// `noun`: "input" (composite, filter, snake) or "clip" (concat).
     static func line(_ readers: [MovieReader], frameRate: Rational, noun: String = "input") -> String? {
+        line(readers.map { (path: $0.path, video: $0.video) }, frameRate: frameRate, noun: noun)
+    }
+
+    /// The same for inputs read otherwise (`reverse` reads backwards, without a `MovieReader`).
+    static func line(_ readers: [(path: String, video: VideoInfo)], frameRate: Rational, noun: String = "input") -> String? {
         let changed: [String] = readers.enumerated().compactMap { i, r in
             guard !r.video.isStill else { return nil }
             let name = "\(noun) \(i + 1) (\(r.path)"

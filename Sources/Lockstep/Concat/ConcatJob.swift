@@ -69,10 +69,15 @@ public final class ConcatJob: Job {
         guard let frameRate = options.frameRate ?? CompositeJob.defaultFrameRate(readers) else {
             throw MediaError("no frame rate in the file; give one with --fps", path: first.path)
         }
-        let maxFrames = options.maxDuration.map { ConcatOptions.frames(within: $0, frameRate: frameRate) } ?? .max
+        var maxFrames = options.maxDuration.map { ConcatOptions.frames(within: $0, frameRate: frameRate) } ?? .max
         guard maxFrames > 0 else {
             throw JobError("--max-duration \(ConcatOptions.text(options.maxDuration!)) is shorter than one frame at \(frameRate) fps.")
         }
+        // `--from/--to`: output frames [A, B) of the joined timeline, as every command cuts; the
+        // frames before A are read and let go, the sound before A's first sample dropped.
+        let range = options.cut.map { FrameRange($0, frameRate: frameRate) }
+        let firstK = range?.start ?? 0
+        if let range, !range.isOpen { maxFrames = min(maxFrames, range.end) }
         // Before any thread starts: a .cube that cannot be read stops the job here.
         let filters = try options.filter.map { try FilterStage(schedule: $0, canvas: canvas) }
         // The filtered picture: the lanes' pool frames keep their margins from one use to the next.
@@ -101,7 +106,7 @@ public final class ConcatJob: Job {
         let withAudio = readers.contains { $0.audio != nil }
 
         // One camera's chapters keep their telemetry, continuous (ConcatTelemetry.swift).
-        let telemetry = try ConcatTelemetry.read(options.clips, keepsTime: !options.keepFrames)
+        let telemetry = try ConcatTelemetry.read(options.clips, keepsTime: !options.keepFrames, cut: options.cut != nil)
         if let line = telemetry.notice { events.notice?(line); notices.append(line) }
         let writer = try MovieWriter(
             path: file.path, container: OutputPath.container(for: options.output), canvas: canvas,
@@ -111,7 +116,16 @@ public final class ConcatJob: Job {
             AudioTimeline.samples(coveringFrames: frames, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
         }
         let fade = Int64(options.crossfadeMs ?? 0) * Int64(AudioFormat.sampleRate) / 2000
-        let audio = withAudio ? ConcatAudio(fadeSamples: fade) { try writer.writeAudio(left: $0, right: $1, count: $2) } : nil
+        // The joined sound goes to the file from the cut's first sample on.
+        let audioFrom = samples(firstK)
+        var audioAt: Int64 = 0
+        let audio =
+            withAudio
+            ? ConcatAudio(fadeSamples: fade) { l, r, n in
+                let skip = Int(max(0, min(Int64(n), audioFrom - audioAt)))
+                audioAt += Int64(n)
+                if skip < n { try writer.writeAudio(left: l + skip, right: r + skip, count: n - skip) }
+            } : nil
         let byTime = !options.keepFrames
         var header = Provenance.header(
             sync: ConcatCheck.sync, frameRate: frameRate,
@@ -125,8 +139,8 @@ public final class ConcatJob: Job {
         if byTime { header.timing = ConcatCheck.byTime }
         let expected =
             byTime
-            ? Self.expectedFrames(readers, frameRate: frameRate).map { min($0, maxFrames) }
-            : Self.expectedFrames(readers).map { min($0, maxFrames) }
+            ? Self.expectedFrames(readers, frameRate: frameRate).map { max(0, min($0, maxFrames) - firstK) }
+            : Self.expectedFrames(readers).map { max(0, min($0, maxFrames) - firstK) }
         if !byTime, let line = KeepFramesNotice.line(readers, frameRate: frameRate, noun: "clip") { events.notice?(line); notices.append(line) }
         var emitted: Int64 = 0
         var clipFrames: [Int64] = []
@@ -150,19 +164,27 @@ public final class ConcatJob: Job {
             audio?.begin(lane.audio, at: audioStart)
             /// Writes one output frame of this clip: its picture, provenance, and the audio so far.
             func write(_ item: LaneFrame, record p: Provenance) throws {
+                if emitted < firstK {
+                    // Before the cut: nothing written, the sound kept back.
+                    emitted += 1
+                    try audio?.writeAvailable(until: samples(emitted))
+                    return
+                }
                 var p = p
                 var picture = item.frame
                 if let filters, let filtered {
                     (picture, p.filter) = try filters.render(item.frame, into: filtered, index: emitted, time: frameRate.inverse * emitted)
                 }
                 try stamp.stamp(picture, with: p, sources: [item.frame])
-                try writer.writeVideo(picture, index: emitted)
+                try writer.writeVideo(picture, index: emitted - firstK)
                 emitted += 1
                 try audio?.writeAvailable(until: samples(emitted))
-                events.progress?(emitted, expected)
+                events.progress?(emitted - firstK, expected)
             }
             func record(_ source: SourceFrame, until: Timestamp?) -> Provenance {
-                var p = emitted == 0 ? header : Provenance(k: 0, src: [])
+                var p = emitted == firstK ? header : Provenance(k: 0, src: [])
+                // A cut's first frame carries the header too, saying which frame it is.
+                if emitted == firstK && firstK > 0 { p.first = firstK }
                 p.k = emitted
                 p.clip = k
                 p.src = [[Int64(source.index), source.pts.value] + (until.map { [$0.value] } ?? [])]
@@ -188,7 +210,7 @@ public final class ConcatJob: Job {
                 emit: { sync, _ in
                     encoderClock.set("encoding frame \(emitted)", busy: true)
                     var p = record(sync.chosenFrame(0), until: byTime ? sync.until(0) : nil)
-                    if byTime && !shownFirst {
+                    if byTime && (!shownFirst || emitted == firstK) {
                         // Where this clip's time 0 lies, for verify: the clip's start and its frame 0's pts.
                         shownFirst = true
                         p.clipStart = "\(clipStart.num)/\(clipStart.den)"
@@ -217,14 +239,18 @@ public final class ConcatJob: Job {
             running.remove(k)
             if let error = failure.error { throw error }
             guard emitted > first else { throw MediaError("has no video frame to join", path: lane.reader.path) }
-            clipFrames.append(emitted - first)
+            if emitted > firstK { clipFrames.append(emitted - max(first, firstK)) }
             if capped { break }
+        }
+        if let range, emitted <= firstK || (!range.isOpen && emitted < range.end && emitted < maxFrames) {
+            let last = options.clips.count - 1
+            throw FrameRange.pastEnd(range, input: last, path: options.clips[last], frames: emitted, frameRate: frameRate)
         }
         try writer.finish()
         if let error = failure.error { throw error }
-        try filters?.finish(frames: emitted, frameRate: frameRate)
+        try filters?.finish(frames: emitted - firstK, frameRate: frameRate)
         return ConcatResult(
-            frames: emitted, audioSamples: withAudio ? samples(emitted) : nil, canvas: canvas,
+            frames: emitted - firstK, audioSamples: withAudio ? samples(emitted) - samples(firstK) : nil, canvas: canvas,
             frameRate: frameRate, clipFrames: clipFrames, notices: notices)
     }
 

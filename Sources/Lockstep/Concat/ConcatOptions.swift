@@ -27,6 +27,9 @@ public struct ConcatOptions: Sendable {
     public var toneCurve = ToneCurve.hable
     /// Interlaced clips: one picture per frame (the default), per field, or left woven.
     public var deinterlace = DeinterlaceMode.frame
+    /// `--from/--to`: a cut of the joined timeline (output frames [A, B) of the whole join, as
+    /// every command cuts), its sound cut at the same frame boundaries to the sample.
+    public var cut: TimeCut?
     /// A stage (a clip's reader, the encoder) stuck this long stops the job, as in `composite`.
     public var stallTimeout = 30.0
 
@@ -58,6 +61,9 @@ public struct ConcatOptions: Sendable {
             }
             if filter != nil {
                 throw JobError("--copy cannot be combined with --filter or --filter-at: copied video is not decoded, so it cannot be filtered.")
+            }
+            if cut != nil {
+                throw JobError("--copy cannot be combined with --from/--to: copied video is not re-encoded, so it cannot be cut inside a GOP.")
             }
             if signal.isHDR || encode.codec != nil {
                 throw JobError("--copy cannot be combined with \(signal.isHDR ? "--hdr" : "--codec"): copied video is not re-encoded, so its codec and signal are the clips'.")

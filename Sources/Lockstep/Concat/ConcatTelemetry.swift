@@ -12,7 +12,7 @@ import Media
 enum ConcatTelemetry {
     /// Every clip's track, or nil with the sentence why when the user should hear it (nothing is
     /// said when no clip has a track).
-    static func read(_ clips: [String], keepsTime: Bool) throws -> (kept: [CarriedTelemetry]?, notice: String?) {
+    static func read(_ clips: [String], keepsTime: Bool, cut: Bool = false) throws -> (kept: [CarriedTelemetry]?, notice: String?) {
         // A clip read from a pipe is read once, by its decoder: a second reader here would take
         // its bytes (ConcatCommandTests' stalled FIFO). Telemetry comes from regular files only.
         let regular = clips.allSatisfy { (try? FileManager.default.attributesOfItem(atPath: $0)[.type] as? FileAttributeType) == .typeRegular }
@@ -31,6 +31,8 @@ enum ConcatTelemetry {
             return notKept("clip \(c + 1) (\(clips[c])) comes from another camera than clip 1 (its track or firmware differs)")
         }
         guard keepsTime else { return notKept("--keep-frames changes the clips' timelines") }
+        // Not yet placed on a cut's own clock (the output's time 0 is the cut's start).
+        if cut { return notKept("--from/--to cut the joined timeline, and a cut of the joined telemetry is not written yet") }
         return (all, nil)
     }
 }

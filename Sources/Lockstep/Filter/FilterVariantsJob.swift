@@ -23,6 +23,11 @@ public struct FilterVariantsOptions: Sendable {
     public var deinterlace = DeinterlaceMode.frame
     /// Seconds a stage may be stuck before the job stops with an error naming it.
     public var stallTimeout = 30.0
+    /// A cut, as every command cuts (`--frames A:B`, or `--from/--to` resolved at the input's
+    /// rate): every variant is output frames [A, B) of the whole pass, its sound cut at the same
+    /// frame boundaries to the sample, its first frame's record saying which frame it is.
+    public var frames: FrameRange?
+    public var cut: TimeCut?
     /// Tests only: variant `variant` fails once it has written `afterFrames` frames (a failure
     /// in the middle of the pass, which no input can be relied on to cause).
     var injectedFailure: (variant: Int, afterFrames: Int64)?
@@ -69,6 +74,10 @@ public struct FilterVariantsOptions: Sendable {
     /// so only its parent must exist.
     public func check() throws {
         try CompositeOptions.check(size: size, frameRate: nil, codec: encode.codec)
+        if frames != nil && cut != nil { throw JobError("--frames and --from/--to both choose the output's frames; give one.") }
+        if deinterlace == .field && (frames != nil || cut != nil) {
+            throw JobError("--deinterlace field cannot be combined with \(cut != nil ? "--from/--to" : "--frames"): a cut would not start on the field the single pass shows there.")
+        }
         var isFolder: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder)
         if exists {
@@ -185,6 +194,11 @@ public final class FilterVariantsJob: Job {
         reader: MovieReader, conformer: Conformer, canvas: Size, frameRate: Rational, files: [Result<OutputPath, any Error>]
     ) throws -> (value: FilterVariantsResult, keep: [Bool]) {
         let outputs = options.outputs
+        let range = options.frames ?? options.cut.map { FrameRange($0, frameRate: frameRate) }
+        let firstK = range?.start ?? 0
+        func samples(_ frames: Int64) -> Int64 {
+            AudioTimeline.samples(coveringFrames: frames, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
+        }
         // A variant whose chain or file cannot be set up (an unreadable .cube) fails alone, now.
         var variants = options.chains.enumerated().map { i, chain in
             FilterVariantsResult.Variant(chain: chain.text, output: outputs[i], failure: nil)
@@ -195,7 +209,7 @@ public final class FilterVariantsJob: Job {
                 writers.append(
                     try VariantWriter(
                         number: i, chain: chain, output: outputs[i], file: files[i], canvas: canvas, frameRate: frameRate,
-                        settings: options.encode, withAudio: reader.audio != nil,
+                        settings: options.encode, withAudio: reader.audio != nil, firstFrame: firstK,
                         failAfter: options.injectedFailure.flatMap { $0.variant == i ? $0.afterFrames : nil }))
             } catch {
                 variants[i].failure = "\(error)"
@@ -206,6 +220,8 @@ public final class FilterVariantsJob: Job {
             return (FilterVariantsResult(frames: 0, audioSamples: nil, canvas: canvas, frameRate: frameRate, variants: variants), none)
         }
         let lane = InputLane(index: 0, reader: reader, conformer: conformer, poolSize: 4, failure: failure, audioCopies: writers.count)
+        // A cut's sound starts at its first frame's first sample (what lies before is not kept).
+        lane.audioShift = samples(firstK)
         for (k, w) in writers.enumerated() { w.audio = lane.audioCopies.indices.contains(k) ? lane.audioCopies[k] : nil }
         let wasCancelled = parts.withLockedValue { p in
             (p.lane, p.writers) = (lane, writers)
@@ -221,7 +237,8 @@ public final class FilterVariantsJob: Job {
         for w in writers { w.start() }
         watchdog.start()
         defer { watchdog.stop() }
-        let expected = CompositeJob.expectedFrames([reader], sync: options.sync, frameRate: frameRate)
+        let whole = CompositeJob.expectedFrames([reader], sync: options.sync, frameRate: frameRate)
+        let expected = range.map { r in r.isOpen ? whole.map { max(0, $0 - r.start) } : r.count } ?? whole
         if options.sync == .index, let line = KeepFramesNotice.line([reader], frameRate: frameRate) { events.notice?(line) }
         var header = Provenance.header(
             sync: options.sync.rawValue, blend: BlendMode.single.rawValue, frameRate: frameRate,
@@ -229,37 +246,50 @@ public final class FilterVariantsJob: Job {
         var sync = FrameSync<SharedFrame>(mode: options.sync, inputs: 1, frameRate: frameRate)
         if let end = CompositeJob.streamEnd(reader.video) { sync.setStreamEnd(end, input: 0) }
         var emitted: Int64 = 0
+        // Ticks the loop reached, cut or not: the whole pass's length when it ends early.
+        var reached: Int64 = 0
         _ = sync.drive(
             pull: { _ in
                 clock.set("waiting for the input", busy: false)
                 guard failure.error == nil, writers.contains(where: { !$0.queue.closed }), let item = lane.frames.pop() else { return .closed }
-                // One share for the sync, one per variant; the last release recycles the frame.
-                return item.map { .frame($0.picture.source, SharedFrame($0, lane: lane, holders: writers.count + 1)) } ?? .end
+                // One share for the sync, and one per variant each time it is lent (a frame on
+                // screen for several ticks is lent several times); the last release recycles it.
+                return item.map { .frame($0.picture.source, SharedFrame($0, lane: lane, holders: 1)) } ?? .end
             },
             release: { $0.release() },
-            emit: { sync, _ in
+            emit: { sync, tick in
                 guard failure.error == nil, writers.contains(where: { !$0.queue.closed }) else { return false }
+                reached = tick + 1
+                // A cut: the frames before it are read and let go, those after it not read.
+                if tick < firstK { return true }
+                if let range, tick >= range.end { return false }
                 clock.set("handing out frame \(emitted)", busy: false)
                 if emitted == 0 { header.inputs?[0].origin = sync.origin(0)?.value }
                 var record = emitted == 0 ? header : Provenance(k: 0, src: [])
-                record.k = sync.tick
+                // A cut's first frame carries the header too, saying which frame it is.
+                if emitted == 0 && firstK > 0 { record.first = firstK }
+                record.k = tick
                 let f = sync.chosenFrame(0)
                 // Under time sync, until when the frame is on screen (as composite records it).
                 record.src = [[Int64(f.index), f.pts.value] + (sync.until(0).map { [$0.value] } ?? [])]
                 let shared = sync.chosen(0)
-                let lent = Lent(shared: shared, index: emitted, time: frameRate.inverse * emitted, record: record)
+                let lent = Lent(shared: shared, index: emitted, time: frameRate.inverse * tick, record: record)
+                shared.retain(writers.count)
                 for w in writers where !w.queue.push(lent) { shared.release() }
                 emitted += 1
                 events.progress?(emitted, expected)
                 return true
             })
         while let shared = sync.drain() { shared.release() }
-        let audioEnd = AudioTimeline.samples(coveringFrames: emitted, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
+        let audioEnd = samples(firstK + emitted) - samples(firstK)
         lane.stopVideo(audioUntil: reader.audio != nil && failure.error == nil ? audioEnd : .min)
         for w in writers { w.queue.close() }
         for w in writers { w.join() }
         lane.join(afterFailure: failure.error != nil)
         if let error = failure.error { throw error }
+        if let range, emitted < range.count, !(range.isOpen && emitted > 0) {
+            throw FrameRange.pastEnd(range, input: 0, path: options.input, frames: reached, frameRate: frameRate)
+        }
         guard emitted > 0 else { throw MediaError("has no video frame to filter", path: options.input) }
         var keep = none
         for w in writers {
@@ -284,6 +314,9 @@ final class SharedFrame: Sendable {
     init(_ item: LaneFrame, lane: InputLane, holders: Int) {
         self.item = item; self.lane = lane; self.holders = NIOLockedValueBox(holders)
     }
+
+    /// `n` more holders (a lending to every variant).
+    func retain(_ n: Int) { holders.withLockedValue { $0 += n } }
 
     func release() {
         let last = holders.withLockedValue { n -> Bool in

@@ -22,6 +22,8 @@ final class VariantWriter: @unchecked Sendable {
     private let out: Frame
     private let stamp: ProvenanceStamp
     private let frameRate: Rational
+    /// A cut's first frame in the whole pass: its sound starts at that frame's first sample.
+    private let firstFrame: Int64
     private var error: Error?
     private var written: Int64 = 0
     private var mixedUntil: Int64 = 0
@@ -35,8 +37,9 @@ final class VariantWriter: @unchecked Sendable {
     /// temporary (or why there is none): any failing is this variant's setup failure.
     init(
         number: Int, chain: FilterChainSpec, output: String, file: Result<OutputPath, any Error>, canvas: Size, frameRate: Rational,
-        settings: EncodeSettings, withAudio: Bool, failAfter: Int64? = nil
+        settings: EncodeSettings, withAudio: Bool, firstFrame: Int64 = 0, failAfter: Int64? = nil
     ) throws {
+        self.firstFrame = firstFrame
         self.number = number
         self.failAfter = failAfter
         self.output = output
@@ -110,8 +113,10 @@ final class VariantWriter: @unchecked Sendable {
         }
     }
 
+    /// Samples covering `frames` frames from the first: the whole pass's rounding at both ends.
     private func samples(_ frames: Int64) -> Int64 {
-        AudioTimeline.samples(coveringFrames: frames, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
+        func s(_ k: Int64) -> Int64 { AudioTimeline.samples(coveringFrames: k, frameRate: frameRate, sampleRate: AudioFormat.sampleRate) }
+        return s(firstFrame + frames) - s(firstFrame)
     }
 
     private func mix(until end: Int64) throws {

@@ -49,7 +49,7 @@ public final class IMUExportJob: Job {
             return ns.isFinite && abs(ns) < Double(TraceParser.maxTimestamp) ? start + Int64(ns.rounded()) : (ns < 0 ? .min : .max)
         }
         return try OutputPath.writing(to: output) { file in
-            let writer = try TraceFileWriter(path: file.path, format: format, info: t.info, hasAccel: t.hasAccel)
+            let writer = try TraceFileWriter(path: file.path, format: format, trace: t)
             try source.forEachBatch(t.id, from: from.map(bound), to: to.map(bound)) { batch in
                 if cancellation.isCancelled { throw JobError.cancelled }
                 try writer.write(batch)

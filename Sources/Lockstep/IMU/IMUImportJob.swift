@@ -32,20 +32,15 @@ public struct IMUImportOptions: Sendable {
         self.file = file; self.format = format; self.store = store; self.busyTimeout = busyTimeout
     }
 
-    /// How the file is read: a trace file's `format`, or (`content`) a log read by its content
-    /// (a blackbox log, a blackbox_decode CSV, a DataFlash log); neither: a camera file's track.
-    func reading() throws -> (format: TraceFormat?, content: MotionFileKind?) {
-        var content: MotionFileKind?
-        if format == nil {
-            let kind = MotionFiles.kind(path: file)
-            if let refusal = MotionFiles.refusal(kind, path: file) { throw refusal }
-            if kind == .blackbox || kind == .blackboxCSV || kind == .dataflash { content = kind }
+    /// What the file is (`MotionFiles.kind`): a trace file, a log, a movie with telemetry; a
+    /// store or a file of no known kind is refused.
+    func kind() throws -> MotionFileKind {
+        let kind = MotionFiles.kind(path: file, format: format)
+        if let refusal = MotionFiles.refusal(kind, path: file) { throw refusal }
+        switch kind {
+        case .traceStore, .insta360, .other: throw IMUJobError("\(file): \(IMUImportJob.unknownFormat)")
+        case .blackbox, .blackboxCSV, .dataflash, .movie, .text: return kind
         }
-        let f = content != nil ? nil : format ?? TraceFormat(path: file)
-        guard f != nil || content != nil || EmbeddedTelemetry.isMovie(path: file) else {
-            throw IMUJobError("\(file): \(IMUImportJob.unknownFormat)")
-        }
-        return (f, content)
     }
 }
 
@@ -72,7 +67,7 @@ public final class IMUImportJob: Job {
     private var isCancelled: Bool { cancellation.isCancelled }
 
     public func run() throws -> IMUImportResult {
-        let (format, content) = try options.reading()
+        let kind = try options.kind()
         // The store is the output: never one of the files read, under any spelling.
         do { try OutputPath.checkPlace(store, inputs: [file]) } catch let e as OutputPathError { throw IMUJobError(e.description) }
         var isDirectory: ObjCBool = false
@@ -89,22 +84,25 @@ public final class IMUImportJob: Job {
         }
         var notes: [String] = []
         let readers: [TraceBatches]
-        if content == .blackbox {
+        switch kind {
+        case .blackbox:
             // Each log is decoded twice (counted, then handed to the store in batches) rather
             // than held: memory stays flat in the log's length.
             let blackbox = try BlackboxFileReader(path: file)
             readers = blackbox.traces.map { BlackboxTraceBatches(blackbox, $0) }
             notes = blackbox.skipped.map { "\(file): \($0)" } + blackbox.traces.flatMap(\.warnings)
-        } else if content != nil {
+        case .text(let format):
+            readers = [try TraceFileReader(path: file, format: format)]
+        case .movie:
+            readers = [InMemoryTraceBatches(try EmbeddedTelemetry.read(path: file))]
+        default:
             let source = try TraceSource.open(path: file)
             readers = (source.decodedTraces ?? []).map { InMemoryTraceBatches($0) }
             notes = source.warnings
-        } else {
-            readers = [try format.map { try TraceFileReader(path: file, format: $0) } ?? InMemoryTraceBatches(try EmbeddedTelemetry.read(path: file))]
         }
         // A file's first batches say whether it holds samples; a blackbox file's logs were counted
         // (and a first batch of each of its many logs would be held through the whole import).
-        let first: [[IMUReading]?] = content == .blackbox ? readers.map { _ in nil } : try readers.map { try $0.nextBatch() }
+        let first: [[IMUReading]?] = kind == .blackbox ? readers.map { _ in nil } : try readers.map { try $0.nextBatch() }
         guard !first.isEmpty, first.allSatisfy({ $0.map { !$0.isEmpty } ?? true }) else { throw IMUJobError("\(file): no samples") }
         if isCancelled { throw Self.cancelled }
         if exists && !isEmpty {
@@ -151,7 +149,7 @@ public final class IMUImportJob: Job {
         let counts = readers.map(\.expectedReadings)
         let expected = counts.allSatisfy { $0 != nil } ? Int64(counts.reduce(0) { $0 + $1! }) : nil
         var done: Int64 = 0
-        let ids = try s.importTraces(readers.map { ($0.info, $0.hasAccel) }) { k, append in
+        let ids = try s.importTraces(readers.map(\.trace)) { k, append in
             var batch = try first[k] ?? readers[k].nextBatch()
             while !batch.isEmpty {
                 // The store would refuse these too, but naming itself: the file holds them.

@@ -12,7 +12,7 @@ public struct IMUTraceReport: Encodable, Equatable, Sendable {
     public var lostIterations: Int?, corruptFrames: Int?, truncatedAtByte: Int?
     public struct Gap: Encodable, Equatable, Sendable { public var startNs: Int64; public var lengthNs: Int64 }
 
-    public init(_ t: StoredTrace, _ s: TraceStatistics) {
+    public init(_ t: MotionTrace, _ s: TraceStatistics) {
         id = t.id; device = t.info.deviceName; source = t.info.sourceURI; clock = t.info.clock
         samples = s.count; durationS = Double(s.duration) / 1e9; rateHz = s.rate; declaredRateHz = t.info.rateHz
         medianIntervalNs = s.medianInterval; jitterUs = s.jitter.map { $0 / 1000 }; gapCount = s.gapCount

@@ -6,8 +6,8 @@ import MotionIO
 /// when opened: a GoPro's hour is about 1.4 M samples), or a decoded DataFlash log. `imu import` reads through it (`TraceSource` hands out the
 /// traces in memory as they are).
 protocol TraceBatches: AnyObject {
-    var info: TraceInfo { get }
-    var hasAccel: Bool { get }
+    /// The trace as the store records it (no readings).
+    var trace: MotionTrace { get }
     /// The next samples in time order; empty at the end.
     func nextBatch() throws -> [IMUReading]
     /// How many samples there are, where known before reading them (for progress).
@@ -26,13 +26,10 @@ extension TraceFileReader: TraceBatches {
 /// CAMM; an IMU of a DataFlash log, a blackbox_decode CSV) as batches, for `imu import`'s one
 /// transaction.
 final class InMemoryTraceBatches: TraceBatches {
-    let info: TraceInfo
-    let hasAccel: Bool
+    let trace: MotionTrace
     private let readings: [IMUReading]
     private var position = 0
-    init(info: TraceInfo, hasAccel: Bool, readings: [IMUReading]) { self.info = info; self.hasAccel = hasAccel; self.readings = readings }
-    convenience init(_ trace: EmbeddedTrace) { self.init(info: trace.info, hasAccel: trace.hasAccel, readings: trace.readings) }
-    convenience init(_ trace: DecodedTrace) { self.init(info: trace.info, hasAccel: trace.hasAccel, readings: trace.readings) }
+    init(_ trace: MotionTrace) { self.trace = trace.described; readings = trace.readings }
     var expectedReadings: Int? { readings.count }
     func nextBatch() throws -> [IMUReading] {
         let end = min(readings.count, position + 4096)
@@ -44,12 +41,10 @@ final class InMemoryTraceBatches: TraceBatches {
 /// One log of a blackbox file, decoded again as the import asks for its batches (the file's
 /// first pass counted it), so no log is ever held whole.
 final class BlackboxTraceBatches: TraceBatches {
-    let info: TraceInfo
-    let hasAccel: Bool
+    let trace: MotionTrace
     private let batches: BlackboxFileReader.Batches
-    init(_ file: BlackboxFileReader, _ trace: DecodedTrace) {
-        info = trace.info
-        hasAccel = trace.hasAccel
+    init(_ file: BlackboxFileReader, _ trace: MotionTrace) {
+        self.trace = trace
         batches = file.batches(of: trace.id)
     }
     func nextBatch() throws -> [IMUReading] { batches.next() }

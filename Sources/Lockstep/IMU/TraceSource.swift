@@ -6,61 +6,64 @@ public struct IMUJobError: Error, CustomStringConvertible, Equatable, Sendable {
     public init(_ description: String) { self.description = description }
 }
 
-/// Where a trace's samples come from, read the same way whatever it is: a trace store (one trace
-/// of it, or all), or a single trace in a `.gcsv` or `.csv` file (it is trace 1).
-///
-/// A camera file with embedded telemetry (GoPro GPMF, Google CAMM; by its extension: .mp4, .mov,
-/// .360, .lrv, .m4v) is one trace too, its samples on the video's clock (ns from the first frame).
-///
-/// A file told by its content (`MotionFiles.kind`) comes before any extension: a blackbox log
-/// (`.bbl`, `.bfl`, `.txt`, or any name) is one trace per log with samples, numbered by the log's
-/// place in the file (`--trace 3` is the third log, as blackbox_decode --index counts); a
-/// blackbox_decode CSV is trace 1; an ArduPilot DataFlash log is one trace per IMU (`--trace 1`
-/// is IMU 0); an Insta360 file is refused naming its format.
+/// Where a trace's samples come from, read the same way whatever it is. What the file is, is
+/// `MotionFiles.kind`'s one answer (content first, then the name):
+/// - a trace store: one trace of it, or all;
+/// - a `.gcsv` or `.csv` file: trace 1, streamed;
+/// - a movie with its own telemetry (GoPro GPMF, Google CAMM): trace 1, its samples on the
+///   video's clock (ns from the first frame), decoded once when opened;
+/// - a blackbox log (`.bbl`, `.bfl`, `.txt`, or any name): one trace per log with samples,
+///   numbered by the log's place in the file (`--trace 3` is the third log, as blackbox_decode
+///   --index counts); a blackbox_decode CSV: trace 1; an ArduPilot DataFlash log: one trace per
+///   IMU (`--trace 1` is IMU 0); an Insta360 file is refused naming its format.
+/// Every trace is a `MotionTrace`; `traces()` describes them, the readings calls stream them.
 public enum TraceSource {
     case store(TraceStore, trace: Int64?)
     case gcsv(String)
     case csv(String)
-    case camera(EmbeddedTrace)
+    /// A movie's own telemetry, decoded whole (its readings, orientation records and stated axes).
+    case camera(MotionTrace)
     /// Traces decoded whole from a file (all of them; `trace` picks one), and sentences about
     /// what the reader skipped (corrupt frames, truncation, empty logs).
-    case decoded(path: String, traces: [DecodedTrace], trace: Int64?, notes: [String])
+    case decoded(path: String, traces: [MotionTrace], trace: Int64?, notes: [String])
 
-    /// A `STORE|FILE` path: a `.gcsv` or `.csv` by its extension (or `format`), else a trace store,
-    /// opened read-only. `trace` picks one trace of a store; a file holds only trace 1.
-    public static func open(path: String, trace: Int64? = nil, format: TraceFormat? = nil) throws -> TraceSource {
-        if format == nil {
-            let kind = MotionFiles.kind(path: path)
-            if let refusal = MotionFiles.refusal(kind, path: path) { throw refusal }
-            switch kind {
-            case .blackbox:
-                let (traces, skipped) = try MotionFiles.readBlackbox(path: path)
-                if let trace, !traces.contains(where: { $0.id == trace }) {
-                    throw IMUJobError("\(path) has no trace \(trace) (its logs with samples: \(traces.map { String($0.id) }.joined(separator: ", ")))")
-                }
-                return .decoded(path: path, traces: traces, trace: trace, notes: skipped.map { "\(path): \($0)" })
-            case .dataflash:
-                let (traces, notes) = try MotionFiles.readDataFlash(path: path)
-                if let trace, !traces.contains(where: { $0.id == trace }) {
-                    throw IMUJobError("\(path) has no trace \(trace) (its IMUs with samples: \(traces.map { String($0.id) }.joined(separator: ", ")); trace N is IMU N-1)")
-                }
-                return .decoded(path: path, traces: traces, trace: trace, notes: notes)
-            case .blackboxCSV:
-                if let trace, trace != 1 { throw IMUJobError("\(path) holds one trace (1); there is no trace \(trace)") }
-                return .decoded(path: path, traces: [try MotionFiles.readBlackboxCSV(path: path)], trace: nil, notes: [])
-            default: break
+    /// A `STORE|FILE` path, read as `MotionFiles.kind(path:format:)` says; a store is opened
+    /// read-only. `trace` picks one trace of a store or log; a file holding one has only trace 1.
+    /// `readMovie` decodes a movie's telemetry: a command that also needs the movie's records
+    /// hands in its own, so the movie is decoded once per run (`MotionInputs`).
+    public static func open(
+        path: String, trace: Int64? = nil, format: TraceFormat? = nil,
+        readMovie: (String) throws -> MotionTrace = EmbeddedTelemetry.read(path:)
+    ) throws -> TraceSource {
+        let kind = MotionFiles.kind(path: path, format: format)
+        if let refusal = MotionFiles.refusal(kind, path: path) { throw refusal }
+        func one() throws {
+            if let trace, trace != 1 { throw IMUJobError("\(path) holds one trace (1); there is no trace \(trace)") }
+        }
+        switch kind {
+        case .blackbox:
+            let (traces, skipped) = try MotionFiles.readBlackbox(path: path)
+            if let trace, !traces.contains(where: { $0.id == trace }) {
+                throw IMUJobError("\(path) has no trace \(trace) (its logs with samples: \(traces.map { String($0.id) }.joined(separator: ", ")))")
             }
-        }
-        if format == nil && EmbeddedTelemetry.isMovie(path: path) {
-            if let trace, trace != 1 { throw IMUJobError("\(path) holds one trace (1); there is no trace \(trace)") }
-            return .camera(try EmbeddedTelemetry.read(path: path))
-        }
-        switch format ?? TraceFormat(path: path) {
-        case .gcsv?, .csv?:
-            if let trace, trace != 1 { throw IMUJobError("\(path) holds one trace (1); there is no trace \(trace)") }
+            return .decoded(path: path, traces: traces, trace: trace, notes: skipped.map { "\(path): \($0)" })
+        case .dataflash:
+            let (traces, notes) = try MotionFiles.readDataFlash(path: path)
+            if let trace, !traces.contains(where: { $0.id == trace }) {
+                throw IMUJobError("\(path) has no trace \(trace) (its IMUs with samples: \(traces.map { String($0.id) }.joined(separator: ", ")); trace N is IMU N-1)")
+            }
+            return .decoded(path: path, traces: traces, trace: trace, notes: notes)
+        case .blackboxCSV:
+            try one()
+            return .decoded(path: path, traces: [try MotionFiles.readBlackboxCSV(path: path)], trace: nil, notes: [])
+        case .movie:
+            try one()
+            return .camera(try readMovie(path))
+        case .text(let f):
+            try one()
             guard FileManager.default.fileExists(atPath: path) else { throw TraceFileError(path: path, "no such file") }
-            return (format ?? TraceFormat(path: path)) == .gcsv ? .gcsv(path) : .csv(path)
-        case nil:
+            return f == .gcsv ? .gcsv(path) : .csv(path)
+        case .traceStore, .insta360, .other:
             return .store(try TraceStore(path: path, mode: .readOnly), trace: trace)
         }
     }
@@ -69,7 +72,7 @@ public enum TraceSource {
         switch self {
         case .store(let s, _): s.path
         case .gcsv(let p), .csv(let p): p
-        case .camera(let t): t.path
+        case .camera(let t): t.info.sourceURI
         case .decoded(let p, _, _, _): p
         }
     }
@@ -81,7 +84,7 @@ public enum TraceSource {
     }
 
     /// The decoded traces a file holds (the logs of a blackbox file), nil for other sources.
-    public var decodedTraces: [DecodedTrace]? {
+    public var decodedTraces: [MotionTrace]? {
         guard case .decoded(_, let traces, let trace, _) = self else { return nil }
         return traces.filter { trace == nil || $0.id == trace }
     }
@@ -101,7 +104,7 @@ public enum TraceSource {
     private func inMemory(_ trace: Int64) throws -> [IMUReading]? {
         switch self {
         case .camera(let t):
-            guard trace == 1 else { throw IMUJobError("\(t.path) holds one trace (1); there is no trace \(trace)") }
+            guard trace == 1 else { throw IMUJobError("\(t.info.sourceURI) holds one trace (1); there is no trace \(trace)") }
             return try checked(t.readings)
         case .decoded(let path, let traces, _, _):
             guard let t = traces.first(where: { $0.id == trace }) else { throw IMUJobError("\(path) has no trace \(trace)") }
@@ -120,25 +123,27 @@ public enum TraceSource {
         return readings
     }
 
-    /// The traces to look at: the one asked for, or all of a store's; a file holds one (id 1).
-    public func traces() throws -> [StoredTrace] {
+    /// The traces to look at, described (their samples are streamed by the calls below): the one
+    /// asked for, or all of a store's; a file holds one (id 1).
+    public func traces() throws -> [MotionTrace] {
         switch self {
         case .store(let store, let id):
             if let id { return [try store.trace(id)] }
             return try store.traces()
-        case .gcsv(let p), .csv(let p):
-            let reader = try TraceFileReader(path: p, format: TraceFormat(path: p) ?? (self.isGCSV ? .gcsv : .csv))
+        case .gcsv, .csv:
+            // The format the case holds (`open` decided it), not the name again.
+            let reader = try fileReader()!
             _ = try reader.next(max: 1)  // the columns say whether there is acceleration
-            return [StoredTrace(id: 1, info: reader.info, hasAccel: reader.hasAccel)]
+            return [reader.trace]
         case .camera(let t):
-            return [StoredTrace(id: 1, info: t.info, hasAccel: t.hasAccel)]
+            return [t.described]
         case .decoded:
-            return decodedTraces!.map { StoredTrace(id: $0.id, info: $0.info, hasAccel: $0.hasAccel) }
+            return decodedTraces!.map(\.described)
         }
     }
 
     /// Exactly one trace: the one asked for, or the only one there is.
-    public func single() throws -> StoredTrace {
+    public func single() throws -> MotionTrace {
         let all = try traces()
         guard all.count == 1 else {
             if all.isEmpty { throw IMUJobError("\(path) holds no trace") }
@@ -178,8 +183,6 @@ public enum TraceSource {
         try forEachBatch(trace) { all += $0 }
         return all
     }
-
-    private var isGCSV: Bool { if case .gcsv = self { return true } else { return false } }
 
     /// The first sample's time of a trace, if it has any.
     public func firstTimestamp(_ trace: Int64) throws -> Int64? {

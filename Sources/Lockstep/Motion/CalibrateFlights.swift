@@ -8,28 +8,21 @@ import Motion
 /// unchanged) runs on the best `tried` of them, and the most confident result is kept. The report
 /// says which trace was chosen, from how many, and where in it the clip starts.
 public enum CalibrateFlights {
-    public struct Flight: Sendable {
-        public var id: Int64
-        public var info: TraceInfo
-        public var readings: [IMUReading]
-        public init(id: Int64, info: TraceInfo, readings: [IMUReading]) { self.id = id; self.info = info; self.readings = readings }
-    }
-
     /// How many of the best-ranked traces get the full sync (the first pass's ranking alone can
     /// be fooled by a flight that merely shakes as hard; the sync's confidence then decides).
     public static let tried = 2
 
-    /// `request.readings` is ignored; each flight's own are used. Returns the result of the
+    /// `flights`: the traces with their readings. `request.readings` is ignored; each flight's own are used. Returns the result of the
     /// chosen flight with the choice in the report's first lines, and the chosen id.
     public static func run(
-        _ request: CalibrateRequest, flights: [Flight], cancellation: CancellationToken = CancellationToken(), progress: ((Int64, Int64?) -> Void)? = nil
+        _ request: CalibrateRequest, flights: [MotionTrace], cancellation: CancellationToken = CancellationToken(), progress: ((Int64, Int64?) -> Void)? = nil
     ) throws -> (result: CalibrationResult, chosen: Int64) {
         let motion = try FrameMotionExtractor.extract(path: request.video, cancellation: cancellation, progress: progress)
         return try calibrate(request, motion: motion, flights: flights)
     }
 
     /// The part after decoding: pure, given the picture's motion.
-    public static func calibrate(_ request: CalibrateRequest, motion whole: FrameMotionSeries, flights: [Flight]) throws
+    public static func calibrate(_ request: CalibrateRequest, motion whole: FrameMotionSeries, flights: [MotionTrace]) throws
         -> (result: CalibrationResult, chosen: Int64)
     {
         let motion = whole.centredOnBlocks()
@@ -41,7 +34,7 @@ public enum CalibrateFlights {
             var one = request
             one.readings = flights[r.index].readings
             one.traceOrientation = CalibrateRequest.statedOrientation(flights[r.index].info)
-            one.traceAxisMapping = flights[r.index].info.cameraAxisMapping
+            one.traceAxisMapping = flights[r.index].axisMapping
             do {
                 let result = try CalibrateJob.calibrate(one, centred: motion)
                 if best == nil || result.sync.confidence > best!.result.sync.confidence { best = (result, r.index) }

@@ -89,7 +89,7 @@ public final class CalibrateJob: Job {
     ) throws -> CalibrationResult {
         let motion = try FrameMotionExtractor.extract(path: request.video, cancellation: cancellation, progress: progress)
         var request = request
-        if request.records == nil { request.records = EmbeddedTelemetry.records(video: request.video) ?? VideoMotionRecords() }
+        if request.records == nil { request.records = MotionInputs(video: request.video, imu: nil, trace: nil).records }
         return try calibrate(request, motion: motion)
     }
 
@@ -166,7 +166,35 @@ public final class CalibrateJob: Job {
         }
         var result = assemble(request, motion: motion, sync: sync, source: source)
         result.warnings = extra + result.warnings
+        if stabilisation == nil {
+            let estimate = ReadoutSearch.estimate(
+                flow: motion.blocks, intervals: motion.shifts.map { ($0.from, $0.to) }, readings: request.readings, bias: result.profile.gyroBias,
+                clock: sync.clock, mapping: sync.mapping, width: motion.displaySize.width, height: motion.displaySize.height)
+            applyReadout(estimate, to: &result, base: request.base)
+        } else {
+            applyReadout(.notEstimated("the camera stabilised this picture: its rows no longer keep the sensor's timing"), to: &result, base: request.base)
+        }
         return result
+    }
+
+    /// The rolling shutter's estimate into the profile and the report: an estimate replaces the
+    /// starting profile's readout; without one, the starting profile's (if any) is kept, and the
+    /// line says so.
+    static func applyReadout(_ estimate: ReadoutEstimate, to result: inout CalibrationResult, base: Calibration) {
+        var line = estimate.reportLine
+        if let ms = estimate.readoutMs, case .estimated(_, let se) = estimate {
+            result.profile.frameReadoutMs = round(ms, 2)
+            result.profile.frameReadoutUncertaintyMs = round(se, 2)
+        } else if let kept = base.frameReadoutMs {
+            result.profile.frameReadoutMs = kept
+            result.profile.frameReadoutUncertaintyMs = base.frameReadoutUncertaintyMs
+            line += String(format: "; the profile keeps the starting profile's %.2f ms", kept)
+        } else {
+            result.profile.frameReadoutMs = nil
+            result.profile.frameReadoutUncertaintyMs = nil
+        }
+        // Before the last line (the correlation and confidence): the answer's summary stays last.
+        result.report.insert(line, at: max(0, result.report.count - 1))
     }
 
     /// Decisive enough to trust on a stabilised picture: three windows or more on one line,
@@ -263,6 +291,20 @@ public final class CalibrateJob: Job {
                 b.clock.pieces[0].offsetMs, b.correlation, b.confidence, b.syncPoints.count, describe(b.mapping))
         ]
         result.report = lines + result.report
+        // The camera undid its rolling shutter with its stabilisation (stabilise warps such a
+        // clip from its records with a global shutter). What the rows say against the records
+        // is measured all the same, and shown: it is how the user can see that.
+        let leftOver = ReadoutSearch.estimate(
+            flow: motion.blocks, intervals: motion.shifts.map { ($0.from, $0.to) }, readings: OrientationRecords.readings(picture), bias: [0, 0, 0],
+            clock: .constant(offsetMs: pictureOffset), mapping: a.mapping, width: motion.displaySize.width, height: motion.displaySize.height)
+        let seen: String
+        switch leftOver {
+        case .estimated(let ms, let se): seen = String(format: "; against its recorded orientation its rows lag by %.2f +- %.2f ms from top to bottom", ms, se)
+        case .notEstimated(let why): seen = "; against its recorded orientation the rows' lag is not measurable either (\(why))"
+        }
+        applyReadout(
+            .notEstimated("the camera stabilised this picture from its own orientation records and corrected its rolling shutter, so stabilise treats it as a global shutter\(seen)"),
+            to: &result, base: request.base)
         if atStamps < 0.7 || (disagrees && a.confidence < b.confidence) {
             result.weakness = String(format: "the picture follows its recorded orientation (IORI * CORI) only weakly (correlation %.2f at the records' times): ", atStamps) + weakest(a)
         } else {

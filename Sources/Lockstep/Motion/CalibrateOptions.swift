@@ -35,13 +35,14 @@ extension CalibrateJob {
         let name = URL(fileURLWithPath: files.output).deletingPathExtension().lastPathComponent
         var base = try files.calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) } ?? Calibration(name: name)
         base.name = name
-        let source = try TraceSource.open(imu: files.imu, video: files.video, trace: files.trace)
+        let inputs = MotionInputs(video: files.video, imu: files.imu, trace: files.trace)
+        let source = try inputs.source()
         for w in source.warnings { warn(w) }
-        func request(readings: [IMUReading], info: TraceInfo?) -> CalibrateRequest {
+        func request(readings: [IMUReading], trace: MotionTrace?) -> CalibrateRequest {
             var r = CalibrateRequest(
                 video: files.video, readings: readings, base: base, baseIsProfile: files.calibration != nil,
                 axisMapping: files.axisMapping.map { .orientation($0) },
-                traceOrientation: info.flatMap(CalibrateRequest.statedOrientation), traceAxisMapping: info?.cameraAxisMapping,
+                traceOrientation: trace.map(\.info).flatMap(CalibrateRequest.statedOrientation), traceAxisMapping: trace?.axisMapping,
                 focalLength: files.focalLength, searchMs: files.searchMs)
             r.force = files.force
             return r
@@ -49,15 +50,18 @@ extension CalibrateJob {
         let traces = try source.traces()
         let result: CalibrationResult
         if traces.count > 1 {
-            var flights: [CalibrateFlights.Flight] = []
+            var flights: [MotionTrace] = []
             for t in traces {
-                let readings = try source.readings(of: t.id)
-                if readings.count >= 2 { flights.append(.init(id: t.id, info: t.info, readings: readings)) }
+                var flight = t
+                flight.readings = try source.readings(of: t.id)
+                if flight.readings.count >= 2 { flights.append(flight) }
             }
-            result = try CalibrateFlights.run(request(readings: [], info: nil), flights: flights, cancellation: cancellation, progress: events.progress).result
+            result = try CalibrateFlights.run(request(readings: [], trace: nil), flights: flights, cancellation: cancellation, progress: events.progress).result
         } else {
-            let info = try source.single().info
-            result = try Self.calibrate(request(readings: try source.readings(), info: info), cancellation: cancellation, progress: events.progress)
+            var one = request(readings: try source.readings(), trace: try source.single())
+            // The movie's records, from the decode that gave the trace when the movie is the trace.
+            one.records = inputs.records
+            result = try Self.calibrate(one, cancellation: cancellation, progress: events.progress)
         }
         if cancellation.isCancelled { throw JobError.cancelled }
         try OutputPath.write(try result.profile.encoded(), to: files.output)

@@ -41,11 +41,12 @@ extension SnakeOptions {
     /// Opens the trace and the profile, reads the part of the trace the clip needs and checks it.
     public static func load(_ files: SnakeFiles) throws -> SnakeOptions {
         let imu = files.imu ?? files.video
-        let source = try TraceSource.open(imu: files.imu, video: files.video, trace: files.trace)
+        let inputs = MotionInputs(video: files.video, imu: files.imu, trace: files.trace)
+        let source = try inputs.source()
         let stored = try source.single()
         var profile = try files.calibration.map { try Calibration.load(URL(fileURLWithPath: $0)) } ?? Calibration(name: "default")
         // No profile: a camera file's telemetry states its own axes (and is on the video's clock).
-        if files.calibration == nil, let m = stored.info.cameraAxisMapping { profile.axisMapping = m }
+        if files.calibration == nil, let m = stored.axisMapping { profile.axisMapping = m }
         if let offsetMs = files.offsetMs { profile.timeOffsetMs = offsetMs }
         if files.drive == .accel && !stored.hasAccel {
             throw SnakeDriveError(description: "--drive accel: \(imu) has no accelerometer readings; use --drive gyro.")
@@ -72,6 +73,7 @@ extension SnakeOptions {
         o.gyroGain = files.gyroGain
         o.parameters = files.parameters
         o.reportPath = files.reportPath
+        o.movieRecords = inputs.recordsRead
         return o
     }
 }

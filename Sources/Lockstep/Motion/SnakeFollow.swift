@@ -27,7 +27,7 @@ public enum SnakeFollowPicture {
         records: VideoMotionRecords? = nil
     ) throws -> (options: SnakeOptions, note: String?) {
         guard follow != .gyro else { return (options, nil) }
-        let r = records ?? EmbeddedTelemetry.records(video: movie) ?? VideoMotionRecords()
+        let r = records ?? options.movieRecords ?? MotionInputs(video: movie, imu: nil, trace: nil).records
         guard follow == .picture || r.stabilised else { return (options, nil) }
         var o = options
         var profile = Calibration(name: options.calibration.name)

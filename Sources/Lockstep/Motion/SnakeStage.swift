@@ -29,6 +29,9 @@ public struct SnakeOptions: Sendable {
     /// camera, `SnakeFollowPicture`): the readings are then the records, stamped on the frames,
     /// and the profile's gyro offset is not used; the report's check says so (issue 41).
     public var followsRecords: FollowedRecords?
+    /// What the movie's own telemetry records about its picture, when `load` already decoded
+    /// it (the movie was the trace): `SnakeFollowPicture` takes them rather than decoding again.
+    public var movieRecords: VideoMotionRecords?
     public init(readings: [IMUReading], calibration: Calibration) { self.readings = readings; self.calibration = calibration }
 
     /// The part of the IMU's clock (ns) a clip of `videoDuration` needs under `clock`, with

@@ -1,12 +1,13 @@
 import Compositor
 import Foundation
 import Media
+import NIOConcurrencyHelpers
 
 /// What happens to the input's audio in `lockstep reverse`.
 public enum ReverseAudioMode: String, CaseIterable, Sendable {
     /// Reversed sample by sample with the pictures (forward where a boomerang goes forward).
     case reverse
-    /// The original audio as it is, from the start, cut to the video (silence past its end).
+    /// The original audio as it is, from the start (of the cut), cut to the video (silence past its end).
     case keep
     /// No audio stream.
     case none
@@ -19,6 +20,13 @@ public struct ReverseOptions: Sendable {
     public var boomerang = false
     public var loops = 1
     public var audio = ReverseAudioMode.reverse
+    /// Time (the default): the source's timeline kept, reversed (dropped frames, a variable
+    /// rate, an edit list's end), its sound on its picture; `.index` (`--keep-frames`): every
+    /// frame once at the output's rate.
+    public var sync = SyncMode.time
+    /// `--from/--to`: the part of the source reversed (cut first, then reversed), on the
+    /// source's timeline at the output's rate, as every command cuts.
+    public var cut: TimeCut?
     /// Decoded pictures held at most (the pool a backward run decodes into); nil: as many as
     /// `poolBytes` holds, at least 4 (64 MiB: 21 pictures at 1080p, which keeps the whole job
     /// under 400 MB there: measured, the rest of it is about 320 MB, mostly x264).
@@ -27,10 +35,14 @@ public struct ReverseOptions: Sendable {
     public var encode = EncodeSettings()
     /// The output's size (the picture fitted into it); nil: the input's display size.
     public var size: Size?
+    /// The output's rate; nil: the input's (its nominal rate).
+    public var frameRate: Rational?
     /// The signal the pictures are converted into and written in (as `composite --hdr`), and how
     /// HDR pictures are brought into SDR.
     public var signal = WorkingSignal.sdr
     public var toneCurve = ToneCurve.hable
+    /// Seconds a stage may be stuck before the job stops with an error naming it.
+    public var stallTimeout = 30.0
 
     public init(input: String, output: String) { self.input = input; self.output = output }
 
@@ -43,9 +55,10 @@ public struct ReverseOptions: Sendable {
         guard loops >= 1 else { throw JobError("--loops must be at least 1 (it is \(loops)).") }
         guard loops <= Self.mostLoops else { throw JobError("--loops must be at most \(Self.mostLoops) (it is \(loops)).") }
         if let p = poolFrames, p < 1 { throw JobError("--pool-frames must be at least 1 (it is \(p)).") }
-        // --size, --codec, --crf and --preset: the same rules and sentences as composite's.
-        try CompositeOptions.check(size: size, frameRate: nil, signal: signal, codec: encode.codec)
+        // --size, --fps, --codec, --crf and --preset: the same rules and sentences as composite's.
+        try CompositeOptions.check(size: size, frameRate: frameRate, signal: signal, codec: encode.codec)
         try CompositeOptions.check(codec: encode.codec, signal: signal, output: output)
+        try CompositeOptions.check(stallTimeout: stallTimeout)
         try CompositeOptions.check(encode: encode)
     }
 }
@@ -62,145 +75,189 @@ public struct ReverseResult: Sendable {
     /// Pictures the decoder produced (the cost of reading backwards) and the seeks made.
     public var picturesDecoded: Int
     public var seeks: Int
+    /// What the job chose that the user should hear of (`--keep-frames`' notice), one line each.
+    public var notices: [String] = []
 }
 
-/// Reverses a movie (or makes a boomerang of it) in bounded memory: the video is read
-/// backwards GOP by GOP through `SeekingVideoReader` into a pool of `poolFrames` pictures; a
-/// GOP longer than the pool is read in sub-ranges from its end, each decoded again from its
-/// keyframe (`ReversePlan.backwardPasses`). The audio is decoded once to a temporary raw file
-/// (`ReverseAudioSpool`) and read back per output frame, reversed where the pictures are.
-/// Output frame k has pts k/fps (variable frame rate input: the sum of the durations, reversed,
-/// of the frames before it), and carries its source frame as provenance.
+/// Reverses a movie (or makes a boomerang of it) in bounded memory, on the one frame loop:
+/// the pictures come from a pull source (`ReverseFrames`) that reads the video backwards GOP
+/// by GOP through `SeekingVideoReader` into a pool of `poolFrames` pictures (a GOP longer than
+/// the pool is read in sub-ranges from its end, each decoded again from its keyframe,
+/// `ReversePlan.backwardPasses`), placed on the reversed timeline (`ReverseTimeline`); the
+/// loop (`FrameSync.drive`) picks the frame on screen at each output tick k/fps as it does for
+/// composite, and composite's writer (`WriterThread`) encodes them with the provenance records
+/// composite writes ([source frame, its pts, until] under time sync). The audio is decoded once
+/// to a temporary raw file (`ReverseAudioSpool`) and read back by the writer piece by piece
+/// (`ReverseSound`), reversed where the pictures are.
 ///
-/// `run()` works on the caller's thread; `cancel()` may come from any other.
+/// Threads: `run()` on the caller's (it decodes and fits), the writer, the watchdog. `cancel()`
+/// may come from any other.
 public final class ReverseJob: Job {
     public let options: ReverseOptions
     private let cancellation = CancellationToken()
-    /// Progress after each output frame: (frames done, frames expected).
+    private let failure = FailureBox()
+    private let writer = NIOLockedValueBox<WriterThread?>(nil)
+    /// Progress after each output frame: (frames done, frames expected); `--keep-frames`' notice.
     private let events: JobEvents
 
     public init(options: ReverseOptions, events: JobEvents = JobEvents()) {
         self.options = options; self.events = events
     }
 
-    public func cancel() { cancellation.cancel() }
+    public func cancel() { stop(because: JobError.cancelled) }
+
+    private func stop(because error: Error) {
+        failure.record(error)
+        cancellation.cancel()
+        if let w = writer.withLockedValue({ $0 }) { w.queue.close(); w.pool.close() }
+    }
 
     public func run() throws -> ReverseResult {
         try options.check()
         try OutputPath.checkInput(options.input)
         try OutputPath.check(options.output, inputs: [options.input])
-        return try OutputPath.writing(to: options.output) { try run($0) }
+        return try OutputPath.writing(to: options.output) { file in
+            do { return try run(file) } catch { throw failure.error ?? error }  // the first failure, not its echo
+        }
     }
 
     private func run(_ file: OutputPath) throws -> ReverseResult {
-
         let reader = try SeekingVideoReader(path: options.input, cancellation: cancellation)
         let index = reader.index, n = index.frameCount
         let canvas = options.size ?? reader.video.displaySize.evenCanvas
         if options.size == nil, let problem = EncodeSettings.problem(encoding: canvas, as: options.signal, codec: options.encode.codec) {
             throw JobError("the canvas \(canvas), from \(options.input)'s picture, cannot be encoded: \(problem); give another with --size.")
         }
-        let inputs = [(path: options.input, video: reader.video)]
-        if let line = ToneMapping.notice(inputs, signal: options.signal, curve: options.toneCurve) { events.notice?(line) }
+        // The rate a person names the clip by, from its frames' steps (as `MovieReader` finds it).
+        var video = reader.video
+        video.nominalFrameRate = NominalRate.of(
+            measured: NominalRate.measured(steps: index.durations.map { index.timeBase * $0 }), stated: video.statedFrameRate ?? video.frameRate)
+        let inputs = [(path: options.input, video: video)]
+        var notices: [String] = []
+        func tell(_ line: String?) { if let line { notices.append(line); events.notice?(line) } }
+        tell(ToneMapping.notice(inputs, signal: options.signal, curve: options.toneCurve))
+        guard let frameRate = options.frameRate ?? video.nominalFrameRate ?? video.frameRate else {
+            throw MediaError("no frame rate in the file; give one with --fps", path: options.input)
+        }
+        let byTime = options.sync == .time
+        if !byTime { tell(KeepFramesNotice.line(inputs, frameRate: frameRate)) }
+        let timeline = try Self.timeline(index, video: video, options: options, frameRate: frameRate)
         let tb = index.timeBase
-        // Constant rate: one frame per 1/fps. Otherwise the source's time base and its durations.
-        let constantRate = index.constantRate(nominal: reader.video.frameRate)
-        let variable = constantRate == nil
-        let frameRate = constantRate ?? reader.video.frameRate ?? Rational(30, 1)
-        let plan = ReversePlan(frames: n, boomerang: options.boomerang, loops: options.loops)
         let frameBytes = canvas.width * canvas.height * 3 / 2
         let pool = options.poolFrames ?? max(4, options.poolBytes / max(1, frameBytes))
-
-        // Audio positions: samples from the first frame, on the source's clock and the output's.
-        let origin = index.pts[0]
-        // At a constant rate frame s starts at s/fps exactly (the file may store it rounded).
-        func sourceSample(_ s: Int) -> Int64 {
-            if !variable { return AudioTimeline.samples(coveringFrames: Int64(s), frameRate: frameRate, sampleRate: AudioFormat.sampleRate) }
-            let t = s < n ? index.pts[s] : index.pts[n - 1] + index.durations[n - 1]
-            return Rational.rescale(t - origin, from: tb, to: Rational(1, Int64(AudioFormat.sampleRate)))
-        }
-        let spool = try options.audio == .none ? nil : spoolAudio(limit: sourceSample(n), origin: origin, timeBase: tb)
-
-        let container = OutputPath.container(for: options.output)
-        let writer = try MovieWriter(
-            path: file.path, container: container, canvas: canvas, frameRate: frameRate,
-            settings: try ToneMapping.settings(options.encode, signal: options.signal, inputs: inputs), withAudio: spool != nil,
-            videoTimeBase: variable ? tb : nil)
+        let sound = try options.audio == .none ? nil : spoolAudio(limit: Self.sample(timeline.end, tb), origin: index.pts[0], timeBase: tb)
         let conformer = try Conformer(
             place: canvas, picture: Layout(blend: .single, canvas: canvas, inputs: [reader.video.displaySize]).pictures[0],
             fill: .black, rotation: reader.video.rotation,
             color: ColorOptions(working: options.signal, toneCurve: options.toneCurve, metadata: reader.video.color.hdr))
-        let frames = (0..<min(pool, index.longestSegment)).map { _ in Frame() }
-        let out = Frame()
+        let frames = ReverseFrames(reader: reader, conformer: conformer, timeline: timeline, pool: min(pool, index.longestSegment))
+        let reversed = sound.map { ReverseSound(spool: $0, pieces: ReverseSound.pieces(timeline, timeBase: tb, keep: options.audio == .keep)) }
+        let movie = try MovieWriter(
+            path: file.path, container: OutputPath.container(for: options.output), canvas: canvas, frameRate: frameRate,
+            settings: try ToneMapping.settings(options.encode, signal: options.signal, inputs: inputs), withAudio: reversed != nil)
+        let stage = try WriterThread(
+            writer: movie, sounds: [reversed], gains: [1], frameRate: frameRate, canvas: canvas, poolSize: 3, failure: failure,
+            signal: options.signal)
+        writer.withLockedValue { $0 = stage }
+        if let error = failure.error { throw error }
+
+        // The records composite writes: the source frame shown, its pts, and under time sync
+        // until when it is on screen; the header says which part of the source (a cut) was reversed.
+        var input = Provenance.Input(path: options.input, timeBase: tb, audio: reversed != nil)
+        input.origin = index.pts[0]
+        input.duration = Provenance.fraction(tb * timeline.end)
+        if options.cut != nil { input.trim = CompositeJob.trimText(InputClock.Trim(start: tb * timeline.span.lowerBound, end: tb * timeline.span.upperBound)) }
+        var header = Provenance.header(sync: options.boomerang ? "boomerang" : "reverse", frameRate: frameRate, inputs: [input])
+        header.timing = options.sync.rawValue
         let stamp = ProvenanceStamp(width: canvas.width, height: canvas.height)
-        let header = Provenance.header(
-            sync: options.boomerang ? "boomerang" : "reverse", frameRate: frameRate,
-            inputs: [Provenance.Input(path: options.input, timeBase: tb, audio: spool != nil)])
-        let left = UnsafeMutablePointer<Float>.allocate(capacity: ReverseAudioSpool.chunk)
-        let right = UnsafeMutablePointer<Float>.allocate(capacity: ReverseAudioSpool.chunk)
-        defer { left.deallocate(); right.deallocate() }
+        let expected = byTime ? TimeCut.ceil(tb * timeline.length * frameRate) : Int64(timeline.plan.count)
+
+        let loopClock = ThreadClock(name: "the reader")
+        let watchdog = Watchdog(clocks: [loopClock, stage.clock], timeout: options.stallTimeout) { [weak self] in self?.stop(because: JobError($0)) }
+        stage.start(withAudio: reversed != nil)
+        watchdog.start()
+        defer { watchdog.stop() }
+        var sync = FrameSync<ReverseFrames.Item>(mode: options.sync, inputs: 1, frameRate: frameRate)
         var emitted: Int64 = 0
-        var outputTime: Int64 = 0  // in tb (variable rate) or frames
-        let expected = Int64(plan.count)
-
-        func outputSample(_ time: Int64) -> Int64 {
-            variable
-                ? Rational.rescale(time, from: tb, to: Rational(1, Int64(AudioFormat.sampleRate)))
-                : AudioTimeline.samples(coveringFrames: time, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
+        let origin = index.pts[0]
+        do {
+            _ = try sync.drive(
+                pull: { _ in
+                    loopClock.set("reading backwards", busy: true)
+                    guard failure.error == nil else { return .closed }
+                    return try frames.next()
+                },
+                release: { frames.release($0) },
+                emit: { sync, tick in
+                    guard failure.error == nil else { return false }
+                    loopClock.set("waiting for the writer", busy: false)
+                    guard let out = stage.pool.pop() else { return false }
+                    loopClock.set("copying frame \(tick)", busy: true)
+                    let item = sync.chosen(0)
+                    try out.makeWritable()
+                    Self.copy(item.frame, into: out)
+                    let s = item.source
+                    var record = tick == 0 ? header : Provenance(k: tick, src: [])
+                    record.src = [[Int64(s), index.pts[s]] + (byTime ? [origin + timeline.until(s)] : [])]
+                    try stamp.stamp(out, with: record, sources: [item.frame])
+                    guard stage.queue.push(out) else { return false }
+                    emitted += 1
+                    events.progress?(emitted, expected)
+                    return true
+                })
+        } catch {
+            stop(because: error)
         }
-
-        // Shows source frame `s` (its picture in `picture`, left empty) as the next output frame.
-        func emit(_ s: Int, _ picture: Frame, backward: Bool) throws {
-            if cancellation.isCancelled { throw JobError.cancelled }
-            try conformer.fit(picture, into: out)
-            var p = emitted == 0 ? header : Provenance(k: emitted, src: [])
-            p.src = [[Int64(s), index.pts[s]]]
-            try stamp.stamp(out, with: p, sources: [out])
-            try writer.writeVideo(out, pts: outputTime, duration: variable ? index.durations[s] : 1)
-            let start = outputSample(outputTime)
-            outputTime += variable ? index.durations[s] : 1
-            if let spool {
-                // This frame's samples: the source frame's own, in order or reversed (`keep`: the
-                // source's at the same place). Both clocks round the same boundaries, so a
-                // frame's count differs from its source's by a sample at most, never adding up.
-                let count = outputSample(outputTime) - start
-                var done: Int64 = 0
-                while done < count {
-                    let k = Int(min(Int64(ReverseAudioSpool.chunk), count - done))
-                    switch (options.audio, backward) {
-                    case (.keep, _):
-                        try spool.read(from: start + done, count: k, reversed: false, left: left, right: right)
-                    case (_, false):
-                        try spool.read(from: sourceSample(s) + done, count: k, reversed: false, left: left, right: right)
-                    case (_, true):
-                        try spool.read(from: sourceSample(s + 1) - done - Int64(k), count: k, reversed: true, left: left, right: right)
-                    }
-                    try writer.writeAudio(left: left, right: right, count: k)
-                    done += Int64(k)
-                }
-            }
-            emitted += 1
-            events.progress?(emitted, expected)
-        }
-
-        for run in plan.runs {
-            switch run {
-            case .forward(let r):
-                try reader.decode(r.lowerBound..<(r.upperBound + 1)) { s, picture in try emit(s, picture, backward: false) }
-            case .backward(let r):
-                let passes = ReversePlan.backwardPasses(r, pool: frames.count) { index.segmentStarts[index.segment(of: $0)] }
-                for pass in passes {
-                    try reader.decode(pass) { s, picture in frames[s - pass.lowerBound].take(from: picture) }
-                    for s in pass.reversed() { try emit(s, frames[s - pass.lowerBound], backward: true) }
-                }
-            }
-        }
-        try writer.finish()
-        if cancellation.isCancelled { throw JobError.cancelled }
+        while let item = sync.drain() { frames.release(item) }
+        stage.queue.close()
+        stage.join()
+        if cancellation.isCancelled || failure.error != nil { throw failure.error ?? JobError.cancelled }
+        guard emitted > 0 else { throw MediaError("has no video frame to reverse", path: options.input) }
         return ReverseResult(
-            frames: emitted, sourceFrames: n, audioSamples: spool != nil ? outputSample(outputTime) : nil,
-            canvas: canvas, frameRate: frameRate, poolFrames: frames.count, longestGOP: index.longestSegment,
-            picturesDecoded: reader.picturesDecoded, seeks: reader.seeks)
+            frames: emitted, sourceFrames: n, audioSamples: reversed != nil ? stage.samples(emitted) : nil,
+            canvas: canvas, frameRate: frameRate, poolFrames: frames.poolFrames, longestGOP: index.longestSegment,
+            picturesDecoded: reader.picturesDecoded, seeks: reader.seeks, notices: notices)
+    }
+
+    /// The reversed timeline of the options: the source's frames from its first, ending where
+    /// its last leaves the screen (or earlier, where its container ends the stream: an edit
+    /// list), cut to `--from/--to` on the source's timeline at the output's rate.
+    static func timeline(_ index: KeyframeIndex, video: VideoInfo, options: ReverseOptions, frameRate: Rational) throws -> ReverseTimeline {
+        let n = index.frameCount, tb = index.timeBase, origin = index.pts[0]
+        let starts = index.pts.map { $0 - origin }
+        // The last frame's duration: its packet's, or the step before it (`KeyframeIndex`).
+        var end = starts[n - 1] + max(1, index.durations[n - 1])
+        if let e = CompositeJob.streamEnd(video) {
+            let streamEnd = Rational.rescale(e.value, from: e.timeBase, to: tb) - origin
+            if streamEnd > starts[n - 1] && streamEnd < end { end = streamEnd }
+        }
+        // Times rounded by the container (Matroska's 1 ms: 72 frames at 24 fps end at 2999 or
+        // 3000) end where the frame count at the nominal rate says, as concat measures a clip:
+        // the sound is reversed from exactly there.
+        let exact = ConcatJob.length(tb * end, frames: Int64(n), video: video)
+        if exact != tb * end, let ticks = exact.multiplied(by: tb.inverse), ticks.den == 1, ticks.num > starts[n - 1] { end = ticks.num }
+        var cut: Range<Int64>?
+        if let c = options.cut {
+            let range = FrameRange(c, frameRate: frameRate)
+            let from = Rational.rescale(range.start, from: frameRate.inverse, to: tb)
+            let to = range.isOpen ? end : min(end, Rational.rescale(range.end, from: frameRate.inverse, to: tb))
+            guard from < end else {
+                throw FrameRange.pastEnd(range, input: 0, path: options.input, frames: TimeCut.ceil(tb * end * frameRate), frameRate: frameRate)
+            }
+            cut = from..<to
+        }
+        return ReverseTimeline(starts: starts, end: end, boomerang: options.boomerang, loops: options.loops, cut: cut)
+    }
+
+    static func sample(_ t: Int64, _ tb: Rational) -> Int64 { Rational.rescale(t, from: tb, to: Rational(1, Int64(AudioFormat.sampleRate))) }
+
+    /// The fitted picture into the writer's frame (8-bit or the HDR working signal's 16).
+    static func copy(_ picture: Frame, into out: Frame) {
+        if picture.isHDR {
+            picture.withImage16 { p in out.withImage16 { PlaneKernels16.copy(p, into: $0) } }
+        } else {
+            picture.withImage { p in out.withImage { PlaneKernels.copy(p, into: $0) } }
+        }
     }
 
     /// The input's audio, decoded once into a spool beside the output, from the first video

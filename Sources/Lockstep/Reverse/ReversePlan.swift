@@ -20,17 +20,24 @@ public struct ReversePlan: Equatable, Sendable {
     /// backward, the turning frame shown once; each further loop goes forward again from frame 1
     /// (frame 0, where the last loop ended, is not shown twice either).
     public init(frames n: Int, boomerang: Bool, loops: Int) {
-        precondition(n > 0 && loops > 0)
+        precondition(n > 0)
+        self.init(frames: 0...(n - 1), boomerang: boomerang, loops: loops)
+    }
+
+    /// The same over source frames `frames` only (a cut): they are the clip.
+    public init(frames r: ClosedRange<Int>, boomerang: Bool, loops: Int) {
+        precondition(r.lowerBound >= 0 && loops > 0)
+        let (lo, hi) = (r.lowerBound, r.upperBound)
         var runs: [Run] = []
         if !boomerang {
-            runs = Array(repeating: .backward(0...(n - 1)), count: loops)
+            runs = Array(repeating: .backward(r), count: loops)
         } else {
-            runs.append(.forward(0...(n - 1)))
-            if n > 1 {
-                runs.append(.backward(0...(n - 2)))
+            runs.append(.forward(r))
+            if hi > lo {
+                runs.append(.backward(lo...(hi - 1)))
                 for _ in 1..<loops {
-                    runs.append(.forward(1...(n - 1)))
-                    runs.append(.backward(0...(n - 2)))
+                    runs.append(.forward((lo + 1)...hi))
+                    runs.append(.backward(lo...(hi - 1)))
                 }
             }
         }
@@ -62,6 +69,26 @@ public struct ReversePlan: Equatable, Sendable {
             let start = max(frames.lowerBound, segmentStart(end - 1), end - pool)
             passes.append(start..<end)
             end = start
+        }
+        return passes
+    }
+
+    /// The decodes that read `frames` forward holding at most `pool` pictures: consecutive
+    /// ranges of at most `pool` frames, each ending at a segment's start where one lies inside it,
+    /// so that the next decode starts at a keyframe instead of decoding its segment again.
+    /// `segmentStarts`: the first frame of every segment, increasing.
+    public static func forwardPasses(_ frames: ClosedRange<Int>, pool: Int, segmentStarts: [Int]) -> [Range<Int>] {
+        precondition(pool > 0)
+        var passes: [Range<Int>] = []
+        var start = frames.lowerBound
+        while start <= frames.upperBound {
+            var end = min(frames.upperBound + 1, start + pool)
+            // The last segment start inside (start, end), unless the range already ends at one.
+            if end <= frames.upperBound && !segmentStarts.contains(end), let k = segmentStarts.last(where: { $0 > start && $0 < end }) {
+                end = k
+            }
+            passes.append(start..<end)
+            start = end
         }
         return passes
     }

@@ -127,8 +127,13 @@ enum InputStabilisers {
             var motion = try StabiliseMotion.load(video: reader.path, options: request.options, size: display, duration: duration, cancellation: cancellation)
             if pic.width != display.width { motion.lens = motion.lens.scaled(Double(pic.width) / Double(display.width)) }
             let fps = (reader.video.frameRate ?? frameRate).seconds
+            // The readout this input's motion settled on (--rolling-shutter, else the lens
+            // profile's, else the calibration's; global for a picture the camera stabilised): the
+            // options' own shutter is only --rolling-shutter's, so the other two were never applied.
+            var settings = request.options.settings
+            settings.shutter = motion.shutter
             return try InputStabiliser(
-                input: i, path: reader.path, motion: motion, settings: request.options.settings, place: place,
+                input: i, path: reader.path, motion: motion, settings: settings, place: place,
                 picture: pic, signal: options.signal, fps: fps, duration: duration, exportPath: request.options.exportPath)
         }
     }

@@ -31,12 +31,14 @@ struct StabiliseMotion {
         let profileLensScaled = try profileLens.map { p in
             do { return try p.lens(width: size.width, height: size.height, source: options.lens!) } catch let e as LensProfileError { throw JobError(e.description) }
         }
-        let records = EmbeddedTelemetry.records(video: video) ?? VideoMotionRecords()
+        // The movie's telemetry is decoded once, for its records, calibrate's trace and the path.
+        let inputs = MotionInputs(video: video, imu: options.imu, trace: options.trace)
+        let records = inputs.records
         if let s = records.stabilisation, records.stabilised, !records.hasImageOrientation {
             // The HERO7's case: the picture moved against the body and the file does not say how.
             throw JobError(CalibrateJob.stabilisedRefusal(video, s, best: nil, confidence: nil).description.replacingOccurrences(of: "Calibrate on", with: "Stabilise"))
         }
-        let profile = try calibration(video: video, options: options, cancellation: cancellation)
+        let profile = try calibration(video: video, options: options, inputs: inputs, cancellation: cancellation)
         let lens = try profileLensScaled ?? calibratedLens(profile, source: options.calibration ?? video, size: size)
         var notes: [String] = []
         let readoutMs = options.rollingShutterMs ?? profileLens?.frameReadoutMs ?? profile.frameReadoutMs ?? 0
@@ -54,7 +56,7 @@ struct StabiliseMotion {
             shutter = options.rollingShutterMs.map { RollingShutter(readout: $0 / 1000) } ?? .global
             notes.append("\(video): stabilised in the camera (\(s.source)); its recorded image orientation (IORI * CORI) is undone, then smoothed")
         } else {
-            let source = try TraceSource.open(imu: options.imu, video: video, trace: options.trace)
+            let source = try inputs.source()
             let window = SnakeOptions.traceWindow(videoDuration: duration.map { Rational(Int64(($0 * 1000).rounded()), 1000) }, clock: profile.clock, margin: 2)
             let readings = try source.readings(within: window)
             let trace = options.imu ?? video
@@ -72,20 +74,27 @@ struct StabiliseMotion {
             }
             camera = path
             gravity = GravityEstimate(path: camera, accel: CameraPath.accelerometer(readings, calibration: profile))
+            // Which readout wins: --rolling-shutter, then the lens profile's, then the
+            // calibration's (calibrate's estimate); said when it is the calibration's.
+            if options.rollingShutterMs == nil, profileLens?.frameReadoutMs == nil, let r = profile.frameReadoutMs, r > 0 {
+                let error = profile.frameReadoutUncertaintyMs.map { String(format: " +- %.2f", $0) } ?? ""
+                notes.append(String(format: "%@: rolling shutter readout %.2f%@ ms, from the calibration (%@)", video, r, error, options.calibration ?? "calibrate's estimate"))
+            }
         }
         return StabiliseMotion(camera: camera, gravity: gravity, lens: lens, shutter: shutter, notes: notes)
     }
 
     /// `--calibration`'s profile, or calibrate's answer for this clip (refused as calibrate
     /// refuses: a profile nobody should trust does not warp pictures).
-    static func calibration(video: String, options: StabiliseOptions, cancellation: CancellationToken) throws -> Calibration {
+    static func calibration(video: String, options: StabiliseOptions, inputs: MotionInputs, cancellation: CancellationToken) throws -> Calibration {
         if let path = options.calibration { return try Calibration.load(URL(fileURLWithPath: path)) }
-        let source = try TraceSource.open(imu: options.imu, video: video, trace: options.trace)
+        let source = try inputs.source()
         let stored = try source.single()
         var request = CalibrateRequest(
             video: video, readings: try source.readings(), base: Calibration(name: "stabilise"),
-            traceOrientation: CalibrateRequest.statedOrientation(stored.info), traceAxisMapping: stored.info.cameraAxisMapping)
+            traceOrientation: CalibrateRequest.statedOrientation(stored.info), traceAxisMapping: stored.axisMapping)
         request.force = false
+        request.records = inputs.records
         do {
             return try CalibrateJob.calibrate(request, cancellation: cancellation).profile
         } catch let e as CalibrationError {

@@ -27,8 +27,7 @@ struct ConcatCommand: ParsableCommand {
     @Flag(help: "Join the compressed video by packet copy (same codec parameters, each clip starting with a keyframe).")
     var copy = false
 
-    @Flag(name: .customLong("keep-frames"), help: "Every frame of every clip once, whatever its time (a clip at another rate plays faster or slower).")
-    var keepFrames = false
+    @OptionGroup(title: "Timeline and cuts") var timeline: TimelineArguments
 
     @Option(name: .customLong("stall-timeout"), help: ArgumentHelp("Stop with an error when a stage makes no progress for this long.", valueName: "seconds"))
     var stallTimeout: Double = 30
@@ -56,7 +55,8 @@ struct ConcatCommand: ParsableCommand {
         options.deinterlace = out.deinterlace ?? .frame
         options.crossfadeMs = crossfadeMs
         options.copy = copy
-        options.keepFrames = keepFrames
+        options.keepFrames = timeline.keepFrames
+        options.cut = timeline.cut
         options.encode = encoding.settings
         options.stallTimeout = stallTimeout
         // A chain that does not parse is refused by `filters.validate()` with its own sentence.

@@ -45,9 +45,6 @@ struct FilterCommand: ParsableCommand {
             guard filters.isEmpty else { throw ValidationError("--variants cannot be combined with --filter or --filter-at; each variant is a whole chain.") }
             guard matte.matte == nil else { throw ValidationError("--variants cannot be combined with --matte.") }
             guard !scaleOut.requested else { throw ValidationError("--variants cannot be combined with --segments: each variant is a render of its own.") }
-            guard timeline.cut == nil && segment.frames == nil else {
-                throw ValidationError("--variants cannot be combined with --from, --to or --frames: cut the movie first (`lockstep filter IN --filter none --from T --to T`), then make its variants.")
-            }
             // Each variant keeps the input's timeline, in SDR (the filters' working signal).
             if out.fps != nil { throw ValidationError("--variants cannot honour --fps: each variant keeps the input's timeline at its own rate.") }
             if let hdr = out.hdr {
@@ -85,6 +82,8 @@ struct FilterCommand: ParsableCommand {
         var options = FilterVariantsOptions(input: input, folder: folder, chains: try FilterVariantsOptions.parse(text))
         options.audio = audio == .mix
         if timeline.keepFrames { options.sync = .index }
+        options.frames = segment.range
+        options.cut = timeline.cut
         options.encode = out.settings
         options.size = out.size
         options.toneCurve = out.tone

@@ -24,7 +24,7 @@ struct IMUImportCommand: ParsableCommand {
     @Flag(help: "No progress on stderr.") var quiet = false
 
     func validate() throws {
-        if format == nil && TraceFormat(path: file) == nil && !EmbeddedTelemetry.isMovie(path: file) && MotionFiles.kind(path: file) == .other {
+        if MotionFiles.kind(path: file, format: format) == .other {
             throw ValidationError("\(file): \(IMUImportJob.unknownFormat)")
         }
         if TraceFormat(path: output) != nil {

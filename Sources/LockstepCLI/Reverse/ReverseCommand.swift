@@ -9,15 +9,20 @@ struct ReverseCommand: ParsableCommand {
         commandName: "reverse",
         abstract: "Play a movie backwards (or as a boomerang) in bounded memory.",
         discussion: """
-            Every frame exactly once, in reverse presentation order; output frame k at k/fps (a variable \
-            frame rate input keeps its durations, reversed). The video is read backwards GOP by GOP into a \
-            pool of pictures; a GOP longer than the pool is decoded again from its keyframe for each part, \
-            so memory does not grow with the length of the movie or of its GOPs. Each output frame carries \
-            its source frame as provenance (`lockstep verify` checks the order).
+            The movie's timeline played backwards: output frame k at k/fps shows the frame on screen at \
+            that point of the reversed timeline, so dropped frames, a variable rate and an edit list keep \
+            their times and every sound stays on its picture (--keep-frames: every frame once at the output's \
+            rate instead). --from/--to cut the movie first, then reverse the cut. The video is read backwards \
+            GOP by GOP into a pool of pictures; a GOP longer than the pool is decoded again from its keyframe \
+            for each part, so memory does not grow with the length of the movie or of its GOPs. Each output \
+            frame carries its source frame and when it is on screen as provenance (`lockstep verify` checks \
+            the order and the times).
             """)
 
     @OptionGroup var encoding: EncodeArguments
     var output: String { encoding.output }
+
+    @OptionGroup(title: "Timeline and cuts") var timeline: TimelineArguments
 
     @Flag(help: "Forward, then backward: the turning frame shown once.")
     var boomerang = false
@@ -45,16 +50,16 @@ struct ReverseCommand: ParsableCommand {
         o.poolFrames = poolFrames
         o.encode = encoding.settings
         o.size = encoding.out.size
+        o.frameRate = encoding.out.fps
         o.signal = encoding.out.signal
         o.toneCurve = encoding.out.tone
+        o.sync = timeline.keepFrames ? .index : .time
+        o.cut = timeline.cut
         return o
     }
 
     func validate() throws {
         // What reading backwards cannot do, said rather than left unused.
-        if encoding.out.fps != nil {
-            throw ValidationError("reverse cannot honour --fps: every frame is shown once for its own duration, reversed; retime the movie with composite or concat first.")
-        }
         if let d = encoding.out.deinterlace, d != .off {
             throw ValidationError(
                 "reverse cannot honour --deinterlace \(d.rawValue): it reads the movie backwards without the deinterlacer (fields stay woven); deinterlace with composite or concat first.")
@@ -63,7 +68,7 @@ struct ReverseCommand: ParsableCommand {
     }
 
     func run() throws {
-        let result = try runJob(ReverseJob.self, options, quiet: quiet)
+        let result = try runJob(ReverseJob.self, options, quiet: quiet, notice: printNote)
         let seconds = Double(result.audioSamples ?? 0) / 48_000
         let audioNote = result.audioSamples != nil ? String(format: ", audio %.3f s", seconds) : ", no audio"
         print(

@@ -12,10 +12,10 @@ struct TimelineArguments: ParsableArguments {
     )
     var keepFrames = false
 
-    @Option(help: ArgumentHelp("Start the output at this time: the frame on screen then is its first (seconds, or HH:MM:SS.mmm).", valueName: "T"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Start the output at this time: the frame on screen then is its first (seconds, or HH:MM:SS.mmm).", valueName: "T"))
     var from: String?
 
-    @Option(help: ArgumentHelp("End the output at this time: its last frame is the one on screen just before (seconds, or HH:MM:SS.mmm).", valueName: "T"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("End the output at this time: its last frame is the one on screen just before (seconds, or HH:MM:SS.mmm).", valueName: "T"))
     var to: String?
 
     /// The cut asked for, nil without `--from` and `--to` (validate() has refused a bad one).

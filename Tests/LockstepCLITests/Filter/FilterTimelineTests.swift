@@ -103,5 +103,57 @@ final class FilterTimelineTests: ScratchFolderTestCase {
         let both = try Processes.lockstep(["filter", clip, "--filter", "none", "--from", "1", "--frames", "0:10", "-o", out], timeout: 60)
         XCTAssertEqual(both.status, 64)
         XCTAssertTrue(both.stderr.hasPrefix("Error: --frames and --from/--to both choose the output's frames; give one.\n"), both.stderr)
+        // A negative time reaches the time parser (not ArgumentParser's "Missing value").
+        let negative = try Processes.lockstep(["filter", clip, "--filter", "none", "--from", "-3", "-o", out], timeout: 60)
+        XCTAssertEqual(negative.status, 64)
+        XCTAssertTrue(
+            negative.stderr.hasPrefix("Error: --from -3: expected a time in seconds (12.5) or HH:MM:SS.mmm (00:01:02.500), 0 or more.\n"), negative.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+    }
+
+    /// Every command that makes frames cuts with one meaning and refuses a cut past the end with
+    /// one sentence (issue 43): reverse cuts the source, concat the joined timeline, --variants
+    /// every variant; nothing is left behind.
+    func testEveryCommandRefusesACutPastTheEndWithTheSameLine() throws {
+        let clip = try droppedFramesClip()
+        let line = "Error: --from 7: input 1 (\(clip)) ends the output at 6.000 s (180 frames); the cut must lie within 0-6.000 s.\n"
+        let out = scratch.appendingPathComponent("late.mp4").path
+        for args in [["reverse", clip, "--from", "7"], ["reverse", "--boomerang", clip, "--from", "7"], ["concat", clip, "--from", "7"]] {
+            let r = try Processes.lockstep(args + ["-o", out], timeout: 300)
+            XCTAssertEqual(r.status, 1, args.joined(separator: " "))
+            XCTAssertEqual(r.stderr, line, args.joined(separator: " "))
+        }
+        let folder = scratch.appendingPathComponent("looks").path
+        let v = try Processes.lockstep(["filter", clip, "--variants", "none;mono", "--from", "7", "-o", folder], timeout: 300)
+        XCTAssertEqual(v.status, 1)
+        XCTAssertEqual(v.stderr, line)
+        XCTAssertEqual(try leftovers(), ["drops.mp4"])
+    }
+
+    /// A cut inside the clip, on reverse, concat and --variants: as long as asked (to a frame),
+    /// the sound as long as the picture, and `verify` accepts each.
+    func testCutsOnReverseConcatAndVariantsVerify() throws {
+        let clip = try droppedFramesClip()
+        let outputs = ["r.mp4", "b.mp4", "c.mp4"].map { scratch.appendingPathComponent($0).path }
+        let runs = [
+            ["reverse", clip, "--from", "1", "--to", "3", "-o", outputs[0]], ["reverse", "--boomerang", clip, "--from", "1", "--to", "3", "-o", outputs[1]],
+            ["concat", clip, clip, "--from", "4.5", "--to", "7.5", "-o", outputs[2]]
+        ]
+        for args in runs {
+            let r = try Processes.lockstep(args, timeout: 300)
+            XCTAssertEqual(r.status, 0, "\(args.joined(separator: " ")): \(r.stderr)")
+        }
+        let folder = scratch.appendingPathComponent("looks").path
+        let v = try Processes.lockstep(["filter", clip, "--variants", "none;mono", "--from", "1", "--to", "3", "-o", folder], timeout: 300)
+        XCTAssertEqual(v.status, 0, v.stderr)
+        // Reverse: 2 s; boomerang: 2 s forward, then back to where the cut's last frame starts; concat: 3 s; each variant: 2 s.
+        let expected = [(outputs[0], 2.0), (outputs[1], 2.0 + 2.0 - 1.0 / 30), (outputs[2], 3.0), (folder + "/none.mp4", 2.0), (folder + "/mono.mp4", 2.0)]
+        for (path, seconds) in expected {
+            let p = try probe(path)
+            XCTAssertEqual(p.video, seconds, accuracy: 1.0 / 30 + 0.001, path)
+            XCTAssertEqual(p.audio, p.video, accuracy: 0.002, path)
+            let verify = try Processes.lockstep(["verify", path], timeout: 300)
+            XCTAssertEqual(verify.status, 0, "\(path): \(verify.stdout)")
+        }
     }
 }

@@ -59,6 +59,18 @@ class TimelineMatrixCase: XCTestCase {
         try text.write(to: path, atomically: true, encoding: .utf8)
     }
 
+    /// Where the clip's last frame starts (ffprobe, the largest packet pts): a boomerang turns there.
+    static func lastFrameStart(_ path: String) throws -> Double {
+        let out = try Processes.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path])
+        let times = String(decoding: out, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { Double($0.split(separator: ",").first ?? "") }
+        return try XCTUnwrap(times.max(), "\(path): no packet times")
+    }
+
+    /// Events of a clip that lie wholly inside [from, to) (flash and beep), times from `from`.
+    static func inside(_ c: Clip, from: Double, to: Double) -> [(start: Double, end: Double)] {
+        zip(c.events, c.flashEnds).filter { $0.0 >= from - 0.0005 && $0.1 <= to + 0.001 }.map { ($0.0, $0.1) }
+    }
+
     func found(_ movie: String) throws -> Found {
         let data = try Processes.check(Self.script.appendingPathComponent("check-event-sync").path, [movie])
         return try JSONDecoder().decode(Found.self, from: data)
@@ -69,6 +81,11 @@ class TimelineMatrixCase: XCTestCase {
     func row(_ name: String, _ args: [String], output: String, expect: (Double) -> Expectation) throws {
         let run = try Processes.lockstep(args)
         guard run.status == 0 else { return XCTFail("\(name): lockstep \(args.joined(separator: " ")) exited \(run.status): \(run.stderr)") }
+        try judge(name, output: output, expect: expect)
+    }
+
+    /// Judges an output already written (see `row`).
+    func judge(_ name: String, output: String, expect: (Double) -> Expectation) throws {
         let f = try found(output)
         let step = f.video.step
         let e = expect(step)
@@ -118,7 +135,10 @@ class EventMatrixCase: TimelineMatrixCase {
     /// cut (output frames 15-89 of `filter --filter none`: the events inside, 15 frames
     /// earlier; cut-time the same by --from 0.5 --to 3), concat (the clip then const30: the
     /// second's events after the first's length), composite (--blend mix with const30, events at
-    /// the same times: their common span).
+    /// the same times: their common span); and the cuts and turns every command now takes:
+    /// boomerang (forward, then back from where the last frame starts), reverse-cut (--from 0.5
+    /// --to 3 cut from the source, then reversed), concat-cut (the joined timeline from 2 s to
+    /// 6 s), variants-cut (`filter --variants none;mono --from 0.5 --to 3`, the `none` file).
     func matrixRow(_ command: String, _ name: String) throws {
         let (dir, clips) = try clips()
         let c = try XCTUnwrap(clips[name]), second = try XCTUnwrap(clips["const30"])
@@ -155,6 +175,44 @@ class EventMatrixCase: TimelineMatrixCase {
             (args, expect) = (
                 ["concat", c.file, second.file], { _ in Expectation(events: c.events + second.events.map { $0 + c.seconds }, length: c.seconds + second.seconds) }
             )
+        case "boomerang":
+            let top = try Self.lastFrameStart(c.file)
+            (args, expect) = (
+                ["reverse", "--boomerang", c.file],
+                { _ in Expectation(events: c.events + c.flashEnds.reversed().map { c.seconds + top - $0 }, length: c.seconds + top) }
+            )
+        case "reverse-cut":
+            (args, expect) = (
+                ["reverse", c.file, "--from", "0.5", "--to", "3"],
+                { step in
+                    let from = (0.5 / step).rounded() * step, to = (3 / step).rounded() * step
+                    return Expectation(events: Self.inside(c, from: from, to: to).map { to - $0.end }.reversed(), length: to - from)
+                }
+            )
+        case "concat-cut":
+            let joined = Clip(
+                name: "joined", file: "", events: c.events + second.events.map { $0 + c.seconds },
+                flashEnds: c.flashEnds + second.flashEnds.map { $0 + c.seconds }, seconds: c.seconds + second.seconds)
+            (args, expect) = (
+                ["concat", c.file, second.file, "--from", "2", "--to", "6"],
+                { step in
+                    let from = (2 / step).rounded() * step, to = (6 / step).rounded() * step
+                    return Expectation(events: Self.inside(joined, from: from, to: to).map { $0.start - from }, length: to - from)
+                }
+            )
+        case "variants-cut":
+            let folder = dir.appendingPathComponent("variants-\(name)").path
+            let run = try Processes.lockstep(["filter", c.file, "--variants", "none;mono", "--from", "0.5", "--to", "3", "-o", folder])
+            guard run.status == 0 else { return XCTFail("variants-cut × \(name): exited \(run.status): \(run.stderr)") }
+            for file in ["none.mp4", "mono.mp4"] {
+                try judge(
+                    "variants-cut × \(name) (\(file))", output: folder + "/" + file,
+                    expect: { step in
+                        let from = (0.5 / step).rounded() * step, to = (3 / step).rounded() * step
+                        return Expectation(events: Self.inside(c, from: from, to: to).map { $0.start - from }, length: to - from)
+                    })
+            }
+            return
         case "composite":
             (args, expect) = (["composite", "--blend", "mix", c.file, second.file], { _ in Expectation(events: c.events, length: min(c.seconds, second.seconds)) })
         default: return XCTFail("no command \(command) in the matrix")
@@ -176,6 +234,35 @@ final class TimelineMatrixTests: EventMatrixCase {
     func testConcatOfMixedRates() throws { try matrixRow("concat", "r25") }
     func testCompositeOfMixedRates() throws { try matrixRow("composite", "r60") }
     func testFilterNoneOfAFade() throws { try matrixRow("filter-none", "fade") }
+    func testReverseOnDrops() throws { try matrixRow("reverse", "drop30") }
+    func testBoomerangOnVariableRate() throws { try matrixRow("boomerang", "vfr") }
+    func testReverseCutOnDrops() throws { try matrixRow("reverse-cut", "drop30") }
+    func testConcatCutOfMixedRates() throws { try matrixRow("concat-cut", "r25") }
+    func testVariantsCutOnVariableRate() throws { try matrixRow("variants-cut", "vfr") }
+
+    /// A right reversal broken with the ffmpeg CLI (its sound 3 frames late; two frames gone,
+    /// the others' times kept): verify exits 1 on each, 0 on the reversal itself.
+    func testBrokenReversalsFailVerify() throws {
+        let (dir, clips) = try clips()
+        let clip = try XCTUnwrap(clips["drop30"])
+        let right = dir.appendingPathComponent("broken-reverse-source.mp4").path
+        let run = try Processes.lockstep(["reverse", "--boomerang", clip.file, "-o", right])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let ok = try Processes.lockstep(["verify", right])
+        XCTAssertEqual(ok.status, 0, "the right reversal: \(ok.stdout)")
+        func broken(_ name: String, _ args: [String]) throws -> String {
+            let out = dir.appendingPathComponent(name).path
+            try Processes.check("ffmpeg", ["-nostdin", "-v", "error", "-y"] + args + [out])
+            return out
+        }
+        let shifted = try broken("reverse-shifted.mp4", ["-i", right, "-itsoffset", "0.1", "-i", right, "-map", "0:v", "-map", "1:a", "-c", "copy"])
+        let gap = try broken(
+            "reverse-gap.mp4", ["-i", right, "-vf", "select='not(eq(n,40)+eq(n,41))'", "-fps_mode", "passthrough", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "copy"])
+        for path in [shifted, gap] {
+            let v = try Processes.lockstep(["verify", path])
+            XCTAssertEqual(v.status, 1, "verify \(path): \(v.stdout)\(v.stderr)")
+        }
+    }
 
     /// Right outputs broken with the ffmpeg CLI: verify exits 1 on each, and the outside checker
     /// sees the fault too (so neither side of the matrix passes everything).
@@ -230,6 +317,10 @@ final class TimelineMatrixSlowTests: EventMatrixCase {
     func testTimeCut() throws { try each("cut-time") }
     func testConcat() throws { try each("concat") }
     func testComposite() throws { try each("composite") }
+    func testBoomerang() throws { try each("boomerang") }
+    func testReverseCut() throws { try each("reverse-cut") }
+    func testConcatCut() throws { try each("concat-cut") }
+    func testVariantsCut() throws { try each("variants-cut") }
 }
 
 /// The matrix on the real phone clips in ../shared/media/phones (edit lists, B-frames before the
@@ -269,12 +360,16 @@ final class TimelineMatrixPhonesSlowTests: TimelineMatrixCase {
             let clip = Repository.shared("phones/" + phone)
             guard FileManager.default.fileExists(atPath: clip) else { XCTFail("\(clip) is not there (../shared/media/phones)"); continue }
             let length = try timeline(clip)
+            let top = try Self.lastFrameStart(clip)
             func out(_ command: String) -> String { dir.appendingPathComponent("\(command)-\(phone)").path }
             let rows: [(String, [String], (Double) -> Double)] = [
                 ("filter-none", ["filter", clip, "--filter", "none"], { _ in length }),
                 ("filter-mono", ["filter", clip, "--filter", "mono"], { _ in length }),
                 ("snake", ["snake", clip, "--imu", trace.path, "--calibration", calibration, "--front-scale", "1"], { _ in length }),
                 ("reverse", ["reverse", clip], { _ in length }),
+                ("boomerang", ["reverse", "--boomerang", clip], { _ in 2 * length - (length - top) }),
+                ("reverse-cut", ["reverse", clip, "--from", "0.5", "--to", "1.5"], { step in ((1.5 / step).rounded() - (0.5 / step).rounded()) * step }),
+                ("concat-cut", ["concat", clip, clip, "--from", "0.5", "--to", "1.5"], { step in ((1.5 / step).rounded() - (0.5 / step).rounded()) * step }),
                 ("cut", ["filter", clip, "--filter", "none", "--frames", "2:8"], { 6 * $0 }),
                 ("concat", ["concat", clip, clip], { _ in 2 * length }),
                 ("composite", ["composite", "--blend", "mix", clip, clip], { _ in length })

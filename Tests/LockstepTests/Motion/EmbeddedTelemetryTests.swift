@@ -30,15 +30,13 @@ final class EmbeddedTelemetryTests: ScratchTestCase {
         let ref = try JSONDecoder().decode(Reference.self, from: r.stdout)
         let trace = try EmbeddedTelemetry.read(path: Self.karma)
 
-        XCTAssertEqual(trace.source, .gpmf)
+        XCTAssertEqual(trace.info.metadata["source"], MotionTrace.CameraSource.gpmf.rawValue)
         XCTAssertEqual(ref.model, "HERO5 Black")
-        XCTAssertEqual(trace.cameraModel, "HERO5 Black")
         XCTAssertEqual(trace.axisMapping, .orientation("yxz"))
         XCTAssertTrue(trace.hasAccel)
         XCTAssertEqual(trace.info.clock, "video")
         XCTAssertEqual(trace.info.deviceName, "HERO5 Black")
-        XCTAssertNotNil(trace.deviceName)
-        XCTAssertEqual(trace.info.metadata["axisMapping"], "yxz")
+        XCTAssertNil(trace.info.metadata["axisMapping"], "the stated axes are typed, not text in the metadata")
         XCTAssertEqual(trace.warnings, [])
 
         // Counts: every gyro sample, payload by payload, and in all.
@@ -87,8 +85,8 @@ final class EmbeddedTelemetryTests: ScratchTestCase {
         for i in 1..<trace.readings.count {  // evenly spaced, to the nanosecond rounding
             XCTAssertEqual(Double(trace.readings[i].t - trace.readings[i - 1].t) / 1e6, ourPeriod, accuracy: 1e-5)
         }
-        XCTAssertEqual(trace.gyroRateHz!, 4795 / 12.079, accuracy: 0.5)
-        XCTAssertEqual(trace.accelRateHz!, Double(refAccel.count) / 12.079, accuracy: 0.5)
+        XCTAssertEqual(trace.info.rateHz!, 4795 / 12.079, accuracy: 0.5)
+        XCTAssertEqual(Double(trace.info.metadata["accelRateHz"]!)!, Double(refAccel.count) / 12.079, accuracy: 0.5)
         // Timestamps strictly increase.
         XCTAssertTrue(zip(trace.readings, trace.readings.dropFirst()).allSatisfy { $0.t < $1.t })
         // Gravity: the HERO5's first channel is Z (up), about +9.8 m/s^2 when the camera is level.
@@ -107,7 +105,7 @@ final class EmbeddedTelemetryTests: ScratchTestCase {
         struct Truth: Decodable { var gyro: [[Double]]; var accel: [[Double]]; var packets: Int }
         let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: truthPath)))
         let trace = try EmbeddedTelemetry.read(path: movie)
-        XCTAssertEqual(trace.source, .camm)
+        XCTAssertEqual(trace.info.metadata["source"], MotionTrace.CameraSource.camm.rawValue)
         XCTAssertNil(trace.axisMapping)
         XCTAssertEqual(trace.readings.count, truth.gyro.count)
         XCTAssertEqual(trace.accelerometer.count, truth.accel.count)
@@ -121,8 +119,8 @@ final class EmbeddedTelemetryTests: ScratchTestCase {
             XCTAssertEqual(Double(ours.t) / 1e9, t[0], accuracy: 1e-6)
             XCTAssertEqual(ours.x, t[1]); XCTAssertEqual(ours.y, t[2]); XCTAssertEqual(ours.z, t[3])
         }
-        XCTAssertEqual(trace.gyroRateHz!, 200, accuracy: 0.01)
-        XCTAssertEqual(trace.accelRateHz!, 100, accuracy: 0.01)
+        XCTAssertEqual(trace.info.rateHz!, 200, accuracy: 0.01)
+        XCTAssertEqual(Double(trace.info.metadata["accelRateHz"]!)!, 100, accuracy: 0.01)
     }
 
     func testMovieWithoutTelemetryIsOneLineNamingTheFile() throws {
@@ -140,8 +138,8 @@ final class EmbeddedTelemetryTests: ScratchTestCase {
         XCTAssertThrowsError(try EmbeddedTelemetry.read(path: missing)) {
             XCTAssertEqual("\($0)", "\(missing): No such file or directory (avformat_open_input)")
         }
-        XCTAssertTrue(EmbeddedTelemetry.isMovie(path: "GOPR0001.MP4"))
-        XCTAssertFalse(EmbeddedTelemetry.isMovie(path: "trace.gcsv"))
+        XCTAssertEqual(MotionFiles.kind(path: "GOPR0001.MP4"), .movie)
+        XCTAssertEqual(MotionFiles.kind(path: "trace.gcsv"), .text(.gcsv))
         XCTAssertEqual(EmbeddedTelemetry.goProModel(firmware: "HD5.02.02.00.00"), "HERO5 Black")
     }
 
@@ -185,7 +183,7 @@ final class EmbeddedTelemetryTests: ScratchTestCase {
             worst = max(worst, abs(ours.gyro.x - t[1]), abs(ours.gyro.y - t[2]), abs(ours.gyro.z - t[3]))
         }
         XCTAssertLessThan(worst, 2e-4, "largest rate error \(worst) rad/s")
-        XCTAssertEqual(trace.gyroRateHz!, 100, accuracy: 0.01)
+        XCTAssertEqual(trace.info.rateHz!, 100, accuracy: 0.01)
     }
 
     struct Records: Decodable {
@@ -267,11 +265,11 @@ final class EmbeddedTelemetryTests: ScratchTestCase {
         XCTAssertEqual(theirs, 11006, accuracy: 1)
         XCTAssertEqual(ours / theirs, 1, accuracy: 0.005, "span \(ours) ms against telemetry-parser's \(theirs) ms")
         // The payloads' own count: about 198 samples per 1.001 s payload.
-        XCTAssertEqual(trace.gyroRateHz!, 197.8, accuracy: 1)
-        XCTAssertEqual(trace.cameraModel, "HERO7 Black")
+        XCTAssertEqual(trace.info.rateHz!, 197.8, accuracy: 1)
+        XCTAssertEqual(trace.info.deviceName, "HERO7 Black")
 
         let max = try EmbeddedTelemetry.read(path: Repository.shared("gopro-max/max-heromode.mp4"))
-        XCTAssertEqual(max.cameraModel, "MAX")
+        XCTAssertEqual(max.info.deviceName, "MAX")
         XCTAssertEqual(EmbeddedTelemetry.goProModel(firmware: "HD9.01.01.72.00"), "HERO9 Black")
         XCTAssertEqual(EmbeddedTelemetry.goProModel(firmware: "H19.03.01.30.00"), "MAX")
     }

@@ -16,7 +16,7 @@ final class SnakeDriveTests: ScratchTestCase {
         let karma = Repository.shared("karma.mp4")
         let source = try TraceSource.open(path: karma)
         var profile = Calibration(name: "karma")
-        if let m = try source.single().info.cameraAxisMapping { profile.axisMapping = m }
+        if let m = try source.single().axisMapping { profile.axisMapping = m }
         var options = SnakeOptions(readings: try source.readings(), calibration: profile)
         options.drive = drive
         let fps = Rational(30000, 1001)

@@ -73,7 +73,7 @@ extension ScratchTestCase {
         let whole = try EmbeddedTelemetry.read(path: path), cut = try EmbeddedTelemetry.read(path: output)
         let period = 1 / (try XCTUnwrap(try IMUInfoJob(options: IMUInfoOptions(path: path)).run()[0].rateHz))
         XCTAssertEqual(cut.readings.count, count, file: file, line: line)
-        XCTAssertEqual(cut.cameraModel, whole.cameraModel, "the model, from the firmware tag carried", file: file, line: line)
+        XCTAssertEqual(cut.info.deviceName, whole.info.deviceName, "the model, from the firmware tag carried", file: file, line: line)
         XCTAssertEqual(cut.axisMapping, whole.axisMapping, file: file, line: line)
         var worst = 0.0
         for (i, r) in cut.readings.enumerated() where offset + i < whole.readings.count {

@@ -47,8 +47,9 @@ final class ReverseJobTests: ScratchTestCase {
         // GOP 60: passes of 16, 16, 16, 12; GOP 40: 16, 16, 8. Each is one seek.
         XCTAssertEqual(result.seeks, 7)
         XCTAssertGreaterThan(result.picturesDecoded, 100, "the sub-ranges decode parts of the GOP again")
-        // The pool, the output frame, the reader's scratch and the audio pass's: never more.
-        XCTAssertLessThanOrEqual(Frame.peak - before, 16 + 4)
+        // The pool, the four fitted frames the loop may hold, the writer's three, the reader's
+        // scratch and the audio pass's: never more.
+        XCTAssertLessThanOrEqual(Frame.peak - before, 16 + 4 + 3 + 2)
         try assertVerifyClean(out)
         let streams = try Probe.streams(out)
         XCTAssertEqual(streams.first?.nbReadFrames, 100)
@@ -80,38 +81,98 @@ final class ReverseJobTests: ScratchTestCase {
         try assertVerifyClean(out)
     }
 
+    /// vfr.mp4's frames: 20 of 1/30 s, 20 of 1/15 s, 20 of 1/60 s (scripts/make-reverse-fixtures).
+    static let vfrStarts: [Double] = {
+        var t = 0.0, starts: [Double] = []
+        for d in Array(repeating: 1.0 / 30, count: 20) + Array(repeating: 1.0 / 15, count: 20) + Array(repeating: 1.0 / 60, count: 20) {
+            starts.append(t); t += d
+        }
+        return starts
+    }()
+    static let vfrEnd = 7.0 / 3
+
+    /// The source frame on screen at source time u going forward (the last starting at or
+    /// before u), or going backward (the one whose span (start, end] holds u): written here from
+    /// the clip's known frame times, not from the job's timeline.
+    static func forward(_ u: Double, _ starts: [Double]) -> Int { starts.lastIndex { $0 <= u + 1e-9 } ?? 0 }
+    static func backward(_ u: Double, _ starts: [Double]) -> Int { starts.lastIndex { $0 < u - 1e-9 } ?? 0 }
+
     func testLoopsRepeatTheReversedClip() throws {
         let (out, _) = try reverse("vfr.mp4") {
             $0.loops = 3; $0.poolFrames = 8
         }
-        let once = Array((0..<60).reversed())
+        // 7/3 s at 30 fps: 70 frames a loop.
+        let once = (0..<70).map { Self.backward(Self.vfrEnd - Double($0) / 30, Self.vfrStarts) }
         XCTAssertEqual(try identities(out, band: 1), once + once + once)
-    }
-
-    /// Variable frame rate: 20 frames of 1/30 s, 20 of 1/15 s, 20 of 1/60 s. Reversed, the
-    /// output starts with the 1/60 s frames and each frame keeps its own duration; verify is clean.
-    func testVariableFrameRateKeepsTheReversedDurations() throws {
-        let (out, _) = try reverse("vfr.mp4") { $0.poolFrames = 8 }
-        XCTAssertEqual(try identities(out, band: 1), Array((0..<60).reversed()))
-        let durations = Array(repeating: 1.0 / 60, count: 20) + Array(repeating: 1.0 / 15, count: 20) + Array(repeating: 1.0 / 30, count: 20)
-        var t = 0.0, expected: [Double] = []
-        for d in durations { expected.append(t); t += d }
-        let pts = try VideoTimestamps.pts(out)
-        XCTAssertEqual(pts.count, 60)
-        for (a, b) in zip(pts, expected) { XCTAssertEqual(a, b, accuracy: 0.0001) }
-        // verify measures each output frame against its own source frame's duration, not one step.
         try assertVerifyClean(out)
     }
 
-    /// A variable-rate boomerang: forward then back, every frame keeping its own duration both
-    /// ways, and verify clean.
+    /// Variable frame rate, reversed at its nominal 30 fps: the timeline kept, so the 1/60 s
+    /// frames that now come first show every other one, the 1/15 s ones twice each, the
+    /// 1/30 s ones once; 7/3 s as the source lasts, and verify proves each frame by its time.
+    func testVariableFrameRateKeepsTheReversedTimeline() throws {
+        let (out, result) = try reverse("vfr.mp4") { $0.poolFrames = 8 }
+        XCTAssertEqual(result.frameRate, Rational(30, 1))
+        let expected = (0..<10).map { 59 - 2 * $0 } + (10..<50).map { 39 - ($0 - 10) / 2 } + (50..<70).map { 19 - ($0 - 50) }
+        XCTAssertEqual(expected, (0..<70).map { Self.backward(Self.vfrEnd - Double($0) / 30, Self.vfrStarts) })
+        XCTAssertEqual(try identities(out, band: 1), expected)
+        let pts = try VideoTimestamps.pts(out)
+        XCTAssertEqual(pts.count, 70)
+        for (k, t) in pts.enumerated() { XCTAssertEqual(t, Double(k) / 30, accuracy: 0.0001) }
+        try assertVerifyClean(out)
+    }
+
+    /// `--keep-frames`: every frame once at the output's rate, backwards (the old behaviour),
+    /// with the notice every command gives.
+    func testKeepFramesShowsEveryFrameOnce() throws {
+        let (out, result) = try reverse("vfr.mp4") {
+            $0.sync = .index; $0.poolFrames = 8
+        }
+        XCTAssertEqual(result.frames, 60)
+        XCTAssertEqual(try identities(out, band: 1), Array((0..<60).reversed()))
+        XCTAssertEqual(result.notices.count, 1)
+        XCTAssertTrue(result.notices.first?.hasPrefix("--keep-frames shows every frame once at 30 fps: input 1 (") ?? false, "\(result.notices)")
+        try assertVerifyClean(out)
+    }
+
+    /// A variable-rate boomerang: forward over the whole timeline, then back from where the
+    /// last frame starts (it is not shown twice), each way keeping time; verify clean.
     func testVariableFrameRateBoomerangVerifiesClean() throws {
         let (out, result) = try reverse("vfr.mp4") {
             $0.boomerang = true; $0.poolFrames = 8
         }
-        XCTAssertEqual(result.frames, 119)
-        XCTAssertEqual(try identities(out, band: 1), Array(0..<60) + Array((0..<59).reversed()))
+        let top = Self.vfrStarts.last!
+        // 7/3 s forward, then 139/60 s back: 279/60 s, 139.5 frames at 30 fps.
+        let frames = Int((30 * (Self.vfrEnd + top)).rounded(.up))
+        XCTAssertEqual(frames, 140)
+        let expected = (0..<frames).map { k -> Int in
+            let t = Double(k) / 30
+            return t < Self.vfrEnd - 1e-9 ? Self.forward(t, Self.vfrStarts) : Self.backward(top - (t - Self.vfrEnd), Self.vfrStarts)
+        }
+        XCTAssertEqual(Int(result.frames), frames)
+        XCTAssertEqual(try identities(out, band: 1), expected)
         try assertVerifyClean(out)
+    }
+
+    /// `--from 1 --to 2` on a 30 fps clip: source frames 30...59 cut first, then reversed; the
+    /// sound is the cut's, reversed (one second of it); verify accepts the cut.
+    func testACutOfTheSourceIsReversed() throws {
+        let (out, result) = try reverse("longgop.mp4") {
+            $0.cut = TimeCut(from: Rational(1, 1), to: Rational(2, 1)); $0.poolFrames = 16
+        }
+        XCTAssertEqual(result.frames, 30)
+        XCTAssertEqual(result.audioSamples, 48000)
+        XCTAssertEqual(try identities(out, band: 2), Array((30...59).reversed()))
+        try assertVerifyClean(out)
+        let boomerang = try reverse("longgop.mp4") {
+            $0.cut = TimeCut(from: Rational(1, 1), to: Rational(2, 1)); $0.boomerang = true; $0.poolFrames = 16
+        }
+        XCTAssertEqual(try identities(boomerang.0, band: 2), Array(30...59) + Array((30...58).reversed()))
+        try assertVerifyClean(boomerang.0)
+        // A cut past the end: composite's sentence.
+        XCTAssertThrowsError(try reverse("longgop.mp4") { $0.cut = TimeCut(from: Rational(5, 1), to: nil) }) { error in
+            XCTAssertEqual("\(error)", "--from 5: input 1 (\(fixture("longgop.mp4"))) ends the output at 3.333 s (100 frames); the cut must lie within 0-3.333 s.")
+        }
     }
 
     /// The second encoding path (MPEG-4 part 2 in MOV, no B-frames, 25 fps, PCM at 44.1 kHz),

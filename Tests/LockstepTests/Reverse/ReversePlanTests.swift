@@ -45,4 +45,18 @@ final class ReversePlanTests: XCTestCase {
             XCTAssertEqual(ReversePlan.picturesDecoded(passes, segmentStart: { _ in 0 }), m * g - p * m * (m - 1) / 2, "G \(g), P \(p)")
         }
     }
+
+    /// A cut's frames are the clip: a boomerang over frames 5...8 turns at 8 and 5.
+    func testAPlanOverACutsFrames() {
+        XCTAssertEqual(ReversePlan(frames: 5...8, boomerang: false, loops: 1).sourceFrames, [8, 7, 6, 5])
+        XCTAssertEqual(ReversePlan(frames: 5...8, boomerang: true, loops: 2).sourceFrames, [5, 6, 7, 8, 7, 6, 5, 6, 7, 8, 7, 6, 5])
+    }
+
+    /// Forward runs read in pool-sized passes that end at a keyframe where one lies inside
+    /// (GOPs at 0, 60), so the next pass starts there instead of decoding a GOP again.
+    func testForwardPassesEndAtKeyframes() {
+        XCTAssertEqual(ReversePlan.forwardPasses(0...99, pool: 16, segmentStarts: [0, 60]), [0..<16, 16..<32, 32..<48, 48..<60, 60..<76, 76..<92, 92..<100])
+        XCTAssertEqual(ReversePlan.forwardPasses(1...99, pool: 100, segmentStarts: [0, 60]), [1..<100])
+        XCTAssertEqual(ReversePlan.forwardPasses(50...70, pool: 16, segmentStarts: [0, 60]), [50..<60, 60..<71])
+    }
 }
