@@ -31,17 +31,21 @@ public struct Despill: Sendable, Equatable {
     /// Squared cosines of the angle between the pixel's chroma and the screen's: at or above
     /// `nearCos2` all the spill goes, at or below `farCos2` only the limit; linear between.
     public let nearCos2: Float, farCos2: Float
+    /// Whether the limit holds; false: all of the spill goes (a picture without green subjects,
+    /// where any green above the balanced other two is the screen's: `GreenSubjects.no`).
+    public let limited: Bool
 
     /// `cast`: the spill cast the matte allows for (`KeyerSettings.spillCast`); the despill
     /// allows that, and half the screen's colour per unit of transparency more (the edge's
     /// stronger spill and the screen's residue).
-    public init(screen: RGB, amount: Double, balance: Double, cast: Double = 0.1, matrix: ColorMatrix = .bt709) {
+    public init(screen: RGB, amount: Double, balance: Double, cast: Double = 0.1, limited: Bool = true, matrix: ColorMatrix = .bt709) {
         let difference = ColourDifference(screen: screen, balance: balance, matrix: matrix)
         let p = difference.primary
         du = difference.ku; dv = difference.kv
         self.amount = Float(amount)
         self.cast = Float(cast)
         partial = 0.5
+        self.limited = limited
         // 15 and 30 degrees.
         nearCos2 = 0.933; farCos2 = 0.75
         // Change of R and B in 8-bit units per unit of d; U = 128 + 224 Cb, Cb = (B' - Y') / cbToB
@@ -67,9 +71,11 @@ public struct Despill: Sendable, Equatable {
         return max(max(luma, 0) * ratio * (cast + partial * k), near * spill(u: u, v: v))
     }
 
-    /// Removes the spill from premultiplied centred chroma in place, within the limit (`limit`).
+    /// Removes the spill from premultiplied centred chroma in place, within the limit (`limit`)
+    /// when `limited`.
     @inline(__always) public func apply(u: inout Float, v: inout Float, luma: Float, ratio: Float, k: Float, su: Float, sv: Float) {
-        let d = min(spill(u: u, v: v), limit(u: u, v: v, luma: luma, ratio: ratio, k: k, su: su, sv: sv)) * amount
+        let s = spill(u: u, v: v)
+        let d = (limited ? min(s, limit(u: u, v: v, luma: luma, ratio: ratio, k: k, su: su, sv: sv)) : s) * amount
         u += moveU * d; v += moveV * d
     }
 }

@@ -17,14 +17,28 @@
 /// keyer per compositor.
 public final class Keyer {
     public let settings: KeyerSettings
-    let difference: ColourDifference
-    let despill: Despill
-    let levels: MatteLevels
+    /// Its cap is the green-subjects answer's (`GreenSubjects.cap`): with `auto`, the first
+    /// frame's (`chooseGreenSubjects`).
+    private(set) var difference: ColourDifference
+    /// Limited to the screen's cast with green subjects, all of the spill without (`GreenSubjects`).
+    private(set) var despill: Despill
+    /// What the green subjects were taken to be (`KeyerSettings.greenSubjects`, or with `auto`
+    /// the first frame's answer) and, with `auto`, the share of the picture measured
+    /// (`GreenSubjects.measure`); nil before the first frame when `auto`.
+    public private(set) var greenSubjects: GreenSubjects?
+    public private(set) var greenShare: Double?
+    /// The screen the first frame measured (its strongest cell; nil: none seen) and whether a frame came.
+    public private(set) var firstScreen: YUVColor?
+    private var sawFrame = false
+    /// The clip points in force: the settings', with clip white at most `GreenSubjects.clipWhite`
+    /// when the answer is yes.
+    private(set) var levels: MatteLevels
+    let matrix: ColorMatrix
     /// The screen colour's strength: what "fully screen" means before the frame is measured.
     let reference: Float
     let fallback: YUVColor
-    /// The core matte's clip, squared (`KeyerSettings.coreClip`); 0: no core matte.
-    let coreClip2: Float
+    /// The core matte's clip, squared (`KeyerSettings.coreClip`, with green subjects); 0: no core matte.
+    private(set) var coreClip2: Float
     private var buffers: KeyerBuffers?
 
     /// The screen the last frame measured (its strongest cell), in the keyer's working signal;
@@ -34,13 +48,29 @@ public final class Keyer {
     /// `matrix`: the planes' (the working signal's; BT.709 for SDR).
     public init(settings: KeyerSettings, matrix: ColorMatrix = .bt709) {
         self.settings = settings
-        difference = ColourDifference(screen: settings.screenColor, balance: settings.screenBalance, matrix: matrix)
-        despill = Despill(
-            screen: settings.screenColor, amount: settings.despill, balance: settings.despillBalance, cast: settings.spillCast, matrix: matrix)
-        coreClip2 = Float(settings.coreClip * settings.coreClip)
-        levels = MatteLevels(black: settings.clipBlack, white: settings.clipWhite)
+        let given = settings.greenSubjects == .auto ? nil : settings.greenSubjects
+        greenSubjects = given
+        self.matrix = matrix
+        // Until the first frame answers `auto`: as without green subjects.
+        (difference, despill, levels, coreClip2) = Self.keying(settings, given ?? .no, matrix: matrix)
         fallback = YUVColor(rgb: settings.screenColor, matrix: matrix)
         reference = max(1, difference.strength(of: fallback))
+    }
+
+    /// The key, despill, clip points and core clip (squared) of `settings` under a green-subjects
+    /// answer (`GreenSubjects`).
+    static func keying(
+        _ settings: KeyerSettings, _ answer: GreenSubjects, matrix: ColorMatrix
+    ) -> (ColourDifference, Despill, MatteLevels, Float) {
+        let green = answer == .yes
+        return (
+            ColourDifference(screen: settings.screenColor, balance: settings.screenBalance, cap: answer.cap, matrix: matrix),
+            Despill(
+                screen: settings.screenColor, amount: settings.despill, balance: settings.despillBalance, cast: settings.spillCast,
+                limited: green, matrix: matrix),
+            MatteLevels(black: settings.clipBlack, white: answer.clipWhite(settings.clipWhite, black: settings.clipBlack)),
+            green ? Float(settings.coreClip * settings.coreClip) : 0
+        )
     }
 
     private func prepare(width: Int, height: Int) -> KeyerBuffers {
@@ -152,7 +182,55 @@ public final class Keyer {
     private func beginMatte(_ fg: YUVImage) -> KeyerBuffers {
         let b = prepare(width: fg.width, height: fg.height)
         b.screen.measure(fg, key: difference, reference: reference, fallback: fallback, cast: Float(settings.spillCast))
+        if !sawFrame {
+            sawFrame = true
+            if greenSubjects == nil { chooseGreenSubjects(fg, b) }
+            firstScreen = b.screen.measured
+        }
         return b
+    }
+
+    /// `--green-subjects auto`, on the first frame: yes from `GreenSubjects.threshold` of the
+    /// picture on, and then the keying of yes (`keying`; the screen is measured again with its
+    /// key: the matte is normalised by the screen's own strength).
+    private func chooseGreenSubjects(_ fg: YUVImage, _ b: KeyerBuffers) {
+        let screen = b.screen, row = b.gridRow
+        let share = GreenSubjects.measure(fg, key: difference) { cy, su, sv in
+            for (table, out) in [(ScreenEstimate.Table.u, su), (.v, sv)] {
+                screen.interpolateRow(table, lumaY: Double(2 * cy) + 1, into: row)
+                for cx in 0..<fg.u.width { out[cx] = screen.at(row, 2 * cx) }
+            }
+        }
+        let answer: GreenSubjects = share >= GreenSubjects.threshold ? .yes : .no
+        greenShare = share
+        greenSubjects = answer
+        guard answer == .yes else { return }
+        (difference, despill, levels, coreClip2) = Self.keying(settings, answer, matrix: matrix)
+        screen.measure(fg, key: difference, reference: reference, fallback: fallback, cast: Float(settings.spillCast))
+    }
+
+    /// One line for the output's summary (issue 44, item 4): the screen as the first frame
+    /// measured it and what was chosen from the picture, as options that repeat it; nil before
+    /// a frame.
+    public var report: String? {
+        guard sawFrame, let answer = greenSubjects else { return nil }
+        var parts: [String] = []
+        if let s = firstScreen {
+            let (r, g, b) = matrix.rgb((Double(s.y) - 16) / 219, (Double(s.u) - 128) / 224, (Double(s.v) - 128) / 224)
+            func q(_ x: Double) -> UInt8 { UInt8(max(0, min(255, (x * 255).rounded()))) }
+            let hex = [r, g, b].map { String(q($0), radix: 16, uppercase: true) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+            parts.append("screen measured \(hex) on the first frame")
+        } else {
+            parts.append("no screen seen on the first frame")
+        }
+        let why =
+            greenShare.map { share -> String in
+                let hundredths = Int((share * 10_000).rounded()), rest = hundredths % 100
+                return " (\(hundredths / 100).\(rest < 10 ? "0" : "")\(rest)% of the picture green but not the screen's green)"
+            } ?? ""
+        parts.append("--green-subjects \(answer.rawValue)\(why)")
+        parts.append("--clip-black \(settings.clipBlack) --clip-white \(answer.clipWhite(settings.clipWhite, black: settings.clipBlack))")
+        return "keyer: " + parts.joined(separator: ", ")
     }
 
     /// Matte rows 2cy and 2cy + 1 (those that exist). Called for cy = 0, 1, 2, ... in turn.

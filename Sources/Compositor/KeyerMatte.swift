@@ -11,13 +11,16 @@ public struct ColourDifference: Sendable, Equatable {
     public let ku: Float, kv: Float
     /// Primary minus each of the two other channels (a pixel is screen only where both are positive).
     public let d1u: Float, d1v: Float, d2u: Float, d2v: Float
+    /// The strength is at most `cap` times the primary's lead over the larger other channel
+    /// (`strength(u:v:)`).
+    public let cap: Float
 
     /// 8-bit R'G'B' per 8-bit chroma step: 255 / 224.
     static let scale = 255.0 / 224.0
 
     /// `balance` weighs the lower-numbered other channel (red for green and blue screens), as
     /// Blender's keying node does: 0.5 is their average. `matrix`: the planes' (the working signal's).
-    public init(screen: RGB, balance: Double, matrix: ColorMatrix = .bt709) {
+    public init(screen: RGB, balance: Double, cap: Double = 2, matrix: ColorMatrix = .bt709) {
         // (Cb, Cr) weights of R', G', B' in the matrix.
         let cbWeights = [0, matrix.cbToG, matrix.cbToB], crWeights = [matrix.crToR, matrix.crToG, 0]
         let c = [Int(screen.r), Int(screen.g), Int(screen.b)]
@@ -26,6 +29,7 @@ public struct ColourDifference: Sendable, Equatable {
         let others = [0, 1, 2].filter { $0 != p }
         let o1 = others[0], o2 = others[1]
         primary = p
+        self.cap = Float(cap)
         func form(_ w1: Double, _ w2: Double) -> (Float, Float) {
             (
                 Float(Self.scale * (cbWeights[p] - w1 * cbWeights[o1] - w2 * cbWeights[o2])),
@@ -46,7 +50,7 @@ public struct ColourDifference: Sendable, Equatable {
     @inline(__always) public func strength(u: Float, v: Float) -> Float {
         let s = ku * u + kv * v
         let e1 = d1u * u + d1v * v, e2 = d2u * u + d2v * v
-        return max(min(s, 2 * min(e1, e2)), 0)
+        return max(min(s, cap * min(e1, e2)), 0)
     }
 
     public func strength(of color: YUVColor) -> Float {

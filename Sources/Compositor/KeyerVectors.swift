@@ -67,7 +67,7 @@ enum KeyerVectors {
     @inline(__always) static func strength(_ u: Vector8, _ v: Vector8, _ k: ColourDifference) -> Vector8 {
         let s = k.ku * u + k.kv * v
         let e1 = k.d1u * u + k.d1v * v, e2 = k.d2u * u + k.d2v * v
-        return VectorMath.max(VectorMath.min(s, 2 * VectorMath.min(e1, e2)), Vector8(repeating: 0))
+        return VectorMath.max(VectorMath.min(s, k.cap * VectorMath.min(e1, e2)), Vector8(repeating: 0))
     }
 
     /// `Despill.apply` in every lane.
@@ -79,7 +79,7 @@ enum KeyerVectors {
         let c = u * su + v * sv, pp = u * u + v * v, ss = su * su + sv * sv
         let near = VectorMath.select(c .> 0, VectorMath.clamp((c * c - d.farCos2 * pp * ss) / ((d.nearCos2 - d.farCos2) * pp * ss + 1e-6), 0, 1), zero)
         let limit = VectorMath.max(VectorMath.max(luma, zero) * ratio * (d.cast + d.partial * k), near * spill)
-        let amount = VectorMath.min(spill, limit) * d.amount
+        let amount = (d.limited ? VectorMath.min(spill, limit) : spill) * d.amount
         u += d.moveU * amount; v += d.moveV * amount
     }
 

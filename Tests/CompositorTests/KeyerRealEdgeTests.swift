@@ -68,26 +68,33 @@ final class KeyerRealEdgeTests: XCTestCase {
         XCTAssertEqual(edge, luma * 0.8 * (0.1 + 0.5 * 0.5), accuracy: 1e-3)
     }
 
-    /// A screen with a solid leaf-green disc and a one-pixel leaf-green line: the core matte
-    /// raises the disc (a hole without it), the line keeps the soft matte. (With the core's step
-    /// from the clip's distance to twice it, this leaf, about 1.5 times the clip's distance from
-    /// the screen, is raised from about 75 to 90-100, not to 255: the price of a core that does
-    /// not flip with the noise, issue 44.)
+    /// A screen with a solid square of yellow-green (120, 180, 10) and a one-pixel line of it:
+    /// with green subjects (`--green-subjects yes`, where the core matte works) the core raises
+    /// the square (a hole without it), the line keeps the soft matte.
     func testTheCoreMatteFillsASolidGreenSubjectAndSparesAThinStrand() {
         let w = 96, h = 48
         let fg = YUVBuffer(width: w, height: h)
-        let leaf = YUVColor(rgb: RGB(r: 64, g: 115, b: 26))
+        let leaf = YUVColor(rgb: RGB(r: 120, g: 180, b: 10))
         PlaneKernels.fill(fg.image, YUVColor(rgb: screen))
         PlaneKernels.fill(fg.image, leaf, in: Rect(x: 16, y: 8, width: 32, height: 32))
         for y in 4..<44 { fg.image.y[72, y] = leaf.y }
         for y in 2..<22 { fg.image.u[36, y] = UInt8((Int(leaf.u) + Int(YUVColor(rgb: screen).u)) / 2); fg.image.v[36, y] = UInt8((Int(leaf.v) + Int(YUVColor(rgb: screen).v)) / 2) }
-        var off = KeyerSettings(); off.coreClip = 0
+        var settings = KeyerSettings(); settings.greenSubjects = .yes
+        var off = settings; off.coreClip = 0
         let without = Keyer(settings: off).computeMatte(fg.image).alphaPlane
         XCTAssertLessThan(without[32, 24], 128, "without the core the leaf is a hole")
-        let with = Keyer(settings: KeyerSettings()).computeMatte(fg.image).alphaPlane
+        let with = Keyer(settings: settings).computeMatte(fg.image).alphaPlane
         for (x, y) in [(24, 16), (32, 24), (40, 32)] {
-            XCTAssertGreaterThan(Int(with[x, y]), Int(without[x, y]) + 10, "inside the leaf at \(x), \(y)")
+            XCTAssertEqual(with[x, y], 255, "inside the leaf at \(x), \(y)")
         }
+        var none = settings; none.greenSubjects = .no
+        XCTAssertEqual(
+            Keyer(settings: none).computeMatte(fg.image).alphaPlane[32, 24],
+            Keyer(
+                settings: {
+                    var s = none; s.coreClip = 0; return s
+                }()
+            ).computeMatte(fg.image).alphaPlane[32, 24], "without green subjects: no core")
         XCTAssertLessThan(with[72, 24], 255, "the strand is not made solid")
         XCTAssertEqual(with[4, 4], 0, "the screen")
     }
@@ -142,5 +149,95 @@ final class KeyerRealEdgeTests: XCTestCase {
         XCTAssertGreaterThan(strengths[0], 80)
         XCTAssertEqual(strengths[200], 0)
         XCTAssertLessThan(steps.max()!, 2.5, "the largest step between neighbouring mixes")
+    }
+
+    /// A screen with a solid square of green hair's yellow-green (its chroma 0.85 of the
+    /// screen's away from it): the picture holds green subjects. The same square in orange, or
+    /// the green as a strand two pixels wide, does not (the mixes of an orange edge with the
+    /// screen pass through green chroma far from the screen's, in a band too thin to survive the
+    /// neighbour test).
+    func testGreenSubjectsAreMeasuredFromThePicture() {
+        let w = 128, h = 64
+        func picture(_ colour: RGB, width: Int) -> YUVBuffer {
+            let fg = YUVBuffer(width: w, height: h)
+            PlaneKernels.fill(fg.image, YUVColor(rgb: screen))
+            PlaneKernels.fill(fg.image, YUVColor(rgb: colour), in: Rect(x: 32, y: 16, width: width, height: 32))
+            return fg
+        }
+        let leaf = RGB(r: 130, g: 170, b: 30), orange = RGB(r: 200, g: 110, b: 40)
+        let keyer = Keyer(settings: KeyerSettings())
+        XCTAssertNil(keyer.greenSubjects, "auto: not decided before a frame")
+        XCTAssertNil(keyer.report)
+        keyer.computeMatte(picture(leaf, width: 32).image)
+        XCTAssertEqual(keyer.greenSubjects, .yes)
+        // The square is 16 x 16 chroma samples, 14 x 14 once eroded, of 64 x 32.
+        XCTAssertEqual(keyer.greenShare ?? 0, 196.0 / 2048, accuracy: 0.01)
+        XCTAssertEqual(Double(keyer.difference.cap), 1)
+        let report = keyer.report ?? ""
+        XCTAssertTrue(report.contains("--green-subjects yes (9.57% of the picture green but not the screen's green)"), report)
+        XCTAssertTrue(report.hasPrefix("keyer: screen measured "), report)
+        XCTAssertTrue(report.hasSuffix("--clip-black 0.05 --clip-white 0.75"), report)
+        for (colour, width) in [(orange, 32), (leaf, 2)] {
+            let k = Keyer(settings: KeyerSettings())
+            k.computeMatte(picture(colour, width: width).image)
+            XCTAssertEqual(k.greenSubjects, GreenSubjects.no, "\(colour), \(width) px")
+            XCTAssertLessThan(k.greenShare ?? 1, GreenSubjects.threshold, "\(colour), \(width) px")
+            XCTAssertEqual(Double(k.difference.cap), 2)
+        }
+        // Given, it is kept and not measured.
+        var given = KeyerSettings(); given.greenSubjects = .no
+        let told = Keyer(settings: given)
+        told.computeMatte(picture(leaf, width: 32).image)
+        XCTAssertEqual(told.greenSubjects, GreenSubjects.no)
+        XCTAssertNil(told.greenShare)
+        XCTAssertTrue(told.report?.contains("--green-subjects no, --clip-black 0.05 --clip-white 0.95") ?? false, told.report ?? "nil")
+    }
+
+    /// Once green's lead: the screen's own strength is its lead over the larger other channel
+    /// (87 units for this screen), not its strength against the balanced two (99.5).
+    func testTheCapOfOnceTheLeadLimitsTheStrengthToIt() {
+        let s = YUVColor(rgb: screen)
+        let twice = ColourDifference(screen: RGB(r: 0, g: 255, b: 0), balance: 0.5).strength(of: s)
+        let once = ColourDifference(screen: RGB(r: 0, g: 255, b: 0), balance: 0.5, cap: 1).strength(of: s)
+        XCTAssertEqual(twice, 99.5, accuracy: 2)
+        XCTAssertEqual(once, 87, accuracy: 2)
+    }
+
+    /// An edge pixel's foreground luma: with the matte's filter on, where it moved by at most 6
+    /// levels it goes half way to its last value (its noise's change from frame to frame
+    /// halved); where it moved by 40 it is the new value; an opaque pixel is not touched.
+    func testAnEdgesForegroundIsSmoothedWhereItStandsStill() {
+        let w = 64, h = 16
+        let s = YUVColor(rgb: screen)
+        func frame(luma: UInt8) -> YUVBuffer {
+            let f = YUVBuffer(width: w, height: h)
+            PlaneKernels.fill(f.image, s)
+            // Left half: half-transparent (screen chroma pulled halfway to grey); right: grey, opaque.
+            for y in 0..<(h / 2) {
+                for x in 0..<16 { f.image.u[x, y] = UInt8((Int(s.u) + 128) / 2); f.image.v[x, y] = UInt8((Int(s.v) + 128) / 2) }
+                for x in 16..<32 { f.image.u[x, y] = 128; f.image.v[x, y] = 128 }
+            }
+            for y in 0..<h { for x in 0..<w { f.image.y[x, y] = luma } }
+            return f
+        }
+        let bg = YUVBuffer(width: w, height: h)
+        PlaneKernels.fill(bg.image, YUVColor(y: 60, u: 128, v: 128))
+        // No spill cast: the matte does not depend on luma, so only the foreground's luma differs.
+        var settings = KeyerSettings(); settings.spillCast = 0
+        func keyed(_ frames: [UInt8], _ settings: KeyerSettings) -> YUVBuffer {
+            let keyer = Keyer(settings: settings), out = YUVBuffer(width: w, height: h)
+            for l in frames { keyer.apply(foreground: frame(luma: l).image, background: bg.image, into: out.image) }
+            return out
+        }
+        let fresh = keyed([104], settings).image, smoothed = keyed([100, 104], settings).image
+        let edge = (8, 4), solid = (48, 4)
+        XCTAssertGreaterThan(Keyer(settings: settings).computeMatte(frame(luma: 104).image).alphaPlane[edge.0, edge.1], 0)
+        XCTAssertLessThan(Keyer(settings: settings).computeMatte(frame(luma: 104).image).alphaPlane[edge.0, edge.1], 255)
+        XCTAssertEqual(Int(smoothed.y[edge.0, edge.1]), Int(fresh.y[edge.0, edge.1]) - 2, "half way from 104 to 100")
+        XCTAssertEqual(smoothed.y[solid.0, solid.1], fresh.y[solid.0, solid.1], "opaque: untouched")
+        let moved = keyed([64, 104], settings).image
+        XCTAssertEqual(moved.y[edge.0, edge.1], fresh.y[edge.0, edge.1], "moved by 40: the new luma")
+        var off = settings; off.matteSmoothing = 0
+        XCTAssertEqual(keyed([100, 104], off).image.y[edge.0, edge.1], fresh.y[edge.0, edge.1], "the filter off: untouched")
     }
 }
