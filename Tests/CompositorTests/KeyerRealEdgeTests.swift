@@ -202,42 +202,4 @@ final class KeyerRealEdgeTests: XCTestCase {
         XCTAssertEqual(twice, 99.5, accuracy: 2)
         XCTAssertEqual(once, 87, accuracy: 2)
     }
-
-    /// An edge pixel's foreground luma: with the matte's filter on, where it moved by at most 6
-    /// levels it goes half way to its last value (its noise's change from frame to frame
-    /// halved); where it moved by 40 it is the new value; an opaque pixel is not touched.
-    func testAnEdgesForegroundIsSmoothedWhereItStandsStill() {
-        let w = 64, h = 16
-        let s = YUVColor(rgb: screen)
-        func frame(luma: UInt8) -> YUVBuffer {
-            let f = YUVBuffer(width: w, height: h)
-            PlaneKernels.fill(f.image, s)
-            // Left half: half-transparent (screen chroma pulled halfway to grey); right: grey, opaque.
-            for y in 0..<(h / 2) {
-                for x in 0..<16 { f.image.u[x, y] = UInt8((Int(s.u) + 128) / 2); f.image.v[x, y] = UInt8((Int(s.v) + 128) / 2) }
-                for x in 16..<32 { f.image.u[x, y] = 128; f.image.v[x, y] = 128 }
-            }
-            for y in 0..<h { for x in 0..<w { f.image.y[x, y] = luma } }
-            return f
-        }
-        let bg = YUVBuffer(width: w, height: h)
-        PlaneKernels.fill(bg.image, YUVColor(y: 60, u: 128, v: 128))
-        // No spill cast: the matte does not depend on luma, so only the foreground's luma differs.
-        var settings = KeyerSettings(); settings.spillCast = 0
-        func keyed(_ frames: [UInt8], _ settings: KeyerSettings) -> YUVBuffer {
-            let keyer = Keyer(settings: settings), out = YUVBuffer(width: w, height: h)
-            for l in frames { keyer.apply(foreground: frame(luma: l).image, background: bg.image, into: out.image) }
-            return out
-        }
-        let fresh = keyed([104], settings).image, smoothed = keyed([100, 104], settings).image
-        let edge = (8, 4), solid = (48, 4)
-        XCTAssertGreaterThan(Keyer(settings: settings).computeMatte(frame(luma: 104).image).alphaPlane[edge.0, edge.1], 0)
-        XCTAssertLessThan(Keyer(settings: settings).computeMatte(frame(luma: 104).image).alphaPlane[edge.0, edge.1], 255)
-        XCTAssertEqual(Int(smoothed.y[edge.0, edge.1]), Int(fresh.y[edge.0, edge.1]) - 2, "half way from 104 to 100")
-        XCTAssertEqual(smoothed.y[solid.0, solid.1], fresh.y[solid.0, solid.1], "opaque: untouched")
-        let moved = keyed([64, 104], settings).image
-        XCTAssertEqual(moved.y[edge.0, edge.1], fresh.y[edge.0, edge.1], "moved by 40: the new luma")
-        var off = settings; off.matteSmoothing = 0
-        XCTAssertEqual(keyed([100, 104], off).image.y[edge.0, edge.1], fresh.y[edge.0, edge.1], "the filter off: untouched")
-    }
 }

@@ -64,19 +64,24 @@ final class RealEdgeKeyTests: ScratchTestCase {
             "\($0.key): \(f($0.value.lockstep.edge)) dB (hue \(f($0.value.lockstep.hue, 1)), flicker \(f($0.value.lockstep.flicker))) vs ffmpeg "
                 + "\(f($0.value.ffmpeg.edge)) dB (hue \(f($0.value.ffmpeg.hue, 1)), flicker \(f($0.value.ffmpeg.flicker)))"
         }.joined(separator: "; ")
-        // Where the issue's bar is met (measured +1.26 and +1.30 dB): above ffmpeg's best by half a dB.
+        // The measured state (scripts/bench-real-key, docs/compositing.md): every plate above
+        // ffmpeg's best, flowers and the rabbit (no green subjects: --green-subjects auto says
+        // no) by 1.49 and 1.84 dB, the trolls and the plant (it says yes) by 0.26 and 0.30 dB.
         for name in ["flowers", "rabbit"] {
-            XCTAssertGreaterThan(scores[name]!.lockstep.edge, scores[name]!.ffmpeg.edge + 0.5, "\(name): \(report)")
+            XCTAssertGreaterThan(scores[name]!.lockstep.edge, scores[name]!.ffmpeg.edge + 1, "\(name): \(report)")
         }
-        // Where it is not: the trolls at ffmpeg's best (measured -0.13 dB; -0.72 before issue 44),
-        // the plant 3.5 dB below (21.3 against 24.8; 18.0 before): held where they are, so that
-        // they cannot fall back unseen.
-        XCTAssertGreaterThan(scores["trolls"]!.lockstep.edge, scores["trolls"]!.ffmpeg.edge - 0.5, report)
-        XCTAssertGreaterThan(scores["plant"]!.lockstep.edge, 20.8, report)
-        XCTAssertGreaterThan(scores["plant"]!.lockstep.edge, scores["plant"]!.ffmpeg.edge - 4, report)
-        // Green stays green: the green hair and the leaves within 5 degrees of their hue (33-35
-        // degrees before issue 44: the despill turned them brown).
-        for name in ["trolls", "plant"] { XCTAssertLessThan(scores[name]!.lockstep.hue, 5, "\(name): \(report)") }
+        for name in ["trolls", "plant"] {
+            XCTAssertGreaterThan(scores[name]!.lockstep.edge, scores[name]!.ffmpeg.edge + 0.1, "\(name): \(report)")
+        }
+        // Green stays green: the trolls' green hair and the leaves (measured 1.9 and 3.3 degrees;
+        // 33-35 before issue 44, when the despill turned them brown).
+        XCTAssertLessThan(scores["trolls"]!.lockstep.hue, 3, report)
+        XCTAssertLessThan(scores["plant"]!.lockstep.hue, 4, report)
+        // The flicker is still above ffmpeg's on every plate (by 0.24, 0.07, 0.05 and 0.15
+        // levels): held there, so that it cannot grow unseen.
+        for name in ["flowers", "trolls", "plant", "rabbit"] {
+            XCTAssertLessThan(scores[name]!.lockstep.flicker, scores[name]!.ffmpeg.flicker + 0.3, "\(name): \(report)")
+        }
     }
 
     /// PSNR over the edge band (true alpha strictly between 0 and 255, dilated by 2 pixels) and the
