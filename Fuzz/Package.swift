@@ -2,7 +2,7 @@
 import PackageDescription
 
 // libFuzzer targets for Lockstep's parsers. Kept out of the main package because a fuzz target
-// has no `main` of its own (libFuzzer brings it): build and run them with `scripts/fuzz`, which
+// has no `main` of its own (libFuzzer brings it): build and run them with `scripts/tools/fuzz`, which
 // passes `-sanitize=fuzzer,address -parse-as-library`. One executable target per parser, named
 // Fuzz<Name>, with its seed corpus in Corpus/<Name>/.
 // SwiftPM names a path dependency after its folder: `lockstep` is a committed symlink to `..`, so

@@ -7,7 +7,7 @@
 /// correlation, which is sharper on a plain pan (FrameMotionTests: within 0.1 px of the truth,
 /// where single blocks on flat areas are off by up to 0.6 px): under a roll the whole picture's
 /// shift follows the gyro's pan and tilt less closely. On the jitter camera of
-/// scripts/make-synthetic-camera-2 (60 s of handheld roll) calibrate's error went from 1.06 ms to
+/// scripts/fixtures/make-synthetic-camera-2 (60 s of handheld roll) calibrate's error went from 1.06 ms to
 /// 0.55 ms; over its thirteen variants the worst from 1.06 to 0.68 ms, the mean from 0.23 to
 /// 0.28 ms (docs/calibrate.md). Not the texture's centroid: correcting the whole picture's shift
 /// by the turn times the blocks' weighted centre changed nothing there. No zoom term: with one,

@@ -6,7 +6,7 @@ import RealModule
 /// Why not a parabola through the peak and its neighbours: the normalised cross-power
 /// spectrum's inverse is a sampled sinc (Dirichlet kernel), which a parabola fits badly: it pulls
 /// every shift towards the nearest whole sample by up to 0.13 px and scatters most near half a
-/// sample (measured against scripts/make-synthetic-camera-2's exact motion: 0.13 px rms).
+/// sample (measured against scripts/fixtures/make-synthetic-camera-2's exact motion: 0.13 px rms).
 /// Instead the normalised spectrum is weighted by a Gaussian (`weight`), which turns the peak
 /// into a sampled Gaussian of `sigma` samples centred on the true shift, and three samples of a
 /// Gaussian give its centre exactly: a parabola through their logarithms (`offset`). The weight

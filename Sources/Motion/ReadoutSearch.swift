@@ -61,7 +61,7 @@ public enum ReadoutSearch {
     static let relativeError = 0.1
 
     /// Below this (ms, twice the standard error, at least 1 ms) a readout is no readout: the
-    /// synthetic global-shutter camera of scripts/measure-readout came out 0.00 +- 0.00, its
+    /// synthetic global-shutter camera of scripts/tools/measure-readout came out 0.00 +- 0.00, its
     /// 16 and 28 ms cameras 4% low, so a millisecond is well inside what the method tells.
     static func globalBelowMs(_ se: Double) -> Double { max(1, 2 * se) }
 

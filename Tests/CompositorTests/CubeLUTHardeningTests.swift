@@ -2,7 +2,7 @@ import XCTest
 
 @testable import Compositor
 
-/// Bad .cube files found by scripts/adversarial-sweep: the message stays one short line.
+/// Bad .cube files found by scripts/tools/adversarial-sweep: the message stays one short line.
 final class CubeLUTHardeningTests: XCTestCase {
     let identity = ["0 0 0", "1 0 0", "0 1 0", "1 1 0", "0 0 1", "1 0 1", "0 1 1", "1 1 1"]
 

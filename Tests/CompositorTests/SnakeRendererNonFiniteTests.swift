@@ -2,7 +2,7 @@ import Compositor
 import XCTest
 
 /// A trace of 1e308 rad/s drove the trail's velocity to infinity, then NaN, and the quad's
-/// table trapped on Int(NaN) (scripts/adversarial-sweep, `snake --imu trace-1e308.csv`).
+/// table trapped on Int(NaN) (scripts/tools/adversarial-sweep, `snake --imu trace-1e308.csv`).
 final class SnakeRendererNonFiniteTests: XCTestCase {
     func testAnInfiniteMotionNeitherTrapsNorLeavesTheTrailAtInfinity() {
         let r = SnakeRenderer(width: 16, height: 16)

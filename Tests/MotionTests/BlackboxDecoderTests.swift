@@ -4,7 +4,7 @@ import XCTest
 
 /// The blackbox decoder on bytes written here by hand (no I/O): the frame loop, predictors and
 /// encodings, a corrupt frame, a truncated end. Real and generated logs are checked against
-/// telemetry-parser and scripts/make-blackbox-log's truth in BlackboxCommandLineTests.
+/// telemetry-parser and scripts/fixtures/make-blackbox-log's truth in BlackboxCommandLineTests.
 final class BlackboxDecoderTests: XCTestCase {
     /// Two fields per main frame besides iteration and time: gyroADC[0..2], so a frame is small.
     static func header(pInterval: String = "1/1", version: Int = 2, gyroScale: String = "0x3f800000", iInterval: String = "4") -> [UInt8] {

@@ -3,7 +3,7 @@ import Motion
 import MotionIO
 import XCTest
 
-/// Profiles as users get them wrong (scripts/adversarial-sweep, second pass): values no device
+/// Profiles as users get them wrong (scripts/tools/adversarial-sweep, second pass): values no device
 /// has, files that are not profiles, JSON that is not one.
 final class CalibrationProfileBoundsTests: XCTestCase {
     func decode(_ json: String) -> String {

@@ -3,7 +3,7 @@ import Motion
 import XCTest
 
 /// The DataFlash decoder on bytes written here by hand (no I/O). Logs written by
-/// scripts/make-dataflash-log are checked against pymavlink in DataFlashCommandLineTests.
+/// scripts/fixtures/make-dataflash-log are checked against pymavlink in DataFlashCommandLineTests.
 final class DataFlashDecoderTests: XCTestCase {
     static func text(_ s: String, _ n: Int) -> [UInt8] { Array(s.utf8.prefix(n)) + [UInt8](repeating: 0, count: max(0, n - s.utf8.count)) }
     static func fmt(_ type: UInt8, _ name: String, _ format: String, _ columns: String, length: Int) -> [UInt8] {

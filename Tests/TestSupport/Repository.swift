@@ -21,6 +21,14 @@ public enum Repository {
         return products.appendingPathComponent("lockstep")
     }
 
+    /// A script by its name ("make-event-clips", "check-event-sync"), wherever scripts/ keeps it:
+    /// bench/, fixtures/ or tools/.
+    public static func script(_ name: String) -> String {
+        let folders = ["fixtures", "tools", "bench", ""].map { root.appendingPathComponent("scripts/\($0)") }
+        let found = folders.map { $0.appendingPathComponent(name) }.first { FileManager.default.fileExists(atPath: $0.path) }
+        return (found ?? folders[0].appendingPathComponent(name)).path
+    }
+
     /// The real media made elsewhere (`../shared/media` beside the checkout, or beside a worktree
     /// one level deeper; `$LOCKSTEP_SHARED_MEDIA` overrides). CI has it: a test that needs a file
     /// and finds none fails with this path in its message, it never skips.

@@ -2,7 +2,7 @@ import Foundation
 import Motion
 import TraceStore
 
-/// `lockstep imu bench-store` (hidden; scripts/bench-imu): times the store alone, inserting a
+/// `lockstep imu bench-store` (hidden; scripts/bench/imu): times the store alone, inserting a
 /// made-up trace as the recorder writes (WAL, a transaction per batch of 4096) and reading a
 /// window from its middle back. Returns the two lines to print.
 public final class IMUStoreBench: Job {

@@ -70,7 +70,7 @@ public enum ScaleOutError: JobFailure, Equatable {
         case .noPlan(let path, let work): "\(path): no scale-out plan there (is \(work) a work folder of lockstep composite --segments?)."
         case .unreadablePlan(let path): "\(path): not a readable scale-out plan."
         case .sbatchNotFound: "--slurm: sbatch not found on PATH."
-        case .slurmNotInstalled: "--slurm: sbatch not found on PATH; install Slurm's client (slurm-client) or try scripts/slurm-local up."
+        case .slurmNotInstalled: "--slurm: sbatch not found on PATH; install Slurm's client (slurm-client) or try scripts/tools/slurm-local up."
         case .slurmCommandFailed(let command, let why): "\(command) failed: \(why)"
         case .cannotRun(let exe, let why): "cannot run \(exe): \(why)"
         case .timedOut(let output, let jobs, let seconds):

@@ -3,7 +3,7 @@ import Foundation
 import Lockstep
 
 /// `lockstep filter-kernels`: milliseconds per frame of each filter preset at its defaults, on
-/// one core (this thread), for scripts/bench (hidden: a measuring tool, not a feature).
+/// one core (this thread), for scripts/bench/run (hidden: a measuring tool, not a feature).
 struct FilterKernelsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "filter-kernels", abstract: "Time each filter preset.", shouldDisplay: false)
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Lockstep
 
-/// Hidden: times the store alone (scripts/bench-imu runs it).
+/// Hidden: times the store alone (scripts/bench/imu runs it).
 struct IMUBenchStoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-store", abstract: "Time inserting samples and reading a window back.", shouldDisplay: false)

@@ -3,7 +3,7 @@ import Foundation
 import Lockstep
 
 /// `lockstep kernels`: milliseconds per frame of each blend kernel and of the snake renderer, on
-/// one core, next to a plain copy of a frame (the memory floor of any blend), for scripts/bench
+/// one core, next to a plain copy of a frame (the memory floor of any blend), for scripts/bench/run
 /// (hidden: a measuring tool, not a feature). Each line gives the wall time and the thread's CPU
 /// time: on a shared machine the wall time also counts the time other processes held the core,
 /// the CPU time does not (it still pays for their cache traffic).

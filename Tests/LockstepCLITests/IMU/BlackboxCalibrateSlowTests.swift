@@ -4,12 +4,12 @@ import XCTest
 
 /// calibrate's flight choice where the issue puts it: a 15 s clip rendered from a real flight's
 /// rotation (LOG00037, seconds 1.5-16.5) inside a 10-minute log of four flights written by
-/// scripts/make-blackbox-log (three writer profiles). Every flight carries real motion somewhere
+/// scripts/fixtures/make-blackbox-log (three writer profiles). Every flight carries real motion somewhere
 /// (the GoPro HERO7's and MAX's gyro as telemetry-parser reads it, and LOG00037's in flight 3,
 /// 70 s in) and smooth random turns elsewhere, so the clip's motion must be told from other real
-/// motion and from a busy flight. (The speed budget is measured by scripts/bench-imu blackbox.)
+/// motion and from a busy flight. (The speed budget is measured by scripts/bench/imu blackbox.)
 final class BlackboxCalibrateSlowTests: ScratchFolderTestCase {
-    static func script(_ name: String) -> String { Repository.root.appendingPathComponent("scripts/\(name)").path }
+    static func script(_ name: String) -> String { Repository.script(name) }
 
     /// A camera file's gyro as `t_s,gx,gy,gz` (deg/s), from telemetry-parser's normalised IMU.
     func gyroCSV(_ video: String, _ name: String) throws -> String {

@@ -3,10 +3,10 @@ import TestSupport
 import XCTest
 
 /// Blackbox logs through the CLI: the real LOG00037.BFL (shared media) and logs written by
-/// scripts/make-blackbox-log (an independent Python encoder), each checked against
+/// scripts/fixtures/make-blackbox-log (an independent Python encoder), each checked against
 /// telemetry-parser (Gyroflow's parser) and, for generated logs, the encoder's truth.
 class BlackboxCommandLineTestCase: ScratchFolderTestCase {
-    static func script(_ name: String) -> String { Repository.root.appendingPathComponent("scripts/\(name)").path }
+    static func script(_ name: String) -> String { Repository.script(name) }
 
     /// telemetry-parser's gyro per log: [[t_s, x, y, z]] in the units stored (deg/s for Betaflight).
     static func telemetryParser(_ path: String) throws -> [[[Double]]] {
@@ -57,9 +57,9 @@ class BlackboxCommandLineTestCase: ScratchFolderTestCase {
     /// and the warnings word for word.
     /// telemetry-parser 0.3.0 reads profiles A and C (it stops at TAG2_3SVARIABLE, profile B):
     /// per flight, the same count within 1 % and the same gyro.
-    /// A clip rendered (scripts/make-blackbox-clip) from the real LOG00037's rotation, `seconds`
+    /// A clip rendered (scripts/fixtures/make-blackbox-clip) from the real LOG00037's rotation, `seconds`
     /// long from its `start` second, at 160x120 so it renders in a second or two: DIR/clip.mp4,
-    /// and DIR/real.csv, the log's gyro for scripts/make-blackbox-log to place in a flight.
+    /// and DIR/real.csv, the log's gyro for scripts/fixtures/make-blackbox-log to place in a flight.
     func renderedClip(start: Double, seconds: Double) throws -> String {
         let dir = scratch.appendingPathComponent("clip").path
         let c = try Processes.run(

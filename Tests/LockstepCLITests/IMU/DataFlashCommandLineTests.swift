@@ -2,11 +2,11 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// ArduPilot DataFlash logs through the CLI: written by scripts/make-dataflash-log (an
+/// ArduPilot DataFlash logs through the CLI: written by scripts/fixtures/make-dataflash-log (an
 /// independent Python writer of ArduPilot 4.x and 3.x IMU messages) and read back against
 /// pymavlink's DFReader (the reader of MAVExplorer and mavlogdump) and the writer's truth.
 final class DataFlashCommandLineTests: ScratchFolderTestCase {
-    static func script(_ name: String) -> String { Repository.root.appendingPathComponent("scripts/\(name)").path }
+    static func script(_ name: String) -> String { Repository.script(name) }
 
     /// pymavlink's IMU messages, per instance in order: [[TimeUS, GyrX, ..., AccZ]].
     static func pymavlink(_ path: String) throws -> [[[Double]]] {

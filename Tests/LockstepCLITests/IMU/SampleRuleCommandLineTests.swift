@@ -9,7 +9,7 @@ import XCTest
 /// import. Each command now refuses with the same line naming the file, the time and the value,
 /// exit 1, and leaves nothing under its output's name.
 final class SampleRuleCommandLineTests: ScratchFolderTestCase {
-    static func script(_ name: String) -> String { Repository.root.appendingPathComponent("scripts/\(name)").path }
+    static func script(_ name: String) -> String { Repository.script(name) }
     var pan: String { Repository.fixture("synthetic/pan.mp4") }
 
     /// Every command that reads `trace` refuses it with `problem` (after "Error: FILE: "),
@@ -35,7 +35,7 @@ final class SampleRuleCommandLineTests: ScratchFolderTestCase {
         }
     }
 
-    /// A CAMM track (written by scripts/make-camm-fixture, from the spec) whose 11th gyro sample
+    /// A CAMM track (written by scripts/fixtures/make-camm-fixture, from the spec) whose 11th gyro sample
     /// holds inf; its time read from the same track without it.
     func testCAMMTrackHoldingInfinity() throws {
         let good = scratch.appendingPathComponent("good.mp4").path, bad = scratch.appendingPathComponent("inf.mp4").path
@@ -57,7 +57,7 @@ final class SampleRuleCommandLineTests: ScratchFolderTestCase {
         XCTAssertEqual(s.stderr, "Error: \(bad): the sample at \(t) ns holds gx = inf, not a finite number\n")
     }
 
-    /// An ArduPilot log (scripts/make-dataflash-log) whose gyro reads 3e38 deg/s for 10 ms: the
+    /// An ArduPilot log (scripts/fixtures/make-dataflash-log) whose gyro reads 3e38 deg/s for 10 ms: the
     /// float32 radians are finite, and past any sensor.
     func testDataFlashLogHoldingHugeValues() throws {
         let rows = try file("huge.csv", "1.0,3e38,0,0\n1.01,3e38,0,0\n")

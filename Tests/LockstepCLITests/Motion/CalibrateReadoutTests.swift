@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// `calibrate`'s rolling-shutter readout (issue 42, item 4): on scripts/measure-readout's
+/// `calibrate`'s rolling-shutter readout (issue 42, item 4): on scripts/tools/measure-readout's
 /// cameras (measure-stabilise's independent shaky camera rendered with a known readout), the
 /// profile's frameReadoutMs within 10% or 2 ms, and a global shutter never a confident number
 /// (the script checks both and exits 1 otherwise), and `stabilise` without --rolling-shutter
@@ -52,7 +52,7 @@ final class CalibrateReadoutSlowTests: XCTestCase {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("measure-readout-\(UUID())")
         defer { try? FileManager.default.removeItem(at: out) }
         let r = try Processes.run(
-            Repository.root.appendingPathComponent("scripts/measure-readout").path,
+            Repository.root.appendingPathComponent("scripts/tools/measure-readout").path,
             ["--bin", Repository.binary.path, "--readouts", "0,16,28", "--seconds", "6", "--size", "480x270", "--stabilise", "--out", out.path],
             timeout: 2400)
         let text = String(decoding: r.stdout, as: UTF8.self)

@@ -4,7 +4,7 @@ import TestSupport
 import XCTest
 
 /// Issue 10's "Must hold" list on a second synthetic camera, made by
-/// scripts/make-synthetic-camera-2: written independently of scripts/make-synthetic-camera and of
+/// scripts/fixtures/make-synthetic-camera-2: written independently of scripts/fixtures/make-synthetic-camera and of
 /// Lockstep's calibration code, with another texture (a drawn landscape panorama), another IMU
 /// axis convention (a landscape phone: camera = [[0,1,0],[1,0,0],[0,0,-1]] * imu) and a gyro log
 /// that starts 1 s before the video. Every check runs `lockstep calibrate VIDEO --imu TRACE -o
@@ -74,7 +74,7 @@ class IndependentCameraTestCase: XCTestCase {
             let r = try runCommand(
                 URL(fileURLWithPath: "/usr/bin/env"),
                 [
-                    "python3", root.appendingPathComponent("scripts/make-synthetic-camera-2").path,
+                    "python3", root.appendingPathComponent("scripts/fixtures/make-synthetic-camera-2").path,
                     "--variant", variants.joined(separator: ","), "--jobs", "2", "--out", dir.path
                 ],
                 timeout: 1200, scratch: dir)

@@ -8,7 +8,7 @@ import XCTest
 /// 300 s). The clip's own trace is placed 400 s into a 500 s log whose rest is the IMU at rest
 /// (the trace's own first second, repeated) with 150 s of unrelated turning; calibrate gets
 /// nothing else. The offset must be the short trace's, moved by exactly the 400 s, within 1 ms:
-/// on the synthetic camera (scripts/make-synthetic-camera) and on karma.mp4's real GoPro gyro.
+/// on the synthetic camera (scripts/fixtures/make-synthetic-camera) and on karma.mp4's real GoPro gyro.
 final class LongTraceCalibrateTests: ScratchFolderTestCase {
     static let placedAtNs: Int64 = 400_000_000_000
 

@@ -6,7 +6,7 @@ import XCTest
 /// Issue 41, item 2: a camera that never stops turning (most handheld clips) has one broad
 /// correlation peak over the offsets, and a bump on its shoulder a few ms from the top (0.998
 /// against 0.999) was taken for another answer: calibrate found 142.6 ms against the true 143
-/// and refused it as ambiguous (confidence 0.15). The camera here is scripts/make-synthetic-camera-2
+/// and refused it as ambiguous (confidence 0.15). The camera here is scripts/fixtures/make-synthetic-camera-2
 /// (written independently of calibrate) with `--never-still`: its base variant turning from
 /// before the first frame to after the last, 6 s long. Its right answer must now be written,
 /// and another camera's trace (the first generator's fixture) must still be refused.
@@ -23,7 +23,7 @@ final class NeverStillCalibrateTests: XCTestCase {
         let r = try runCommand(
             URL(fileURLWithPath: "/usr/bin/env"),
             [
-                "python3", Repository.root.appendingPathComponent("scripts/make-synthetic-camera-2").path,
+                "python3", Repository.root.appendingPathComponent("scripts/fixtures/make-synthetic-camera-2").path,
                 "--variant", "base", "--never-still", "--duration", seconds, "--out", out.path
             ],
             timeout: 300, scratch: out)

@@ -7,10 +7,10 @@ import XCTest
 /// - karma.mp4 (HERO5, no stabilisation): an independent Gyroflow-style estimate (feature tracks,
 ///   a rotation-only fit on a fisheye model; shared/notes/real-camera-facts.md): video time =
 ///   telemetry-parser's t + 36.3 ms (+-5), focal length about 548 px on a fisheye model. Moved
-///   onto Lockstep's clock with telemetry-parser's own sample times (scripts/telemetry-parser-dump)
+///   onto Lockstep's clock with telemetry-parser's own sample times (scripts/tools/telemetry-parser-dump)
 ///   at the clip's one turn.
 /// - max-heromode.mp4 (MAX, HyperSmooth and horizon levelling, CORI/IORI): the gyro against the
-///   camera orientation record, measured by scripts/gopro-records-dump (telemetry-parser's
+///   camera orientation record, measured by scripts/tools/gopro-records-dump (telemetry-parser's
 ///   values, the gyro timed by its STMP stamps, numpy): video time = gyro time - 13.1 ms at
 ///   r 0.99997; the picture follows IORI * CORI to within a few ms (the issue's +0.4; a
 ///   rotation fit of independent feature tracks, +2.5), so the truth is -13 +-5 ms.
@@ -18,7 +18,6 @@ import XCTest
 ///   note): calibrate must refuse, naming stabilisation and what would work, and write nothing.
 final class RealCameraCalibrateTests: XCTestCase {
     static func media(_ name: String) -> String { Repository.shared(name) }
-    static var scripts: URL { Repository.root.appendingPathComponent("scripts") }
 
     func calibrate(_ video: String, imu: String, extra: [String] = [], name: String) throws -> (CommandResult, URL, [String: Any]?) {
         XCTAssertTrue(FileManager.default.fileExists(atPath: video), "\(video) missing (set LOCKSTEP_SHARED_MEDIA)")
@@ -34,7 +33,7 @@ final class RealCameraCalibrateTests: XCTestCase {
 
     func python(_ script: String, _ args: [String]) throws -> Data {
         let r = try runCommand(
-            URL(fileURLWithPath: "/usr/bin/env"), ["python3", Self.scripts.appendingPathComponent(script).path] + args,
+            URL(fileURLWithPath: "/usr/bin/env"), ["python3", Repository.script(script)] + args,
             timeout: 300, scratch: FileManager.default.temporaryDirectory)
         guard r.status == 0 else { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "\(script) failed (\(r.status)): \(r.stderr)"]) }
         return Data(r.stdout.utf8)

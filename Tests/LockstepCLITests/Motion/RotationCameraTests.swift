@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 import XCTest
 
-/// Cameras rendered by scripts/make-rotation-camera (numpy, its own conventions: a body frame
+/// Cameras rendered by scripts/fixtures/make-rotation-camera (numpy, its own conventions: a body frame
 /// x forward, y left, z up; the IMU mounted turned against it; quaternions body to world): a
 /// camera that rolls as much as it pans, a 150-degree fisheye, a walk past near billboards with
 /// people crossing, and a camera that stabilises its picture (GoPro-like files with and without
@@ -15,7 +15,7 @@ class RotationCameraCase: XCTestCase {
     class var seconds: Double { 3 }
 
     static func render(_ variant: String, seconds: Double, into dir: URL) throws {
-        let script = Repository.root.appendingPathComponent("scripts/make-rotation-camera").path
+        let script = Repository.root.appendingPathComponent("scripts/fixtures/make-rotation-camera").path
         let r = try runCommand(
             URL(fileURLWithPath: "/usr/bin/env"), ["python3", script, "--variant", variant, "--out", dir.path, "--duration", String(seconds)],
             timeout: 1800, scratch: dir)

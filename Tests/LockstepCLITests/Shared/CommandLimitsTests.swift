@@ -5,7 +5,7 @@ import XCTest
 
 @testable import LockstepCLI
 
-/// The second hardening pass (scripts/adversarial-sweep): each failure it found on the newer
+/// The second hardening pass (scripts/tools/adversarial-sweep): each failure it found on the newer
 /// commands, as the user sees it (one sentence, exit status, nothing written).
 final class CommandLimitsTests: ScratchFolderTestCase {
     var q0: String { Repository.fixture("q0.mp4") }

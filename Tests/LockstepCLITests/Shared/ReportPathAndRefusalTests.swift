@@ -3,7 +3,7 @@ import TestSupport
 import XCTest
 
 /// Report and profile paths that would replace an input or an output, and the refusals of the
-/// snake's, scale-out's and filter's options (what the second pass of scripts/adversarial-sweep
+/// snake's, scale-out's and filter's options (what the second pass of scripts/tools/adversarial-sweep
 /// found), as the user sees them: the first line of stderr, the exit status, nothing written and
 /// nothing the user had altered.
 final class ReportPathAndRefusalTests: ScratchFolderTestCase {

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// A fisheye comes out rectilinear, measured from the outside: scripts/measure-stabilise's `grid`
+/// A fisheye comes out rectilinear, measured from the outside: scripts/tools/measure-stabilise's `grid`
 /// camera (the published GoPro HERO5 Black Wide profile, Fixtures/lens, rendered by OpenCV's
 /// fisheye model, looking at a checkerboard on a plane while it shakes) is stabilised with that
 /// profile; OpenCV finds the board's 9 x 5 inner corners in input and output frames and fits a
@@ -13,7 +13,7 @@ final class StabiliseFisheyeGridTests: XCTestCase {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("stabilise-grid-\(UUID())")
         defer { try? FileManager.default.removeItem(at: out) }
         let r = try Processes.run(
-            Repository.root.appendingPathComponent("scripts/measure-stabilise").path,
+            Repository.root.appendingPathComponent("scripts/tools/measure-stabilise").path,
             ["--bin", Repository.binary.path, "--variants", "grid", "--seconds", "4", "--size", "640x360", "--no-vidstab", "--out", out.path],
             timeout: 900)
         let text = String(decoding: r.stdout, as: UTF8.self) + r.stderr

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// A 10-bit movie stabilised on 10-bit planes, end to end: scripts/measure-stabilise's shaky
+/// A 10-bit movie stabilised on 10-bit planes, end to end: scripts/tools/measure-stabilise's shaky
 /// camera (its gyro in a CSV, 60 ms late, axes turned: calibrate runs inside) written as lossless
 /// HEVC Main10 tagged BT.2020 HLG, `stabilise --hdr hlg --crf 0 --preset ultrafast`. Outside checks: ffprobe (HEVC,
 /// yuv420p10le, HLG, every frame), ffmpeg's raw 10-bit decode (more than 256 luma codes: no 8-bit
@@ -12,7 +12,7 @@ final class StabiliseTenBitSlowTests: XCTestCase {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("stabilise-10bit-\(UUID())")
         defer { try? FileManager.default.removeItem(at: out) }
         let r = try Processes.run(
-            Repository.root.appendingPathComponent("scripts/measure-stabilise").path,
+            Repository.root.appendingPathComponent("scripts/tools/measure-stabilise").path,
             ["--bin", Repository.binary.path, "--variants", "global", "--seconds", "4", "--size", "480x270", "--no-vidstab", "--ten-bit", "--out", out.path],
             timeout: 900)
         let text = String(decoding: r.stdout, as: UTF8.self) + r.stderr

@@ -132,7 +132,7 @@ final class CodedVerifyTests: CodedVerifyTestCase {
     /// script (25 fps, 1024x576, a gradient, 44.1 kHz mono), not by Lockstep.
     func testACodedMovieMadeIndependentlyFromTheSpecIsRead() throws {
         let made = scratch.appendingPathComponent("ind.mp4").path
-        try Processes.check(Repository.root.appendingPathComponent("scripts/make-coded-independent").path, [made, "--seconds", "6", "--audio-delay-ms", "25"])
+        try Processes.check(Repository.root.appendingPathComponent("scripts/fixtures/make-coded-independent").path, [made, "--seconds", "6", "--audio-delay-ms", "25"])
         let r = try verify(made)
         XCTAssertEqual(r.status, 0, "\(r.doc)")
         XCTAssertEqual(r.doc["frames"] as? Int, 150)

@@ -4,14 +4,14 @@ import XCTest
 
 /// Issue 43's "Done when" matrix: every frame-producing command keeps each input's timeline.
 /// Each command runs (the built `lockstep`) on clips with white flashes and beeps at known
-/// times (scripts/make-event-clips: numpy and the ffmpeg CLI, sharing nothing with
-/// scripts/make-fixtures or the product's SyncCode), and scripts/check-event-sync (ffmpeg and
+/// times (scripts/fixtures/make-event-clips: numpy and the ffmpeg CLI, sharing nothing with
+/// scripts/fixtures/make-fixtures or the product's SyncCode), and scripts/tools/check-event-sync (ffmpeg and
 /// ffprobe, never Lockstep) finds every flash and beep in the output. A right output has every
 /// event where the input's timeline puts it (to one output frame), each flash within one frame
 /// of its beep, the length of its input's timeline (to one output frame), and `verify` exits 0
 /// on it; a broken one (sound shifted 3 frames, frames dropped) makes `verify` exit 1.
 class TimelineMatrixCase: XCTestCase {
-    /// One clip as scripts/make-event-clips describes it (events.json).
+    /// One clip as scripts/fixtures/make-event-clips describes it (events.json).
     struct Clip: Decodable {
         var name: String
         var file: String
@@ -22,7 +22,7 @@ class TimelineMatrixCase: XCTestCase {
         var seconds: Double
     }
 
-    /// What scripts/check-event-sync found in an output.
+    /// What scripts/tools/check-event-sync found in an output.
     struct Found: Decodable {
         struct Video: Decodable { var frames: Int; var duration: Double; var step: Double }
         struct Event: Decodable { var flash: Double; var beep: Double; var offset: Double }
@@ -39,12 +39,10 @@ class TimelineMatrixCase: XCTestCase {
         var length: Double
     }
 
-    static var script: URL { Repository.root.appendingPathComponent("scripts") }
-
     /// Makes the event clips into `dir` (4 s, 128x96).
     static func makeClips(into dir: URL) throws -> [String: Clip] {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        try Processes.check(script.appendingPathComponent("make-event-clips").path, [dir.path])
+        try Processes.check(Repository.script("make-event-clips"), [dir.path])
         let data = try Data(contentsOf: dir.appendingPathComponent("events.json"))
         return try JSONDecoder().decode([String: Clip].self, from: data)
     }
@@ -72,7 +70,7 @@ class TimelineMatrixCase: XCTestCase {
     }
 
     func found(_ movie: String) throws -> Found {
-        let data = try Processes.check(Self.script.appendingPathComponent("check-event-sync").path, [movie])
+        let data = try Processes.check(Repository.script("check-event-sync"), [movie])
         return try JSONDecoder().decode(Found.self, from: data)
     }
 

@@ -4,7 +4,7 @@ import XCTest
 
 @testable import Lockstep
 
-/// `align`'s accuracy on cameras simulated from REAL recorded sound by scripts/make-align-fixtures
+/// `align`'s accuracy on cameras simulated from REAL recorded sound by scripts/fixtures/make-align-fixtures
 /// (the shared GoPro clips' audio, cut, given their own clocks, rates, channels, gains,
 /// microphones, noise and codecs by the ffmpeg CLI). The truth is the script's arguments: the cut
 /// points (samples of the 48 kHz event) and the clock rates. Each line it prints is one row of
@@ -19,7 +19,7 @@ final class AlignAccuracySlowTests: ScratchTestCase {
         }
     }
 
-    static let script = Repository.root.appendingPathComponent("scripts/make-align-fixtures").path
+    static let script = Repository.root.appendingPathComponent("scripts/fixtures/make-align-fixtures").path
 
     func make(_ args: [String]) throws -> String {
         String(decoding: try Processes.check(Self.script, args), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -71,7 +71,7 @@ final class AlignJobTests: ScratchTestCase {
     /// sentence naming the input; no offset is made up.
     func testRefusesWhatDoesNotMatch() throws {
         let hero = Repository.shared("gopro-hero7/hero7.mp4"), karma = Repository.shared("karma.mp4")
-        let make = Repository.root.appendingPathComponent("scripts/make-align-fixtures").path
+        let make = Repository.root.appendingPathComponent("scripts/fixtures/make-align-fixtures").path
         XCTAssertThrowsError(try AlignJob(options: AlignOptions(inputs: [hero, karma])).run()) { e in
             XCTAssertTrue("\(e)".hasPrefix("input 2 (\(karma)): its sound matches no part of input 1 (\(hero))"), "\(e)")
             XCTAssertTrue("\(e)".hasSuffix("another event, music or noise only, or no sound in common; no offset is given."), "\(e)")

@@ -5,7 +5,7 @@ import XCTest
 @testable import Lockstep
 
 /// Issue 41 (3): light clothing keyed see-through at the defaults. The plate is
-/// scripts/make-shirt-plate's (not the keyer's tuning plates, scripts/make-key-plates): a man in
+/// scripts/fixtures/make-shirt-plate's (not the keyer's tuning plates, scripts/fixtures/make-key-plates): a man in
 /// a white shirt on an unevenly lit screen, with green bounce light on him and camera noise,
 /// whose alpha is known. Keyed at the defaults (not even --key-color), the matte written lossless.
 final class LightClothingKeyTests: ScratchTestCase {

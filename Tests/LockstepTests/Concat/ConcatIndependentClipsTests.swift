@@ -5,7 +5,7 @@ import XCTest
 
 @testable import Lockstep
 
-/// Clips made here, independently of scripts/make-concat-fixtures and with other conventions:
+/// Clips made here, independently of scripts/fixtures/make-concat-fixtures and with other conventions:
 /// one 24 fps 640x360 recording in a MOV with a 44.1 kHz stereo 700 Hz tone (aevalsrc, not
 /// sine), cut by frame number (select, not trim) into pieces of 20, 30 and 18 frames with their
 /// audio cut at the same instants (atrim by time, not by sample); the middle one in Matroska with

@@ -7,7 +7,7 @@ import XCTest
 
 @testable import Lockstep
 
-/// `lockstep concat` on barcoded clips (scripts/make-concat-fixtures): every output frame read
+/// `lockstep concat` on barcoded clips (scripts/fixtures/make-concat-fixtures): every output frame read
 /// back by the ffmpeg CLI names its clip and source frame; ffprobe measures the durations.
 final class ConcatJobTests: ScratchTestCase {
     /// c0: 320x240 30 fps 30 frames, stereo 48k. c1: 256x144 25 fps 25 frames, yuvj420p, mono 44.1k.

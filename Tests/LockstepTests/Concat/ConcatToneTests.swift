@@ -5,7 +5,7 @@ import XCTest
 
 @testable import Lockstep
 
-/// One 1 kHz tone cut into three clips (t0-t2, scripts/make-concat-fixtures): after concat the
+/// One 1 kHz tone cut into three clips (t0-t2, scripts/fixtures/make-concat-fixtures): after concat the
 /// audio must still be one sine. Around each join a sine is fitted (least squares, known
 /// frequency) to the 10 ms before and the 10 ms after: a gap or an overlap of one sample moves
 /// the phase by 7.5 degrees, a click leaves a residual. The same fits in the middle of a clip

@@ -206,7 +206,7 @@ final class FilterVariantsJobTests: FilterVariantsTestCase {
 
 /// Issue 27's repeat harness: LOCKSTEP_REPEAT times (default 50) in one process, the separate
 /// runs made again in this process and the one-pass variants, each compared byte for byte with
-/// the CLI's separate runs made once. scripts/repeat-variants runs it alone and after other job
+/// the CLI's separate runs made once. scripts/tools/repeat-variants runs it alone and after other job
 /// suites in the same process (where x264 with MB-tree differed in one round of 10-30).
 final class FilterVariantsRepeatSlowTests: FilterVariantsTestCase {
     func testOnePassAndInProcessRunsMatchTheCLIEveryTime() throws {

@@ -5,7 +5,7 @@ import XCTest
 
 @testable import Lockstep
 
-/// Calibration on the synthetic camera (scripts/make-synthetic-camera) with nothing but the two
+/// Calibration on the synthetic camera (scripts/fixtures/make-synthetic-camera) with nothing but the two
 /// files: the orientation, offset, focal length and bias it was made with must come back.
 final class CalibrateJobTests: XCTestCase {
     static let dir = Repository.fixtures.appendingPathComponent("synthetic")

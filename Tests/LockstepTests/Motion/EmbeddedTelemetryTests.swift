@@ -7,13 +7,12 @@ import XCTest
 
 /// Telemetry read from camera files, checked against outside readers: karma.mp4 (a real GoPro
 /// HERO5 file) against telemetry-parser, Gyroflow's parser (PyPI `telemetry-parser`, installed
-/// by scripts/setup); a CAMM file written by scripts/make-camm-fixture (Python, from the spec)
+/// by scripts/setup); a CAMM file written by scripts/fixtures/make-camm-fixture (Python, from the spec)
 /// against the values it wrote. A missing outside reader fails the test, it never skips.
 final class EmbeddedTelemetryTests: ScratchTestCase {
-    static var packageRoot: URL { Fixtures.directory.deletingLastPathComponent() }
     /// ../shared/media/karma.mp4 (Repository.sharedMedia).
     static var karma: String { Repository.shared("karma.mp4") }
-    static func script(_ name: String) -> String { packageRoot.appendingPathComponent("scripts/\(name)").path }
+    static func script(_ name: String) -> String { Repository.script(name) }
 
     struct Reference: Decodable {
         var camera: String?
@@ -163,7 +162,7 @@ final class EmbeddedTelemetryTests: ScratchTestCase {
 
     /// A VR180-like CAMM track: orientations (type 0) and no gyro. The rates are the
     /// orientation's turns between samples, against the writer's own rate integrated over each
-    /// pair (scripts/make-camm-fixture --orientation, from the spec, in Python).
+    /// pair (scripts/fixtures/make-camm-fixture --orientation, from the spec, in Python).
     func testCAMMOrientationOnlyTrackGivesRates() throws {
         let movie = scratch.appendingPathComponent("camm-o.mp4").path
         let truthPath = scratch.appendingPathComponent("camm-o.json").path
@@ -199,7 +198,7 @@ final class EmbeddedTelemetryTests: ScratchTestCase {
     }
 
     /// The GoPro MAX file's per-frame records, stabilisation settings and STMP timing against
-    /// telemetry-parser (scripts/gopro-records-dump), and the conventions: the picture's
+    /// telemetry-parser (scripts/tools/gopro-records-dump), and the conventions: the picture's
     /// orientation IORI * CORI is telemetry-parser's own product (CORI * IORI with x negated:
     /// the same rotation written in a mirrored frame), and the body's turns between CORI records
     /// match the gyro at the lag the outside check finds (its own numpy, STMP-timed).

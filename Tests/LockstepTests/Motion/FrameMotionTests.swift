@@ -90,7 +90,7 @@ final class FrameMotionTests: ScratchTestCase {
     }
 
     func testOnAMovieItGivesTheSameTimesAndShiftsAsTheMeasurementItReplaces() throws {
-        // A movie made by another generator (scripts/make-synthetic-camera's pan), 320x240.
+        // A movie made by another generator (scripts/fixtures/make-synthetic-camera's pan), 320x240.
         let path = CalibrateJobTests.dir.appendingPathComponent("pan.mp4").path
         let fast = try FrameMotionExtractor.extract(path: path, workers: 3)
         let old = try Self.reference(path)

@@ -7,7 +7,7 @@ import XCTest
 @testable import Lockstep
 
 /// The outside readers the telemetry tests compare Lockstep's outputs with: telemetry-parser
-/// (scripts/telemetry-parser-dump) and ffprobe, and the check every kept track must pass.
+/// (scripts/tools/telemetry-parser-dump) and ffprobe, and the check every kept track must pass.
 extension ScratchTestCase {
     struct DumpFailed: Error { var line: String }
 
@@ -17,7 +17,7 @@ extension ScratchTestCase {
         var gyro_payloads: [[[Double]]]
     }
 
-    /// telemetry-parser's reading of a file (scripts/telemetry-parser-dump).
+    /// telemetry-parser's reading of a file (scripts/tools/telemetry-parser-dump).
     func parserDump(_ path: String) throws -> Dump {
         let script = EmbeddedTelemetryTests.script("telemetry-parser-dump")
         let r = try Shell.run("python3", [script, path])
@@ -36,10 +36,10 @@ extension ScratchTestCase {
             let v = row.split(separator: ",").map { Double($0) ?? .nan }
             return (v[0], v.count > 1 ? v[1] : .nan)
         }
-        // The last packet's length as stored (scripts/mp4-sample-durations, its own box walk)
+        // The last packet's length as stored (scripts/tools/mp4-sample-durations, its own box walk)
         // when FFmpeg's is longer: mov.c fits a last sample to the track's declared length (the
         // HERO7's last payload, 201 gyro samples, a second's worth: 1.001 s stored, 1.735 s read).
-        let tracks = String(decoding: try Shell.check(Repository.root.appendingPathComponent("scripts/mp4-sample-durations").path, [path]), as: UTF8.self)
+        let tracks = String(decoding: try Shell.check(Repository.root.appendingPathComponent("scripts/tools/mp4-sample-durations").path, [path]), as: UTF8.self)
         // ffprobe's columns: index, codec tag, id (the track ID, in hex), handler.
         let id = fields.count > 2 ? Int(fields[2].replacingOccurrences(of: "0x", with: ""), radix: 16).map(String.init) ?? "" : ""
         let stored = tracks.split(separator: "\n").map { $0.split(separator: " ") }.first { $0.first.map(String.init) == id }?.dropFirst(2).compactMap { Double($0) } ?? []

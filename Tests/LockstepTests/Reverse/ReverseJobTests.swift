@@ -6,7 +6,7 @@ import XCTest
 
 @testable import Lockstep
 
-/// `lockstep reverse` end to end on the barcoded clips of scripts/make-reverse-fixtures, each
+/// `lockstep reverse` end to end on the barcoded clips of scripts/fixtures/make-reverse-fixtures, each
 /// output decoded by the ffmpeg CLI (the outside checker) and read frame by frame.
 final class ReverseJobTests: ScratchTestCase {
     func fixture(_ name: String) -> String { Fixtures.url("reverse/\(name)").path }
@@ -81,7 +81,7 @@ final class ReverseJobTests: ScratchTestCase {
         try assertVerifyClean(out)
     }
 
-    /// vfr.mp4's frames: 20 of 1/30 s, 20 of 1/15 s, 20 of 1/60 s (scripts/make-reverse-fixtures).
+    /// vfr.mp4's frames: 20 of 1/30 s, 20 of 1/15 s, 20 of 1/60 s (scripts/fixtures/make-reverse-fixtures).
     static let vfrStarts: [Double] = {
         var t = 0.0, starts: [Double] = []
         for d in Array(repeating: 1.0 / 30, count: 20) + Array(repeating: 1.0 / 15, count: 20) + Array(repeating: 1.0 / 60, count: 20) {
@@ -190,7 +190,7 @@ final class ReverseJobTests: ScratchTestCase {
         try assertVerifyClean(out)
     }
 
-    /// The clip of scripts/make-reverse-fixtures-2 (numpy's own pictures and noise, Matroska
+    /// The clip of scripts/fixtures/make-reverse-fixtures-2 (numpy's own pictures and noise, Matroska
     /// times rounded to 1 ms, PCM at 32 kHz): every frame backwards at exactly 24 fps, and the
     /// noise reversed sample for sample (the correlation peaks at lag 0).
     func testIndependentClipReversesFramesAndNoise() throws {

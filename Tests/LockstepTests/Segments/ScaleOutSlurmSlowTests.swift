@@ -5,23 +5,23 @@ import XCTest
 
 @testable import Lockstep
 
-/// Real job arrays through the one-node cluster of scripts/slurm-local: a 4-segment render
+/// Real job arrays through the one-node cluster of scripts/tools/slurm-local: a 4-segment render
 /// joined by the join task equals the single pass (provenance frame for frame, barcodes read by
 /// the ffmpeg CLI, frame count, verify clean, ffprobe's audio and video durations within 1 ms);
 /// a failing segment leaves nothing under the output's name, the join is cancelled, and
 /// `--resume` reruns that segment alone.
 ///
 /// Slow tier (`scripts/test --all`, which installs Slurm through `scripts/setup --all` and
-/// starts the cluster with `scripts/slurm-local up` before the tests, and stops it after).
+/// starts the cluster with `scripts/tools/slurm-local up` before the tests, and stops it after).
 /// These tests install and start nothing: without a running cluster each fails, saying so.
 final class ScaleOutSlurmSlowTests: ScratchFolderTestCase {
-    static let script = Repository.root.appendingPathComponent("scripts/slurm-local").path
+    static let script = Repository.root.appendingPathComponent("scripts/tools/slurm-local").path
 
     override func setUpWithError() throws {
         try super.setUpWithError()
         let status = try Processes.run(Self.script, ["status"])
         guard status.status == 0 else {
-            throw Processes.Failure(description: "no one-node Slurm cluster is running: `scripts/slurm-local up` starts one (`scripts/test --all` does)")
+            throw Processes.Failure(description: "no one-node Slurm cluster is running: `scripts/tools/slurm-local up` starts one (`scripts/test --all` does)")
         }
     }
 
@@ -192,7 +192,7 @@ final class ScaleOutSlurmSlowTests: ScratchFolderTestCase {
         // No sbatch on PATH.
         let noSlurm = try lockstep(base + ["--segments", "2", "--slurm", "--gop", "15"], env: ["PATH=/nonexistent"])
         XCTAssertEqual(noSlurm.status, 1)
-        XCTAssertEqual(noSlurm.stderr, "Error: --slurm: sbatch not found on PATH; install Slurm's client (slurm-client) or try scripts/slurm-local up.\n")
+        XCTAssertEqual(noSlurm.stderr, "Error: --slurm: sbatch not found on PATH; install Slurm's client (slurm-client) or try scripts/tools/slurm-local up.\n")
         XCTAssertEqual(try leftovers(), [])
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 
-/// The bundled fixtures (made by scripts/make-fixtures; Fixtures/README.md says what each proves).
+/// The bundled fixtures (made by scripts/fixtures/make-fixtures; Fixtures/README.md says what each proves).
 enum Fixtures {
     static var directory: URL { Repository.fixtures }
     static func url(_ name: String) -> URL { directory.appendingPathComponent(name) }
