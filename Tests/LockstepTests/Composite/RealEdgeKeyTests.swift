@@ -1,29 +1,30 @@
 import Compositor
 import Foundation
+import TestSupport
 import XCTest
 
 @testable import Lockstep
 
-/// Issue 44: the keyer on real edges. The plates are scripts/make-real-key-plates': photographs of
+/// Issue 44: the keyer on real edges. The plates are scripts/fixtures/make-real-key-plates': photographs of
 /// the alphamatting.com training set with their measured alpha (flowers, troll dolls with green
 /// hair, a potted plant, a plush rabbit), re-shot on a synthetic unevenly lit screen with spill,
 /// noise and drift. Keyed at Lockstep's defaults (not even --key-color) and by the ffmpeg CLI's
-/// chromakey at its best setting of scripts/bench-real-key's grid (chosen knowing the truth), both
+/// chromakey at its best setting of scripts/bench/real-key's grid (chosen knowing the truth), both
 /// written lossless and scored against the true composite. The images are not in the repository
 /// (no licence beyond research use): without them the test skips, saying so.
 final class RealEdgeKeyTests: ScratchTestCase {
-    /// ffmpeg's best of scripts/bench-real-key's grid per plate (similarity, blend; no despill won).
+    /// ffmpeg's best of scripts/bench/real-key's grid per plate (similarity, blend; no despill won).
     static let ffmpegBest = ["flowers": "0.04:0.1", "trolls": "0.02:0.1", "plant": "0.04:0.05", "rabbit": "0.03:0.1"]
 
     func plates() throws -> URL {
-        let root = EmbeddedTelemetryTests.packageRoot
+        let root = Repository.root
         let cached = root.appendingPathComponent(".build-bench/key-real/plates")
         if FileManager.default.fileExists(atPath: cached.appendingPathComponent("size.txt").path) { return cached }
         let made = scratch.appendingPathComponent("plates")
         let source = root.appendingPathComponent(".build-bench/key-real/source").path
-        let r = try Shell.run("/usr/bin/env", ["KEY_REAL_SOURCE=\(source)", "python3", EmbeddedTelemetryTests.script("make-real-key-plates"), made.path])
+        let r = try Shell.run("/usr/bin/env", ["KEY_REAL_SOURCE=\(source)", "python3", Repository.script("make-real-key-plates"), made.path])
         if r.status == 3 {
-            throw XCTSkip("the alphamatting.com training images are not in \(source) (see scripts/make-real-key-plates): \(r.stderr)")
+            throw XCTSkip("the alphamatting.com training images are not in \(source) (see scripts/fixtures/make-real-key-plates): \(r.stderr)")
         }
         XCTAssertEqual(r.status, 0, r.stderr)
         return made
@@ -64,7 +65,7 @@ final class RealEdgeKeyTests: ScratchTestCase {
             "\($0.key): \(f($0.value.lockstep.edge)) dB (hue \(f($0.value.lockstep.hue, 1)), flicker \(f($0.value.lockstep.flicker))) vs ffmpeg "
                 + "\(f($0.value.ffmpeg.edge)) dB (hue \(f($0.value.ffmpeg.hue, 1)), flicker \(f($0.value.ffmpeg.flicker)))"
         }.joined(separator: "; ")
-        // The measured state (scripts/bench-real-key, docs/compositing.md): every plate above
+        // The measured state (scripts/bench/real-key, docs/compositing.md): every plate above
         // ffmpeg's best, flowers and the rabbit (no green subjects: --green-subjects auto says
         // no) by 1.49 and 1.84 dB, the trolls and the plant (it says yes) by 0.26 and 0.30 dB.
         for name in ["flowers", "rabbit"] {
@@ -86,7 +87,7 @@ final class RealEdgeKeyTests: ScratchTestCase {
 
     /// PSNR over the edge band (true alpha strictly between 0 and 255, dilated by 2 pixels) and the
     /// mean hue error over the solid green pixels (true alpha 255, hue 60-180 degrees, saturation
-    /// at least 0.25, value at least 40), as scripts/bench-real-key scores them.
+    /// at least 0.25, value at least 40), as scripts/bench/real-key scores them.
     static func score(_ rgb: [UInt8], truth: [UInt8], alpha: [UInt8], width w: Int, height h: Int, frames n: Int) -> Score {
         func hue(_ p: [UInt8], _ i: Int) -> Double {
             let r = Double(p[3 * i]), g = Double(p[3 * i + 1]), b = Double(p[3 * i + 2])
