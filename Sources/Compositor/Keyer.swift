@@ -17,22 +17,60 @@
 /// keyer per compositor.
 public final class Keyer {
     public let settings: KeyerSettings
-    let difference: ColourDifference
-    let despill: Despill
-    let levels: MatteLevels
+    /// Its cap is the green-subjects answer's (`GreenSubjects.cap`): with `auto`, the first
+    /// frame's (`chooseGreenSubjects`).
+    private(set) var difference: ColourDifference
+    /// Limited to the screen's cast with green subjects, all of the spill without (`GreenSubjects`).
+    private(set) var despill: Despill
+    /// What the green subjects were taken to be (`KeyerSettings.greenSubjects`, or with `auto`
+    /// the first frame's answer) and, with `auto`, the share of the picture measured
+    /// (`GreenSubjects.measure`); nil before the first frame when `auto`.
+    public private(set) var greenSubjects: GreenSubjects?
+    public private(set) var greenShare: Double?
+    /// The screen the first frame measured (its strongest cell; nil: none seen) and whether a frame came.
+    public private(set) var firstScreen: YUVColor?
+    private var sawFrame = false
+    /// The clip points in force: the settings', with clip white at most `GreenSubjects.clipWhite`
+    /// when the answer is yes.
+    private(set) var levels: MatteLevels
+    let matrix: ColorMatrix
     /// The screen colour's strength: what "fully screen" means before the frame is measured.
     let reference: Float
     let fallback: YUVColor
+    /// The core matte's clip, squared (`KeyerSettings.coreClip`, with green subjects); 0: no core matte.
+    private(set) var coreClip2: Float
     private var buffers: KeyerBuffers?
+
+    /// The screen the last frame measured (its strongest cell), in the keyer's working signal;
+    /// nil before a frame or when no screen was seen.
+    public var measuredScreen: YUVColor? { buffers?.screen.measured }
 
     /// `matrix`: the planes' (the working signal's; BT.709 for SDR).
     public init(settings: KeyerSettings, matrix: ColorMatrix = .bt709) {
         self.settings = settings
-        difference = ColourDifference(screen: settings.screenColor, balance: settings.screenBalance, matrix: matrix)
-        despill = Despill(screen: settings.screenColor, amount: settings.despill, balance: settings.despillBalance, matrix: matrix)
-        levels = MatteLevels(black: settings.clipBlack, white: settings.clipWhite)
+        let given = settings.greenSubjects == .auto ? nil : settings.greenSubjects
+        greenSubjects = given
+        self.matrix = matrix
+        // Until the first frame answers `auto`: as without green subjects.
+        (difference, despill, levels, coreClip2) = Self.keying(settings, given ?? .no, matrix: matrix)
         fallback = YUVColor(rgb: settings.screenColor, matrix: matrix)
         reference = max(1, difference.strength(of: fallback))
+    }
+
+    /// The key, despill, clip points and core clip (squared) of `settings` under a green-subjects
+    /// answer (`GreenSubjects`).
+    static func keying(
+        _ settings: KeyerSettings, _ answer: GreenSubjects, matrix: ColorMatrix
+    ) -> (ColourDifference, Despill, MatteLevels, Float) {
+        let green = answer == .yes
+        return (
+            ColourDifference(screen: settings.screenColor, balance: settings.screenBalance, cap: answer.cap, matrix: matrix),
+            Despill(
+                screen: settings.screenColor, amount: settings.despill, balance: settings.despillBalance, cast: settings.spillCast,
+                limited: green, matrix: matrix),
+            MatteLevels(black: settings.clipBlack, white: answer.clipWhite(settings.clipWhite, black: settings.clipBlack)),
+            green ? Float(settings.coreClip * settings.coreClip) : 0
+        )
     }
 
     private func prepare(width: Int, height: Int) -> KeyerBuffers {
@@ -54,11 +92,20 @@ public final class Keyer {
             writeView(computeMatte(fg).alphaPlane, into: out)
             return
         }
+        keyFrame(fg, bg, out, smooth: true)
+    }
+
+    private func keyFrame(_ fg: YUVImage, _ bg: YUVImage, _ out: YUVImage, smooth: Bool) {
         let b = beginMatte(fg)
         let ch = fg.u.height
+        let keep = smooth ? startSmoothing(b) : nil
         if b.refines {
             // Erode, dilate and feather need the whole matte before any of it is used.
-            for cy in 0..<ch { matteRows(cy, fg, b, into: b.planeRows(cy)) }
+            for cy in 0..<ch {
+                let rows = b.planeRows(cy)
+                matteRows(cy, fg, b, into: rows)
+                if let keep { smoothRows(cy, fg, b, rows, keep: keep) }
+            }
             refine(b)
             for cy in 0..<ch { compositeRows(cy, fg, bg, out, b, alpha: b.planeRows(cy)) }
         } else {
@@ -67,8 +114,28 @@ public final class Keyer {
             // evicted for nothing).
             for cy in 0..<ch {
                 let rows = b.ringRows(cy)
-                matteRows(cy, fg, b, into: rows); compositeRows(cy, fg, bg, out, b, alpha: rows)
+                matteRows(cy, fg, b, into: rows)
+                if let keep { smoothRows(cy, fg, b, rows, keep: keep) }
+                compositeRows(cy, fg, bg, out, b, alpha: rows)
             }
+        }
+    }
+
+    /// How much of the last frame's matte this frame's keeps (`KeyerSettings.matteSmoothing`):
+    /// nil with smoothing off, 0 on the first frame (whose matte and luma only become the history).
+    private func startSmoothing(_ b: KeyerBuffers) -> Float? {
+        guard settings.matteSmoothing > 0 else { return nil }
+        defer { b.keepsHistory = true }
+        return b.keepsHistory ? Float(settings.matteSmoothing) : 0
+    }
+
+    /// The temporal filter on matte rows 2cy and 2cy + 1 (`KeyerVectors.smoothRow`).
+    private func smoothRows(_ cy: Int, _ fg: YUVImage, _ b: KeyerBuffers, _ rows: MatteRows, keep: Float) {
+        let w = b.width
+        for y in (2 * cy)..<min(2 * cy + 2, b.height) {
+            KeyerVectors.smoothRow(
+                alpha: y == 2 * cy ? rows.even : rows.odd, luma: fg.y.row(y), history: b.history + y * w,
+                historyLuma: b.historyLuma + y * w, width: w, keep: keep)
         }
     }
 
@@ -78,14 +145,15 @@ public final class Keyer {
         precondition(layers.count >= 1)
         if settings.view == .composite {
             PlaneKernels.copy(layers[0], into: out)
-            for i in 1..<layers.count { apply(foreground: layers[i], background: out, into: out) }
+            // One keyer keys every layer: no layer's matte is filtered with another's.
+            for i in 1..<layers.count { keyFrame(layers[i], out, out, smooth: false) }
             return
         }
         let b = prepare(width: out.width, height: out.height)
         let total = b.combinedPlane
         PlaneKernels.fillPlane(total, 0)
         for i in 1..<layers.count {
-            let a = computeMatte(layers[i]).alphaPlane
+            let a = computeMatte(layers[i], smooth: false).alphaPlane
             for y in 0..<total.height {
                 let t = total.row(y), s = a.row(y)
                 for x in 0..<total.width { t[x] = UInt8(truncatingIfNeeded: Int(t[x]) + (Int(s[x]) * (255 - Int(t[x])) + 127) / 255) }
@@ -98,9 +166,14 @@ public final class Keyer {
 
     /// Measures the screen and computes the matte of `fg` into the keyer's alpha plane.
     @discardableResult
-    public func computeMatte(_ fg: YUVImage) -> KeyerBuffers {
+    public func computeMatte(_ fg: YUVImage, smooth: Bool = true) -> KeyerBuffers {
         let b = beginMatte(fg)
-        for cy in 0..<fg.u.height { matteRows(cy, fg, b, into: b.planeRows(cy)) }
+        let keep = smooth ? startSmoothing(b) : nil
+        for cy in 0..<fg.u.height {
+            let rows = b.planeRows(cy)
+            matteRows(cy, fg, b, into: rows)
+            if let keep { smoothRows(cy, fg, b, rows, keep: keep) }
+        }
         refine(b)
         return b
     }
@@ -109,7 +182,55 @@ public final class Keyer {
     private func beginMatte(_ fg: YUVImage) -> KeyerBuffers {
         let b = prepare(width: fg.width, height: fg.height)
         b.screen.measure(fg, key: difference, reference: reference, fallback: fallback, cast: Float(settings.spillCast))
+        if !sawFrame {
+            sawFrame = true
+            if greenSubjects == nil { chooseGreenSubjects(fg, b) }
+            firstScreen = b.screen.measured
+        }
         return b
+    }
+
+    /// `--green-subjects auto`, on the first frame: yes from `GreenSubjects.threshold` of the
+    /// picture on, and then the keying of yes (`keying`; the screen is measured again with its
+    /// key: the matte is normalised by the screen's own strength).
+    private func chooseGreenSubjects(_ fg: YUVImage, _ b: KeyerBuffers) {
+        let screen = b.screen, row = b.gridRow
+        let share = GreenSubjects.measure(fg, key: difference) { cy, su, sv in
+            for (table, out) in [(ScreenEstimate.Table.u, su), (.v, sv)] {
+                screen.interpolateRow(table, lumaY: Double(2 * cy) + 1, into: row)
+                for cx in 0..<fg.u.width { out[cx] = screen.at(row, 2 * cx) }
+            }
+        }
+        let answer: GreenSubjects = share >= GreenSubjects.threshold ? .yes : .no
+        greenShare = share
+        greenSubjects = answer
+        guard answer == .yes else { return }
+        (difference, despill, levels, coreClip2) = Self.keying(settings, answer, matrix: matrix)
+        screen.measure(fg, key: difference, reference: reference, fallback: fallback, cast: Float(settings.spillCast))
+    }
+
+    /// One line for the output's summary (issue 44, item 4): the screen as the first frame
+    /// measured it and what was chosen from the picture, as options that repeat it; nil before
+    /// a frame.
+    public var report: String? {
+        guard sawFrame, let answer = greenSubjects else { return nil }
+        var parts: [String] = []
+        if let s = firstScreen {
+            let (r, g, b) = matrix.rgb((Double(s.y) - 16) / 219, (Double(s.u) - 128) / 224, (Double(s.v) - 128) / 224)
+            func q(_ x: Double) -> UInt8 { UInt8(max(0, min(255, (x * 255).rounded()))) }
+            let hex = [r, g, b].map { String(q($0), radix: 16, uppercase: true) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+            parts.append("screen measured \(hex) on the first frame")
+        } else {
+            parts.append("no screen seen on the first frame")
+        }
+        let why =
+            greenShare.map { share -> String in
+                let hundredths = Int((share * 10_000).rounded()), rest = hundredths % 100
+                return " (\(hundredths / 100).\(rest < 10 ? "0" : "")\(rest)% of the picture green but not the screen's green)"
+            } ?? ""
+        parts.append("--green-subjects \(answer.rawValue)\(why)")
+        parts.append("--clip-black \(settings.clipBlack) --clip-white \(answer.clipWhite(settings.clipWhite, black: settings.clipBlack))")
+        return "keyer: " + parts.joined(separator: ", ")
     }
 
     /// Matte rows 2cy and 2cy + 1 (those that exist). Called for cy = 0, 1, 2, ... in turn.
@@ -124,6 +245,10 @@ public final class Keyer {
         @inline(__always) func strength(_ r: Int) -> UnsafeMutablePointer<Float> { b.strength + (r % 3) * cw }
         for r in (cy == 0 ? 0 : cy + 1)..<min(cy + 2, ch) {
             KeyerVectors.strengthRow(u: fg.u.row(r), v: fg.v.row(r), count: cw, key: difference, into: strength(r))
+            if coreClip2 > 0 { farRow(r, fg, b) }
+        }
+        if coreClip2 > 0 {
+            KeyerVectors.coreRow(above: b.farRow(max(cy - 1, 0)), row: b.farRow(cy), below: b.farRow(min(cy + 1, ch - 1)), count: cw, into: b.coreFlags)
         }
         // The local screen's 1 / strength, once per chroma row (it varies over 16 pixels).
         b.screen.interpolateRow(.inverse, lumaY: Double(2 * cy) + 1, into: b.gridRow)
@@ -139,8 +264,21 @@ public final class Keyer {
             KeyerVectors.matteRow(
                 near: strength(cy), far: strength(far), inverseEven: b.inverseEven, inverseOdd: b.inverseOdd,
                 allowanceEven: b.allowanceEven, allowanceOdd: b.allowanceOdd, luma: fg.y.row(y), sHalf: b.sHalf, width: w,
-                levels: levels, into: half == 0 ? rows.even : rows.odd)
+                levels: levels, core: coreClip2 > 0 ? UnsafePointer(b.coreFlags) : nil, into: half == 0 ? rows.even : rows.odd)
         }
+    }
+
+    /// Chroma row r's far flags (`KeyerVectors.farRow`) against the local screen's chroma at
+    /// each sample, with the row's padding bytes.
+    private func farRow(_ r: Int, _ fg: YUVImage, _ b: KeyerBuffers) {
+        let cw = fg.u.width
+        b.screen.interpolateRow(.u, lumaY: Double(2 * r) + 1, into: b.gridRowU)
+        b.screen.spreadRow(b.gridRowU, even: b.screenU, odd: b.spreadScratch)
+        b.screen.interpolateRow(.v, lumaY: Double(2 * r) + 1, into: b.gridRowV)
+        b.screen.spreadRow(b.gridRowV, even: b.screenV, odd: b.spreadScratch)
+        let row = b.farRow(r)
+        KeyerVectors.farRow(u: fg.u.row(r), v: fg.v.row(r), su: b.screenU, sv: b.screenV, count: cw, clip2: coreClip2, into: row)
+        row[-1] = row[0]; row[cw] = row[cw - 1]
     }
 
     /// Erode, dilate, feather, then the garbage matte (outside: transparent) and the core matte
@@ -176,16 +314,17 @@ public final class Keyer {
         screen.interpolateRow(.y, lumaY: centre, into: b.gridRow)
         screen.interpolateRow(.u, lumaY: centre, into: b.gridRowU)
         screen.interpolateRow(.v, lumaY: centre, into: b.gridRowV)
+        screen.interpolateRow(.ratio, lumaY: centre, into: b.gridRowR)
         for y in (2 * cy)..<min(2 * cy + 2, h) {
             KeyerVectors.compositeLuma(
                 alpha: y == 2 * cy ? rows.even : rows.odd, foreground: fg.y.row(y), background: bg.y.row(y), into: out.y.row(y),
                 width: w, screenY: b.gridRow, screen: screen)
         }
         KeyerVectors.compositeChroma(
-            alpha: rows.even, rows.odd,
+            alpha: rows.even, rows.odd, luma: fg.y.row(2 * cy), fg.y.row(min(2 * cy + 1, h - 1)),
             foreground: fg.u.row(cy), fg.v.row(cy), background: bg.u.row(cy), bg.v.row(cy),
-            into: out.u.row(cy), out.v.row(cy), width: w, screenU: b.gridRowU, screenV: b.gridRowV,
-            screen: screen, despill: despill)
+            into: out.u.row(cy), out.v.row(cy), width: w, screenY: b.gridRow, screenU: b.gridRowU, screenV: b.gridRowV,
+            ratio: b.gridRowR, screen: screen, despill: despill)
     }
 
     /// The matte (white = foreground, video range) or the status view, in grey.
@@ -233,6 +372,15 @@ public final class KeyerBuffers {
     /// The screen strength of three chroma rows (a ring: `Keyer.matteRows`).
     let strength: UnsafeMutablePointer<Float>
     let gridRow: UnsafeMutablePointer<Float>, gridRowU: UnsafeMutablePointer<Float>, gridRowV: UnsafeMutablePointer<Float>
+    let gridRowR: UnsafeMutablePointer<Float>
+    /// The core matte: the far flags of three chroma rows (a ring, row r in slot r % 3, each with
+    /// a padding byte before and after), the local screen's chroma at each sample, and the core
+    /// of the chroma row being keyed (`Keyer.farRow`, `KeyerVectors.coreRow`).
+    let farRing: UnsafeMutablePointer<UInt8>, coreFlags: UnsafeMutablePointer<UInt8>
+    let screenU: UnsafeMutablePointer<Float>, screenV: UnsafeMutablePointer<Float>, spreadScratch: UnsafeMutablePointer<Float>
+    /// The last frame's matte and luma (the temporal filter's history) and whether they hold a frame.
+    let history: UnsafeMutablePointer<UInt8>, historyLuma: UnsafeMutablePointer<UInt8>
+    var keepsHistory = false
     /// Owns every buffer above.
     private let scratch = ScratchMemory()
 
@@ -255,7 +403,15 @@ public final class KeyerBuffers {
         allowanceEven = m.buffer(count: cw); allowanceOdd = m.buffer(count: cw)
         strength = m.buffer(count: 3 * cw)
         gridRow = m.buffer(count: screen.gridWidth); gridRowU = m.buffer(count: screen.gridWidth); gridRowV = m.buffer(count: screen.gridWidth)
+        gridRowR = m.buffer(count: screen.gridWidth)
+        farRing = m.buffer(count: 3 * (cw + 2), value: 0); coreFlags = m.buffer(count: cw, value: 0)
+        screenU = m.buffer(count: cw); screenV = m.buffer(count: cw); spreadScratch = m.buffer(count: cw)
+        history = m.buffer(count: settings.matteSmoothing > 0 ? width * height : 1)
+        historyLuma = m.buffer(count: settings.matteSmoothing > 0 ? width * height : 1)
     }
+
+    /// Chroma row r's far flags (slot r % 3 of the ring), after its padding byte.
+    func farRow(_ r: Int) -> UnsafeMutablePointer<UInt8> { farRing + (r % 3) * ((width + 1) / 2 + 2) + 1 }
 
     /// Where matte rows 2cy and 2cy + 1 go: the plane's rows, or the two-row ring's.
     func planeRows(_ cy: Int) -> MatteRows {

@@ -11,13 +11,16 @@ public struct ColourDifference: Sendable, Equatable {
     public let ku: Float, kv: Float
     /// Primary minus each of the two other channels (a pixel is screen only where both are positive).
     public let d1u: Float, d1v: Float, d2u: Float, d2v: Float
+    /// The strength is at most `cap` times the primary's lead over the larger other channel
+    /// (`strength(u:v:)`).
+    public let cap: Float
 
     /// 8-bit R'G'B' per 8-bit chroma step: 255 / 224.
     static let scale = 255.0 / 224.0
 
     /// `balance` weighs the lower-numbered other channel (red for green and blue screens), as
     /// Blender's keying node does: 0.5 is their average. `matrix`: the planes' (the working signal's).
-    public init(screen: RGB, balance: Double, matrix: ColorMatrix = .bt709) {
+    public init(screen: RGB, balance: Double, cap: Double = 2, matrix: ColorMatrix = .bt709) {
         // (Cb, Cr) weights of R', G', B' in the matrix.
         let cbWeights = [0, matrix.cbToG, matrix.cbToB], crWeights = [matrix.crToR, matrix.crToG, 0]
         let c = [Int(screen.r), Int(screen.g), Int(screen.b)]
@@ -26,6 +29,7 @@ public struct ColourDifference: Sendable, Equatable {
         let others = [0, 1, 2].filter { $0 != p }
         let o1 = others[0], o2 = others[1]
         primary = p
+        self.cap = Float(cap)
         func form(_ w1: Double, _ w2: Double) -> (Float, Float) {
             (
                 Float(Self.scale * (cbWeights[p] - w1 * cbWeights[o1] - w2 * cbWeights[o2])),
@@ -38,11 +42,15 @@ public struct ColourDifference: Sendable, Equatable {
     }
 
     /// The screen strength of chroma (u, v) (centred on 0): 0 where the primary is not the
-    /// largest channel (Blender's rule: such a pixel is foreground, whatever the balance says).
+    /// largest channel (Blender's rule: such a pixel is foreground, whatever the balance says),
+    /// and at most twice the primary's lead over the larger other channel, so it falls to 0
+    /// continuously there. (With a switch to 0, an orange or pink edge half over the screen,
+    /// whose mix sits at that boundary, flipped with the noise between partly keyed and opaque:
+    /// issue 44's flowers and trolls plates, the matte's crawl.)
     @inline(__always) public func strength(u: Float, v: Float) -> Float {
         let s = ku * u + kv * v
         let e1 = d1u * u + d1v * v, e2 = d2u * u + d2v * v
-        return min(e1, e2) > 0 ? max(s, 0) : 0
+        return max(min(s, cap * min(e1, e2)), 0)
     }
 
     public func strength(of color: YUVColor) -> Float {
@@ -93,6 +101,11 @@ final class ScreenEstimate {
     /// written.)
     let weight: UnsafeMutablePointer<Float>, sy: UnsafeMutablePointer<Float>, su: UnsafeMutablePointer<Float>
     let sv: UnsafeMutablePointer<Float>, inverse: UnsafeMutablePointer<Float>, allowance: UnsafeMutablePointer<Float>
+    /// The screen's strength per unit of luma above black (both in R'G'B' units): the despill's
+    /// limit per unit of a pixel's luma (`Despill`).
+    let ratio: UnsafeMutablePointer<Float>
+    /// The screen as measured in the last frame: its strongest cell (nil: no screen seen).
+    private(set) var measured: YUVColor?
     private let filledRows: UnsafeMutablePointer<Bool>
     /// gridWidth x gridHeight.
     let cells: Int
@@ -114,7 +127,7 @@ final class ScreenEstimate {
     private let scratch = ScratchMemory()
 
     /// The per-cell values a row can be interpolated from.
-    enum Table { case y, u, v, inverse, allowance }
+    enum Table { case y, u, v, inverse, allowance, ratio }
 
     init(width: Int, height: Int) {
         let cw = (width + 1) / 2, ch = (height + 1) / 2
@@ -124,6 +137,7 @@ final class ScreenEstimate {
         cells = n
         let m = scratch
         weight = m.buffer(count: n); sy = m.buffer(count: n); su = m.buffer(count: n); sv = m.buffer(count: n); inverse = m.buffer(count: n); allowance = m.buffer(count: n)
+        ratio = m.buffer(count: n)
         filledRows = m.buffer(count: gridHeight, value: false)
         column0 = m.buffer(count: width); column1 = m.buffer(count: width); columnT = m.buffer(count: width)
         let groups = (width + 7) / 8
@@ -263,16 +277,28 @@ final class ScreenEstimate {
     /// moved. `cast` 0 is the plain colour-difference matte.
     private func finish(key: ColourDifference, fallback: YUVColor, cast: Float) {
         let gw = gridWidth, gh = gridHeight
-        var strongest: Float = 0, strongestRatio: Float = 0
+        var strongest: Float = 0, strongestRatio: Float = 0, strongestY: Float = 0, strongestU: Float = 0, strongestV: Float = 0
         for i in 0..<cells where weight[i] > 0 {
             sy[i] /= weight[i]; su[i] /= weight[i]; sv[i] /= weight[i]
             inverse[i] = key.strength(u: su[i], v: sv[i])
-            if inverse[i] > strongest { strongest = inverse[i]; strongestRatio = Self.ratio(strength: inverse[i], luma: sy[i]) }
+            if inverse[i] > strongest {
+                strongest = inverse[i]; strongestRatio = Self.ratio(strength: inverse[i], luma: sy[i])
+                strongestY = sy[i]; strongestU = su[i]; strongestV = sv[i]
+            }
         }
-        // Not screen: a cell much weaker than the strongest (a green cast), or weak for its
-        // brightness (a light semi-transparent subject covering the whole cell).
+        measured = strongest > 0 ? YUVColor(y: clampByte(strongestY), u: clampByte(strongestU + 128), v: clampByte(strongestV + 128)) : nil
+        // Not screen: a cell much weaker than the strongest (a green cast), weak for its
+        // brightness (a light semi-transparent subject covering the whole cell), or of another
+        // hue than the screen's (more than 20 degrees of chroma away: a cell full of green leaves
+        // or green hair, which is green but not the screen's green).
+        let ss = strongestU * strongestU + strongestV * strongestV
         for i in 0..<cells where weight[i] > 0 {
-            if inverse[i] < 0.35 * strongest || Self.ratio(strength: inverse[i], luma: sy[i]) < 0.7 * strongestRatio { weight[i] = 0 }
+            let c = su[i] * strongestU + sv[i] * strongestV, pp = su[i] * su[i] + sv[i] * sv[i]
+            if inverse[i] < 0.35 * strongest || Self.ratio(strength: inverse[i], luma: sy[i]) < 0.7 * strongestRatio
+                || c <= 0 || c * c < 0.883 * pp * ss
+            {
+                weight[i] = 0
+            }
         }
         for r in 0..<gh { filledRows[r] = false }
         for r in 0..<gh {
@@ -318,6 +344,7 @@ final class ScreenEstimate {
             let s = key.strength(u: su[i], v: sv[i])
             inverse[i] = s > 1 ? 1 / (s * keep) : 0
             allowance[i] = s > 1 ? cast * (255 / 219) / (keep * max(8, (sy[i] - 16) * (255 / 219))) : 0
+            ratio[i] = s > 1 ? Self.ratio(strength: s, luma: sy[i]) : 0
         }
     }
 
@@ -338,6 +365,7 @@ final class ScreenEstimate {
         case .v: Self.interpolate(sv, gridWidth, gridHeight, y, out)
         case .inverse: Self.interpolate(inverse, gridWidth, gridHeight, y, out)
         case .allowance: Self.interpolate(allowance, gridWidth, gridHeight, y, out)
+        case .ratio: Self.interpolate(ratio, gridWidth, gridHeight, y, out)
         }
     }
 

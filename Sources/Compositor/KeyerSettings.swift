@@ -101,7 +101,26 @@ public struct KeyerSettings: Equatable, Sendable {
     /// colour-difference matte. 0...0.5.
     public var spillCast = 0.1
     public static let spillCasts = 0.0...0.5
-    /// How much of the spill (primary channel above the balanced other two) is removed, 0...1.
+    /// The hard core matte (`--core-clip`): a pixel whose chroma stands at least this far from
+    /// the local screen's (a share of the screen's own chroma), with its four neighbours at
+    /// chroma resolution as far, is solid foreground, whatever its screen strength says: a green
+    /// leaf or green hair is not a hole. Thin strands and edges fail the neighbour test and keep
+    /// the soft colour-difference matte. 0 turns it off; so does a picture without green
+    /// subjects (`GreenSubjects`). 0...2.
+    public var coreClip = 0.35
+    public static let coreClips = 0.0...2.0
+    /// How much of its previous matte a pixel keeps when its luma did not move (`--matte-smoothing`):
+    /// the matte's crawl under sensor noise is averaged away where the picture stands still, and
+    /// a moving edge (luma changed by more than the noise) takes the new matte. 0 is off. 0...0.9.
+    public var matteSmoothing = 0.8
+    public static let matteSmoothings = 0.0...0.9
+    /// Whether the foreground holds green subjects (`--green-subjects`; `GreenSubjects`): `auto`
+    /// decides from the first frame and the keyer reports its answer (`Keyer.report`).
+    public var greenSubjects = GreenSubjects.auto
+    /// How much of the spill (primary channel above the balanced other two) is removed, 0...1;
+    /// with green subjects (`GreenSubjects`) within the despill's limit (`Despill`): the
+    /// screen's cast on the subject, more where the matte is partial, all of it where the
+    /// pixel's hue is the screen's.
     public var despill = 1.0
     /// The weighting of the other two channels in the despill limit, as `screenBalance`.
     public var despillBalance = 0.5

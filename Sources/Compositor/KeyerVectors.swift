@@ -67,14 +67,103 @@ enum KeyerVectors {
     @inline(__always) static func strength(_ u: Vector8, _ v: Vector8, _ k: ColourDifference) -> Vector8 {
         let s = k.ku * u + k.kv * v
         let e1 = k.d1u * u + k.d1v * v, e2 = k.d2u * u + k.d2v * v
-        // min(e1, e2) > 0 ? max(s, 0) : 0, without NaNs to care about.
-        return keep(s, where: (e1 .> 0) .& (e2 .> 0) .& (s .> 0))
+        return VectorMath.max(VectorMath.min(s, k.cap * VectorMath.min(e1, e2)), Vector8(repeating: 0))
     }
 
     /// `Despill.apply` in every lane.
-    @inline(__always) static func despill(_ u: inout Vector8, _ v: inout Vector8, _ d: Despill) {
-        let spill = VectorMath.max(d.du * u + d.dv * v, Vector8(repeating: 0)) * d.amount
-        u += d.moveU * spill; v += d.moveV * spill
+    @inline(__always) static func despill(
+        _ u: inout Vector8, _ v: inout Vector8, luma: Vector8, ratio: Vector8, k: Vector8, su: Vector8, sv: Vector8, _ d: Despill
+    ) {
+        let zero = Vector8(repeating: 0)
+        let spill = VectorMath.max(d.du * u + d.dv * v, zero)
+        let c = u * su + v * sv, pp = u * u + v * v, ss = su * su + sv * sv
+        let near = VectorMath.select(c .> 0, VectorMath.clamp((c * c - d.farCos2 * pp * ss) / ((d.nearCos2 - d.farCos2) * pp * ss + 1e-6), 0, 1), zero)
+        let limit = VectorMath.max(VectorMath.max(luma, zero) * ratio * (d.cast + d.partial * k), near * spill)
+        let amount = (d.limited ? VectorMath.min(spill, limit) : spill) * d.amount
+        u += d.moveU * amount; v += d.moveV * amount
+    }
+
+    /// How far each chroma sample stands from the local screen (`KeyerSettings.coreClip`): 0 where
+    /// the squared distance of (u, v) from the screen's (su, sv) is at most `clip2` times the
+    /// screen's own squared chroma, 255 from four times that on (twice the clip's distance),
+    /// linear between: a soft step, so that noise moves the core a little instead of switching it
+    /// (a step to 1.41 times the distance flipped thin leaves' cores with the noise, issue 44).
+    static func farRow(
+        u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>, su: UnsafePointer<Float>, sv: UnsafePointer<Float>, count: Int,
+        clip2: Float, into out: UnsafeMutablePointer<UInt8>
+    ) {
+        var cx = 0
+        while cx + 8 <= count {
+            let a = loadFloats(su + cx), b = loadFloats(sv + cx)
+            let du = bytes(u + cx) - 128 - a, dv = bytes(v + cx) - 128 - b
+            let ss = clip2 * (a * a + b * b)
+            storeBytes(clampBytes((du * du + dv * dv - ss) * 255 / VectorMath.max(3 * ss, Vector8(repeating: 1e-6))), out + cx)
+            cx += 8
+        }
+        for cx in cx..<count {
+            let du = Float(Int32(u[cx]) - 128) - su[cx], dv = Float(Int32(v[cx]) - 128) - sv[cx]
+            let ss = clip2 * (su[cx] * su[cx] + sv[cx] * sv[cx])
+            out[cx] = clampByte((du * du + dv * dv - ss) * 255 / max(3 * ss, 1e-6))
+        }
+    }
+
+    /// The core of chroma row cy: the least far (`farRow`) of the sample and its four neighbours
+    /// (an erosion: a thin strand or an edge, next to the screen, has none). `above`, `row`,
+    /// `below`: far rows with one padding byte before and after (copies of the ends).
+    static func coreRow(
+        above: UnsafePointer<UInt8>, row: UnsafePointer<UInt8>, below: UnsafePointer<UInt8>, count: Int,
+        into out: UnsafeMutablePointer<UInt8>
+    ) {
+        @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> SIMD16<UInt8> { UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self) }
+        @inline(__always) func least(_ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>) -> SIMD16<UInt8> { a.replacing(with: b, where: b .< a) }
+        var cx = 0
+        while cx + 16 <= count {
+            let c = least(least(least(load(row + cx), load(row + cx - 1)), least(load(row + cx + 1), load(above + cx))), load(below + cx))
+            UnsafeMutableRawPointer(out + cx).storeBytes(of: c, as: SIMD16<UInt8>.self)
+            cx += 16
+        }
+        for cx in cx..<count { out[cx] = min(row[cx], row[cx - 1], row[cx + 1], above[cx], below[cx]) }
+    }
+
+    /// The matte's temporal filter on one luma row (`KeyerSettings.matteSmoothing`): where the
+    /// pixel's luma moved by at most 6 levels since the last frame it keeps `keep` of its last
+    /// matte, none from 16 levels on, linear between, and none where the matte itself jumped by 128
+    /// levels or more (from 64: a subject of the screen's luma moving over it); the row's matte
+    /// and luma become the history.
+    /// Blocks of sixteen whose matte is what it was are left (only the luma is kept).
+    static func smoothRow(
+        alpha a: UnsafeMutablePointer<UInt8>, luma l: UnsafePointer<UInt8>, history ha: UnsafeMutablePointer<UInt8>,
+        historyLuma hl: UnsafeMutablePointer<UInt8>, width w: Int, keep: Float
+    ) {
+        @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> SIMD16<UInt8> { UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self) }
+        var x = 0
+        while x + 16 <= w {
+            let now = load(a + x), before = load(ha + x)
+            if now != before {
+                for half in 0..<2 {
+                    let x = x + 8 * half
+                    let diff = VectorMath.max(bytes(l + x) - bytes(hl + x), bytes(hl + x) - bytes(l + x))
+                    let av = bytes(a + x), jump = VectorMath.max(av - bytes(ha + x), bytes(ha + x) - av)
+                    let moved = VectorMath.max(VectorMath.clamp((diff - 6) * (1 / 10), 0, 1), VectorMath.clamp((jump - 64) * (1 / 64), 0, 1))
+                    let k = keep * (1 - moved)
+                    storeBytes(clampBytes(av + k * (bytes(ha + x) - av)), a + x)
+                }
+                copy16(a + x, ha + x)
+            }
+            copy16(l + x, hl + x)
+            x += 16
+        }
+        for x in x..<w {
+            if a[x] != ha[x] {
+                let diff = abs(Float(l[x]) - Float(hl[x]))
+                let av = Float(a[x]), jump = abs(av - Float(ha[x]))
+                let moved = max(min(max((diff - 6) * (1 / 10), 0), 1), min(max((jump - 64) * (1 / 64), 0), 1))
+                let k = keep * (1 - moved)
+                a[x] = clampByte(av + k * (Float(ha[x]) - av))
+                ha[x] = a[x]
+            }
+            hl[x] = l[x]
+        }
     }
 
     /// The screen strength of `count` chroma samples.
@@ -90,6 +179,23 @@ enum KeyerVectors {
         for cx in cx..<count { out[cx] = key.strength(u: Float(Int32(u[cx]) - 128), v: Float(Int32(v[cx]) - 128)) }
     }
 
+    /// `row` (count values) filtered [1 2 1] / 4 along the row (ends repeated), in place, with
+    /// `scratch` (count values): the chroma's noise, which the matte would turn into a crawling
+    /// edge, at 0.61 of its amplitude.
+    static func smoothStrength(_ row: UnsafeMutablePointer<Float>, count: Int, scratch: UnsafeMutablePointer<Float>) {
+        guard count > 1 else { return }
+        scratch.update(from: row, count: count)
+        row[0] = 0.25 * scratch[0] + 0.5 * scratch[0] + 0.25 * scratch[1]
+        var cx = 1
+        while cx + 9 <= count {
+            storeFloats(0.25 * loadFloats(scratch + cx - 1) + 0.5 * loadFloats(scratch + cx) + 0.25 * loadFloats(scratch + cx + 1), row + cx)
+            cx += 8
+        }
+        for cx in cx..<count {
+            row[cx] = 0.25 * scratch[cx - 1] + 0.5 * scratch[cx] + 0.25 * scratch[min(cx + 1, count - 1)]
+        }
+    }
+
     /// One luma row of the matte from the chroma row's strengths `near` (the chroma row the luma
     /// row belongs to) and `far` (the next one towards the luma row), the local screen's
     /// 1 / strength and spill allowance at its even and odd columns, and the row's `luma`. `sHalf` is scratch for cw + 1 values.
@@ -97,7 +203,7 @@ enum KeyerVectors {
         near: UnsafePointer<Float>, far: UnsafePointer<Float>, inverseEven: UnsafePointer<Float>,
         inverseOdd: UnsafePointer<Float>, allowanceEven: UnsafePointer<Float>, allowanceOdd: UnsafePointer<Float>,
         luma: UnsafePointer<UInt8>, sHalf: UnsafeMutablePointer<Float>, width w: Int,
-        levels: MatteLevels, into out: UnsafeMutablePointer<UInt8>
+        levels: MatteLevels, core: UnsafePointer<UInt8>? = nil, into out: UnsafeMutablePointer<UInt8>
     ) {
         let cw = (w + 1) / 2
         // The luma row sits a quarter of a chroma row from `near` towards `far`.
@@ -119,7 +225,9 @@ enum KeyerVectors {
             let s = loadFloats(sHalf + cx), next = loadFloats(sHalf + cx + 1)
             let any = unsafeBitCast(s, to: SIMD8<UInt32>.self) | unsafeBitCast(next, to: SIMD8<UInt32>.self)
             let words = unsafeBitCast(any.lowHalf | any.highHalf, to: SIMD2<UInt64>.self)
-            if words[0] | words[1] == 0 {
+            // The core matte of the eight chroma samples (0 or 255 each; `KeyerSettings.coreClip`).
+            let coreWord = core.map { word($0 + cx) } ?? 0
+            if words[0] | words[1] == 0 || coreWord == ~0 {
                 UnsafeMutableRawPointer(out + 2 * cx).storeBytes(of: opaque, as: SIMD16<UInt8>.self)
                 cx += 8
                 continue
@@ -134,7 +242,7 @@ enum KeyerVectors {
             let lo = VectorMath.max(VectorMath.float(VectorMath.widen(lumaWords &>> 8)) - 16, zero)
             let pe = s * loadFloats(inverseEven + cx) - le * loadFloats(allowanceEven + cx)
             let po = 0.5 * (s + next) * loadFloats(inverseOdd + cx) - lo * loadFloats(allowanceOdd + cx)
-            if all((pe .>= transparentFrom) .& (po .>= transparentFrom)) {
+            if coreWord == 0 && all((pe .>= transparentFrom) .& (po .>= transparentFrom)) {
                 UnsafeMutableRawPointer(out + 2 * cx).storeBytes(of: transparent, as: SIMD16<UInt8>.self)
                 cx += 8
                 continue
@@ -144,8 +252,12 @@ enum KeyerVectors {
                 cx += 8
                 continue
             }
-            let even = (1 - pe - black) * scale
-            let odd = (1 - po - black) * scale
+            var even = (1 - pe - black) * scale
+            var odd = (1 - po - black) * scale
+            if let core, coreWord != 0 {
+                let c = bytes(core + cx)
+                even = VectorMath.max(even, c); odd = VectorMath.max(odd, c)
+            }
             // Even and odd bytes interleaved as one little-endian 16-bit word per sample.
             let both = (clampBits(even) & 0xFF) | ((clampBits(odd) & 0xFF) &<< 8)
             UnsafeMutableRawPointer(out + 2 * cx).storeBytes(of: VectorMath.narrow16(both), as: SIMD8<UInt16>.self)
@@ -156,7 +268,7 @@ enum KeyerVectors {
             let s = x % 2 == 0 ? sHalf[c] : 0.5 * (sHalf[c] + sHalf[c + 1])
             let l = max(Float(Int32(luma[x]) - 16), 0)
             let p = s * (x % 2 == 0 ? inverseEven[c] : inverseOdd[c]) - l * (x % 2 == 0 ? allowanceEven[c] : allowanceOdd[c])
-            out[x] = levels.byte(1 - p)
+            out[x] = max(levels.byte(1 - p), core?[c] ?? 0)
         }
     }
 
@@ -203,18 +315,21 @@ enum KeyerVectors {
     }
 
     /// Chroma row of the composite (one plane pair): each sample with the mean alpha `k` of its
-    /// four luma pixels (rows `a0`, `a1`): the foreground minus k x the screen, despilled, plus
-    /// k x the background.
+    /// four luma pixels (rows `a0`, `a1`): the foreground minus k x the screen, despilled (within
+    /// the limit its premultiplied luma, from luma rows `y0`, `y1`, and the screen's `ratio` give:
+    /// `Despill`), plus k x the background.
     static func compositeChroma(
         alpha a0: UnsafePointer<UInt8>, _ a1: UnsafePointer<UInt8>,
+        luma y0: UnsafePointer<UInt8>, _ y1: UnsafePointer<UInt8>,
         foreground fu: UnsafePointer<UInt8>, _ fv: UnsafePointer<UInt8>,
         background bu: UnsafePointer<UInt8>, _ bv: UnsafePointer<UInt8>,
         into ou: UnsafeMutablePointer<UInt8>, _ ov: UnsafeMutablePointer<UInt8>,
-        width w: Int, screenU: UnsafePointer<Float>, screenV: UnsafePointer<Float>,
-        screen: ScreenEstimate, despill: Despill
+        width w: Int, screenY: UnsafePointer<Float>, screenU: UnsafePointer<Float>, screenV: UnsafePointer<Float>,
+        ratio: UnsafePointer<Float>, screen: ScreenEstimate, despill: Despill
     ) {
         let cw = (w + 1) / 2
         let evenT = screen.evenT
+        let lumaScale: Float = 255 / 219
         var cx = 0
         while 2 * cx + 16 <= w {
             let x = 2 * cx
@@ -226,9 +341,21 @@ enum KeyerVectors {
                 continue
             }
             var u = bytes(fu + cx) - 128, v = bytes(fv + cx) - 128
+            // The screen at the even luma column of each sample (as `ScreenEstimate.spreadRow`).
+            let t = loadFloats(evenT + cx)
+            @inline(__always) func spread(_ row: UnsafePointer<Float>) -> Vector8 {
+                let (g0, g1) = screen.cells(row, chroma: cx)
+                return g0 + t * (g1 - g0)
+            }
+            let su = spread(screenU), sv = spread(screenV), sr = spread(ratio)
+            // The mean luma of the sample's four pixels: the two bytes of a 16-bit word, in both rows.
+            let l0 = UnsafeRawPointer(y0 + x).loadUnaligned(as: SIMD8<UInt16>.self)
+            let l1 = UnsafeRawPointer(y1 + x).loadUnaligned(as: SIMD8<UInt16>.self)
+            let luma = VectorMath.float(VectorMath.widen((l0 & 0xFF) &+ (l0 &>> 8) &+ (l1 & 0xFF) &+ (l1 &>> 8))) * 0.25
             if m0 & m1 & m2 & m3 == ~0 {
                 // All foreground: k = 0, so only the despill changes anything.
-                KeyerVectors.despill(&u, &v, despill)
+                let zero = Vector8(repeating: 0)
+                KeyerVectors.despill(&u, &v, luma: (luma - 16) * lumaScale, ratio: sr, k: zero, su: su, sv: sv, despill)
             } else {
                 // The four alphas of each sample: the two bytes of a 16-bit word, in both rows.
                 let r0 = UnsafeRawPointer(a0 + x).loadUnaligned(as: SIMD8<UInt16>.self)
@@ -236,14 +363,9 @@ enum KeyerVectors {
                 let pairs = (r0 & 0xFF) &+ (r0 &>> 8) &+ (r1 & 0xFF) &+ (r1 &>> 8)
                 let sum = VectorMath.float(VectorMath.widen(pairs))
                 let k = (1020 - sum) * inverse1020
-                // The screen at the even luma column of each sample (as `ScreenEstimate.spreadRow`).
-                let t = loadFloats(evenT + cx)
-                @inline(__always) func spread(_ row: UnsafePointer<Float>) -> Vector8 {
-                    let (g0, g1) = screen.cells(row, chroma: cx)
-                    return g0 + t * (g1 - g0)
-                }
-                u -= k * spread(screenU); v -= k * spread(screenV)
-                KeyerVectors.despill(&u, &v, despill)
+                u -= k * su; v -= k * sv
+                let premultiplied = ((luma - 16) - k * (spread(screenY) - 16)) * lumaScale
+                KeyerVectors.despill(&u, &v, luma: premultiplied, ratio: sr, k: k, su: su, sv: sv, despill)
                 let bgU = bytes(bu + cx) - 128, bgV = bytes(bv + cx) - 128
                 u += k * bgU; v += k * bgV
                 let none = sum .== 0
@@ -257,12 +379,15 @@ enum KeyerVectors {
             let sum = Int(a0[x0]) + Int(a0[x1]) + Int(a1[x0]) + Int(a1[x1])
             if sum == 0 { ou[cx] = bu[cx]; ov[cx] = bv[cx]; continue }
             var u = Float(fu[cx]) - 128, v = Float(fv[cx]) - 128
+            let su = screen.at(screenU, x0), sv = screen.at(screenV, x0), sr = screen.at(ratio, x0)
+            let luma = Float(Int32(y0[x0]) + Int32(y0[x1]) + Int32(y1[x0]) + Int32(y1[x1])) * 0.25
             if sum == 4 * 255 {
-                despill.apply(u: &u, v: &v)
+                despill.apply(u: &u, v: &v, luma: (luma - 16) * lumaScale, ratio: sr, k: 0, su: su, sv: sv)
             } else {
                 let k = Float(4 * 255 - sum) * inverse1020
-                u -= k * screen.at(screenU, x0); v -= k * screen.at(screenV, x0)
-                despill.apply(u: &u, v: &v)
+                u -= k * su; v -= k * sv
+                let premultiplied = ((luma - 16) - k * (screen.at(screenY, x0) - 16)) * lumaScale
+                despill.apply(u: &u, v: &v, luma: premultiplied, ratio: sr, k: k, su: su, sv: sv)
                 u += k * (Float(bu[cx]) - 128); v += k * (Float(bv[cx]) - 128)
             }
             ou[cx] = clampByte(u + 128); ov[cx] = clampByte(v + 128)

@@ -38,11 +38,28 @@ final class KeyerVectorsTests: XCTestCase {
     func reference(_ keyer: Keyer, _ fg: YUVImage, _ bg: YUVImage) -> (alpha: [UInt8], out: YUVBuffer) {
         let w = fg.width, h = fg.height, cw = fg.u.width, ch = fg.u.height
         let screen = keyer.computeMatte(fg).screen
-        let grid = UnsafeMutablePointer<Float>.allocate(capacity: 4 * screen.gridWidth)
+        let grid = UnsafeMutablePointer<Float>.allocate(capacity: 5 * screen.gridWidth)
         defer { grid.deallocate() }
-        let gy = grid + screen.gridWidth, gu = gy + screen.gridWidth, gv = gu + screen.gridWidth
+        let gy = grid + screen.gridWidth, gu = gy + screen.gridWidth, gv = gu + screen.gridWidth, gr = gv + screen.gridWidth
         func strength(_ cx: Int, _ cy: Int) -> Float {
             keyer.difference.strength(u: Float(Int(fg.u[cx, cy]) - 128), v: Float(Int(fg.v[cx, cy]) - 128))
+        }
+        // The core matte: far from the local screen's chroma (at the sample's even luma column,
+        // its chroma row's centre), with the four neighbours far too.
+        var far = [[UInt8]](repeating: [UInt8](repeating: 0, count: cw), count: ch)
+        for cy in 0..<ch {
+            screen.interpolateRow(.u, lumaY: Double(2 * cy) + 1, into: gu)
+            screen.interpolateRow(.v, lumaY: Double(2 * cy) + 1, into: gv)
+            for cx in 0..<cw {
+                let su = screen.at(gu, 2 * cx), sv = screen.at(gv, 2 * cx)
+                let du = Float(Int(fg.u[cx, cy]) - 128) - su, dv = Float(Int(fg.v[cx, cy]) - 128) - sv
+                let ss = keyer.coreClip2 * (su * su + sv * sv)
+                far[cy][cx] = clampByte((du * du + dv * dv - ss) * 255 / max(3 * ss, 1e-6))
+            }
+        }
+        func core(_ cx: Int, _ cy: Int) -> UInt8 {
+            guard keyer.coreClip2 > 0 else { return 0 }
+            return min(far[cy][cx], far[cy][max(cx - 1, 0)], far[cy][min(cx + 1, cw - 1)], far[max(cy - 1, 0)][cx], far[min(cy + 1, ch - 1)][cx])
         }
         var alpha = [UInt8](repeating: 0, count: w * h)
         for y in 0..<h {
@@ -54,7 +71,7 @@ final class KeyerVectorsTests: XCTestCase {
                 let s = x % 2 == 0 ? half[x / 2] : 0.5 * (half[x / 2] + half[x / 2 + 1])
                 // Less the spill cast the pixel's luma carries (`ScreenEstimate.finish`).
                 let l = max(Float(Int32(fg.y[x, y]) - 16), 0)
-                alpha[y * w + x] = keyer.levels.byte(1 - (s * screen.at(grid, x) - l * screen.at(gy, x)))
+                alpha[y * w + x] = max(keyer.levels.byte(1 - (s * screen.at(grid, x) - l * screen.at(gy, x))), core(x / 2, cy))
             }
         }
         let out = YUVBuffer(width: w, height: h), o = out.image
@@ -62,6 +79,7 @@ final class KeyerVectorsTests: XCTestCase {
             screen.interpolateRow(.y, lumaY: Double(2 * cy) + 1, into: gy)
             screen.interpolateRow(.u, lumaY: Double(2 * cy) + 1, into: gu)
             screen.interpolateRow(.v, lumaY: Double(2 * cy) + 1, into: gv)
+            screen.interpolateRow(.ratio, lumaY: Double(2 * cy) + 1, into: gr)
             for y in (2 * cy)..<min(2 * cy + 2, h) {
                 for x in 0..<w {
                     let a = alpha[y * w + x], p = fg.y[x, y], q = bg.y[x, y]
@@ -75,8 +93,13 @@ final class KeyerVectorsTests: XCTestCase {
                 if sum == 0 { o.u[cx, cy] = bg.u[cx, cy]; o.v[cx, cy] = bg.v[cx, cy]; continue }
                 let k = Float(1020 - sum) * (1 / 1020)
                 var u = Float(fg.u[cx, cy]) - 128, v = Float(fg.v[cx, cy]) - 128
-                u -= k * screen.at(gu, x0); v -= k * screen.at(gv, x0)
-                keyer.despill.apply(u: &u, v: &v)
+                let su = screen.at(gu, x0), sv = screen.at(gv, x0)
+                u -= k * su; v -= k * sv
+                // The despill's limit: from the premultiplied luma (luma above black less the
+                // screen's share), in R'G'B' units.
+                let luma = Float(Int32(fg.y[x0, 2 * cy]) + Int32(fg.y[x1, 2 * cy]) + Int32(fg.y[x0, y1]) + Int32(fg.y[x1, y1])) * 0.25
+                let premultiplied = ((luma - 16) - k * (screen.at(gy, x0) - 16)) * (255 / 219)
+                keyer.despill.apply(u: &u, v: &v, luma: premultiplied, ratio: screen.at(gr, x0), k: k, su: su, sv: sv)
                 u += k * (Float(bg.u[cx, cy]) - 128); v += k * (Float(bg.v[cx, cy]) - 128)
                 o.u[cx, cy] = clampByte(u + 128); o.v[cx, cy] = clampByte(v + 128)
             }

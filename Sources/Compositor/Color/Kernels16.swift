@@ -111,6 +111,7 @@ extension Keyer {
             screen.interpolateRow(.y, lumaY: centre, into: b.gridRow)
             screen.interpolateRow(.u, lumaY: centre, into: b.gridRowU)
             screen.interpolateRow(.v, lumaY: centre, into: b.gridRowV)
+            screen.interpolateRow(.ratio, lumaY: centre, into: b.gridRowR)
             for y in (2 * cy)..<min(2 * cy + 2, h) {
                 let m = a.row(y), p = fg.y.row(y), q = bg.y.row(y), o = out.y.row(y)
                 for x in 0..<w {
@@ -132,12 +133,17 @@ extension Keyer {
                 let sum = Int(a0[x0]) + Int(a0[x1]) + Int(a1[x0]) + Int(a1[x1])
                 if sum == 0 { ou[cx] = bu[cx]; ov[cx] = bv[cx]; continue }
                 var u = Float(fu[cx]) - 512, v = Float(fv[cx]) - 512
+                // The despill's limit in 10-bit units: four times the 8-bit one (`Despill`).
+                let y0 = fg.y.row(2 * cy), y1 = fg.y.row(min(2 * cy + 1, h - 1))
+                let luma = Float(Int(y0[x0]) + Int(y0[x1]) + Int(y1[x0]) + Int(y1[x1])) / 4 - 64
+                let su = 4 * screen.at(b.gridRowU, x0), sv = 4 * screen.at(b.gridRowV, x0), ratio = screen.at(b.gridRowR, x0)
                 if sum == 4 * 255 {
-                    despill.apply(u: &u, v: &v)
+                    despill.apply(u: &u, v: &v, luma: luma * (255 / 219), ratio: ratio, k: 0, su: su, sv: sv)
                 } else {
                     let k = Float(4 * 255 - sum) / 1020
-                    u -= k * 4 * screen.at(b.gridRowU, x0); v -= k * 4 * screen.at(b.gridRowV, x0)
-                    despill.apply(u: &u, v: &v)
+                    u -= k * su; v -= k * sv
+                    let premultiplied = (luma - k * (4 * screen.at(b.gridRow, x0) - 64)) * (255 / 219)
+                    despill.apply(u: &u, v: &v, luma: premultiplied, ratio: ratio, k: k, su: su, sv: sv)
                     u += k * (Float(bu[cx]) - 512); v += k * (Float(bv[cx]) - 512)
                 }
                 ou[cx] = clamp(u + 512); ov[cx] = clamp(v + 512)

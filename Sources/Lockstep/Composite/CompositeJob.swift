@@ -125,6 +125,8 @@ public struct CompositeResult: Sendable {
     public var notices: [String] = []
     /// With `loudness`: what was measured and done.
     public var loudness: LoudnessSummary?
+    /// Lockstep's keyer's line: the screen it measured and what it chose from the picture (`Keyer.report`).
+    public var keying: String?
 }
 
 /// `--loudness`'s report: the inputs' mix as measured before the job, the gain applied to reach
@@ -462,6 +464,7 @@ public final class CompositeJob: Job {
             picturesDecoded: lanes.map(\.reader.picturesDecoded),
             notices: notices + lateNotices)
         result.loudness = summary
+        result.keying = blender.keyer?.report
         return .done(result)
     }
 

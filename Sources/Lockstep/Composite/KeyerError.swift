@@ -7,6 +7,7 @@ import Foundation
 public enum KeyerError: JobFailure, Equatable {
     case notAFraction(option: String, got: String)
     case spillCastOutOfRange(lowest: String, highest: String, got: String)
+    case outOfRange(option: String, lowest: String, highest: String, got: String)
     case clipsCrossed(white: String, black: String)
     case negativeRadius(option: String, got: String)
     case radiusTooLarge(option: String, limit: String, got: String)
@@ -21,12 +22,13 @@ public enum KeyerError: JobFailure, Equatable {
         switch self {
         case .notAFraction(let option, let got): "\(option) must be between 0 and 1; got \(got)."
         case .spillCastOutOfRange(let lowest, let highest, let got): "--spill-cast must be between \(lowest) and \(highest); got \(got)."
+        case .outOfRange(let option, let lowest, let highest, let got): "\(option) must be between \(lowest) and \(highest); got \(got)."
         case .clipsCrossed(let white, let black): "--clip-white must be above --clip-black; got \(white) and \(black)."
         case .negativeRadius(let option, let got): "\(option) must be 0 or more pixels; got \(got)."
         case .radiusTooLarge(let option, let limit, let got): "\(option) must be at most \(limit) pixels; got \(got)."
         case .badShape(let option, let problem): "\(option): \(problem)."
         case .needsLockstepKeyer:
-            "--clip-black, --clip-white, --screen-balance, --despill, --despill-balance, --spill-cast, --erode, --dilate, --feather, --garbage, --core and --key-view need --keyer lockstep."
+            "--clip-black, --clip-white, --screen-balance, --despill, --despill-balance, --spill-cast, --core-clip, --matte-smoothing, --erode, --dilate, --feather, --garbage, --core and --key-view need --keyer lockstep."
         case .weakScreenColour(let hex):
             "--key-color \(hex): the lockstep keyer needs a screen colour whose strongest channel stands clear of the other two (a green or blue screen); --keyer gpuimage keys any colour."
         case .mixFactorOutOfRange(let got): "--mix-factor must be between 0 and 1; got \(got)."

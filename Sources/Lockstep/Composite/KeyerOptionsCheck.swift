@@ -31,6 +31,11 @@ extension CompositeOptions {
         guard KeyerSettings.spillCasts.contains(k.spillCast) else {
             throw KeyerError.spillCastOutOfRange(lowest: "\(KeyerSettings.spillCasts.lowerBound)", highest: "\(KeyerSettings.spillCasts.upperBound)", got: "\(k.spillCast)")
         }
+        for (name, value, range) in [
+            ("--core-clip", k.coreClip, KeyerSettings.coreClips), ("--matte-smoothing", k.matteSmoothing, KeyerSettings.matteSmoothings)
+        ] where !range.contains(value) {
+            throw KeyerError.outOfRange(option: name, lowest: "\(range.lowerBound)", highest: "\(range.upperBound)", got: "\(value)")
+        }
         guard k.clipWhite > k.clipBlack else {
             throw KeyerError.clipsCrossed(white: "\(k.clipWhite)", black: "\(k.clipBlack)")
         }

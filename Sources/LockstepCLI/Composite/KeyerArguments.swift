@@ -25,8 +25,28 @@ struct KeyerArguments: ParsableArguments {
         help: "The share of the subject's light that is the screen's bounce light, 0 to 0.5: so much screen colour per unit of luma keys as subject, not screen (light clothing stays opaque).")
     var spillCast = KeyerSettings().spillCast
 
-    @Option(parsing: .unconditional, help: "Spill removed, 0 to 1 (the luma it takes is given back).")
+    @Option(
+        parsing: .unconditional,
+        help:
+            "Spill removed, 0 to 1 (with green subjects within the screen's cast: more where the matte is partial, all where the hue is the screen's); the luma it takes is given back.")
     var despill = KeyerSettings().despill
+
+    @Option(
+        name: .customLong("core-clip"), parsing: .unconditional,
+        help: "With green subjects: chroma distance from the screen (0 to 2, a share of its chroma) from which a pixel whose neighbours are as far is solid (no holes in them); 0 is off.")
+    var coreClip = KeyerSettings().coreClip
+
+    @Option(
+        name: .customLong("matte-smoothing"), parsing: .unconditional,
+        help: "Share of the last frame's matte a still pixel keeps, 0 to 0.9 (0 off): the edge does not crawl with noise; moving pixels take the new matte.")
+    var matteSmoothing = KeyerSettings().matteSmoothing
+
+    @Option(
+        name: .customLong("green-subjects"),
+        help: ArgumentHelp(
+            "Whether the foreground holds green subjects (leaves, green hair or clothing), which then count less as screen; auto decides from the first frame and says what it chose.",
+            valueName: "auto|yes|no"))
+    var greenSubjects = KeyerSettings().greenSubjects
 
     @Option(name: .customLong("despill-balance"), parsing: .unconditional, help: "Weight of red against blue in the despill limit, 0 to 1.")
     var despillBalance = KeyerSettings().despillBalance
@@ -55,6 +75,7 @@ struct KeyerArguments: ParsableArguments {
         var s = KeyerSettings()
         s.clipBlack = clipBlack; s.clipWhite = clipWhite; s.screenBalance = screenBalance
         s.despill = despill; s.despillBalance = despillBalance; s.spillCast = spillCast
+        s.coreClip = coreClip; s.matteSmoothing = matteSmoothing; s.greenSubjects = greenSubjects
         s.erode = erode; s.dilate = dilate; s.feather = feather
         s.garbage = garbage; s.core = core; s.view = keyView
         return s
@@ -63,6 +84,7 @@ struct KeyerArguments: ParsableArguments {
 
 extension KeyerChoice: ExpressibleByArgument {}
 extension KeyView: ExpressibleByArgument {}
+extension GreenSubjects: ExpressibleByArgument {}
 extension KeyShape: ExpressibleByArgument {
     public init?(argument: String) { self.init(parsing: argument) }
 }

@@ -147,6 +147,7 @@ func runComposite(_ options: CompositeOptions, quiet: Bool) throws {
     let seconds = (result.frameRate.inverse * result.frames).seconds
     let audioNote = result.audioSamples.map { String(format: ", audio %.3f s", Double($0) / 48_000) } ?? ", no audio"
     print("wrote \(options.output): \(result.frames) frames, \(result.canvas) at \(result.frameRate) fps, \(String(format: "%.3f", seconds)) s\(audioNote)")
+    if let keying = result.keying { print(keying) }
     if let l = result.loudness {
         print(
             l.mixLUFS.isFinite

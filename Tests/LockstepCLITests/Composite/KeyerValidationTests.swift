@@ -51,7 +51,8 @@ final class KeyerValidationTests: XCTestCase {
             "The value 'keylight' is invalid for '--keyer <lockstep|gpuimage>'. Please provide one of 'lockstep' and 'gpuimage'.")
         XCTAssertEqual(
             message(["--keyer", "gpuimage", "--despill", "0.5"]),
-            "--clip-black, --clip-white, --screen-balance, --despill, --despill-balance, --spill-cast, --erode, --dilate, --feather, --garbage, --core and --key-view need --keyer lockstep.")
+            "--clip-black, --clip-white, --screen-balance, --despill, --despill-balance, --spill-cast, --core-clip, --matte-smoothing, --erode, --dilate, --feather, --garbage, --core and --key-view need --keyer lockstep."
+        )
         XCTAssertEqual(message(["--keyer", "gpuimage", "--key-color", "808080", "--similarity", "0.2"]), "accepted")
         XCTAssertEqual(
             message(["--key-color", "808080"]),
