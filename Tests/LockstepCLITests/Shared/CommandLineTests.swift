@@ -59,7 +59,11 @@ final class CommandLineTests: ScratchFolderTestCase {
         let out = scratch.appendingPathComponent("o.mov").path
         let r = try lockstep(["composite", "--blend", "chromakey", "-o", out, fixture("fg.mp4"), fixture("bg.mp4")])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(r.stdout, "wrote \(out): 60 frames, 320x240 at 30 fps, 2.000 s, audio 2.000 s\n")
+        // The keyer's line says what it measured and chose, so that a user can repeat it (issue 44).
+        XCTAssertEqual(
+            r.stdout,
+            "wrote \(out): 60 frames, 320x240 at 30 fps, 2.000 s, audio 2.000 s\n"
+                + "keyer: screen measured 00FF01 on the first frame, --green-subjects no (0.00% of the picture green but not the screen's green), --clip-black 0.05 --clip-white 0.95\n")
         XCTAssertEqual(r.stderr, "", "no progress when stderr is not a terminal")
         XCTAssertEqual(try leftovers(), ["o.mov"])
     }

@@ -64,9 +64,10 @@ final class TelemetryKeptTests: ScratchTestCase {
         try assertGyro(out, keeps: 1..<5, start: 59.0 * 1001 / 30000)
     }
 
-    /// Two chapters (the ffmpeg CLI's segment muxer splits karma.mp4 at the keyframe at 5.606 s,
-    /// each chapter's track from its own 0, the second's first payload 0.4 s in), joined back.
-    func testConcatOfTwoChaptersGivesOneContinuousTrack() throws {
+    /// karma.mp4 split by the ffmpeg CLI's segment muxer at the keyframe at 5.606 s into two
+    /// chapters named as a GoPro names them (GH010001.mp4, GH020001.mp4... here GH00/GH01), each
+    /// chapter's picture, sound and GPMF track from its own 0.
+    func twoChapters() throws -> [String] {
         let pattern = scratch.appendingPathComponent("GH0%d0001.mp4").path
         try Shell.check(
             "ffmpeg",
@@ -75,7 +76,13 @@ final class TelemetryKeptTests: ScratchTestCase {
                 "-f", "segment", "-segment_times", "5.5", "-reset_timestamps", "1",
                 "-segment_format_options", "movflags=use_metadata_tags", pattern
             ])
-        let chapters = [0, 1].map { scratch.appendingPathComponent("GH0\($0)0001.mp4").path }
+        return [0, 1].map { scratch.appendingPathComponent("GH0\($0)0001.mp4").path }
+    }
+
+    /// Two chapters (the ffmpeg CLI's segment muxer splits karma.mp4 at the keyframe at 5.606 s,
+    /// each chapter's track from its own 0, the second's first payload 0.4 s in), joined back.
+    func testConcatOfTwoChaptersGivesOneContinuousTrack() throws {
+        let chapters = try twoChapters()
         XCTAssertEqual(try XCTUnwrap(try probeTrack(chapters[1])).packets.count, 7)
         for copy in [true, false] {
             let out = scratch.appendingPathComponent(copy ? "joined-copy.mp4" : "joined.mp4").path
@@ -122,15 +129,7 @@ final class TelemetryKeptTests: ScratchTestCase {
     /// 7 the second chapter's), 8 (8.008 s) after the end. (A cut ending at 8.008 s keeps
     /// payload 8: the segment muxer stored it at 1 ms, 0.4 ms before that end.)
     func testAConcatCutKeepsTheJoinedTrackCut() throws {
-        let pattern = scratch.appendingPathComponent("GH0%d0001.mp4").path
-        try Shell.check(
-            "ffmpeg",
-            [
-                "-v", "error", "-i", Self.karma, "-map", "0:v", "-map", "0:a", "-map", "0:3", "-c", "copy", "-tag:d", "gpmd",
-                "-f", "segment", "-segment_times", "5.5", "-reset_timestamps", "1",
-                "-segment_format_options", "movflags=use_metadata_tags", pattern
-            ])
-        let chapters = [0, 1].map { scratch.appendingPathComponent("GH0\($0)0001.mp4").path }
+        let chapters = try twoChapters()
         let out = scratch.appendingPathComponent("joined-cut.mp4").path
         var options = ConcatOptions(clips: chapters, output: out)
         options.size = Size(width: 214, height: 120)
