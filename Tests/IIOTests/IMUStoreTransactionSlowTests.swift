@@ -5,7 +5,7 @@ import XCTest
 
 /// The slow tier's trace-store race (issue 26, finding 2; moved out of `IMUStoreTransactionTests`
 /// for the default tier's time, issue 43): two imports of 300,000 samples each into one store at
-/// once, 76 s on a quiet machine and five minutes under load. The default tier keeps the wait on
+/// once: 17.6 s quiet (debug build, 2026-11-29), 300 s at load 25 in a tier run. The default tier keeps the wait on
 /// a store another process reads (`testAnImportThatStoredItsTraceSaysSoWhileAReaderHoldsTheStore`).
 final class IMUStoreTransactionSlowTests: IIOTestCase {
     var store: String { scratch.appendingPathComponent("s.sqlite").path }
