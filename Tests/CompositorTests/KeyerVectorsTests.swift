@@ -215,4 +215,36 @@ final class KeyerVectorsTests: XCTestCase {
         // On 160x120 the subject covers whole cells: the empty-cell side was checked too.
         XCTAssertGreaterThan(notScreen, 0)
     }
+
+    /// The matte's temporal filter (`KeyerVectors.smoothRow`) against the filter one pixel at a
+    /// time: a row of 40 (two blocks of sixteen and a tail) in which one pixel differs from its
+    /// history, at every position in turn, each of the sixteen bytes of a block (both of the
+    /// 64-bit words it is compared as) and the tail; the rest of the row equals its history and
+    /// is left as it was, and the luma always becomes the history.
+    func testTheMatteFilterTakesEveryPixelThatDiffersFromItsHistory() {
+        let w = 40, keep: Float = 0.6
+        func filtered(_ a: UInt8, _ l: UInt8, _ ha: UInt8, _ hl: UInt8) -> UInt8 {
+            let av = Float(a), hav = Float(ha)
+            let diff: Float = abs(Float(l) - Float(hl)), jump: Float = abs(av - hav)
+            let still: Float = min(max((diff - 6) * (1 / 10), 0), 1), kept: Float = min(max((jump - 64) * (1 / 64), 0), 1)
+            let k: Float = keep * (1 - max(still, kept))
+            let x: Float = av + k * (hav - av)
+            return UInt8(x.rounded(.toNearestOrEven))
+        }
+        for at in 0..<w {
+            for (now, before, lumaMove) in [(UInt8(200), UInt8(100), UInt8(3)), (10, 90, 9), (255, 0, 0), (60, 70, 30)] {
+                var alpha = (0..<w).map { UInt8(truncatingIfNeeded: 37 * $0 + 11) }, history = alpha
+                let luma = (0..<w).map { UInt8(truncatingIfNeeded: 101 + 3 * $0) }
+                var historyLuma = luma.map { $0 &- 1 }
+                alpha[at] = now; history[at] = before; historyLuma[at] = luma[at] &- lumaMove
+                let want = filtered(now, luma[at], before, historyLuma[at])
+                var expected = alpha
+                expected[at] = want
+                KeyerVectors.smoothRow(alpha: &alpha, luma: luma, history: &history, historyLuma: &historyLuma, width: w, keep: keep)
+                XCTAssertEqual(alpha, expected, "pixel \(at), \(now) after \(before)")
+                XCTAssertEqual(history, expected, "the history holds the filtered matte, pixel \(at)")
+                XCTAssertEqual(historyLuma, luma, "pixel \(at)")
+            }
+        }
+    }
 }

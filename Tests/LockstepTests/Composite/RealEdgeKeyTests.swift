@@ -65,23 +65,25 @@ final class RealEdgeKeyTests: ScratchTestCase {
             "\($0.key): \(f($0.value.lockstep.edge)) dB (hue \(f($0.value.lockstep.hue, 1)), flicker \(f($0.value.lockstep.flicker))) vs ffmpeg "
                 + "\(f($0.value.ffmpeg.edge)) dB (hue \(f($0.value.ffmpeg.hue, 1)), flicker \(f($0.value.ffmpeg.flicker)))"
         }.joined(separator: "; ")
-        // The measured state (scripts/bench/real-key, docs/compositing.md): every plate above
-        // ffmpeg's best, flowers and the rabbit (no green subjects: --green-subjects auto says
-        // no) by 1.49 and 1.84 dB, the trolls and the plant (it says yes) by 0.26 and 0.30 dB.
+        // The measured state (scripts/bench/real-key, docs/compositing.md, the fourth session):
+        // every plate above ffmpeg's best, flowers and the rabbit (no green subjects:
+        // --green-subjects auto says no) by 1.61 and 1.81 dB, the trolls and the plant (it says
+        // yes) by 0.29 and 0.64 dB; the mean margin +1.09 dB, the issue's +1 met.
         for name in ["flowers", "rabbit"] {
             XCTAssertGreaterThan(scores[name]!.lockstep.edge, scores[name]!.ffmpeg.edge + 1, "\(name): \(report)")
         }
-        for name in ["trolls", "plant"] {
-            XCTAssertGreaterThan(scores[name]!.lockstep.edge, scores[name]!.ffmpeg.edge + 0.1, "\(name): \(report)")
-        }
+        XCTAssertGreaterThan(scores["trolls"]!.lockstep.edge, scores["trolls"]!.ffmpeg.edge + 0.15, "trolls: \(report)")
+        XCTAssertGreaterThan(scores["plant"]!.lockstep.edge, scores["plant"]!.ffmpeg.edge + 0.4, "plant: \(report)")
+        let mean = scores.values.map { $0.lockstep.edge - $0.ffmpeg.edge }.reduce(0, +) / Double(scores.count)
+        XCTAssertGreaterThanOrEqual(mean, 1, "the mean edge margin: \(report)")
         // Green stays green: the trolls' green hair and the leaves (measured 1.9 and 3.3 degrees;
         // 33-35 before issue 44, when the despill turned them brown).
         XCTAssertLessThan(scores["trolls"]!.lockstep.hue, 3, report)
         XCTAssertLessThan(scores["plant"]!.lockstep.hue, 4, report)
-        // The flicker is still above ffmpeg's on every plate (by 0.24, 0.07, 0.05 and 0.15
+        // The flicker is still above ffmpeg's on every plate (by 0.22, 0.11, 0.02 and 0.16
         // levels): held there, so that it cannot grow unseen.
         for name in ["flowers", "trolls", "plant", "rabbit"] {
-            XCTAssertLessThan(scores[name]!.lockstep.flicker, scores[name]!.ffmpeg.flicker + 0.3, "\(name): \(report)")
+            XCTAssertLessThan(scores[name]!.lockstep.flicker, scores[name]!.ffmpeg.flicker + 0.25, "\(name): \(report)")
         }
     }
 
