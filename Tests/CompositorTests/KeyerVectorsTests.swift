@@ -226,8 +226,8 @@ final class KeyerVectorsTests: XCTestCase {
         func filtered(_ a: UInt8, _ l: UInt8, _ ha: UInt8, _ hl: UInt8) -> UInt8 {
             let av = Float(a), hav = Float(ha)
             let diff: Float = abs(Float(l) - Float(hl)), jump: Float = abs(av - hav)
-            let still: Float = min(max((diff - 6) * (1 / 10), 0), 1), kept: Float = min(max((jump - 64) * (1 / 64), 0), 1)
-            let k: Float = keep * (1 - max(still, kept))
+            let byLuma: Float = min(max((diff - 6) * (1 / 10), 0), 1), byMatte: Float = min(max((jump - 64) * (1 / 64), 0), 1)
+            let k: Float = keep * (1 - max(byLuma, byMatte))
             let x: Float = av + k * (hav - av)
             return UInt8(x.rounded(.toNearestOrEven))
         }
