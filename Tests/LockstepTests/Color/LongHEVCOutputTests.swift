@@ -39,7 +39,7 @@ final class LongHEVCOutputTests: ScratchTestCase {
     }
 
     /// The fault grew with the frame number (the record's length), not with the picture: the
-    /// inputs are 64x48 (a 192x96 canvas, the HEVC encode a sixth of 160x120's) and two clips
+    /// inputs are 64x48 (a 78x38 canvas, where 160x120 inputs made 196x98) and two clips
     /// made by ffmpeg serve the five inputs under five names (each name is in every record).
     func testAFiveInputHDRGridOfThreeHundredFramesKeepsEveryFramesProvenance() throws {
         let made = try ["testsrc2", "smptebars"].map { try clip("\($0).mp4", size: "64x48", seconds: 10, pattern: $0) }
