@@ -36,7 +36,11 @@ enum FlashBeep {
                 "-shortest"
             ] + videoCodec + ["-c:a", "aac", "-b:a", "128k", path])
         let url = URL(fileURLWithPath: path)
-        return Clip(path: path, flashes: try flashes(url), beeps: try beeps(url), duration: try videoDuration(url))
+        // ffprobe's frame times and stream duration from one run (it decodes the clip once).
+        let (streams, pts) = try Probe.streamsAndVideoPTS(url)
+        return Clip(
+            path: path, flashes: try flashes(LumaVideo.decode(url), pts: pts, regions: [nil])[0], beeps: try beeps(url),
+            duration: streams.first { $0.codecType == "video" }?.duration ?? 0)
     }
 
     static func fmt(_ x: Double) -> String { String(format: "%.9g", x) }
@@ -49,8 +53,11 @@ enum FlashBeep {
 
     /// `flashes` in each of `regions`, from one decode of the movie (a quad's cells).
     static func flashes(_ url: URL, regions: [(x: Int, y: Int, w: Int, h: Int)?]) throws -> [[Double]] {
-        let video = try LumaVideo.decode(url)
-        let pts = try VideoTimestamps.pts(url)
+        flashes(try LumaVideo.decode(url), pts: try VideoTimestamps.pts(url), regions: regions)
+    }
+
+    /// `flashes` in decoded pictures whose ffprobe times are `pts`.
+    static func flashes(_ video: LumaVideo, pts: [Double], regions: [(x: Int, y: Int, w: Int, h: Int)?]) -> [[Double]] {
         precondition(pts.count == video.frames.count, "ffprobe and ffmpeg see as many frames")
         return regions.map { region in
             let r = region ?? (0, 0, video.width, video.height)
@@ -105,9 +112,5 @@ enum FlashBeep {
             }
         }
         return onsets
-    }
-
-    static func videoDuration(_ url: URL) throws -> Double {
-        try Probe.streams(url).first { $0.codecType == "video" }?.duration ?? 0
     }
 }
