@@ -14,19 +14,36 @@ import XCTest
 final class FilterReferenceTests: ScratchFolderTestCase {
     let w = 320, h = 240
 
-    /// Raw yuv420p bytes of the two test pictures.
+    /// The two test pictures, made once for the class: every check reads the same bytes (testsrc2's
+    /// first frame and a seeded numpy picture), so making them again per check (an ffmpeg and a
+    /// numpy run each time, 18 checks) only cost time.
+    nonisolated(unsafe) static var made: Result<[(String, URL)], Error>?
+
+    override class func tearDown() {
+        if case .success(let pictures)? = made, let first = pictures.first { try? FileManager.default.removeItem(at: first.1.deletingLastPathComponent()) }
+        made = nil
+        super.tearDown()
+    }
+
     func pictures() throws -> [(String, URL)] {
-        let a = scratch.appendingPathComponent("testsrc2.yuv")
+        if let made = Self.made { return try made.get() }
+        let made = Result { try makePictures(in: try Scratch.makeFolder("lockstep-filter-reference-pictures")) }
+        Self.made = made
+        return try made.get()
+    }
+
+    /// Raw yuv420p bytes of the two test pictures, into `folder`.
+    func makePictures(in folder: URL) throws -> [(String, URL)] {
+        let a = folder.appendingPathComponent("testsrc2.yuv")
         try Processes.check(
             "ffmpeg",
             [
                 "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=\(w)x\(h):r=1", "-frames:v", "1",
                 "-vf", "scale=out_color_matrix=bt709:out_range=tv", "-pix_fmt", "yuv420p", "-f", "rawvideo", "-y", a.path
             ])
-        let b = scratch.appendingPathComponent("numpy.yuv")
-        let script = try file(
-            "make.py",
-            """
+        let b = folder.appendingPathComponent("numpy.yuv")
+        let script = folder.appendingPathComponent("make.py").path
+        let text = """
             import numpy as np, sys
             w, h = \(w), \(h)
             rng = np.random.default_rng(7)
@@ -39,7 +56,8 @@ final class FilterReferenceTests: ScratchFolderTestCase {
             def down(p): return p.reshape(h // 2, 2, w // 2, 2).mean(axis=(1, 3))
             out = np.concatenate([(16 + 219 * Y).ravel(), (128 + 224 * down(Cb)).ravel(), (128 + 224 * down(Cr)).ravel()])
             np.clip(np.rint(out), 0, 255).astype(np.uint8).tofile(sys.argv[1])
-            """)
+            """
+        try text.write(toFile: script, atomically: true, encoding: .utf8)
         try Processes.check("python3", [script, b.path])
         return [("testsrc2", a), ("numpy", b)]
     }
@@ -77,11 +95,19 @@ final class FilterReferenceTests: ScratchFolderTestCase {
                 ]))
     }
 
+    /// numpy's reference for `input`: one python run answers for both pictures (the second call
+    /// for the same op reads the answer the first wrote).
     func numpy(_ op: String, _ args: [Double], _ input: URL) throws -> [UInt8] {
-        let script = try file("reference.py", Self.referencePy)
-        let out = scratch.appendingPathComponent("ref.yuv")
-        try Processes.check("python3", [script, op, String(w), String(h), input.path, out.path] + args.map { String($0) })
-        return [UInt8](try Data(contentsOf: out))
+        let inputs = try pictures().map(\.1)
+        let tag = "\(op)-\(args.map { String($0) }.joined(separator: "-"))"
+        func out(_ i: Int) -> URL { scratch.appendingPathComponent("ref-\(tag)-\(i).yuv") }
+        let i = try XCTUnwrap(inputs.firstIndex(of: input), "\(input.path) is not one of the test pictures")
+        if !FileManager.default.fileExists(atPath: out(i).path) {
+            let script = try file("reference.py", Self.referencePy)
+            let pairs = inputs.indices.flatMap { [inputs[$0].path, out($0).path] }
+            try Processes.check("python3", [script, op, String(w), String(h), String(inputs.count)] + pairs + args.map { String($0) })
+        }
+        return [UInt8](try Data(contentsOf: out(i)))
     }
 
     func mad(_ a: [UInt8], _ b: [UInt8], lumaOnly: Bool = false) -> Double {
@@ -155,57 +181,62 @@ final class FilterReferenceTests: ScratchFolderTestCase {
     /// The numpy reference: full-resolution RGB (chroma repeated 2x2), BT.709 video range.
     static let referencePy = """
         import sys, numpy as np
-        op, w, h, src, dst = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
-        a = [float(x) for x in sys.argv[6:]]
-        raw = np.fromfile(src, np.uint8).astype(np.float64)
-        cw, ch = w // 2, h // 2
-        Y = raw[:w * h].reshape(h, w); U = raw[w * h:w * h + cw * ch].reshape(ch, cw); V = raw[w * h + cw * ch:].reshape(ch, cw)
-        up = lambda p: np.repeat(np.repeat(p, 2, 0), 2, 1)
-        down = lambda p: p.reshape(ch, 2, cw, 2).mean(axis=(1, 3))
-        def to_rgb():
-            yn = (Y - 16) / 219; pb = (up(U) - 128) / 224; pr = (up(V) - 128) / 224
-            return np.stack([yn + 1.5748 * pr, yn - 0.187324 * pb - 0.468124 * pr, yn + 1.8556 * pb])
-        def from_rgb(c):
-            c = np.clip(c, 0, 1); yn = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
-            return 16 + 219 * yn, 128 + 224 * down((c[2] - yn) / 1.8556), 128 + 224 * down((c[0] - yn) / 1.5748)
-        def gauss(p, s):
-            r = max(1, int(np.ceil(3 * s))); k = np.exp(-np.arange(-r, r + 1) ** 2 / (2 * s * s)); k /= k.sum()
-            q = np.pad(p, r, mode='edge')
-            q = np.apply_along_axis(lambda v: np.convolve(v, k, 'valid'), 1, q)
-            return np.apply_along_axis(lambda v: np.convolve(v, k, 'valid'), 0, q)
-        if op in ('brightness', 'contrast', 'saturation', 'exposure', 'gamma', 'posterize'):
-            c = to_rgb()
-            if op == 'brightness': c = c + a[0]
-            if op == 'contrast': c = (c - 0.5) * a[0] + 0.5
-            if op == 'saturation': l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]; c = l + (c - l) * a[0]
-            if op == 'exposure': c = c * 2 ** a[0]
-            if op == 'gamma': c = np.clip(c, 0, None) ** a[0]
-            if op == 'posterize': c = np.floor(np.clip(c, 0, 1) * a[0] + 0.5) / a[0]
-            Y, U, V = from_rgb(c)
-        elif op == 'vignette':
-            def weight(x, y):
-                d = np.hypot(x - w / 2, y - h / 2) / (np.hypot(w, h) / 2)
-                t = np.clip((d - a[0]) / (a[1] - a[0]), 0, 1)
-                return 1 - t * t * (3 - 2 * t)
-            yy, xx = np.mgrid[0:h, 0:w] + 0.5
-            cy, cx = np.mgrid[0:ch, 0:cw] * 2 + 1.0
-            Y = 16 + (Y - 16) * weight(xx, yy); U = 128 + (U - 128) * weight(cx, cy); V = 128 + (V - 128) * weight(cx, cy)
-        elif op == 'pixellate':
-            def blocks(p, n):
-                out = p.copy()
-                for y in range(0, p.shape[0], n):
-                    for x in range(0, p.shape[1], n):
-                        out[y:y + n, x:x + n] = np.floor(p[y:y + n, x:x + n].mean() + 0.5)
-                return out
-            n = int(a[0]); Y = blocks(Y, n); U = blocks(U, n // 2); V = blocks(V, n // 2)
-        elif op == 'edges':
-            q = np.pad(Y, 1, mode='edge')
-            gx = (q[:-2, 2:] + 2 * q[1:-1, 2:] + q[2:, 2:]) - (q[:-2, :-2] + 2 * q[1:-1, :-2] + q[2:, :-2])
-            gy = (q[2:, :-2] + 2 * q[2:, 1:-1] + q[2:, 2:]) - (q[:-2, :-2] + 2 * q[:-2, 1:-1] + q[:-2, 2:])
-            Y = np.clip(16 + a[0] * np.hypot(gx, gy) / 4, 16, 235); U = U * 0 + 128; V = V * 0 + 128
-        elif op == 'sharpen':
-            Y = Y + a[0] * (Y - gauss(Y, a[1]))
-        out = np.concatenate([Y.ravel(), U.ravel(), V.ravel()])
-        np.clip(np.floor(out + 0.5), 0, 255).astype(np.uint8).tofile(dst)
+        # op w h n src1 dst1 ... srcn dstn args: every picture in one run (numpy's import is most of a run).
+        op, w, h, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+        pairs = [(sys.argv[5 + 2 * i], sys.argv[6 + 2 * i]) for i in range(n)]
+        a = [float(x) for x in sys.argv[5 + 2 * n:]]
+        def run(src, dst):
+            raw = np.fromfile(src, np.uint8).astype(np.float64)
+            cw, ch = w // 2, h // 2
+            Y = raw[:w * h].reshape(h, w); U = raw[w * h:w * h + cw * ch].reshape(ch, cw); V = raw[w * h + cw * ch:].reshape(ch, cw)
+            up = lambda p: np.repeat(np.repeat(p, 2, 0), 2, 1)
+            down = lambda p: p.reshape(ch, 2, cw, 2).mean(axis=(1, 3))
+            def to_rgb():
+                yn = (Y - 16) / 219; pb = (up(U) - 128) / 224; pr = (up(V) - 128) / 224
+                return np.stack([yn + 1.5748 * pr, yn - 0.187324 * pb - 0.468124 * pr, yn + 1.8556 * pb])
+            def from_rgb(c):
+                c = np.clip(c, 0, 1); yn = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+                return 16 + 219 * yn, 128 + 224 * down((c[2] - yn) / 1.8556), 128 + 224 * down((c[0] - yn) / 1.5748)
+            def gauss(p, s):
+                r = max(1, int(np.ceil(3 * s))); k = np.exp(-np.arange(-r, r + 1) ** 2 / (2 * s * s)); k /= k.sum()
+                q = np.pad(p, r, mode='edge')
+                q = np.apply_along_axis(lambda v: np.convolve(v, k, 'valid'), 1, q)
+                return np.apply_along_axis(lambda v: np.convolve(v, k, 'valid'), 0, q)
+            if op in ('brightness', 'contrast', 'saturation', 'exposure', 'gamma', 'posterize'):
+                c = to_rgb()
+                if op == 'brightness': c = c + a[0]
+                if op == 'contrast': c = (c - 0.5) * a[0] + 0.5
+                if op == 'saturation': l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]; c = l + (c - l) * a[0]
+                if op == 'exposure': c = c * 2 ** a[0]
+                if op == 'gamma': c = np.clip(c, 0, None) ** a[0]
+                if op == 'posterize': c = np.floor(np.clip(c, 0, 1) * a[0] + 0.5) / a[0]
+                Y, U, V = from_rgb(c)
+            elif op == 'vignette':
+                def weight(x, y):
+                    d = np.hypot(x - w / 2, y - h / 2) / (np.hypot(w, h) / 2)
+                    t = np.clip((d - a[0]) / (a[1] - a[0]), 0, 1)
+                    return 1 - t * t * (3 - 2 * t)
+                yy, xx = np.mgrid[0:h, 0:w] + 0.5
+                cy, cx = np.mgrid[0:ch, 0:cw] * 2 + 1.0
+                Y = 16 + (Y - 16) * weight(xx, yy); U = 128 + (U - 128) * weight(cx, cy); V = 128 + (V - 128) * weight(cx, cy)
+            elif op == 'pixellate':
+                def blocks(p, n):
+                    out = p.copy()
+                    for y in range(0, p.shape[0], n):
+                        for x in range(0, p.shape[1], n):
+                            out[y:y + n, x:x + n] = np.floor(p[y:y + n, x:x + n].mean() + 0.5)
+                    return out
+                n = int(a[0]); Y = blocks(Y, n); U = blocks(U, n // 2); V = blocks(V, n // 2)
+            elif op == 'edges':
+                q = np.pad(Y, 1, mode='edge')
+                gx = (q[:-2, 2:] + 2 * q[1:-1, 2:] + q[2:, 2:]) - (q[:-2, :-2] + 2 * q[1:-1, :-2] + q[2:, :-2])
+                gy = (q[2:, :-2] + 2 * q[2:, 1:-1] + q[2:, 2:]) - (q[:-2, :-2] + 2 * q[:-2, 1:-1] + q[:-2, 2:])
+                Y = np.clip(16 + a[0] * np.hypot(gx, gy) / 4, 16, 235); U = U * 0 + 128; V = V * 0 + 128
+            elif op == 'sharpen':
+                Y = Y + a[0] * (Y - gauss(Y, a[1]))
+            out = np.concatenate([Y.ravel(), U.ravel(), V.ravel()])
+            np.clip(np.floor(out + 0.5), 0, 255).astype(np.uint8).tofile(dst)
+        for src, dst in pairs:
+            run(src, dst)
         """
 }

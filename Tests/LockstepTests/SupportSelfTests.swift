@@ -122,13 +122,13 @@ final class SupportSelfTests: XCTestCase {
 
     func testContainersSayWhatTheReadmeSays() throws {
         for clip in Self.clips {
-            let streams = try Probe.streams(Fixtures.url(clip.name))
+            // One ffprobe run for the streams and the frame times (it decodes the clip once).
+            let (streams, pts) = try Probe.streamsAndVideoPTS(Fixtures.url(clip.name))
             let v = streams.first { $0.codecType == "video" }
             XCTAssertEqual(v?.codecName, "h264", clip.name)
             XCTAssertEqual(v?.nbReadFrames, clip.frames, "\(clip.name): ffprobe -count_frames")
             XCTAssertEqual(v?.frameRate, clip.fps, clip.name)
             XCTAssertEqual(v?.pixFmt, clip.name == "odd.mkv" ? "yuv444p" : "yuv420p", clip.name)
-            let pts = try VideoTimestamps.pts(Fixtures.url(clip.name))
             XCTAssertEqual(pts.count, clip.frames, clip.name)
             let start = clip.name == "late.mkv" ? 0.5 : 0
             // Matroska keeps milliseconds.

@@ -11,7 +11,7 @@ import Motion
 /// another rate than its own), or a stabilised one (`stabilise`, `--stabilise`: its picture
 /// no longer turns as its gyro says, and a tool stabilising the output from the carried gyro
 /// would correct it twice). `reverse` keeps none either: its time runs backwards
-/// (ReverseJob writes no telemetry track).
+/// (ReverseJob writes no telemetry track, and says so: `notKeptLine(path:why:)`).
 extension CompositeJob {
     /// The input's telemetry and where the output's frame 0 lies on its clock (seconds from its
     /// first frame): tick A of the single pass is at A / fps, as the sound's first sample is.
@@ -31,6 +31,26 @@ extension CompositeJob {
         return try keptTelemetry(path: options.inputs[0], reader: readers[0], sync: options.sync, frameRate: frameRate, firstFrame: firstFrame, refused: why)
     }
 
+    /// The line that tells the user `path`'s track is left out, and why.
+    static func notKeptLine(path: String, _ carried: CarriedTelemetry, why: String) -> String {
+        "\(path): its \(carried.format.kind == .gpmf ? "GPMF" : "CAMM") telemetry track is not kept in the output: \(why)"
+    }
+
+    /// The line for a job that never keeps telemetry (`reverse`), when `path` has a track.
+    static func notKeptLine(path: String, why: String) throws -> String? {
+        try carried(path: path).map { notKeptLine(path: path, $0, why: why) }
+    }
+
+    /// `path`'s telemetry track; nil without one, or when `path` is not a regular file (a pipe
+    /// is read once, by the decoder: a second reader here would take its bytes).
+    static func carried(path: String) throws -> CarriedTelemetry? {
+        let regular = (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular
+        return regular ? try CarriedTelemetry.read(path: path) : nil
+    }
+
+    /// Why a reversed input's telemetry is not kept.
+    static let reversedTelemetry = "the output's time runs backwards: the camera's samples would not match its picture"
+
     /// Why a stabilised input's telemetry is not kept.
     static let stabilisedTelemetry = "the picture is stabilised: it no longer moves as the camera's gyro says"
 
@@ -40,12 +60,9 @@ extension CompositeJob {
     static func keptTelemetry(
         path: String, reader: MovieReader, sync: SyncMode, frameRate: Rational, firstFrame: Int64, refused: String? = nil
     ) throws -> (telemetry: CarriedTelemetry?, start: Double, notice: String?) {
-        // A pipe is read once, by the decoder: a second reader here would take its bytes.
-        let regular = (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular
-        guard regular, let carried = try CarriedTelemetry.read(path: path) else { return (nil, 0, nil) }
-        let kind = carried.format.kind == .gpmf ? "GPMF" : "CAMM"
+        guard let carried = try Self.carried(path: path) else { return (nil, 0, nil) }
         func notKept(_ why: String) -> (telemetry: CarriedTelemetry?, start: Double, notice: String?) {
-            (nil, 0, "\(path): its \(kind) telemetry track is not kept in the output: \(why)")
+            (nil, 0, notKeptLine(path: path, carried, why: why))
         }
         if let refused { return notKept(refused) }
         let own = reader.video.nominalFrameRate ?? reader.video.frameRate

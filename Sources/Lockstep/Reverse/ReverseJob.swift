@@ -136,6 +136,7 @@ public final class ReverseJob: Job {
         var notices: [String] = []
         func tell(_ line: String?) { if let line { notices.append(line); events.notice?(line) } }
         tell(ToneMapping.notice(inputs, signal: options.signal, curve: options.toneCurve))
+        tell(try CompositeJob.notKeptLine(path: options.input, why: CompositeJob.reversedTelemetry))
         guard let frameRate = options.frameRate ?? video.nominalFrameRate ?? video.frameRate else {
             throw MediaError("no frame rate in the file; give one with --fps", path: options.input)
         }

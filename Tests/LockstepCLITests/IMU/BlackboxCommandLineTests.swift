@@ -84,6 +84,33 @@ class BlackboxCommandLineTestCase: ScratchFolderTestCase {
 /// The default tier's cases (the slow tier, `BlackboxCommandLineSlowTests`, adds the snake on
 /// the real log and the generated logs against telemetry-parser).
 final class BlackboxCommandLineTests: BlackboxCommandLineTestCase {
+    /// The clip of LOG00037's seconds 5-8, rendered once for the class: make-blackbox-clip parses
+    /// the log with telemetry-parser to render it and writes that parse (telemetry-parser.json,
+    /// the same document `telemetryParser` prints), so the real log is parsed by the outside
+    /// reader once, not once per test (its parse is most of both tests' Python time).
+    nonisolated(unsafe) static var clip: Result<String, Error>?
+    func sharedClip() throws -> String {
+        if let clip = Self.clip { return try clip.get() }
+        let made = Result { () throws -> String in
+            let dir = try Scratch.makeFolder("lockstep-blackbox-clip").appendingPathComponent("clip").path
+            let c = try Processes.run(
+                "python3",
+                [
+                    Self.script("make-blackbox-clip"), "--log", Repository.shared("blackbox/LOG00037.BFL"), "--start", "5", "--duration", "3", "--size", "160x120",
+                    "--out", dir
+                ], timeout: 300)
+            guard c.status == 0 else { throw Processes.Failure(description: "make-blackbox-clip failed (\(c.status)): \(c.stderr)") }
+            return dir
+        }
+        Self.clip = made
+        return try made.get()
+    }
+    override class func tearDown() {
+        if case .success(let dir)? = clip { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: dir).deletingLastPathComponent().path) }
+        clip = nil
+        super.tearDown()
+    }
+
     func testTheRealLogAgreesWithTelemetryParser() throws {
         let log = Repository.shared("blackbox/LOG00037.BFL")
         XCTAssertTrue(FileManager.default.fileExists(atPath: log), "\(log) is missing")
@@ -95,7 +122,8 @@ final class BlackboxCommandLineTests: BlackboxCommandLineTestCase {
                 "  format    blackbox, log 1 of 1; firmware Betaflight 4.2.0 (8f2d21460) STM32F745\n  samples   16774 (gyro and accelerometer)\n  duration  17.022 s\n  rate      985.379 Hz measured, 1000 Hz declared\n"
             ), info.stdout)
         let ours = try exported(log, trace: 1)
-        let theirs = try Self.telemetryParser(log)
+        // telemetry-parser's gyro of every log in the file, as make-blackbox-clip wrote it.
+        let theirs = try JSONDecoder().decode([[[Double]]].self, from: Data(contentsOf: URL(fileURLWithPath: try sharedClip() + "/telemetry-parser.json")))
         XCTAssertEqual(theirs.count, 1)
         XCTAssertEqual(ours.count, 16774)
         assertAgrees(ours, theirs[0], "LOG00037")
@@ -176,7 +204,7 @@ final class BlackboxCommandLineTests: BlackboxCommandLineTestCase {
     }
 
     func testCalibratePicksTheFlightOfAClipRenderedFromARealLog() throws {
-        let dir = try renderedClip(start: 5, seconds: 3)
+        let dir = try sharedClip()
         let bbl = scratch.appendingPathComponent("three.bbl").path
         let g = try Processes.run(
             "python3",

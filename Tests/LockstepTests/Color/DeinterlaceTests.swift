@@ -4,20 +4,39 @@ import XCTest
 
 @testable import Lockstep
 
-/// Interlaced inputs: 1080i made by the ffmpeg CLI from a 50p source (each field from its own
-/// progressive picture, so the truth at field rate is known), in both field orders.
+/// Interlaced inputs: 720-line interlaced clips made by the ffmpeg CLI from a 50p source (each
+/// field from its own progressive picture, so the truth at field rate is known), in both field
+/// orders. (1280x720, not 1080i: weaving, field order and bwdif work line by line whatever the
+/// size, and 720 lines are under half the pixels to make, decode and compare; still HD, so the
+/// untagged clips are read as BT.709 as 1080i was, where 576i would be converted from BT.601.)
 final class DeinterlaceTests: ScratchTestCase {
-    /// 1080i25 from testsrc2 at 50p: the 50p source (raw, for the truth) and the interlaced clip
-    /// (H.264 coded interlaced, tagged with its field order).
+    static let width = 1280, height = 720
+
+    /// The clips made for the class, by field order: the top-field-first one serves two tests;
+    /// their folder is removed in the class tearDown.
+    nonisolated(unsafe) static var made: [Bool: (clip: String, source: [UInt8])] = [:]
+    nonisolated(unsafe) static var madeFolder: URL?
+    override class func tearDown() {
+        if let folder = madeFolder { try? FileManager.default.removeItem(at: folder) }
+        madeFolder = nil
+        made = [:]
+        super.tearDown()
+    }
+
+    /// 720i25 from testsrc2 at 50p: the 50p source (raw, for the truth) and the interlaced clip
+    /// (H.264 coded interlaced, tagged with its field order). Made once per class and order.
     func interlaced(topFirst: Bool, frames: Int = 6) throws -> (clip: String, source: [UInt8]) {
-        let source = scratch.appendingPathComponent("source-\(topFirst).y4m").path
+        if let done = Self.made[topFirst] { return done }
+        if Self.madeFolder == nil { Self.madeFolder = try Scratch.makeFolder("lockstep-DeinterlaceTests-clips") }
+        let folder = try XCTUnwrap(Self.madeFolder)
+        let source = folder.appendingPathComponent("source-\(topFirst).y4m").path
         _ = try Processes.check(
             "ffmpeg",
             [
-                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=50",
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=\(Self.width)x\(Self.height):r=50",
                 "-frames:v", "\(2 * frames)", "-pix_fmt", "yuv420p", source
             ])
-        let clip = scratch.appendingPathComponent("i1080-\(topFirst ? "tff" : "bff").mp4").path
+        let clip = folder.appendingPathComponent("i720-\(topFirst ? "tff" : "bff").mp4").path
         _ = try Processes.check(
             "ffmpeg",
             [
@@ -34,7 +53,9 @@ final class DeinterlaceTests: ScratchTestCase {
                     "stream=field_order", "-of", "csv=p=0", clip
                 ]), as: UTF8.self)
         XCTAssertEqual(order.trimmingCharacters(in: .whitespacesAndNewlines), topFirst ? "tt" : "bb", "ffprobe's field order")
-        return (clip, try ColorReference.raw(source, frames: 2 * frames))
+        let done = (clip, try ColorReference.raw(source, frames: 2 * frames))
+        Self.made[topFirst] = done
+        return done
     }
 
     func render(_ clip: String, _ mode: DeinterlaceMode) throws -> (String, CompositeResult) {
@@ -45,7 +66,7 @@ final class DeinterlaceTests: ScratchTestCase {
         return (out, try CompositeJob(options: options).run())
     }
 
-    static let frameBytes = 1920 * 1080 * 3 / 2
+    static let frameBytes = width * height * 3 / 2
     func frame(_ bytes: [UInt8], _ k: Int) -> [UInt8] { Array(bytes[(k * Self.frameBytes)..<((k + 1) * Self.frameBytes)]) }
 
     func testFieldRateGivesEachFieldsPictureInBothFieldOrders() throws {
@@ -86,7 +107,7 @@ final class DeinterlaceTests: ScratchTestCase {
             deinterlaced += ColorReference.psnr(frame(ours, k), frame(truth, 2 * k))
             combed += ColorReference.psnr(frame(off, k), frame(truth, 2 * k))
         }
-        print("1080i: frame rate \(deinterlaced / 4) dB from the first field's picture, off \(combed / 4) dB; against bwdif \(p) dB")
+        print("720i: frame rate \(deinterlaced / 4) dB from the first field's picture, off \(combed / 4) dB; against bwdif \(p) dB")
         XCTAssertGreaterThan(deinterlaced, combed + 4 * 3)
     }
 
@@ -96,7 +117,7 @@ final class DeinterlaceTests: ScratchTestCase {
         _ = try Processes.check(
             "ffmpeg",
             [
-                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=25:d=0.2",
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=\(Self.width)x\(Self.height):r=25:d=0.2",
                 "-c:v", "libx264", "-crf", "10", "-pix_fmt", "yuv420p", clip
             ])
         let (out, _) = try render(clip, .field)

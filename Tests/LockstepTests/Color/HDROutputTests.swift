@@ -40,10 +40,25 @@ final class HDROutputTests: ScratchTestCase {
         return (url.path, result)
     }
 
+    /// The plain HLG clip, made once for the tests that read it (removed in the class tearDown).
+    nonisolated(unsafe) static var madeHLG: (folder: URL, path: String)?
+    override class func tearDown() {
+        if let made = madeHLG { try? FileManager.default.removeItem(at: made.folder) }
+        madeHLG = nil
+        super.tearDown()
+    }
+    func hlgClip() throws -> String {
+        if let made = Self.madeHLG { return made.path }
+        let folder = try Scratch.makeFolder("lockstep-HDROutputTests-hlg")
+        let path = try hdrClip("hlg.mp4", transfer: "arib-std-b67", in: folder)
+        Self.madeHLG = (folder, path)
+        return path
+    }
+
     /// A 320x240 HLG or PQ clip (libx265, 10-bit, tagged) of testsrc2 with its white at `nits`,
     /// `x265` extra parameters (mastering metadata).
-    func hdrClip(_ name: String, transfer: String, nits: Int = 300, x265: String = "") throws -> String {
-        let path = scratch.appendingPathComponent(name).path
+    func hdrClip(_ name: String, transfer: String, nits: Int = 300, x265: String = "", in folder: URL? = nil) throws -> String {
+        let path = (folder ?? scratch).appendingPathComponent(name).path
         _ = try Processes.check(
             "ffmpeg",
             [
@@ -56,7 +71,7 @@ final class HDROutputTests: ScratchTestCase {
     }
 
     func testAnHLGOutputIsTaggedHEVCAndVerifies() throws {
-        let hlg = try hdrClip("hlg.mp4", transfer: "arib-std-b67")
+        let hlg = try hlgClip()
         let (out, result) = try hdr(.hlg, .chromakey, ["fg.mp4", hlg])
         XCTAssertEqual(result.frames, 15)
         XCTAssertEqual(
@@ -70,7 +85,7 @@ final class HDROutputTests: ScratchTestCase {
     }
 
     func testAnHLGInputPassesThroughAnHLGOutput() throws {
-        let hlg = try hdrClip("hlg.mp4", transfer: "arib-std-b67")
+        let hlg = try hlgClip()
         let (out, _) = try hdr(.hlg, .mix, [hlg, hlg])
         let p = psnr10(try raw10(out, frames: 5), try raw10(hlg, frames: 5))
         print("HLG through --hdr hlg: PSNR \(p) dB (10-bit)")
@@ -80,15 +95,15 @@ final class HDROutputTests: ScratchTestCase {
     /// SDR into HDR: its white at 203 nits (BT.2408), its primaries into BT.2020, as zscale
     /// converts it with `npl=203` (SDR light 1.0 is then 203 nits).
     func testAnSDRPlateIsBroughtUpAsZscaleBringsIt() throws {
+        let plate = scratch.appendingPathComponent("plate.mp4").path
+        _ = try Processes.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-y", "-v", "error", "-f", "lavfi", "-i", "smptehdbars=s=640x360:r=30:d=0.2",
+                "-vf", "scale=out_color_matrix=bt709:out_range=tv", "-color_primaries", "bt709", "-color_trc", "bt709",
+                "-colorspace", "bt709", "-c:v", "libx264", "-crf", "4", "-pix_fmt", "yuv420p", plate
+            ])
         for (signal, transfer) in [(WorkingSignal.hlg, "arib-std-b67"), (.pq, "smpte2084")] {
-            let plate = scratch.appendingPathComponent("plate.mp4").path
-            _ = try Processes.check(
-                "ffmpeg",
-                [
-                    "-nostdin", "-y", "-v", "error", "-f", "lavfi", "-i", "smptehdbars=s=640x360:r=30:d=0.2",
-                    "-vf", "scale=out_color_matrix=bt709:out_range=tv", "-color_primaries", "bt709", "-color_trc", "bt709",
-                    "-colorspace", "bt709", "-c:v", "libx264", "-crf", "4", "-pix_fmt", "yuv420p", plate
-                ])
             let (out, _) = try hdr(signal, .mix, [plate, plate])
             let reference = try raw10(plate, filter: "zscale=tin=709:min=709:pin=709:rin=limited:t=\(transfer):m=2020_ncl:p=2020:r=limited:npl=203,format=yuv420p10le")
             let p = psnr10(try raw10(out), reference)

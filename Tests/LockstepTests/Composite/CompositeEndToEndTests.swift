@@ -17,10 +17,12 @@ final class CompositeEndToEndTests: ScratchTestCase {
     }
 
     /// For every output frame k, every (region, source) must read (source, expected(k)).
+    /// Returns the decoded pictures, for a test's further looks.
+    @discardableResult
     func assertIdentities(
         _ url: URL, frames: Int, _ expectations: [(BarcodeRegion, Int, (Int) -> Int)],
         file: StaticString = #filePath, line: UInt = #line
-    ) throws {
+    ) throws -> LumaVideo {
         let video = try LumaVideo.decode(url)
         XCTAssertEqual(video.frames.count, frames, "decoded frame count", file: file, line: line)
         var wrong: [String] = []
@@ -33,6 +35,7 @@ final class CompositeEndToEndTests: ScratchTestCase {
             }
         }
         XCTAssertEqual(wrong.prefix(8).joined(separator: "\n"), "", file: file, line: line)
+        return video
     }
 
     /// First pts 0, step exactly 1/fps, count as expected; audio (if any) as long as video to 1 ms.
@@ -40,12 +43,12 @@ final class CompositeEndToEndTests: ScratchTestCase {
         _ url: URL, frames: Int, fps: Double = 30, audio expectAudio: Bool,
         file: StaticString = #filePath, line: UInt = #line
     ) throws {
-        let pts = try VideoTimestamps.pts(url)
+        // One ffprobe run for the frame times and the streams (it decodes the file once).
+        let (streams, pts) = try Probe.streamsAndVideoPTS(url)
         XCTAssertEqual(pts.count, frames, "frames with timestamps", file: file, line: line)
         for (k, t) in pts.enumerated() where abs(t - Double(k) / fps) > 1e-4 {
             XCTFail("frame \(k) has pts \(t), expected \(Double(k) / fps)", file: file, line: line); break
         }
-        let streams = try Probe.streams(url)
         let v = streams.first { $0.codecType == "video" }
         let a = streams.first { $0.codecType == "audio" }
         XCTAssertEqual(v?.nbReadFrames, frames, file: file, line: line)
@@ -153,9 +156,8 @@ final class CompositeEndToEndTests: ScratchTestCase {
     func testMixWeightsDecideWhatIsSeen() throws {
         let (out, r) = try compose(.mix, ["q0.mp4", "q1.mp4"]) { $0.weights = [1, 0] }
         XCTAssertEqual(r.frames, 66)
-        try assertIdentities(out, frames: 66, [(.band(0), 0, { $0 })])
+        let video = try assertIdentities(out, frames: 66, [(.band(0), 0, { $0 })])
         // With q1 weighted out, its barcode is not in the picture.
-        let video = try LumaVideo.decode(out)
         XCTAssertNil(Barcode.read(video.frames[10], width: video.width, region: .band(1)))
     }
 

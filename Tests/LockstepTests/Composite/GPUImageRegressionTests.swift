@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import Synchronization
+import TestSupport
 import Verify
 import XCTest
 
@@ -22,7 +23,11 @@ final class GPUImageRegressionTests: ScratchTestCase {
 
     /// Reads band `s` (scaled into a quad cell when asked) of every frame.
     func identities(_ url: URL, band s: Int, cell: Int? = nil) throws -> [Int?] {
-        let v = try LumaVideo.decode(url)
+        identities(try LumaVideo.decode(url), band: s, cell: cell)
+    }
+
+    /// `identities` of pictures already decoded (several bands of one output, one decode).
+    func identities(_ v: LumaVideo, band s: Int, cell: Int? = nil) -> [Int?] {
         let region = cell.map { BarcodeRegion.band(s).scaled(by: 0.5, offsetX: Double($0 % 2) * 160, offsetY: Double($0 / 2) * 120) } ?? .band(s)
         return v.frames.map { f in Barcode.read(f, width: v.width, region: region).flatMap { $0.source == s ? $0.index : nil } }
     }
@@ -41,20 +46,36 @@ final class GPUImageRegressionTests: ScratchTestCase {
         XCTAssertEqual(try identities(out, band: 1), (0..<12).map { $0 })
     }
 
+    /// The quad of q0-q3 (four lengths, each with its tone), made once for the two tests that
+    /// look at it (its pictures, its sound); the folder is removed in the class tearDown.
+    nonisolated(unsafe) static var madeQuad: (folder: URL, out: URL, result: CompositeResult)?
+    override class func tearDown() {
+        if let made = madeQuad { try? FileManager.default.removeItem(at: made.folder) }
+        madeQuad = nil
+        super.tearDown()
+    }
+    func quadOfFourLengths() throws -> (URL, CompositeResult) {
+        if let made = Self.madeQuad { return (made.out, made.result) }
+        let folder = try Scratch.makeFolder("lockstep-GPUImageRegressionTests-quad")
+        let names = ["q0.mp4", "q1.mp4", "q2.mp4", "q3.mp4"].map { Fixtures.url($0).path }
+        let (out, r) = try Self.compose(in: folder, .quad, names)
+        Self.madeQuad = (folder, out, r)
+        return (out, r)
+    }
+
     // #1635: inputs of different lengths: as long as the shortest, nothing frozen at the end.
     func testInputsOfDifferentLengthsEndWithTheShortestAndNothingFreezes() throws {
-        let names = ["q0.mp4", "q1.mp4", "q2.mp4", "q3.mp4"].map { Fixtures.url($0).path }
-        let (out, r) = try compose(.quad, names)
+        let (out, r) = try quadOfFourLengths()
         let report = try assertVerifies(out)
         XCTAssertEqual(report.frames, 48)
         XCTAssertEqual(r.endedBy, 3)
-        for i in 0..<4 { XCTAssertEqual(try identities(out, band: i, cell: i), (0..<48).map { $0 }, "input \(i) advances to the end") }
+        let pictures = try LumaVideo.decode(out)
+        for i in 0..<4 { XCTAssertEqual(identities(pictures, band: i, cell: i), (0..<48).map { $0 }, "input \(i) advances to the end") }
     }
 
     // #934: only one audio track written.
     func testEveryInputsAudioIsWritten() throws {
-        let names = ["q0.mp4", "q1.mp4", "q2.mp4", "q3.mp4"].map { Fixtures.url($0).path }
-        let (out, _) = try compose(.quad, names)
+        let (out, _) = try quadOfFourLengths()
         _ = try assertVerifies(out)
         let samples = try AudioAnalysis.decodeMono(out)
         let levels = [440.0, 660, 880, 1100].map { AudioAnalysis.goertzelPower(samples[...], frequency: $0, rate: 48000) }
@@ -67,8 +88,9 @@ final class GPUImageRegressionTests: ScratchTestCase {
             let (out, _) = try compose(.quad, [Fixtures.url("q0.mp4").path, Fixtures.url("late.mkv").path]) { $0.sync = sync }
             let report = try assertVerifies(out)
             XCTAssertEqual(report.sync, sync.rawValue)
-            XCTAssertEqual(try identities(out, band: 0, cell: 0), (0..<45).map { $0 }, "\(sync)")
-            XCTAssertEqual(try identities(out, band: 1, cell: 1), (0..<45).map { $0 }, "\(sync)")
+            let pictures = try LumaVideo.decode(out)
+            XCTAssertEqual(identities(pictures, band: 0, cell: 0), (0..<45).map { $0 }, "\(sync)")
+            XCTAssertEqual(identities(pictures, band: 1, cell: 1), (0..<45).map { $0 }, "\(sync)")
         }
     }
 

@@ -30,14 +30,15 @@ class FilterVariantsTestCase: ScratchTestCase {
     }
 
     /// An input made by the ffmpeg CLI (another generator than our barcoded fixtures): moving
-    /// colour bars with a tone, 48 frames at 24 fps, 256x144.
+    /// colour bars with a tone, 24 frames at 24 fps, 160x96 (one pass against separate runs is
+    /// byte equality, which neither the size nor the length makes easier to meet).
     func independentClip() throws -> String {
         let path = scratch.appendingPathComponent("bars.mp4").path
         _ = try Processes.check(
             "ffmpeg",
             [
-                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=256x144:r=24:d=2",
-                "-f", "lavfi", "-i", "sine=f=660:d=2", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x96:r=24:d=1",
+                "-f", "lavfi", "-i", "sine=f=660:d=1", "-c:v", "libx264", "-pix_fmt", "yuv420p",
                 "-c:a", "aac", "-shortest", path
             ])
         return path
@@ -109,8 +110,10 @@ class FilterVariantsTestCase: ScratchTestCase {
         XCTAssertEqual(result.audioSamples, samples)
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         XCTAssertEqual(names, ["sepia-intensity-0.5+invert.mp4", FilterVariantsOptions.fileName(for: specs[3].text), "mono.mp4", "rosy.mp4"].sorted())
+        var onePass: [[UInt8]] = []
         for (i, spec) in specs.enumerated() {
             let a = try decoded(URL(fileURLWithPath: result.variants[i].output)), b = separate[i]
+            onePass.append(a)
             XCTAssertEqual(a.count, b.count, spec.text)
             guard a != b else { continue }
             let kept = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-variants-mismatch-\(UUID().uuidString.prefix(8))")
@@ -122,18 +125,23 @@ class FilterVariantsTestCase: ScratchTestCase {
         // The chain is the variant's own, in provenance on every frame.
         let recorded = try VerifyJob.scan(result.variants[2].output).frames.compactMap(\.provenance).map { $0.filter ?? "?" }
         XCTAssertEqual(recorded, Array(repeating: specs[2].text, count: Int(expectedFrames)))
-        // The chains differ: the files are not all the same picture.
-        XCTAssertNotEqual(try decoded(URL(fileURLWithPath: result.variants[0].output)), try decoded(URL(fileURLWithPath: result.variants[1].output)))
+        // The chains differ: the files are not all the same picture (their decodes above).
+        XCTAssertNotEqual(onePass[0], onePass[1])
     }
 
     func specs() throws -> [FilterChainSpec] {
         try chains.map { try FilterChainSpec(parsing: $0.replacingOccurrences(of: "CUBE", with: try cube())) }
     }
 
-    func checkOnePassEqualsSeparateRuns(input: String, expectedFrames: Int64, samples: Int64, canvas: (width: Int, height: Int)) throws {
+    /// `inProcess`: also compare separate runs made in this process with the CLI's (issue 27).
+    func checkOnePassEqualsSeparateRuns(
+        input: String, expectedFrames: Int64, samples: Int64, canvas: (width: Int, height: Int), inProcess: Bool = true
+    ) throws {
         let specs = try specs()
         let separate = try separateRuns(input: input, specs: specs, expectedFrames: expectedFrames)
-        try checkInProcessRuns(input: input, specs: specs, reference: separate, expectedFrames: expectedFrames, canvas: canvas)
+        if inProcess {
+            try checkInProcessRuns(input: input, specs: specs, reference: separate, expectedFrames: expectedFrames, canvas: canvas)
+        }
         try checkOnePass(input: input, specs: specs, separate: separate, expectedFrames: expectedFrames, samples: samples, canvas: canvas)
     }
 
@@ -146,8 +154,10 @@ final class FilterVariantsJobTests: FilterVariantsTestCase {
         try checkOnePassEqualsSeparateRuns(input: Fixtures.url("bg.mp4").path, expectedFrames: 90, samples: 90 * 1600, canvas: (320, 240))
     }
 
+    /// The one pass against the CLI's separate runs; the in-process separate runs (issue 27:
+    /// the same code path whatever the input) are compared with the CLI's on bg.mp4 above.
     func testFourVariantsOfAClipMadeByTheFFmpegCLI() throws {
-        try checkOnePassEqualsSeparateRuns(input: try independentClip(), expectedFrames: 48, samples: 2 * 48_000, canvas: (256, 144))
+        try checkOnePassEqualsSeparateRuns(input: try independentClip(), expectedFrames: 24, samples: 48_000, canvas: (160, 96), inProcess: false)
     }
 
     /// A variant whose .cube is malformed fails at setup and loses only its own file; the

@@ -110,8 +110,9 @@ final class FrameMotionTests: ScratchTestCase {
 
     func testDecodingWhileTheWorkersMeasureGivesTheSameShiftsAsWaitingForThem() throws {
         // More than two batches, so both buffers are used twice and a batch's first pair
-        // reaches back into the other buffer.
-        let path = try makePan("long-pan.mp4", rotate: false, frames: 150)
+        // reaches back into the other buffer. At 640x360 (batches are counted in frames, not
+        // pixels; a quarter of 720p's decoding): the window moves 1.5 px and 0.75 px a frame.
+        let path = try makePan("long-pan.mp4", frames: 150, width: 640)
         let overlapped = try FrameMotionExtractor.extract(path: path, workers: 2, overlap: true)
         let waited = try FrameMotionExtractor.extract(path: path, workers: 2, overlap: false)
         XCTAssertEqual(overlapped.frameTimes.count, 150)
@@ -120,35 +121,39 @@ final class FrameMotionTests: ScratchTestCase {
         XCTAssertEqual(overlapped.shifts, waited.shifts)
         XCTAssertEqual(overlapped.peaks, waited.peaks)
         // The window reaches the picture's right edge after frame 73 (ffmpeg's crop then holds x).
-        for s in overlapped.shifts.prefix(70) { XCTAssertEqual(s.dx, -3, accuracy: 0.1); XCTAssertEqual(s.dy, -1.5, accuracy: 0.1) }
+        for s in overlapped.shifts.prefix(70) { XCTAssertEqual(s.dx, -1.5, accuracy: 0.1); XCTAssertEqual(s.dy, -0.75, accuracy: 0.1) }
     }
 
-    /// ffmpeg pans a window over a still picture by a known number of pixels per frame, then
-    /// (second movie, the same stream copied) tags it with a display rotation.
-    func makePan(_ name: String, rotate: Bool, frames: Int = 30) throws -> String {
+    /// ffmpeg pans a window over a still picture by a known number of pixels per frame. `width`:
+    /// 1280 (720p) or 640 (360p, the moves halved).
+    func makePan(_ name: String, frames: Int = 30, width: Int = 1280) throws -> String {
         let out = scratch.appendingPathComponent(name).path
-        // 3 px right and 1.5 px down per frame (scale 2x first, move 6 and 3, scale back). The
+        // At 720p 3 px right and 1.5 px down per frame (scale 2x first, move 6 and 3, scale back). The
         // still is scaled once, before the loop repeats it: the same frames (framemd5) for a
         // fifth of the CPU as scaling each repeat.
         let filter =
             "mandelbrot=s=1600x1000:end_pts=1:maxiter=200,trim=end_frame=1,scale=3200:2000,loop=loop=\(frames + 10):size=1:start=0,setpts=N/30/TB,"
-            + "crop=2560:1440:x='200+6*n':y='100+3*n',scale=1280:720,format=yuv420p"
+            + "crop=2560:1440:x='200+6*n':y='100+3*n',scale=\(width):\(width * 9 / 16),format=yuv420p"
         try Shell.check(
             "ffmpeg",
             [
                 "-v", "error", "-y", "-f", "lavfi", "-i", filter, "-frames:v", "\(frames)", "-r", "30",
                 "-c:v", "libx264", "-preset", "ultrafast", "-crf", "12", out
             ])
-        guard rotate else { return out }
+        return out
+    }
+
+    /// A second movie, `path`'s stream copied, tagged with a display rotation.
+    func turned(_ path: String) throws -> String {
         // ffmpeg 5.1 writes the display matrix from the rotate tag when copying the stream:
         // "rotate=90" is 90 degrees counter-clockwise, so players turn it 270 clockwise.
-        let turned = scratch.appendingPathComponent("turned-" + name).path
-        try Shell.check("ffmpeg", ["-v", "error", "-y", "-i", out, "-c", "copy", "-metadata:s:v:0", "rotate=90", turned])
+        let turned = scratch.appendingPathComponent("turned-" + (path as NSString).lastPathComponent).path
+        try Shell.check("ffmpeg", ["-v", "error", "-y", "-i", path, "-c", "copy", "-metadata:s:v:0", "rotate=90", turned])
         return turned
     }
 
     func testAKnownPanIsMeasuredAsShownAndAsTheReplacedMeasurementDid() throws {
-        let plainPath = try makePan("pan.mp4", rotate: false)
+        let plainPath = try makePan("pan.mp4")
         let plain = try FrameMotionExtractor.extract(path: plainPath)
         XCTAssertEqual(plain.displaySize, Size(width: 1280, height: 720))
         XCTAssertEqual(plain.frameTimes.count, 30)
@@ -161,7 +166,7 @@ final class FrameMotionTests: ScratchTestCase {
             XCTAssertEqual(s.dx, -3, accuracy: 0.1); XCTAssertEqual(s.dy, -1.5, accuracy: 0.1)
             XCTAssertEqual(s.dx, o.dx, accuracy: 0.1); XCTAssertEqual(s.dy, o.dy, accuracy: 0.1)
         }
-        let path = try makePan("pan.mp4", rotate: true)
+        let path = try turned(plainPath)  // the same pan, made once
         XCTAssertEqual(try LumaReader(path: path).rotation, 270)
         let turned = try FrameMotionExtractor.extract(path: path)
         XCTAssertEqual(turned.displaySize, Size(width: 720, height: 1280))

@@ -18,6 +18,18 @@ extension ScratchTestCase {
         var gyro_payloads: [[[Double]]]
     }
 
+    /// The outside readers' answers on a source file (the shared media, read-only), read once
+    /// per test process: every telemetry test compares its output with karma.mp4, and read it
+    /// again each time (telemetry-parser, ffprobe twice, the box walk: about 2.5 s a test).
+    nonisolated(unsafe) static var sourceReadings: [String: (dump: Dump, track: (handler: String, packets: [(pts: Double, duration: Double)])?)] = [:]
+    func sourceReading(_ path: String) throws -> (dump: Dump, track: (handler: String, packets: [(pts: Double, duration: Double)])?) {
+        if let known = Self.sourceReadings[path] { return known }
+        let reading = (dump: try parserDump(path), track: try probeTrack(path))
+        // Only the shared media are kept: a file made by a test may be made again under its name.
+        if path.hasPrefix(Repository.sharedMedia.path + "/") { Self.sourceReadings[path] = reading }
+        return reading
+    }
+
     /// telemetry-parser's reading of a file (scripts/tools/telemetry-parser-dump).
     func parserDump(_ path: String) throws -> Dump {
         let script = EmbeddedTelemetryTests.script("telemetry-parser-dump")
@@ -62,7 +74,7 @@ extension ScratchTestCase {
         _ output: String, source path: String = TelemetryKeptTests.karma, keeps kept: Range<Int>, start: Double,
         file: StaticString = #filePath, line: UInt = #line
     ) throws {
-        let source = try parserDump(path), out = try parserDump(output)
+        let source = try sourceReading(path).dump, out = try parserDump(output)
         XCTAssertEqual(out.gyro_payloads.count, kept.count, "telemetry-parser's payloads", file: file, line: line)
         guard let first = out.gyro_payloads.first, out.gyro_payloads.count == kept.count else { return }
         let dropped = source.gyro_payloads[kept.lowerBound].count - first.count
@@ -93,7 +105,7 @@ extension ScratchTestCase {
         XCTAssertLessThan(parserWorst, 0.025, "telemetry-parser's largest time difference against the source", file: file, line: line)
         // ffprobe: the packets at the source's, moved; the first (trimmed) at 0; each sample,
         // spread over its packet, within one sample period of its place in the source.
-        let sourceTrack = try XCTUnwrap(try probeTrack(path), file: file, line: line)
+        let sourceTrack = try XCTUnwrap(try sourceReading(path).track, file: file, line: line)
         let track = try XCTUnwrap(try probeTrack(output), "no gpmd stream in \(output)", file: file, line: line)
         XCTAssertEqual(track.packets.count, kept.count, file: file, line: line)
         var storedWorst = 0.0

@@ -34,7 +34,7 @@ final class TelemetryKeptTests: ScratchTestCase {
     func testFilterNoneKeepsTheGPMFTrack() throws {
         let out = scratch.appendingPathComponent("copy.mp4").path
         _ = try filterNone(out)
-        let source = try XCTUnwrap(try probeTrack(Self.karma)), track = try XCTUnwrap(try probeTrack(out), "no gpmd stream in the output")
+        let source = try XCTUnwrap(try sourceReading(Self.karma).track), track = try XCTUnwrap(try probeTrack(out), "no gpmd stream in the output")
         XCTAssertEqual(track.handler, "GoPro MET")
         XCTAssertEqual(track.packets.count, 13)
         for (o, s) in zip(track.packets, source.packets) { XCTAssertEqual(o.pts, s.pts, accuracy: 1e-6) }

@@ -8,7 +8,7 @@ import XCTest
 /// Where an output must not carry the camera's telemetry although the input has it: `reverse`
 /// (its time runs backwards: the gyro's samples would lie against the picture) and `stabilise`
 /// (the picture no longer turns as the gyro says; a tool stabilising the output from it would
-/// correct it twice). Each output has no data track at all (ffprobe), and stabilise says why.
+/// correct it twice). Each output has no data track at all (ffprobe), and each says why.
 final class TelemetryNotKeptTests: ScratchTestCase {
     static var karma: String { Repository.shared("karma.mp4") }
 
@@ -22,11 +22,22 @@ final class TelemetryNotKeptTests: ScratchTestCase {
         XCTAssertTrue(try streamTypes(Self.karma).contains("data"))
     }
 
-    func testAReversalHasNoDataTrack() throws {
+    func testAReversalHasNoDataTrackAndSaysWhy() throws {
         let out = scratch.appendingPathComponent("reversed.mp4").path
         let r = try Processes.lockstep(["reverse", Self.karma, "--from", "2", "--to", "3", "--size", "214x120", "-o", out])
         XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(
+            r.stderr.contains(
+                "note: \(Self.karma): its GPMF telemetry track is not kept in the output: the output's time runs backwards: the camera's samples would not match its picture\n"),
+            r.stderr)
         XCTAssertEqual(try streamTypes(out), ["video", "audio"])
+    }
+
+    func testAReversalOfAClipWithoutTelemetrySaysNothingOfIt() throws {
+        let out = scratch.appendingPathComponent("reversed.mp4").path
+        let r = try Processes.lockstep(["reverse", Repository.fixture("bg.mp4"), "--frames", "0:10", "-o", out])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertFalse(r.stderr.contains("telemetry"), r.stderr)
     }
 
     func testAStabilisedMovieHasNoDataTrackAndSaysWhy() throws {

@@ -36,7 +36,11 @@ enum FlashBeep {
                 "-shortest"
             ] + videoCodec + ["-c:a", "aac", "-b:a", "128k", path])
         let url = URL(fileURLWithPath: path)
-        return Clip(path: path, flashes: try flashes(url), beeps: try beeps(url), duration: try videoDuration(url))
+        // ffprobe's frame times and stream duration from one run (it decodes the clip once).
+        let (streams, pts) = try Probe.streamsAndVideoPTS(url)
+        return Clip(
+            path: path, flashes: try flashes(LumaVideo.decode(url), pts: pts, regions: [nil])[0], beeps: try beeps(url),
+            duration: streams.first { $0.codecType == "video" }?.duration ?? 0)
     }
 
     static func fmt(_ x: Double) -> String { String(format: "%.9g", x) }
@@ -44,29 +48,49 @@ enum FlashBeep {
     /// Onsets of white in a region (pixels of the decoded picture; nil: all): times (ffprobe) of
     /// the frames whose region's mean luma is above 128 after one at or below it.
     static func flashes(_ url: URL, region: (x: Int, y: Int, w: Int, h: Int)? = nil) throws -> [Double] {
-        let video = try LumaVideo.decode(url)
-        let pts = try VideoTimestamps.pts(url)
+        try flashes(url, regions: [region])[0]
+    }
+
+    /// `flashes` in each of `regions`, from one decode of the movie (a quad's cells).
+    static func flashes(_ url: URL, regions: [(x: Int, y: Int, w: Int, h: Int)?]) throws -> [[Double]] {
+        flashes(try LumaVideo.decode(url), pts: try VideoTimestamps.pts(url), regions: regions)
+    }
+
+    /// `flashes` in decoded pictures whose ffprobe times are `pts`.
+    static func flashes(_ video: LumaVideo, pts: [Double], regions: [(x: Int, y: Int, w: Int, h: Int)?]) -> [[Double]] {
         precondition(pts.count == video.frames.count, "ffprobe and ffmpeg see as many frames")
-        let r = region ?? (0, 0, video.width, video.height)
-        var onsets: [Double] = []
-        var was = false
-        for (k, frame) in video.frames.enumerated() {
-            var sum = 0, n = 0
-            for y in stride(from: r.y + 2, to: r.y + r.h - 2, by: 2) {
-                for x in stride(from: r.x + 2, to: r.x + r.w - 2, by: 2) { sum += Int(frame[y * video.width + x]); n += 1 }
+        return regions.map { region in
+            let r = region ?? (0, 0, video.width, video.height)
+            var onsets: [Double] = []
+            var was = false
+            for (k, frame) in video.frames.enumerated() {
+                var sum = 0, n = 0
+                for y in stride(from: r.y + 2, to: r.y + r.h - 2, by: 2) {
+                    for x in stride(from: r.x + 2, to: r.x + r.w - 2, by: 2) { sum += Int(frame[y * video.width + x]); n += 1 }
+                }
+                let white = n > 0 && Double(sum) / Double(n) > 128
+                if white && !was { onsets.append(pts[k]) }
+                was = white
             }
-            let white = n > 0 && Double(sum) / Double(n) > 128
-            if white && !was { onsets.append(pts[k]) }
-            was = white
+            return onsets
         }
-        return onsets
     }
 
     /// Beep onsets: the first sample of each burst whose magnitude passes 0.25 (the hums, 0.02 each, stay
     /// under 0.1 even four of them mixed), after at least 50 ms below it. `tone`: only bursts of that frequency (a
     /// 2 ms Goertzel window after the onset must hold it), for mixes of several.
     static func beeps(_ url: URL, tone: Double? = nil) throws -> [Double] {
+        beeps(in: try AudioAnalysis.decodeMono(url), tone: tone)
+    }
+
+    /// `beeps` of each of `tones`, from one decode of the sound (a mix of several).
+    static func beeps(_ url: URL, tones: [Double]) throws -> [[Double]] {
         let s = try AudioAnalysis.decodeMono(url)
+        return tones.map { beeps(in: s, tone: $0) }
+    }
+
+    /// `beeps` in mono samples at 48 kHz.
+    static func beeps(in s: [Float], tone: Double?) -> [Double] {
         var onsets: [Double] = []
         var quietSince = 0, loud = false
         for (n, x) in s.enumerated() {
@@ -88,9 +112,5 @@ enum FlashBeep {
             }
         }
         return onsets
-    }
-
-    static func videoDuration(_ url: URL) throws -> Double {
-        try Probe.streams(url).first { $0.codecType == "video" }?.duration ?? 0
     }
 }

@@ -33,6 +33,30 @@ struct Probe {
 
     static func probe(_ url: URL) throws -> (streams: [ProbeStream], format: ProbeFormat) {
         let data = try Shell.check("ffprobe", ["-v", "error", "-print_format", "json", "-show_streams", "-show_format", "-count_frames", url.path])
+        return try parse(data, url)
+    }
+
+    /// `streams` and the first video stream's frame times in seconds (what `VideoTimestamps.pts`
+    /// gives) from one ffprobe run, which decodes the file once for both.
+    static func streamsAndVideoPTS(_ url: URL) throws -> (streams: [ProbeStream], pts: [Double]) {
+        let data = try Shell.check(
+            "ffprobe",
+            [
+                "-v", "error", "-print_format", "json", "-show_streams", "-show_format", "-count_frames",
+                "-show_entries", "frame=stream_index,pts_time", url.path
+            ])
+        let streams = try parse(data, url).streams
+        guard let json = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let all = json["streams"] as? [[String: Any]],
+            let video = all.first(where: { $0["codec_type"] as? String == "video" }).flatMap({ int($0["index"]) })
+        else {
+            return (streams, [])
+        }
+        let frames = json["frames"] as? [[String: Any]] ?? []
+        return (streams, frames.filter { int($0["stream_index"]) == video }.compactMap { double($0["pts_time"]) })
+    }
+
+    private static func parse(_ data: Data, _ url: URL) throws -> (streams: [ProbeStream], format: ProbeFormat) {
         guard let json = try JSONSerialization.jsonObject(with: data) as? [String: Any],
             let streams = json["streams"] as? [[String: Any]]
         else {
