@@ -39,10 +39,20 @@ import PackageDescription
 // own (its allocator is the process's), TSan sees their locks (pthreads are intercepted).
 let optimize = Context.environment["LOCKSTEP_OPTIMIZE"] ?? ""
 let sanitizer = Context.environment["LOCKSTEP_SANITIZE"].flatMap { ["address", "thread"].contains($0) ? $0 : nil }
-let testSettings: [SwiftSetting] = [.swiftLanguageMode(.v6)] + (sanitizer.map { [.unsafeFlags(["-sanitize=\($0)"])] } ?? [])
+let languageSettings: [SwiftSetting] = [.swiftLanguageMode(.v6)] + (sanitizer.map { [.unsafeFlags(["-sanitize=\($0)"])] } ?? [])
+// LOCKSTEP_OPTIMIZE=1 with the release configuration: scripts/test's plain build
+// (`swift build -c release -Xswiftc -enable-testing`). The release configuration is what keeps
+// DEBUG undefined in the packages we depend on: swift-argument-parser validates every command's
+// option groups at each launch under DEBUG (`ParsableArguments._validate`, at -Onone), 0.6
+// CPU-seconds of the 0.8 a refused `composite` option took, and the command-line tests launch
+// `lockstep` several hundred times. The tests and the command line are compiled at -Onone there
+// (what they do is not what the tests wait on; -O would triple their compile time).
+let unoptimisedInRelease: [SwiftSetting] = optimize == "1" ? [.unsafeFlags(["-Onone"], .when(configuration: .release))] : []
+let testSettings = languageSettings + unoptimisedInRelease
 func ownSettings(_ module: String) -> [SwiftSetting] {
-    testSettings
+    languageSettings
         + ((optimize == "1" && module != "LockstepCLI") || optimize.split(separator: " ").contains(Substring(module)) ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : [])
+        + (module == "LockstepCLI" ? unoptimisedInRelease : [])
 }
 let sanitizerLink: [LinkerSetting] = sanitizer.map { [.unsafeFlags(["-sanitize=\($0)"])] } ?? []
 let sanitizerC: [CSetting] = sanitizer.map { [.unsafeFlags(["-fsanitize=\($0)"])] } ?? []
