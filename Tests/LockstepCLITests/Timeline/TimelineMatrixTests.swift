@@ -282,7 +282,10 @@ final class TimelineMatrixTests: EventMatrixCase {
         ("concat", "r25"), ("composite", "r60"), ("filter-none", "fade"), ("reverse", "drop30"), ("boomerang", "vfr"), ("reverse-cut", "drop30"),
         ("concat-cut", "r25"), ("variants-cut", "vfr")
     ]
-    override func setUpWithError() throws { try prepare(Self.rows) }
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try prepare(Self.rows)
+    }
 
     func testFilterNoneOnDrops() throws { try matrixRow("filter-none", "drop30") }
     func testFilterMonoOnVariableRate() throws { try matrixRow("filter-mono", "vfr") }
