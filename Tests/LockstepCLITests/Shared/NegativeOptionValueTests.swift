@@ -14,24 +14,11 @@ import XCTest
 /// Cost: every one of these refusals is decided while the command line is parsed (ArgumentParser
 /// reading the value, then the command's `validate()`), so each is checked in-process on
 /// `LockstepCommand.parseAsRoot`, with the status and first line `LockstepCommand.main` prints
-/// for that error (`refusal(_:)`); a launch costs 0.1-0.2 CPU-s, 67 of them were the class's
+/// for that error (`parsed(_:)`, InProcessParse.swift); a launch costs 0.1-0.2 CPU-s, 67 of them were the class's
 /// 15 s. Six of them, each of another command (`wired`), are also run as the real `lockstep` process:
 /// the wiring from argv to the printed line and the exit status, and no "Missing value" there either.
 final class NegativeOptionValueTests: ScratchFolderTestCase {
     func path(_ name: String) -> String { scratch.appendingPathComponent(name).path }
-
-    /// What `LockstepCommand.main` ends with for `args` when parsing refuses them: the exit status
-    /// and the text for stderr (`ExitStatus`'s line for the library's errors, ArgumentParser's
-    /// full message, usage included, otherwise); nil when the command line is accepted.
-    func refusal(_ args: [String]) -> (status: Int32, text: String)? {
-        do {
-            _ = try LockstepCommand.parseAsRoot(args)
-            return nil
-        } catch {
-            if let ending = ExitStatus.of(error) { return (ending.status, "Error: \(ending.line ?? "")") }
-            return (LockstepCommand.exitCode(for: error).rawValue, LockstepCommand.fullMessage(for: error))
-        }
-    }
 
     func testANegativeValueGetsTheOptionsOwnSentence() throws {
         let out = path("out.mp4"), q = [Repository.fixture("q0.mp4"), Repository.fixture("q1.mp4")]
@@ -117,13 +104,12 @@ final class NegativeOptionValueTests: ScratchFolderTestCase {
             (["thumbnail", "--at", "-1", "-o", path("t.png"), clip], "--at -1: the time must be zero or more seconds.")
         ]
         for (args, line) in cases {
-            guard let r = refusal(args) else {
+            guard case .failure(let r) = parsed(args) else {
                 XCTFail("\(args): accepted by the parser")
                 continue
             }
-            XCTAssertEqual(r.status, 64, "\(args): \(r.text)")
-            XCTAssertEqual(r.text.split(separator: "\n").first.map(String.init), "Error: \(line)", "\(args)")
-            XCTAssertFalse(r.text.contains("Missing value"), "\(args): \(r.text)")
+            XCTAssertEqual(r.status, 64, "\(args): \(r.line)")
+            XCTAssertEqual(r.line, "Error: \(line)", "\(args)")
         }
         // The real process for a handful (the first case of each of these commands, an `imu`
         // subcommand among them): the same status and line, and no "Missing value".

@@ -14,17 +14,6 @@ final class NumberRangeCommandTests: ScratchFolderTestCase {
 
     // MARK: finding 5
 
-    /// What `LockstepCommand.main` ends with when parsing refuses `args` (the status and the first
-    /// line it prints: ArgumentParser's message for a validation error); nil when accepted, with
-    /// the parsed command.
-    func parsed(_ args: [String]) -> Result<any ParsableCommand, Refusal> {
-        do { return .success(try LockstepCommand.parseAsRoot(args)) } catch {
-            XCTAssertNil(ExitStatus.of(error), "\(args): a parser's refusal, not the library's")
-            return .failure(Refusal(status: LockstepCommand.exitCode(for: error).rawValue, line: firstLine(LockstepCommand.fullMessage(for: error))))
-        }
-    }
-    struct Refusal: Error, Equatable { var status: Int32, line: String }
-
     /// A rate whose numerator or denominator does not fit in 32 bits (about 1 fps): refused with
     /// exit 64 by composite, concat and testsrc. It trapped (SIGILL) and left a 0-byte temporary.
     /// The refusal is `validate()`'s (OutputArguments, TestSourceCommand), so each command's is
@@ -51,7 +40,8 @@ final class NumberRangeCommandTests: ScratchFolderTestCase {
                         refusal,
                         Refusal(
                             status: 64,
-                            line: "Error: --fps \(fps): the numerator and denominator must be at most 2147483647 (FFmpeg keeps a frame rate as a fraction of 32-bit numbers)."),
+                            line: "Error: --fps \(fps): the numerator and denominator must be at most 2147483647 (FFmpeg keeps a frame rate as a fraction of 32-bit numbers).",
+                            byParser: true),
                         "\(args)")
                 }
             }
