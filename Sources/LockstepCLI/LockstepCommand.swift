@@ -35,7 +35,7 @@ struct LockstepCommand: ParsableCommand {
     static func main() {
         StopSignals.install(statusOfSignal: ExitStatus.stopped(by:))
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(HelpRequest.arguments(Array(CommandLine.arguments.dropFirst())))
             try command.run()
             if let line = StandardOutput.failure() { fail(line, status: ExitStatus.failure) }
         } catch {
