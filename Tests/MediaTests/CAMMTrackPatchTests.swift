@@ -78,6 +78,22 @@ final class CAMMTrackPatchTests: MediaTestCase {
         }
     }
 
+    /// `TelemetryDemuxer.trackKind` (what `reverse` asks before saying a track is not kept)
+    /// names the track from the stream list as the full read does, and nil without one: GPMF
+    /// in karma.mp4's copy, CAMM in scripts/fixtures/make-camm-fixture's clip (Python, from the spec).
+    func testTheTrackKindComesFromTheStreamList() throws {
+        let gpmf = try gpmdCopy("kind.mp4")
+        XCTAssertEqual(try TelemetryDemuxer.trackKind(path: gpmf), .gpmf)
+        XCTAssertEqual(try CarriedTelemetry.read(path: gpmf)?.format.kind, .gpmf)
+        let camm = path("camm.mp4")
+        _ = try Processes.check("python3", [Repository.script("make-camm-fixture"), camm, path("camm.json")])
+        XCTAssertEqual(try TelemetryDemuxer.trackKind(path: camm), .camm)
+        XCTAssertEqual(try CarriedTelemetry.read(path: camm)?.format.kind, .camm)
+        let plain = path("plain.mp4")
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25:duration=0.2", "-c:v", "libx264", "-pix_fmt", "yuv420p", plain])
+        XCTAssertNil(try TelemetryDemuxer.trackKind(path: plain))
+    }
+
     func testAFileWithoutAGPMDTrackIsRefusedAndLeftAsItWas() throws {
         let file = path("plain.mp4")
         try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25:duration=0.2", "-c:v", "libx264", "-pix_fmt", "yuv420p", file])
