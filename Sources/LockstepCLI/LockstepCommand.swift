@@ -33,9 +33,10 @@ struct LockstepCommand: ParsableCommand {
     /// whole (a 100 KB `--garbage polygon:...` was a 100 KB error line; an escape sequence in a
     /// value reached the terminal).
     static func main() {
+        StandardOutput.install()
         StopSignals.install(statusOfSignal: ExitStatus.stopped(by:))
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(HelpRequest.arguments(Array(CommandLine.arguments.dropFirst())))
             try command.run()
             if let line = StandardOutput.failure() { fail(line, status: ExitStatus.failure) }
         } catch {

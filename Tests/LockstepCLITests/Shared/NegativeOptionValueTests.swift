@@ -128,4 +128,31 @@ final class NegativeOptionValueTests: ScratchFolderTestCase {
         }
         XCTAssertEqual(try leftovers(), [], "nothing is written")
     }
+
+    /// `--help` (or `-h`) where an option that takes any value (`.unconditional`, for its
+    /// negative numbers) was due shows the command's help, exactly as `--help` alone does; it
+    /// was read as the value ("The value '--help' is invalid for '--smoothness <SECONDS>'").
+    func testHelpWhereAValueWasDueShowsTheHelp() throws {
+        let clip = Repository.fixture("q0.mp4")
+        let stabilise = try Processes.lockstep(["stabilise", "--help"])
+        XCTAssertEqual(stabilise.status, 0)
+        XCTAssertEqual(
+            stabilise.stdout.split(separator: "\n").first.map(String.init),
+            "OVERVIEW: Steady a movie from its gyro: smoothed camera path, rolling shutter")
+        let filter = try Processes.lockstep(["filter", "--help"])
+        let cases: [(args: [String], help: String)] = [
+            (["stabilise", "--smoothness", "--help"], stabilise.stdout),
+            (["stabilise", clip, "--smoothness", "-h", "-o", path("o.mp4")], stabilise.stdout),
+            (["filter", clip, "--filter", "mono", "--from", "--help", "-o", path("o.mp4")], filter.stdout),
+            (["filter", clip, "--to", "-help"], filter.stdout)
+        ]
+        for (args, help) in cases {
+            let r = try Processes.lockstep(args)
+            XCTAssertEqual(r.status, 0, args.joined(separator: " "))
+            XCTAssertEqual(r.stdout, help, args.joined(separator: " "))
+            XCTAssertEqual(r.stderr, "", args.joined(separator: " "))
+        }
+        // Help only: nothing is written.
+        XCTAssertNil(FileManager.default.contents(atPath: path("o.mp4")))
+    }
 }

@@ -117,13 +117,16 @@ final class OutputKindTests: ScratchFolderTestCase {
             ["verify", Repository.fixture("fg.mp4"), "--json"],
             ["--help"]
         ]
+        // C's buffered stdout as a shell gives it, and line-buffered under `stdbuf -oL` (a test
+        // run's log wrapper), where each line is written when printed: the failed write's errno
+        // was gone by the end, and the line said "(a write failed)" instead of the cause.
+        let wrappers = ["env -u _STDBUF_O", "env _STDBUF_O=L", "stdbuf -oL"]
         for args in cases {
-            // C's buffered stdout, as a shell gives it: under `stdbuf -oL` (a test run's log
-            // wrapper), each line is written when printed and the failed write's errno is gone by
-            // the end, so the line says "(a write failed)" instead of the cause.
-            let r = try Processes.run("/bin/sh", ["-c", "exec env -u _STDBUF_O \"$@\" > /dev/full", "sh", Repository.binary.path] + args)
-            XCTAssertEqual(r.status, 1, args.joined(separator: " "))
-            XCTAssertTrue(r.stderr.hasSuffix(full), "\(args.joined(separator: " ")): \(r.stderr)")
+            for wrapper in wrappers {
+                let r = try Processes.run("/bin/sh", ["-c", "exec \(wrapper) \"$@\" > /dev/full", "sh", Repository.binary.path] + args)
+                XCTAssertEqual(r.status, 1, "\(wrapper) \(args.joined(separator: " "))")
+                XCTAssertTrue(r.stderr.hasSuffix(full), "\(wrapper) \(args.joined(separator: " ")): \(r.stderr)")
+            }
             // The same to a pipe succeeds (the check is not a false alarm).
             XCTAssertNotEqual(try Processes.lockstep(args).stdout, "", args.joined(separator: " "))
         }
