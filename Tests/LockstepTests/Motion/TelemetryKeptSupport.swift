@@ -40,24 +40,28 @@ extension ScratchTestCase {
 
     /// ffprobe's view of the `gpmd` stream: its handler name and its packets (pts, duration in s).
     func probeTrack(_ path: String) throws -> (handler: String, packets: [(pts: Double, duration: Double)])? {
-        let streams = String(decoding: try Shell.check("ffprobe", ["-v", "error", "-show_entries", "stream=index,id,codec_tag_string:stream_tags=handler_name", "-of", "csv=p=0", path]), as: UTF8.self)
-        guard let line = streams.split(separator: "\n").first(where: { $0.contains("gpmd") }) else { return nil }
-        let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        let index = fields[0]
-        let csv = String(decoding: try Shell.check("ffprobe", ["-v", "error", "-select_streams", index, "-show_entries", "packet=pts_time,duration_time", "-of", "csv=p=0", path]), as: UTF8.self)
-        let packets = csv.split(separator: "\n").map { row -> (Double, Double) in
-            let v = row.split(separator: ",").map { Double($0) ?? .nan }
-            return (v[0], v.count > 1 ? v[1] : .nan)
+        // One ffprobe run for the streams and every stream's packets (it reads the packets, it
+        // decodes nothing); the gpmd stream's are kept.
+        let data = try Shell.check(
+            "ffprobe",
+            ["-v", "error", "-show_entries", "stream=index,id,codec_tag_string:stream_tags=handler_name:packet=stream_index,pts_time,duration_time", "-of", "json", path])
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any], "ffprobe's JSON for \(path)")
+        let streams = json["streams"] as? [[String: Any]] ?? []
+        guard let gpmd = streams.first(where: { $0["codec_tag_string"] as? String == "gpmd" }), let index = gpmd["index"] as? Int else { return nil }
+        let number = { (v: Any?) in (v as? String).flatMap(Double.init) ?? .nan }
+        let packets = (json["packets"] as? [[String: Any]] ?? []).filter { $0["stream_index"] as? Int == index }.map { p -> (Double, Double) in
+            (number(p["pts_time"]), number(p["duration_time"]))
         }
+        // ffprobe's track ID (in hex) and handler.
+        let hexID = gpmd["id"] as? String ?? "", handler = (gpmd["tags"] as? [String: Any])?["handler_name"] as? String ?? ""
         // The last packet's length as stored (scripts/tools/mp4-sample-durations, its own box walk)
         // when FFmpeg's is longer: mov.c fits a last sample to the track's declared length (the
         // HERO7's last payload, 201 gyro samples, a second's worth: 1.001 s stored, 1.735 s read).
         let tracks = String(decoding: try Shell.check(Repository.root.appendingPathComponent("scripts/tools/mp4-sample-durations").path, [path]), as: UTF8.self)
-        // ffprobe's columns: index, codec tag, id (the track ID, in hex), handler.
-        let id = fields.count > 2 ? Int(fields[2].replacingOccurrences(of: "0x", with: ""), radix: 16).map(String.init) ?? "" : ""
+        let id = Int(hexID.replacingOccurrences(of: "0x", with: ""), radix: 16).map(String.init) ?? ""
         let stored = tracks.split(separator: "\n").map { $0.split(separator: " ") }.first { $0.first.map(String.init) == id }?.dropFirst(2).compactMap { Double($0) } ?? []
         let fitted = stored.count == packets.count ? zip(packets, stored).map { ($0.0, min($0.1, $1)) } : packets
-        return (fields.count > 3 ? fields[3].trimmingCharacters(in: .whitespaces) : "", fitted)
+        return (handler.trimmingCharacters(in: .whitespaces), fitted)
     }
 
     /// The gyro in `output` is the source's payloads `kept`, the first of them without its
