@@ -113,10 +113,12 @@ final class GridAndAudioChoiceTests: ScratchTestCase {
         return ab / (aa * bb).squareRoot()
     }
 
-    /// --audio-from 2: the output's sound is the second camera's, not the first's.
+    /// --audio-from 2: the output's sound is the second camera's, not the first's. (The sound
+    /// tests' canvas is 320x180: the picture is not looked at, and coding it at the inputs'
+    /// 854x480 was most of their cost.)
     func testAudioFromOneInput() throws {
         let (out, result) = try compose(.quad, [karma, hero]) { o in
-            o.audioFrom = 1; o.frames = FrameRange(start: 0, end: 150)
+            o.audioFrom = 1; o.frames = FrameRange(start: 0, end: 150); o.size = Size(width: 320, height: 180)
         }
         XCTAssertNotNil(result.audioSamples)
         let written = try sound(out.path, seconds: 4.5)
@@ -128,7 +130,7 @@ final class GridAndAudioChoiceTests: ScratchTestCase {
     /// -31.7: +8.7 dB), and the summary says what it measured.
     func testLoudnessNormalisation() throws {
         let (out, result) = try compose(.quad, [karma, hero]) { o in
-            o.audioFrom = 1; o.loudness = -23
+            o.audioFrom = 1; o.loudness = -23; o.size = Size(width: 320, height: 180)
         }
         let l = try XCTUnwrap(result.loudness)
         XCTAssertEqual(l.mixLUFS, -31.7, accuracy: 0.3)
