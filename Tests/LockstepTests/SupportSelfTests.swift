@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The fixtures and the helpers that read them check each other: every fixture frame decodes to
@@ -77,7 +78,7 @@ final class SupportSelfTests: XCTestCase {
             }
             // The brightest pixel outside the strip's black box (one cell around it, and 2 px more).
             let y0 = Int(BarcodeRegion.band(clip.source).y0), outside = (0..<video.height).filter { $0 < y0 - 18 || $0 >= y0 + 34 }
-            let plainMax = video.frames.map { f in outside.map { y in f[(y * video.width)..<((y + 1) * video.width)].max()! }.max()! }.max()!
+            let plainMax = video.frames.map { f in outside.map { y in PixelStatistics.max(f, (y * video.width)..<((y + 1) * video.width))! }.max()! }.max()!
             if name == "fg.mp4" {
                 XCTAssertEqual(Double(video.frames[0][(video.height - 8) * video.width + 8]), 150, accuracy: 3, "keyed green")
             } else {

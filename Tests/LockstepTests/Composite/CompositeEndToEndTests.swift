@@ -182,7 +182,7 @@ final class CompositeEndToEndTests: ScratchTestCase {
         let (out, _) = try compose(.mix, ["q0.mp4", "q1.mp4"])
         let mixed = try LumaVideo.decode(out), a = try LumaVideo.decode(Fixtures.url("q0.mp4")), b = try LumaVideo.decode(Fixtures.url("q1.mp4"))
         XCTAssertEqual(mixed.frames.count, 66)
-        func mean(_ f: [UInt8]) -> Double { Double(f.reduce(0) { $0 + Int($1) }) / Double(f.count) }
+        func mean(_ f: [UInt8]) -> Double { Double(PixelStatistics.sum(f)) / Double(f.count) }
         for k in [0, 17, 33, 65] {
             XCTAssertEqual(mean(mixed.frames[k]), (mean(a.frames[k]) + mean(b.frames[k])) / 2, accuracy: 2.0, "frame \(k)")
         }
