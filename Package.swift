@@ -80,8 +80,10 @@ let package = Package(
         .systemLibrary(
             name: "CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]),
-        // libavfilter (FFmpeg 5.1): the kept deinterlacers, bwdif and yadif.
-        .systemLibrary(name: "CAVFilter", pkgConfig: "libavfilter", providers: [.apt(["libavfilter-dev"])]),
+        // libavfilter (FFmpeg 5.1): the kept deinterlacers, bwdif and yadif. Its headers only: the
+        // library is opened when a deinterlacer is made (its shim says why), so no pkg-config
+        // (which would link it); Debian's headers are on the compiler's own path.
+        .systemLibrary(name: "CAVFilter", providers: [.apt(["libavfilter-dev"])]),
         .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),

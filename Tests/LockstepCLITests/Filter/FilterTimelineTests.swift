@@ -9,16 +9,36 @@ import XCTest
 /// the picture.
 final class FilterTimelineTests: ScratchFolderTestCase {
     /// testsrc2 at 30 fps for 6 s with a 1 kHz tone; frames 40-57 removed, the others' times kept.
+    /// Made once for the class (the same ffmpeg command gave each test the same clip) and
+    /// hard-linked into each test's scratch folder as drops.mp4, where the tests expect it.
     func droppedFramesClip() throws -> String {
+        let made = try Self.madeClip.get()
         let path = scratch.appendingPathComponent("drops.mp4").path
-        _ = try Processes.check(
-            "ffmpeg",
-            [
-                "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=6", "-f", "lavfi", "-i",
-                "sine=frequency=1000:duration=6", "-vf", "select='not(between(n,40,57))'", "-fps_mode", "passthrough",
-                "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest", path
-            ])
+        guard link(made, path) == 0 else { throw Processes.Failure(description: "cannot link \(made) to \(path): errno \(errno)") }
         return path
+    }
+
+    nonisolated(unsafe) static var made: Result<String, Error>?
+    static var madeClip: Result<String, Error> {
+        if let made { return made }
+        let result = Result { () throws -> String in
+            let path = try Scratch.makeFolder("lockstep-drops-clip").appendingPathComponent("drops.mp4").path
+            _ = try Processes.check(
+                "ffmpeg",
+                [
+                    "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=6", "-f", "lavfi", "-i",
+                    "sine=frequency=1000:duration=6", "-vf", "select='not(between(n,40,57))'", "-fps_mode", "passthrough",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest", path
+                ])
+            return path
+        }
+        made = result
+        return result
+    }
+    override class func tearDown() {
+        if case .success(let path)? = made { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        made = nil
+        super.tearDown()
     }
 
     /// (frames, video seconds, audio seconds) as ffprobe reads them.

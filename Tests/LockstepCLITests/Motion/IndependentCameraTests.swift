@@ -515,15 +515,18 @@ final class IndependentCameraHelperTests: XCTestCase {
 /// video time = IMU time + offset gives an offset D ms larger), and each version calibrated with
 /// nothing else: the offset found must move by exactly D (within 1 ms), at the clip's start and
 /// middle. Needs `lockstep imu export MOVIE` (the telemetry reader) to work.
-final class RealFootageShiftTests: XCTestCase {
-    static let shifts: [Double] = [-250, 100, 333, 1500]
+/// The default tier moves the clock by -250 ms (back, not a whole number of frames) and 1500 ms
+/// (forward, more than a second); `RealFootageShiftSlowTests` adds 100 and 333 ms. Each shift is
+/// one more calibrate of the whole clip (about 2.3 CPU-seconds).
+class RealFootageShiftCase: XCTestCase {
+    class var shifts: [Double] { [-250, 1500] }
 
     static var karma: URL? {
         let url = URL(fileURLWithPath: Repository.shared("karma.mp4"))
         return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }
 
-    func testShiftingTheTraceClockMovesTheOffsetByExactlyThatMuch() throws {
+    func checkShifts() throws {
         // CI has ../shared beside the checkout: a missing file is a failure, never a silent skip.
         guard let karma = Self.karma else { return XCTFail("karma.mp4 is not beside the checkout (../shared/media/karma.mp4)") }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-shift-\(UUID().uuidString)")
@@ -551,7 +554,7 @@ final class RealFootageShiftTests: XCTestCase {
             traces.append(url)
         }
 
-        // Six calibrations, two at a time: the five traces, and the camera file as its own trace.
+        // The calibrations, two at a time: the exported trace, each shifted one, and the camera file as its own trace.
         let results = Mutex<[Int: CommandResult]>([:])
         let imu = traces.map(\.path) + [karma.path]
         DispatchQueue.concurrentPerform(iterations: imu.count) { i in
@@ -603,6 +606,11 @@ final class RealFootageShiftTests: XCTestCase {
         }
     }
 
+}
+
+final class RealFootageShiftTests: RealFootageShiftCase {
+    func testShiftingTheTraceClockMovesTheOffsetByExactlyThatMuch() throws { try checkShifts() }
+
     /// `lockstep snake karma.mp4 --imu karma.mp4 -o out.mp4` with nothing else: the GoPro file's
     /// own telemetry (its stated axes, on the video's clock) drives the snake; every frame is in
     /// the report and every frame whose motion window the trace covers is paired.
@@ -638,4 +646,13 @@ final class RealFootageShiftTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(paired, frames - 1, "frames paired")
         XCTAssertTrue(r.stdout.contains("motion: \(paired) frames paired, \(frames - paired) without"), r.stdout)
     }
+}
+
+/// Every shift of the trace's clock (the default tier's -250 and 1500 ms, and 100 and 333 ms):
+/// the same check as `RealFootageShiftTests.testShiftingTheTraceClockMovesTheOffsetByExactlyThatMuch`
+/// with two more calibrations.
+final class RealFootageShiftSlowTests: RealFootageShiftCase {
+    override class var shifts: [Double] { [-250, 100, 333, 1500] }
+
+    func testEveryShift() throws { try checkShifts() }
 }

@@ -31,6 +31,28 @@ final class RealCameraCalibrateTests: XCTestCase {
         return (r, out, json)
     }
 
+    /// `calibrate max-heromode.mp4 --imu max-heromode.mp4`, run once for the class: the records
+    /// test checks its answer and lines, the snake test uses its profile (the same job on the
+    /// same input, about 3 CPU-seconds, was run by both). Its folder goes in the class's tearDown.
+    nonisolated(unsafe) static var maxRun: (CommandResult, URL, [String: Any]?)?
+    func maxCalibration() throws -> (CommandResult, URL, [String: Any]?) {
+        if let run = Self.maxRun { return run }
+        let max = Self.media("gopro-max/max-heromode.mp4")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: max), "\(max) missing (set LOCKSTEP_SHARED_MEDIA)")
+        let scratch = try Scratch.makeFolder("lockstep-realcam-max")
+        let out = scratch.appendingPathComponent("OUT.json")
+        let r = try runCommand(CommandLineTests.binary, ["calibrate", max, "--imu", max, "-o", out.path], timeout: 900, scratch: scratch)
+        print("max: exit \(r.status) in \(String(format: "%.1f", r.seconds)) s\n\(r.stdout)\(r.stderr)")
+        let json = (try? Data(contentsOf: out)).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        Self.maxRun = (r, out, json)
+        return (r, out, json)
+    }
+    override class func tearDown() {
+        if let run = maxRun { try? FileManager.default.removeItem(at: run.1.deletingLastPathComponent()) }
+        maxRun = nil
+        super.tearDown()
+    }
+
     func python(_ script: String, _ args: [String]) throws -> Data {
         let r = try runCommand(
             URL(fileURLWithPath: "/usr/bin/env"), ["python3", Repository.script(script)] + args,
@@ -89,7 +111,7 @@ final class RealCameraCalibrateTests: XCTestCase {
         let truth = try JSONDecoder().decode(Records.self, from: try python("gopro-records-dump", [max]))
         XCTAssertEqual(truth.settings, ["EISE": "Y", "EISA": "HS HLevel"])
         XCTAssertGreaterThan(truth.cori_lag.r, 0.9999, "the outside check: CORI integrates the gyro")
-        let (r, _, json) = try calibrate(max, imu: max, name: "max")
+        let (r, _, json) = try maxCalibration()
         XCTAssertEqual(r.status, 0, r.stderr)
         let profile = try XCTUnwrap(json)
         let offset = try XCTUnwrap(ClockPieces.number(profile["timeOffsetMs"]))
@@ -119,10 +141,11 @@ final class RealCameraCalibrateTests: XCTestCase {
     /// The warning says which to trust and why, in one line.
     func testSnakeOnTheMaxSaysWhichOffsetToTrust() throws {
         let max = Self.media("gopro-max/max-heromode.mp4")
-        let (c, out, json) = try calibrate(max, imu: max, name: "max-snake")
+        let (c, out, json) = try maxCalibration()
         XCTAssertEqual(c.status, 0, c.stderr)
         XCTAssertEqual(try XCTUnwrap(ClockPieces.number(json?["timeOffsetMs"])), -13.066, accuracy: 0.01)
-        let scratch = out.deletingLastPathComponent()
+        let scratch = try Scratch.makeFolder("lockstep-realcam-max-snake")
+        defer { try? FileManager.default.removeItem(at: scratch) }
         let s = try runCommand(
             CommandLineTests.binary,
             ["snake", max, "--calibration", out.path, "--report", scratch.appendingPathComponent("r.csv").path, "-o", scratch.appendingPathComponent("s.mp4").path],

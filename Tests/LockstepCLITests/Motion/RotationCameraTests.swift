@@ -99,7 +99,7 @@ final class RotationCameraTests: RotationCameraCase {
         if let d = made { return d }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-rotcam-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        for v in ["roll", "stabilised"] { try render(v, seconds: seconds, into: dir) }
+        try render("roll,stabilised", seconds: seconds, into: dir)
         made = dir
         return dir
     }

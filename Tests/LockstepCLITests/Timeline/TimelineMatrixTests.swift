@@ -69,20 +69,34 @@ class TimelineMatrixCase: XCTestCase {
         zip(c.events, c.flashEnds).filter { $0.0 >= from - 0.0005 && $0.1 <= to + 0.001 }.map { ($0.0, $0.1) }
     }
 
+    /// What check-event-sync found in outputs already read by `prefetch`, by path.
+    nonisolated(unsafe) static var foundByPath: [String: Found] = [:]
+
     func found(_ movie: String) throws -> Found {
+        if let f = Self.foundByPath[movie] { return f }
         let data = try Processes.check(Repository.script("check-event-sync"), [movie])
         return try JSONDecoder().decode(Found.self, from: data)
     }
 
-    /// Runs `lockstep ARGS`, then judges OUT: the events where `expect` puts them, each flash
-    /// with its beep, the length, `verify` exit 0. Failures name the row.
-    func row(_ name: String, _ args: [String], output: String, expect: (Double) -> Expectation) throws {
-        let run = try Processes.lockstep(args)
-        guard run.status == 0 else { return XCTFail("\(name): lockstep \(args.joined(separator: " ")) exited \(run.status): \(run.stderr)") }
-        try judge(name, output: output, expect: expect)
+    /// Reads `movies` with one check-event-sync run (one Python and numpy start, about 0.6
+    /// CPU-seconds, instead of one a movie; each movie is still read on its own): `found` then
+    /// answers from its document. A movie it could not read gets none, and `found` runs the
+    /// checker on it alone, whose error the test then shows.
+    func prefetch(_ movies: [String]) throws {
+        let wanted = movies.filter { Self.foundByPath[$0] == nil }
+        guard !wanted.isEmpty else { return }
+        let r = try Processes.run(Repository.script("check-event-sync"), wanted, timeout: 600)
+        struct File: Decodable { var file: String }
+        for line in String(decoding: r.stdout, as: UTF8.self).split(whereSeparator: \.isNewline) {
+            let data = Data(line.utf8)
+            if let f = try? JSONDecoder().decode(Found.self, from: data), let name = try? JSONDecoder().decode(File.self, from: data).file {
+                Self.foundByPath[name] = f
+            }
+        }
     }
 
-    /// Judges an output already written (see `row`).
+    /// Judges an output already written: the events where `expect` puts them, each flash with
+    /// its beep, the length, `verify` exit 0. Failures name the row.
     func judge(_ name: String, output: String, expect: (Double) -> Expectation) throws {
         let f = try found(output)
         let step = f.video.step
@@ -105,6 +119,9 @@ class TimelineMatrixCase: XCTestCase {
     }
 
     func ms(_ s: Double) -> String { String(format: "%.1f ms", s * 1000) }
+
+    /// Commands already run (by `EventMatrixCase.prepare`), by their arguments.
+    nonisolated(unsafe) static var ran: [[String]: (status: Int32, stdout: String, stderr: String)] = [:]
 }
 
 /// The event clips and the seven commands, made once per class.
@@ -124,6 +141,27 @@ class EventMatrixCase: TimelineMatrixCase {
     override class func tearDown() {
         if let d = made["\(self)"]?.dir { try? FileManager.default.removeItem(at: d) }
         made["\(self)"] = nil
+        ran = [:]
+        foundByPath = [:]
+        prepared = false
+    }
+
+    nonisolated(unsafe) static var prepared = false
+
+    /// Runs the commands of `rows` (command, clip) once, then reads every output they wrote with
+    /// one check-event-sync run; each row's test then judges its own output from those (its
+    /// command's exit and message, the checker's document, and its own `verify`).
+    func prepare(_ rows: [(String, String)]) throws {
+        guard !Self.prepared else { return }
+        Self.prepared = true
+        var outputs: [String] = []
+        for (command, name) in rows {
+            let planned = try plan(command, name)
+            let run = try Processes.lockstep(planned.args)
+            Self.ran[planned.args] = run
+            if run.status == 0 { outputs += planned.outputs }
+        }
+        try prefetch(outputs)
     }
 
     /// Runs one command on one clip and judges the output. The commands:
@@ -138,6 +176,24 @@ class EventMatrixCase: TimelineMatrixCase {
     /// --to 3 cut from the source, then reversed), concat-cut (the joined timeline from 2 s to
     /// 6 s), variants-cut (`filter --variants none;mono --from 0.5 --to 3`, the `none` file).
     func matrixRow(_ command: String, _ name: String) throws {
+        let p = try plan(command, name)
+        let label = "\(command) × \(name)"
+        let run = try Self.ran[p.args] ?? Processes.lockstep(p.args)
+        guard run.status == 0 else { return XCTFail("\(label): lockstep \(p.args.joined(separator: " ")) exited \(run.status): \(run.stderr)") }
+        for (output, expect) in zip(p.outputs, p.expectations) {
+            try judge(p.outputs.count > 1 ? "\(label) (\(URL(fileURLWithPath: output).lastPathComponent))" : label, output: output, expect: expect)
+        }
+    }
+
+    /// One row's command (its arguments, -o included), the outputs it writes and where each
+    /// one's events must be.
+    struct Plan {
+        var args: [String]
+        var outputs: [String]
+        var expectations: [(Double) -> Expectation]
+    }
+
+    func plan(_ command: String, _ name: String) throws -> Plan {
         let (dir, clips) = try clips()
         let c = try XCTUnwrap(clips[name]), second = try XCTUnwrap(clips["const30"])
         let out = dir.appendingPathComponent("\(command)-\(name).mp4").path
@@ -200,22 +256,18 @@ class EventMatrixCase: TimelineMatrixCase {
             )
         case "variants-cut":
             let folder = dir.appendingPathComponent("variants-\(name)").path
-            let run = try Processes.lockstep(["filter", c.file, "--variants", "none;mono", "--from", "0.5", "--to", "3", "-o", folder])
-            guard run.status == 0 else { return XCTFail("variants-cut × \(name): exited \(run.status): \(run.stderr)") }
-            for file in ["none.mp4", "mono.mp4"] {
-                try judge(
-                    "variants-cut × \(name) (\(file))", output: folder + "/" + file,
-                    expect: { step in
-                        let from = (0.5 / step).rounded() * step, to = (3 / step).rounded() * step
-                        return Expectation(events: Self.inside(c, from: from, to: to).map { $0.start - from }, length: to - from)
-                    })
+            let expect: (Double) -> Expectation = { step in
+                let from = (0.5 / step).rounded() * step, to = (3 / step).rounded() * step
+                return Expectation(events: Self.inside(c, from: from, to: to).map { $0.start - from }, length: to - from)
             }
-            return
+            return Plan(
+                args: ["filter", c.file, "--variants", "none;mono", "--from", "0.5", "--to", "3", "-o", folder], outputs: ["none.mp4", "mono.mp4"].map { folder + "/" + $0 },
+                expectations: [expect, expect])
         case "composite":
             (args, expect) = (["composite", "--blend", "mix", c.file, second.file], { _ in Expectation(events: c.events, length: min(c.seconds, second.seconds)) })
-        default: return XCTFail("no command \(command) in the matrix")
+        default: throw Processes.Failure(description: "no command \(command) in the matrix")
         }
-        try row("\(command) × \(name)", args + ["-o", out], output: out, expect: expect)
+        return Plan(args: args + ["-o", out], outputs: [out], expectations: [expect])
     }
 }
 
@@ -223,6 +275,18 @@ class EventMatrixCase: TimelineMatrixCase {
 /// `TimelineMatrixSlowTests`): each command on a clip with drops or a variable rate, mixed rates
 /// in concat and composite, a faithful fade, and broken outputs that must fail.
 final class TimelineMatrixTests: EventMatrixCase {
+    /// Every row below: their commands run once, before the first test, and their outputs are
+    /// read by one check-event-sync run (`prepare`); each test judges its own row.
+    static let rows = [
+        ("filter-none", "drop30"), ("filter-mono", "vfr"), ("snake", "drop30"), ("reverse", "vfr"), ("cut", "drop30"), ("cut-time", "vfr"),
+        ("concat", "r25"), ("composite", "r60"), ("filter-none", "fade"), ("reverse", "drop30"), ("boomerang", "vfr"), ("reverse-cut", "drop30"),
+        ("concat-cut", "r25"), ("variants-cut", "vfr")
+    ]
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try prepare(Self.rows)
+    }
+
     func testFilterNoneOnDrops() throws { try matrixRow("filter-none", "drop30") }
     func testFilterMonoOnVariableRate() throws { try matrixRow("filter-mono", "vfr") }
     func testSnakeOnDrops() throws { try matrixRow("snake", "drop30") }
@@ -290,6 +354,7 @@ final class TimelineMatrixTests: EventMatrixCase {
             let v = try Processes.lockstep(["verify", path])
             XCTAssertEqual(v.status, 1, "verify \(path): \(v.stdout)\(v.stderr)")
         }
+        try prefetch([shifted, gap, early])
         let s = try found(shifted)
         XCTAssertEqual(s.events.count, 4)
         for e in s.events { XCTAssertEqual(e.offset, -0.1, accuracy: 0.005, "shifted: the flash 100 ms before its beep") }
