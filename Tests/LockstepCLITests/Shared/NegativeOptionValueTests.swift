@@ -1,14 +1,37 @@
+import ArgumentParser
 import Foundation
 import TestSupport
 import XCTest
+
+@testable import LockstepCLI
 
 /// A negative number given to a numeric option reaches the option's own check: its range
 /// sentence and exit 64, never ArgumentParser's "Missing value for '--smoothness'" (it read
 /// "-1" as an option). `--from/--to` were the first (FilterTimelineTests); these are the others.
 /// Options whose range takes negative numbers (`--offsets`, `--drift`, `--offset-ms`,
 /// `--gyro-gain`, `--shift-gain`, `--loudness`) are given one past it. Nothing is written.
+///
+/// Cost: every one of these refusals is decided while the command line is parsed (ArgumentParser
+/// reading the value, then the command's `validate()`), so each is checked in-process on
+/// `LockstepCommand.parseAsRoot`, with the status and first line `LockstepCommand.main` prints
+/// for that error (`refusal(_:)`); a launch costs 0.1-0.2 CPU-s, 67 of them were the class's
+/// 15 s. Six of them, each of another command (`wired`), are also run as the real `lockstep` process:
+/// the wiring from argv to the printed line and the exit status, and no "Missing value" there either.
 final class NegativeOptionValueTests: ScratchFolderTestCase {
     func path(_ name: String) -> String { scratch.appendingPathComponent(name).path }
+
+    /// What `LockstepCommand.main` ends with for `args` when parsing refuses them: the exit status
+    /// and the text for stderr (`ExitStatus`'s line for the library's errors, ArgumentParser's
+    /// full message, usage included, otherwise); nil when the command line is accepted.
+    func refusal(_ args: [String]) -> (status: Int32, text: String)? {
+        do {
+            _ = try LockstepCommand.parseAsRoot(args)
+            return nil
+        } catch {
+            if let ending = ExitStatus.of(error) { return (ending.status, "Error: \(ending.line ?? "")") }
+            return (LockstepCommand.exitCode(for: error).rawValue, LockstepCommand.fullMessage(for: error))
+        }
+    }
 
     func testANegativeValueGetsTheOptionsOwnSentence() throws {
         let out = path("out.mp4"), q = [Repository.fixture("q0.mp4"), Repository.fixture("q1.mp4")]
@@ -94,6 +117,24 @@ final class NegativeOptionValueTests: ScratchFolderTestCase {
             (["thumbnail", "--at", "-1", "-o", path("t.png"), clip], "--at -1: the time must be zero or more seconds.")
         ]
         for (args, line) in cases {
+            guard let r = refusal(args) else {
+                XCTFail("\(args): accepted by the parser")
+                continue
+            }
+            XCTAssertEqual(r.status, 64, "\(args): \(r.text)")
+            XCTAssertEqual(r.text.split(separator: "\n").first.map(String.init), "Error: \(line)", "\(args)")
+            XCTAssertFalse(r.text.contains("Missing value"), "\(args): \(r.text)")
+        }
+        // The real process for a handful (the first case of each of these commands, an `imu`
+        // subcommand among them): the same status and line, and no "Missing value".
+        let wired: Set = ["composite", "concat", "snake", "imu serve", "testsrc", "thumbnail"]
+        var seen = Set<String>()
+        let launched = cases.filter { c in
+            let command = c.args[0] == "imu" ? "imu \(c.args[1])" : c.args[0]
+            return wired.contains(command) && seen.insert(command).inserted
+        }
+        XCTAssertEqual(launched.count, wired.count)
+        for (args, line) in launched {
             let r = try Processes.lockstep(args, timeout: 60)
             XCTAssertEqual(r.status, 64, "\(args): \(r.stderr)")
             XCTAssertEqual(r.stderr.split(separator: "\n").first.map(String.init), "Error: \(line)", "\(args)")
