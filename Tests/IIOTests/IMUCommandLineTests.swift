@@ -142,13 +142,6 @@ final class IMUCommandLineTests: IIOTestCase {
 final class IMUImportHardeningTests: IIOTestCase {
     var store: String { scratch.appendingPathComponent("s.sqlite").path }
 
-    /// The 200,000-row trace the interruption tests import, written once for the class.
-    nonisolated(unsafe) static var big: String?
-    override class func tearDown() {
-        big = nil
-        super.tearDown()
-    }
-
     func write(_ name: String, _ bytes: [UInt8]) throws -> String {
         let url = scratch.appendingPathComponent(name)
         try Data(bytes).write(to: url)
@@ -231,14 +224,14 @@ final class IMUImportHardeningTests: IIOTestCase {
     /// 200,000 rows: long enough in a debug build to be interrupted half-way. Written once for
     /// the class (outside the scratch folder: it is only read).
     func bigTrace() throws -> String {
-        if let big = Self.big { return big }
-        var text = "t_ns,gx,gy,gz\n"
-        text.reserveCapacity(6_000_000)
-        for i in 0..<200_000 { text += "\(i * 5_000_000),0.1,0.2,0.3\n" }
-        let path = try madeForClass().appendingPathComponent("big.csv").path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        Self.big = path
-        return path
+        try Self.made.value("big.csv") { folder in
+            var text = "t_ns,gx,gy,gz\n"
+            text.reserveCapacity(6_000_000)
+            for i in 0..<200_000 { text += "\(i * 5_000_000),0.1,0.2,0.3\n" }
+            let path = folder.appendingPathComponent("big.csv").path
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
     }
 
     /// Starts `lockstep imu import`, waits until `started` says the import is under way, sends

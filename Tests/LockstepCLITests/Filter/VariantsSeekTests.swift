@@ -15,23 +15,11 @@ import XCTest
 final class VariantsSeekTests: ScratchFolderTestCase {
     func numberedClip() throws -> String {
         let path = scratch.appendingPathComponent("numbered.mp4").path
-        _ = try Processes.check(
-            "ffmpeg",
-            [
-                "-v", "error", "-f", "lavfi", "-i",
-                "color=c=gray:size=32x18:rate=30:duration=14,format=yuv420p,geq=lum='16+2*mod(N,100)':cb='16+8*floor(N/100)':cr=128,scale=320:180:flags=neighbor,setsar=1",
-                "-f", "lavfi", "-i", "sine=frequency=440:duration=14", "-c:v", "libx264", "-preset", "ultrafast", "-g", "300", "-bf", "2",
-                "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", path
-            ])
+        try NumberedClip.make(path, seconds: 14, size: "320x180", gop: 300, sound: "sine=frequency=440")
         return path
     }
 
-    /// Each frame's mean luma and blue chroma, as the ffmpeg CLI decodes `path` (signalstats).
-    func means(_ path: String) throws -> [[Double]] {
-        let out = try Processes.check(
-            "ffprobe", ["-v", "error", "-f", "lavfi", "-i", "movie=\(path),signalstats", "-show_entries", "frame_tags=lavfi.signalstats.YAVG,lavfi.signalstats.UAVG", "-of", "csv=p=0"])
-        return String(decoding: out, as: UTF8.self).split(separator: "\n").map { $0.split(separator: ",").compactMap { Double($0) } }
-    }
+    func means(_ path: String) throws -> [[Double]] { try NumberedClip.means(path) }
 
     func testACutOnALongGOPShowsTheWholePassFramesAtItsTicks() throws {
         let clip = try numberedClip()

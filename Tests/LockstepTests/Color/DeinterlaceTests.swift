@@ -12,23 +12,20 @@ import XCTest
 final class DeinterlaceTests: ScratchTestCase {
     static let width = 1280, height = 720
 
-    /// The clips made for the class, by field order: the top-field-first one serves two tests;
-    /// their folder is removed in the class tearDown.
-    nonisolated(unsafe) static var made: [Bool: (clip: String, source: [UInt8])] = [:]
-    nonisolated(unsafe) static var madeFolder: URL?
+    /// The clips made for the class, by field order: the top-field-first one serves two tests.
+    static let made = ClassFixtures<Bool, (clip: String, source: [UInt8])>("DeinterlaceTests-clips")
     override class func tearDown() {
-        if let folder = madeFolder { try? FileManager.default.removeItem(at: folder) }
-        madeFolder = nil
-        made = [:]
+        made.removeAll()
         super.tearDown()
     }
 
     /// 720i25 from testsrc2 at 50p: the 50p source (raw, for the truth) and the interlaced clip
     /// (H.264 coded interlaced, tagged with its field order). Made once per class and order.
     func interlaced(topFirst: Bool, frames: Int = 6) throws -> (clip: String, source: [UInt8]) {
-        if let done = Self.made[topFirst] { return done }
-        if Self.madeFolder == nil { Self.madeFolder = try Scratch.makeFolder("lockstep-DeinterlaceTests-clips") }
-        let folder = try XCTUnwrap(Self.madeFolder)
+        try Self.made.value(topFirst) { folder in try makeInterlaced(topFirst: topFirst, frames: frames, in: folder) }
+    }
+
+    func makeInterlaced(topFirst: Bool, frames: Int, in folder: URL) throws -> (clip: String, source: [UInt8]) {
         let source = folder.appendingPathComponent("source-\(topFirst).y4m").path
         _ = try Processes.check(
             "ffmpeg",
@@ -53,9 +50,7 @@ final class DeinterlaceTests: ScratchTestCase {
                     "stream=field_order", "-of", "csv=p=0", clip
                 ]), as: UTF8.self)
         XCTAssertEqual(order.trimmingCharacters(in: .whitespacesAndNewlines), topFirst ? "tt" : "bb", "ffprobe's field order")
-        let done = (clip, try ColorReference.raw(source, frames: 2 * frames))
-        Self.made[topFirst] = done
-        return done
+        return (clip, try ColorReference.raw(source, frames: 2 * frames))
     }
 
     func render(_ clip: String, _ mode: DeinterlaceMode) throws -> (String, CompositeResult) {

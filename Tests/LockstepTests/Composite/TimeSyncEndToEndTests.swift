@@ -18,27 +18,20 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
     static let tones: [Double] = [500, 1000, 1500, 2000]
 
     /// The four clips of four rates (2 s, two flashes and beeps each, at times of their own),
-    /// made once for the class: the quad and the concat both take them; their folder is removed
-    /// in the class tearDown.
-    nonisolated(unsafe) static var madeClips: [FlashBeep.Clip]?
-    nonisolated(unsafe) static var madeFolder: URL?
+    /// made once for the class: the quad and the concat both take them.
+    static let made = ClassFixture<[FlashBeep.Clip]>("TimeSyncEndToEndTests-clips")
     override class func tearDown() {
-        if let folder = madeFolder { try? FileManager.default.removeItem(at: folder) }
-        madeFolder = nil
-        madeClips = nil
+        made.removeAll()
         super.tearDown()
     }
 
     func fourRates() throws -> [FlashBeep.Clip] {
-        if let made = Self.madeClips { return made }
-        let folder = try Scratch.makeFolder("lockstep-TimeSyncEndToEndTests-clips")
-        Self.madeFolder = folder
-        let times: [[Double]] = [[0.5, 1.3], [0.7, 1.45], [0.9, 1.6], [1.1, 1.75]]
-        let clips = try (0..<4).map { i in
-            try FlashBeep.make(folder.appendingPathComponent("clip\(i).mp4").path, rate: Self.rates[i], seconds: 2, at: times[i], tone: Self.tones[i])
+        try Self.made.value { folder in
+            let times: [[Double]] = [[0.5, 1.3], [0.7, 1.45], [0.9, 1.6], [1.1, 1.75]]
+            return try (0..<4).map { i in
+                try FlashBeep.make(folder.appendingPathComponent("clip\(i).mp4").path, rate: Self.rates[i], seconds: 2, at: times[i], tone: Self.tones[i])
+            }
         }
-        Self.madeClips = clips
-        return clips
     }
 
     /// Each source event (flash, beep) at output time `shift + t`: the beep within 2 ms, the flash

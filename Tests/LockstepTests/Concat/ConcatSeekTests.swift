@@ -15,23 +15,11 @@ import XCTest
 final class ConcatSeekTests: ScratchTestCase {
     func numberedClip() throws -> String {
         let path = scratch.appendingPathComponent("numbered.mp4").path
-        _ = try Processes.check(
-            "ffmpeg",
-            [
-                "-v", "error", "-f", "lavfi", "-i",
-                "color=c=gray:size=160x96:rate=30:duration=10,format=yuv420p,geq=lum='16+2*mod(N,100)':cb='16+8*floor(N/100)':cr=128",
-                "-f", "lavfi", "-i", "anoisesrc=duration=10:sample_rate=48000:amplitude=0.3", "-c:v", "libx264", "-preset", "ultrafast", "-g", "150", "-bf", "2",
-                "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", path
-            ])
+        try NumberedClip.make(path, seconds: 10, size: "160x96", gop: 150, sound: "anoisesrc=sample_rate=48000:amplitude=0.3")
         return path
     }
 
-    /// Each frame's mean luma and blue chroma, as the ffmpeg CLI decodes `path` (signalstats).
-    func means(_ path: String) throws -> [[Double]] {
-        let out = try Processes.check(
-            "ffprobe", ["-v", "error", "-f", "lavfi", "-i", "movie=\(path),signalstats", "-show_entries", "frame_tags=lavfi.signalstats.YAVG,lavfi.signalstats.UAVG", "-of", "csv=p=0"])
-        return String(decoding: out, as: UTF8.self).split(separator: "\n").map { $0.split(separator: ",").compactMap { Double($0) } }
-    }
+    func means(_ path: String) throws -> [[Double]] { try NumberedClip.means(path) }
 
     /// The left channel as the ffmpeg CLI decodes it, 48 kHz float.
     func sound(_ path: String) throws -> [Float] {

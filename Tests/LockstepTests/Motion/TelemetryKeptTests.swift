@@ -67,11 +67,17 @@ final class TelemetryKeptTests: ScratchTestCase {
     /// karma.mp4 split by the ffmpeg CLI's segment muxer at the keyframe at 5.606 s into two
     /// chapters named as a GoPro names them (GH010001.mp4, GH020001.mp4... here GH00/GH01), each
     /// chapter's picture, sound and GPMF track from its own 0.
-    /// Made once for the class (two tests join them); their folder is removed in the class tearDown.
+    /// Made once for the class (two tests join them).
     func twoChapters() throws -> [String] {
-        if let made = Self.chapters { return made }
-        let folder = try Scratch.makeFolder("lockstep-TelemetryKeptTests-chapters")
-        Self.chaptersFolder = folder
+        try Self.chapters.value { folder in try splitKarma(into: folder) }
+    }
+    static let chapters = ClassFixture<[String]>("TelemetryKeptTests-chapters")
+    override class func tearDown() {
+        chapters.removeAll()
+        super.tearDown()
+    }
+
+    func splitKarma(into folder: URL) throws -> [String] {
         let pattern = folder.appendingPathComponent("GH0%d0001.mp4").path
         try Shell.check(
             "ffmpeg",
@@ -80,17 +86,7 @@ final class TelemetryKeptTests: ScratchTestCase {
                 "-f", "segment", "-segment_times", "5.5", "-reset_timestamps", "1",
                 "-segment_format_options", "movflags=use_metadata_tags", pattern
             ])
-        let made = [0, 1].map { folder.appendingPathComponent("GH0\($0)0001.mp4").path }
-        Self.chapters = made
-        return made
-    }
-    nonisolated(unsafe) static var chapters: [String]?
-    nonisolated(unsafe) static var chaptersFolder: URL?
-    override class func tearDown() {
-        if let folder = chaptersFolder { try? FileManager.default.removeItem(at: folder) }
-        chaptersFolder = nil
-        chapters = nil
-        super.tearDown()
+        return [0, 1].map { folder.appendingPathComponent("GH0\($0)0001.mp4").path }
     }
 
     /// Two chapters (the ffmpeg CLI's segment muxer splits karma.mp4 at the keyframe at 5.606 s,

@@ -34,25 +34,23 @@ final class ReverseJobTests: ScratchTestCase {
     /// longgop.mp4 reversed through a pool of 16 with its sound, the run two tests look at (the
     /// frames and the pool; the sound against its frames): made once for the class, with the
     /// pool's peak measured around it and the frames read once; removed in the class tearDown.
-    nonisolated(unsafe) static var pooled: Pooled?
+    static let pooled = ClassFixture<Pooled>("ReverseJobTests-pooled")
     struct Pooled {
         var out: URL, result: ReverseResult, peak: Int
         /// The output's frames (the source frame each shows) and sound, from one ffmpeg run; its
         /// streams and frame times, from one ffprobe run.
         var frames: [Int], sound: [Float], streams: [ProbeStream], pts: [Double]
     }
-    nonisolated(unsafe) static var pooledFolder: URL?
     override class func tearDown() {
-        if let folder = pooledFolder { try? FileManager.default.removeItem(at: folder) }
-        pooledFolder = nil
-        pooled = nil
+        pooled.removeAll()
         super.tearDown()
     }
 
     func longGOPThroughAPoolOf16() throws -> Pooled {
-        if let done = Self.pooled { return done }
-        let folder = try Scratch.makeFolder("lockstep-ReverseJobTests-pooled")
-        Self.pooledFolder = folder
+        try Self.pooled.value { folder in try reverseLongGOP(in: folder) }
+    }
+
+    func reverseLongGOP(in folder: URL) throws -> Pooled {
         let out = folder.appendingPathComponent("rev-pool16.mp4")
         var options = ReverseOptions(input: fixture("longgop.mp4"), output: out.path)
         options.poolFrames = 16
@@ -64,7 +62,6 @@ final class ReverseJobTests: ScratchTestCase {
         let (streams, pts) = try Probe.streamsAndVideoPTS(out)
         let done = Pooled(out: out, result: result, peak: peak, frames: try identities(video, of: out, band: 2), sound: sound, streams: streams, pts: pts)
         try assertVerifyClean(out)
-        Self.pooled = done
         return done
     }
 

@@ -15,24 +15,20 @@ final class ThumbnailJobTests: ScratchTestCase {
     // MARK: fixtures
 
     /// The clips made for the class, by what made them (the contact sheet takes the clips of
-    /// three other tests: made once each); their folder is removed in the class tearDown.
-    nonisolated(unsafe) static var made: [String: String] = [:]
-    nonisolated(unsafe) static var madeFolder: URL?
+    /// three other tests: made once each).
+    static let made = ClassFixtures<String, String>("ThumbnailJobTests-clips")
     override class func tearDown() {
-        if let folder = madeFolder { try? FileManager.default.removeItem(at: folder) }
-        madeFolder = nil
-        made = [:]
+        made.removeAll()
         super.tearDown()
     }
 
     /// The path of the class's clip made by `make` (called with its path) under `key`, made once.
     func madeOnce(_ key: String, _ name: String, _ make: (String) throws -> Void) throws -> String {
-        if let path = Self.made[key] { return path }
-        if Self.madeFolder == nil { Self.madeFolder = try Scratch.makeFolder("lockstep-ThumbnailJobTests-clips") }
-        let path = try XCTUnwrap(Self.madeFolder).appendingPathComponent("\(Self.made.count)-\(name)").path
-        try make(path)
-        Self.made[key] = path
-        return path
+        try Self.made.value(key) { folder in
+            let path = folder.appendingPathComponent("\(Self.made.count)-\(name)").path
+            try make(path)
+            return path
+        }
     }
 
     /// make-fixtures' `barcode 0 16 16`: the strip of source 0, frame n, in a black box.
