@@ -90,6 +90,8 @@ let package = Package(
 
         // The kernels' vector conversions, in C so that they are always inlined (CVectors.h says why).
         .target(name: "CVectors", cSettings: sanitizerC + optimizeC),
+        // Standard output through a stream that keeps a failed write's errno (fopencookie, GNU C).
+        .target(name: "CStandardOutput", cSettings: sanitizerC),
         .target(
             name: "Compositor", dependencies: ["CVectors", .product(name: "RealModule", package: "swift-numerics")],
             swiftSettings: ownSettings("Compositor")),
@@ -128,7 +130,9 @@ let package = Package(
         // file and commit, provenance), FFTW phase correlation, the failure protocol.
         .target(
             name: "Engine",
-            dependencies: ["Compositor", "Media", "Motion", "Spectral", "CFFTW", "CEBUR128", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: [
+                "Compositor", "Media", "Motion", "Spectral", "CFFTW", "CEBUR128", "CStandardOutput", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
+            ],
             swiftSettings: ownSettings("Engine")),
         .target(
             name: "Lockstep",

@@ -14,9 +14,10 @@
 /// field) and the samples as given, each packet one sample with its own time. Two names differ:
 /// the `stsd` entry's `gpmd` (renamed `camm`) and the empty `gpmd` box movenc.c puts in the
 /// QuickTime `gmhd` header (renamed `free`: a box every reader skips, so no GoPro marker is
-/// left). movenc.c's entry ends with 4 reserved zero bytes after data_reference_index; ISO
-/// readers skip what follows an entry's fields (FFmpeg's mov.c, telemetry-parser: the tests
-/// read the result with both).
+/// left). movenc.c's entry also ends with 4 reserved zero bytes after data_reference_index,
+/// which CAMM's entry does not have (16 bytes, not 20): they are given to that `free` box, which
+/// lies earlier in the same `minf` (`trimmedEntry`), so the entry is the spec's size and no byte
+/// outside `minf` moves (no chunk offset changes, the file keeps its size).
 enum CAMMTrackPatch {
     /// One fourcc to write: at `offset` in the file, `from` becomes `to`.
     struct Rename: Equatable {
@@ -38,6 +39,10 @@ enum CAMMTrackPatch {
             let bytes = Array(r.to.utf8)
             let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, 4, off_t(r.offset)) }
             guard n == 4 else { throw MediaError("cannot mark the telemetry track as CAMM: a write failed", path: path) }
+        }
+        if let (minf, bytes) = trimmedEntry(fd) {
+            let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, bytes.count, off_t(minf)) }
+            guard n == bytes.count else { throw MediaError("cannot mark the telemetry track as CAMM: a write failed", path: path) }
         }
         guard fsync(fd) == 0 else { throw MediaError("cannot mark the telemetry track as CAMM: fsync failed", path: path) }
     }
@@ -62,6 +67,46 @@ enum CAMMTrackPatch {
             found.append(renames)
         }
         return found.count == 1 ? found[0] : nil
+    }
+
+    /// The renamed track's `minf` (where it starts, its new bytes, the same length) with its
+    /// `camm` entry cut to CAMM's 16 bytes: the entry's last 4 bytes (movenc.c's reserved zeros)
+    /// go, the bytes from the `free` box's end to there move 4 on, and that box grows by 4 (its
+    /// `gmhd` too; `stbl`, `stsd` and the entry shrink by 4). Nil, leaving the 20-byte entry
+    /// (which readers skip past), when the track is not laid out so: no `free` mark in a `gmhd`
+    /// before the `stbl`, an entry not of 20 bytes ending in zeros, or a box with a 64-bit size.
+    static func trimmedEntry(_ fd: Int32) -> (Int64, [UInt8])? {
+        let end = lseek(fd, 0, SEEK_END)
+        guard end > 0, let top = MP4Boxes.children(fd, 0..<Int64(end)), let moov = top.first(where: { $0.type == "moov" }),
+            let inMoov = MP4Boxes.children(fd, moov.body)
+        else { return nil }
+        for trak in inMoov where trak.type == "trak" {
+            guard let mdia = child(fd, trak, "mdia"), let minf = child(fd, mdia, "minf"), let stbl = child(fd, minf, "stbl"),
+                let stsd = child(fd, stbl, "stsd"), let entry = firstEntry(fd, stsd), entry.type == "camm",
+                let gmhd = child(fd, minf, "gmhd"), let mark = child(fd, gmhd, "free"),
+                gmhd.body.upperBound <= stbl.body.lowerBound
+            else { continue }
+            let start = minf.body.lowerBound - 8
+            guard var bytes = read(fd, at: start, count: Int(minf.body.upperBound - start)) else { return nil }
+            func at(_ offset: Int64) -> Int { Int(offset - start) }
+            func size(_ i: Int) -> UInt32 { bytes[i..<(i + 4)].reduce(0) { $0 << 8 | UInt32($1) } }
+            func setSize(_ i: Int, _ v: UInt32) { for k in 0..<4 { bytes[i + k] = UInt8(truncatingIfNeeded: v >> (24 - 8 * k)) } }
+            // Every header to rewrite must be a plain 8-byte one, its size its body's + 8.
+            let headers = [(gmhd.body, at(gmhd.body.lowerBound - 8)), (mark.body, at(mark.body.lowerBound - 8)), (stbl.body, at(stbl.body.lowerBound - 8)), (stsd.body, at(stsd.body.lowerBound - 8))]
+            guard headers.allSatisfy({ body, i in Int64(size(i)) == Int64(body.count) + 8 }) else { return nil }
+            let e = at(entry.at)
+            guard size(e) == 20, bytes[(e + 16)..<(e + 20)].allSatisfy({ $0 == 0 }) else { return nil }
+            let from = at(mark.body.upperBound), to = e + 16
+            bytes.replaceSubrange((from + 4)..<(to + 4), with: bytes[from..<to])
+            bytes.replaceSubrange(from..<(from + 4), with: [0, 0, 0, 0])
+            setSize(headers[0].1, size(headers[0].1) + 4)
+            setSize(headers[1].1, size(headers[1].1) + 4)
+            setSize(headers[2].1 + 4, size(headers[2].1 + 4) - 4)
+            setSize(headers[3].1 + 4, size(headers[3].1 + 4) - 4)
+            setSize(e + 4, 16)
+            return (start, bytes)
+        }
+        return nil
     }
 
     private static func child(_ fd: Int32, _ box: MP4Boxes.Box, _ type: String) -> MP4Boxes.Box? {

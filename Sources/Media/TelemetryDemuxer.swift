@@ -53,6 +53,12 @@ public final class TelemetryDemuxer {
         return track(in: input).map { TelemetryDemuxer(path: path, input: input, track: $0) }
     }
 
+    /// The kind of `path`'s GPMF or CAMM track, nil when it has none: the stream list alone (no
+    /// packet of the track is read), for a job that only says the track is not kept.
+    public static func trackKind(path: String) throws -> TelemetryTrackKind? {
+        track(in: try InputFormat(path: path, cancellation: CancellationToken()))?.1
+    }
+
     /// The first GPMF or CAMM stream: its index, kind and handler name.
     private static func track(in input: InputFormat) -> (Int32, TelemetryTrackKind, String?)? {
         let c = input.context

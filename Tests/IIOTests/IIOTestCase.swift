@@ -52,6 +52,38 @@ class IIOTestCase: ScratchFolderTestCase {
         return (r.status, String(decoding: r.stdout, as: UTF8.self), r.stderr)
     }
 
+    /// What a test class makes once for its tests (a store of pan.csv, a large trace), in a
+    /// folder of its own outside the tests' scratch folders, removed in the class tearDown.
+    nonisolated(unsafe) static var classFolder: URL?
+    nonisolated(unsafe) static var panStore: String?
+    override class func tearDown() {
+        if let folder = classFolder { try? FileManager.default.removeItem(at: folder) }
+        classFolder = nil
+        panStore = nil
+        super.tearDown()
+    }
+
+    func madeForClass() throws -> URL {
+        if let folder = Self.classFolder { return folder }
+        let folder = try Scratch.makeFolder("lockstep-\(type(of: self))-made")
+        Self.classFolder = folder
+        return folder
+    }
+
+    /// Copies to `path` a store holding pan.csv as trace 1, imported by `lockstep imu import`
+    /// once for the class: the tests that need such a store as their starting point (a refusal
+    /// must leave it byte-identical, a second import gets id 2) each had it imported again.
+    func copyPanStore(to path: String) throws {
+        if Self.panStore == nil {
+            let made = try madeForClass().appendingPathComponent("pan.sqlite").path
+            let r = try lockstep(["imu", "import", Self.fixture("pan.csv"), "-o", made])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertEqual(r.stdout, "1\n")
+            Self.panStore = made
+        }
+        try FileManager.default.copyItem(atPath: try XCTUnwrap(Self.panStore), toPath: path)
+    }
+
     /// `lockstep ARGS` left running (under `wrapper`, e.g. prlimit, when given), killed at the
     /// end of the test; returns once it printed its first line.
     func startLockstep(_ args: [String], wrapper: [String] = []) throws -> BackgroundProcess {

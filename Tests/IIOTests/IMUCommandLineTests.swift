@@ -142,6 +142,13 @@ final class IMUCommandLineTests: IIOTestCase {
 final class IMUImportHardeningTests: IIOTestCase {
     var store: String { scratch.appendingPathComponent("s.sqlite").path }
 
+    /// The 200,000-row trace the interruption tests import, written once for the class.
+    nonisolated(unsafe) static var big: String?
+    override class func tearDown() {
+        big = nil
+        super.tearDown()
+    }
+
     func write(_ name: String, _ bytes: [UInt8]) throws -> String {
         let url = scratch.appendingPathComponent(name)
         try Data(bytes).write(to: url)
@@ -168,7 +175,7 @@ final class IMUImportHardeningTests: IIOTestCase {
         XCTAssertEqual(fresh.stdout, "", file: fileID, line: line)
         XCTAssertEqual(try listing(), before, "no store file is left after a failed first import", file: fileID, line: line)
 
-        XCTAssertEqual(try lockstep(["imu", "import", Self.fixture("pan.csv"), "-o", store]).status, 0, file: fileID, line: line)
+        try copyPanStore(to: store)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: store))
         let withStore = try listing()
         let again = try lockstep(["imu", "import", file, "-o", store])
@@ -221,12 +228,17 @@ final class IMUImportHardeningTests: IIOTestCase {
 
     // MARK: interruption
 
-    /// 200,000 rows: long enough in a debug build to be interrupted half-way.
+    /// 200,000 rows: long enough in a debug build to be interrupted half-way. Written once for
+    /// the class (outside the scratch folder: it is only read).
     func bigTrace() throws -> String {
+        if let big = Self.big { return big }
         var text = "t_ns,gx,gy,gz\n"
         text.reserveCapacity(6_000_000)
         for i in 0..<200_000 { text += "\(i * 5_000_000),0.1,0.2,0.3\n" }
-        return try write("big.csv", text)
+        let path = try madeForClass().appendingPathComponent("big.csv").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        Self.big = path
+        return path
     }
 
     /// Starts `lockstep imu import`, waits until `started` says the import is under way, sends
@@ -258,7 +270,7 @@ final class IMUImportHardeningTests: IIOTestCase {
 
     func assertInterruptedImportLeavesTheStore(_ sig: Int32, status: Int32) throws {
         let big = try bigTrace()
-        XCTAssertEqual(try lockstep(["imu", "import", Self.fixture("pan.csv"), "-o", store]).status, 0)
+        try copyPanStore(to: store)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: store))
         let before = try listing()
         // Samples have reached the store's file (the transaction spilled: a store rests in

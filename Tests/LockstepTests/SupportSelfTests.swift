@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The fixtures and the helpers that read them check each other: every fixture frame decodes to
@@ -30,9 +31,23 @@ final class SupportSelfTests: XCTestCase {
     ]
     static let tones = [440.0, 660, 880, 1100]
 
+    /// Each fixture's pictures decoded once per class (two tests read bg.mp4, fg.mp4 and odd.mkv).
+    nonisolated(unsafe) static var decodedVideo: [String: LumaVideo] = [:]
+    override class func tearDown() {
+        decodedVideo = [:]
+        super.tearDown()
+    }
+
+    func video(_ name: String) throws -> LumaVideo {
+        if let known = Self.decodedVideo[name] { return known }
+        let video = try LumaVideo.decode(Fixtures.url(name))
+        Self.decodedVideo[name] = video
+        return video
+    }
+
     func testEveryFixtureFrameReadsAsItsOwnSourceAndIndexInOrder() throws {
         for clip in Self.clips {
-            let video = try LumaVideo.decode(Fixtures.url(clip.name))
+            let video = try video(clip.name)
             XCTAssertEqual(video.width, clip.size.0, clip.name)
             XCTAssertEqual(video.height, clip.size.1, clip.name)
             XCTAssertEqual(video.frames.count, clip.frames, "\(clip.name): decoded frames")
@@ -56,14 +71,14 @@ final class SupportSelfTests: XCTestCase {
         // plain pictures stay dark (they never pass for a white cell); keyed ones are green (150).
         for name in ["bg.mp4", "fg.mp4", "odd.mkv"] {
             let clip = Self.clips.first { $0.name == name }!
-            let video = try LumaVideo.decode(Fixtures.url(name))
+            let video = try video(name)
             for frame in video.frames {
                 let means = Barcode.cellMeans(frame, width: video.width, region: .band(clip.source))!
                 XCTAssertTrue(means.allSatisfy { $0 > 230 || $0 < 25 }, "\(name): \(means)")
             }
             // The brightest pixel outside the strip's black box (one cell around it, and 2 px more).
             let y0 = Int(BarcodeRegion.band(clip.source).y0), outside = (0..<video.height).filter { $0 < y0 - 18 || $0 >= y0 + 34 }
-            let plainMax = video.frames.map { f in outside.map { y in f[(y * video.width)..<((y + 1) * video.width)].max()! }.max()! }.max()!
+            let plainMax = video.frames.map { f in outside.map { y in PixelStatistics.max(f, (y * video.width)..<((y + 1) * video.width))! }.max()! }.max()!
             if name == "fg.mp4" {
                 XCTAssertEqual(Double(video.frames[0][(video.height - 8) * video.width + 8]), 150, accuracy: 3, "keyed green")
             } else {
@@ -153,7 +168,10 @@ final class SupportSelfTests: XCTestCase {
     func testEachFixtureSoundsItsOwnToneOnly() throws {
         for clip in Self.clips {
             guard let tone = clip.tone else { continue }
-            let levels = try AudioAnalysis.toneLevels(Fixtures.url(clip.name), frequencies: Self.tones)
+            // One decode for the levels and the length (`AudioAnalysis.toneLevels` over these samples).
+            let samples = try AudioAnalysis.decodeMono(Fixtures.url(clip.name))
+            var levels: [Double: Double] = [:]
+            for f in Self.tones { levels[f] = AudioAnalysis.goertzelPower(samples[...], frequency: f, rate: 48000) }
             for other in Self.tones where other != tone {
                 XCTAssertGreaterThan(levels[tone]!, 100 * levels[other]!, "\(clip.name): \(tone) Hz over \(other) Hz by more than 20 dB")
             }
@@ -162,7 +180,7 @@ final class SupportSelfTests: XCTestCase {
             let expected = [1: 0.0078, 2: 0.0155, 6: 0.088][clip.channels!]!
             XCTAssertEqual(levels[tone]!, expected, accuracy: expected * 0.2, clip.name)
             // As long as the video, give or take the last AAC frame (ffmpeg does not trim the tail).
-            let seconds = Double(try AudioAnalysis.decodeMono(Fixtures.url(clip.name)).count) / 48000
+            let seconds = Double(samples.count) / 48000
             XCTAssertEqual(seconds, Double(clip.frames) / clip.fps, accuracy: 1024 / Double(clip.rate!) + 0.002, clip.name)
         }
         let alone = try AudioAnalysis.toneLevels(Fixtures.url("audioonly.m4a"), frequencies: Self.tones)
@@ -170,14 +188,19 @@ final class SupportSelfTests: XCTestCase {
     }
 
     func testTheFiveOneToneIsInEveryChannelButLFE() throws {
-        for channel in ["FL", "FR", "FC", "LFE", "BL", "BR"] {
-            let data = try Shell.check(
-                "ffmpeg",
-                [
-                    "-nostdin", "-v", "error", "-i", Fixtures.url("q2.mp4").path, "-vn",
-                    "-af", "pan=mono|c0=\(channel)", "-ar", "48000", "-f", "f32le", "-"
-                ])
-            let s = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        // Every channel taken by its name in one decode: pan's output channel k is names[k].
+        let names = ["FL", "FR", "FC", "LFE", "BL", "BR"]
+        let data = try Shell.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-i", Fixtures.url("q2.mp4").path, "-vn",
+                "-af", "pan=6c|" + names.enumerated().map { "c\($0.offset)=\($0.element)" }.joined(separator: "|"),
+                "-ar", "48000", "-f", "f32le", "-"
+            ])
+        let all = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        XCTAssertGreaterThan(all.count, 6 * 48000, "q2.mp4's 1.9 s of six channels")
+        for (k, channel) in names.enumerated() {
+            let s = stride(from: k, to: all.count, by: names.count).map { all[$0] }
             let p = AudioAnalysis.goertzelPower(s[...], frequency: 880, rate: 48000)
             if channel == "LFE" { XCTAssertLessThan(p, 1e-6, channel) } else { XCTAssertGreaterThan(p, 0.005, channel) }
         }

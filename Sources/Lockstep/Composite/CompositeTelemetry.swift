@@ -33,19 +33,28 @@ extension CompositeJob {
 
     /// The line that tells the user `path`'s track is left out, and why.
     static func notKeptLine(path: String, _ carried: CarriedTelemetry, why: String) -> String {
-        "\(path): its \(carried.format.kind == .gpmf ? "GPMF" : "CAMM") telemetry track is not kept in the output: \(why)"
+        notKeptLine(path: path, carried.format.kind, why: why)
     }
 
-    /// The line for a job that never keeps telemetry (`reverse`), when `path` has a track.
+    static func notKeptLine(path: String, _ kind: TelemetryTrackKind, why: String) -> String {
+        "\(path): its \(kind == .gpmf ? "GPMF" : "CAMM") telemetry track is not kept in the output: \(why)"
+    }
+
+    /// The line for a job that never keeps telemetry (`reverse`), when `path` has a track: its
+    /// stream list says so, none of the track is read (a regular file only, as `carried`).
     static func notKeptLine(path: String, why: String) throws -> String? {
-        try carried(path: path).map { notKeptLine(path: path, $0, why: why) }
+        guard isRegularFile(path) else { return nil }
+        return try TelemetryDemuxer.trackKind(path: path).map { notKeptLine(path: path, $0, why: why) }
+    }
+
+    private static func isRegularFile(_ path: String) -> Bool {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular
     }
 
     /// `path`'s telemetry track; nil without one, or when `path` is not a regular file (a pipe
     /// is read once, by the decoder: a second reader here would take its bytes).
     static func carried(path: String) throws -> CarriedTelemetry? {
-        let regular = (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular
-        return regular ? try CarriedTelemetry.read(path: path) : nil
+        isRegularFile(path) ? try CarriedTelemetry.read(path: path) : nil
     }
 
     /// Why a reversed input's telemetry is not kept.

@@ -49,8 +49,11 @@ final class ConcatAudio {
     private var clips: [Clip] = []
     private var joins: [Join] = []
 
-    init(fadeSamples: Int64, sink: @escaping (UnsafePointer<Float>, UnsafePointer<Float>, Int) throws -> Void) {
+    /// `start`: the output sample the first clip begins at (a cut that seeked into it: its first
+    /// sample); what lies before it is never asked for.
+    init(fadeSamples: Int64, start: Int64 = 0, sink: @escaping (UnsafePointer<Float>, UnsafePointer<Float>, Int) throws -> Void) {
         self.sink = sink
+        written = start
         fade = max(0, fadeSamples)
         left = .allocate(capacity: chunk); right = .allocate(capacity: chunk)
         clipLeft = .allocate(capacity: chunk); clipRight = .allocate(capacity: chunk)

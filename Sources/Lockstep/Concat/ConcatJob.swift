@@ -73,8 +73,11 @@ public final class ConcatJob: Job {
         guard maxFrames > 0 else {
             throw ConcatError.maxDurationUnderAFrame(ConcatOptions.text(options.maxDuration!), frameRate: "\(frameRate)")
         }
-        // `--from/--to`: output frames [A, B) of the joined timeline, as every command cuts; the
-        // frames before A are read and let go, the sound before A's first sample dropped.
+        // `--from/--to`: output frames [A, B) of the joined timeline, as every command cuts. A
+        // cut that starts in the first clip seeks there (`seekFirstClip`); one that starts in a
+        // later clip reads the frames before A and lets them go (each earlier clip's end, where
+        // the next one starts, comes from its decoded frames), the sound before A's first
+        // sample dropped.
         let range = options.cut.map { FrameRange($0, frameRate: frameRate) }
         let firstK = range?.start ?? 0
         if let range, !range.isOpen { maxFrames = min(maxFrames, range.end) }
@@ -104,6 +107,8 @@ public final class ConcatJob: Job {
         }
         if let error = failure.error { throw error }
         let withAudio = readers.contains { $0.audio != nil }
+        let byTime = !options.keepFrames
+        let seek = try firstK > 0 ? Self.seekFirstClip(lanes[0], path: options.clips[0], from: firstK, sync: byTime ? .time : .index, frameRate: frameRate) : nil
 
         // One camera's chapters keep their telemetry, continuous (ConcatTelemetry.swift).
         let telemetry = try ConcatTelemetry.read(options.clips, keepsTime: !options.keepFrames)
@@ -116,17 +121,17 @@ public final class ConcatJob: Job {
             AudioTimeline.samples(coveringFrames: frames, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
         }
         let fade = Int64(options.crossfadeMs ?? 0) * Int64(AudioFormat.sampleRate) / 2000
-        // The joined sound goes to the file from the cut's first sample on.
+        // The joined sound goes to the file from the cut's first sample on (where the first
+        // clip's sound starts after a seek).
         let audioFrom = samples(firstK)
-        var audioAt: Int64 = 0
+        var audioAt: Int64 = seek != nil ? audioFrom : 0
         let audio =
             withAudio
-            ? ConcatAudio(fadeSamples: fade) { l, r, n in
+            ? ConcatAudio(fadeSamples: fade, start: audioAt) { l, r, n in
                 let skip = Int(max(0, min(Int64(n), audioFrom - audioAt)))
                 audioAt += Int64(n)
                 if skip < n { try writer.writeAudio(left: l + skip, right: r + skip, count: n - skip) }
             } : nil
-        let byTime = !options.keepFrames
         var header = Provenance.header(
             sync: ConcatCheck.sync, frameRate: frameRate,
             inputs: readers.map { r in
@@ -142,7 +147,8 @@ public final class ConcatJob: Job {
             ? Self.expectedFrames(readers, frameRate: frameRate).map { max(0, min($0, maxFrames) - firstK) }
             : Self.expectedFrames(readers).map { max(0, min($0, maxFrames) - firstK) }
         if !byTime, let line = KeepFramesNotice.line(readers, frameRate: frameRate, noun: "clip") { events.notice?(line); notices.append(line) }
-        var emitted: Int64 = 0
+        // After a seek the first clip's ticks start at the cut's first.
+        var emitted: Int64 = seek != nil ? firstK : 0
         var clipFrames: [Int64] = []
         /// Output time of the current clip's time 0 (by time).
         var clipStart = Rational(0, 1)
@@ -165,7 +171,8 @@ public final class ConcatJob: Job {
                 writer.carryTelemetry(
                     ConcatTelemetry.packets(kept[k], clipStart: clipStart.seconds, cutStart: cutStart), from: max(0, clipStart.seconds - cutStart))
             }
-            let audioStart = byTime ? sample(clipStart) : samples(first)
+            let seeked = k == 0 ? seek : nil
+            let audioStart = seeked != nil ? audioFrom : byTime ? sample(clipStart) : samples(first)
             audio?.begin(lane.audio, at: audioStart)
             /// Writes one output frame of this clip: its picture, provenance, and the audio so far.
             func write(_ item: LaneFrame, record p: Provenance) throws {
@@ -201,6 +208,7 @@ public final class ConcatJob: Job {
                 mode: byTime ? .time : .index, inputs: 1, frameRate: frameRate, startTick: emitted,
                 placement: SyncPlacement(clocks: [InputClock(offset: clipStart)]), start: Rational(0, 1))
             if byTime, let end = CompositeJob.streamEnd(lane.reader.video) { sync.setStreamEnd(end, input: 0) }
+            if let seeked { sync.setOrigin(seeked.origins[0], input: 0) }
             var shownFirst = false
             var delivered: Int64 = 0
             let ending = try sync.drive(
@@ -208,6 +216,9 @@ public final class ConcatJob: Job {
                     encoderClock.set("waiting for clip \(k + 1)", busy: false)
                     guard emitted < maxFrames, let popped = lane.frames.pop() else { return .closed }  // closed: a failure
                     guard let item = popped else { return .end }
+                    // After a seek the pictures are numbered by their place in the clip: those
+                    // before the first delivered count too (the clip's length checks its count).
+                    if seeked != nil && delivered == 0 { delivered = Int64(item.picture.source.index) }
                     delivered += 1
                     return .frame(item.picture.source, item)
                 },
@@ -256,7 +267,23 @@ public final class ConcatJob: Job {
         try filters?.finish(frames: emitted - firstK, frameRate: frameRate)
         return ConcatResult(
             frames: emitted - firstK, audioSamples: withAudio ? samples(emitted) - samples(firstK) : nil, canvas: canvas,
-            frameRate: frameRate, clipFrames: clipFrames, notices: notices)
+            frameRate: frameRate, clipFrames: clipFrames, notices: notices, picturesDecoded: readers.reduce(0) { $0 + $1.picturesDecoded })
+    }
+
+    /// A cut from output frame `firstK` that lies in the first clip starts it as a segment render
+    /// starts an input (`CompositeJob.startSegment`: the index of its video packets, a seek to
+    /// the keyframe before that frame or before its sound's lead, decoding forward, the pictures
+    /// before it dropped; its sound from the cut's first sample). Nil, the clip read from its
+    /// start, when the cut starts in a later clip, or the clip is not a regular file (a pipe is
+    /// read once).
+    private static func seekFirstClip(_ lane: InputLane, path: String, from firstK: Int64, sync: SyncMode, frameRate: Rational) throws -> SegmentSetup? {
+        let regular = (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular
+        guard regular else { return nil }
+        let index = try lane.reader.keyframeIndex()
+        let frames = SegmentPlan.Frames(pts: index.pts, durations: index.durations, timeBase: index.timeBase)
+        guard firstK < SegmentPlan.ticks(frames, sync: sync, frameRate: frameRate) else { return nil }
+        return try CompositeJob.startSegment(
+            FrameRange(start: firstK, end: firstK + 1), lanes: [lane], sync: sync, frameRate: frameRate, withAudio: lane.audio != nil, indexes: [index])
     }
 
     /// A clip's length as its frames' times give it, or exactly its frame count at its nominal

@@ -98,4 +98,6 @@ public struct ConcatResult: Sendable {
     /// What the job chose that the user should hear of, one line each (under `--keep-frames`:
     /// the clips whose speed changes); told as a notice (`JobEvents.notice`) as soon as known.
     public var notices: [String] = []
+    /// Pictures the clips' decoders gave, also those decoded only to reach a cut's first frame.
+    public var picturesDecoded = 0
 }

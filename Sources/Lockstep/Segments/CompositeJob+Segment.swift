@@ -29,14 +29,15 @@ extension CompositeJob {
     /// Throws (naming the input) when the single pass would end before B. `preRoll` gets the
     /// first input's frames (the video's clock) and says from which tick (at most A) the
     /// pictures are needed; the audio still starts at A.
+    /// `indexes`: the lanes' `keyframeIndex()` when the caller has made them already.
     static func startSegment(
         _ range: FrameRange, lanes: [InputLane], sync: SyncMode, frameRate: Rational,
-        withAudio: Bool, preRoll: (SegmentPlan.Frames) -> Int64 = { _ in Int64.max }
+        withAudio: Bool, indexes: [KeyframeIndex]? = nil, preRoll: (SegmentPlan.Frames) -> Int64 = { _ in Int64.max }
     ) throws -> SegmentSetup {
         var origins: [Timestamp] = [], lengths: [Int64] = []
         var inputs: [(SegmentPlan.Frames, KeyframeIndex)] = []
-        for lane in lanes {
-            let index = try lane.reader.keyframeIndex()
+        for (i, lane) in lanes.enumerated() {
+            let index = try indexes?[i] ?? lane.reader.keyframeIndex()
             let frames = SegmentPlan.Frames(pts: index.pts, durations: index.durations, timeBase: index.timeBase)
             lengths.append(SegmentPlan.ticks(frames, sync: sync, frameRate: frameRate))
             origins.append(Timestamp(index.pts[0], index.timeBase))

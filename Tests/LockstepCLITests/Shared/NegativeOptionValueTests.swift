@@ -1,12 +1,22 @@
+import ArgumentParser
 import Foundation
 import TestSupport
 import XCTest
+
+@testable import LockstepCLI
 
 /// A negative number given to a numeric option reaches the option's own check: its range
 /// sentence and exit 64, never ArgumentParser's "Missing value for '--smoothness'" (it read
 /// "-1" as an option). `--from/--to` were the first (FilterTimelineTests); these are the others.
 /// Options whose range takes negative numbers (`--offsets`, `--drift`, `--offset-ms`,
 /// `--gyro-gain`, `--shift-gain`, `--loudness`) are given one past it. Nothing is written.
+///
+/// Cost: every one of these refusals is decided while the command line is parsed (ArgumentParser
+/// reading the value, then the command's `validate()`), so each is checked in-process on
+/// `LockstepCommand.parseAsRoot`, with the status and first line `LockstepCommand.main` prints
+/// for that error (`parsed(_:)`, InProcessParse.swift); a launch costs 0.1-0.2 CPU-s, 67 of them were the class's
+/// 15 s. Six of them, each of another command (`wired`), are also run as the real `lockstep` process:
+/// the wiring from argv to the printed line and the exit status, and no "Missing value" there either.
 final class NegativeOptionValueTests: ScratchFolderTestCase {
     func path(_ name: String) -> String { scratch.appendingPathComponent(name).path }
 
@@ -94,11 +104,55 @@ final class NegativeOptionValueTests: ScratchFolderTestCase {
             (["thumbnail", "--at", "-1", "-o", path("t.png"), clip], "--at -1: the time must be zero or more seconds.")
         ]
         for (args, line) in cases {
+            guard case .failure(let r) = parsed(args) else {
+                XCTFail("\(args): accepted by the parser")
+                continue
+            }
+            XCTAssertEqual(r.status, 64, "\(args): \(r.line)")
+            XCTAssertEqual(r.line, "Error: \(line)", "\(args)")
+        }
+        // The real process for a handful (the first case of each of these commands, an `imu`
+        // subcommand among them): the same status and line, and no "Missing value".
+        let wired: Set = ["composite", "concat", "snake", "imu serve", "testsrc", "thumbnail"]
+        var seen = Set<String>()
+        let launched = cases.filter { c in
+            let command = c.args[0] == "imu" ? "imu \(c.args[1])" : c.args[0]
+            return wired.contains(command) && seen.insert(command).inserted
+        }
+        XCTAssertEqual(launched.count, wired.count)
+        for (args, line) in launched {
             let r = try Processes.lockstep(args, timeout: 60)
             XCTAssertEqual(r.status, 64, "\(args): \(r.stderr)")
             XCTAssertEqual(r.stderr.split(separator: "\n").first.map(String.init), "Error: \(line)", "\(args)")
             XCTAssertFalse(r.stderr.contains("Missing value"), "\(args): \(r.stderr)")
         }
         XCTAssertEqual(try leftovers(), [], "nothing is written")
+    }
+
+    /// `--help` (or `-h`) where an option that takes any value (`.unconditional`, for its
+    /// negative numbers) was due shows the command's help, exactly as `--help` alone does; it
+    /// was read as the value ("The value '--help' is invalid for '--smoothness <SECONDS>'").
+    func testHelpWhereAValueWasDueShowsTheHelp() throws {
+        let clip = Repository.fixture("q0.mp4")
+        let stabilise = try Processes.lockstep(["stabilise", "--help"])
+        XCTAssertEqual(stabilise.status, 0)
+        XCTAssertEqual(
+            stabilise.stdout.split(separator: "\n").first.map(String.init),
+            "OVERVIEW: Steady a movie from its gyro: smoothed camera path, rolling shutter")
+        let filter = try Processes.lockstep(["filter", "--help"])
+        let cases: [(args: [String], help: String)] = [
+            (["stabilise", "--smoothness", "--help"], stabilise.stdout),
+            (["stabilise", clip, "--smoothness", "-h", "-o", path("o.mp4")], stabilise.stdout),
+            (["filter", clip, "--filter", "mono", "--from", "--help", "-o", path("o.mp4")], filter.stdout),
+            (["filter", clip, "--to", "-help"], filter.stdout)
+        ]
+        for (args, help) in cases {
+            let r = try Processes.lockstep(args)
+            XCTAssertEqual(r.status, 0, args.joined(separator: " "))
+            XCTAssertEqual(r.stdout, help, args.joined(separator: " "))
+            XCTAssertEqual(r.stderr, "", args.joined(separator: " "))
+        }
+        // Help only: nothing is written.
+        XCTAssertNil(FileManager.default.contents(atPath: path("o.mp4")))
     }
 }

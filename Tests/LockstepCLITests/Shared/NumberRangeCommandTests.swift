@@ -1,6 +1,10 @@
+import ArgumentParser
 import Foundation
+import Lockstep
 import TestSupport
 import XCTest
+
+@testable import LockstepCLI
 
 /// Numbers from options and files are range-checked before use, never trapping (issue 26).
 final class NumberRangeCommandTests: ScratchFolderTestCase {
@@ -12,6 +16,10 @@ final class NumberRangeCommandTests: ScratchFolderTestCase {
 
     /// A rate whose numerator or denominator does not fit in 32 bits (about 1 fps): refused with
     /// exit 64 by composite, concat and testsrc. It trapped (SIGILL) and left a 0-byte temporary.
+    /// The refusal is `validate()`'s (OutputArguments, TestSourceCommand), so each command's is
+    /// checked in-process on the parsed command line, the reducible rate's 30/1 too; testsrc runs
+    /// for real (a refusal with nothing written, the reducible rate rendered: it trapped while
+    /// rendering). Three renders and six launches fewer than one real run of each.
     func testFrameRatesBeyond32BitFractionsAreRefused() throws {
         let q = [Repository.fixture("q0.mp4"), Repository.fixture("q1.mp4")]
         for fps in ["4294967296/4294967295", "2147483647/2147483648", "3000000000/100000000"] {
@@ -21,17 +29,33 @@ final class NumberRangeCommandTests: ScratchFolderTestCase {
                 ["concat", "--fps", fps, "-o", path("c.mp4")] + q,
                 ["testsrc", "--duration", "1", "--size", "160x90", "--fps", fps, "-o", path("c.mp4")]
             ] {
-                let r = try Processes.lockstep(args, timeout: 120)
-                if canon == "30" {
-                    XCTAssertEqual(r.status, 0, "\(args): \(r.stderr)")
-                } else {
-                    XCTAssertEqual(r.status, 64, "\(args): \(r.stderr)")
-                    XCTAssertEqual(firstLine(r.stderr), "Error: --fps \(fps): the numerator and denominator must be at most 2147483647 (FFmpeg keeps a frame rate as a fraction of 32-bit numbers).")
+                switch parsed(args) {
+                case .success(let command):
+                    XCTAssertEqual(canon, "30", "\(args): accepted")
+                    let rate = (command as? CompositeCommand)?.out.fps ?? (command as? ConcatCommand)?.encoding.out.fps ?? (command as? TestSourceCommand)?.fps
+                    XCTAssertEqual(rate, Rational(30, 1), "\(args)")
+                case .failure(let refusal):
+                    XCTAssertNotEqual(canon, "30", "\(args): \(refusal.line)")
+                    XCTAssertEqual(
+                        refusal,
+                        Refusal(
+                            status: 64,
+                            line: "Error: --fps \(fps): the numerator and denominator must be at most 2147483647 (FFmpeg keeps a frame rate as a fraction of 32-bit numbers).",
+                            byParser: true),
+                        "\(args)")
                 }
-                try? FileManager.default.removeItem(atPath: path("c.mp4"))
-                XCTAssertEqual(try leftovers(), [], "\(args)")
             }
         }
+        let refused = try Processes.lockstep(["testsrc", "--duration", "1", "--size", "160x90", "--fps", "4294967296/4294967295", "-o", path("c.mp4")], timeout: 120)
+        XCTAssertEqual(refused.status, 64, refused.stderr)
+        XCTAssertEqual(
+            firstLine(refused.stderr),
+            "Error: --fps 4294967296/4294967295: the numerator and denominator must be at most 2147483647 (FFmpeg keeps a frame rate as a fraction of 32-bit numbers).")
+        XCTAssertEqual(try leftovers(), [])
+        let reduced = try Processes.lockstep(["testsrc", "--duration", "1", "--size", "160x90", "--fps", "3000000000/100000000", "-o", path("c.mp4")], timeout: 120)
+        XCTAssertEqual(reduced.status, 0, reduced.stderr)
+        XCTAssertTrue(reduced.stdout.contains("160x90 at 30 fps"), reduced.stdout)
+        XCTAssertEqual(try leftovers(), ["c.mp4"])
     }
 
     // MARK: finding 6

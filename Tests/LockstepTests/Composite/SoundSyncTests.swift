@@ -12,14 +12,17 @@ import XCTest
 /// on the other's clock is known from the cut, not from Lockstep.
 final class SoundSyncTests: ScratchTestCase {
     /// karma.mp4 (29.97 fps) from `start` for `seconds`, re-encoded: frame 0 of the cut is the
-    /// source's frame at `start` (a frame boundary), its sound starts there too.
+    /// source's frame at `start` (a frame boundary), its sound starts there too. The picture is
+    /// scaled to 320x180 (the placement is by the sound and checked by the frames' provenance:
+    /// neither depends on the picture's size, which made encoding the cuts and the output the
+    /// test's largest cost).
     func cut(_ name: String, from source: String, start: String, seconds: String) throws -> String {
         let path = scratch.appendingPathComponent(name).path
         _ = try Shell.check(
             "ffmpeg",
             [
                 "-nostdin", "-v", "error", "-y", "-i", source, "-ss", start, "-t", seconds, "-map", "0:v:0", "-map", "0:a:0",
-                "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-b:a", "128k", path
+                "-vf", "scale=320:180", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-b:a", "128k", path
             ])
         return path
     }

@@ -17,8 +17,28 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
     static let rates = ["25", "30000/1001", "30", "60000/1001"]
     static let tones: [Double] = [500, 1000, 1500, 2000]
 
-    func clip(_ i: Int, seconds: Double, at times: [Double]) throws -> FlashBeep.Clip {
-        try FlashBeep.make(scratch.appendingPathComponent("clip\(i).mp4").path, rate: Self.rates[i], seconds: seconds, at: times, tone: Self.tones[i])
+    /// The four clips of four rates (2 s, two flashes and beeps each, at times of their own),
+    /// made once for the class: the quad and the concat both take them; their folder is removed
+    /// in the class tearDown.
+    nonisolated(unsafe) static var madeClips: [FlashBeep.Clip]?
+    nonisolated(unsafe) static var madeFolder: URL?
+    override class func tearDown() {
+        if let folder = madeFolder { try? FileManager.default.removeItem(at: folder) }
+        madeFolder = nil
+        madeClips = nil
+        super.tearDown()
+    }
+
+    func fourRates() throws -> [FlashBeep.Clip] {
+        if let made = Self.madeClips { return made }
+        let folder = try Scratch.makeFolder("lockstep-TimeSyncEndToEndTests-clips")
+        Self.madeFolder = folder
+        let times: [[Double]] = [[0.5, 1.3], [0.7, 1.45], [0.9, 1.6], [1.1, 1.75]]
+        let clips = try (0..<4).map { i in
+            try FlashBeep.make(folder.appendingPathComponent("clip\(i).mp4").path, rate: Self.rates[i], seconds: 2, at: times[i], tone: Self.tones[i])
+        }
+        Self.madeClips = clips
+        return clips
     }
 
     /// Each source event (flash, beep) at output time `shift + t`: the beep within 2 ms, the flash
@@ -49,24 +69,20 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
     }
 
     func testAQuadOfFourRatesKeepsEveryFlashWithItsBeep() throws {
-        let times: [[Double]] = [[0.5, 1.3], [0.7, 1.45], [0.9, 1.6], [1.1, 1.75]]
-        let clips = try (0..<4).map { try clip($0, seconds: 2, at: times[$0]) }
+        let clips = try fourRates()
         let (out, r) = try compose(.quad, clips.map(\.path))
         // The first input's nominal rate; the output as long as the shortest (25 fps and 30 fps: 2 s).
         XCTAssertEqual(r.frameRate, Rational(25, 1))
         XCTAssertEqual(r.frames, 50)
         XCTAssertEqual(r.notices, [])
-        let streams = try Probe.streams(out)
-        XCTAssertEqual(try XCTUnwrap(streams.first { $0.codecType == "video" }?.duration), 2.0, accuracy: 1e-3)
-        XCTAssertEqual(try XCTUnwrap(streams.first { $0.codecType == "audio" }?.duration), 2.0, accuracy: 1e-3)
-        // The four cells' flashes from one decode of the output's pictures, the four tones' beeps
-        // from one of its sound.
-        let cellFlashes = try FlashBeep.flashes(out, regions: (0..<4).map { cell($0, of: (160, 120)) })
-        let toneBeeps = try FlashBeep.beeps(out, tones: Self.tones)
+        // The four cells' flashes and the four tones' beeps from one decode of the output.
+        let m = try FlashBeep.measure(out, regions: (0..<4).map { cell($0, of: (160, 120)) }, tones: Self.tones)
+        XCTAssertEqual(try XCTUnwrap(m.streams.first { $0.codecType == "video" }?.duration), 2.0, accuracy: 1e-3)
+        XCTAssertEqual(try XCTUnwrap(m.streams.first { $0.codecType == "audio" }?.duration), 2.0, accuracy: 1e-3)
         for i in 0..<4 {
             assertLands(
-                source: clips[i], shift: 0, flashes: cellFlashes[i],
-                beeps: toneBeeps[i], frame: 1.0 / 25, "input \(i + 1) at \(Self.rates[i])")
+                source: clips[i], shift: 0, flashes: m.flashes[i],
+                beeps: m.beeps[i], frame: 1.0 / 25, "input \(i + 1) at \(Self.rates[i])")
         }
         XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: out.path)).run().violations, [])
 
@@ -84,9 +100,9 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
         XCTAssertTrue(late.isEmpty || late[0] - clips[3].flashes[0] > 0.3, "index sync shows 59.94 fps at 25: \(late)")
     }
 
+    /// The quad's four clips joined (two flashes and beeps each: 8 in all, clip i's at 2i and 2i + 1).
     func testAConcatOfFourRatesKeepsEachClipsDurationAndSync() throws {
-        let times: [[Double]] = [[0.4], [0.55], [0.7], [0.85]]
-        let clips = try (0..<4).map { try clip($0, seconds: 1.2, at: times[$0]) }
+        let clips = try fourRates()
         let out = scratch.appendingPathComponent("joined.mp4")
         let result = try ConcatJob(options: ConcatOptions(clips: clips.map(\.path), output: out.path)).run()
         XCTAssertEqual(result.frameRate, Rational(25, 1))
@@ -94,27 +110,30 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
         var starts: [Double] = [0]
         for c in clips.dropLast() { starts.append(starts.last! + c.duration) }
         let total = starts.last! + clips.last!.duration
-        let streams = try Probe.streams(out)
-        let v = try XCTUnwrap(streams.first { $0.codecType == "video" }?.duration), a = try XCTUnwrap(streams.first { $0.codecType == "audio" }?.duration)
+        let m = try FlashBeep.measure(out)
+        let v = try XCTUnwrap(m.streams.first { $0.codecType == "video" }?.duration), a = try XCTUnwrap(m.streams.first { $0.codecType == "audio" }?.duration)
         XCTAssertGreaterThanOrEqual(v, total - 0.001, "the clips' \(total) s are all there")
         XCTAssertLessThan(v, total + 1.0 / 25, "and no more than a frame past them")
         XCTAssertEqual(a, v, accuracy: 0.001)
-        let flashes = try FlashBeep.flashes(out), beeps = try FlashBeep.beeps(out)
-        XCTAssertEqual(flashes.count, 4); XCTAssertEqual(beeps.count, 4)
-        for i in 0..<min(4, flashes.count, beeps.count) {
-            assertLands(source: clips[i], shift: starts[i], flashes: [flashes[i]], beeps: [beeps[i]], frame: 1.0 / 25, "clip \(i + 1) at \(Self.rates[i])")
+        let flashes = m.flashes[0], beeps = m.beeps[0]
+        XCTAssertEqual(flashes.count, 8); XCTAssertEqual(beeps.count, 8)
+        for i in 0..<min(4, flashes.count / 2, beeps.count / 2) {
+            assertLands(
+                source: clips[i], shift: starts[i], flashes: Array(flashes[(2 * i)..<(2 * i + 2)]), beeps: Array(beeps[(2 * i)..<(2 * i + 2)]),
+                frame: 1.0 / 25, "clip \(i + 1) at \(Self.rates[i])")
         }
         XCTAssertEqual(try VerifyJob(options: VerifyOptions(movie: out.path)).run().violations, [])
 
         // --keep-frames, named: every frame once, so the 59.94 fps clip plays at 0.42x and its
-        // flash comes long after its own beep.
+        // first flash comes long after its own beep.
         let kept = scratch.appendingPathComponent("kept.mp4")
         var options = ConcatOptions(clips: clips.map(\.path), output: kept.path)
         options.keepFrames = true
         let k = try ConcatJob(options: options).run()
         XCTAssertEqual(k.notices.count, 1)
-        let kf = try FlashBeep.flashes(kept), kb = try FlashBeep.beeps(kept)
-        XCTAssertGreaterThan(kf[3] - kb[3], 0.3, "flash \(kf[3]), beep \(kb[3])")
+        let km = try FlashBeep.measure(kept), kf = km.flashes[0], kb = km.beeps[0]
+        XCTAssertEqual(kf.count, 8); XCTAssertEqual(kb.count, 8)
+        XCTAssertGreaterThan(kf[6] - kb[6], 0.3, "flash \(kf[6]), beep \(kb[6])")
     }
 
     /// Three cameras film one scene (the same flash and beep times): camera 2 started 1.25 s
@@ -138,8 +157,10 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
             }.0
         }
         let outs = try [[1.0, 0, 0], [0, 1, 0], [0, 0, 1]].map { try run($0) }
+        // The first output's cells and sound from one decode; the other two outputs' sound.
+        let first = try FlashBeep.measure(outs[0], regions: (0..<3).map { cell($0, of: (160, 120)) })
         // The output covers what all three saw: from camera 2's start (1.25 s on camera 1's clock).
-        let beeps = try outs.map { try FlashBeep.beeps($0) }
+        let beeps = try [first.beeps[0]] + outs.dropFirst().map { try FlashBeep.beeps($0) }
         XCTAssertEqual(beeps[0].count, 4, "\(beeps[0])")  // 1.9, 3.1, 4.4, 5.6 on camera 1's clock, less 1.25
         for (i, b) in beeps.enumerated() {
             XCTAssertEqual(b.count, beeps[0].count, "camera \(i + 1): \(b)")
@@ -152,7 +173,7 @@ final class TimeSyncEndToEndTests: ScratchTestCase {
                     format: "camera %d against camera 1: beeps off by %@ ms", i + 1,
                     zip(beeps[i], beeps[0]).map { String(format: "%+.3f", ($0 - $1) * 1000) }.joined(separator: ", ")))
         }
-        let flashes = try FlashBeep.flashes(outs[0], regions: (0..<3).map { cell($0, of: (160, 120)) })
+        let flashes = first.flashes
         for (i, f) in flashes.enumerated() {
             XCTAssertEqual(f.count, 4, "camera \(i + 1)")
             for (x, y) in zip(f, flashes[0]) { XCTAssertEqual(x, y, accuracy: 1.0 / 30 + 0.001, "camera \(i + 1)'s flash against camera 1's") }

@@ -10,14 +10,20 @@ class FilterVariantsTestCase: ScratchTestCase {
     let chains = ["rosy", "mono", "sepia:intensity=0.5,invert", "lut:file=CUBE"]
 
     /// Every frame's yuv420p bytes, decoded by the ffmpeg CLI.
-    func decoded(_ url: URL) throws -> [UInt8] {
-        [UInt8](
-            try Processes.check(
-                "ffmpeg",
-                [
-                    "-nostdin", "-v", "error", "-i", url.path, "-map", "0:v:0", "-fps_mode", "passthrough",
-                    "-pix_fmt", "yuv420p", "-f", "rawvideo", "-"
-                ]))
+    func decoded(_ url: URL) throws -> [UInt8] { try decoded([url])[0] }
+
+    /// `decoded` of each movie, from one run of the ffmpeg CLI (an input and an output per movie,
+    /// each output with the options of a run of its own, to a temporary file): one launch, not one per movie.
+    func decoded(_ urls: [URL]) throws -> [[UInt8]] {
+        let raws = urls.map { _ in FileManager.default.temporaryDirectory.appendingPathComponent("variants-\(UUID().uuidString.prefix(8)).yuv") }
+        defer { for raw in raws { try? FileManager.default.removeItem(at: raw) } }
+        var args = ["-nostdin", "-v", "error"]
+        for url in urls { args += ["-i", url.path] }
+        for (i, raw) in raws.enumerated() {
+            args += ["-map", "\(i):v:0", "-fps_mode", "passthrough", "-pix_fmt", "yuv420p", "-f", "rawvideo", raw.path]
+        }
+        try Processes.check("ffmpeg", args)
+        return try raws.map { [UInt8](try Data(contentsOf: $0)) }
     }
 
     func cube() throws -> String {
@@ -59,7 +65,7 @@ class FilterVariantsTestCase: ScratchTestCase {
         input: String, specs: [FilterChainSpec], expectedFrames: Int64, inProcess: Bool = false,
         run: Int = 0
     ) throws -> [[UInt8]] {
-        try specs.enumerated().map { i, spec in
+        let outputs = try specs.enumerated().map { i, spec in
             let one = scratch.appendingPathComponent("separate-\(inProcess ? "job" : "cli")-\(run)-\(i).mp4")
             if inProcess {
                 let single = try CompositeJob(options: .filter(input: input, output: one.path, schedule: FilterSchedule(initial: spec))).run()
@@ -69,8 +75,9 @@ class FilterVariantsTestCase: ScratchTestCase {
                 XCTAssertEqual(r.status, 0, r.stderr)
                 XCTAssertTrue(r.stdout.contains(": \(expectedFrames) frames,"), r.stdout)
             }
-            return try decoded(one)
+            return one
         }
+        return try decoded(outputs)
     }
 
     /// The separate runs made in this process equal those made by the CLI, picture for picture.
@@ -110,10 +117,9 @@ class FilterVariantsTestCase: ScratchTestCase {
         XCTAssertEqual(result.audioSamples, samples)
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         XCTAssertEqual(names, ["sepia-intensity-0.5+invert.mp4", FilterVariantsOptions.fileName(for: specs[3].text), "mono.mp4", "rosy.mp4"].sorted())
-        var onePass: [[UInt8]] = []
+        let onePass = try decoded(result.variants.map { URL(fileURLWithPath: $0.output) })
         for (i, spec) in specs.enumerated() {
-            let a = try decoded(URL(fileURLWithPath: result.variants[i].output)), b = separate[i]
-            onePass.append(a)
+            let a = onePass[i], b = separate[i]
             XCTAssertEqual(a.count, b.count, spec.text)
             guard a != b else { continue }
             let kept = FileManager.default.temporaryDirectory.appendingPathComponent("lockstep-variants-mismatch-\(UUID().uuidString.prefix(8))")

@@ -55,6 +55,21 @@ final class TelemetryKeptCAMMTests: ScratchTestCase {
         return line.dropFirst(2).compactMap { Double($0) }
     }
 
+    /// The size ffprobe's trace gives the data track's `stsd` (the one after a `gmhd`: only a
+    /// data track's `minf` holds one in what FFmpeg writes).
+    func dataTrackSampleDescriptionSize(_ path: String) throws -> Int? {
+        let r = try Shell.run("ffprobe", ["-v", "trace", "-i", path])
+        var inData = false
+        for line in r.stderr.split(separator: "\n") {
+            guard let t = line.range(of: "type:'") else { continue }
+            let fields = line[t.upperBound...].split(separator: " ")
+            guard fields.count >= 4 else { continue }
+            if fields[0] == "gmhd'" { inData = true }
+            if fields[0] == "stsd'", inData { return Int(fields[3]) }
+        }
+        return nil
+    }
+
     func makeClip() throws -> String {
         let movie = scratch.appendingPathComponent("camm.mp4").path
         try Shell.check("python3", [EmbeddedTelemetryTests.script("make-camm-fixture"), movie, scratch.appendingPathComponent("camm.json").path])
@@ -74,6 +89,8 @@ final class TelemetryKeptCAMMTests: ScratchTestCase {
         let source = try probe(movie), cut = try probe(out)
         XCTAssertEqual(cut.tag, "camm")
         XCTAssertEqual(cut.handler, "CameraMetadataMotionHandler")
+        // The sample entry is CAMM's 16 bytes (FFmpeg's muxer writes 20): its stsd 8 + 8 + 16.
+        XCTAssertEqual(try dataTrackSampleDescriptionSize(out), 32)
         XCTAssertEqual(source.timeBase, "1/90000")
         XCTAssertEqual(cut.timeBase, "1/90000")
         let start: Int64 = 43200, end: Int64 = 136_800

@@ -38,26 +38,51 @@ extension ScratchTestCase {
         return try JSONDecoder().decode(Dump.self, from: r.stdout)
     }
 
+    /// `parserDump` and the stored sample durations (scripts/tools/mp4-sample-durations' output)
+    /// of one file, from one Python process instead of two: each script run as its own
+    /// `__main__` (runpy) on the file, its output ended by a line holding only U+001E.
+    func outsideReadings(_ path: String) throws -> (dump: Dump, durations: String) {
+        let both = """
+            import runpy, sys
+            movie = sys.argv[3]
+            for script in sys.argv[1:3]:
+                sys.argv = [script, movie]
+                runpy.run_path(script, run_name="__main__")
+                sys.stdout.write("\\n\\x1e\\n")
+            """
+        let scripts = [EmbeddedTelemetryTests.script("telemetry-parser-dump"), Repository.root.appendingPathComponent("scripts/tools/mp4-sample-durations").path]
+        let r = try Shell.run("python3", ["-c", both] + scripts + [path])
+        guard r.status == 0 else { throw DumpFailed(line: "telemetry-parser-dump and mp4-sample-durations \(path) failed (\(r.status)): \(r.stderr)") }
+        let parts = String(decoding: r.stdout, as: UTF8.self).components(separatedBy: "\n\u{1E}\n")
+        guard parts.count == 3 else { throw DumpFailed(line: "\(path): the two readers' output is not two parts: \(parts.count - 1) ends") }
+        return (try JSONDecoder().decode(Dump.self, from: Data(parts[0].utf8)), parts[1])
+    }
+
     /// ffprobe's view of the `gpmd` stream: its handler name and its packets (pts, duration in s).
-    func probeTrack(_ path: String) throws -> (handler: String, packets: [(pts: Double, duration: Double)])? {
-        let streams = String(decoding: try Shell.check("ffprobe", ["-v", "error", "-show_entries", "stream=index,id,codec_tag_string:stream_tags=handler_name", "-of", "csv=p=0", path]), as: UTF8.self)
-        guard let line = streams.split(separator: "\n").first(where: { $0.contains("gpmd") }) else { return nil }
-        let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        let index = fields[0]
-        let csv = String(decoding: try Shell.check("ffprobe", ["-v", "error", "-select_streams", index, "-show_entries", "packet=pts_time,duration_time", "-of", "csv=p=0", path]), as: UTF8.self)
-        let packets = csv.split(separator: "\n").map { row -> (Double, Double) in
-            let v = row.split(separator: ",").map { Double($0) ?? .nan }
-            return (v[0], v.count > 1 ? v[1] : .nan)
+    /// `storedDurations`: mp4-sample-durations' output for the file, when already read (`outsideReadings`).
+    func probeTrack(_ path: String, storedDurations: String? = nil) throws -> (handler: String, packets: [(pts: Double, duration: Double)])? {
+        // One ffprobe run for the streams and every stream's packets (it reads the packets, it
+        // decodes nothing); the gpmd stream's are kept.
+        let data = try Shell.check(
+            "ffprobe",
+            ["-v", "error", "-show_entries", "stream=index,id,codec_tag_string:stream_tags=handler_name:packet=stream_index,pts_time,duration_time", "-of", "json", path])
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any], "ffprobe's JSON for \(path)")
+        let streams = json["streams"] as? [[String: Any]] ?? []
+        guard let gpmd = streams.first(where: { $0["codec_tag_string"] as? String == "gpmd" }), let index = gpmd["index"] as? Int else { return nil }
+        let number = { (v: Any?) in (v as? String).flatMap(Double.init) ?? .nan }
+        let packets = (json["packets"] as? [[String: Any]] ?? []).filter { $0["stream_index"] as? Int == index }.map { p -> (Double, Double) in
+            (number(p["pts_time"]), number(p["duration_time"]))
         }
+        // ffprobe's track ID (in hex) and handler.
+        let hexID = gpmd["id"] as? String ?? "", handler = (gpmd["tags"] as? [String: Any])?["handler_name"] as? String ?? ""
         // The last packet's length as stored (scripts/tools/mp4-sample-durations, its own box walk)
         // when FFmpeg's is longer: mov.c fits a last sample to the track's declared length (the
         // HERO7's last payload, 201 gyro samples, a second's worth: 1.001 s stored, 1.735 s read).
-        let tracks = String(decoding: try Shell.check(Repository.root.appendingPathComponent("scripts/tools/mp4-sample-durations").path, [path]), as: UTF8.self)
-        // ffprobe's columns: index, codec tag, id (the track ID, in hex), handler.
-        let id = fields.count > 2 ? Int(fields[2].replacingOccurrences(of: "0x", with: ""), radix: 16).map(String.init) ?? "" : ""
+        let tracks = try storedDurations ?? String(decoding: try Shell.check(Repository.root.appendingPathComponent("scripts/tools/mp4-sample-durations").path, [path]), as: UTF8.self)
+        let id = Int(hexID.replacingOccurrences(of: "0x", with: ""), radix: 16).map(String.init) ?? ""
         let stored = tracks.split(separator: "\n").map { $0.split(separator: " ") }.first { $0.first.map(String.init) == id }?.dropFirst(2).compactMap { Double($0) } ?? []
         let fitted = stored.count == packets.count ? zip(packets, stored).map { ($0.0, min($0.1, $1)) } : packets
-        return (fields.count > 3 ? fields[3].trimmingCharacters(in: .whitespaces) : "", fitted)
+        return (handler.trimmingCharacters(in: .whitespaces), fitted)
     }
 
     /// The gyro in `output` is the source's payloads `kept`, the first of them without its
@@ -74,7 +99,9 @@ extension ScratchTestCase {
         _ output: String, source path: String = TelemetryKeptTests.karma, keeps kept: Range<Int>, start: Double,
         file: StaticString = #filePath, line: UInt = #line
     ) throws {
-        let source = try sourceReading(path).dump, out = try parserDump(output)
+        // telemetry-parser's reading and the stored durations of the output from one Python run.
+        let (out, storedDurations) = try outsideReadings(output)
+        let source = try sourceReading(path).dump
         XCTAssertEqual(out.gyro_payloads.count, kept.count, "telemetry-parser's payloads", file: file, line: line)
         guard let first = out.gyro_payloads.first, out.gyro_payloads.count == kept.count else { return }
         let dropped = source.gyro_payloads[kept.lowerBound].count - first.count
@@ -106,7 +133,7 @@ extension ScratchTestCase {
         // ffprobe: the packets at the source's, moved; the first (trimmed) at 0; each sample,
         // spread over its packet, within one sample period of its place in the source.
         let sourceTrack = try XCTUnwrap(try sourceReading(path).track, file: file, line: line)
-        let track = try XCTUnwrap(try probeTrack(output), "no gpmd stream in \(output)", file: file, line: line)
+        let track = try XCTUnwrap(try probeTrack(output, storedDurations: storedDurations), "no gpmd stream in \(output)", file: file, line: line)
         XCTAssertEqual(track.packets.count, kept.count, file: file, line: line)
         var storedWorst = 0.0
         for (n, (o, s)) in zip(track.packets, sourceTrack.packets[kept]).enumerated() {

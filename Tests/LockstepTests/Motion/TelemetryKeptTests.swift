@@ -67,8 +67,12 @@ final class TelemetryKeptTests: ScratchTestCase {
     /// karma.mp4 split by the ffmpeg CLI's segment muxer at the keyframe at 5.606 s into two
     /// chapters named as a GoPro names them (GH010001.mp4, GH020001.mp4... here GH00/GH01), each
     /// chapter's picture, sound and GPMF track from its own 0.
+    /// Made once for the class (two tests join them); their folder is removed in the class tearDown.
     func twoChapters() throws -> [String] {
-        let pattern = scratch.appendingPathComponent("GH0%d0001.mp4").path
+        if let made = Self.chapters { return made }
+        let folder = try Scratch.makeFolder("lockstep-TelemetryKeptTests-chapters")
+        Self.chaptersFolder = folder
+        let pattern = folder.appendingPathComponent("GH0%d0001.mp4").path
         try Shell.check(
             "ffmpeg",
             [
@@ -76,7 +80,17 @@ final class TelemetryKeptTests: ScratchTestCase {
                 "-f", "segment", "-segment_times", "5.5", "-reset_timestamps", "1",
                 "-segment_format_options", "movflags=use_metadata_tags", pattern
             ])
-        return [0, 1].map { scratch.appendingPathComponent("GH0\($0)0001.mp4").path }
+        let made = [0, 1].map { folder.appendingPathComponent("GH0\($0)0001.mp4").path }
+        Self.chapters = made
+        return made
+    }
+    nonisolated(unsafe) static var chapters: [String]?
+    nonisolated(unsafe) static var chaptersFolder: URL?
+    override class func tearDown() {
+        if let folder = chaptersFolder { try? FileManager.default.removeItem(at: folder) }
+        chaptersFolder = nil
+        chapters = nil
+        super.tearDown()
     }
 
     /// Two chapters (the ffmpeg CLI's segment muxer splits karma.mp4 at the keyframe at 5.606 s,

@@ -19,14 +19,53 @@ final class ReverseJobTests: ScratchTestCase {
     }
 
     /// Source frame index of every frame of `url`, read from the strip of band `band`.
-    func identities(_ url: URL, band: Int) throws -> [Int] {
-        let video = try LumaVideo.decode(url)
-        return try video.frames.enumerated().map { k, f in
+    func identities(_ url: URL, band: Int) throws -> [Int] { try identities(try LumaVideo.decode(url), of: url, band: band) }
+
+    /// `identities` of pictures already decoded (with the sound: `LumaVideo.decodeWithSound`).
+    func identities(_ video: LumaVideo, of url: URL, band: Int) throws -> [Int] {
+        try video.frames.enumerated().map { k, f in
             guard let id = Barcode.read(f, width: video.width, region: .band(band)), id.source == band else {
                 throw Shell.Failure(description: "\(url.lastPathComponent): frame \(k) has no readable strip of source \(band)")
             }
             return id.index
         }
+    }
+
+    /// longgop.mp4 reversed through a pool of 16 with its sound, the run two tests look at (the
+    /// frames and the pool; the sound against its frames): made once for the class, with the
+    /// pool's peak measured around it and the frames read once; removed in the class tearDown.
+    nonisolated(unsafe) static var pooled: Pooled?
+    struct Pooled {
+        var out: URL, result: ReverseResult, peak: Int
+        /// The output's frames (the source frame each shows) and sound, from one ffmpeg run; its
+        /// streams and frame times, from one ffprobe run.
+        var frames: [Int], sound: [Float], streams: [ProbeStream], pts: [Double]
+    }
+    nonisolated(unsafe) static var pooledFolder: URL?
+    override class func tearDown() {
+        if let folder = pooledFolder { try? FileManager.default.removeItem(at: folder) }
+        pooledFolder = nil
+        pooled = nil
+        super.tearDown()
+    }
+
+    func longGOPThroughAPoolOf16() throws -> Pooled {
+        if let done = Self.pooled { return done }
+        let folder = try Scratch.makeFolder("lockstep-ReverseJobTests-pooled")
+        Self.pooledFolder = folder
+        let out = folder.appendingPathComponent("rev-pool16.mp4")
+        var options = ReverseOptions(input: fixture("longgop.mp4"), output: out.path)
+        options.poolFrames = 16
+        let before = Frame.live
+        Frame.resetPeak()
+        let result = try ReverseJob(options: options).run()
+        let peak = Frame.peak - before
+        let (video, sound) = try LumaVideo.decodeWithSound(out)
+        let (streams, pts) = try Probe.streamsAndVideoPTS(out)
+        let done = Pooled(out: out, result: result, peak: peak, frames: try identities(video, of: out, band: 2), sound: sound, streams: streams, pts: pts)
+        try assertVerifyClean(out)
+        Self.pooled = done
+        return done
     }
 
     func assertVerifyClean(_ url: URL, file: StaticString = #filePath, line: UInt = #line) throws {
@@ -37,10 +76,8 @@ final class ReverseJobTests: ScratchTestCase {
     /// A GOP of 60 read through a pool of 16: four passes from its keyframe, sub-range by
     /// sub-range; every frame shown once, backwards; the pool is all the pictures held.
     func testLongGOPThroughASmallPoolShowsEveryFrameBackwards() throws {
-        let before = Frame.live
-        Frame.resetPeak()
-        let (out, result) = try reverse("longgop.mp4") { $0.poolFrames = 16 }
-        XCTAssertEqual(try identities(out, band: 2), Array((0..<100).reversed()))
+        let run = try longGOPThroughAPoolOf16(), result = run.result
+        XCTAssertEqual(run.frames, Array((0..<100).reversed()))
         XCTAssertEqual(result.frames, 100)
         XCTAssertEqual(result.longestGOP, 60)
         XCTAssertEqual(result.poolFrames, 16)
@@ -49,9 +86,9 @@ final class ReverseJobTests: ScratchTestCase {
         XCTAssertGreaterThan(result.picturesDecoded, 100, "the sub-ranges decode parts of the GOP again")
         // The pool, the four fitted frames the loop may hold, the writer's three, the reader's
         // scratch and the audio pass's: never more.
-        XCTAssertLessThanOrEqual(Frame.peak - before, 16 + 4 + 3 + 2)
-        try assertVerifyClean(out)
-        let streams = try Probe.streams(out)
+        XCTAssertLessThanOrEqual(run.peak, 16 + 4 + 3 + 2)
+        // verify accepted it (`longGOPThroughAPoolOf16`).
+        let streams = run.streams
         XCTAssertEqual(streams.first?.nbReadFrames, 100)
         XCTAssertEqual(streams.first?.duration ?? 0, 100.0 / 30, accuracy: 0.0001)
         XCTAssertEqual(streams.last?.duration ?? 0, 100.0 / 30, accuracy: 0.001)
@@ -181,10 +218,10 @@ final class ReverseJobTests: ScratchTestCase {
         let (out, result) = try reverse("mpeg4.mov") {
             $0.audio = .keep; $0.poolFrames = 10
         }
-        XCTAssertEqual(try identities(out, band: 3), Array((0..<70).reversed()))
+        let (video, audio) = try LumaVideo.decodeWithSound(out)
+        XCTAssertEqual(try identities(video, of: out, band: 3), Array((0..<70).reversed()))
         XCTAssertEqual(result.audioSamples, 2 * 48000 * 70 / 50)
         // Kept: the burst still sounds in source frame 21's place, [0.84, 0.88) s.
-        let audio = try AudioAnalysis.decodeMono(out)
         let onset = try XCTUnwrap(burstOnset(audio, frequency: 1500))
         XCTAssertEqual(Double(onset) / 48000, 0.84, accuracy: 0.001)
         try assertVerifyClean(out)
@@ -195,11 +232,12 @@ final class ReverseJobTests: ScratchTestCase {
     /// noise reversed sample for sample (the correlation peaks at lag 0).
     func testIndependentClipReversesFramesAndNoise() throws {
         let (out, result) = try reverse("numpy.mkv") { $0.poolFrames = 20 }
-        XCTAssertEqual(try identities(out, band: 0), Array((0..<72).reversed()))
+        let (video, sound) = try LumaVideo.decodeWithSound(out)
+        XCTAssertEqual(try identities(video, of: out, band: 0), Array((0..<72).reversed()))
         XCTAssertEqual(result.frameRate, Rational(24, 1))
         XCTAssertEqual(result.audioSamples, 144_000)
         let source = try AudioAnalysis.decodeMono(URL(fileURLWithPath: fixture("numpy.mkv")))
-        let output = Array(try AudioAnalysis.decodeMono(out).prefix(144_000))
+        let output = Array(sound.prefix(144_000))
         XCTAssertEqual(source.count, 144_000)
         let reversed = Array(source.reversed())
         let c = (-2...2).map { lag in normalizedCorrelation(output, reversed, lag: lag, range: 2000..<142_000) }
@@ -221,12 +259,13 @@ final class ReverseJobTests: ScratchTestCase {
     /// lag 0, not one sample either side), and the one-frame burst of source frame 37 sounds
     /// exactly while output frame 62 (which shows source frame 37) is on screen.
     func testReversedAudioIsTheSourceReversedAndStaysWithItsFrame() throws {
-        let (out, result) = try reverse("longgop.mp4") { $0.poolFrames = 16 }
+        // The first test's run (the same options; made once for the class).
+        let run = try longGOPThroughAPoolOf16(), result = run.result, frames = run.frames
         XCTAssertEqual(result.audioSamples, 160_000)
         let source = try AudioAnalysis.decodeMono(URL(fileURLWithPath: fixture("longgop.mp4")))
         // The CLI decodes the last AAC frame whole (157 x 1024 = 160768 samples); the file's
         // length, which ffprobe reports, is 160000 (checked in the first test).
-        let decoded = try AudioAnalysis.decodeMono(out)
+        let decoded = run.sound
         XCTAssertGreaterThanOrEqual(decoded.count, 160_000)
         let output = Array(decoded.prefix(160_000))
         let reversed = Array(source.prefix(160_000).reversed())
@@ -235,14 +274,12 @@ final class ReverseJobTests: ScratchTestCase {
         XCTAssertGreaterThan(c0, 0.99)
         for lag in [-3, -2, -1, 1, 2, 3] { XCTAssertLessThan(correlation(lag), c0, "lag \(lag)") }
         // Output frame 62 shows source frame 37 and is on screen over [62/30, 63/30).
-        let frames = try identities(out, band: 2)
         XCTAssertEqual(frames[62], 37)
-        let pts = try VideoTimestamps.pts(out)
+        let pts = run.pts
         let onset = try XCTUnwrap(burstOnset(output, frequency: 2000))
         let end = try XCTUnwrap(burstOnset(Array(output.reversed()), frequency: 2000))
         XCTAssertEqual(Double(onset) / 48000, pts[62], accuracy: 0.001)
         XCTAssertEqual(Double(output.count - end) / 48000, pts[63], accuracy: 0.001)
-        try assertVerifyClean(out)
     }
 
     /// First sample at which a tone of `frequency` is present: 1 ms windows slid by 0.25 ms,

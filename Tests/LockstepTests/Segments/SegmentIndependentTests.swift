@@ -58,7 +58,9 @@ final class SegmentIndependentTests: ScratchTestCase {
         _ = try ConcatCopy.join(segments.map(\.path), into: joined.path, container: "mp4", provenance: .kept)
         let mine = try LumaVideo.decode(joined), theirs = try LumaVideo.decode(single)
         XCTAssertEqual(mine.frames.count, theirs.frames.count)
-        func distance(_ x: [UInt8], _ y: [UInt8]) -> Double { zip(x, y).reduce(0.0) { $0 + abs(Double($1.0) - Double($1.1)) } / Double(x.count) }
+        // The mean absolute difference, in TestSupport's optimised loop (here, at -Onone, the
+        // 420 comparisons of 19,200 samples each were most of the test's time).
+        func distance(_ x: [UInt8], _ y: [UInt8]) -> Double { PixelDifference.meanAbsolute(x, y) }
         for k in 0..<min(mine.frames.count, theirs.frames.count) {
             let d = distance(mine.frames[k], theirs.frames[k])
             XCTAssertLessThan(d, 2, "frame \(k)")

@@ -35,13 +35,28 @@ enum FlashBeep {
                 "-f", "lavfi", "-i", "aevalsrc='0.02*sin(2*PI*100*t)+0.5*sin(2*PI*\(fmt(tone))*(\(time)))*gt(\(beep),0)':s=48000:d=\(fmt(seconds))",
                 "-shortest"
             ] + videoCodec + ["-c:a", "aac", "-b:a", "128k", path])
-        let url = URL(fileURLWithPath: path)
-        // ffprobe's frame times and stream duration from one run (it decodes the clip once).
-        let (streams, pts) = try Probe.streamsAndVideoPTS(url)
-        return Clip(
-            path: path, flashes: try flashes(LumaVideo.decode(url), pts: pts, regions: [nil])[0], beeps: try beeps(url),
-            duration: streams.first { $0.codecType == "video" }?.duration ?? 0)
+        let m = try measure(URL(fileURLWithPath: path))
+        return Clip(path: path, flashes: m.flashes[0], beeps: m.beeps[0], duration: m.streams.first { $0.codecType == "video" }?.duration ?? 0)
     }
+
+    /// What `measure` finds in a movie: ffprobe's streams, and the flashes and beeps asked for.
+    struct Measured {
+        var streams: [ProbeStream]
+        var flashes: [[Double]]
+        var beeps: [[Double]]
+    }
+
+    /// `flashes` in each of `regions` and `beeps` of each of `tones` (nil: any) of one movie, with
+    /// ffprobe's streams: two outside runs, not four (ffprobe for the streams and the frame times,
+    /// which decodes the file once; the ffmpeg CLI for the pictures and the sound at once).
+    static func measure(_ url: URL, regions: [(x: Int, y: Int, w: Int, h: Int)?] = [nil], tones: [Double?] = [nil]) throws -> Measured {
+        let (streams, pts) = try Probe.streamsAndVideoPTS(url)
+        let (video, sound) = try decode(url)
+        return Measured(streams: streams, flashes: flashes(video, pts: pts, regions: regions), beeps: tones.map { beeps(in: sound, tone: $0) })
+    }
+
+    /// The pictures and the sound from one run of the ffmpeg CLI (`LumaVideo.decodeWithSound`).
+    static func decode(_ url: URL) throws -> (video: LumaVideo, sound: [Float]) { try LumaVideo.decodeWithSound(url) }
 
     static func fmt(_ x: Double) -> String { String(format: "%.9g", x) }
 

@@ -14,6 +14,27 @@ import XCTest
 final class ThumbnailJobTests: ScratchTestCase {
     // MARK: fixtures
 
+    /// The clips made for the class, by what made them (the contact sheet takes the clips of
+    /// three other tests: made once each); their folder is removed in the class tearDown.
+    nonisolated(unsafe) static var made: [String: String] = [:]
+    nonisolated(unsafe) static var madeFolder: URL?
+    override class func tearDown() {
+        if let folder = madeFolder { try? FileManager.default.removeItem(at: folder) }
+        madeFolder = nil
+        made = [:]
+        super.tearDown()
+    }
+
+    /// The path of the class's clip made by `make` (called with its path) under `key`, made once.
+    func madeOnce(_ key: String, _ name: String, _ make: (String) throws -> Void) throws -> String {
+        if let path = Self.made[key] { return path }
+        if Self.madeFolder == nil { Self.madeFolder = try Scratch.makeFolder("lockstep-ThumbnailJobTests-clips") }
+        let path = try XCTUnwrap(Self.madeFolder).appendingPathComponent("\(Self.made.count)-\(name)").path
+        try make(path)
+        Self.made[key] = path
+        return path
+    }
+
     /// make-fixtures' `barcode 0 16 16`: the strip of source 0, frame n, in a black box.
     static func barcode(cell c: Int = 16) -> String {
         let x0 = 2 * c, y0 = c, m = c
@@ -27,38 +48,40 @@ final class ThumbnailJobTests: ScratchTestCase {
 
     /// `frames` barcoded picture frames (barcode index 0 first) after the filter `before`
     /// (applied to the barcoded picture: tpad, fade...), 320x240 at 30 fps, x264 in MP4.
+    /// Made once per class for each `frames` and `filters` (`madeOnce`).
     func barcodedClip(_ name: String, frames: Int, then filters: String) throws -> String {
-        let path = scratch.appendingPathComponent(name).path
-        let v =
-            "testsrc2=s=320x240:r=30,eq=brightness=-0.3:contrast=0.5:saturation=0.3,trim=end_frame=\(frames),"
-            + "setpts=PTS-STARTPTS,\(Self.barcode()),\(filters),format=yuv420p"
-        try Shell.check(
-            "ffmpeg",
-            [
-                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", v,
-                "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-g", "30", path
-            ])
-        return path
+        try madeOnce("\(name) \(frames) \(filters)", name) { path in
+            let v =
+                "testsrc2=s=320x240:r=30,eq=brightness=-0.3:contrast=0.5:saturation=0.3,trim=end_frame=\(frames),"
+                + "setpts=PTS-STARTPTS,\(Self.barcode()),\(filters),format=yuv420p"
+            try Shell.check(
+                "ffmpeg",
+                [
+                    "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", v,
+                    "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-g", "30", path
+                ])
+        }
     }
 
     /// The second generator: 1 s of full-range black, then `testsrc` fading in over 1 s, then
     /// 1 s of it steady; 25 fps, yuvj420p, 240x160 stored, shown turned 90 degrees (160x240), MOV.
+    /// Made once per class (`madeOnce`).
     func independentClip() throws -> String {
-        let path = scratch.appendingPathComponent("turned-fade.mov").path
-        let graph =
-            "color=c=black:s=240x160:r=25:d=1,format=yuvj420p[black];"
-            + "testsrc=s=240x160:r=25:d=2,fade=t=in:st=0:d=1,format=yuvj420p[pic];[black][pic]concat=n=2:v=1:a=0"
-        let unturned = scratch.appendingPathComponent("unturned.mov").path
-        try Shell.check(
-            "ffmpeg",
-            [
-                "-nostdin", "-v", "error", "-y", "-filter_complex", graph,
-                "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuvj420p", unturned
-            ])
-        // FFmpeg 5.1 writes the display matrix from the rotate tag only when copying the stream.
-        try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", unturned, "-c", "copy", "-metadata:s:v:0", "rotate=90", path])
-        try FileManager.default.removeItem(atPath: unturned)
-        return path
+        try madeOnce("turned-fade", "turned-fade.mov") { path in
+            let graph =
+                "color=c=black:s=240x160:r=25:d=1,format=yuvj420p[black];"
+                + "testsrc=s=240x160:r=25:d=2,fade=t=in:st=0:d=1,format=yuvj420p[pic];[black][pic]concat=n=2:v=1:a=0"
+            let unturned = path + "-unturned.mov"
+            try Shell.check(
+                "ffmpeg",
+                [
+                    "-nostdin", "-v", "error", "-y", "-filter_complex", graph,
+                    "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuvj420p", unturned
+                ])
+            // FFmpeg 5.1 writes the display matrix from the rotate tag only when copying the stream.
+            try Shell.check("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", unturned, "-c", "copy", "-metadata:s:v:0", "rotate=90", path])
+            try FileManager.default.removeItem(atPath: unturned)
+        }
     }
 
     func thumbnail(
