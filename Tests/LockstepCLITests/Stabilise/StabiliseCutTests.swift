@@ -43,6 +43,9 @@ final class StabiliseCutTests: ScratchFolderTestCase {
         guard a.count == 362, b.count == 91 else { return }
         var worst = Double.infinity
         for k in 0..<91 { worst = min(worst, PixelDifference.psnr(a[119 + k], b[k])) }
-        XCTAssertGreaterThan(worst, 35, "the cut's frames are the uncut output's frames 119..209")
+        // Both lossless (--crf 0): the same warps decode to the same luma (MSE 0 when measured).
+        // A cut warped with the gyro of 0 s instead of its own time measured 33.6 dB at worst
+        // here, so the bar is well above that rather than at a loose 35.
+        XCTAssertGreaterThan(worst, 50, "the cut's frames are the uncut output's frames 119..209")
     }
 }
