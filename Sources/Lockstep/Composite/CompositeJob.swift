@@ -362,7 +362,10 @@ public final class CompositeJob: Job {
         // A segment of the snake starts rendering before its first frame (`SnakeStage.startSegment`).
         let firstTick = segment?.firstTick ?? firstK
         var sync = FrameSync<LaneFrame>(mode: options.sync, inputs: lanes.count, frameRate: frameRate, startTick: firstTick, placement: options.placement)
-        for (i, origin) in (segment?.origins ?? []).enumerated() { sync.setOrigin(origin, input: i) }
+        for (i, origin) in (segment?.origins ?? []).enumerated() {
+            sync.setOrigin(origin, input: i)
+            if i < stabilisers.count { stabilisers[i]?.setOrigin(origin) }  // the motion's clock, not the cut's
+        }
         for (i, r) in readers.enumerated() { if let end = Self.streamEnd(r.video) { sync.setStreamEnd(end, input: i) } }
         var idle = Set<Int>()
         var endedBy: Int?

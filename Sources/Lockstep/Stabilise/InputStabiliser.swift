@@ -21,6 +21,10 @@ final class InputStabiliser {
     private let map: WarpMap
     private let turns: RowTurns
     private let out: Frame
+    /// The input's first frame's pts, ns: the motion's time origin (its clock has v = 0 there).
+    /// A cut or a segment (`--from/--to`, `--frames`) starts reading later, so its job sets it
+    /// from the input's index before the first frame (`origin`); a whole run takes the first
+    /// frame's own. Without it a cut at 5 s would be warped with the gyro of 0 s.
     private var firstPts: Int64?
     private var lastIndex: Int?
     /// `--export-path`: its rows so far.
@@ -54,6 +58,11 @@ final class InputStabiliser {
         if exportPath != nil {
             exportRows.append("frame,time_s,camera_w,camera_x,camera_y,camera_z,smoothed_w,smoothed_x,smoothed_y,smoothed_z,zoom")
         }
+    }
+
+    /// The time origin: the input's first frame (`SegmentSetup.origins`), before any frame.
+    func setOrigin(_ origin: Timestamp) {
+        firstPts = Rational.rescale(origin.value, from: origin.timeBase, to: Rational(1, 1_000_000_000))
     }
 
     /// The stabilised picture of `frame` (this input's source frame `source`), in this stage's

@@ -14,11 +14,16 @@ struct StabiliseCommand: ParsableCommand {
             The gyro is the movie's own (GoPro GPMF, CAMM) unless --imu names a trace; the offset, \
             drift, axes and bias are --calibration's, else `calibrate` runs first and its refusals \
             stand. A GoPro that stabilised its picture and records the image orientation (CORI and \
-            IORI) is steadied from those records; one that records no image orientation is refused.
+            IORI) is steadied from those records; one that records no image orientation is refused. \
+            The path is smoothed and the zoom planned over the whole clip, and each frame is warped \
+            with the motion of its own source time, so --from/--to give the frames of the uncut \
+            output over their span.
             """)
 
     @Argument(help: "The movie.") var input: String
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output movie (.mp4, .m4v, .mov or .mkv).", valueName: "OUT")) var output: String
+    @OptionGroup var encoding: EncodeArguments
+    var output: String { encoding.output }
+    @OptionGroup(title: "Timeline and cuts") var timeline: TimelineArguments
 
     @Option(help: ArgumentHelp("IMU trace: a trace store, a Gyroflow .gcsv, a .csv, a flight log, or a camera file (default: the movie's own telemetry).", valueName: "LOG"))
     var imu: String?
@@ -43,13 +48,6 @@ struct StabiliseCommand: ParsableCommand {
     @Option(name: .customLong("export-path"), help: ArgumentHelp("Write the camera's and the smoothed orientation per frame (quaternions w,x,y,z) as CSV.", valueName: "CSV"))
     var exportPath: String?
 
-    @Option(parsing: .unconditional, help: "Constant rate factor of the encoder (x264; x265 under --hdr), 0 (lossless) to 51.") var crf = 18
-    @Option(help: "Encoder preset.") var preset = "veryfast"
-    @Option(
-        help: ArgumentHelp(
-            "Keep HDR: a 10-bit HEVC output in BT.2020, tagged HLG or PQ, warped on 10-bit planes (default: SDR BT.709, an HDR input tone-mapped).",
-            valueName: "hlg|pq"))
-    var hdr: HDRChoice?
     @Flag(help: "No progress on stderr.") var quiet = false
 
     var stabiliseOptions: StabiliseOptions {
@@ -75,6 +73,7 @@ struct StabiliseCommand: ParsableCommand {
         for (name, path) in [("--imu", imu), ("--calibration", calibration), ("--lens", lens)] {
             if let path, !FileManager.default.fileExists(atPath: path) { throw ValidationError("\(name) \(path): no such file.") }
         }
+        try encoding.out.check(output: output)
         try asUsage {
             try options.check()
             try OutputPath.checkInput(input)
@@ -90,8 +89,8 @@ struct StabiliseCommand: ParsableCommand {
     /// The composite options of this command (one input, no blend, stabilised).
     var options: CompositeOptions {
         var o = CompositeOptions.stabilise(input: input, output: output, options: stabiliseOptions)
-        o.encode = EncodeSettings(crf: crf, preset: preset)
-        o.signal = hdr?.signal ?? .sdr
+        encoding.out.apply(to: &o)
+        timeline.apply(to: &o)
         return o
     }
 
