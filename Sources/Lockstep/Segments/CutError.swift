@@ -9,6 +9,8 @@ public enum CutError: JobFailure, Equatable {
     case emptyRange(String)
     case notATime(option: String, text: String)
     case endsBeforeStart(from: String, to: String)
+    /// `--to 0` (or 0:00...) without a `--from`: a cut of no frames.
+    case endsAtZero(String)
     /// The cut (`cut`, as `TimeCut` says it) reaches past the output input `input` (0-based) ends.
     case cutPastEnd(cut: String, input: Int, path: String, end: String, frames: Int64)
     case rangePastEnd(range: String, input: Int, path: String, frames: Int64)
@@ -22,6 +24,7 @@ public enum CutError: JobFailure, Equatable {
         case .emptyRange(let text): "--frames \(text): B must be greater than A."
         case .notATime(let option, let text): "\(option) \(text): expected a time in seconds (12.5) or HH:MM:SS.mmm (00:01:02.500), 0 or more."
         case .endsBeforeStart(let from, let to): "--from \(from) --to \(to): the cut must end after it starts."
+        case .endsAtZero(let to): "--to \(to): the cut must end after 0 (the output's start)."
         case .cutPastEnd(let cut, let input, let path, let end, let frames):
             "\(cut): input \(input + 1) (\(path)) ends the output at \(end) s (\(frames) frames); the cut must lie within 0-\(end) s."
         case .rangePastEnd(let range, let input, let path, let frames):

@@ -19,6 +19,8 @@ public struct TimeCut: Equatable, Sendable, CustomStringConvertible {
         if let a = self.from, let b = self.to, !(a < b) {
             throw CutError.endsBeforeStart(from: from!, to: to!)
         }
+        // `--to 0` alone kept no frame, and the jobs trapped on the empty range.
+        if self.from == nil, let b = self.to, !(Rational(0, 1) < b) { throw CutError.endsAtZero(to!) }
     }
 
     public init(from: Rational?, to: Rational?) { self.from = from; self.to = to }

@@ -176,4 +176,20 @@ final class FilterTimelineTests: ScratchFolderTestCase {
             XCTAssertEqual(verify.status, 0, "\(path): \(verify.stdout)")
         }
     }
+
+    /// `--to 0` alone is a cut of no frames: every frame-producing command refuses it before any
+    /// work, exit 64 and one sentence, nothing written (each trapped on the empty range, SIGILL).
+    func testACutEndingAtZeroIsRefusedByEveryCommand() throws {
+        let clip = Repository.fixture("q0.mp4")
+        let out = scratch.appendingPathComponent("out.mp4").path
+        for args in [
+            ["filter", clip, "--filter", "mono"], ["composite", "--blend", "mix", clip, clip], ["concat", clip], ["reverse", clip],
+            ["stabilise", clip, "--imu", Repository.fixture("synthetic/pan-imu.csv")], ["snake", clip, "--imu", Repository.fixture("synthetic/pan-imu.csv")]
+        ] {
+            let r = try Processes.lockstep(args + ["--to", "0", "-o", out], timeout: 120)
+            XCTAssertEqual(r.status, 64, "\(args[0]): \(r.stderr)")
+            XCTAssertEqual(r.stderr.split(separator: "\n").first.map(String.init), "Error: --to 0: the cut must end after 0 (the output's start).", args[0])
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), args[0])
+        }
+    }
 }

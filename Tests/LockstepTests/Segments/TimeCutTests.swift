@@ -24,6 +24,10 @@ final class TimeCutTests: XCTestCase {
         XCTAssertThrowsError(try TimeCut(from: "2", to: "1")) { XCTAssertEqual("\($0)", "--from 2 --to 1: the cut must end after it starts.") }
         XCTAssertThrowsError(try TimeCut(from: "2", to: "2.0")) { XCTAssertEqual("\($0)", "--from 2 --to 2.0: the cut must end after it starts.") }
         XCTAssertNoThrow(try TimeCut(from: nil, to: "0.001"))
+        // `--to 0` alone: no frame (every job trapped on the empty range before it was refused).
+        for zero in ["0", "0.0", "00:00:00.000"] {
+            XCTAssertThrowsError(try TimeCut(from: nil, to: zero)) { XCTAssertEqual("\($0)", "--to \(zero): the cut must end after 0 (the output's start).") }
+        }
     }
 
     func testFramesAreTheOnesOnScreen() throws {
