@@ -3,8 +3,8 @@
 /// Per frame:
 /// 1. the screen is measured on a coarse grid (`ScreenEstimate`): its colour and strength where
 ///    it is lit brightly, where it is in shadow;
-/// 2. the matte, at luma resolution: chroma is upsampled bilinearly to every luma pixel (H.264's
-///    default siting: co-sited across, between rows down), its screen strength (`ColourDifference`)
+/// 2. the matte, at luma resolution: chroma is upsampled bilinearly to every luma pixel (each
+///    sample centred between its two columns and its two rows), its screen strength (`ColourDifference`)
 ///    divided by the local screen's gives how much screen the pixel holds; alpha = 1 - that,
 ///    through the levels (clip black / white), then erode, dilate, feather, garbage and core;
 /// 3. the composite, by screen subtraction: the pixel minus (1 - alpha) x the local screen colour
@@ -263,7 +263,7 @@ public final class Keyer {
             let far = half == 0 ? max(cy - 1, 0) : min(cy + 1, ch - 1)
             KeyerVectors.matteRow(
                 near: strength(cy), far: strength(far), inverseEven: b.inverseEven, inverseOdd: b.inverseOdd,
-                allowanceEven: b.allowanceEven, allowanceOdd: b.allowanceOdd, luma: fg.y.row(y), sHalf: b.sHalf, width: w,
+                allowanceEven: b.allowanceEven, allowanceOdd: b.allowanceOdd, luma: fg.y.row(y), sHalf: b.sHalf + 1, width: w,
                 levels: levels, core: coreClip2 > 0 ? UnsafePointer(b.coreFlags) : nil, into: half == 0 ? rows.even : rows.odd)
         }
     }
@@ -365,7 +365,7 @@ public final class KeyerBuffers {
     /// Two matte rows: the one-pass composite's (`Keyer.apply`).
     let matteRing: UnsafeMutablePointer<UInt8>
     private let combinedStorage: UnsafeMutablePointer<UInt8>
-    /// One luma row's strength at chroma resolution, and its local screen's 1 / strength and
+    /// One luma row's strength at chroma resolution (from index -1: `KeyerVectors.matteRow`), and its local screen's 1 / strength and
     /// spill allowance at the even and odd luma column of each chroma sample.
     let sHalf: UnsafeMutablePointer<Float>, inverseEven: UnsafeMutablePointer<Float>, inverseOdd: UnsafeMutablePointer<Float>
     let allowanceEven: UnsafeMutablePointer<Float>, allowanceOdd: UnsafeMutablePointer<Float>
@@ -399,7 +399,7 @@ public final class KeyerBuffers {
         combinedStorage = m.buffer(count: width * height)
         matteRing = m.buffer(count: 2 * width)
         let cw = (width + 1) / 2
-        sHalf = m.buffer(count: cw + 1); inverseEven = m.buffer(count: cw); inverseOdd = m.buffer(count: cw)
+        sHalf = m.buffer(count: cw + 2); inverseEven = m.buffer(count: cw); inverseOdd = m.buffer(count: cw)
         allowanceEven = m.buffer(count: cw); allowanceOdd = m.buffer(count: cw)
         strength = m.buffer(count: 3 * cw)
         gridRow = m.buffer(count: screen.gridWidth); gridRowU = m.buffer(count: screen.gridWidth); gridRowV = m.buffer(count: screen.gridWidth)

@@ -198,7 +198,8 @@ enum KeyerVectors {
 
     /// One luma row of the matte from the chroma row's strengths `near` (the chroma row the luma
     /// row belongs to) and `far` (the next one towards the luma row), the local screen's
-    /// 1 / strength and spill allowance at its even and odd columns, and the row's `luma`. `sHalf` is scratch for cw + 1 values.
+    /// 1 / strength and spill allowance at its even and odd columns, and the row's `luma`.
+    /// `sHalf` is scratch for cw + 2 values from index -1 (a repeated end on either side).
     static func matteRow(
         near: UnsafePointer<Float>, far: UnsafePointer<Float>, inverseEven: UnsafePointer<Float>,
         inverseOdd: UnsafePointer<Float>, allowanceEven: UnsafePointer<Float>, allowanceOdd: UnsafePointer<Float>,
@@ -213,8 +214,12 @@ enum KeyerVectors {
             cx += 8
         }
         for cx in cx..<cw { sHalf[cx] = 0.75 * near[cx] + 0.25 * far[cx] }
-        sHalf[cw] = sHalf[cw - 1]
-        // Even luma columns sit on a chroma sample, odd ones halfway to the next.
+        sHalf[-1] = sHalf[0]; sHalf[cw] = sHalf[cw - 1]
+        // A chroma sample sits between its two luma columns (centred, as swscale and so the
+        // ffmpeg CLI make 4:2:0, and as the cameras in /work/shared/media measure: issue 44's
+        // sixth session), so the even column is a quarter of the way to the sample before, the
+        // odd one a quarter of the way to the next. (Taken as co-sited with the even column, the
+        // matte stood half a pixel left of the picture's edges.)
         let black = levels.black, scale = levels.scale
         cx = 0
         // A pixel with no screen in it (strength 0 here and at the next sample: a foreground
@@ -222,8 +227,10 @@ enum KeyerVectors {
         let opaque = SIMD16<UInt8>(repeating: levels.byte(1)), transparent = SIMD16<UInt8>(repeating: 0)
         let transparentFrom = Vector8(repeating: levels.transparentFrom), opaqueUpTo = Vector8(repeating: levels.opaqueUpTo)
         while 2 * cx + 16 <= w {
-            let s = loadFloats(sHalf + cx), next = loadFloats(sHalf + cx + 1)
-            let any = unsafeBitCast(s, to: SIMD8<UInt32>.self) | unsafeBitCast(next, to: SIMD8<UInt32>.self)
+            let before = loadFloats(sHalf + cx - 1), s = loadFloats(sHalf + cx), next = loadFloats(sHalf + cx + 1)
+            let any =
+                unsafeBitCast(before, to: SIMD8<UInt32>.self) | unsafeBitCast(s, to: SIMD8<UInt32>.self)
+                | unsafeBitCast(next, to: SIMD8<UInt32>.self)
             let words = unsafeBitCast(any.lowHalf | any.highHalf, to: SIMD2<UInt64>.self)
             // The core matte of the eight chroma samples (0 or 255 each; `KeyerSettings.coreClip`).
             let coreWord = core.map { word($0 + cx) } ?? 0
@@ -240,8 +247,8 @@ enum KeyerVectors {
             let zero = Vector8(repeating: 0)
             let le = VectorMath.max(VectorMath.float(VectorMath.widen(lumaWords & 0xFF)) - 16, zero)
             let lo = VectorMath.max(VectorMath.float(VectorMath.widen(lumaWords &>> 8)) - 16, zero)
-            let pe = s * loadFloats(inverseEven + cx) - le * loadFloats(allowanceEven + cx)
-            let po = 0.5 * (s + next) * loadFloats(inverseOdd + cx) - lo * loadFloats(allowanceOdd + cx)
+            let pe = (0.75 * s + 0.25 * before) * loadFloats(inverseEven + cx) - le * loadFloats(allowanceEven + cx)
+            let po = (0.75 * s + 0.25 * next) * loadFloats(inverseOdd + cx) - lo * loadFloats(allowanceOdd + cx)
             if coreWord == 0 && all((pe .>= transparentFrom) .& (po .>= transparentFrom)) {
                 UnsafeMutableRawPointer(out + 2 * cx).storeBytes(of: transparent, as: SIMD16<UInt8>.self)
                 cx += 8
@@ -265,7 +272,7 @@ enum KeyerVectors {
         }
         for x in (2 * cx)..<w {
             let c = x / 2
-            let s = x % 2 == 0 ? sHalf[c] : 0.5 * (sHalf[c] + sHalf[c + 1])
+            let s = 0.75 * sHalf[c] + 0.25 * sHalf[x % 2 == 0 ? c - 1 : c + 1]
             let l = max(Float(Int32(luma[x]) - 16), 0)
             let p = s * (x % 2 == 0 ? inverseEven[c] : inverseOdd[c]) - l * (x % 2 == 0 ? allowanceEven[c] : allowanceOdd[c])
             out[x] = max(levels.byte(1 - p), core?[c] ?? 0)

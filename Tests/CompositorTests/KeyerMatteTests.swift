@@ -84,29 +84,36 @@ final class KeyerMatteTests: XCTestCase {
     }
 
     func testTheMatteIsAtLumaResolution() {
-        // Screen in chroma columns 0-7, grey from 8: luma 15 sits halfway between chroma samples
-        // 7 and 8, so it holds half the screen's strength: raw matte 0.5, through clip white 0.8
-        // 0.625 (159.4). Every other column is 0 or 1: one luma column of edge, not the two of a
-        // chroma-resolution matte.
+        // Screen in chroma columns 0-7, grey from 8. Each chroma sample sits centred between its
+        // two luma columns (as swscale, and so the ffmpeg CLI, makes 4:2:0), so the chroma's edge
+        // is between luma columns 15 and 16, and the matte's must be too: column 15 is a quarter
+        // of the way from sample 7 (screen) to sample 8 (grey), 0.75 of the screen's strength,
+        // raw matte 0.25 (63.75); column 16 the mirror, 0.75 (191.25). Every other column is 0
+        // or 1. (Taken as co-sited with the even column, the edge stood half a pixel left: 0 at
+        // 14, 128 at 15, 255 from 16 on.)
         let fg = plate(32, 8, edge: 16, subject: grey)
-        let keyer = Keyer(settings: settings { $0.clipWhite = 0.8 })
-        let alpha = keyer.computeMatte(fg.image).alphaPlane
-        let expected = [UInt8](repeating: 0, count: 15) + [159] + [UInt8](repeating: 255, count: 16)
+        let alpha = Keyer(settings: settings()).computeMatte(fg.image).alphaPlane
+        let expected = [UInt8](repeating: 0, count: 15) + [64, 191] + [UInt8](repeating: 255, count: 15)
         for y in 0..<8 { XCTAssertEqual(row(alpha, y), expected, "row \(y)") }
+        // The same on a width whose right half is keyed one pixel at a time (the kernel's tail).
+        let narrow = plate(30, 4, edge: 16, subject: grey)
+        let tail = Keyer(settings: settings()).computeMatte(narrow.image).alphaPlane
+        for y in 0..<4 { XCTAssertEqual(row(tail, y), [UInt8](repeating: 0, count: 15) + [64, 191] + [UInt8](repeating: 255, count: 13), "row \(y)") }
     }
 
     func testClipBlackAndWhiteOnTheMatte() {
-        // Half strength (0.5) through clip 0.6 / 1: transparent; through 0 / 0.4: opaque.
+        // Column 16's raw matte 0.75 (testTheMatteIsAtLumaResolution) through clip 0.8 / 1:
+        // transparent; through 0 / 0.7: opaque.
         let fg = plate(32, 4, edge: 16, subject: grey)
-        XCTAssertEqual(Keyer(settings: settings { $0.clipBlack = 0.6 }).computeMatte(fg.image).alphaPlane[15, 0], 0)
-        XCTAssertEqual(Keyer(settings: settings { $0.clipWhite = 0.4 }).computeMatte(fg.image).alphaPlane[15, 0], 255)
-        // (0.5 - 0.2) / (0.7 - 0.2) = 0.6 -> 153.
+        XCTAssertEqual(Keyer(settings: settings { $0.clipBlack = 0.8 }).computeMatte(fg.image).alphaPlane[16, 0], 0)
+        XCTAssertEqual(Keyer(settings: settings { $0.clipWhite = 0.7 }).computeMatte(fg.image).alphaPlane[16, 0], 255)
+        // (0.75 - 0.5) / (0.9 - 0.5) = 0.625 -> 159.4.
         XCTAssertEqual(
             Keyer(
                 settings: settings {
-                    $0.clipBlack = 0.2; $0.clipWhite = 0.7
+                    $0.clipBlack = 0.5; $0.clipWhite = 0.9
                 }
-            ).computeMatte(fg.image).alphaPlane[15, 0], 153)
+            ).computeMatte(fg.image).alphaPlane[16, 0], 159)
     }
 
     func testAShadowOnTheScreenStillKeys() {
@@ -163,17 +170,18 @@ final class KeyerMatteTests: XCTestCase {
     }
 
     func testAnEdgePixelLosesItsScreenInsteadOfMixingWithIt() {
-        // Luma column 15 has alpha 159 (see testTheMatteIsAtLumaResolution) and the screen's luma
-        // 173 (pure green in BT.709, the working signal): out = 173 + (96/255) (100 - 173) = 145.5
-        // (the pixel minus its screen share plus the
-        // background's; here the pixel's luma is the screen's, so a mix would give the same luma).
+        // Through clip white 0.8, luma column 15 has alpha 0.25 / 0.8 (79.7 -> 80) and the screen's
+        // luma 173 (pure green in BT.709, the working signal): out = 173 + (175/255) (100 - 173) =
+        // 122.9 (the pixel minus its screen share plus the background's; here the pixel's luma is
+        // the screen's, so a mix would give the same luma); column 16 alpha 0.75 / 0.8 (239) and
+        // the grey's luma 120: 120 + (16/255) (100 - 173) = 115.4.
         let fg = plate(32, 4, edge: 16, subject: grey)
         let bg = YUVBuffer(width: 32, height: 4)
         PlaneKernels.fill(bg.image, YUVColor(y: 100, u: 128, v: 128))
         let out = YUVBuffer(width: 32, height: 4)
         Keyer(settings: settings { $0.clipWhite = 0.8 }).apply(foreground: fg.image, background: bg.image, into: out.image)
-        XCTAssertEqual(row(out.image.y, 1), [UInt8](repeating: 100, count: 15) + [146] + [UInt8](repeating: 120, count: 16))
-        // Chroma sample 7 (luma 14 and 15: alpha 0 and 159): mean alpha 79.5/255, the screen's
+        XCTAssertEqual(row(out.image.y, 1), [UInt8](repeating: 100, count: 15) + [123, 115] + [UInt8](repeating: 120, count: 15))
+        // Chroma sample 7 (luma 14 and 15: alpha 0 and 80): mean alpha 40/255, the screen's
         // chroma taken out of the screen pixel leaves nothing green: neutral grey, as the background
         // (a mix of the pixel and the background would keep 0.69 of the screen's green chroma).
         XCTAssertEqual(Int(out.image.u[7, 0]), 128, accuracy: 1)
@@ -188,11 +196,12 @@ final class KeyerMatteTests: XCTestCase {
                 $0.view = .matte; $0.clipWhite = 0.8
             }
         ).apply(foreground: fg.image, background: bg.image, into: out.image)
-        // 16 + 159 * 219 / 255 = 152.6 -> 153 (video range: 16 black, 235 white).
-        XCTAssertEqual(row(out.image.y, 0), [UInt8](repeating: 16, count: 15) + [153] + [UInt8](repeating: 235, count: 16))
+        // 16 + 80 * 219 / 255 = 84.7 -> 85 and 16 + 239 * 219 / 255 = 221.3 -> 221 (video range:
+        // 16 black, 235 white).
+        XCTAssertEqual(row(out.image.y, 0), [UInt8](repeating: 16, count: 15) + [85, 221] + [UInt8](repeating: 235, count: 15))
         XCTAssertEqual(Set(row(out.image.u, 0) + row(out.image.v, 1)), [128])
         Keyer(settings: settings { $0.view = .status }).apply(foreground: fg.image, background: bg.image, into: out.image)
-        XCTAssertEqual(row(out.image.y, 3), [UInt8](repeating: 16, count: 15) + [128] + [UInt8](repeating: 235, count: 16))
+        XCTAssertEqual(row(out.image.y, 3), [UInt8](repeating: 16, count: 15) + [128, 128] + [UInt8](repeating: 235, count: 15))
     }
 
     func testStackMatteViewCombinesTheLayers() {

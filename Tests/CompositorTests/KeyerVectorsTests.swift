@@ -68,7 +68,8 @@ final class KeyerVectorsTests: XCTestCase {
             screen.interpolateRow(.allowance, lumaY: Double(2 * cy) + 1, into: gy)
             let half = (0...cw).map { c in 0.75 * strength(min(c, cw - 1), cy) + 0.25 * strength(min(c, cw - 1), far) }
             for x in 0..<w {
-                let s = x % 2 == 0 ? half[x / 2] : 0.5 * (half[x / 2] + half[x / 2 + 1])
+                // Each sample centred between its two columns: a quarter of the way to the next one out.
+                let s = 0.75 * half[x / 2] + 0.25 * half[x % 2 == 0 ? max(x / 2 - 1, 0) : x / 2 + 1]
                 // Less the spill cast the pixel's luma carries (`ScreenEstimate.finish`).
                 let l = max(Float(Int32(fg.y[x, y]) - 16), 0)
                 alpha[y * w + x] = max(keyer.levels.byte(1 - (s * screen.at(grid, x) - l * screen.at(gy, x))), core(x / 2, cy))

@@ -65,25 +65,30 @@ final class RealEdgeKeyTests: ScratchTestCase {
             "\($0.key): \(f($0.value.lockstep.edge)) dB (hue \(f($0.value.lockstep.hue, 1)), flicker \(f($0.value.lockstep.flicker))) vs ffmpeg "
                 + "\(f($0.value.ffmpeg.edge)) dB (hue \(f($0.value.ffmpeg.hue, 1)), flicker \(f($0.value.ffmpeg.flicker)))"
         }.joined(separator: "; ")
-        // The measured state (scripts/bench/real-key, docs/compositing.md, the fourth session):
-        // every plate above ffmpeg's best, flowers and the rabbit (no green subjects:
-        // --green-subjects auto says no) by 1.61 and 1.81 dB, the trolls and the plant (it says
-        // yes) by 0.29 and 0.64 dB; the mean margin +1.09 dB, the issue's +1 met.
+        // The measured state (docs/compositing.md, the sixth session: chroma taken as centred
+        // between its luma columns): every plate above ffmpeg's best, flowers and the rabbit
+        // (no green subjects: --green-subjects auto says no) by 2.02 and 1.96 dB, the trolls and
+        // the plant (it says yes) by 0.47 and 1.68 dB; the mean margin +1.53 dB, the issue's +1
+        // met. (The fifth session's state, chroma co-sited with the even column, fails each:
+        // +1.61, +1.81, +0.29, +0.64, mean +1.09.)
         for name in ["flowers", "rabbit"] {
-            XCTAssertGreaterThan(scores[name]!.lockstep.edge, scores[name]!.ffmpeg.edge + 1, "\(name): \(report)")
+            XCTAssertGreaterThan(scores[name]!.lockstep.edge, scores[name]!.ffmpeg.edge + 1.85, "\(name): \(report)")
         }
-        XCTAssertGreaterThan(scores["trolls"]!.lockstep.edge, scores["trolls"]!.ffmpeg.edge + 0.15, "trolls: \(report)")
-        XCTAssertGreaterThan(scores["plant"]!.lockstep.edge, scores["plant"]!.ffmpeg.edge + 0.4, "plant: \(report)")
+        XCTAssertGreaterThan(scores["trolls"]!.lockstep.edge, scores["trolls"]!.ffmpeg.edge + 0.4, "trolls: \(report)")
+        XCTAssertGreaterThan(scores["plant"]!.lockstep.edge, scores["plant"]!.ffmpeg.edge + 1.4, "plant: \(report)")
         let mean = scores.values.map { $0.lockstep.edge - $0.ffmpeg.edge }.reduce(0, +) / Double(scores.count)
-        XCTAssertGreaterThanOrEqual(mean, 1, "the mean edge margin: \(report)")
+        XCTAssertGreaterThanOrEqual(mean, 1.4, "the mean edge margin: \(report)")
         // Green stays green: the trolls' green hair and the leaves (measured 1.9 and 3.3 degrees;
         // 33-35 before issue 44, when the despill turned them brown).
         XCTAssertLessThan(scores["trolls"]!.lockstep.hue, 3, report)
         XCTAssertLessThan(scores["plant"]!.lockstep.hue, 4, report)
-        // The flicker is still above ffmpeg's on every plate (by 0.22, 0.11, 0.02 and 0.16
-        // levels): held there, so that it cannot grow unseen.
-        for name in ["flowers", "trolls", "plant", "rabbit"] {
-            XCTAssertLessThan(scores[name]!.lockstep.flicker, scores[name]!.ffmpeg.flicker + 0.25, "\(name): \(report)")
+        // The flicker: below ffmpeg's on the plant (by 0.06 levels), still above it on flowers,
+        // the trolls and the rabbit (by 0.05, 0.07 and 0.14; the fifth session's flowers, 0.22,
+        // fails the bound, and its plant, 0.02 above ffmpeg's, the first): held there, so that
+        // it cannot grow unseen.
+        XCTAssertLessThan(scores["plant"]!.lockstep.flicker, scores["plant"]!.ffmpeg.flicker, "plant: \(report)")
+        for name in ["flowers", "trolls", "rabbit"] {
+            XCTAssertLessThan(scores[name]!.lockstep.flicker, scores[name]!.ffmpeg.flicker + 0.18, "\(name): \(report)")
         }
     }
 
