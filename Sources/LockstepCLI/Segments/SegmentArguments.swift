@@ -5,7 +5,7 @@ import Lockstep
 extension AudioCodec: ExpressibleByArgument {}
 
 /// Segment renders and the encoder settings that make segments join by copy: shared by
-/// `composite`, `snake` and `filter`.
+/// `composite`, `snake`, `filter` and `stabilise`.
 struct SegmentArguments: ParsableArguments {
     @Option(
         help: ArgumentHelp(

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// `stabilise --from/--to` on a real GoPro (karma.mp4, GPMF gyro; calibrate runs inside): each
+/// `stabilise --from/--to` and `--frames A:B` on a real GoPro (karma.mp4, GPMF gyro; calibrate runs inside): each
 /// frame is warped with the gyro of its own source time and the path is smoothed over the whole
 /// clip, so the cut's frames are the uncut output's frames over its span. Outside checks:
 /// ffmpeg's decode of both movies (luma PSNR per frame), ffprobe's frame count and duration, and
@@ -47,5 +47,20 @@ final class StabiliseCutTests: ScratchFolderTestCase {
         // A cut warped with the gyro of 0 s instead of its own time measured 33.6 dB at worst
         // here, so the bar is well above that rather than at a loose 35.
         XCTAssertGreaterThan(worst, 50, "the cut's frames are the uncut output's frames 119..209")
+
+        // `--frames 119:210`, the same output frames by number: the same pictures, the gyro's
+        // time origin still the input's first frame (not the segment's).
+        let frames = scratch.appendingPathComponent("frames.mp4").path
+        r = try Processes.lockstep(["stabilise", karma, "--frames", "119:210", "-o", frames] + common, timeout: 600)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("wrote \(frames): 91 frames"), r.stdout)
+        let c = try lumaFrames(frames)
+        XCTAssertEqual(c.count, 91)
+        guard c.count == 91 else { return }
+        var worstByNumber = Double.infinity
+        for k in 0..<91 { worstByNumber = min(worstByNumber, PixelDifference.psnr(a[119 + k], c[k])) }
+        XCTAssertGreaterThan(worstByNumber, 50, "--frames 119:210 gives the uncut output's frames 119..209")
+        let verifiedFrames = try Processes.lockstep(["verify", frames])
+        XCTAssertEqual(verifiedFrames.status, 0, verifiedFrames.stdout + verifiedFrames.stderr)
     }
 }
