@@ -77,7 +77,7 @@ public final class ConcatJob: Job {
         // clips wholly before A are not read (each one's place from its frames' times,
         // `ConcatStart`), the one holding A starts at the keyframe before A's frame and decodes
         // forward; the frames before A are let go, the sound before A's first sample dropped.
-        let range = options.cut.map { FrameRange($0, frameRate: frameRate) }
+        let range = options.frames ?? options.cut.map { FrameRange($0, frameRate: frameRate) }
         let firstK = range?.start ?? 0
         if let range, !range.isOpen { maxFrames = min(maxFrames, range.end) }
         // Before any thread starts: a .cube that cannot be read stops the job here.
