@@ -6,16 +6,9 @@ import XCTest
 
 @testable import Lockstep
 
-/// `concat --from` seeks in the clip holding the cut (the keyframe before the cut, then decoding
-/// forward to the exact frame) instead of decoding every frame before the cut; the clips before
-/// that one are not decoded at all (their places on the joined timeline come from their
-/// frames' times, `ConcatStart`). The clip (made by the ffmpeg
-/// CLI, B-frames on, a keyframe every 5 s) has flat frames that say their number in their luma
-/// (16 + 2 (n mod 100)) and chroma (16 + 8 floor(n / 100)); the cut must show the very frames
-/// the uncut join shows at its ticks, its sound must be the uncut join's samples, and far fewer
-/// pictures are decoded than the frames before the cut. The sound is white noise: a shift of one
-/// sample leaves nothing of its correlation with the uncut join's.
-final class ConcatSeekTests: ScratchTestCase {
+/// What the concat seek tests share: the numbered clip, the sound as ffmpeg decodes it, the
+/// best-matching sample shift, and the phone clips' cuts against their uncut joins.
+class ConcatSeekTestCase: ScratchTestCase {
     func numberedClip() throws -> String {
         let path = scratch.appendingPathComponent("numbered.mp4").path
         try NumberedClip.make(path, seconds: 10, size: "160x96", gop: 150, sound: "anoisesrc=sample_rate=48000:amplitude=0.3")
@@ -52,6 +45,61 @@ final class ConcatSeekTests: ScratchTestCase {
         return (scores.max { $0.1 < $1.1 }!.0, correlation(0), scores)
     }
 
+    static let iphone = Repository.shared("phones/sample_edit_list.mp4")
+    static let openGOP = Repository.shared("phones/iibbibb_editlist_videoonly.mp4")
+
+    /// Each clip twice, whole and cut at each (from, to): the checks above.
+    func phoneCuts(_ cases: [(clip: String, size: Size, keepFrames: Bool, cuts: [(Rational, Rational)])]) throws {
+        for (n, c) in cases.enumerated() {
+            func run(_ name: String, _ cut: TimeCut?) throws -> (String, ConcatResult) {
+                let out = scratch.appendingPathComponent("\(n)-\(name).mp4").path
+                var options = ConcatOptions(clips: [c.clip, c.clip], output: out)
+                options.size = c.size
+                options.keepFrames = c.keepFrames
+                options.cut = cut
+                return (out, try ConcatJob(options: options).run())
+            }
+            let (whole, all) = try run("whole", nil)
+            let wholeRecords = Dictionary(try VerifyJob.scan(whole).frames.compactMap(\.provenance).map { ($0.k, $0) }) { a, _ in a }
+            XCTAssertEqual(Int64(wholeRecords.count), all.frames)
+            let wholeSound = all.audioSamples != nil ? try sound(whole) : []
+            for (from, to) in c.cuts {
+                let label = "\(c.clip) keep-frames \(c.keepFrames) from \(from.seconds)"
+                let (part, cut) = try run("cut-\(from.num)", TimeCut(from: from, to: to))
+                let first = FrameRange(TimeCut(from: from, to: to), frameRate: all.frameRate).start
+                let records = try VerifyJob.scan(part).frames.compactMap(\.provenance)
+                XCTAssertEqual(Int64(records.count), cut.frames, label)
+                XCTAssertEqual(records.first?.k, first, label)
+                for r in records {
+                    let w = wholeRecords[r.k]
+                    XCTAssertEqual(r.clip, w?.clip, "\(label): frame \(r.k)")
+                    XCTAssertEqual(r.src, w?.src, "\(label): frame \(r.k)")
+                }
+                XCTAssertEqual(records.first?.clip, 1, label)
+                XCTAssertLessThan(cut.picturesDecoded, all.picturesDecoded / 2 + 5, "\(label): the first copy was decoded")
+                if let samples = cut.audioSamples {
+                    let offset = Int(AudioTimeline.samples(coveringFrames: first, frameRate: all.frameRate, sampleRate: 48_000))
+                    let match = bestShift(wholeSound, try sound(part), offset: offset, count: Int(samples))
+                    XCTAssertEqual(match.shift, 0, "\(label): \(match.scores)")
+                    XCTAssertGreaterThan(match.atZero, 0.9, "\(label): \(match.scores)")
+                }
+                let v = try Processes.lockstep(["verify", part], timeout: 300)
+                XCTAssertEqual(v.status, 0, "\(label): \(v.stdout)")
+            }
+        }
+    }
+}
+
+/// `concat --from` seeks in the clip holding the cut (the keyframe before the cut, then decoding
+/// forward to the exact frame) instead of decoding every frame before the cut; the clips before
+/// that one are not decoded at all (their places on the joined timeline come from their
+/// frames' times, `ConcatStart`). The clip (made by the ffmpeg
+/// CLI, B-frames on, a keyframe every 5 s) has flat frames that say their number in their luma
+/// (16 + 2 (n mod 100)) and chroma (16 + 8 floor(n / 100)); the cut must show the very frames
+/// the uncut join shows at its ticks, its sound must be the uncut join's samples, and far fewer
+/// pictures are decoded than the frames before the cut. The sound is white noise: a shift of one
+/// sample leaves nothing of its correlation with the uncut join's.
+final class ConcatSeekTests: ConcatSeekTestCase {
     /// A cut that starts in the third of three copies: the first two are not decoded at all, the
     /// third from its keyframe at 5 s (its frame 150) to the cut's last frame, 279. The frames
     /// and the sound are the uncut join's.
@@ -130,53 +178,27 @@ final class ConcatSeekTests: ScratchTestCase {
 
     /// The phone clips with edit lists (phones/README.md), twice each, cut in the second copy:
     /// every frame of the cut is the uncut join's at its tick (its provenance names the same
-    /// clip, source frame and pts), by time and with `--keep-frames`; the sound matches the
-    /// uncut join's best at shift 0. The iPhone clip's cuts start before its first shown
-    /// keyframe (decoded from the start, its hidden pre-roll dropped) and after its last; the
-    /// open-GOP clip's leading B-frames are hidden by its edit list.
+    /// clip, source frame and pts); the sound matches the uncut join's best at shift 0. The
+    /// iPhone clip's cut starts after its last keyframe; the open-GOP clip's leading B-frames
+    /// are hidden by its edit list (its seek lands past the keyframe unless checked).
+    /// `ConcatSeekSlowTests` adds a cut before the iPhone clip's first shown keyframe and one
+    /// with `--keep-frames` (each a 10-bit HEVC join decoded again).
     func testACutInALaterPhoneClipShowsTheUncutJoinsFrames() throws {
-        let iphone = Repository.shared("phones/sample_edit_list.mp4"), openGOP = Repository.shared("phones/iibbibb_editlist_videoonly.mp4")
-        let cases: [(clip: String, size: Size, keepFrames: Bool, cuts: [(Rational, Rational)])] = [
-            (iphone, Size(width: 180, height: 320), false, [(Rational(3, 1), Rational(45, 10)), (Rational(44, 10), Rational(5, 1))]),
-            (iphone, Size(width: 180, height: 320), true, [(Rational(44, 10), Rational(5, 1))]),
-            (openGOP, Size(width: 176, height: 144), false, [(Rational(15, 1), Rational(20, 1))])
-        ]
-        for (n, c) in cases.enumerated() {
-            func run(_ name: String, _ cut: TimeCut?) throws -> (String, ConcatResult) {
-                let out = scratch.appendingPathComponent("\(n)-\(name).mp4").path
-                var options = ConcatOptions(clips: [c.clip, c.clip], output: out)
-                options.size = c.size
-                options.keepFrames = c.keepFrames
-                options.cut = cut
-                return (out, try ConcatJob(options: options).run())
-            }
-            let (whole, all) = try run("whole", nil)
-            let wholeRecords = Dictionary(try VerifyJob.scan(whole).frames.compactMap(\.provenance).map { ($0.k, $0) }) { a, _ in a }
-            XCTAssertEqual(Int64(wholeRecords.count), all.frames)
-            let wholeSound = all.audioSamples != nil ? try sound(whole) : []
-            for (from, to) in c.cuts {
-                let label = "\(c.clip) keep-frames \(c.keepFrames) from \(from.seconds)"
-                let (part, cut) = try run("cut-\(from.num)", TimeCut(from: from, to: to))
-                let first = FrameRange(TimeCut(from: from, to: to), frameRate: all.frameRate).start
-                let records = try VerifyJob.scan(part).frames.compactMap(\.provenance)
-                XCTAssertEqual(Int64(records.count), cut.frames, label)
-                XCTAssertEqual(records.first?.k, first, label)
-                for r in records {
-                    let w = wholeRecords[r.k]
-                    XCTAssertEqual(r.clip, w?.clip, "\(label): frame \(r.k)")
-                    XCTAssertEqual(r.src, w?.src, "\(label): frame \(r.k)")
-                }
-                XCTAssertEqual(records.first?.clip, 1, label)
-                XCTAssertLessThan(cut.picturesDecoded, all.picturesDecoded / 2 + 5, "\(label): the first copy was decoded")
-                if let samples = cut.audioSamples {
-                    let offset = Int(AudioTimeline.samples(coveringFrames: first, frameRate: all.frameRate, sampleRate: 48_000))
-                    let match = bestShift(wholeSound, try sound(part), offset: offset, count: Int(samples))
-                    XCTAssertEqual(match.shift, 0, "\(label): \(match.scores)")
-                    XCTAssertGreaterThan(match.atZero, 0.9, "\(label): \(match.scores)")
-                }
-                let v = try Processes.lockstep(["verify", part], timeout: 300)
-                XCTAssertEqual(v.status, 0, "\(label): \(v.stdout)")
-            }
-        }
+        try phoneCuts([
+            (Self.iphone, Size(width: 180, height: 320), false, [(Rational(44, 10), Rational(5, 1))]),
+            (Self.openGOP, Size(width: 176, height: 144), false, [(Rational(15, 1), Rational(20, 1))])
+        ])
+    }
+}
+
+/// The slower phone cuts (`*SlowTests`: left out of the default tier): the iPhone clip twice cut
+/// in the second copy before its first shown keyframe (decoded from the copy's start, its hidden
+/// pre-roll dropped), and after its last with `--keep-frames`.
+final class ConcatSeekSlowTests: ConcatSeekTestCase {
+    func testMorePhoneCuts() throws {
+        try phoneCuts([
+            (Self.iphone, Size(width: 180, height: 320), false, [(Rational(3, 1), Rational(45, 10))]),
+            (Self.iphone, Size(width: 180, height: 320), true, [(Rational(44, 10), Rational(5, 1))])
+        ])
     }
 }
