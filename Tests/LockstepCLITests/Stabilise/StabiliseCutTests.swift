@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// `stabilise --from/--to` on a real GoPro (karma.mp4, GPMF gyro; calibrate runs inside): each
+/// `stabilise --from/--to` and `--frames A:B` on a real GoPro (karma.mp4, GPMF gyro; calibrate runs inside): each
 /// frame is warped with the gyro of its own source time and the path is smoothed over the whole
 /// clip, so the cut's frames are the uncut output's frames over its span. Outside checks:
 /// ffmpeg's decode of both movies (luma PSNR per frame), ffprobe's frame count and duration, and
@@ -52,5 +52,20 @@ final class StabiliseCutTests: ScratchFolderTestCase {
         // `InputStabiliser.setOrigin` + 33.37 ms) 44.7 dB at full size and 49.3 dB at this
         // size: so the bar is 60 dB, which only a cut the same to rounding passes.
         XCTAssertGreaterThan(worst, 60, "the cut's frames are the uncut output's frames 119..209")
+
+        // `--frames 119:210`, the same output frames by number: the same pictures, the gyro's
+        // time origin still the input's first frame (not the segment's).
+        let frames = scratch.appendingPathComponent("frames.mp4").path
+        r = try Processes.lockstep(["stabilise", karma, "--frames", "119:210", "-o", frames] + common, timeout: 600)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("wrote \(frames): 91 frames"), r.stdout)
+        let c = try lumaFrames(frames)
+        XCTAssertEqual(c.count, 91)
+        guard c.count == 91 else { return }
+        var worstByNumber = Double.infinity
+        for k in 0..<91 { worstByNumber = min(worstByNumber, PixelDifference.psnr(a[119 + k], c[k])) }
+        XCTAssertGreaterThan(worstByNumber, 60, "--frames 119:210 gives the uncut output's frames 119..209")
+        let verifiedFrames = try Processes.lockstep(["verify", frames])
+        XCTAssertEqual(verifiedFrames.status, 0, verifiedFrames.stdout + verifiedFrames.stderr)
     }
 }
