@@ -24,6 +24,43 @@ extension InputFormat {
         return target == nil ? nil : index.seekPoints[j]
     }
 
+    /// As `seek(stream:toSegment:of:)`, made sure of before anything is decoded: a demuxer may
+    /// land past the keyframe (mov.c takes a presentation time less a shift of its own, which
+    /// an open GOP's edit list makes larger than half a GOP: phones/iibbibb_editlist_videoonly.mp4
+    /// landed on the next keyframe). The first packet of `stream` after the seek says where it
+    /// landed; past the keyframe, the keyframe's own decode time is tried (it lands early, at
+    /// the cost of reading more), then the file's start (packets before the keyframe skipped by
+    /// the reader). The demuxer is then seeked again to the target that held.
+    func seekLandingAtOrBefore(stream: Int32, segment j: Int, of index: KeyframeIndex, packet: Packet) throws -> KeyframeIndex.Packet? {
+        guard let key = index.seekPoints[j], let computed = index.seekTarget(ofSegment: j, presentationTimes: containerName.hasPrefix("mov,")) else {
+            return try seek(stream: stream, toSegment: j, of: index)
+        }
+        var targets = [computed]
+        if let d = key.dts, d < computed { targets.append(d) }
+        for target in targets {
+            try seek(stream: stream, toKeyframeAtOrBefore: target)
+            if try !landsPast(key, stream: stream, packet: packet) {
+                try seek(stream: stream, toKeyframeAtOrBefore: target)
+                return key
+            }
+        }
+        try seek(stream: stream, toKeyframeAtOrBefore: nil)
+        return key
+    }
+
+    /// Whether the next packet of `stream` comes after `key` in decode order (the end of the
+    /// file too); false when decode times cannot tell (the reader's own check then applies).
+    private func landsPast(_ key: KeyframeIndex.Packet, stream: Int32, packet: Packet) throws -> Bool {
+        while try read(into: packet) {
+            defer { packet.unref() }
+            let p = packet.pointer.pointee
+            guard p.stream_index == stream else { continue }
+            guard let d = key.dts, p.dts != NOPTS else { return false }
+            return p.dts > d
+        }
+        return true
+    }
+
     /// Reads every packet of `stream` once, in decode order, without decoding (other streams'
     /// packets are not even read into memory), and leaves the demuxer at the start again.
     func indexPackets(of stream: Int32, into packet: Packet) throws -> [KeyframeIndex.Packet] {

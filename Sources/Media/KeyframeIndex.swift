@@ -38,6 +38,13 @@ public struct KeyframeIndex: Equatable, Sendable {
     /// Every frame's duration: the step to the next frame; for the last one its packet's
     /// duration, or else the step before it.
     public let durations: [Int64]
+    /// The last frame's packet duration as the file gives it (0: none), which the decoder hands
+    /// on as that picture's duration (`durations` fills a missing one in with the step before).
+    public let lastPacketDuration: Int64
+    /// Every shown packet has a decode time and each is later than the one before: the frames
+    /// come out of the decoder in the order `pts` lists them. False for a file whose clock goes
+    /// back (two recordings joined), where the decoder's order is not the sorted one.
+    public let decodeTimesIncrease: Bool
     /// The first frame of every segment (presentation indices, increasing, starting at 0).
     public let segmentStarts: [Int]
     /// Per segment, the keyframe packet decoding starts from (nil for a segment 0 that starts
@@ -87,6 +94,13 @@ public struct KeyframeIndex: Equatable, Sendable {
         let last = packets[order[order.count - 1].packet].duration
         durations[order.count - 1] = last > 0 ? last : (order.count > 1 ? durations[order.count - 2] : 1)
         self.durations = durations
+        lastPacketDuration = max(0, last)
+        var increasing = true, previous: Int64?
+        for p in packets where !p.discard {
+            guard let d = p.dts, previous.map({ d > $0 }) ?? true else { increasing = false; break }
+            previous = d
+        }
+        decodeTimesIncrease = increasing
         var starts: [Int] = [], seeks: [Packet?] = []
         for (k, entry) in order.enumerated() where packets[entry.packet].keyframe {
             starts.append(k); seeks.append(packets[entry.packet])

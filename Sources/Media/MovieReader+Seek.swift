@@ -46,7 +46,7 @@ extension MovieReader {
         seekState.first = first
         let segment = index.segment(of: min(from, first))
         // Segment 0 is where the demuxer already is.
-        guard segment > 0, let key = try input.seek(stream: videoStream, toSegment: segment, of: index) else { return }
+        guard segment > 0, let key = try input.seekLandingAtOrBefore(stream: videoStream, segment: segment, of: index, packet: Packet()) else { return }
         seekState.key = key
     }
 

@@ -237,6 +237,15 @@ public final class MovieReader {
             if readEnded {
                 if videoEnded || !decodesVideo {
                     if decodesVideo, picturesOut == 0, let index = seekState.index { throw startFailed(index) }
+                    // Started part way in, the decoder must give every frame to the stream's last:
+                    // an open GOP's pictures after a keyframe it will not start from can be held
+                    // back to the end and never come (phones/iibbibb_editlist_videoonly.mp4 from
+                    // frame 8 gave 8 and 9 of 8-11), which would shorten the input silently.
+                    if decodesVideo, !conceal, let index = seekState.index, framesOut < index.frameCount {
+                        throw MediaError(
+                            "frame \(framesOut) at \(seconds(Timestamp(index.pts[framesOut], video.timeBase))) does not come out of the decoder after a start part way in; this file cannot be started part way in",
+                            path: path, kind: .unreadable)
+                    }
                     return .end
                 }
                 continue

@@ -53,6 +53,34 @@ final class KeyframeIndexTests: XCTestCase {
         XCTAssertNil(try KeyframeIndex(packets: vfr, timeBase: Rational(1, 60)).constantRate(nominal: Rational(20, 1)))
     }
 
+    /// What a reader that skips a whole clip needs of it: the last frame's own packet duration
+    /// (0 where the file gives none, not the step filled in) and whether the decoder gives the
+    /// frames in the sorted order (decode times all present and increasing; a clock that goes
+    /// back, two recordings joined, does not).
+    func testLastPacketDurationAndDecodeOrder() throws {
+        let plain = [
+            P(pts: 0, dts: -2, duration: 1, keyframe: true), P(pts: 3, dts: -1, duration: 1, keyframe: false),
+            P(pts: 1, dts: 0, duration: 1, keyframe: false), P(pts: 2, dts: 1, duration: 0, keyframe: false)
+        ]
+        let index = try KeyframeIndex(packets: plain, timeBase: Rational(1, 30))
+        XCTAssertEqual(index.lastPacketDuration, 1, "frame 3 (pts 3) is the second packet")
+        XCTAssertTrue(index.decodeTimesIncrease)
+        let noDuration = try KeyframeIndex(packets: [P(pts: 0, dts: 0, duration: 2, keyframe: true), P(pts: 2, dts: 2, duration: 0, keyframe: false)], timeBase: Rational(1, 30))
+        XCTAssertEqual(noDuration.lastPacketDuration, 0)
+        XCTAssertEqual(noDuration.durations, [2, 2])
+        // A second recording whose clock starts again below the first's.
+        let joined = [
+            P(pts: 10, dts: 10, duration: 1, keyframe: true), P(pts: 11, dts: 11, duration: 1, keyframe: false),
+            P(pts: 0, dts: 0, duration: 1, keyframe: true), P(pts: 1, dts: 1, duration: 1, keyframe: false)
+        ]
+        XCTAssertFalse(try KeyframeIndex(packets: joined, timeBase: Rational(1, 30)).decodeTimesIncrease)
+        let withoutDTS = [P(pts: 0, dts: nil, duration: 1, keyframe: true), P(pts: 1, dts: nil, duration: 1, keyframe: false)]
+        XCTAssertFalse(try KeyframeIndex(packets: withoutDTS, timeBase: Rational(1, 30)).decodeTimesIncrease)
+        // Discarded packets (an edit list's) are not shown and not counted.
+        let edited = [P(pts: -5, dts: 5, duration: 1, keyframe: true, discard: true), P(pts: 0, dts: 0, duration: 1, keyframe: true)]
+        XCTAssertTrue(try KeyframeIndex(packets: edited, timeBase: Rational(1, 30)).decodeTimesIncrease)
+    }
+
     func testProblems() {
         XCTAssertThrowsError(try KeyframeIndex(packets: [], timeBase: Rational(1, 30))) { XCTAssertEqual($0 as? KeyframeIndex.Problem, .noFrames) }
         XCTAssertThrowsError(

@@ -33,7 +33,7 @@ final class PhoneSeekTests: MediaTestCase {
     /// Every segment of each clip, started with `MovieReader.start(at:)`, gives its frames, or
     /// (the open-GOP clip, whose I-frames FFmpeg will not start from: `ffmpeg -ss 10.5` on it
     /// writes nothing either) one sentence saying it cannot be started part way in; never
-    /// other frames.
+    /// other frames, and never fewer without that sentence.
     func testEverySegmentStartsWhereItShouldOrSaysItCannot() throws {
         try Self.segments([openGOP], openGOP: openGOP)
     }
@@ -59,7 +59,10 @@ final class PhoneSeekTests: MediaTestCase {
                 } catch let e as MediaError {
                     XCTAssertEqual(path, openGOP, "\(e)")
                     XCTAssertTrue(e.message.hasSuffix("this file cannot be started part way in"), "\(e)")
-                    XCTAssertEqual(got, [], "nothing before the sentence")
+                    // Either nothing (a keyframe it will not start from, or one the demuxer
+                    // cannot land on), or the right frames until the decoder holds the rest back
+                    // (a job stops at the sentence and leaves nothing).
+                    XCTAssertEqual(got, Array(shown[first..<(first + got.count)]), "only the right frames before the sentence")
                     refused.append("\(first)")
                     continue
                 }

@@ -110,7 +110,8 @@ final class SampleTableIndexTests: MediaTestCase {
         let index = try reader.keyframeIndex()
         XCTAssertEqual(reader.keyframeIndexSource, .sampleTable, file: file, line: line)
         try reader.start(at: first, seekingFrom: first, index: index)
-        XCTAssertEqual(reader.packetsRead, 0, file: file, line: line)
+        // The one packet that says where the seek landed (read again after seeking back there).
+        XCTAssertEqual(reader.packetsRead, index.segment(of: first) > 0 ? 1 : 0, file: file, line: line)
         let frame = Frame()
         var shown: Int?
         while shown == nil {
@@ -293,7 +294,7 @@ final class SampleTableIndexTests: MediaTestCase {
         XCTAssertEqual(index.frameCount, 300)
         XCTAssertEqual(index.frames(ofSegment: index.segment(of: 210)), 200..<225)
         try reader.start(at: 210, seekingFrom: 210, index: index)
-        XCTAssertEqual(reader.packetsRead, 0)
+        XCTAssertEqual(reader.packetsRead, 1, "the one packet that says where the seek landed")
         let frame = Frame()
         var first: Int?
         while first == nil {

@@ -49,7 +49,7 @@ final class ConcatAudio {
     private var clips: [Clip] = []
     private var joins: [Join] = []
 
-    /// `start`: the output sample the first clip begins at (a cut that seeked into it: its first
+    /// `start`: the first output sample made (a cut that seeked into a clip: the cut's first
     /// sample); what lies before it is never asked for.
     init(fadeSamples: Int64, start: Int64 = 0, sink: @escaping (UnsafePointer<Float>, UnsafePointer<Float>, Int) throws -> Void) {
         self.sink = sink
@@ -62,9 +62,11 @@ final class ConcatAudio {
     deinit { left.deallocate(); right.deallocate(); clipLeft.deallocate(); clipRight.deallocate() }
 
     /// Clip `source` (nil: no audio) starts at output sample `start`, which must be where the
-    /// previous clip's video ended.
+    /// previous clip's video ended. The first clip may start before the first sample made (a
+    /// cut that seeked into it): its sound is read from there on, and a join's fade is as wide
+    /// as from the clip's true start.
     func begin(_ source: ConcatAudioSource?, at start: Int64) {
-        precondition(start == (clips.last.map { $0.end! } ?? written), "a clip's audio must start where the previous one ended")
+        precondition(clips.last.map { start == $0.end! } ?? (start <= written), "a clip's audio must start where the previous one ended")
         if !clips.isEmpty { joins.append(Join(at: start, half: fade == 0 ? 0 : nil)) }
         clips.append(Clip(source: source, start: start, end: nil))
     }

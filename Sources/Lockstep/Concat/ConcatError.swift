@@ -13,6 +13,7 @@ public enum ConcatError: JobFailure, Equatable {
     case copyCannotRetime(option: String)
     case copyWithFilters
     case copyWithCut
+    case copyWithFrames
     /// `option` is --hdr or --codec.
     case copyWithEncoding(option: String)
     case hdrWithFilters(hdr: String)
@@ -27,6 +28,7 @@ public enum ConcatError: JobFailure, Equatable {
             "--copy cannot be combined with \(option): copied video is not re-encoded, so it cannot be cut, scaled or retimed."
         case .copyWithFilters: "--copy cannot be combined with --filter or --filter-at: copied video is not decoded, so it cannot be filtered."
         case .copyWithCut: "--copy cannot be combined with --from/--to: copied video is not re-encoded, so it cannot be cut inside a GOP."
+        case .copyWithFrames: "--copy cannot be combined with --frames: copied video is not re-encoded, so it cannot be cut inside a GOP."
         case .copyWithEncoding(let option):
             "--copy cannot be combined with \(option): copied video is not re-encoded, so its codec and signal are the clips'."
         case .hdrWithFilters(let hdr):

@@ -73,12 +73,11 @@ public final class ConcatJob: Job {
         guard maxFrames > 0 else {
             throw ConcatError.maxDurationUnderAFrame(ConcatOptions.text(options.maxDuration!), frameRate: "\(frameRate)")
         }
-        // `--from/--to`: output frames [A, B) of the joined timeline, as every command cuts. A
-        // cut that starts in the first clip seeks there (`seekFirstClip`); one that starts in a
-        // later clip reads the frames before A and lets them go (each earlier clip's end, where
-        // the next one starts, comes from its decoded frames), the sound before A's first
-        // sample dropped.
-        let range = options.cut.map { FrameRange($0, frameRate: frameRate) }
+        // `--from/--to`: output frames [A, B) of the joined timeline, as every command cuts. The
+        // clips wholly before A are not read (each one's place from its frames' times,
+        // `ConcatStart`), the one holding A starts at the keyframe before A's frame and decodes
+        // forward; the frames before A are let go, the sound before A's first sample dropped.
+        let range = options.frames ?? options.cut.map { FrameRange($0, frameRate: frameRate) }
         let firstK = range?.start ?? 0
         if let range, !range.isOpen { maxFrames = min(maxFrames, range.end) }
         // Before any thread starts: a .cube that cannot be read stops the job here.
@@ -108,7 +107,9 @@ public final class ConcatJob: Job {
         if let error = failure.error { throw error }
         let withAudio = readers.contains { $0.audio != nil }
         let byTime = !options.keepFrames
-        let seek = try firstK > 0 ? Self.seekFirstClip(lanes[0], path: options.clips[0], from: firstK, sync: byTime ? .time : .index, frameRate: frameRate) : nil
+        let fade = Int64(options.crossfadeMs ?? 0) * Int64(AudioFormat.sampleRate) / 2000
+        let begin = try Self.start(lanes, paths: options.clips, from: firstK, sync: byTime ? .time : .index, frameRate: frameRate, fadeSamples: fade)
+        let seek = begin.plan.seek
 
         // One camera's chapters keep their telemetry, continuous (ConcatTelemetry.swift).
         let telemetry = try ConcatTelemetry.read(options.clips, keepsTime: !options.keepFrames)
@@ -120,11 +121,12 @@ public final class ConcatJob: Job {
         func samples(_ frames: Int64) -> Int64 {
             AudioTimeline.samples(coveringFrames: frames, frameRate: frameRate, sampleRate: AudioFormat.sampleRate)
         }
-        let fade = Int64(options.crossfadeMs ?? 0) * Int64(AudioFormat.sampleRate) / 2000
-        // The joined sound goes to the file from the cut's first sample on (where the first
-        // clip's sound starts after a seek).
+        func sample(_ t: Rational) -> Int64 { Rational.rescale(1, from: t, to: Rational(1, Int64(AudioFormat.sampleRate))) }
+        // The joined sound goes to the file from the cut's first sample on: after a seek it is
+        // made from there, else from the first clip read's start with what lies before the cut
+        // dropped.
         let audioFrom = samples(firstK)
-        var audioAt: Int64 = seek != nil ? audioFrom : 0
+        var audioAt: Int64 = seek != nil ? audioFrom : byTime ? sample(begin.plan.starts.last!) : samples(begin.plan.firstTicks.last!)
         let audio =
             withAudio
             ? ConcatAudio(fadeSamples: fade, start: audioAt) { l, r, n in
@@ -147,12 +149,11 @@ public final class ConcatJob: Job {
             ? Self.expectedFrames(readers, frameRate: frameRate).map { max(0, min($0, maxFrames) - firstK) }
             : Self.expectedFrames(readers).map { max(0, min($0, maxFrames) - firstK) }
         if !byTime, let line = KeepFramesNotice.line(readers, frameRate: frameRate, noun: "clip") { events.notice?(line); notices.append(line) }
-        // After a seek the first clip's ticks start at the cut's first.
-        var emitted: Int64 = seek != nil ? firstK : 0
+        // After a seek the clip's ticks start at the cut's first; else at the first clip read's.
+        var emitted: Int64 = seek != nil ? firstK : begin.plan.firstTicks.last!
         var clipFrames: [Int64] = []
         /// Output time of the current clip's time 0 (by time).
-        var clipStart = Rational(0, 1)
-        func sample(_ t: Rational) -> Int64 { Rational.rescale(1, from: t, to: Rational(1, Int64(AudioFormat.sampleRate))) }
+        var clipStart = begin.plan.starts.last!
         // This thread fits nothing itself (the lanes do): it waits for clips and encodes.
         let encoderClock = ThreadClock(name: "the encoder")
         let watchdog = Watchdog(clocks: lanes.map(\.clock) + [encoderClock], timeout: options.stallTimeout) {
@@ -160,19 +161,25 @@ public final class ConcatJob: Job {
         }
         watchdog.start()
         defer { watchdog.stop() }
-        start(0)
+        start(begin.plan.clip)
         for (k, lane) in lanes.enumerated() {
-            if k + 1 < lanes.count { start(k + 1) }  // decodes ahead while this clip is encoded
-            let first = emitted
             // This clip's telemetry from its time 0, placed where that lies in the output (a
             // cut's output starting at its first frame's time on the joined timeline).
             if let kept = telemetry.kept {
+                let at = k < begin.plan.clip ? begin.plan.starts[k] : clipStart
                 let cutStart = (frameRate.inverse * firstK).seconds
-                writer.carryTelemetry(
-                    ConcatTelemetry.packets(kept[k], clipStart: clipStart.seconds, cutStart: cutStart), from: max(0, clipStart.seconds - cutStart))
+                writer.carryTelemetry(ConcatTelemetry.packets(kept[k], clipStart: at.seconds, cutStart: cutStart), from: max(0, at.seconds - cutStart))
             }
-            let seeked = k == 0 ? seek : nil
-            let audioStart = seeked != nil ? audioFrom : byTime ? sample(clipStart) : samples(first)
+            // A clip wholly before the cut: its place is known, its frames are not needed.
+            if k < begin.plan.clip { continue }
+            if k + 1 < lanes.count { start(k + 1) }  // decodes ahead while this clip is encoded
+            // The tick this clip's frames start at (a seek's first is the cut's).
+            let first = k == begin.plan.clip ? begin.plan.firstTicks.last! : emitted
+            let seeked = k == begin.plan.clip ? seek : nil
+            let startedAt = emitted
+            // The clip's sound lies on its own clock from its start, also after a seek (whose
+            // first samples, before the cut, are never asked for).
+            let audioStart = byTime ? sample(clipStart) : samples(first)
             audio?.begin(lane.audio, at: audioStart)
             /// Writes one output frame of this clip: its picture, provenance, and the audio so far.
             func write(_ item: LaneFrame, record p: Provenance) throws {
@@ -208,7 +215,7 @@ public final class ConcatJob: Job {
                 mode: byTime ? .time : .index, inputs: 1, frameRate: frameRate, startTick: emitted,
                 placement: SyncPlacement(clocks: [InputClock(offset: clipStart)]), start: Rational(0, 1))
             if byTime, let end = CompositeJob.streamEnd(lane.reader.video) { sync.setStreamEnd(end, input: 0) }
-            if let seeked { sync.setOrigin(seeked.origins[0], input: 0) }
+            if seeked != nil, let origin = begin.origin { sync.setOrigin(origin, input: 0) }
             var shownFirst = false
             var delivered: Int64 = 0
             let ending = try sync.drive(
@@ -254,7 +261,7 @@ public final class ConcatJob: Job {
             lane.join()
             running.remove(k)
             if let error = failure.error { throw error }
-            guard emitted > first else { throw MediaError("has no video frame to join", path: lane.reader.path) }
+            guard emitted > startedAt else { throw MediaError("has no video frame to join", path: lane.reader.path) }
             if emitted > firstK { clipFrames.append(emitted - max(first, firstK)) }
             if capped { break }
         }
@@ -270,20 +277,41 @@ public final class ConcatJob: Job {
             frameRate: frameRate, clipFrames: clipFrames, notices: notices, picturesDecoded: readers.reduce(0) { $0 + $1.picturesDecoded })
     }
 
-    /// A cut from output frame `firstK` that lies in the first clip starts it as a segment render
-    /// starts an input (`CompositeJob.startSegment`: the index of its video packets, a seek to
-    /// the keyframe before that frame or before its sound's lead, decoding forward, the pictures
-    /// before it dropped; its sound from the cut's first sample). Nil, the clip read from its
-    /// start, when the cut starts in a later clip, or the clip is not a regular file (a pipe is
-    /// read once).
-    private static func seekFirstClip(_ lane: InputLane, path: String, from firstK: Int64, sync: SyncMode, frameRate: Rational) throws -> SegmentSetup? {
-        let regular = (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular
-        guard regular else { return nil }
-        let index = try lane.reader.keyframeIndex()
-        let frames = SegmentPlan.Frames(pts: index.pts, durations: index.durations, timeBase: index.timeBase)
-        guard firstK < SegmentPlan.ticks(frames, sync: sync, frameRate: frameRate) else { return nil }
-        return try CompositeJob.startSegment(
-            FrameRange(start: firstK, end: firstK + 1), lanes: [lane], sync: sync, frameRate: frameRate, withAudio: lane.audio != nil, indexes: [index])
+    /// Where a cut from output frame `firstK` starts reading (`ConcatStart`): the clips before
+    /// the one holding it measured from their packets (`keyframeIndex()`; a pipe, read once, is
+    /// never indexed: reading starts there), that one started at the keyframe before the frame
+    /// it shows at the cut, decoding forward, the pictures before it dropped. `origin`: that
+    /// clip's first frame's pts, the sync's time origin, when it seeks.
+    private static func start(
+        _ lanes: [InputLane], paths: [String], from firstK: Int64, sync: SyncMode, frameRate: Rational, fadeSamples: Int64
+    ) throws -> (plan: ConcatStart, origin: Timestamp?) {
+        guard firstK > 0 else { return (.fromTheStart, nil) }
+        var indexes: [Int: KeyframeIndex] = [:]
+        var failure: Error?
+        let plan = ConcatStart.plan(cutFrom: firstK, clips: lanes.count, sync: sync, frameRate: frameRate, fadeSamples: fadeSamples) { c in
+            let regular = (try? FileManager.default.attributesOfItem(atPath: paths[c])[.type] as? FileAttributeType) == .typeRegular
+            guard regular, failure == nil else { return nil }
+            let reader = lanes[c].reader
+            let index: KeyframeIndex
+            do { index = try reader.keyframeIndex() } catch {
+                failure = error
+                return nil
+            }
+            guard index.decodeTimesIncrease else { return nil }
+            indexes[c] = index
+            return ConcatStart.Clip(
+                frames: SegmentPlan.Frames(pts: index.pts, durations: index.durations, timeBase: index.timeBase),
+                lastPacketDuration: index.lastPacketDuration, streamEnd: CompositeJob.streamEnd(reader.video),
+                nominalFrameRate: reader.video.nominalFrameRate, audioLead: lanes[c].audio != nil ? CompositeJob.audioLead : nil)
+        }
+        if let failure { throw failure }
+        guard let seek = plan.seek, let index = indexes[plan.clip] else { return (plan, nil) }
+        let lane = lanes[plan.clip]
+        try lane.reader.start(at: seek.first, seekingFrom: seek.seekFrom, index: index)
+        // The clip's sound on its own clock from its first frame, as when it is read from its start.
+        let origin = Timestamp(index.pts[0], index.timeBase)
+        lane.audioOrigin = lane.reader.audioPosition(of: origin)
+        return (plan, origin)
     }
 
     /// A clip's length as its frames' times give it, or exactly its frame count at its nominal
@@ -292,9 +320,13 @@ public final class ConcatJob: Job {
     /// 1.25; a join placed 1 ms early would shift all that follows). Up to a time-base unit (two
     /// halves), at most 1 ms.
     static func length(_ measured: Rational, frames: Int64, video: VideoInfo) -> Rational {
-        guard frames > 0, let rate = video.nominalFrameRate, rate.num > 0 else { return measured }
+        length(measured, frames: frames, nominal: video.nominalFrameRate, timeBase: video.timeBase)
+    }
+
+    static func length(_ measured: Rational, frames: Int64, nominal: Rational?, timeBase: Rational) -> Rational {
+        guard frames > 0, let rate = nominal, rate.num > 0 else { return measured }
         let exact = rate.inverse * frames
-        let rounding = min(video.timeBase, Rational(1, 1000))
+        let rounding = min(timeBase, Rational(1, 1000))
         return (exact - measured).magnitudeAtMost(rounding) ? exact : measured
     }
 

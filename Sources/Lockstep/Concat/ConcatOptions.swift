@@ -30,6 +30,8 @@ public struct ConcatOptions: Sendable {
     /// `--from/--to`: a cut of the joined timeline (output frames [A, B) of the whole join, as
     /// every command cuts), its sound cut at the same frame boundaries to the sample.
     public var cut: TimeCut?
+    /// `--frames A:B`: the same by number, output frames [A, B) of the whole join.
+    public var frames: FrameRange?
     /// A stage (a clip's reader, the encoder) stuck this long stops the job, as in `composite`.
     public var stallTimeout = 30.0
 
@@ -65,9 +67,15 @@ public struct ConcatOptions: Sendable {
             if cut != nil {
                 throw ConcatError.copyWithCut
             }
+            if frames != nil {
+                throw ConcatError.copyWithFrames
+            }
             if signal.isHDR || encode.codec != nil {
                 throw ConcatError.copyWithEncoding(option: signal.isHDR ? "--hdr" : "--codec")
             }
+        }
+        if frames != nil && cut != nil {
+            throw CompositeOptionsError.framesAndCut
         }
         if signal.isHDR && filter != nil {
             throw ConcatError.hdrWithFilters(hdr: signal.rawValue)

@@ -121,9 +121,6 @@ enum InputStabilisers {
             if lane.alphaConformer != nil {
                 throw StabiliseError.alphaInput(input: i, path: reader.path)
             }
-            if options.frames != nil {
-                throw StabiliseError.wholeClipsOnly
-            }
             let place = lane.conformer.place
             // The part of the picture inside its place (a cropped fit overhangs), on even pixels (4:2:0).
             let p = lane.conformer.picture

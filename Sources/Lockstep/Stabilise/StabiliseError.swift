@@ -20,7 +20,9 @@ public enum StabiliseError: JobFailure, Equatable {
     case traceDoesNotCover(trace: String, first: Double, last: Double, duration: Double)
     case notInputNumbers(String, inputs: Int)
     case alphaInput(input: Int, path: String)
-    case wholeClipsOnly
+    /// Scale-out (`--segments`) of a stabilised render: not offered (each task would plan the
+    /// whole clip's path again, and the joined result is not checked).
+    case notInSegments
     case exportPathIsOutput(String)
 
     public var description: String {
@@ -42,7 +44,7 @@ public enum StabiliseError: JobFailure, Equatable {
             "--stabilise: \"\(text)\" is not \"all\" or input numbers from 1 to \(inputs) separated by commas"
         case .alphaInput(let input, let path):
             "--stabilise: input \(input + 1) (\(path)) has alpha, which the stabiliser does not warp; leave it out of --stabilise"
-        case .wholeClipsOnly: "--stabilise renders whole clips: it cannot be combined with --frames or --segments"
+        case .notInSegments: "--stabilise cannot be combined with --segments: a stabilised render is not split into tasks yet; --frames A:B or --from/--to render a part of it"
         case .exportPathIsOutput(let path): "--export-path \(path) is the output movie; write the path somewhere else."
         }
     }

@@ -157,6 +157,7 @@ struct CompositeCommand: ParsableCommand {
             // Before `options`, which counts inputs from 0: -9223372036854775808 - 1 would trap.
             if let audioFrom { try CompositeOptions.check(audioFrom: Int128(audioFrom), inputs: inputs.count) }
             if let stabiliseInputs { _ = try StabiliseRequest.parseInputs(stabiliseInputs, count: inputs.count) }
+            if stabiliseInputs != nil && scaleOut.requested { throw StabiliseError.notInSegments }
             let options = self.options
             try options.check()
             try OutputPath.check(output, inputs: [])

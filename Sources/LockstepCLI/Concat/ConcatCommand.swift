@@ -28,6 +28,7 @@ struct ConcatCommand: ParsableCommand {
     var copy = false
 
     @OptionGroup(title: "Timeline and cuts") var timeline: TimelineArguments
+    @Option(help: SegmentArguments.framesHelp) var frames: String?
 
     @Option(name: .customLong("stall-timeout"), parsing: .unconditional, help: ArgumentHelp("Stop with an error when a stage makes no progress for this long.", valueName: "seconds"))
     var stallTimeout: Double = 30
@@ -57,6 +58,7 @@ struct ConcatCommand: ParsableCommand {
         options.copy = copy
         options.keepFrames = timeline.keepFrames
         options.cut = timeline.cut
+        options.frames = frames.flatMap { try? FrameRange(parsing: $0) }
         options.encode = encoding.settings
         options.stallTimeout = stallTimeout
         // A chain that does not parse is refused by `filters.validate()` with its own sentence.
@@ -73,6 +75,7 @@ struct ConcatCommand: ParsableCommand {
                 throw ValidationError("--copy cannot be combined with \(name): copied video is not decoded or re-encoded.")
             }
         }
+        if let frames { try asUsage { _ = try FrameRange(parsing: frames) } }
         try encoding.validate(inputs: clips) { try options.check() }
     }
 

@@ -5,11 +5,13 @@ import Lockstep
 extension AudioCodec: ExpressibleByArgument {}
 
 /// Segment renders and the encoder settings that make segments join by copy: shared by
-/// `composite`, `snake` and `filter`.
+/// `composite`, `snake`, `filter` and `stabilise`.
 struct SegmentArguments: ParsableArguments {
-    @Option(
-        help: ArgumentHelp(
-            "Render only output frames A (included) to B (excluded) of the full render, with their global frame numbers in the provenance; the segment's times start at 0.", valueName: "A:B"))
+    /// `--frames`' help, also `concat`'s (which takes no other segment option).
+    static let framesHelp = ArgumentHelp(
+        "Render only output frames A (included) to B (excluded) of the full render, with their global frame numbers in the provenance; the segment's times start at 0.", valueName: "A:B")
+
+    @Option(help: Self.framesHelp)
     var frames: String?
 
     @Option(

@@ -16,14 +16,15 @@ struct StabiliseCommand: ParsableCommand {
             stand. A GoPro that stabilised its picture and records the image orientation (CORI and \
             IORI) is steadied from those records; one that records no image orientation is refused. \
             The path is smoothed and the zoom planned over the whole clip, and each frame is warped \
-            with the motion of its own source time, so --from/--to give the frames of the uncut \
-            output over their span.
+            with the motion of its own source time, so --from/--to and --frames A:B give the frames \
+            of the uncut output over their span.
             """)
 
     @Argument(help: "The movie.") var input: String
     @OptionGroup var encoding: EncodeArguments
     var output: String { encoding.output }
     @OptionGroup(title: "Timeline and cuts") var timeline: TimelineArguments
+    @OptionGroup(title: "Segment renders") var segment: SegmentArguments
 
     @Option(help: ArgumentHelp("IMU trace: a trace store, a Gyroflow .gcsv, a .csv, a flight log, or a camera file (default: the movie's own telemetry).", valueName: "LOG"))
     var imu: String?
@@ -91,6 +92,7 @@ struct StabiliseCommand: ParsableCommand {
         var o = CompositeOptions.stabilise(input: input, output: output, options: stabiliseOptions)
         encoding.out.apply(to: &o)
         timeline.apply(to: &o)
+        segment.apply(to: &o)
         return o
     }
 

@@ -60,16 +60,29 @@ final class StabiliseSharedOptionsTests: ScratchFolderTestCase {
             do { _ = try FilterCommand.parse(args); return "accepted" } catch { return FilterCommand.message(for: error) }
         }
         let out = path("o.mp4")
-        for bad in [["--from", "3", "--to", "2"], ["--codec", "prores"], ["--codec", "h264", "--hdr", "hlg"]] {
+        for bad in [
+            ["--from", "3", "--to", "2"], ["--codec", "prores"], ["--codec", "h264", "--hdr", "hlg"], ["--frames", "10:20", "--from", "1"],
+            ["--frames", "9:3"], ["--frames", "ten"]
+        ] {
             let mine = message([pan, "-o", out] + bad)
             XCTAssertNotEqual(mine, "accepted", "\(bad)")
             XCTAssertEqual(mine, filterMessage([pan, "--filter", "mono", "-o", out] + bad), "\(bad)")
         }
+        XCTAssertEqual(message([pan, "-o", out, "--frames", "10:20"]), "accepted")
+        // A stabilised render is not split into tasks (`composite --stabilise --segments`): one sentence.
+        let segments: String
+        do {
+            _ = try CompositeCommand.parse([pan, pan, "--blend", "mix", "--stabilise", "all", "--segments", "2", "--emit", "k8s", "-o", out])
+            segments = "accepted"
+        } catch { segments = CompositeCommand.message(for: error) }
+        XCTAssertEqual(
+            segments, "--stabilise cannot be combined with --segments: a stabilised render is not split into tasks yet; --frames A:B or --from/--to render a part of it")
     }
 
     /// A cut warps each frame with the motion of its own source time, on the path smoothed over
     /// the whole clip: the export of `--from 1 --to 2` is the uncut export's rows for frames
-    /// 30..59 (30 fps), character for character, starting at 1.000000 s (not 0).
+    /// 30..59 (30 fps), character for character, starting at 1.000000 s (not 0); so is that of
+    /// `--frames 30:60`.
     func testACutKeepsTheSourceTimesAndTheSmoothedPath() throws {
         let p = try profile()
         let whole = path("whole.csv"), cut = path("cut.csv")
@@ -86,6 +99,12 @@ final class StabiliseSharedOptionsTests: ScratchFolderTestCase {
         XCTAssertEqual(Array(part[1...]), Array(all[31...60]))
         let verified = try Processes.lockstep(["verify", path("cut.mp4")])
         XCTAssertEqual(verified.status, 0, verified.stdout + verified.stderr)
+        // `--frames 30:60`: the same frames by number, the same rows.
+        let numbered = path("frames.csv")
+        r = try Processes.lockstep(["stabilise", pan, "-o", path("frames.mp4"), "--imu", panTrace, "--calibration", p, "--export-path", numbered, "--frames", "30:60", "--quiet"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("wrote \(path("frames.mp4")): 30 frames"), r.stdout)
+        XCTAssertEqual(try String(contentsOfFile: numbered, encoding: .utf8).split(separator: "\n"), part)
     }
 
     /// --size, --fps and --codec in the written movie, by ffprobe; --keep-frames with them.

@@ -106,6 +106,31 @@ final class ConcatCrossfadeTests: XCTestCase {
         XCTAssertLessThan(left[91_100], 1)
     }
 
+    /// A cut that seeked into a clip starts making sound at its first sample, part way into
+    /// the clip: the samples from there, the fade at the next join included, are the uncut
+    /// join's, because the fade's width is measured from the clip's true start (a fade may
+    /// reach half way back into a clip; measured from the cut it would shrink).
+    func testACutPartWayIntoTheFirstClipMakesTheUncutJoinsSamples() throws {
+        let join: Int64 = 48_000, end: Int64 = 144_000, fade: Int64 = 24_000
+        func sources() -> (ArraySource, ArraySource) {
+            (ArraySource(first: 0, count: join + 48_000, left: 1, right: 0), ArraySource(first: -48_000, count: 48_000 + end - join, left: 0, right: 1))
+        }
+        let (whole, _) = try run(join: join, end: end, fade: fade, a: sources().0, b: sources().1)
+        var left: [Float] = []
+        let cut: Int64 = 30_000
+        let audio = ConcatAudio(fadeSamples: fade, start: cut) { l, _, n in left += UnsafeBufferPointer(start: l, count: n) }
+        let (a, b) = sources()
+        audio.begin(a, at: 0)
+        for t in stride(from: cut + 1600, through: join, by: 1600) { try audio.writeAvailable(until: t) }
+        try audio.finish(at: join, join: true)
+        audio.begin(b, at: join)
+        for t in stride(from: join + 1600, through: end, by: 1600) { try audio.writeAvailable(until: t) }
+        try audio.finish(at: end, join: false)
+        XCTAssertEqual(left.count, Int(end - cut))
+        XCTAssertEqual(left, Array(whole[Int(cut)...]))
+        XCTAssertLessThan(left[0], 1, "the fade out reaches back 24_000 samples, to sample 24_000")
+    }
+
     func testGainsAreEqualPowerAndCentred() {
         for h: Int64 in [1, 2, 480, 48_000] {
             for t in (1000 - h)..<(1000 + h) {
