@@ -272,9 +272,17 @@ public final class ConcatJob: Job {
         try writer.finish()
         if let error = failure.error { throw error }
         try filters?.finish(frames: emitted - firstK, frameRate: frameRate)
+        // A cap can leave the next clip decoding ahead, and a reader's count is its lane's
+        // thread's to write until that thread has ended (TSan saw this read race it): stop the
+        // lanes still running first; one that does not end within its second is not counted.
+        for k in running.sorted() {
+            lanes[k].cancel()
+            if lanes[k].join(timeout: 1) { running.remove(k) }
+        }
+        let decoded = readers.indices.reduce(0) { running.contains($1) ? $0 : $0 + readers[$1].picturesDecoded }
         return ConcatResult(
             frames: emitted - firstK, audioSamples: withAudio ? samples(emitted) - samples(firstK) : nil, canvas: canvas,
-            frameRate: frameRate, clipFrames: clipFrames, notices: notices, picturesDecoded: readers.reduce(0) { $0 + $1.picturesDecoded })
+            frameRate: frameRate, clipFrames: clipFrames, notices: notices, picturesDecoded: decoded)
     }
 
     /// Where a cut from output frame `firstK` starts reading (`ConcatStart`): the clips before
