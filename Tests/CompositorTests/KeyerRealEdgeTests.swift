@@ -176,7 +176,7 @@ final class KeyerRealEdgeTests: XCTestCase {
         let report = keyer.report ?? ""
         XCTAssertTrue(report.contains("--green-subjects yes (9.57% of the picture green but not the screen's green)"), report)
         XCTAssertTrue(report.hasPrefix("keyer: screen measured "), report)
-        XCTAssertTrue(report.hasSuffix("--clip-black 0.05 --clip-white 0.75"), report)
+        XCTAssertTrue(report.hasSuffix("--clip-black 0.02 --clip-white 0.75"), report)
         for (colour, width) in [(orange, 32), (leaf, 2)] {
             let k = Keyer(settings: KeyerSettings())
             k.computeMatte(picture(colour, width: width).image)
@@ -190,7 +190,7 @@ final class KeyerRealEdgeTests: XCTestCase {
         told.computeMatte(picture(leaf, width: 32).image)
         XCTAssertEqual(told.greenSubjects, GreenSubjects.no)
         XCTAssertNil(told.greenShare)
-        XCTAssertTrue(told.report?.contains("--green-subjects no, --clip-black 0.05 --clip-white 0.95") ?? false, told.report ?? "nil")
+        XCTAssertTrue(told.report?.contains("--green-subjects no, --clip-black 0.02 --clip-white 0.95") ?? false, told.report ?? "nil")
     }
 
     /// Once green's lead: the screen's own strength is its lead over the larger other channel

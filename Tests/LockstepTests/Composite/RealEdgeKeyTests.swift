@@ -65,29 +65,28 @@ final class RealEdgeKeyTests: ScratchTestCase {
             "\($0.key): \(f($0.value.lockstep.edge)) dB (hue \(f($0.value.lockstep.hue, 1)), flicker \(f($0.value.lockstep.flicker))) vs ffmpeg "
                 + "\(f($0.value.ffmpeg.edge)) dB (hue \(f($0.value.ffmpeg.hue, 1)), flicker \(f($0.value.ffmpeg.flicker)))"
         }.joined(separator: "; ")
-        // The measured state (docs/compositing.md, the sixth session: chroma taken as centred
-        // between its luma columns): every plate above ffmpeg's best, flowers and the rabbit
-        // (no green subjects: --green-subjects auto says no) by 2.02 and 1.96 dB, the trolls and
-        // the plant (it says yes) by 0.47 and 1.68 dB; the mean margin +1.53 dB, the issue's +1
-        // met. (The fifth session's state, chroma co-sited with the even column, fails each:
-        // +1.61, +1.81, +0.29, +0.64, mean +1.09.)
-        for name in ["flowers", "rabbit"] {
-            XCTAssertGreaterThan(scores[name]!.lockstep.edge, scores[name]!.ffmpeg.edge + 1.85, "\(name): \(report)")
-        }
-        XCTAssertGreaterThan(scores["trolls"]!.lockstep.edge, scores["trolls"]!.ffmpeg.edge + 0.4, "trolls: \(report)")
+        // The measured state (docs/compositing.md, the seventh session: clip black 0.02, on the
+        // sixth session's chroma siting): every plate above ffmpeg's best, flowers and the rabbit
+        // (no green subjects: --green-subjects auto says no) by 2.03 and 2.31 dB, the trolls and
+        // the plant (it says yes) by 0.70 and 1.74 dB; the mean margin +1.69 dB, the issue's +1
+        // met. (The sixth session's state, clip black 0.05, fails the rabbit's, the trolls' and
+        // the mean's bounds: +1.96, +0.47, +1.53.)
+        XCTAssertGreaterThan(scores["flowers"]!.lockstep.edge, scores["flowers"]!.ffmpeg.edge + 1.85, "flowers: \(report)")
+        XCTAssertGreaterThan(scores["rabbit"]!.lockstep.edge, scores["rabbit"]!.ffmpeg.edge + 2.15, "rabbit: \(report)")
+        XCTAssertGreaterThan(scores["trolls"]!.lockstep.edge, scores["trolls"]!.ffmpeg.edge + 0.6, "trolls: \(report)")
         XCTAssertGreaterThan(scores["plant"]!.lockstep.edge, scores["plant"]!.ffmpeg.edge + 1.4, "plant: \(report)")
         let mean = scores.values.map { $0.lockstep.edge - $0.ffmpeg.edge }.reduce(0, +) / Double(scores.count)
-        XCTAssertGreaterThanOrEqual(mean, 1.4, "the mean edge margin: \(report)")
+        XCTAssertGreaterThanOrEqual(mean, 1.6, "the mean edge margin: \(report)")
         // Green stays green: the trolls' green hair and the leaves (measured 1.9 and 3.3 degrees;
         // 33-35 before issue 44, when the despill turned them brown).
         XCTAssertLessThan(scores["trolls"]!.lockstep.hue, 3, report)
         XCTAssertLessThan(scores["plant"]!.lockstep.hue, 4, report)
-        // The flicker: below ffmpeg's on the plant (by 0.06 levels), still above it on flowers,
-        // the trolls and the rabbit (by 0.05, 0.07 and 0.14; the fifth session's flowers, 0.22,
-        // fails the bound, and its plant, 0.02 above ffmpeg's, the first): held there, so that
-        // it cannot grow unseen.
+        // The flicker: below ffmpeg's on the plant (by 0.04 levels), on flowers within 0.01 of
+        // it (the sixth session's 0.05 above fails the bound), still above it on the trolls and
+        // the rabbit (by 0.08 and 0.14): held there, so that it cannot grow unseen.
         XCTAssertLessThan(scores["plant"]!.lockstep.flicker, scores["plant"]!.ffmpeg.flicker, "plant: \(report)")
-        for name in ["flowers", "trolls", "rabbit"] {
+        XCTAssertLessThan(scores["flowers"]!.lockstep.flicker, scores["flowers"]!.ffmpeg.flicker + 0.035, "flowers: \(report)")
+        for name in ["trolls", "rabbit"] {
             XCTAssertLessThan(scores[name]!.lockstep.flicker, scores[name]!.ffmpeg.flicker + 0.18, "\(name): \(report)")
         }
     }
