@@ -238,14 +238,14 @@ public final class ReverseJob: Job {
         let exact = ConcatJob.length(tb * end, frames: Int64(n), video: video)
         if exact != tb * end, let ticks = exact.multiplied(by: tb.inverse), ticks.den == 1, ticks.num > starts[n - 1] { end = ticks.num }
         var cut: Range<Int64>?
-        if let c = options.cut {
-            let range = FrameRange(c, frameRate: frameRate)
-            let from = Rational.rescale(range.start, from: frameRate.inverse, to: tb)
-            let to = range.isOpen ? end : min(end, Rational.rescale(range.end, from: frameRate.inverse, to: tb))
-            guard from < end else {
-                throw FrameRange.pastEnd(range, input: 0, path: options.input, frames: TimeCut.ceil(tb * end * frameRate), frameRate: frameRate)
+        if let range = options.cut.map({ FrameRange($0, frameRate: frameRate) }) {
+            // The source's timeline in output frames: a cut must lie within it, as in every command.
+            let frames = TimeCut.ceil(tb * end * frameRate)
+            guard range.start < frames, range.end.map({ $0 <= frames }) != false else {
+                throw FrameRange.pastEnd(range, input: 0, path: options.input, frames: frames, frameRate: frameRate)
             }
-            cut = from..<to
+            let from = Rational.rescale(range.start, from: frameRate.inverse, to: tb)
+            cut = from..<(range.end.map { min(end, Rational.rescale($0, from: frameRate.inverse, to: tb)) } ?? end)
         }
         return ReverseTimeline(starts: starts, end: end, boomerang: options.boomerang, loops: options.loops, cut: cut)
     }
