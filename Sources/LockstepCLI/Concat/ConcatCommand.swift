@@ -80,7 +80,7 @@ struct ConcatCommand: ParsableCommand {
     }
 
     func run() throws {
-        let result = try runJob(ConcatJob.self, options, quiet: quiet, notice: printNote)
+        let result = try runOutputJob(ConcatJob.self, options, quiet: quiet)
         let seconds = (result.frameRate.inverse * result.frames).seconds
         let audioNote = result.audioSamples.map { String(format: ", audio %.6f s", Double($0) / 48_000) } ?? ", no audio"
         print(

@@ -68,7 +68,7 @@ struct ReverseCommand: ParsableCommand {
     }
 
     func run() throws {
-        let result = try runJob(ReverseJob.self, options, quiet: quiet, notice: printNote)
+        let result = try runOutputJob(ReverseJob.self, options, quiet: quiet)
         let seconds = Double(result.audioSamples ?? 0) / 48_000
         let audioNote = result.audioSamples != nil ? String(format: ", audio %.3f s", seconds) : ", no audio"
         print(

@@ -59,4 +59,38 @@ final class ReverseCommandTests: ScratchFolderTestCase {
         XCTAssertEqual(verify.status, 0, verify.stdout)
         XCTAssertEqual(try leftovers(), ["out.mp4"])
     }
+
+    /// karma.mp4 reversed and stopped by a signal part way: one line on stderr, the signal's exit
+    /// status, nothing left. Its note about the output (the telemetry track is not kept) is told
+    /// with the output's summary, so a stopped run does not print it: it printed the note at the
+    /// start, then "Error: cancelled" (scripts/tools/adversarial-sweep). A run that finishes
+    /// still says it, once.
+    func testAStoppedReverseSaysOneLine() throws {
+        let karma = Repository.shared("karma.mp4")
+        for (signal, status) in [(SIGINT, Int32(130)), (SIGTERM, 143), (SIGUSR1, 138)] {
+            let p = Process()
+            p.executableURL = Repository.binary
+            p.arguments = ["reverse", karma, "-o", out]
+            let err = Pipe()
+            p.standardError = err; p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            // Started writing: its temporary is there (the note, on main, was printed by then).
+            let deadline = Date().addingTimeInterval(60)
+            while try leftovers().isEmpty && Date() < deadline && p.isRunning { usleep(20_000) }
+            XCTAssertTrue(Processes.waitUntilCatching(p.processIdentifier, signal), "signal \(signal) never caught")
+            kill(p.processIdentifier, signal)
+            p.waitUntilExit()
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTAssertEqual(p.terminationReason, .exit, "signal \(signal)")
+            XCTAssertEqual(p.terminationStatus, status, "signal \(signal): \(stderr)")
+            XCTAssertEqual(stderr, "Error: cancelled\n", "signal \(signal)")
+            XCTAssertEqual(try leftovers(), [], "signal \(signal)")
+        }
+        let done = try run([karma, "-o", out, "--to", "1", "--quiet"])
+        XCTAssertEqual(done.status, 0, done.stderr)
+        XCTAssertEqual(
+            done.stderr,
+            "note: \(karma): its GPMF telemetry track is not kept in the output: the output's time runs backwards: the camera's samples would not match its picture\n")
+        XCTAssertTrue(done.stdout.hasPrefix("wrote \(out): 30 frames from 362,"), done.stdout)
+    }
 }
