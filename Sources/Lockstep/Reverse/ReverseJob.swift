@@ -27,6 +27,9 @@ public struct ReverseOptions: Sendable {
     /// `--from/--to`: the part of the source reversed (cut first, then reversed), on the
     /// source's timeline at the output's rate, as every command cuts.
     public var cut: TimeCut?
+    /// `--frames A:B`: the same cut given in output frames (source frames A to B-1 on the
+    /// source's timeline at the output's rate, then reversed); at most one of `cut` and `frames`.
+    public var frames: FrameRange?
     /// Decoded pictures held at most (the pool a backward run decodes into); nil: as many as
     /// `poolBytes` holds, at least 4 (64 MiB: 21 pictures at 1080p, which keeps the whole job
     /// under 400 MB there: measured, the rest of it is about 320 MB, mostly x264).
@@ -60,6 +63,7 @@ public struct ReverseOptions: Sendable {
         try CompositeOptions.check(codec: encode.codec, signal: signal, output: output)
         try CompositeOptions.check(stallTimeout: stallTimeout)
         try CompositeOptions.check(encode: encode)
+        if frames != nil && cut != nil { throw CompositeOptionsError.framesAndCut }
     }
 }
 
@@ -167,7 +171,7 @@ public final class ReverseJob: Job {
         var input = Provenance.Input(path: options.input, timeBase: tb, audio: reversed != nil)
         input.origin = index.pts[0]
         input.duration = Provenance.fraction(tb * timeline.end)
-        if options.cut != nil { input.trim = CompositeJob.trimText(InputClock.Trim(start: tb * timeline.span.lowerBound, end: tb * timeline.span.upperBound)) }
+        if options.cut != nil || options.frames != nil { input.trim = CompositeJob.trimText(InputClock.Trim(start: tb * timeline.span.lowerBound, end: tb * timeline.span.upperBound)) }
         var header = Provenance.header(sync: options.boomerang ? "boomerang" : "reverse", frameRate: frameRate, inputs: [input])
         header.timing = options.sync.rawValue
         let stamp = ProvenanceStamp(width: canvas.width, height: canvas.height)
@@ -238,7 +242,7 @@ public final class ReverseJob: Job {
         let exact = ConcatJob.length(tb * end, frames: Int64(n), video: video)
         if exact != tb * end, let ticks = exact.multiplied(by: tb.inverse), ticks.den == 1, ticks.num > starts[n - 1] { end = ticks.num }
         var cut: Range<Int64>?
-        if let range = options.cut.map({ FrameRange($0, frameRate: frameRate) }) {
+        if let range = options.frames ?? options.cut.map({ FrameRange($0, frameRate: frameRate) }) {
             // The source's timeline in output frames: a cut must lie within it, as in every command.
             let frames = TimeCut.ceil(tb * end * frameRate)
             guard range.start < frames, range.end.map({ $0 <= frames }) != false else {

@@ -12,7 +12,8 @@ struct ReverseCommand: ParsableCommand {
             The movie's timeline played backwards: output frame k at k/fps shows the frame on screen at \
             that point of the reversed timeline, so dropped frames, a variable rate and an edit list keep \
             their times and every sound stays on its picture (--keep-frames: every frame once at the output's \
-            rate instead). --from/--to cut the movie first, then reverse the cut. The video is read backwards \
+            rate instead). --from/--to cut the movie first, then reverse the cut; --frames A:B is the same cut \
+            in frames (the source's frames A to B-1 at the output's rate, as --from A/fps --to B/fps). The video is read backwards \
             GOP by GOP into a pool of pictures; a GOP longer than the pool is decoded again from its keyframe \
             for each part, so memory does not grow with the length of the movie or of its GOPs. Each output \
             frame carries its source frame and when it is on screen as provenance (`lockstep verify` checks \
@@ -23,6 +24,12 @@ struct ReverseCommand: ParsableCommand {
     var output: String { encoding.output }
 
     @OptionGroup(title: "Timeline and cuts") var timeline: TimelineArguments
+
+    @Option(
+        help: ArgumentHelp(
+            "Reverse only the source's frames A (included) to B (excluded), counted at the output's rate on the source's timeline: the cut --from A/fps --to B/fps makes.",
+            valueName: "A:B"))
+    var frames: String?
 
     @Flag(help: "Forward, then backward: the turning frame shown once.")
     var boomerang = false
@@ -55,6 +62,7 @@ struct ReverseCommand: ParsableCommand {
         o.toneCurve = encoding.out.tone
         o.sync = timeline.keepFrames ? .index : .time
         o.cut = timeline.cut
+        o.frames = frames.flatMap { try? FrameRange(parsing: $0) }
         return o
     }
 
@@ -64,6 +72,7 @@ struct ReverseCommand: ParsableCommand {
             throw ValidationError(
                 "reverse cannot honour --deinterlace \(d.rawValue): it reads the movie backwards without the deinterlacer (fields stay woven); deinterlace with composite or concat first.")
         }
+        if let frames { try asUsage { _ = try FrameRange(parsing: frames) } }
         try encoding.validate(inputs: [input]) { try options.check() }
     }
 

@@ -64,6 +64,7 @@ final class SegmentCommandLineTests: ScratchFolderTestCase {
             (["filter", "--filter", "none", "--frames", huge, q0], "--frames \(huge): input 1 (\(q0)) ends the output after 75 frames; the range must lie within 0:75."),
             (["filter", "--filter", "none", "--frames", "3:9999", q0], "--frames 3:9999: input 1 (\(q0)) ends the output after 75 frames; the range must lie within 0:75."),
             (["concat", "--frames", huge, q0, q1], "--frames \(huge): input 2 (\(q1)) ends the output after 141 frames; the range must lie within 0:141."),
+            (["reverse", "--frames", huge, q0], "--frames \(huge): input 1 (\(q0)) ends the output after 75 frames; the range must lie within 0:75."),
             (["reverse", "--to", "9999", q0], "--to 9999: input 1 (\(q0)) ends the output at 2.500 s (75 frames); the cut must lie within 0-2.500 s."),
             (["filter", "--filter", "none", "--to", "9999", q0], "--to 9999: input 1 (\(q0)) ends the output at 2.500 s (75 frames); the cut must lie within 0-2.500 s.")
         ]
