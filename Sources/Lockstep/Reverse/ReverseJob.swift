@@ -63,6 +63,7 @@ public struct ReverseOptions: Sendable {
         try CompositeOptions.check(codec: encode.codec, signal: signal, output: output)
         try CompositeOptions.check(stallTimeout: stallTimeout)
         try CompositeOptions.check(encode: encode)
+        try CompositeOptions.check(layout: encode, audio: audio != .none, output: output)
         if frames != nil && cut != nil { throw CompositeOptionsError.framesAndCut }
     }
 }

@@ -75,7 +75,11 @@ public struct FrameRange: Equatable, Sendable, CustomStringConvertible {
 
 extension CompositeOptions {
     /// `--gop` and `--audio-codec` against the output (FLAC only into Matroska).
-    func checkSegment() throws {
+    func checkSegment() throws { try Self.check(layout: encode, audio: audio, output: output) }
+
+    /// The same rules for every command that encodes frames (concat, reverse too): a GOP of
+    /// 1-10000 frames; an audio codec the output's container takes, when it has sound.
+    public static func check(layout encode: EncodeSettings, audio: Bool, output: String) throws {
         guard (1...10_000).contains(encode.gop) else { throw CutError.gopOutOfRange(encode.gop) }
         let container = OutputPath.container(for: output)
         if audio, !encode.audioCodec.containers.contains(container) {

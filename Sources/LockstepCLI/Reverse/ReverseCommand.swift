@@ -31,6 +31,8 @@ struct ReverseCommand: ParsableCommand {
             valueName: "A:B"))
     var frames: String?
 
+    @OptionGroup var layout: GOPAndAudioCodecArguments
+
     @Flag(help: "Forward, then backward: the turning frame shown once.")
     var boomerang = false
 
@@ -56,6 +58,7 @@ struct ReverseCommand: ParsableCommand {
         o.audio = audio
         o.poolFrames = poolFrames
         o.encode = encoding.settings
+        layout.apply(to: &o.encode)
         o.size = encoding.out.size
         o.frameRate = encoding.out.fps
         o.signal = encoding.out.signal

@@ -93,4 +93,35 @@ final class ReverseCommandTests: ScratchFolderTestCase {
             "note: \(karma): its GPMF telemetry track is not kept in the output: the output's time runs backwards: the camera's samples would not match its picture\n")
         XCTAssertTrue(done.stdout.hasPrefix("wrote \(out): 30 frames from 362,"), done.stdout)
     }
+
+    /// `--gop` and `--audio-codec` as every frame-producing command takes them: a keyframe every
+    /// G output frames (ffprobe's key_frame flags), FLAC in a .mkv, refused into an .mp4.
+    func testGOPAndAudioCodec() throws {
+        let mkv = scratch.appendingPathComponent("out.mkv").path
+        let r = try run([Repository.fixture("q0.mp4"), "-o", mkv, "--gop", "10", "--audio-codec", "flac", "--quiet"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Self.keyframes(mkv), Array(stride(from: 0, to: 75, by: 10)))
+        XCTAssertEqual(try Self.audioCodec(mkv), "flac")
+        let flac = try run([Repository.fixture("q0.mp4"), "-o", out, "--audio-codec", "flac"])
+        XCTAssertEqual(flac.status, 64)
+        XCTAssertEqual(
+            flac.stderr.split(separator: "\n").first.map(String.init),
+            "Error: --audio-codec flac needs a .mkv output (FFmpeg 5.1 writes FLAC into Matroska; into MP4 only as an experimental feature); got \(out).")
+        let gop = try run([Repository.fixture("q0.mp4"), "-o", out, "--gop", "0"])
+        XCTAssertEqual(gop.status, 64)
+        XCTAssertEqual(gop.stderr.split(separator: "\n").first.map(String.init), "Error: --gop 0: the GOP length must be between 1 and 10000 frames.")
+        XCTAssertEqual(try leftovers(), ["out.mkv"])
+    }
+
+    /// The output frames ffprobe flags as keyframes.
+    static func keyframes(_ movie: String) throws -> [Int] {
+        let csv = String(decoding: try Processes.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=key_frame", "-of", "csv=p=0", movie]), as: UTF8.self)
+        return csv.split(separator: "\n").enumerated().filter { $0.element.hasPrefix("1") }.map(\.offset)
+    }
+
+    /// The first audio stream's codec, as ffprobe names it.
+    static func audioCodec(_ movie: String) throws -> String {
+        String(decoding: try Processes.check("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=codec_name", "-of", "csv=p=0", movie]), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
 }
