@@ -44,6 +44,11 @@ public struct ReverseOptions: Sendable {
     /// HDR pictures are brought into SDR.
     public var signal = WorkingSignal.sdr
     public var toneCurve = ToneCurve.hable
+    /// An interlaced input's pictures (`--deinterlace`): `.frame` (the default, as in every
+    /// command) deinterlaces each GOP-sized pass forward with a frame of context on each side
+    /// (`SeekingVideoReader.decode(_:deinterlace:_:)`), so each picture is the one a forward
+    /// pass makes; `.off` leaves the fields woven; `.field` is refused.
+    public var deinterlace = DeinterlaceMode.frame
     /// Seconds a stage may be stuck before the job stops with an error naming it.
     public var stallTimeout = 30.0
 
@@ -58,6 +63,7 @@ public struct ReverseOptions: Sendable {
         guard loops >= 1 else { throw ReverseError.tooFewLoops(loops) }
         guard loops <= Self.mostLoops else { throw ReverseError.tooManyLoops(loops, limit: Self.mostLoops) }
         if let p = poolFrames, p < 1 { throw ReverseError.tooFewPoolFrames(p) }
+        if deinterlace == .field { throw ReverseError.deinterlaceByField }
         // --size, --fps, --codec, --crf and --preset: the same rules and sentences as composite's.
         try CompositeOptions.check(size: size, frameRate: frameRate, signal: signal, codec: encode.codec)
         try CompositeOptions.check(codec: encode.codec, signal: signal, output: output)
@@ -156,7 +162,8 @@ public final class ReverseJob: Job {
             place: canvas, picture: Layout(blend: .single, canvas: canvas, inputs: [reader.video.displaySize]).pictures[0],
             fill: .black, rotation: reader.video.rotation,
             color: ColorOptions(working: options.signal, toneCurve: options.toneCurve, metadata: reader.video.color.hdr))
-        let frames = ReverseFrames(reader: reader, conformer: conformer, timeline: timeline, pool: min(pool, index.longestSegment))
+        let frames = ReverseFrames(
+            reader: reader, conformer: conformer, timeline: timeline, pool: min(pool, index.longestSegment), deinterlace: options.deinterlace)
         let reversed = sound.map { ReverseSound(spool: $0, pieces: ReverseSound.pieces(timeline, timeBase: tb, keep: options.audio == .keep)) }
         let movie = try MovieWriter(
             path: file.path, container: OutputPath.container(for: options.output), canvas: canvas, frameRate: frameRate,

@@ -63,6 +63,7 @@ struct ReverseCommand: ParsableCommand {
         o.frameRate = encoding.out.fps
         o.signal = encoding.out.signal
         o.toneCurve = encoding.out.tone
+        o.deinterlace = encoding.out.deinterlace ?? .frame
         o.sync = timeline.keepFrames ? .index : .time
         o.cut = timeline.cut
         o.frames = frames.flatMap { try? FrameRange(parsing: $0) }
@@ -70,11 +71,6 @@ struct ReverseCommand: ParsableCommand {
     }
 
     func validate() throws {
-        // What reading backwards cannot do, said rather than left unused.
-        if let d = encoding.out.deinterlace, d != .off {
-            throw ValidationError(
-                "reverse cannot honour --deinterlace \(d.rawValue): it reads the movie backwards without the deinterlacer (fields stay woven); deinterlace with composite or concat first.")
-        }
         if let frames { try asUsage { _ = try FrameRange(parsing: frames) } }
         try encoding.validate(inputs: [input]) { try options.check() }
     }
