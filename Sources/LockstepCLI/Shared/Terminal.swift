@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Lockstep
+import Synchronization
 
 /// `runJob`'s part: runs `body` with the stop signals turned into a call to `cancel`, so the job
 /// can remove its temporary file and say so, instead of dying half-way. Signals are heard on a queue of their
@@ -62,14 +63,13 @@ func runOutputJob<J: Job>(_ type: J.Type, _ options: J.Options, quiet: Bool, ear
 }
 
 /// Notes told from the job's threads, kept in order until it has returned.
-private final class HeldNotes: @unchecked Sendable {
-    private let lock = NSLock()
-    private var held: [String]
+private final class HeldNotes: Sendable {
+    private let held: Mutex<[String]>
 
-    init(_ earlier: [String]) { held = earlier }
+    init(_ earlier: [String]) { held = Mutex(earlier) }
 
-    @Sendable func add(_ line: String) { lock.withLock { held.append(line) } }
-    var lines: [String] { lock.withLock { held } }
+    @Sendable func add(_ line: String) { held.withLock { $0.append(line) } }
+    var lines: [String] { held.withLock { $0 } }
 }
 
 /// A job's notice on stderr: "note: LINE".
