@@ -24,6 +24,11 @@ public final class SeekingVideoReader {
     private let decoder: Decoder
     private let packet = Packet()
     private let decoded = Frame()
+    /// The deinterlacer's picture (`decode(_:deinterlace:_:)`; made for an interlaced input
+    /// only), and whether the pictures are interlaced (decided at the first one decoded
+    /// through it; nil until then).
+    lazy var deinterlaced = Frame()
+    var interlaced: Bool?
 
     /// `threads`: the decoder's frame threads (each holds a picture in flight).
     public init(path: String, threads: Int32 = 2, cancellation: CancellationToken = CancellationToken()) throws {

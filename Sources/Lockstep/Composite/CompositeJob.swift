@@ -444,7 +444,7 @@ public final class CompositeJob: Job {
             if let noTime = Self.noSharedTime(options, readers: readers) { throw noTime }
             throw MediaError("has no video frame to composite", path: options.readerPaths[endedBy ?? 0])
         }
-        if let range, emitted < range.count {
+        if let range, let count = range.count, emitted < count {
             let i = endedBy ?? 0
             throw FrameRange.pastEnd(range, input: i, path: options.readerPaths[i], frames: firstK + emitted, frameRate: frameRate)
         }

@@ -79,7 +79,7 @@ public final class ConcatJob: Job {
         // forward; the frames before A are let go, the sound before A's first sample dropped.
         let range = options.frames ?? options.cut.map { FrameRange($0, frameRate: frameRate) }
         let firstK = range?.start ?? 0
-        if let range, !range.isOpen { maxFrames = min(maxFrames, range.end) }
+        if let end = range?.end { maxFrames = min(maxFrames, end) }
         // Before any thread starts: a .cube that cannot be read stops the job here.
         let filters = try options.filter.map { try FilterStage(schedule: $0, canvas: canvas) }
         // The filtered picture: the lanes' pool frames keep their margins from one use to the next.
@@ -265,7 +265,7 @@ public final class ConcatJob: Job {
             if emitted > firstK { clipFrames.append(emitted - max(first, firstK)) }
             if capped { break }
         }
-        if let range, emitted <= firstK || (!range.isOpen && emitted < range.end && emitted < maxFrames) {
+        if let range, emitted <= firstK || (range.end.map { emitted < $0 } == true && emitted < maxFrames) {
             let last = options.clips.count - 1
             throw FrameRange.pastEnd(range, input: last, path: options.clips[last], frames: emitted, frameRate: frameRate)
         }

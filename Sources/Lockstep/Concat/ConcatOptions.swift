@@ -81,6 +81,8 @@ public struct ConcatOptions: Sendable {
             throw ConcatError.hdrWithFilters(hdr: signal.rawValue)
         }
         try CompositeOptions.check(encode: encode)
+        // Every clip may have sound: FLAC only into Matroska, as everywhere.
+        try CompositeOptions.check(layout: encode, audio: true, output: output)
     }
 
     /// "0", "-1.5", "7/3" as the user would write it.

@@ -247,7 +247,7 @@ public final class FilterVariantsJob: Job {
         watchdog.start()
         defer { watchdog.stop() }
         let whole = CompositeJob.expectedFrames([reader], sync: options.sync, frameRate: frameRate)
-        let expected = range.map { r in r.isOpen ? whole.map { max(0, $0 - r.start) } : r.count } ?? whole
+        let expected = range.map { r in r.count ?? whole.map { max(0, $0 - r.start) } } ?? whole
         if options.sync == .index, let line = KeepFramesNotice.line([reader], frameRate: frameRate) { events.notice?(line) }
         var header = Provenance.header(
             sync: options.sync.rawValue, blend: BlendMode.single.rawValue, frameRate: frameRate,
@@ -271,7 +271,7 @@ public final class FilterVariantsJob: Job {
                 guard failure.error == nil, writers.contains(where: { !$0.queue.closed }) else { return false }
                 reached = tick + 1
                 // A cut: the sync starts at its first tick; those after it are not read.
-                if let range, tick >= range.end { return false }
+                if let end = range?.end, tick >= end { return false }
                 clock.set("handing out frame \(emitted)", busy: false)
                 if emitted == 0 { header.inputs?[0].origin = sync.origin(0)?.value }
                 var record = emitted == 0 ? header : Provenance(k: 0, src: [])
@@ -296,7 +296,8 @@ public final class FilterVariantsJob: Job {
         for w in writers { w.join() }
         lane.join(afterFailure: failure.error != nil)
         if let error = failure.error { throw error }
-        if let range, emitted < range.count, !(range.isOpen && emitted > 0) {
+        // An open cut (`--from` alone) ends where the input does: short only when it kept nothing.
+        if let range, emitted < range.count ?? 1 {
             throw FrameRange.pastEnd(range, input: 0, path: options.input, frames: reached, frameRate: frameRate)
         }
         guard emitted > 0 else { throw MediaError("has no video frame to filter", path: options.input) }

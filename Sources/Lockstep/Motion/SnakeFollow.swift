@@ -43,14 +43,14 @@ public enum SnakeFollowPicture {
                 o.followsRecords = FollowedRecords(stabilisation: r.stabilisation!.source, gyroOffsetMs: given ? c.clock.pieces[0].offsetMs : nil)
             }
             o.calibration = profile
-            return (o, "note: \(why): the trail follows the picture's recorded orientation (IORI * CORI), not the gyro")
+            return (o, "\(why): the trail follows the picture's recorded orientation (IORI * CORI), not the gyro")
         }
         let motion = try FrameMotionExtractor.extract(path: movie)
         let f = options.calibration.focalLength(forWidth: motion.displaySize.width) ?? Double(motion.displaySize.width) / 2
         o.readings = readings(motion.shifts, focalPx: f)
         o.calibration = profile
         guard o.readings.count >= 2 else { throw MotionError.tooFewFrames(movie: movie) }
-        return (o, "note: \(why)\(r.stabilised ? " and the file records no image orientation" : ""): the trail follows the picture's own motion, measured from its frames, not the gyro")
+        return (o, "\(why)\(r.stabilised ? " and the file records no image orientation" : ""): the trail follows the picture's own motion, measured from its frames, not the gyro")
     }
 
     /// The picture's turn per frame interval (pan and tilt from its shift over `focalPx`, the

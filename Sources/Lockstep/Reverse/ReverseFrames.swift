@@ -25,9 +25,11 @@ final class ReverseFrames {
     /// The frames of the decoded pass still to hand over, in the order they are shown.
     private var order = stride(from: 0, through: -1, by: 1).makeIterator()
     private var pulled = 0
+    private let deinterlace: DeinterlaceMode
 
-    init(reader: SeekingVideoReader, conformer: Conformer, timeline: ReverseTimeline, pool: Int) {
+    init(reader: SeekingVideoReader, conformer: Conformer, timeline: ReverseTimeline, pool: Int, deinterlace: DeinterlaceMode = .off) {
         self.reader = reader
+        self.deinterlace = deinterlace
         self.conformer = conformer
         self.timeline = timeline
         decoded = (0..<pool).map { _ in Frame() }
@@ -66,7 +68,7 @@ final class ReverseFrames {
             }
             let range = passes[pass]
             pass += 1
-            try reader.decode(range) { s, picture in decoded[s - range.lowerBound].take(from: picture) }
+            try reader.decode(range, deinterlace: deinterlace) { s, picture in decoded[s - range.lowerBound].take(from: picture) }
             order =
                 (timeline.pieces[piece].backward
                 ? stride(from: range.upperBound - 1, through: range.lowerBound, by: -1)

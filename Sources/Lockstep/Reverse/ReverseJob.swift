@@ -27,6 +27,9 @@ public struct ReverseOptions: Sendable {
     /// `--from/--to`: the part of the source reversed (cut first, then reversed), on the
     /// source's timeline at the output's rate, as every command cuts.
     public var cut: TimeCut?
+    /// `--frames A:B`: the same cut given in output frames (source frames A to B-1 on the
+    /// source's timeline at the output's rate, then reversed); at most one of `cut` and `frames`.
+    public var frames: FrameRange?
     /// Decoded pictures held at most (the pool a backward run decodes into); nil: as many as
     /// `poolBytes` holds, at least 4 (64 MiB: 21 pictures at 1080p, which keeps the whole job
     /// under 400 MB there: measured, the rest of it is about 320 MB, mostly x264).
@@ -41,6 +44,11 @@ public struct ReverseOptions: Sendable {
     /// HDR pictures are brought into SDR.
     public var signal = WorkingSignal.sdr
     public var toneCurve = ToneCurve.hable
+    /// An interlaced input's pictures (`--deinterlace`): `.frame` (the default, as in every
+    /// command) deinterlaces each GOP-sized pass forward with a frame of context on each side
+    /// (`SeekingVideoReader.decode(_:deinterlace:_:)`), so each picture is the one a forward
+    /// pass makes; `.off` leaves the fields woven; `.field` is refused.
+    public var deinterlace = DeinterlaceMode.frame
     /// Seconds a stage may be stuck before the job stops with an error naming it.
     public var stallTimeout = 30.0
 
@@ -55,11 +63,14 @@ public struct ReverseOptions: Sendable {
         guard loops >= 1 else { throw ReverseError.tooFewLoops(loops) }
         guard loops <= Self.mostLoops else { throw ReverseError.tooManyLoops(loops, limit: Self.mostLoops) }
         if let p = poolFrames, p < 1 { throw ReverseError.tooFewPoolFrames(p) }
+        if deinterlace == .field { throw ReverseError.deinterlaceByField }
         // --size, --fps, --codec, --crf and --preset: the same rules and sentences as composite's.
         try CompositeOptions.check(size: size, frameRate: frameRate, signal: signal, codec: encode.codec)
         try CompositeOptions.check(codec: encode.codec, signal: signal, output: output)
         try CompositeOptions.check(stallTimeout: stallTimeout)
         try CompositeOptions.check(encode: encode)
+        try CompositeOptions.check(layout: encode, audio: audio != .none, output: output)
+        if frames != nil && cut != nil { throw CompositeOptionsError.framesAndCut }
     }
 }
 
@@ -151,7 +162,8 @@ public final class ReverseJob: Job {
             place: canvas, picture: Layout(blend: .single, canvas: canvas, inputs: [reader.video.displaySize]).pictures[0],
             fill: .black, rotation: reader.video.rotation,
             color: ColorOptions(working: options.signal, toneCurve: options.toneCurve, metadata: reader.video.color.hdr))
-        let frames = ReverseFrames(reader: reader, conformer: conformer, timeline: timeline, pool: min(pool, index.longestSegment))
+        let frames = ReverseFrames(
+            reader: reader, conformer: conformer, timeline: timeline, pool: min(pool, index.longestSegment), deinterlace: options.deinterlace)
         let reversed = sound.map { ReverseSound(spool: $0, pieces: ReverseSound.pieces(timeline, timeBase: tb, keep: options.audio == .keep)) }
         let movie = try MovieWriter(
             path: file.path, container: OutputPath.container(for: options.output), canvas: canvas, frameRate: frameRate,
@@ -167,7 +179,7 @@ public final class ReverseJob: Job {
         var input = Provenance.Input(path: options.input, timeBase: tb, audio: reversed != nil)
         input.origin = index.pts[0]
         input.duration = Provenance.fraction(tb * timeline.end)
-        if options.cut != nil { input.trim = CompositeJob.trimText(InputClock.Trim(start: tb * timeline.span.lowerBound, end: tb * timeline.span.upperBound)) }
+        if options.cut != nil || options.frames != nil { input.trim = CompositeJob.trimText(InputClock.Trim(start: tb * timeline.span.lowerBound, end: tb * timeline.span.upperBound)) }
         var header = Provenance.header(sync: options.boomerang ? "boomerang" : "reverse", frameRate: frameRate, inputs: [input])
         header.timing = options.sync.rawValue
         let stamp = ProvenanceStamp(width: canvas.width, height: canvas.height)
@@ -238,14 +250,14 @@ public final class ReverseJob: Job {
         let exact = ConcatJob.length(tb * end, frames: Int64(n), video: video)
         if exact != tb * end, let ticks = exact.multiplied(by: tb.inverse), ticks.den == 1, ticks.num > starts[n - 1] { end = ticks.num }
         var cut: Range<Int64>?
-        if let c = options.cut {
-            let range = FrameRange(c, frameRate: frameRate)
-            let from = Rational.rescale(range.start, from: frameRate.inverse, to: tb)
-            let to = range.isOpen ? end : min(end, Rational.rescale(range.end, from: frameRate.inverse, to: tb))
-            guard from < end else {
-                throw FrameRange.pastEnd(range, input: 0, path: options.input, frames: TimeCut.ceil(tb * end * frameRate), frameRate: frameRate)
+        if let range = options.frames ?? options.cut.map({ FrameRange($0, frameRate: frameRate) }) {
+            // The source's timeline in output frames: a cut must lie within it, as in every command.
+            let frames = TimeCut.ceil(tb * end * frameRate)
+            guard range.start < frames, range.end.map({ $0 <= frames }) != false else {
+                throw FrameRange.pastEnd(range, input: 0, path: options.input, frames: frames, frameRate: frameRate)
             }
-            cut = from..<to
+            let from = Rational.rescale(range.start, from: frameRate.inverse, to: tb)
+            cut = from..<(range.end.map { min(end, Rational.rescale($0, from: frameRate.inverse, to: tb)) } ?? end)
         }
         return ReverseTimeline(starts: starts, end: end, boomerang: options.boomerang, loops: options.loops, cut: cut)
     }

@@ -46,7 +46,7 @@ extension CompositeJob {
         let length = lengths.min()!
         let shortest = lengths.firstIndex(of: length)!
         let range = try range.resolved(length: length, input: shortest, path: lanes[shortest].reader.path, frameRate: frameRate)
-        if range.end > length {
+        if let end = range.end, end > length {
             throw FrameRange.pastEnd(range, input: shortest, path: lanes[shortest].reader.path, frames: length, frameRate: frameRate)
         }
         let firstTick = min(range.start, preRoll(inputs[0].0))

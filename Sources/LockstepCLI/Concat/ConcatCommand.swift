@@ -29,6 +29,7 @@ struct ConcatCommand: ParsableCommand {
 
     @OptionGroup(title: "Timeline and cuts") var timeline: TimelineArguments
     @Option(help: SegmentArguments.framesHelp) var frames: String?
+    @OptionGroup var layout: GOPAndAudioCodecArguments
 
     @Option(name: .customLong("stall-timeout"), parsing: .unconditional, help: ArgumentHelp("Stop with an error when a stage makes no progress for this long.", valueName: "seconds"))
     var stallTimeout: Double = 30
@@ -60,6 +61,7 @@ struct ConcatCommand: ParsableCommand {
         options.cut = timeline.cut
         options.frames = frames.flatMap { try? FrameRange(parsing: $0) }
         options.encode = encoding.settings
+        layout.apply(to: &options.encode)
         options.stallTimeout = stallTimeout
         // A chain that does not parse is refused by `filters.validate()` with its own sentence.
         options.filter = try? filters.schedule()
@@ -70,7 +72,8 @@ struct ConcatCommand: ParsableCommand {
         if copy {
             let out = encoding.out
             for (given, name) in [
-                (out.deinterlace != nil, "--deinterlace"), (out.toneCurve != nil, "--tonemap"), (out.crf != nil, "--crf"), (out.preset != nil, "--preset")
+                (out.deinterlace != nil, "--deinterlace"), (out.toneCurve != nil, "--tonemap"), (out.crf != nil, "--crf"), (out.preset != nil, "--preset"),
+                (layout.gop != nil, "--gop")
             ] where given {
                 throw ValidationError("--copy cannot be combined with \(name): copied video is not decoded or re-encoded.")
             }
@@ -80,7 +83,7 @@ struct ConcatCommand: ParsableCommand {
     }
 
     func run() throws {
-        let result = try runJob(ConcatJob.self, options, quiet: quiet, notice: printNote)
+        let result = try runOutputJob(ConcatJob.self, options, quiet: quiet)
         let seconds = (result.frameRate.inverse * result.frames).seconds
         let audioNote = result.audioSamples.map { String(format: ", audio %.6f s", Double($0) / 48_000) } ?? ", no audio"
         print(

@@ -105,7 +105,7 @@ struct FilterCommand: ParsableCommand {
 
 /// Prints one line per variant written and one error line per variant lost; exit 1 if any was lost.
 func runVariants(_ options: FilterVariantsOptions, quiet: Bool) throws {
-    let result = try runJob(FilterVariantsJob.self, options, quiet: quiet)
+    let result = try runOutputJob(FilterVariantsJob.self, options, quiet: quiet)
     let seconds = (result.frameRate.inverse * result.frames).seconds
     let audioNote = result.audioSamples.map { String(format: ", audio %.3f s", Double($0) / 48_000) } ?? ", no audio"
     for v in result.variants {

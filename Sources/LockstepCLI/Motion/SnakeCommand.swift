@@ -130,19 +130,22 @@ struct SnakeCommand: ParsableCommand {
         var options = CompositeOptions(inputs: [input], output: output, blend: .single)
         let (snakeOptions, note) = try SnakeFollowPicture.apply(try snake.options(video: input, ownTrace: true), movie: input, follow: follow)
         options.snake = snakeOptions
-        if let note { FileHandle.standardError.write(Data((note + "\n").utf8)) }
         options.filter = try filters.schedule()
         out.apply(to: &options)
         segment.apply(to: &options)
         timeline.apply(to: &options)
-        if scaleOut.requested { return try scaleOut.run(options, command: "snake", gopGiven: segment.gop != nil) }
-        try runComposite(options, quiet: quiet)
+        if scaleOut.requested {
+            if let note { printNote(note) }  // the submission writes no movie: said before its plan
+            return try scaleOut.run(options, command: "snake", gopGiven: segment.gop != nil)
+        }
+        // What the trail follows: told with the job's own notes, once it has written the output.
+        try runComposite(options, quiet: quiet, earlier: note.map { [$0] } ?? [])
     }
 }
 
 /// Runs a composite job with progress, cancellation and the closing summary.
-func runComposite(_ options: CompositeOptions, quiet: Bool) throws {
-    let result = try runJob(CompositeJob.self, options, quiet: quiet, notice: printNote)
+func runComposite(_ options: CompositeOptions, quiet: Bool, earlier: [String] = []) throws {
+    let result = try runOutputJob(CompositeJob.self, options, quiet: quiet, earlier: earlier)
     for w in result.warnings { printWarning(w) }
     let seconds = (result.frameRate.inverse * result.frames).seconds
     let audioNote = result.audioSamples.map { String(format: ", audio %.3f s", Double($0) / 48_000) } ?? ", no audio"

@@ -2,10 +2,9 @@ import ArgumentParser
 import Foundation
 import Lockstep
 
-extension AudioCodec: ExpressibleByArgument {}
-
 /// Segment renders and the encoder settings that make segments join by copy: shared by
-/// `composite`, `snake`, `filter` and `stabilise`.
+/// `composite`, `snake`, `filter` and `stabilise` (`reverse` takes `--frames` and the
+/// settings too, with its own meaning of the range; `concat` the settings).
 struct SegmentArguments: ParsableArguments {
     /// `--frames`' help, also `concat`'s (which takes no other segment option).
     static let framesHelp = ArgumentHelp(
@@ -14,15 +13,9 @@ struct SegmentArguments: ParsableArguments {
     @Option(help: Self.framesHelp)
     var frames: String?
 
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp(
-            "Frames per GOP: an IDR frame (closed GOP, no scene-cut keyframes) every G frames (default 250; with --segments N, at most the output's frames / N, so that there are N segments).",
-            valueName: "G"))
-    var gop: Int?
-
-    @Option(name: .customLong("audio-codec"), help: ArgumentHelp("aac, or flac (lossless, no priming: segments that join to the sample; needs a .mkv output).", valueName: "aac|flac"))
-    var audioCodec: AudioCodec = .aac
+    @OptionGroup var layout: GOPAndAudioCodecArguments
+    /// `--gop` as given (nil: the default, which a scale-out may lower).
+    var gop: Int? { layout.gop }
 
     /// The range asked for; nil without `--frames` (validate() has refused a malformed one).
     var range: FrameRange? { frames.flatMap { try? FrameRange(parsing: $0) } }
@@ -34,7 +27,6 @@ struct SegmentArguments: ParsableArguments {
 
     func apply(to options: inout CompositeOptions) {
         options.frames = range
-        options.encode.gop = gop ?? EncodeSettings().gop
-        options.encode.audioCodec = audioCodec
+        layout.apply(to: &options.encode)
     }
 }

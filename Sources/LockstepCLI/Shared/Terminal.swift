@@ -47,6 +47,31 @@ func runJob<J: Job>(
     return try withCancellation(grace: grace, stuck: stuck, cancelledLine: cancelledLine, finish: meter.finish, cancel) { try job.run() }
 }
 
+/// Runs a job that writes a movie (composite, snake, filter and its variants, concat, reverse)
+/// as `runJob` does, with its notes about the output (`JobEvents.notice`: telemetry not kept,
+/// `--keep-frames`' retiming, HDR tone-mapped, ...) held until the job has returned and printed
+/// then, before the command's summary: the one place such notes are printed. A job that is
+/// stopped or fails wrote no output and ends with its one error line, not with notes about it
+/// (reverse said "telemetry track is not kept" at its start, then "Error: cancelled").
+/// `earlier`: notes the command made before the job started (printed first, in order).
+func runOutputJob<J: Job>(_ type: J.Type, _ options: J.Options, quiet: Bool, earlier: [String] = []) throws -> J.Outcome {
+    let held = HeldNotes(earlier)
+    let outcome = try runJob(type, options, quiet: quiet, notice: held.add)
+    for line in held.lines { printNote(line) }
+    return outcome
+}
+
+/// Notes told from the job's threads, kept in order until it has returned.
+private final class HeldNotes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var held: [String]
+
+    init(_ earlier: [String]) { held = earlier }
+
+    @Sendable func add(_ line: String) { lock.withLock { held.append(line) } }
+    var lines: [String] { lock.withLock { held } }
+}
+
 /// A job's notice on stderr: "note: LINE".
 @Sendable func printNote(_ line: String) { FileHandle.standardError.write(Data("note: \(line)\n".utf8)) }
 

@@ -134,4 +134,32 @@ final class ConcatCommandTests: ScratchFolderTestCase {
         XCTAssertLessThan(elapsed, 15, "stopped by the watchdog, not by the feeder going away")
         XCTAssertEqual(try leftovers(), ["camera.fifo"])
     }
+
+    /// A concat with a note about its output (karma.mp4's telemetry, not kept beside a clip
+    /// without any) stopped by SIGTERM part way: one line, exit 143, nothing left; run to its
+    /// end, the note once (reverse's case: ReverseCommandTests.testAStoppedReverseSaysOneLine).
+    func testAStoppedConcatSaysOneLine() throws {
+        let karma = Repository.shared("karma.mp4"), q0 = fixture("q0.mp4")
+        let out = scratch.appendingPathComponent("o.mp4").path
+        let p = Process()
+        p.executableURL = Repository.binary
+        p.arguments = ["concat", karma, q0, "-o", out]
+        let err = Pipe()
+        p.standardError = err; p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let deadline = Date().addingTimeInterval(60)
+        while try leftovers().isEmpty && Date() < deadline && p.isRunning { usleep(20_000) }
+        XCTAssertTrue(Processes.waitUntilCatching(p.processIdentifier, SIGTERM), "SIGTERM never caught")
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(p.terminationStatus, 143, stderr)
+        XCTAssertEqual(stderr, "Error: cancelled\n")
+        XCTAssertEqual(try leftovers(), [])
+        let done = try Processes.lockstep(["concat", karma, q0, "-o", out, "--to", "0.5", "--quiet"])
+        XCTAssertEqual(done.status, 0, done.stderr)
+        XCTAssertEqual(
+            done.stderr,
+            "note: camera telemetry is not kept in the output: clip 2 (\(q0)) has no GPMF or CAMM track, clip 1 (\(karma)) has one\n")
+    }
 }

@@ -53,4 +53,26 @@ final class ConcatFramesTests: ScratchFolderTestCase {
             XCTAssertFalse(FileManager.default.fileExists(atPath: out), "\(args)")
         }
     }
+
+    /// `--gop` and `--audio-codec` with composite's meaning (issue 43's last loose ends: concat
+    /// refused them as clip names): a keyframe every G output frames across the join, FLAC into
+    /// a .mkv; refused into an .mp4, and with --copy (the video is not re-encoded).
+    func testGOPAndAudioCodec() throws {
+        let q0 = Repository.fixture("q0.mp4"), q1 = Repository.fixture("q1.mp4")  // 75 + 66 frames
+        let mkv = scratch.appendingPathComponent("o.mkv").path, mp4 = scratch.appendingPathComponent("o.mp4").path
+        let r = try Processes.lockstep(["concat", q0, q1, "--gop", "20", "--audio-codec", "flac", "-o", mkv, "--quiet"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try ReverseCommandTests.keyframes(mkv), Array(stride(from: 0, to: 141, by: 20)))
+        XCTAssertEqual(try ReverseCommandTests.audioCodec(mkv), "flac")
+        for (args, line) in [
+            (["--audio-codec", "flac"], "Error: --audio-codec flac needs a .mkv output (FFmpeg 5.1 writes FLAC into Matroska; into MP4 only as an experimental feature); got \(mp4)."),
+            (["--gop", "10001"], "Error: --gop 10001: the GOP length must be between 1 and 10000 frames."),
+            (["--gop", "30", "--copy"], "Error: --copy cannot be combined with --gop: copied video is not decoded or re-encoded.")
+        ] {
+            let bad = try Processes.lockstep(["concat", q0, q1, "-o", mp4, "--quiet"] + args)
+            XCTAssertEqual(bad.status, 64, "\(args)")
+            XCTAssertEqual(bad.stderr.split(separator: "\n").first.map(String.init), line, "\(args)")
+        }
+        XCTAssertEqual(try leftovers(), ["o.mkv"])
+    }
 }

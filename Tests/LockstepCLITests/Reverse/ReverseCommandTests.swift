@@ -59,4 +59,69 @@ final class ReverseCommandTests: ScratchFolderTestCase {
         XCTAssertEqual(verify.status, 0, verify.stdout)
         XCTAssertEqual(try leftovers(), ["out.mp4"])
     }
+
+    /// karma.mp4 reversed and stopped by a signal part way: one line on stderr, the signal's exit
+    /// status, nothing left. Its note about the output (the telemetry track is not kept) is told
+    /// with the output's summary, so a stopped run does not print it: it printed the note at the
+    /// start, then "Error: cancelled" (scripts/tools/adversarial-sweep). A run that finishes
+    /// still says it, once.
+    func testAStoppedReverseSaysOneLine() throws {
+        let karma = Repository.shared("karma.mp4")
+        for (signal, status) in [(SIGINT, Int32(130)), (SIGTERM, 143), (SIGUSR1, 138)] {
+            let p = Process()
+            p.executableURL = Repository.binary
+            p.arguments = ["reverse", karma, "-o", out]
+            let err = Pipe()
+            p.standardError = err; p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            // Started writing: its temporary is there (the note, on main, was printed by then).
+            let deadline = Date().addingTimeInterval(60)
+            while try leftovers().isEmpty && Date() < deadline && p.isRunning { usleep(20_000) }
+            XCTAssertTrue(Processes.waitUntilCatching(p.processIdentifier, signal), "signal \(signal) never caught")
+            kill(p.processIdentifier, signal)
+            p.waitUntilExit()
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTAssertEqual(p.terminationReason, .exit, "signal \(signal)")
+            XCTAssertEqual(p.terminationStatus, status, "signal \(signal): \(stderr)")
+            XCTAssertEqual(stderr, "Error: cancelled\n", "signal \(signal)")
+            XCTAssertEqual(try leftovers(), [], "signal \(signal)")
+        }
+        let done = try run([karma, "-o", out, "--to", "1", "--quiet"])
+        XCTAssertEqual(done.status, 0, done.stderr)
+        XCTAssertEqual(
+            done.stderr,
+            "note: \(karma): its GPMF telemetry track is not kept in the output: the output's time runs backwards: the camera's samples would not match its picture\n")
+        XCTAssertTrue(done.stdout.hasPrefix("wrote \(out): 30 frames from 362,"), done.stdout)
+    }
+
+    /// `--gop` and `--audio-codec` as every frame-producing command takes them: a keyframe every
+    /// G output frames (ffprobe's key_frame flags), FLAC in a .mkv, refused into an .mp4.
+    func testGOPAndAudioCodec() throws {
+        let mkv = scratch.appendingPathComponent("out.mkv").path
+        let r = try run([Repository.fixture("q0.mp4"), "-o", mkv, "--gop", "10", "--audio-codec", "flac", "--quiet"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Self.keyframes(mkv), Array(stride(from: 0, to: 75, by: 10)))
+        XCTAssertEqual(try Self.audioCodec(mkv), "flac")
+        let flac = try run([Repository.fixture("q0.mp4"), "-o", out, "--audio-codec", "flac"])
+        XCTAssertEqual(flac.status, 64)
+        XCTAssertEqual(
+            flac.stderr.split(separator: "\n").first.map(String.init),
+            "Error: --audio-codec flac needs a .mkv output (FFmpeg 5.1 writes FLAC into Matroska; into MP4 only as an experimental feature); got \(out).")
+        let gop = try run([Repository.fixture("q0.mp4"), "-o", out, "--gop", "0"])
+        XCTAssertEqual(gop.status, 64)
+        XCTAssertEqual(gop.stderr.split(separator: "\n").first.map(String.init), "Error: --gop 0: the GOP length must be between 1 and 10000 frames.")
+        XCTAssertEqual(try leftovers(), ["out.mkv"])
+    }
+
+    /// The output frames ffprobe flags as keyframes.
+    static func keyframes(_ movie: String) throws -> [Int] {
+        let csv = String(decoding: try Processes.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=key_frame", "-of", "csv=p=0", movie]), as: UTF8.self)
+        return csv.split(separator: "\n").enumerated().filter { $0.element.hasPrefix("1") }.map(\.offset)
+    }
+
+    /// The first audio stream's codec, as ffprobe names it.
+    static func audioCodec(_ movie: String) throws -> String {
+        String(decoding: try Processes.check("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=codec_name", "-of", "csv=p=0", movie]), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
 }

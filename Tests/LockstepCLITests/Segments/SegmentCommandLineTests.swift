@@ -50,4 +50,33 @@ final class SegmentCommandLineTests: ScratchFolderTestCase {
         let probe = String(decoding: try Processes.check("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", out]), as: UTF8.self)
         XCTAssertEqual(probe.split(whereSeparator: \.isNewline).first, "h264")
     }
+
+    /// An end past the output's end is refused with the one sentence in every command, however
+    /// large: `--frames 0:9223372036854775807` (Int64.max, once the open range's in-band mark)
+    /// rendered the whole clip and exited 0 in composite, filter and concat; `reverse --to 9999`
+    /// reversed the whole clip. Only `--from T` alone runs to the end.
+    func testAnEndPastTheOutputIsRefusedInEveryCommand() throws {
+        let q0 = fixture("q0.mp4"), q1 = fixture("q1.mp4")  // 75 and 66 frames at 30 fps
+        let out = scratch.appendingPathComponent("o.mp4").path
+        let huge = "0:9223372036854775807"
+        let cases: [([String], String)] = [
+            (["composite", "--blend", "mix", "--frames", huge, q0, q1], "--frames \(huge): input 2 (\(q1)) ends the output after 66 frames; the range must lie within 0:66."),
+            (["filter", "--filter", "none", "--frames", huge, q0], "--frames \(huge): input 1 (\(q0)) ends the output after 75 frames; the range must lie within 0:75."),
+            (["filter", "--filter", "none", "--frames", "3:9999", q0], "--frames 3:9999: input 1 (\(q0)) ends the output after 75 frames; the range must lie within 0:75."),
+            (["concat", "--frames", huge, q0, q1], "--frames \(huge): input 2 (\(q1)) ends the output after 141 frames; the range must lie within 0:141."),
+            (["reverse", "--frames", huge, q0], "--frames \(huge): input 1 (\(q0)) ends the output after 75 frames; the range must lie within 0:75."),
+            (["reverse", "--to", "9999", q0], "--to 9999: input 1 (\(q0)) ends the output at 2.500 s (75 frames); the cut must lie within 0-2.500 s."),
+            (["filter", "--filter", "none", "--to", "9999", q0], "--to 9999: input 1 (\(q0)) ends the output at 2.500 s (75 frames); the cut must lie within 0-2.500 s.")
+        ]
+        for (command, sentence) in cases {
+            let r = try Processes.lockstep(command + ["--quiet", "-o", out])
+            XCTAssertEqual(r.status, 1, "\(command): \(r.stdout)")
+            XCTAssertEqual(r.stderr, "Error: \(sentence)\n", "\(command)")
+            XCTAssertEqual(try leftovers(), [], "\(command)")
+        }
+        // `--from` alone still runs to the end.
+        let r = try Processes.lockstep(["filter", "--filter", "none", "--from", "2", "--quiet", "-o", out, q0])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "wrote \(out): 15 frames, 320x240 at 30 fps, 0.500 s, audio 0.500 s\n")
+    }
 }

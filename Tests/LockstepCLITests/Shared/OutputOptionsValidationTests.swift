@@ -72,7 +72,7 @@ final class OutputOptionsValidationTests: XCTestCase {
         XCTAssertEqual(message(ReverseCommand.self, [short, "--fps", "25", "-o", "/tmp/o.mp4"]), "accepted")
         XCTAssertEqual(
             message(ReverseCommand.self, [short, "--deinterlace", "field", "-o", "/tmp/o.mp4"]),
-            "reverse cannot honour --deinterlace field: it reads the movie backwards without the deinterlacer (fields stay woven); deinterlace with composite or concat first.")
+            "reverse cannot honour --deinterlace field: it deinterlaces one picture per frame (--deinterlace frame, the default); make one picture per field with composite or concat first.")
         XCTAssertEqual(message(ReverseCommand.self, [short, "--deinterlace", "off", "--size", "640x480", "--hdr", "hlg", "-o", "/tmp/o.mp4"]), "accepted")
         XCTAssertEqual(
             message(FilterCommand.self, [short, "--variants", "mono;none", "--fps", "25", "-o", "/tmp/looks"]),

@@ -122,6 +122,44 @@ final class DeinterlaceTests: ScratchTestCase {
         XCTAssertEqual(reader.video.frameRate, Rational(25, 1), "field rate only for an interlaced stream")
     }
 
+    /// `reverse` deinterlaces (`--deinterlace frame`, the default) each pass forward with a frame
+    /// of context on each side: its pictures are the forward pass's (`filter --deinterlace
+    /// frame`), last first, bit for bit through x264 at crf 0, with a pool of 4 so the clip's one
+    /// 12-frame GOP is read in three passes, each needing the frames across its edges. With
+    /// `--deinterlace off` the fields stay woven: other pictures (the test can fail).
+    func testReverseShowsTheForwardPassDeinterlacedPicturesLastFirst() throws {
+        let (clip, _) = try makeInterlaced(topFirst: true, frames: 12, in: scratch)
+        var forward = CompositeOptions.filter(input: clip, output: scratch.appendingPathComponent("forward.mp4").path, schedule: FilterSchedule(initial: .none))
+        forward.deinterlace = .frame
+        forward.audio = false
+        forward.encode.crf = 0
+        _ = try CompositeJob(options: forward).run()
+        func reversed(_ mode: DeinterlaceMode) throws -> LumaVideo {
+            var options = ReverseOptions(input: clip, output: scratch.appendingPathComponent("reverse-\(mode.rawValue).mp4").path)
+            options.deinterlace = mode
+            options.audio = .none
+            options.encode.crf = 0
+            options.poolFrames = 4
+            let result = try ReverseJob(options: options).run()
+            XCTAssertEqual(result.frames, 12)
+            return try LumaVideo.decode(URL(fileURLWithPath: options.output))
+        }
+        let ahead = try LumaVideo.decode(URL(fileURLWithPath: forward.output))
+        let back = try reversed(.frame), woven = try reversed(.off)
+        XCTAssertEqual(ahead.frames.count, 12)
+        XCTAssertEqual(back.frames.count, 12)
+        let differing = zip(back.frames, ahead.frames.reversed()).enumerated().filter { $1.0 != $1.1 }.map(\.offset)
+        XCTAssertEqual(differing, [], "reversed frames that differ from the forward pass's")
+        XCTAssertFalse(woven.frames == back.frames, "--deinterlace off should leave the fields woven")
+        var field = ReverseOptions(input: clip, output: scratch.appendingPathComponent("field.mp4").path)
+        field.deinterlace = .field
+        XCTAssertThrowsError(try ReverseJob(options: field).run()) {
+            XCTAssertEqual(
+                "\($0)",
+                "reverse cannot honour --deinterlace field: it deinterlaces one picture per frame (--deinterlace frame, the default); make one picture per field with composite or concat first.")
+        }
+    }
+
     func testFieldRateAndSegmentsAreRefusedInOneSentence() {
         var options = CompositeOptions.filter(input: "in.mp4", output: "out.mp4", schedule: FilterSchedule(initial: .none))
         options.deinterlace = .field

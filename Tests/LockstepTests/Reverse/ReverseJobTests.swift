@@ -209,6 +209,40 @@ final class ReverseJobTests: ScratchTestCase {
         }
     }
 
+    /// `--frames 30:60` is `--from 1 --to 2` in frames (source frames 30...59, reversed): the
+    /// same pictures as that cut and as frames 40..<70 of the uncut reverse of the 100 frames,
+    /// compared losslessly (x264 at crf 0; identical luma, not just the barcode). An end past
+    /// the source's 100 frames is refused with every command's sentence.
+    func testFramesAreTheCutByTimeAndASliceOfTheWholeReverse() throws {
+        func lossless(_ o: inout ReverseOptions) { o.encode.crf = 0; o.poolFrames = 16; o.audio = .none }
+        let (byFrames, result) = try reverse("longgop.mp4") {
+            lossless(&$0); $0.frames = FrameRange(start: 30, end: 60)
+        }
+        let (byTime, _) = try reverse("longgop.mp4") {
+            lossless(&$0); $0.cut = TimeCut(from: Rational(1, 1), to: Rational(2, 1))
+        }
+        let (whole, _) = try reverse("longgop.mp4") { lossless(&$0) }
+        XCTAssertEqual(result.frames, 30)
+        let a = try LumaVideo.decode(byFrames), b = try LumaVideo.decode(byTime), w = try LumaVideo.decode(whole)
+        XCTAssertEqual(try identities(a, of: byFrames, band: 2), Array((30...59).reversed()))
+        XCTAssertEqual(a.frames.count, 30)
+        XCTAssertEqual(w.frames.count, 100)
+        XCTAssertTrue(a.frames == b.frames, "--frames 30:60 and --from 1 --to 2 differ")
+        guard w.frames.count == 100 else { return }
+        XCTAssertTrue(a.frames == Array(w.frames[40..<70]), "--frames 30:60 differs from the whole reverse's frames 40..<70")
+        try assertVerifyClean(byFrames)
+        XCTAssertThrowsError(try reverse("longgop.mp4") { $0.frames = FrameRange(start: 90, end: 101) }) { error in
+            XCTAssertEqual("\(error)", "--frames 90:101: input 1 (\(fixture("longgop.mp4"))) ends the output after 100 frames; the range must lie within 0:100.")
+        }
+        XCTAssertThrowsError(
+            try reverse("longgop.mp4") {
+                $0.frames = FrameRange(start: 0, end: 10); $0.cut = TimeCut(from: Rational(1, 1), to: nil)
+            }
+        ) { error in
+            XCTAssertEqual("\(error)", "--frames and --from/--to both choose the output's frames; give one.")
+        }
+    }
+
     /// The second encoding path (MPEG-4 part 2 in MOV, no B-frames, 25 fps, PCM at 44.1 kHz),
     /// with the audio kept as it was.
     func testSecondEncodingPathWithAudioKept() throws {
