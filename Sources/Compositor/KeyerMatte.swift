@@ -1,3 +1,5 @@
+import CVectors
+
 /// The colour-difference key, written as linear forms on video-range chroma.
 ///
 /// Every R'G'B' channel is Y' plus a fixed mix of Cb and Cr (in any matrix: the working
@@ -402,9 +404,16 @@ final class ScreenEstimate {
 
     /// An interpolated grid row at the even and odd luma column of every chroma sample (`at`),
     /// eight samples (two groups) at a time.
-    func spreadRow(_ row: UnsafePointer<Float>, even: UnsafeMutablePointer<Float>, odd: UnsafeMutablePointer<Float>) {
+    func spreadRow(
+        _ row: UnsafePointer<Float>, even: UnsafeMutablePointer<Float>, odd: UnsafeMutablePointer<Float>,
+        avx2: Bool = KeyerVectors.avx2
+    ) {
         let cw = (width + 1) / 2
         var cx = 0
+        if avx2 {
+            // The same blocks in C (KeyerRows.h); the tail below stays.
+            cx = Int(cvec_spread_row_avx2(row, group0, group1, evenT, oddT, Int32(width), even, odd))
+        }
         while 2 * cx + 16 <= width {
             let (g0, g1) = cells(row, chroma: cx)
             let d = g1 - g0

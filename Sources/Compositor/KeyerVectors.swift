@@ -1,3 +1,5 @@
+import CVectors
+
 /// The keyer's row kernels on eight lanes (`Vector8`, `VectorMath` in Vectors.swift).
 ///
 /// Why this file: written as plain per-pixel loops, the matte and composite loops were not
@@ -11,6 +13,12 @@
 /// handles a row's last few pixels (each kernel's tail loop), so the output does not depend on where a
 /// pixel falls: the same bytes as before this file, on the hash harness of docs/compositing.md.
 enum KeyerVectors {
+    /// Whether `strengthRow`, `matteRow`, `smoothRow` and `ScreenEstimate.spreadRow` run their
+    /// blocks in C with AVX2 by default (`cvec_strength_row_avx2` etc., KeyerRows.h): the same bytes
+    /// and floats, in fewer instructions than the lanes on a baseline x86-64 build (there each
+    /// eight-lane operation is two SSE instructions). Tests pass `avx2: false` to compare the two.
+    static let avx2 = ColorConvertKernel.processorHasAVX2
+
     /// 1 / 255 and 1 / 1020 as the scalar code rounds them.
     @inline(__always) static var inverse255: Float { 1 / 255 }
     @inline(__always) static var inverse1020: Float { 1 / 1020 }
@@ -83,6 +91,13 @@ enum KeyerVectors {
         u += d.moveU * amount; v += d.moveV * amount
     }
 
+    /// `Despill.apply` in every lane without the limit (`Despill.limited` false): all of the
+    /// spill, the same operations as `despill` then does.
+    @inline(__always) static func despillAll(_ u: inout Vector8, _ v: inout Vector8, _ d: Despill) {
+        let amount = VectorMath.max(d.du * u + d.dv * v, Vector8(repeating: 0)) * d.amount
+        u += d.moveU * amount; v += d.moveV * amount
+    }
+
     /// How far each chroma sample stands from the local screen (`KeyerSettings.coreClip`): 0 where
     /// the squared distance of (u, v) from the screen's (su, sv) is at most `clip2` times the
     /// screen's own squared chroma, 255 from four times that on (twice the clip's distance),
@@ -133,9 +148,10 @@ enum KeyerVectors {
     /// Blocks of sixteen whose matte is what it was are left (only the luma is kept).
     static func smoothRow(
         alpha a: UnsafeMutablePointer<UInt8>, luma l: UnsafePointer<UInt8>, history ha: UnsafeMutablePointer<UInt8>,
-        historyLuma hl: UnsafeMutablePointer<UInt8>, width w: Int, keep: Float
+        historyLuma hl: UnsafeMutablePointer<UInt8>, width w: Int, keep: Float, avx2: Bool = KeyerVectors.avx2
     ) {
-        var x = 0
+        // The same blocks in C (KeyerRows.h) where they run; the tail below stays.
+        var x = avx2 ? Int(cvec_smooth_row_avx2(a, l, ha, hl, Int32(w), keep)) : 0
         while x + 16 <= w {
             // Two 64-bit words, not SIMD16's `!=`: that is the generic `SIMD` equality, a loop over
             // the sixteen bytes through the stack (40% of the keyer's time in `perf`, issue 44).
@@ -169,9 +185,13 @@ enum KeyerVectors {
     /// The screen strength of `count` chroma samples.
     static func strengthRow(
         u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>, count: Int, key: ColourDifference,
-        into out: UnsafeMutablePointer<Float>
+        into out: UnsafeMutablePointer<Float>, avx2: Bool = KeyerVectors.avx2
     ) {
         var cx = 0
+        if avx2 {
+            var k = cvec_key(ku: key.ku, kv: key.kv, d1u: key.d1u, d1v: key.d1v, d2u: key.d2u, d2v: key.d2v, cap: key.cap)
+            cx = Int(cvec_strength_row_avx2(&k, u, v, Int32(count), out))
+        }
         while cx + 8 <= count {
             storeFloats(strength(bytes(u + cx) - 128, bytes(v + cx) - 128, key), out + cx)
             cx += 8
@@ -204,11 +224,12 @@ enum KeyerVectors {
         near: UnsafePointer<Float>, far: UnsafePointer<Float>, inverseEven: UnsafePointer<Float>,
         inverseOdd: UnsafePointer<Float>, allowanceEven: UnsafePointer<Float>, allowanceOdd: UnsafePointer<Float>,
         luma: UnsafePointer<UInt8>, sHalf: UnsafeMutablePointer<Float>, width w: Int,
-        levels: MatteLevels, core: UnsafePointer<UInt8>? = nil, into out: UnsafeMutablePointer<UInt8>
+        levels: MatteLevels, core: UnsafePointer<UInt8>? = nil, into out: UnsafeMutablePointer<UInt8>,
+        avx2: Bool = KeyerVectors.avx2
     ) {
         let cw = (w + 1) / 2
         // The luma row sits a quarter of a chroma row from `near` towards `far`.
-        var cx = 0
+        var cx = avx2 ? Int(cvec_mix_rows_avx2(near, far, Int32(cw), sHalf)) : 0
         while cx + 8 <= cw {
             storeFloats(0.75 * loadFloats(near + cx) + 0.25 * loadFloats(far + cx), sHalf + cx)
             cx += 8
@@ -226,6 +247,14 @@ enum KeyerVectors {
         // run) has raw matte 1 whatever the local screen: sixteen of them are one store.
         let opaque = SIMD16<UInt8>(repeating: levels.byte(1)), transparent = SIMD16<UInt8>(repeating: 0)
         let transparentFrom = Vector8(repeating: levels.transparentFrom), opaqueUpTo = Vector8(repeating: levels.opaqueUpTo)
+        if avx2 {
+            // The same blocks in C (KeyerRows.h); the tail below stays.
+            var row = cvec_matte_row(
+                sHalf: sHalf, inverseEven: inverseEven, inverseOdd: inverseOdd, allowanceEven: allowanceEven,
+                allowanceOdd: allowanceOdd, luma: luma, core: core, black: black, scale: scale,
+                transparentFrom: levels.transparentFrom, opaqueUpTo: levels.opaqueUpTo, opaque: levels.byte(1))
+            cx = Int(cvec_matte_row_avx2(&row, Int32(w), out))
+        }
         while 2 * cx + 16 <= w {
             let before = loadFloats(sHalf + cx - 1), s = loadFloats(sHalf + cx), next = loadFloats(sHalf + cx + 1)
             let any =
@@ -354,16 +383,26 @@ enum KeyerVectors {
                 let (g0, g1) = screen.cells(row, chroma: cx)
                 return g0 + t * (g1 - g0)
             }
-            let su = spread(screenU), sv = spread(screenV), sr = spread(ratio)
             // The mean luma of the sample's four pixels: the two bytes of a 16-bit word, in both rows.
-            let l0 = UnsafeRawPointer(y0 + x).loadUnaligned(as: SIMD8<UInt16>.self)
-            let l1 = UnsafeRawPointer(y1 + x).loadUnaligned(as: SIMD8<UInt16>.self)
-            let luma = VectorMath.float(VectorMath.widen((l0 & 0xFF) &+ (l0 &>> 8) &+ (l1 & 0xFF) &+ (l1 &>> 8))) * 0.25
+            @inline(__always) func meanLuma() -> Vector8 {
+                let l0 = UnsafeRawPointer(y0 + x).loadUnaligned(as: SIMD8<UInt16>.self)
+                let l1 = UnsafeRawPointer(y1 + x).loadUnaligned(as: SIMD8<UInt16>.self)
+                return VectorMath.float(VectorMath.widen((l0 & 0xFF) &+ (l0 &>> 8) &+ (l1 & 0xFF) &+ (l1 &>> 8))) * 0.25
+            }
+            // Without the limit (`Despill.limited` false) the despill reads neither the luma, the
+            // screen's chroma nor its ratio: they are not computed for it.
             if m0 & m1 & m2 & m3 == ~0 {
                 // All foreground: k = 0, so only the despill changes anything.
-                let zero = Vector8(repeating: 0)
-                KeyerVectors.despill(&u, &v, luma: (luma - 16) * lumaScale, ratio: sr, k: zero, su: su, sv: sv, despill)
+                if despill.limited {
+                    let zero = Vector8(repeating: 0)
+                    KeyerVectors.despill(
+                        &u, &v, luma: (meanLuma() - 16) * lumaScale, ratio: spread(ratio), k: zero, su: spread(screenU),
+                        sv: spread(screenV), despill)
+                } else {
+                    KeyerVectors.despillAll(&u, &v, despill)
+                }
             } else {
+                let su = spread(screenU), sv = spread(screenV)
                 // The four alphas of each sample: the two bytes of a 16-bit word, in both rows.
                 let r0 = UnsafeRawPointer(a0 + x).loadUnaligned(as: SIMD8<UInt16>.self)
                 let r1 = UnsafeRawPointer(a1 + x).loadUnaligned(as: SIMD8<UInt16>.self)
@@ -371,8 +410,12 @@ enum KeyerVectors {
                 let sum = VectorMath.float(VectorMath.widen(pairs))
                 let k = (1020 - sum) * inverse1020
                 u -= k * su; v -= k * sv
-                let premultiplied = ((luma - 16) - k * (spread(screenY) - 16)) * lumaScale
-                KeyerVectors.despill(&u, &v, luma: premultiplied, ratio: sr, k: k, su: su, sv: sv, despill)
+                if despill.limited {
+                    let premultiplied = ((meanLuma() - 16) - k * (spread(screenY) - 16)) * lumaScale
+                    KeyerVectors.despill(&u, &v, luma: premultiplied, ratio: spread(ratio), k: k, su: su, sv: sv, despill)
+                } else {
+                    KeyerVectors.despillAll(&u, &v, despill)
+                }
                 let bgU = bytes(bu + cx) - 128, bgV = bytes(bv + cx) - 128
                 u += k * bgU; v += k * bgV
                 let none = sum .== 0

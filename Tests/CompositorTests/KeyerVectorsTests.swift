@@ -112,9 +112,11 @@ final class KeyerVectorsTests: XCTestCase {
 
     func testLanesGiveTheSameBytesAsOnePixelAtATime() {
         var clipped = KeyerSettings(); clipped.clipBlack = 0.2; clipped.clipWhite = 0.8; clipped.despill = 0.6; clipped.spillCast = 0.3
+        // Green subjects: the core matte and the despill's limit on (the disc is far from the screen's chroma).
+        var green = KeyerSettings(); green.greenSubjects = .yes
         // 160 and 130 wide: eight grid cells or more, so the screen's row interpolation runs on lanes too.
         for (w, h) in [(64, 36), (53, 21), (50, 19), (33, 17), (160, 40), (130, 37)] {
-            for settings in [KeyerSettings(), clipped] {
+            for settings in [KeyerSettings(), clipped, green] {
                 let (fg, bg) = plates(w, h)
                 let keyer = Keyer(settings: settings), out = YUVBuffer(width: w, height: h)
                 keyer.apply(foreground: fg.image, background: bg.image, into: out.image)
@@ -247,5 +249,140 @@ final class KeyerVectorsTests: XCTestCase {
                 XCTAssertEqual(historyLuma, luma, "pixel \(at)")
             }
         }
+    }
+
+    /// A deterministic stream of numbers for the row tests below.
+    struct Numbers {
+        var seed: UInt64
+        mutating func next() -> UInt64 { seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407; return seed >> 33 }
+        mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
+        mutating func unit() -> Float { Float(next() % 1_000_001) / 1_000_000 }
+    }
+
+    /// The AVX2 blocks of `strengthRow` (`cvec_strength_row_avx2`, KeyerRows.h) against the
+    /// eight-lane Swift: the same Float bits for every sample, on green, blue and red screens,
+    /// both caps and three balances, at counts that leave tails of every length.
+    func testTheAVX2StrengthRowIsTheLanesBitForBit() throws {
+        try XCTSkipUnless(KeyerVectors.avx2, "no AVX2 on this processor")
+        var n = Numbers(seed: 7)
+        for screen in [RGB(r: 0, g: 255, b: 0), RGB(r: 38, g: 133, b: 53), RGB(r: 0, g: 0, b: 255), RGB(r: 255, g: 20, b: 0)] {
+            for (balance, cap) in [(0.5, 2.0), (0.0, 1.0), (0.8, 2.0)] {
+                let key = ColourDifference(screen: screen, balance: balance, cap: cap)
+                for count in [1, 7, 8, 9, 16, 23, 64, 965] {
+                    let u = (0..<count).map { _ in n.byte() }, v = (0..<count).map { _ in n.byte() }
+                    var lanes = [Float](repeating: -1, count: count), avx2 = lanes
+                    KeyerVectors.strengthRow(u: u, v: v, count: count, key: key, into: &lanes, avx2: false)
+                    KeyerVectors.strengthRow(u: u, v: v, count: count, key: key, into: &avx2, avx2: true)
+                    XCTAssertEqual(avx2.map(\.bitPattern), lanes.map(\.bitPattern), "\(screen) \(balance) \(cap) \(count)")
+                    if count > 100 { XCTAssertTrue(lanes.contains(0) && lanes.contains { $0 > 0 }, "both sides of the clamp, \(count)") }
+                }
+            }
+        }
+    }
+
+    /// The AVX2 blocks of `matteRow` (`cvec_matte_row_avx2`) against the eight-lane Swift: the same
+    /// bytes, on rows whose blocks of sixteen are in turn foreground runs (strength 0), plain
+    /// screen, screen within a hair of the cuts, and anything, with no core matte and with core
+    /// flags that are all 0, all 255 or mixed per block, at four pairs of levels and widths whose
+    /// tails are 0 to 15 pixels.
+    func testTheAVX2MatteRowIsTheLanesByteForByte() throws {
+        try XCTSkipUnless(KeyerVectors.avx2, "no AVX2 on this processor")
+        var n = Numbers(seed: 11)
+        var written = Set<UInt8>()
+        for (black, white) in [(0.05, 0.95), (0.0, 1.0), (0.2, 0.8), (0.3, 0.35)] {
+            let levels = MatteLevels(black: black, white: white)
+            for w in [16, 17, 31, 48, 63, 160, 301, 1920] {
+                let cw = (w + 1) / 2
+                // The strength of the chroma row and of the next one (the kernel mixes them 3:1).
+                var near = [Float](repeating: 0, count: cw), far = near
+                var inverseEven = near, inverseOdd = near, allowanceEven = near, allowanceOdd = near
+                var coreFlags = [UInt8](repeating: 0, count: cw)
+                let luma = (0..<w).map { _ in n.byte() }
+                for c in 0..<cw {
+                    // Eight chroma samples (sixteen pixels) share a kind.
+                    let screen: Float = 40 + 30 * n.unit()
+                    let s: Float
+                    switch (c / 8) % 5 {
+                    case 0: s = 0
+                    case 1: s = screen
+                    case 2: s = screen * (1 - Float(black) + (n.unit() - 0.5) * 0.01)
+                    case 3: s = screen * (1 - Float(white) + (n.unit() - 0.5) * 0.01)
+                    default: s = n.unit() < 0.2 ? 0 : screen * n.unit() * 1.3
+                    }
+                    near[c] = s; far[c] = s == 0 ? 0 : s * (1 + 0.01 * n.unit())
+                    inverseEven[c] = 1 / screen; inverseOdd[c] = 1 / (screen + n.unit())
+                    allowanceEven[c] = n.unit() < 0.5 ? 0 : 0.001 * n.unit(); allowanceOdd[c] = 0.001 * n.unit()
+                    coreFlags[c] = [0, 255, n.byte()][(c / 8 + Int(n.next() % 2)) % 3]
+                }
+                for withCore in [false, true] {
+                    func key(avx2: Bool) -> [UInt8] {
+                        var out = [UInt8](repeating: 7, count: w), sHalf = [Float](repeating: -1, count: cw + 2)
+                        sHalf.withUnsafeMutableBufferPointer { s in
+                            coreFlags.withUnsafeBufferPointer { core in
+                                KeyerVectors.matteRow(
+                                    near: near, far: far, inverseEven: inverseEven, inverseOdd: inverseOdd,
+                                    allowanceEven: allowanceEven, allowanceOdd: allowanceOdd, luma: luma, sHalf: s.baseAddress! + 1,
+                                    width: w, levels: levels, core: withCore ? core.baseAddress : nil, into: &out, avx2: avx2)
+                            }
+                        }
+                        return out
+                    }
+                    let lanes = key(avx2: false)
+                    XCTAssertEqual(key(avx2: true), lanes, "\(black)/\(white) width \(w) core \(withCore)")
+                    written.formUnion(lanes)
+                }
+            }
+        }
+        // Transparent, opaque and in-between bytes were all written.
+        XCTAssertTrue(written.contains(0) && written.contains(255) && written.count > 100, "\(written.count) values")
+    }
+
+    /// The AVX2 blocks of `ScreenEstimate.spreadRow` (`cvec_spread_row_avx2`) against the
+    /// eight-lane Swift: the same Float bits at every even and odd column.
+    func testTheAVX2SpreadRowIsTheLanesBitForBit() throws {
+        try XCTSkipUnless(KeyerVectors.avx2, "no AVX2 on this processor")
+        var n = Numbers(seed: 5)
+        for w in [16, 30, 33, 160, 302, 1920] {
+            let screen = ScreenEstimate(width: w, height: 64)
+            let row = (0..<screen.gridWidth).map { _ in 200 * n.unit() - 50 }
+            let cw = (w + 1) / 2
+            var even = [Float](repeating: -1, count: cw), odd = even, evenAVX2 = even, oddAVX2 = even
+            screen.spreadRow(row, even: &even, odd: &odd, avx2: false)
+            screen.spreadRow(row, even: &evenAVX2, odd: &oddAVX2, avx2: true)
+            XCTAssertEqual(evenAVX2.map(\.bitPattern), even.map(\.bitPattern), "even, width \(w)")
+            XCTAssertEqual(oddAVX2.map(\.bitPattern), odd.map(\.bitPattern), "odd, width \(w)")
+        }
+    }
+
+    /// The AVX2 blocks of `smoothRow` (`cvec_smooth_row_avx2`) against the eight-lane Swift: the
+    /// same matte, history and luma history, on rows whose blocks are unchanged, changed a little,
+    /// changed by a jump, or anything, with the luma still, moved within the gate or past it.
+    func testTheAVX2MatteFilterIsTheLanesByteForByte() throws {
+        try XCTSkipUnless(KeyerVectors.avx2, "no AVX2 on this processor")
+        var n = Numbers(seed: 3)
+        var changed = 0
+        for w in [16, 17, 40, 64, 333, 1920] {
+            for keep: Float in [0, 0.6, 0.9] {
+                let history = (0..<w).map { _ in n.byte() }, historyLuma = (0..<w).map { _ in n.byte() }
+                var alpha = history, luma = historyLuma
+                for x in 0..<w {
+                    switch (x / 16 + Int(n.next() % 3)) % 4 {
+                    case 0: break
+                    case 1: alpha[x] = alpha[x] &+ UInt8(n.next() % 9); luma[x] = luma[x] &+ UInt8(n.next() % 20)
+                    case 2: alpha[x] = alpha[x] &+ (100 + UInt8(n.next() % 60))
+                    default: alpha[x] = n.byte(); luma[x] = n.byte()
+                    }
+                }
+                func filter(avx2: Bool) -> [UInt8] {
+                    var a = alpha, ha = history, hl = historyLuma
+                    KeyerVectors.smoothRow(alpha: &a, luma: luma, history: &ha, historyLuma: &hl, width: w, keep: keep, avx2: avx2)
+                    return a + ha + hl
+                }
+                let lanes = filter(avx2: false)
+                XCTAssertEqual(filter(avx2: true), lanes, "width \(w) keep \(keep)")
+                changed += zip(lanes.prefix(w), alpha).filter { $0 != $1 }.count
+            }
+        }
+        XCTAssertGreaterThan(changed, 100, "the filter moved pixels")
     }
 }
