@@ -81,6 +81,28 @@ public enum Processes {
         return false
     }
 
+    /// The built `lockstep` with `args`, stopped by `sig` once `started()` is true (polled every
+    /// 20 ms, at most 60 s; e.g. its temporary output is there) and its handler for `sig` is
+    /// installed: its exit status and stderr. A process killed by the signal (no handler yet)
+    /// has `terminationReason` .uncaughtSignal; `status` is then the signal's number.
+    public static func lockstepStopped(_ args: [String], by sig: Int32, once started: () throws -> Bool) throws
+        -> (reason: Process.TerminationReason, status: Int32, stderr: String)
+    {
+        let p = Process()
+        p.executableURL = Repository.binary
+        p.arguments = args
+        let err = Pipe()
+        p.standardError = err; p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let deadline = Date().addingTimeInterval(60)
+        while try !started() && Date() < deadline && p.isRunning { usleep(20_000) }
+        waitUntilCatching(p.processIdentifier, sig)
+        kill(p.processIdentifier, sig)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return (p.terminationReason, p.terminationStatus, stderr)
+    }
+
     /// Waits until process `pid` has one of `paths` open (its /proc/PID/fd links) or one of its
     /// threads is blocked opening a FIFO (the kernel's `wait_for_partner`, in /proc's wchan),
     /// up to `seconds`; true if so. What a test waits for before it signals a job that opens

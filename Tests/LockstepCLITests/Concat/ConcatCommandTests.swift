@@ -141,20 +141,10 @@ final class ConcatCommandTests: ScratchFolderTestCase {
     func testAStoppedConcatSaysOneLine() throws {
         let karma = Repository.shared("karma.mp4"), q0 = fixture("q0.mp4")
         let out = scratch.appendingPathComponent("o.mp4").path
-        let p = Process()
-        p.executableURL = Repository.binary
-        p.arguments = ["concat", karma, q0, "-o", out]
-        let err = Pipe()
-        p.standardError = err; p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let deadline = Date().addingTimeInterval(60)
-        while try leftovers().isEmpty && Date() < deadline && p.isRunning { usleep(20_000) }
-        XCTAssertTrue(Processes.waitUntilCatching(p.processIdentifier, SIGTERM), "SIGTERM never caught")
-        kill(p.processIdentifier, SIGTERM)
-        p.waitUntilExit()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertEqual(p.terminationStatus, 143, stderr)
-        XCTAssertEqual(stderr, "Error: cancelled\n")
+        let stopped = try Processes.lockstepStopped(["concat", karma, q0, "-o", out], by: SIGTERM) { try !leftovers().isEmpty }
+        XCTAssertEqual(stopped.reason, .exit, stopped.stderr)
+        XCTAssertEqual(stopped.status, 143, stopped.stderr)
+        XCTAssertEqual(stopped.stderr, "Error: cancelled\n")
         XCTAssertEqual(try leftovers(), [])
         let done = try Processes.lockstep(["concat", karma, q0, "-o", out, "--to", "0.5", "--quiet"])
         XCTAssertEqual(done.status, 0, done.stderr)

@@ -68,22 +68,11 @@ final class ReverseCommandTests: ScratchFolderTestCase {
     func testAStoppedReverseSaysOneLine() throws {
         let karma = Repository.shared("karma.mp4")
         for (signal, status) in [(SIGINT, Int32(130)), (SIGTERM, 143), (SIGUSR1, 138)] {
-            let p = Process()
-            p.executableURL = Repository.binary
-            p.arguments = ["reverse", karma, "-o", out]
-            let err = Pipe()
-            p.standardError = err; p.standardOutput = FileHandle.nullDevice
-            try p.run()
-            // Started writing: its temporary is there (the note, on main, was printed by then).
-            let deadline = Date().addingTimeInterval(60)
-            while try leftovers().isEmpty && Date() < deadline && p.isRunning { usleep(20_000) }
-            XCTAssertTrue(Processes.waitUntilCatching(p.processIdentifier, signal), "signal \(signal) never caught")
-            kill(p.processIdentifier, signal)
-            p.waitUntilExit()
-            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            XCTAssertEqual(p.terminationReason, .exit, "signal \(signal)")
-            XCTAssertEqual(p.terminationStatus, status, "signal \(signal): \(stderr)")
-            XCTAssertEqual(stderr, "Error: cancelled\n", "signal \(signal)")
+            // Stopped once it writes: its temporary is there (the note was printed by then, before).
+            let stopped = try Processes.lockstepStopped(["reverse", karma, "-o", out], by: signal) { try !leftovers().isEmpty }
+            XCTAssertEqual(stopped.reason, .exit, "signal \(signal)")
+            XCTAssertEqual(stopped.status, status, "signal \(signal): \(stopped.stderr)")
+            XCTAssertEqual(stopped.stderr, "Error: cancelled\n", "signal \(signal)")
             XCTAssertEqual(try leftovers(), [], "signal \(signal)")
         }
         let done = try run([karma, "-o", out, "--to", "1", "--quiet"])
