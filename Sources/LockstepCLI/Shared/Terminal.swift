@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Lockstep
-import Synchronization
 
 /// `runJob`'s part: runs `body` with the stop signals turned into a call to `cancel`, so the job
 /// can remove its temporary file and say so, instead of dying half-way. Signals are heard on a queue of their
@@ -60,16 +59,6 @@ func runOutputJob<J: Job>(_ type: J.Type, _ options: J.Options, quiet: Bool, ear
     let outcome = try runJob(type, options, quiet: quiet, notice: held.add)
     for line in held.lines { printNote(line) }
     return outcome
-}
-
-/// Notes told from the job's threads, kept in order until it has returned.
-private final class HeldNotes: Sendable {
-    private let held: Mutex<[String]>
-
-    init(_ earlier: [String]) { held = Mutex(earlier) }
-
-    @Sendable func add(_ line: String) { held.withLock { $0.append(line) } }
-    var lines: [String] { held.withLock { $0 } }
 }
 
 /// A job's notice on stderr: "note: LINE".

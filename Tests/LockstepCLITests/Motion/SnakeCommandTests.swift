@@ -107,7 +107,7 @@ final class SnakeCommandTests: XCTestCase {
         XCTAssertEqual(
             r.stdout,
             "wrote \(out): 60 frames, 320x240 at 30 fps, 2.000 s, audio 2.000 s\n"
-                + "keyer: screen measured 00FF01 on the first frame, --green-subjects no (0.00% of the picture green but not the screen's green), --clip-black 0.05 --clip-white 0.95\n"
+                + "keyer: screen measured 00FF01 on the first frame, --green-subjects no (0.00% of the picture green but not the screen's green), --clip-black 0.02 --clip-white 0.95\n"
                 + "motion: 60 frames paired, 0 without\n")
         // The picture is the snake's: black around a quarter-size frame in the middle.
         let corner = try CommandLineTests.lockstep(["probe", out])

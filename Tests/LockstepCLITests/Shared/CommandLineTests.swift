@@ -63,7 +63,7 @@ final class CommandLineTests: ScratchFolderTestCase {
         XCTAssertEqual(
             r.stdout,
             "wrote \(out): 60 frames, 320x240 at 30 fps, 2.000 s, audio 2.000 s\n"
-                + "keyer: screen measured 00FF01 on the first frame, --green-subjects no (0.00% of the picture green but not the screen's green), --clip-black 0.05 --clip-white 0.95\n")
+                + "keyer: screen measured 00FF01 on the first frame, --green-subjects no (0.00% of the picture green but not the screen's green), --clip-black 0.02 --clip-white 0.95\n")
         XCTAssertEqual(r.stderr, "", "no progress when stderr is not a terminal")
         XCTAssertEqual(try leftovers(), ["o.mov"])
     }
