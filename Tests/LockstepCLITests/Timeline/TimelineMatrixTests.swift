@@ -425,19 +425,25 @@ final class TimelineMatrixPhonesSlowTests: TimelineMatrixCase {
             let length = try timeline(clip)
             let top = try Self.lastFrameStart(clip)
             func out(_ command: String) -> String { dir.appendingPathComponent("\(command)-\(phone)").path }
+            // The cuts (0.5 to 1.5 s) only on clips longer than 2 s: an end past the output is
+            // refused since 2026-11-29 (SegmentCommandLineTests), and portrait_4k60 and
+            // hlg10-color-test last 0.3 s. (Open: hlg10-color-test cut --from 0.09 --to 0.21 gives
+            // 5 frames where its frame times say 4; 2026-11-29 closing note.)
+            let cut = { (step: Double) in ((1.5 / step).rounded() - (0.5 / step).rounded()) * step }
+            let cuts = length > 2
             let rows: [(String, [String], (Double) -> Double)] = [
                 ("filter-none", ["filter", clip, "--filter", "none"], { _ in length }),
                 ("filter-mono", ["filter", clip, "--filter", "mono"], { _ in length }),
                 ("snake", ["snake", clip, "--imu", trace.path, "--calibration", calibration, "--front-scale", "1"], { _ in length }),
                 ("reverse", ["reverse", clip], { _ in length }),
                 ("boomerang", ["reverse", "--boomerang", clip], { _ in 2 * length - (length - top) }),
-                ("reverse-cut", ["reverse", clip, "--from", "0.5", "--to", "1.5"], { step in ((1.5 / step).rounded() - (0.5 / step).rounded()) * step }),
-                ("concat-cut", ["concat", clip, clip, "--from", "0.5", "--to", "1.5"], { step in ((1.5 / step).rounded() - (0.5 / step).rounded()) * step }),
+                ("reverse-cut", ["reverse", clip, "--from", "0.5", "--to", "1.5"], cut),
+                ("concat-cut", ["concat", clip, clip, "--from", "0.5", "--to", "1.5"], cut),
                 ("cut", ["filter", clip, "--filter", "none", "--frames", "2:8"], { 6 * $0 }),
                 ("concat", ["concat", clip, clip], { _ in 2 * length }),
                 ("composite", ["composite", "--blend", "mix", clip, clip], { _ in length })
             ]
-            for (command, args, want) in rows {
+            for (command, args, want) in rows where cuts || !command.hasSuffix("-cut") {
                 try plainRow("\(command) × \(phone)", args + ["-o", out(command)], output: out(command), length: want)
             }
         }
