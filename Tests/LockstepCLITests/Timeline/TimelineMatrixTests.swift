@@ -427,8 +427,8 @@ final class TimelineMatrixPhonesSlowTests: TimelineMatrixCase {
             func out(_ command: String) -> String { dir.appendingPathComponent("\(command)-\(phone)").path }
             // The cuts (0.5 to 1.5 s) only on clips longer than 2 s: an end past the output is
             // refused since 2026-11-29 (SegmentCommandLineTests), and portrait_4k60 and
-            // hlg10-color-test last 0.3 s. (Open: hlg10-color-test cut --from 0.09 --to 0.21 gives
-            // 5 frames where its frame times say 4; 2026-11-29 closing note.)
+            // hlg10-color-test last 0.3 s; the expected length rounds, which agrees with the
+            // cut's floor/ceil rule (docs/timing.md) only where 0.5 and 1.5 fall on frames.
             let cut = { (step: Double) in ((1.5 / step).rounded() - (0.5 / step).rounded()) * step }
             let cuts = length > 2
             let rows: [(String, [String], (Double) -> Double)] = [
