@@ -8,6 +8,8 @@ public enum CutError: JobFailure, Equatable {
     case negativeStart(String)
     case emptyRange(String)
     case notATime(option: String, text: String)
+    /// Longer than `TimeCut.longest`: `--from 9223372036854775807` trapped in the frame arithmetic.
+    case tooLate(option: String, text: String)
     case endsBeforeStart(from: String, to: String)
     /// `--to 0` (or 0:00...) without a `--from`: a cut of no frames.
     case endsAtZero(String)
@@ -23,6 +25,7 @@ public enum CutError: JobFailure, Equatable {
         case .negativeStart(let text): "--frames \(text): A must be 0 or more."
         case .emptyRange(let text): "--frames \(text): B must be greater than A."
         case .notATime(let option, let text): "\(option) \(text): expected a time in seconds (12.5) or HH:MM:SS.mmm (00:01:02.500), 0 or more."
+        case .tooLate(let option, let text): "\(option) \(text): later than any movie's end (at most 1000000 hours)."
         case .endsBeforeStart(let from, let to): "--from \(from) --to \(to): the cut must end after it starts."
         case .endsAtZero(let to): "--to \(to): the cut must end after 0 (the output's start)."
         case .cutPastEnd(let cut, let input, let path, let end, let frames):

@@ -29,6 +29,9 @@ public struct TimeCut: Equatable, Sendable, CustomStringConvertible {
         [from.map { "--from \(Self.text($0))" }, to.map { "--to \(Self.text($0))" }].compactMap { $0 }.joined(separator: " ")
     }
 
+    /// The latest time a cut may name: a million hours, in seconds.
+    static let longest = Rational(3_600_000_000, 1)
+
     /// "12.5", "1:02.5", "01:02:03.250": seconds, or minutes and seconds, or hours, minutes and
     /// seconds (the last part may have a fraction), never negative.
     public static func time(_ text: String, option: String) throws -> Rational {
@@ -47,6 +50,8 @@ public struct TimeCut: Equatable, Sendable, CustomStringConvertible {
         // A minutes or seconds field of 60 or more after a colon is a typing slip, not a time.
         if parts.count > 1 && !(seconds < Rational(60, 1)) { throw bad }
         if parts.count == 3, let m = Int64(parts[1]), m >= 60 { throw bad }
+        // Far past any movie, and small enough that times a frame rate stays inside Int64.
+        if !(total < longest) { throw CutError.tooLate(option: option, text: text) }
         return total
     }
 

@@ -20,6 +20,21 @@ final class TimeCutTests: XCTestCase {
         }
     }
 
+    /// `--from 9223372036854775807` trapped in every frame-producing command (the frame
+    /// arithmetic overflowed; OptionExtremeValuesSlowTests found it): a time is refused past a
+    /// million hours, and one just under it still resolves to frames at 240 fps.
+    func testATimePastAMillionHoursIsRefused() throws {
+        for text in ["9223372036854775807", "3600000000", "3600000000.5"] {
+            XCTAssertThrowsError(try TimeCut(from: text, to: nil), text) {
+                XCTAssertEqual("\($0)", "--from \(text): later than any movie's end (at most 1000000 hours).")
+            }
+        }
+        XCTAssertThrowsError(try TimeCut(from: nil, to: "9223372036854775807")) {
+            XCTAssertEqual("\($0)", "--to 9223372036854775807: later than any movie's end (at most 1000000 hours).")
+        }
+        XCTAssertEqual(try TimeCut(from: "3599999999.999", to: nil).frames(frameRate: Rational(240, 1)).start, 863_999_999_999)
+    }
+
     func testACutMustEndAfterItStarts() {
         XCTAssertThrowsError(try TimeCut(from: "2", to: "1")) { XCTAssertEqual("\($0)", "--from 2 --to 1: the cut must end after it starts.") }
         XCTAssertThrowsError(try TimeCut(from: "2", to: "2.0")) { XCTAssertEqual("\($0)", "--from 2 --to 2.0: the cut must end after it starts.") }
