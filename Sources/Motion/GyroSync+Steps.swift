@@ -294,6 +294,11 @@ extension GyroSync {
         let used = Double(fit.inliers.count)
         result.agreement = used / Double(points.count) * (used >= 1 ? min(1, 0.6 + 0.2 * (used - 1)) : 0)
         var pieces = [ClockMapping.Piece(fromVideoS: 0, offsetMs: fit.segments[0].offsetMs, driftPpm: fit.driftPpm)]
+        // What each piece's own windows vouch for: up to the centre of its last window on the
+        // line, from the centre of its first (a window mostly past a jump gives the other side's
+        // offset, or none on either line).
+        var trusted: [ClosedRange<Double>] = []
+        var lower = -Double.infinity
         for s in 1..<fit.segments.count {
             // (5) Where the jump is: between the last inlier of the piece before and the first of this one.
             let before = fit.segments[s - 1], after = fit.segments[s]
@@ -306,10 +311,14 @@ extension GyroSync {
                 from: lastBefore - windows.length / 2, to: firstAfter + windows.length / 2)
             pieces.append(ClockMapping.Piece(fromVideoS: t, offsetMs: after.offsetMs, driftPpm: fit.driftPpm))
             result.jumps.append(Jump(videoTimeS: t, stepMs: b.offsetMs(atVideo: t) - a.offsetMs(atVideo: t)))
+            trusted.append(lower...max(lower, lastBefore))
+            lower = firstAfter
         }
+        trusted.append(lower...Double.infinity)
         // Each piece's intercept refined against all of its frames at once (the drift and the
         // jump times held): the windows overlap and are short; the whole piece is one measurement.
-        result.clock = refinePieces(series, gyro: gyro, mapping: winner, clock: ClockMapping(pieces: pieces))
+        // Not the frames between a jump's two windows: the jump's time there is an estimate.
+        result.clock = refinePieces(series, gyro: gyro, mapping: winner, clock: ClockMapping(pieces: pieces), trusted: trusted)
         return result
     }
 }
