@@ -57,11 +57,14 @@ class TimelineMatrixCase: XCTestCase {
         try text.write(to: path, atomically: true, encoding: .utf8)
     }
 
-    /// Where the clip's last frame starts (ffprobe, the largest packet pts): a boomerang turns there.
+    /// Where the clip's last shown frame starts (ffprobe's decoded frames, an edit list applied):
+    /// a boomerang turns there. Not the largest packet pts: a packet the edit list hides is never
+    /// on screen (sample_edit_list.mp4's last packet is at 2.602 s, past the list's end at 2.548
+    /// s; its last shown frame starts at 2.535 s).
     static func lastFrameStart(_ path: String) throws -> Double {
-        let out = try Processes.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path])
+        let out = try Processes.check("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", path])
         let times = String(decoding: out, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { Double($0.split(separator: ",").first ?? "") }
-        return try XCTUnwrap(times.max(), "\(path): no packet times")
+        return try XCTUnwrap(times.max(), "\(path): no frame times")
     }
 
     /// Events of a clip that lie wholly inside [from, to) (flash and beep), times from `from`.
@@ -436,7 +439,8 @@ final class TimelineMatrixPhonesSlowTests: TimelineMatrixCase {
                 ("filter-mono", ["filter", clip, "--filter", "mono"], { _ in length }),
                 ("snake", ["snake", clip, "--imu", trace.path, "--calibration", calibration, "--front-scale", "1"], { _ in length }),
                 ("reverse", ["reverse", clip], { _ in length }),
-                ("boomerang", ["reverse", "--boomerang", clip], { _ in 2 * length - (length - top) }),
+                // Forward over the shown timeline, then back from where its last shown frame starts.
+                ("boomerang", ["reverse", "--boomerang", clip], { _ in length + top }),
                 ("reverse-cut", ["reverse", clip, "--from", "0.5", "--to", "1.5"], cut),
                 ("concat-cut", ["concat", clip, clip, "--from", "0.5", "--to", "1.5"], cut),
                 ("cut", ["filter", clip, "--filter", "none", "--frames", "2:8"], { 6 * $0 }),
