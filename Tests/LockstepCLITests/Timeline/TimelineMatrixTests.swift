@@ -404,15 +404,21 @@ final class TimelineMatrixPhonesSlowTests: TimelineMatrixCase {
         return try XCTUnwrap(Double(first), "\(path): ffprobe says \(String(decoding: out, as: UTF8.self))")
     }
 
-    /// A row without events: the output's length and `verify`.
-    func plainRow(_ name: String, _ args: [String], output: String, length: (Double) -> Double) throws {
+    /// A row without events: the output's length and `verify`. What check-event-sync found in
+    /// the output (nil when the command failed).
+    @discardableResult
+    func plainRow(_ name: String, _ args: [String], output: String, length: (Double) -> Double) throws -> Found? {
         let run = try Processes.lockstep(args)
-        guard run.status == 0 else { return XCTFail("\(name): lockstep \(args.joined(separator: " ")) exited \(run.status): \(run.stderr)") }
+        guard run.status == 0 else {
+            XCTFail("\(name): lockstep \(args.joined(separator: " ")) exited \(run.status): \(run.stderr)")
+            return nil
+        }
         let f = try found(output)
         let want = length(f.video.step)
         XCTAssertEqual(f.video.duration, want, accuracy: f.video.step + 0.001, "\(name): the output lasts \(f.video.duration) s, its input's timeline \(want) s")
         let verify = try Processes.lockstep(["verify", output])
         XCTAssertEqual(verify.status, 0, "\(name): verify says \(verify.stdout)\(verify.stderr)")
+        return f
     }
 
     func testEveryCommandOnEveryPhoneClip() throws {
@@ -428,12 +434,6 @@ final class TimelineMatrixPhonesSlowTests: TimelineMatrixCase {
             let length = try timeline(clip)
             let top = try Self.lastFrameStart(clip)
             func out(_ command: String) -> String { dir.appendingPathComponent("\(command)-\(phone)").path }
-            // The cuts (0.5 to 1.5 s) only on clips longer than 2 s: an end past the output is
-            // refused since 2026-11-29 (SegmentCommandLineTests), and portrait_4k60 and
-            // hlg10-color-test last 0.3 s; the expected length rounds, which agrees with the
-            // cut's floor/ceil rule (docs/timing.md) only where 0.5 and 1.5 fall on frames.
-            let cut = { (step: Double) in ((1.5 / step).rounded() - (0.5 / step).rounded()) * step }
-            let cuts = length > 2
             let rows: [(String, [String], (Double) -> Double)] = [
                 ("filter-none", ["filter", clip, "--filter", "none"], { _ in length }),
                 ("filter-mono", ["filter", clip, "--filter", "mono"], { _ in length }),
@@ -441,14 +441,27 @@ final class TimelineMatrixPhonesSlowTests: TimelineMatrixCase {
                 ("reverse", ["reverse", clip], { _ in length }),
                 // Forward over the shown timeline, then back from where its last shown frame starts.
                 ("boomerang", ["reverse", "--boomerang", clip], { _ in length + top }),
-                ("reverse-cut", ["reverse", clip, "--from", "0.5", "--to", "1.5"], cut),
-                ("concat-cut", ["concat", clip, clip, "--from", "0.5", "--to", "1.5"], cut),
                 ("cut", ["filter", clip, "--filter", "none", "--frames", "2:8"], { 6 * $0 }),
                 ("concat", ["concat", clip, clip], { _ in 2 * length }),
                 ("composite", ["composite", "--blend", "mix", clip, clip], { _ in length })
             ]
-            for (command, args, want) in rows where cuts || !command.hasSuffix("-cut") {
-                try plainRow("\(command) × \(phone)", args + ["-o", out(command)], output: out(command), length: want)
+            var step: Double?
+            for (command, args, want) in rows {
+                let f = try plainRow("\(command) × \(phone)", args + ["-o", out(command)], output: out(command), length: want)
+                if command == "filter-none" { step = f?.video.step }
+            }
+            // The cuts by time, on every clip: output frames a to b - 1 (0.5 s to 1.5 s widened to
+            // whole frames, or the middle half of a clip shorter than 2 s: portrait_4k60 and
+            // hlg10-color-test last 0.3 s), asked for a quarter of a frame inside frames a and
+            // b - 1, where the cut's rule (frame floor(from x fps) to ceil(to x fps) excluded,
+            // docs/timing.md) cannot tip either way. The frame step is filter-none's output's:
+            // every row writes at the input's nominal rate.
+            guard let step else { continue }  // filter-none failed, and said so
+            let frames = Int((length / step).rounded(.down))
+            let a = min(Int((0.5 / step).rounded(.down)), frames / 4), b = min(Int((1.5 / step).rounded(.up)), frames * 3 / 4)
+            let cut = ["--from", String(format: "%.6f", (Double(a) + 0.25) * step), "--to", String(format: "%.6f", (Double(b) - 0.25) * step)]
+            for (command, args) in [("reverse-cut", ["reverse", clip] + cut), ("concat-cut", ["concat", clip, clip] + cut)] {
+                try plainRow("\(command) × \(phone)", args + ["-o", out(command)], output: out(command), length: { _ in Double(b - a) * step })
             }
         }
     }
