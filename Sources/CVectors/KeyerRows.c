@@ -1,39 +1,13 @@
 // KeyerRows.h says what this is and why. Each line names the Swift it mirrors
-// (KeyerVectors.strength, strengthRow, matteRow, smoothRow, clampBits, clampBytes; ScreenEstimate.cells,
-// spreadRow); the order of every operation is the
-// Swift one, and nothing is fused, so the results are the same.
+// (KeyerVectors.strengthRow, matteRow, smoothRow; ScreenEstimate.spreadRow, measure; the steps they
+// share are KeyerLanesAVX2.h's); the order of every operation is the Swift one, and nothing is
+// fused, so the results are the same.
 #pragma clang fp contract(off)
 
 #include "KeyerRows.h"
-#include <string.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
+#include "KeyerLanesAVX2.h"
 
 #if defined(__x86_64__) || defined(__i386__)
-
-#define AVX2 __attribute__((target("avx2"), always_inline)) static inline
-
-/// VectorMath.min / max: `a < b ? a : b`, `a > b ? a : b` (minps / maxps return their second
-/// operand unless the first wins: the same choice, zeros and all).
-AVX2 __m256 vmin(__m256 a, __m256 b) { return _mm256_min_ps(a, b); }
-AVX2 __m256 vmax(__m256 a, __m256 b) { return _mm256_max_ps(a, b); }
-AVX2 __m256 splat(float x) { return _mm256_set1_ps(x); }
-
-/// KeyerVectors.bytes: eight bytes as Float lanes.
-AVX2 __m256 bytes8(const uint8_t *p) {
-    int64_t word;
-    memcpy(&word, p, 8);
-    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128(word)));
-}
-
-/// KeyerVectors.strength: max(min(ku u + kv v, cap min(e1, e2)), 0).
-AVX2 __m256 strength(const cvec_key *k, __m256 u, __m256 v) {
-    __m256 s = _mm256_add_ps(_mm256_mul_ps(splat(k->ku), u), _mm256_mul_ps(splat(k->kv), v));
-    __m256 e1 = _mm256_add_ps(_mm256_mul_ps(splat(k->d1u), u), _mm256_mul_ps(splat(k->d1v), v));
-    __m256 e2 = _mm256_add_ps(_mm256_mul_ps(splat(k->d2u), u), _mm256_mul_ps(splat(k->d2v), v));
-    return vmax(vmin(s, _mm256_mul_ps(splat(k->cap), vmin(e1, e2))), _mm256_setzero_ps());
-}
 
 __attribute__((target("avx2")))
 int32_t cvec_strength_row_avx2(const cvec_key *key, const uint8_t *u, const uint8_t *v, int32_t count, float *out) {
@@ -44,12 +18,6 @@ int32_t cvec_strength_row_avx2(const cvec_key *key, const uint8_t *u, const uint
         _mm256_storeu_ps(out + cx, s);
     }
     return cx;
-}
-
-/// KeyerVectors.clampBits: clamp(x, 0, 255) + 1.5 * 2^23, as Int32 bits (the rounded byte in
-/// the low eight).
-AVX2 __m256i clampBits(__m256 x) {
-    return _mm256_castps_si256(_mm256_add_ps(vmin(vmax(x, _mm256_setzero_ps()), splat(255)), splat(12582912.0f)));
 }
 
 __attribute__((target("avx2")))
@@ -118,13 +86,6 @@ int32_t cvec_mix_rows_avx2(const float *near, const float *far, int32_t count, f
     return cx;
 }
 
-/// KeyerVectors.clampBytes: clampBits' low byte of each lane.
-AVX2 void storeClampedBytes(__m256 x, uint8_t *p) {
-    __m256i b = _mm256_and_si256(clampBits(x), _mm256_set1_epi32(0xFF));
-    __m128i words = _mm_packus_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1));
-    _mm_storel_epi64((__m128i *)p, _mm_packus_epi16(words, words));
-}
-
 __attribute__((target("avx2")))
 int32_t cvec_smooth_row_avx2(uint8_t *a, const uint8_t *l, uint8_t *ha, uint8_t *hl, int32_t w, float keep) {
     const __m256 zero = _mm256_setzero_ps(), one = splat(1), tenth = splat(1.0f / 10.0f), sixtyFourth = splat(1.0f / 64.0f);
@@ -151,11 +112,6 @@ int32_t cvec_smooth_row_avx2(uint8_t *a, const uint8_t *l, uint8_t *ha, uint8_t 
     return x;
 }
 
-/// ScreenEstimate.cells: the cells of two groups of four chroma samples, each broadcast to its four lanes.
-AVX2 __m256 cells(const float *row, const int32_t *group, int32_t j) {
-    return _mm256_set_m128(_mm_set1_ps(row[group[j + 1]]), _mm_set1_ps(row[group[j]]));
-}
-
 __attribute__((target("avx2")))
 int32_t cvec_spread_row_avx2(
     const float *row, const int32_t *group0, const int32_t *group1, const float *evenT, const float *oddT, int32_t width,
@@ -166,6 +122,37 @@ int32_t cvec_spread_row_avx2(
         __m256 d = _mm256_sub_ps(g1, g0);
         _mm256_storeu_ps(even + cx, _mm256_add_ps(g0, _mm256_mul_ps(_mm256_loadu_ps(evenT + cx), d)));
         _mm256_storeu_ps(odd + cx, _mm256_add_ps(g0, _mm256_mul_ps(_mm256_loadu_ps(oddT + cx), d)));
+    }
+    return cx;
+}
+
+/// ScreenEstimate.measure's lanes: every other chroma sample of a measured row, eight a step.
+__attribute__((target("avx2")))
+int32_t cvec_screen_samples_avx2(
+    const cvec_key *key, const uint8_t *u, const uint8_t *v, const uint8_t *luma0, const uint8_t *luma1, int32_t cw, int32_t w,
+    float threshold, float inverseReference, float *weight, float *luma, float *su, float *sv) {
+    const __m256 centre = splat(128), sixteen = splat(16), eight = splat(8), quarter = splat(0.25f);
+    const __m256 lumaScale = splat(255.0f / 219.0f), above = splat(threshold), inverse = splat(inverseReference);
+    const __m128i lowBytes = _mm_set1_epi16(0xFF);
+    const __m256i low = _mm256_set1_epi32(0xFF);
+    int32_t cx = 0, n = 0;
+    for (; cx + 16 <= cw && 2 * cx + 32 <= w; cx += 16, n += 8) {
+        // Samples cx, cx + 2, ... cx + 14: the low byte of each 16-bit word (KeyerVectors.evenBytes).
+        __m256 uf = _mm256_sub_ps(_mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(u + cx)), lowBytes))), centre);
+        __m256 vf = _mm256_sub_ps(_mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(v + cx)), lowBytes))), centre);
+        __m256 s = strength(key, uf, vf);
+        // Columns 2cx and 2cx + 1 of each sample: the two low bytes of 32-bit words, in both rows.
+        __m256i q0 = _mm256_loadu_si256((const __m256i *)(luma0 + 2 * cx)), q1 = _mm256_loadu_si256((const __m256i *)(luma1 + 2 * cx));
+        __m256i sum = _mm256_add_epi32(
+            _mm256_add_epi32(_mm256_add_epi32(_mm256_and_si256(q0, low), _mm256_and_si256(_mm256_srli_epi32(q0, 8), low)), _mm256_and_si256(q1, low)),
+            _mm256_and_si256(_mm256_srli_epi32(q1, 8), low));
+        __m256 mean = _mm256_mul_ps(_mm256_cvtepi32_ps(sum), quarter);
+        __m256 ratio = _mm256_div_ps(s, vmax(_mm256_mul_ps(_mm256_sub_ps(mean, sixteen), lumaScale), eight));
+        __m256 t = _mm256_mul_ps(_mm256_mul_ps(s, inverse), ratio), t2 = _mm256_mul_ps(t, t);
+        _mm256_storeu_ps(weight + n, _mm256_and_ps(_mm256_mul_ps(t2, t2), _mm256_cmp_ps(s, above, _CMP_GT_OQ)));
+        _mm256_storeu_ps(luma + n, mean);
+        _mm256_storeu_ps(su + n, uf);
+        _mm256_storeu_ps(sv + n, vf);
     }
     return cx;
 }
@@ -193,6 +180,14 @@ int32_t cvec_spread_row_avx2(
     const float *row, const int32_t *group0, const int32_t *group1, const float *evenT, const float *oddT, int32_t width,
     float *even, float *odd) {
     (void)row; (void)group0; (void)group1; (void)evenT; (void)oddT; (void)width; (void)even; (void)odd;
+    __builtin_trap();
+}
+
+int32_t cvec_screen_samples_avx2(
+    const cvec_key *key, const uint8_t *u, const uint8_t *v, const uint8_t *luma0, const uint8_t *luma1, int32_t cw, int32_t w,
+    float threshold, float inverseReference, float *weight, float *luma, float *su, float *sv) {
+    (void)key; (void)u; (void)v; (void)luma0; (void)luma1; (void)cw; (void)w; (void)threshold; (void)inverseReference;
+    (void)weight; (void)luma; (void)su; (void)sv;
     __builtin_trap();
 }
 

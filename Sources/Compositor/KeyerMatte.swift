@@ -175,12 +175,15 @@ final class ScreenEstimate {
     /// on the screen dims strength and luma alike. So they barely move the estimate of a cell
     /// that also holds pure screen.
     /// `cast`: the spill cast (`KeyerSettings.spillCast`) the matte allows for (`finish`).
-    func measure(_ image: YUVImage, key: ColourDifference, reference: Float, fallback: YUVColor, cast: Float) {
+    func measure(
+        _ image: YUVImage, key: ColourDifference, reference: Float, fallback: YUVColor, cast: Float, avx2: Bool = KeyerVectors.avx2
+    ) {
         for i in 0..<cells { weight[i] = 0; sy[i] = 0; su[i] = 0; sv[i] = 0 }
         let cw = image.u.width, ch = image.u.height, h = image.height, w = image.width
         let threshold = 0.15 * reference, invRef = 1 / reference
         let lumaScale: Float = 255 / 219
         let wt = weight, gy = sy, gu = su, gv = sv
+        var k = cvec_key(ku: key.ku, kv: key.kv, d1u: key.d1u, d1v: key.d1v, d2u: key.d2u, d2v: key.d2v, cap: key.cap)
         do {
             // Every other chroma sample both ways: 16 samples per cell are plenty for a mean,
             // and the measurement costs a quarter of a full pass. A cell's four samples of a row
@@ -193,8 +196,14 @@ final class ScreenEstimate {
                 // and luma, in a loop without a carried dependency; then the sums, cell by cell.
                 var n = 0
                 // Eight samples (sixteen chroma, thirty-two luma columns) at a time on lanes,
-                // the same operations as the scalar loop below.
+                // the same operations as the scalar loop below; in C (KeyerRows.h) where it runs.
                 var cx = 0
+                if avx2 {
+                    cx = Int(
+                        cvec_screen_samples_avx2(
+                            &k, ur, vr, y0, y1, Int32(cw), Int32(w), threshold, invRef, sampleWeight, sampleLuma, sampleU, sampleV))
+                    n = cx / 2
+                }
                 while cx + 16 <= cw && 2 * cx + 32 <= w {
                     // Little-endian words: the low byte of each is the sample (or luma column) wanted.
                     let u = KeyerVectors.evenBytes(ur + cx), v = KeyerVectors.evenBytes(vr + cx)

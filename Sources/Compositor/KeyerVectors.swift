@@ -13,8 +13,9 @@ import CVectors
 /// handles a row's last few pixels (each kernel's tail loop), so the output does not depend on where a
 /// pixel falls: the same bytes as before this file, on the hash harness of docs/compositing.md.
 enum KeyerVectors {
-    /// Whether `strengthRow`, `matteRow`, `smoothRow` and `ScreenEstimate.spreadRow` run their
-    /// blocks in C with AVX2 by default (`cvec_strength_row_avx2` etc., KeyerRows.h): the same bytes
+    /// Whether `strengthRow`, `matteRow`, `smoothRow`, `compositeLuma`, `compositeChroma` and
+    /// `ScreenEstimate.spreadRow` and `measure` run their blocks in C with AVX2 by default
+    /// (`cvec_strength_row_avx2` etc., KeyerRows.h and KeyerComposite.h): the same bytes
     /// and floats, in fewer instructions than the lanes on a baseline x86-64 build (there each
     /// eight-lane operation is two SSE instructions). Tests pass `avx2: false` to compare the two.
     static let avx2 = ColorConvertKernel.processorHasAVX2
@@ -313,10 +314,12 @@ enum KeyerVectors {
     /// background `q`. Blocks of sixteen all foreground or all background are copies.
     static func compositeLuma(
         alpha a: UnsafePointer<UInt8>, foreground p: UnsafePointer<UInt8>, background q: UnsafePointer<UInt8>,
-        into o: UnsafeMutablePointer<UInt8>, width w: Int, screenY: UnsafePointer<Float>, screen: ScreenEstimate
+        into o: UnsafeMutablePointer<UInt8>, width w: Int, screenY: UnsafePointer<Float>, screen: ScreenEstimate,
+        avx2: Bool = KeyerVectors.avx2
     ) {
         let group0 = screen.group0, group1 = screen.group1, columnT = screen.columnT
-        var x = 0
+        // The same blocks in C (KeyerComposite.h) where they run; the tail below stays.
+        var x = avx2 ? Int(cvec_composite_luma_avx2(a, p, q, o, Int32(w), screenY, group0, group1, columnT)) : 0
         while x + 16 <= w {
             let m0 = word(a + x), m1 = word(a + x + 8)
             if m0 & m1 == ~0 {
@@ -361,12 +364,20 @@ enum KeyerVectors {
         background bu: UnsafePointer<UInt8>, _ bv: UnsafePointer<UInt8>,
         into ou: UnsafeMutablePointer<UInt8>, _ ov: UnsafeMutablePointer<UInt8>,
         width w: Int, screenY: UnsafePointer<Float>, screenU: UnsafePointer<Float>, screenV: UnsafePointer<Float>,
-        ratio: UnsafePointer<Float>, screen: ScreenEstimate, despill: Despill
+        ratio: UnsafePointer<Float>, screen: ScreenEstimate, despill: Despill, avx2: Bool = KeyerVectors.avx2
     ) {
         let cw = (w + 1) / 2
         let evenT = screen.evenT
         let lumaScale: Float = 255 / 219
         var cx = 0
+        if avx2 {
+            // The same blocks in C (KeyerComposite.h); the tail below stays.
+            var row = cvec_chroma_row(
+                alpha0: a0, alpha1: a1, luma0: y0, luma1: y1, fu: fu, fv: fv, bu: bu, bv: bv, ou: ou, ov: ov, screenY: screenY,
+                screenU: screenU, screenV: screenV, ratio: ratio, group0: screen.group0, group1: screen.group1, evenT: evenT,
+                despill: despill.lanes)
+            cx = Int(cvec_composite_chroma_avx2(&row, Int32(w)))
+        }
         while 2 * cx + 16 <= w {
             let x = 2 * cx
             let m0 = word(a0 + x), m1 = word(a0 + x + 8), m2 = word(a1 + x), m3 = word(a1 + x + 8)
@@ -442,5 +453,14 @@ enum KeyerVectors {
             }
             ou[cx] = clampByte(u + 128); ov[cx] = clampByte(v + 128)
         }
+    }
+}
+
+extension Despill {
+    /// These numbers as the C kernels take them (KeyerComposite.h).
+    var lanes: cvec_despill {
+        cvec_despill(
+            du: du, dv: dv, moveU: moveU, moveV: moveV, amount: amount, cast: cast, partial: partial, nearCos2: nearCos2,
+            farCos2: farCos2, limited: limited ? 1 : 0)
     }
 }

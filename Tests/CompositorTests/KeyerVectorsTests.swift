@@ -385,4 +385,141 @@ final class KeyerVectorsTests: XCTestCase {
         }
         XCTAssertGreaterThan(changed, 100, "the filter moved pixels")
     }
+
+    /// The AVX2 blocks of `compositeLuma` (`cvec_composite_luma_avx2`, KeyerComposite.h) against
+    /// the eight-lane Swift: the same bytes, on rows whose blocks of sixteen are in turn all
+    /// subject, all background, mixed with 0 and 255 among them, or anything, at widths whose
+    /// tails are 0 to 15 pixels; into a separate row and in place (into the background's row, as
+    /// a stack keys).
+    func testTheAVX2CompositeLumaIsTheLanesByteForByte() throws {
+        try XCTSkipUnless(KeyerVectors.avx2, "no AVX2 on this processor")
+        var n = Numbers(seed: 13)
+        var mixed = 0
+        for w in [16, 17, 31, 48, 160, 333, 1920] {
+            let screen = ScreenEstimate(width: w, height: 64)
+            let screenY = (0..<screen.gridWidth).map { _ in 16 + 200 * n.unit() }
+            let kinds = (0..<((w + 15) / 16)).map { _ in n.next() % 4 }
+            let alpha = (0..<w).map { x -> UInt8 in
+                switch kinds[x / 16] {
+                case 0: return 255
+                case 1: return 0
+                case 2: return [0, 255, n.byte()][Int(n.next() % 3)]
+                default: return n.byte()
+                }
+            }
+            let p = (0..<w).map { _ in n.byte() }, q = (0..<w).map { _ in n.byte() }
+            func composite(avx2: Bool, inPlace: Bool) -> [UInt8] {
+                var out = inPlace ? q : [UInt8](repeating: 7, count: w)
+                if inPlace {
+                    out.withUnsafeMutableBufferPointer { o in
+                        KeyerVectors.compositeLuma(
+                            alpha: alpha, foreground: p, background: o.baseAddress!, into: o.baseAddress!, width: w, screenY: screenY,
+                            screen: screen, avx2: avx2)
+                    }
+                } else {
+                    KeyerVectors.compositeLuma(
+                        alpha: alpha, foreground: p, background: q, into: &out, width: w, screenY: screenY, screen: screen, avx2: avx2)
+                }
+                return out
+            }
+            for inPlace in [false, true] {
+                let lanes = composite(avx2: false, inPlace: inPlace)
+                XCTAssertEqual(composite(avx2: true, inPlace: inPlace), lanes, "width \(w) in place \(inPlace)")
+                mixed += zip(lanes, zip(p, q)).filter { $0 != $1.0 && $0 != $1.1 }.count
+            }
+        }
+        XCTAssertGreaterThan(mixed, 100, "edge pixels were computed")
+    }
+
+    /// The AVX2 blocks of `compositeChroma` (`cvec_composite_chroma_avx2`, KeyerComposite.h)
+    /// against the eight-lane Swift: the same bytes, on rows whose blocks of eight samples are
+    /// in turn all subject, all background, mixed or anything, with the despill limited (green
+    /// subjects, two casts and amounts, a blue screen) and unlimited, at widths whose tails are 0
+    /// to 15 pixels; into separate rows and in place.
+    func testTheAVX2CompositeChromaIsTheLanesByteForByte() throws {
+        try XCTSkipUnless(KeyerVectors.avx2, "no AVX2 on this processor")
+        var n = Numbers(seed: 17)
+        let green = RGB(r: 0, g: 255, b: 0), blue = RGB(r: 0, g: 0, b: 255)
+        let despills = [
+            Despill(screen: green, amount: 1, balance: 0.5, cast: 0.1, limited: true),
+            Despill(screen: green, amount: 1, balance: 0.5, cast: 0.1, limited: false),
+            Despill(screen: RGB(r: 38, g: 133, b: 53), amount: 0.6, balance: 0.2, cast: 0.3, limited: true),
+            Despill(screen: blue, amount: 0.8, balance: 0.5, cast: 0.05, limited: true),
+            Despill(screen: blue, amount: 0.8, balance: 0.7, cast: 0.05, limited: false)
+        ]
+        var changed = 0
+        for w in [16, 17, 31, 48, 160, 333, 1920] {
+            let cw = (w + 1) / 2
+            let screen = ScreenEstimate(width: w, height: 64)
+            func gridRow(_ low: Float, _ span: Float) -> [Float] { (0..<screen.gridWidth).map { _ in low + span * n.unit() } }
+            let screenY = gridRow(16, 200), screenU = gridRow(-70, 50), screenV = gridRow(-90, 50), ratio = gridRow(0, 2)
+            // The two matte rows: sixteen columns (eight samples) share a kind.
+            let kinds = (0..<((w + 15) / 16)).map { _ in n.next() % 4 }
+            func alphaRow() -> [UInt8] {
+                (0..<w).map { x -> UInt8 in
+                    switch kinds[x / 16] {
+                    case 0: return 255
+                    case 1: return 0
+                    case 2: return [0, 255, n.byte()][Int(n.next() % 3)]
+                    default: return n.byte()
+                    }
+                }
+            }
+            let a0 = alphaRow(), a1 = alphaRow()
+            let y0 = (0..<w).map { _ in n.byte() }, y1 = (0..<w).map { _ in n.byte() }
+            let fu = (0..<cw).map { _ in n.byte() }, fv = (0..<cw).map { _ in n.byte() }
+            let bu = (0..<cw).map { _ in n.byte() }, bv = (0..<cw).map { _ in n.byte() }
+            for despill in despills {
+                func composite(avx2: Bool, inPlace: Bool) -> [UInt8] {
+                    var ou = inPlace ? bu : [UInt8](repeating: 7, count: cw), ov = inPlace ? bv : [UInt8](repeating: 7, count: cw)
+                    let (bgU, bgV) = (UnsafeMutablePointer<UInt8>.allocate(capacity: cw), UnsafeMutablePointer<UInt8>.allocate(capacity: cw))
+                    defer { bgU.deallocate(); bgV.deallocate() }
+                    bgU.initialize(from: bu, count: cw); bgV.initialize(from: bv, count: cw)
+                    ou.withUnsafeMutableBufferPointer { u in
+                        ov.withUnsafeMutableBufferPointer { v in
+                            let (u, v) = (u.baseAddress!, v.baseAddress!)
+                            KeyerVectors.compositeChroma(
+                                alpha: a0, a1, luma: y0, y1, foreground: fu, fv, background: inPlace ? u : bgU, inPlace ? v : bgV,
+                                into: u, v, width: w, screenY: screenY, screenU: screenU, screenV: screenV, ratio: ratio, screen: screen,
+                                despill: despill, avx2: avx2)
+                        }
+                    }
+                    return ou + ov
+                }
+                for inPlace in [false, true] {
+                    let lanes = composite(avx2: false, inPlace: inPlace)
+                    XCTAssertEqual(composite(avx2: true, inPlace: inPlace), lanes, "width \(w) \(despill) in place \(inPlace)")
+                    changed += zip(lanes, fu + fv).filter { $0 != $1 }.count
+                }
+            }
+        }
+        XCTAssertGreaterThan(changed, 1000, "the composite moved samples")
+    }
+
+    /// The AVX2 lanes of `ScreenEstimate.measure` (`cvec_screen_samples_avx2`, KeyerRows.h)
+    /// against the eight-lane Swift: the same Float bits in every cell's luma, chroma, weight,
+    /// 1 / strength, allowance and ratio, on the soft disc over an unevenly lit screen at widths
+    /// whose rows end in lanes and in scalar tails, with both caps and two casts.
+    func testTheAVX2ScreenMeasurementIsTheLanesBitForBit() throws {
+        try XCTSkipUnless(KeyerVectors.avx2, "no AVX2 on this processor")
+        var screenCells = 0
+        for (w, h) in [(64, 36), (130, 37), (160, 120), (302, 70), (1920, 48)] {
+            let image = plates(w, h).fg.image
+            for (cap, cast) in [(2.0, 0.1), (1.0, 0.3)] {
+                let key = ColourDifference(screen: RGB(r: 0, g: 255, b: 0), balance: 0.5, cap: cap)
+                let fallback = YUVColor(rgb: RGB(r: 0, g: 255, b: 0), matrix: .bt709)
+                let reference = max(1, key.strength(of: fallback))
+                func measured(avx2: Bool) -> [UInt32] {
+                    let screen = ScreenEstimate(width: w, height: h)
+                    screen.measure(image, key: key, reference: reference, fallback: fallback, cast: Float(cast), avx2: avx2)
+                    let tables = [screen.weight, screen.sy, screen.su, screen.sv, screen.inverse, screen.allowance, screen.ratio]
+                    return tables.flatMap { t in (0..<screen.cells).map { t[$0].bitPattern } }
+                }
+                let lanes = measured(avx2: false)
+                XCTAssertEqual(measured(avx2: true), lanes, "\(w)x\(h) cap \(cap) cast \(cast)")
+                screenCells += lanes.prefix(lanes.count / 7).filter { $0 != 0 }.count
+            }
+        }
+        XCTAssertGreaterThan(screenCells, 0, "cells held screen")
+    }
 }

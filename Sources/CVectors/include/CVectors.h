@@ -12,6 +12,7 @@
 #include "ColorChain.h"
 #include "Warp.h"
 #include "KeyerRows.h"
+#include "KeyerComposite.h"
 
 typedef float cvec_f8 __attribute__((ext_vector_type(8)));
 typedef int cvec_i8 __attribute__((ext_vector_type(8)));

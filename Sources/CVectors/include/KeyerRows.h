@@ -1,5 +1,5 @@
 // The keyer's busiest row kernels (KeyerVectors.strengthRow, matteRow, smoothRow,
-// ScreenEstimate.spreadRow; their blocks of eight or sixteen) with AVX2, for machines that have
+// ScreenEstimate.spreadRow, measure; their blocks of eight or sixteen) with AVX2, for machines that have
 // it (cvec_has_avx2).
 //
 // Why C: the build targets baseline x86-64, where each eight-lane operation of the Swift kernels
@@ -59,5 +59,14 @@ int32_t cvec_smooth_row_avx2(
 int32_t cvec_spread_row_avx2(
     const float *row, const int32_t *group0, const int32_t *group1, const float *evenT, const float *oddT, int32_t width,
     float *even, float *odd);
+
+/// ScreenEstimate.measure's lanes on one measured chroma row: every other sample (cx = 0, 2, 4, ...),
+/// sixteen chroma samples and thirty-two luma columns a step while cx + 16 <= cw and
+/// 2 cx + 32 <= width. Per sample its weight (0 unless its strength is over `threshold`), the
+/// mean of its four luma pixels (rows `luma0`, `luma1`), u and v, into `weight`, `luma`, `su`,
+/// `sv` from index 0. Returns the chroma sample where the steps stopped (cx / 2 samples written).
+int32_t cvec_screen_samples_avx2(
+    const cvec_key *key, const uint8_t *u, const uint8_t *v, const uint8_t *luma0, const uint8_t *luma1, int32_t cw, int32_t width,
+    float threshold, float inverseReference, float *weight, float *luma, float *su, float *sv);
 
 #endif
