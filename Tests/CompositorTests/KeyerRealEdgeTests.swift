@@ -135,7 +135,7 @@ final class KeyerRealEdgeTests: XCTestCase {
 
     /// The filter leaves the matte of a pixel whose own luma stood still when a block of 16x16
     /// next to its own moved (`MatteMotion`: inside a motion-blurred edge the matte changes while
-    /// the luma barely does); a pixel three blocks from the motion is still filtered.
+    /// the luma barely does); a pixel four blocks from the motion is still filtered.
     func testTheMatteIsNotFilteredNextToABlockThatMoved() {
         let w = 128, h = 32
         let s = YUVColor(rgb: screen)
@@ -163,13 +163,13 @@ final class KeyerRealEdgeTests: XCTestCase {
         XCTAssertEqual(m[20, 4], second[20, 4], "next to the moving block: the new matte")
         let k = settings.matteSmoothing
         XCTAssertEqual(Double(m[100, 4]), Double(second[100, 4]) + k * (Double(first[100, 4]) - Double(second[100, 4])), accuracy: 1)
-        XCTAssertNotEqual(m[100, 4], second[100, 4], "three blocks away: filtered")
+        XCTAssertNotEqual(m[100, 4], second[100, 4], "four blocks away: filtered")
     }
 
-    /// A block moves when a pixel's luma changed by more than 16 levels, and so do its eight
-    /// neighbours; 16 levels is noise or a slow drift.
+    /// A block moves when a pixel's luma changed by more than 16 levels, and so does every block
+    /// within two of it; 16 levels is noise or a slow drift.
     func testABlockMovesFromSeventeenLevelsAndTakesItsNeighboursAlong() {
-        let w = 80, h = 64
+        let w = 128, h = 96
         let last = YUVBuffer(width: w, height: h), now = YUVBuffer(width: w, height: h)
         PlaneKernels.fillPlane(last.image.y, 100)
         let history = last.image.y.base
@@ -178,11 +178,11 @@ final class KeyerRealEdgeTests: XCTestCase {
             now.image.y[37, 21] = UInt8(100 + change)  // block (2, 1)
             let motion = MatteMotion(width: w, height: h)
             motion.measure(now.image.y, history: history)
-            XCTAssertEqual(motion.columns, 5); XCTAssertEqual(motion.rows, 4)
-            for r in 0..<4 {
-                for c in 0..<5 {
-                    let expected = moves && (1...3).contains(c) && r <= 2
-                    XCTAssertEqual(motion.moving[r * 5 + c], expected, "block (\(c), \(r)), a change of \(change)")
+            XCTAssertEqual(motion.columns, 8); XCTAssertEqual(motion.rows, 6)
+            for r in 0..<6 {
+                for c in 0..<8 {
+                    let expected = moves && c <= 4 && r <= 3
+                    XCTAssertEqual(motion.moving[r * 8 + c], expected, "block (\(c), \(r)), a change of \(change)")
                 }
             }
         }
