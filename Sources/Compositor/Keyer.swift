@@ -98,7 +98,7 @@ public final class Keyer {
     private func keyFrame(_ fg: YUVImage, _ bg: YUVImage, _ out: YUVImage, smooth: Bool) {
         let b = beginMatte(fg)
         let ch = fg.u.height
-        let keep = smooth ? startSmoothing(b) : nil
+        let keep = smooth ? startSmoothing(fg, b) : nil
         if b.refines {
             // Erode, dilate and feather need the whole matte before any of it is used.
             for cy in 0..<ch {
@@ -123,19 +123,38 @@ public final class Keyer {
 
     /// How much of the last frame's matte this frame's keeps (`KeyerSettings.matteSmoothing`):
     /// nil with smoothing off, 0 on the first frame (whose matte and luma only become the history).
-    private func startSmoothing(_ b: KeyerBuffers) -> Float? {
-        guard settings.matteSmoothing > 0 else { return nil }
+    /// Then where `fg` moved since the last frame (`MatteMotion`), before its luma becomes the history.
+    private func startSmoothing(_ fg: YUVImage, _ b: KeyerBuffers) -> Float? {
+        guard settings.matteSmoothing > 0, let motion = b.motion else { return nil }
         defer { b.keepsHistory = true }
-        return b.keepsHistory ? Float(settings.matteSmoothing) : 0
+        guard b.keepsHistory else { return 0 }
+        motion.measure(fg.y, history: b.historyLuma)
+        return Float(settings.matteSmoothing)
     }
 
-    /// The temporal filter on matte rows 2cy and 2cy + 1 (`KeyerVectors.smoothRow`).
+    /// The temporal filter on matte rows 2cy and 2cy + 1 (`KeyerVectors.smoothRow`), on the runs
+    /// of blocks that did not move (`MatteMotion`); a moving run keeps none of its history (as
+    /// `smoothRow` with keep 0: the matte and luma become the history).
     private func smoothRows(_ cy: Int, _ fg: YUVImage, _ b: KeyerBuffers, _ rows: MatteRows, keep: Float) {
         let w = b.width
+        guard let motion = b.motion else { return }
+        let block = MatteMotion.block
         for y in (2 * cy)..<min(2 * cy + 2, b.height) {
-            KeyerVectors.smoothRow(
-                alpha: y == 2 * cy ? rows.even : rows.odd, luma: fg.y.row(y), history: b.history + y * w,
-                historyLuma: b.historyLuma + y * w, width: w, keep: keep)
+            let a = y == 2 * cy ? rows.even : rows.odd, l = fg.y.row(y), ha = b.history + y * w, hl = b.historyLuma + y * w
+            let moving = motion.moving + (y / block) * motion.columns
+            var c = 0
+            while c < motion.columns {
+                var end = c + 1
+                while end < motion.columns && moving[end] == moving[c] { end += 1 }
+                let x = c * block, n = min(end * block, w) - x
+                if keep > 0 && !moving[c] {
+                    KeyerVectors.smoothRow(alpha: a + x, luma: l + x, history: ha + x, historyLuma: hl + x, width: n, keep: keep)
+                } else {
+                    (ha + x).update(from: a + x, count: n)
+                    (hl + x).update(from: l + x, count: n)
+                }
+                c = end
+            }
         }
     }
 
@@ -168,7 +187,7 @@ public final class Keyer {
     @discardableResult
     public func computeMatte(_ fg: YUVImage, smooth: Bool = true) -> KeyerBuffers {
         let b = beginMatte(fg)
-        let keep = smooth ? startSmoothing(b) : nil
+        let keep = smooth ? startSmoothing(fg, b) : nil
         for cy in 0..<fg.u.height {
             let rows = b.planeRows(cy)
             matteRows(cy, fg, b, into: rows)
@@ -381,6 +400,8 @@ public final class KeyerBuffers {
     /// The last frame's matte and luma (the temporal filter's history) and whether they hold a frame.
     let history: UnsafeMutablePointer<UInt8>, historyLuma: UnsafeMutablePointer<UInt8>
     var keepsHistory = false
+    /// Where the picture moved since the last frame (the filter's blocks to leave); nil without the filter.
+    let motion: MatteMotion?
     /// Owns every buffer above.
     private let scratch = ScratchMemory()
 
@@ -408,6 +429,7 @@ public final class KeyerBuffers {
         screenU = m.buffer(count: cw); screenV = m.buffer(count: cw); spreadScratch = m.buffer(count: cw)
         history = m.buffer(count: settings.matteSmoothing > 0 ? width * height : 1)
         historyLuma = m.buffer(count: settings.matteSmoothing > 0 ? width * height : 1)
+        motion = settings.matteSmoothing > 0 ? MatteMotion(width: width, height: height) : nil
     }
 
     /// Chroma row r's far flags (slot r % 3 of the ring), after its padding byte.

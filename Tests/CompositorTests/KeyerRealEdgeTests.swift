@@ -133,6 +133,61 @@ final class KeyerRealEdgeTests: XCTestCase {
         XCTAssertEqual(plain.computeMatte(frame(u2, luma: 100).image).alphaPlane[20, 4], raw2)
     }
 
+    /// The filter leaves the matte of a pixel whose own luma stood still when a block of 16x16
+    /// next to its own moved (`MatteMotion`: inside a motion-blurred edge the matte changes while
+    /// the luma barely does); a pixel four blocks from the motion is still filtered.
+    func testTheMatteIsNotFilteredNextToABlockThatMoved() {
+        let w = 128, h = 32
+        let s = YUVColor(rgb: screen)
+        func frame(_ u: UInt8, moved: Bool) -> YUVBuffer {
+            let f = YUVBuffer(width: w, height: h)
+            PlaneKernels.fill(f.image, s)
+            // Two half-transparent bands (luma columns 16-31 and 96-111), the screen's luma throughout.
+            for y in 0..<(h / 2) {
+                for cx in [8..<16, 48..<56].joined() { f.image.u[cx, y] = u; f.image.v[cx, y] = UInt8((Int(s.v) + 128) / 2) }
+            }
+            // Something passes over luma columns 40-47 (block column 2, next to the first band's).
+            if moved { for y in 0..<h { for x in 40..<48 { f.image.y[x, y] = s.y &+ 40 } } }
+            return f
+        }
+        let u1 = UInt8((Int(s.u) + 128) / 2), u2 = u1 &+ 6
+        var settings = KeyerSettings(); settings.coreClip = 0
+        func raw(_ u: UInt8, moved: Bool) -> Plane { Keyer(settings: settings).computeMatte(frame(u, moved: moved).image).alphaPlane }
+        let first = raw(u1, moved: false), second = raw(u2, moved: true)
+        // Far enough apart that a filtered matte would differ from either by a level or more.
+        XCTAssertGreaterThanOrEqual(abs(Int(first[20, 4]) - Int(second[20, 4])), 3)
+        XCTAssertGreaterThanOrEqual(abs(Int(first[100, 4]) - Int(second[100, 4])), 3)
+        let keyer = Keyer(settings: settings)
+        _ = keyer.computeMatte(frame(u1, moved: false).image)
+        let m = keyer.computeMatte(frame(u2, moved: true).image).alphaPlane
+        XCTAssertEqual(m[20, 4], second[20, 4], "next to the moving block: the new matte")
+        let k = settings.matteSmoothing
+        XCTAssertEqual(Double(m[100, 4]), Double(second[100, 4]) + k * (Double(first[100, 4]) - Double(second[100, 4])), accuracy: 1)
+        XCTAssertNotEqual(m[100, 4], second[100, 4], "four blocks away: filtered")
+    }
+
+    /// A block moves when a pixel's luma changed by more than 16 levels, and so does every block
+    /// within two of it; 16 levels is noise or a slow drift.
+    func testABlockMovesFromSeventeenLevelsAndTakesItsNeighboursAlong() {
+        let w = 128, h = 96
+        let last = YUVBuffer(width: w, height: h), now = YUVBuffer(width: w, height: h)
+        PlaneKernels.fillPlane(last.image.y, 100)
+        let history = last.image.y.base
+        for (change, moves) in [(16, false), (17, true), (-17, true)] {
+            PlaneKernels.fillPlane(now.image.y, 100)
+            now.image.y[37, 21] = UInt8(100 + change)  // block (2, 1)
+            let motion = MatteMotion(width: w, height: h)
+            motion.measure(now.image.y, history: history)
+            XCTAssertEqual(motion.columns, 8); XCTAssertEqual(motion.rows, 6)
+            for r in 0..<6 {
+                for c in 0..<8 {
+                    let expected = moves && c <= 4 && r <= 3
+                    XCTAssertEqual(motion.moving[r * 8 + c], expected, "block (\(c), \(r)), a change of \(change)")
+                }
+            }
+        }
+    }
+
     func testTheScreenStrengthFallsToZeroWithoutAJumpWhereGreenStopsLeading() {
         // Chroma along the line from a green screen's to an orange subject's: the mix of an
         // orange edge over the screen crosses the point where green stops being the largest
