@@ -3,7 +3,7 @@
 /// `threshold` levels since the last frame, or a pixel's of a block within `reach` blocks did
 /// (a square of 5x5 blocks: 32 to 47 pixels around).
 ///
-/// Why (issue 44, ninth session): the filter's own gate is per pixel (its luma's change from 6
+/// Why (issue 44, eighth session): the filter's own gate is per pixel (its luma's change from 6
 /// levels on). Inside a motion-blurred edge, and where a moving subject's luma is near the
 /// screen's, a pixel's luma barely changes while its matte does; the filter then kept 0.6 of the
 /// last frame's matte there and trailed the moving edge (the generated motion plate, 24 pixels
@@ -14,7 +14,7 @@
 final class MatteMotion {
     static let block = 16
     static let threshold: UInt8 = 16
-    /// 2, not 1 (measured, ninth session): the motion plate 27.33 dB against 27.25, the real plates'
+    /// 2, not 1 (measured, eighth session): the motion plate 27.33 dB against 27.25, the real plates'
     /// numbers the same; 8 levels instead of 16 left the motion plate at the filter-off 27.36 and
     /// raised the real plates' flicker (flowers 0.05 levels); 12 levels: 27.30, flowers +0.007.
     static let reach = 2
