@@ -58,7 +58,9 @@ final class GridAndAudioChoiceTests: ScratchTestCase {
                 ])
             return path
         }
-        let (out, result) = try compose(.quad, inputs) { o in o.size = Size(width: 404, height: 228); o.encode.crf = 0; o.audio = false }
+        let (out, result) = try compose(.quad, inputs) { o in
+            o.size = Size(width: 404, height: 228); o.encode.crf = 0; o.audio = false
+        }
         XCTAssertEqual(result.frames, 12)
         func raw(_ input: String, _ filter: String) throws -> Data {
             try Processes.check("ffmpeg", ["-nostdin", "-loglevel", "error", "-i", input, "-vf", filter, "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
