@@ -8,7 +8,8 @@
 /// (so every position holds the sum of the `kx` columns starting there) and every `kx`-th
 /// position is divided by the box's area, by a multiply and a shift. Sums of up to 257 samples
 /// fit 16 bits, hence `kx * ky <= 257`. The scratch rows are made once (`ScratchMemory`): a call
-/// allocates nothing.
+/// allocates nothing. The 2x2 box, which a grid's cells also use (an exact half: `halve`, below),
+/// takes a shorter way: one pass over its two rows, no scratch.
 public final class BoxDownscale {
     public let kx: Int, ky: Int
     /// Output samples per row and rows.
@@ -55,6 +56,9 @@ public final class BoxDownscale {
     /// Reads `width * kx` x `height * ky` samples from `source` (rows `sourceStride` apart)
     /// and writes `width` x `height` samples to `out` (rows `outStride` apart).
     public func scale(_ source: UnsafePointer<UInt8>, sourceStride: Int, into out: UnsafeMutablePointer<UInt8>, outStride: Int) {
+        if kx == 2 && ky == 2 {
+            return Self.halve(source, sourceStride: sourceStride, into: Plane(base: out, stride: outStride, width: width, height: height))
+        }
         begin(into: out, outStride: outStride)
         for y in 0..<(height * ky) { add(row: source + y * sourceStride) }
     }
@@ -103,5 +107,54 @@ public final class BoxDownscale {
             row[i] = UInt8(truncatingIfNeeded: ((UInt64(boxes[i * kx]) + half) &* reciprocal) >> 32)
         }
         outRow += 1
+    }
+}
+
+/// The 2x2 box, a whole plane at a time: what a grid's cells use to conform a picture of exactly
+/// twice their width and height (`ColorFitter`, quad of 1080p cameras on a 1080p canvas), and
+/// what `scale` does for kx = ky = 2. Each output sample is (a + b + c + d + 2) >> 2 of its box,
+/// the rounded mean as every box here is (and as libswscale's area filter gives for an exact
+/// half). One pass over the two source rows of each output row, no column sums and no scratch:
+/// a horizontal pair of samples is one word of twice the sample's size, so a SIMD load of 16
+/// words gives 16 pairs, and (word & low) + (word >> bits) is each pair's sum whichever byte
+/// order the words have.
+extension BoxDownscale {
+    /// `out.width` x `out.height` samples from `2 out.width` x `2 out.height` source samples
+    /// (rows `sourceStride` samples apart). 8-bit planes.
+    public static func halve(_ source: UnsafePointer<UInt8>, sourceStride: Int, into out: Plane) {
+        for j in 0..<out.height {
+            let a = source + 2 * j * sourceStride
+            halveRow(a, a + sourceStride, count: out.width, into: out.row(j), words: UInt16.self)
+        }
+    }
+
+    /// The same for 16-bit planes (10- or 12-bit values: the HDR working signal's).
+    public static func halve(_ source: UnsafePointer<UInt16>, sourceStride: Int, into out: Plane16) {
+        for j in 0..<out.height {
+            let a = source + 2 * j * sourceStride
+            halveRow(a, a + sourceStride, count: out.width, into: out.row(j), words: UInt32.self)
+        }
+    }
+
+    /// One output row of `count` samples from source rows `a` and `b` (2 `count` samples each
+    /// read, no more). `Word` holds two samples, and four samples' sum.
+    @inline(__always)
+    static func halveRow<Sample, Word>(
+        _ a: UnsafePointer<Sample>, _ b: UnsafePointer<Sample>, count n: Int, into out: UnsafeMutablePointer<Sample>, words: Word.Type
+    ) where Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar, Word: FixedWidthInteger & UnsignedInteger & SIMDScalar {
+        let low = SIMD16<Word>(repeating: Word(Sample.max)), bits = Word(Sample.bitWidth)
+        var i = 0
+        while i + 16 <= n {
+            let p = UnsafeRawPointer(a + 2 * i).loadUnaligned(as: SIMD16<Word>.self)
+            let q = UnsafeRawPointer(b + 2 * i).loadUnaligned(as: SIMD16<Word>.self)
+            let sums = (p & low) &+ (p &>> bits) &+ (q & low) &+ (q &>> bits) &+ 2
+            UnsafeMutableRawPointer(out + i).storeBytes(of: SIMD16<Sample>(truncatingIfNeeded: sums &>> 2), as: SIMD16<Sample>.self)
+            i += 16
+        }
+        while i < n {
+            let sum = Word(a[2 * i]) + Word(a[2 * i + 1]) + Word(b[2 * i]) + Word(b[2 * i + 1]) + 2
+            out[i] = Sample(truncatingIfNeeded: sum >> 2)
+            i += 1
+        }
     }
 }

@@ -17,7 +17,10 @@ public struct ColorOptions: Equatable, Sendable {
 /// media layer's colour management, one per input lane.
 ///
 /// How, decided again whenever a picture's format, size or tags change (never per frame):
-/// - its colours already are the working signal's (range and depth aside): swscale alone;
+/// - its colours already are the working signal's (range and depth aside): swscale alone; or,
+///   where the job asks for it (`halving`, a grid's cells) and the picture is exactly twice the
+///   target in both directions in the target's own format and range, each plane's 2x2 means
+///   (`BoxDownscale.halve`): `scalePath` says which, and why not the box;
 /// - only the matrix differs (BT.601 SD footage, full-range BT.601 phone video): swscale, then
 ///   the linear `ColorConvertKernel` in place;
 /// - its transfer or primaries differ (HLG, PQ, BT.2020): the conversion through light, from
@@ -28,6 +31,8 @@ final class ColorFitter {
     private let scaler = Scaler()
     private enum Plan {
         case scale
+        /// Each plane's 2x2 means (same format and range in and out, exactly half the size).
+        case halve
         /// swscale, then this conversion in place (same depth in and out).
         case scaleThenConvert(ColorConvertKernel)
         /// From the decoded planes (10-bit or 12-bit, the target's size).
@@ -36,6 +41,12 @@ final class ColorFitter {
         case viaScratch(ColorConvertKernel)
     }
     private var plan = Plan.scale
+    /// How an exact half is shrunk; the conformer sets it (`Conformer.halving`).
+    var halving = Halving.bicubic {
+        didSet { key = SIMD16<Int32>(repeating: -1) }
+    }
+    /// The path the last picture's scaling took, and why not the box.
+    private(set) var scalePath = ScalePath.swscale(.bicubicAskedFor)
     /// What the plan was decided for (a vector: comparing it allocates nothing).
     private var key = SIMD16<Int32>(repeating: -1)
     private var scratch: YUV16Buffer?
@@ -49,7 +60,7 @@ final class ColorFitter {
     /// The conversion in use (nil when swscale alone does it): for tests and `probe`-like reports.
     var conversion: ColorConversion? {
         switch plan {
-        case .scale: nil
+        case .scale, .halve: nil
         case .scaleThenConvert(let k), .direct(let k), .viaScratch(let k): k.conversion
         }
     }
@@ -65,6 +76,21 @@ final class ColorFitter {
         switch plan {
         case .scale:
             try scaler.scale(src, into: target, alpha: alpha, matrix: matrix)
+        case .halve:
+            // `prepare` checked the format, so the three planes are there, 8- or 16-bit as the target's.
+            switch target {
+            case .bytes(let o):
+                BoxDownscale.halve(s.data.0!, sourceStride: Int(s.linesize.0), into: o.y)
+                BoxDownscale.halve(s.data.1!, sourceStride: Int(s.linesize.1), into: o.u)
+                BoxDownscale.halve(s.data.2!, sourceStride: Int(s.linesize.2), into: o.v)
+            case .words(let o, _):
+                func words(_ p: UnsafeMutablePointer<UInt8>?) -> UnsafePointer<UInt16> {
+                    UnsafePointer(UnsafeRawPointer(p!).assumingMemoryBound(to: UInt16.self))
+                }
+                BoxDownscale.halve(words(s.data.0), sourceStride: Int(s.linesize.0) / 2, into: o.y)
+                BoxDownscale.halve(words(s.data.1), sourceStride: Int(s.linesize.1) / 2, into: o.u)
+                BoxDownscale.halve(words(s.data.2), sourceStride: Int(s.linesize.2) / 2, into: o.v)
+            }
         case .scaleThenConvert(let kernel):
             try scaler.scale(src, into: target, alpha: alpha, matrix: matrix)
             switch target {
@@ -98,8 +124,10 @@ final class ColorFitter {
     /// from the same cache as `fit`, so asking costs nothing per frame.
     func needsOnlyScaling(_ src: UnsafeMutablePointer<AVFrame>, size: Size, bits: Int = 8) -> Bool {
         prepare(src, width: size.width, height: size.height, bits: bits, alpha: false)
-        if case .scale = plan { return true }
-        return false
+        switch plan {
+        case .scale, .halve: return true
+        default: return false
+        }
     }
 
     /// Decides the plan for this picture if its format, size or tags differ from the last one's.
@@ -150,5 +178,26 @@ final class ColorFitter {
                 }
             }
         }
+        let isScale: Bool
+        if case .scale = plan { isScale = true } else { isScale = false }
+        scalePath = Self.path(s, width: width, height: height, bits: bits, alpha: alpha, onlyScaled: isScale, halving: halving)
+        if scalePath == .box { plan = .halve }
+    }
+
+    /// The box where the job asks for it and the picture only shrinks, by exactly half: same
+    /// colours, no alpha, the target's own format (8- or 10-bit 4:2:0) and video range, twice
+    /// the target's even width and height (so its chroma planes are exact halves too). Else
+    /// swscale, and the first reason in that order.
+    static func path(_ s: AVFrame, width: Int, height: Int, bits: Int, alpha: Bool, onlyScaled: Bool, halving: Halving) -> ScalePath {
+        guard halving == .box else { return .swscale(.bicubicAskedFor) }
+        guard onlyScaled else { return .swscale(.colours) }
+        guard !alpha else { return .swscale(.alpha) }
+        let same = bits == 8 ? AV_PIX_FMT_YUV420P.rawValue : bits == 10 ? AV_PIX_FMT_YUV420P10LE.rawValue : nil
+        guard s.format == same else { return .swscale(.format) }
+        guard s.color_range != AVCOL_RANGE_JPEG else { return .swscale(.range) }
+        guard Int(s.width) == 2 * width, Int(s.height) == 2 * height, width % 2 == 0, height % 2 == 0 else {
+            return .swscale(.notAnExactHalf)
+        }
+        return .box
     }
 }

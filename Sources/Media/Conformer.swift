@@ -29,6 +29,13 @@ public final class Conformer {
     /// Whether the margin repeats the picture's edge pixels instead of `fill` (a keyed
     /// foreground the Lockstep keyer measures the screen of: `PlaneKernels.extendEdges`).
     public var extendsEdges = false
+    /// How a picture of exactly twice its place's picture's size is shrunk (`Halving`); a turned
+    /// picture keeps swscale's bicubic whatever is asked (the conform does more than shrink).
+    public var halving = Halving.bicubic {
+        didSet { fitter.halving = rotation == 0 ? halving : .bicubic }
+    }
+    /// The path the last picture's scaling took, and why it was not the box.
+    public var scalePath: ScalePath { halving == .box && rotation != 0 ? .swscale(.turned) : fitter.scalePath }
 
     /// Throws when the geometry cannot hold a 4:2:0 picture (an empty or odd-placed rectangle).
     public init(place: Size, picture: Rect, fill: YUVColor, rotation: Int, keep: Layout.Keep = .all, color: ColorOptions = ColorOptions()) throws {

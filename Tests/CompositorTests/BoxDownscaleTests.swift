@@ -3,7 +3,7 @@ import XCTest
 
 /// The box average against its definition, summed sample by sample: the rounded mean of each
 /// kx x ky box (halves up), at sizes that leave SIMD tails, at the largest box whose sums fit
-/// 16 bits, and from rows given one at a time.
+/// 16 bits, and from rows given one at a time; the 2x2 box (`halve`) on 8- and 16-bit planes.
 final class BoxDownscaleTests: XCTestCase {
     /// A seeded picture, `stride` bytes per row; the bytes between rows are 255 (never read).
     static func picture(width: Int, height: Int, stride: Int, seed: UInt64) -> [UInt8] {
@@ -85,6 +85,52 @@ final class BoxDownscaleTests: XCTestCase {
         XCTAssertEqual(
             scaled(other, stride: stride, width: width, height: height, kx: kx, ky: ky),
             Self.reference(other, stride: stride, width: width, height: height, kx: kx, ky: ky))
+    }
+
+    func testHalvingIsTheRoundedMeanOfEachTwoByTwoBox() {
+        // Widths off the 16-sample SIMD steps (1, 15, 17, 101), on them (16, 48), flat and tall;
+        // rows padded past the boxes with 255s, which must not be read.
+        for (n, (width, height)) in [(1, 1), (15, 3), (16, 2), (17, 5), (48, 1), (101, 57), (202, 3)].enumerated() {
+            let stride = 2 * width + 9
+            let source = Self.picture(width: 2 * width, height: 2 * height, stride: stride, seed: UInt64(100 + n))
+            let expected = Self.reference(source, stride: stride, width: width, height: height, kx: 2, ky: 2)
+            XCTAssertEqual(scaled(source, stride: stride, width: width, height: height, kx: 2, ky: 2), expected, "\(width)x\(height) through scale")
+            // Straight into a plane whose rows are 3 samples wider: the padding stays untouched.
+            var out = [UInt8](repeating: 7, count: (width + 3) * height)
+            source.withUnsafeBufferPointer { s in
+                out.withUnsafeMutableBufferPointer { o in
+                    BoxDownscale.halve(s.baseAddress!, sourceStride: stride, into: Plane(base: o.baseAddress!, stride: width + 3, width: width, height: height))
+                }
+            }
+            let rows = (0..<height).map { j -> ArraySlice<UInt8> in out[(j * (width + 3))..<((j + 1) * (width + 3))] }
+            XCTAssertEqual(rows.flatMap { $0.prefix(width) }, expected, "\(width)x\(height)")
+            XCTAssertEqual(rows.flatMap { $0.suffix(3) }, [UInt8](repeating: 7, count: 3 * height), "\(width)x\(height)'s padding")
+        }
+    }
+
+    func testHalvingSixteenBitPlanesKeepsEveryBitOfTheirSums() {
+        // Full 16-bit samples (four of them overflow 16 bits), and 10-bit ones, off and on the SIMD steps.
+        for (n, (width, height, bits)) in [(17, 3, 16), (101, 5, 10), (32, 2, 16), (3, 1, 10)].enumerated() {
+            let stride = 2 * width + 5
+            var state = UInt64(200 + n)
+            let source = (0..<(stride * 2 * height)).map { i -> UInt16 in
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                return i % stride < 2 * width ? UInt16(truncatingIfNeeded: state >> UInt64(64 - bits)) : 0xFFFF
+            }
+            let expected = (0..<height).flatMap { j in
+                (0..<width).map { i -> UInt16 in
+                    let a = 2 * j * stride + 2 * i, b = a + stride
+                    return UInt16((Int(source[a]) + Int(source[a + 1]) + Int(source[b]) + Int(source[b + 1]) + 2) >> 2)
+                }
+            }
+            var out = [UInt16](repeating: 0, count: width * height)
+            source.withUnsafeBufferPointer { s in
+                out.withUnsafeMutableBufferPointer { o in
+                    BoxDownscale.halve(s.baseAddress!, sourceStride: stride, into: Plane16(base: o.baseAddress!, stride: width, width: width, height: height))
+                }
+            }
+            XCTAssertEqual(out, expected, "\(width)x\(height), \(bits)-bit")
+        }
     }
 
     func testFactorsAreGivenOnlyWhenWholeAndSmallEnough() {
