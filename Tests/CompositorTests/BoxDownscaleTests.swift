@@ -96,15 +96,19 @@ final class BoxDownscaleTests: XCTestCase {
             let expected = Self.reference(source, stride: stride, width: width, height: height, kx: 2, ky: 2)
             XCTAssertEqual(scaled(source, stride: stride, width: width, height: height, kx: 2, ky: 2), expected, "\(width)x\(height) through scale")
             // Straight into a plane whose rows are 3 samples wider: the padding stays untouched.
-            var out = [UInt8](repeating: 7, count: (width + 3) * height)
-            source.withUnsafeBufferPointer { s in
-                out.withUnsafeMutableBufferPointer { o in
-                    BoxDownscale.halve(s.baseAddress!, sourceStride: stride, into: Plane(base: o.baseAddress!, stride: width + 3, width: width, height: height))
+            // The Swift lanes, then the AVX2 blocks where the processor has them (32 and 16 a step).
+            for avx2 in Set([false, ColorConvertKernel.processorHasAVX2]).sorted(by: { !$0 && $1 }) {
+                var out = [UInt8](repeating: 7, count: (width + 3) * height)
+                source.withUnsafeBufferPointer { s in
+                    out.withUnsafeMutableBufferPointer { o in
+                        BoxDownscale.halve(
+                            s.baseAddress!, sourceStride: stride, into: Plane(base: o.baseAddress!, stride: width + 3, width: width, height: height), avx2: avx2)
+                    }
                 }
+                let rows = (0..<height).map { j -> ArraySlice<UInt8> in out[(j * (width + 3))..<((j + 1) * (width + 3))] }
+                XCTAssertEqual(rows.flatMap { $0.prefix(width) }, expected, "\(width)x\(height), avx2 \(avx2)")
+                XCTAssertEqual(rows.flatMap { $0.suffix(3) }, [UInt8](repeating: 7, count: 3 * height), "\(width)x\(height)'s padding, avx2 \(avx2)")
             }
-            let rows = (0..<height).map { j -> ArraySlice<UInt8> in out[(j * (width + 3))..<((j + 1) * (width + 3))] }
-            XCTAssertEqual(rows.flatMap { $0.prefix(width) }, expected, "\(width)x\(height)")
-            XCTAssertEqual(rows.flatMap { $0.suffix(3) }, [UInt8](repeating: 7, count: 3 * height), "\(width)x\(height)'s padding")
         }
     }
 
@@ -123,13 +127,16 @@ final class BoxDownscaleTests: XCTestCase {
                     return UInt16((Int(source[a]) + Int(source[a + 1]) + Int(source[b]) + Int(source[b + 1]) + 2) >> 2)
                 }
             }
-            var out = [UInt16](repeating: 0, count: width * height)
-            source.withUnsafeBufferPointer { s in
-                out.withUnsafeMutableBufferPointer { o in
-                    BoxDownscale.halve(s.baseAddress!, sourceStride: stride, into: Plane16(base: o.baseAddress!, stride: width, width: width, height: height))
+            for avx2 in Set([false, ColorConvertKernel.processorHasAVX2]).sorted(by: { !$0 && $1 }) {
+                var out = [UInt16](repeating: 0, count: width * height)
+                source.withUnsafeBufferPointer { s in
+                    out.withUnsafeMutableBufferPointer { o in
+                        BoxDownscale.halve(
+                            s.baseAddress!, sourceStride: stride, into: Plane16(base: o.baseAddress!, stride: width, width: width, height: height), avx2: avx2)
+                    }
                 }
+                XCTAssertEqual(out, expected, "\(width)x\(height), \(bits)-bit, avx2 \(avx2)")
             }
-            XCTAssertEqual(out, expected, "\(width)x\(height), \(bits)-bit")
         }
     }
 

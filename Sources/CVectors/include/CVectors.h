@@ -13,6 +13,7 @@
 #include "Warp.h"
 #include "KeyerRows.h"
 #include "KeyerComposite.h"
+#include "Halve.h"
 
 typedef float cvec_f8 __attribute__((ext_vector_type(8)));
 typedef int cvec_i8 __attribute__((ext_vector_type(8)));
