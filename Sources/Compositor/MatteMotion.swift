@@ -21,6 +21,9 @@ final class MatteMotion {
     let columns: Int, rows: Int
     /// Per block: the largest luma change, then whether it moves (it or a block within `reach` over the threshold).
     private let change: UnsafeMutablePointer<UInt8>
+    /// Per block column: the lane-wise largest change over the block row's rows so far, reduced
+    /// to one number once a block row is done (one horizontal reduction a block, not a row).
+    private let lanes: UnsafeMutablePointer<SIMD16<UInt8>>
     let moving: UnsafeMutablePointer<Bool>
     private let scratch = ScratchMemory()
 
@@ -28,6 +31,7 @@ final class MatteMotion {
         columns = (width + Self.block - 1) / Self.block
         rows = (height + Self.block - 1) / Self.block
         change = scratch.buffer(count: columns * rows)
+        lanes = scratch.buffer(count: columns, value: SIMD16<UInt8>())
         moving = scratch.buffer(count: columns * rows, value: false)
     }
 
@@ -36,21 +40,25 @@ final class MatteMotion {
     func measure(_ luma: Plane, history: UnsafePointer<UInt8>) {
         let w = luma.width, h = luma.height, b = Self.block
         for i in 0..<(columns * rows) { change[i] = 0 }
+        let whole = w / b
+        for i in 0..<whole { lanes[i] = SIMD16() }
         for y in 0..<h {
             let l = luma.row(y), hl = history + y * w, base = (y / b) * columns
-            var x = 0
-            while x + b <= w {
-                let p = UnsafeRawPointer(l + x).loadUnaligned(as: SIMD16<UInt8>.self)
-                let q = UnsafeRawPointer(hl + x).loadUnaligned(as: SIMD16<UInt8>.self)
+            for c in 0..<whole {
+                let p = UnsafeRawPointer(l + c * b).loadUnaligned(as: SIMD16<UInt8>.self)
+                let q = UnsafeRawPointer(hl + c * b).loadUnaligned(as: SIMD16<UInt8>.self)
                 // |p - q| without widening: the larger less the smaller.
-                let d = p.replacing(with: q, where: q .> p) &- p.replacing(with: q, where: q .< p)
-                let m = d.max()
-                if m > change[base + x / b] { change[base + x / b] = m }
-                x += b
+                lanes[c] = pointwiseMax(lanes[c], pointwiseMax(p, q) &- pointwiseMin(p, q))
             }
-            for x in x..<w {
+            for x in (whole * b)..<w {
                 let d = l[x] > hl[x] ? l[x] - hl[x] : hl[x] - l[x]
                 if d > change[base + x / b] { change[base + x / b] = d }
+            }
+            if y % b == b - 1 || y == h - 1 {
+                for c in 0..<whole {
+                    change[base + c] = lanes[c].max()
+                    lanes[c] = SIMD16()
+                }
             }
         }
         for r in 0..<rows {

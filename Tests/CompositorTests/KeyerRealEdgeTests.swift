@@ -188,6 +188,49 @@ final class KeyerRealEdgeTests: XCTestCase {
         }
     }
 
+    /// The blocks found moving are those a sample-by-sample reading finds, also where the
+    /// picture's right column and bottom row of blocks are partial (120x90: 7.5 x 5.625 blocks)
+    /// and where the change is in the picture's last row, on noise of up to 16 levels.
+    func testMovingBlocksAreThoseASampleBySampleReadingFinds() {
+        let w = 120, h = 90, b = MatteMotion.block
+        let last = YUVBuffer(width: w, height: h), now = YUVBuffer(width: w, height: h)
+        var state: UInt64 = 7
+        func next() -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33)
+        }
+        for spikes in [[(117, 89)], [(5, 89)], [(60, 47), (2, 3)], [(119, 0)], []] {
+            for y in 0..<h {
+                for x in 0..<w {
+                    let v = 60 + next() % 100
+                    last.image.y[x, y] = UInt8(v)
+                    now.image.y[x, y] = UInt8(v + next() % 33 - 16)
+                }
+            }
+            for (x, y) in spikes { now.image.y[x, y] = last.image.y[x, y] &+ 40 }
+            let motion = MatteMotion(width: w, height: h)
+            motion.measure(now.image.y, history: UnsafePointer(last.image.y.base))
+            let (columns, rows) = ((w + b - 1) / b, (h + b - 1) / b)
+            var change = [Int](repeating: 0, count: columns * rows)
+            for y in 0..<h {
+                for x in 0..<w {
+                    let i = (y / b) * columns + x / b
+                    change[i] = max(change[i], abs(Int(now.image.y[x, y]) - Int(last.image.y[x, y])))
+                }
+            }
+            for r in 0..<rows {
+                for c in 0..<columns {
+                    var expected = false
+                    for rr in max(r - MatteMotion.reach, 0)...min(r + MatteMotion.reach, rows - 1) {
+                        for cc in max(c - MatteMotion.reach, 0)...min(c + MatteMotion.reach, columns - 1)
+                        where change[rr * columns + cc] > Int(MatteMotion.threshold) { expected = true }
+                    }
+                    XCTAssertEqual(motion.moving[r * columns + c], expected, "block (\(c), \(r)), spikes \(spikes)")
+                }
+            }
+        }
+    }
+
     func testTheScreenStrengthFallsToZeroWithoutAJumpWhereGreenStopsLeading() {
         // Chroma along the line from a green screen's to an orange subject's: the mix of an
         // orange edge over the screen crosses the point where green stops being the largest
