@@ -128,21 +128,27 @@ extension BoxDownscale {
     public static func halve(
         _ source: UnsafePointer<UInt8>, sourceStride: Int, into out: Plane, avx2: Bool = ColorConvertKernel.processorHasAVX2
     ) {
-        for j in 0..<out.height {
-            let a = source + 2 * j * sourceStride, o = out.row(j)
-            let done = avx2 ? Int(cvec_halve_row8_avx2(a, a + sourceStride, Int32(out.width), o)) : 0
-            halveRow(a + 2 * done, a + sourceStride + 2 * done, count: out.width - done, into: o + done, words: UInt16.self)
-        }
+        halve(source, sourceStride, rows: out.height, count: out.width, out.row, words: UInt16.self, blocks: avx2 ? cvec_halve_row8_avx2 : nil)
     }
 
     /// The same for 16-bit planes (10- or 12-bit values: the HDR working signal's).
     public static func halve(
         _ source: UnsafePointer<UInt16>, sourceStride: Int, into out: Plane16, avx2: Bool = ColorConvertKernel.processorHasAVX2
     ) {
-        for j in 0..<out.height {
-            let a = source + 2 * j * sourceStride, o = out.row(j)
-            let done = avx2 ? Int(cvec_halve_row16_avx2(a, a + sourceStride, Int32(out.width), o)) : 0
-            halveRow(a + 2 * done, a + sourceStride + 2 * done, count: out.width - done, into: o + done, words: UInt32.self)
+        halve(source, sourceStride, rows: out.height, count: out.width, out.row, words: UInt32.self, blocks: avx2 ? cvec_halve_row16_avx2 : nil)
+    }
+
+    /// Each output row: the AVX2 `blocks` first where given (they return the samples done),
+    /// then `halveRow` for the rest.
+    @inline(__always)
+    private static func halve<Sample, Word>(
+        _ source: UnsafePointer<Sample>, _ sourceStride: Int, rows: Int, count: Int, _ row: (Int) -> UnsafeMutablePointer<Sample>,
+        words: Word.Type, blocks: ((UnsafePointer<Sample>, UnsafePointer<Sample>, Int32, UnsafeMutablePointer<Sample>) -> Int32)?
+    ) where Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar, Word: FixedWidthInteger & UnsignedInteger & SIMDScalar {
+        for j in 0..<rows {
+            let a = source + 2 * j * sourceStride, o = row(j)
+            let done = blocks.map { Int($0(a, a + sourceStride, Int32(count), o)) } ?? 0
+            halveRow(a + 2 * done, a + sourceStride + 2 * done, count: count - done, into: o + done, words: words)
         }
     }
 
