@@ -183,7 +183,7 @@ final class ScreenEstimate {
         let threshold = 0.15 * reference, invRef = 1 / reference
         let lumaScale: Float = 255 / 219
         let wt = weight, gy = sy, gu = su, gv = sv
-        var k = cvec_key(ku: key.ku, kv: key.kv, d1u: key.d1u, d1v: key.d1v, d2u: key.d2u, d2v: key.d2v, cap: key.cap)
+        var k = key.lanes
         do {
             // Every other chroma sample both ways: 16 samples per cell are plenty for a mean,
             // and the measurement costs a quarter of a full pass. A cell's four samples of a row

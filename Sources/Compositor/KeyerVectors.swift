@@ -190,7 +190,7 @@ enum KeyerVectors {
     ) {
         var cx = 0
         if avx2 {
-            var k = cvec_key(ku: key.ku, kv: key.kv, d1u: key.d1u, d1v: key.d1v, d2u: key.d2u, d2v: key.d2v, cap: key.cap)
+            var k = key.lanes
             cx = Int(cvec_strength_row_avx2(&k, u, v, Int32(count), out))
         }
         while cx + 8 <= count {
@@ -454,6 +454,11 @@ enum KeyerVectors {
             ou[cx] = clampByte(u + 128); ov[cx] = clampByte(v + 128)
         }
     }
+}
+
+extension ColourDifference {
+    /// These numbers as the C kernels take them (KeyerRows.h).
+    var lanes: cvec_key { cvec_key(ku: ku, kv: kv, d1u: d1u, d1v: d1v, d2u: d2u, d2v: d2v, cap: cap) }
 }
 
 extension Despill {
