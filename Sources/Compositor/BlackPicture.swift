@@ -6,38 +6,41 @@
 ///
 /// It goes into the frame's provenance ("black"): a fade's black frames are faithful copies
 /// of black source frames, not pictures lost on the way to the file.
+///
+/// Every output frame is judged, so the sums are integers (exact, as the Doubles they replaced
+/// were below 2^53) and the scan stops as soon as the luma seen so far already puts the mean
+/// over `mean`: most pictures are not black, and their first rows tell.
 public enum BlackPicture {
     public static let mean = 24.0, deviation = 6.0
     static let step = 4
 
     public static func isBlack(_ image: YUVImage) -> Bool {
-        var sum = 0.0, sq = 0.0, n = 0.0
-        for y in stride(from: 0, to: image.height, by: step) {
-            let row = image.y.row(y)
-            for x in stride(from: 0, to: image.width, by: step) {
-                let l = Double(row[x])
-                sum += l; sq += l * l; n += 1
-            }
-        }
-        return judge(sum: sum, squares: sq, count: n)
+        judge(width: image.width, height: image.height) { y in image.y.row(y) } sample: { Int($0) }
     }
 
     /// A 10-bit picture, judged on its top eight bits (as `verify` decodes it to 8-bit gray).
     public static func isBlack(_ image: YUV16Image) -> Bool {
-        var sum = 0.0, sq = 0.0, n = 0.0
-        for y in stride(from: 0, to: image.height, by: step) {
-            let row = image.y.row(y)
-            for x in stride(from: 0, to: image.width, by: step) {
-                let l = Double(min(255, (Int(row[x]) + 2) >> 2))
-                sum += l; sq += l * l; n += 1
-            }
-        }
-        return judge(sum: sum, squares: sq, count: n)
+        judge(width: image.width, height: image.height) { y in image.y.row(y) } sample: { min(255, (Int($0) + 2) >> 2) }
     }
 
-    static func judge(sum: Double, squares: Double, count n: Double) -> Bool {
-        guard n > 0 else { return false }
-        let m = sum / n
-        return m <= mean && max(0, squares / n - m * m).squareRoot() <= deviation
+    @inline(__always)
+    private static func judge<Sample>(
+        width: Int, height: Int, row: (Int) -> UnsafeMutablePointer<Sample>, sample: (Sample) -> Int
+    ) -> Bool {
+        let count = ((width + step - 1) / step) * ((height + step - 1) / step)
+        guard count > 0 else { return false }
+        // A sum over this can only end with a mean over `mean`.
+        let most = Int((mean * Double(count)).rounded(.down))
+        var sum = 0, squares = 0
+        for y in stride(from: 0, to: height, by: step) {
+            let r = row(y)
+            for x in stride(from: 0, to: width, by: step) {
+                let l = sample(r[x])
+                sum += l; squares += l * l
+            }
+            if sum > most { return false }
+        }
+        let n = Double(count), m = Double(sum) / n
+        return m <= mean && max(0, Double(squares) / n - m * m).squareRoot() <= deviation
     }
 }

@@ -24,15 +24,26 @@ public final class RenderedChange {
     /// another size); `image` becomes the one the next call compares with.
     public func measure(_ image: YUVImage) -> Double? {
         guard image.width == width, image.height == height else { hasPrevious = false; return nil }
+        // Every 4th pixel is the low byte of a little-endian 32-bit word: whole words load as
+        // vectors (a strided byte loop does not); the last samples, whose word would reach past
+        // the row's last pixel, are read one by one.
+        let words = width / Self.step, perRow = (width + Self.step - 1) / Self.step
         var total = 0, n = 0
         for y in stride(from: 0, to: height, by: Self.step) {
             let row = image.y.row(y)
-            for x in stride(from: 0, to: width, by: Self.step) {
-                let l = row[x]
-                total += abs(Int(l) - Int(previous[n]))
-                previous[n] = l
-                n += 1
+            let previousRow = previous.baseAddress! + n
+            let bytes = UnsafeRawPointer(row)
+            for i in 0..<words {
+                let l = UInt8(truncatingIfNeeded: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: i * Self.step, as: UInt32.self)))
+                total += Int(l > previousRow[i] ? l - previousRow[i] : previousRow[i] - l)
+                previousRow[i] = l
             }
+            for i in words..<perRow {
+                let l = row[i * Self.step]
+                total += abs(Int(l) - Int(previousRow[i]))
+                previousRow[i] = l
+            }
+            n += perRow
         }
         defer { hasPrevious = true }
         return hasPrevious && n > 0 ? Double(total) / Double(n) : nil

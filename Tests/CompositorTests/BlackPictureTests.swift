@@ -25,3 +25,34 @@ final class BlackPictureTests: XCTestCase {
         XCTAssertFalse(BlackPicture.isBlack(a.image))
     }
 }
+
+extension BlackPictureTests {
+    /// The integer sums and the early stop against the Doubles of the definition, on pictures
+    /// around the bounds: dark with a few bright rows at the top (stops early: not black), at the
+    /// bottom (read to the end), and noise whose mean and spread straddle 24 and 6.
+    func testTheEarlyStopJudgesAsTheWholeMeanAndSpreadDo() {
+        func reference(_ p: Plane) -> Bool {
+            var sum = 0.0, sq = 0.0, n = 0.0
+            for y in stride(from: 0, to: p.height, by: 4) {
+                for x in stride(from: 0, to: p.width, by: 4) { let l = Double(p[x, y]); sum += l; sq += l * l; n += 1 }
+            }
+            let m = sum / n
+            return m <= BlackPicture.mean && max(0, sq / n - m * m).squareRoot() <= BlackPicture.deviation
+        }
+        var seed: UInt32 = 3
+        func next() -> Int { seed = seed &* 1_664_525 &+ 1_013_904_223; return Int(seed >> 24) }
+        let a = YUVBuffer(width: 64, height: 48)
+        var seen = [false: 0, true: 0]
+        for trial in 0..<400 {
+            let base = 14 + trial % 14, spread = trial % 17
+            for y in 0..<48 { for x in 0..<64 { a.image.y[x, y] = UInt8(base + next() % (spread + 1)) } }
+            if trial % 5 == 1 { for y in 0..<4 { for x in 0..<64 { a.image.y[x, y] = 235 } } }
+            if trial % 5 == 2 { for y in 44..<48 { for x in 0..<64 { a.image.y[x, y] = 235 } } }
+            let expected = reference(a.image.y)
+            XCTAssertEqual(BlackPicture.isBlack(a.image), expected, "trial \(trial)")
+            seen[expected, default: 0] += 1
+        }
+        XCTAssertGreaterThan(seen[true]!, 50, "the trials must hold black pictures")
+        XCTAssertGreaterThan(seen[false]!, 50, "and pictures that are not")
+    }
+}

@@ -1,21 +1,41 @@
 import Compositor
 import XCTest
 
+/// `RenderedChange` reads every 4th pixel as the low byte of a 32-bit word; these hold it to the
+/// plain definition (the mean absolute difference of the subsampled luma), sample by sample, on
+/// widths that end inside a word, rows that start at odd addresses, and exactly sized planes
+/// (a word read past a row's last pixel is out of bounds under ASan on the last row).
 final class RenderedChangeTests: XCTestCase {
-    func testMeanAbsoluteLumaDifferenceOnTheSubsample() {
-        let a = YUVBuffer(width: 16, height: 8), b = YUVBuffer(width: 16, height: 8)
-        PlaneKernels.fill(a.image, YUVColor(y: 100, u: 128, v: 128))
-        PlaneKernels.fill(b.image, YUVColor(y: 100, u: 128, v: 128))
-        // Sampled pixels: x 0,4,8,12 of rows 0 and 4 (8 of them). One goes up by 40; a pixel
-        // off the subsample changes without counting.
-        b.image.y.row(4)[8] = 140
-        b.image.y.row(1)[1] = 0
-        let change = RenderedChange(width: 16, height: 8)
-        XCTAssertNil(change.measure(a.image))
-        XCTAssertEqual(change.measure(a.image), 0)
-        XCTAssertEqual(change.measure(b.image), 5)  // 40 / 8
-        XCTAssertEqual(change.measure(a.image), 5)
-        XCTAssertNil(change.measure(YUVBuffer(width: 8, height: 8).image), "another size: nothing to compare with")
-        XCTAssertNil(change.measure(a.image))
+    /// The definition, one sample at a time.
+    private func reference(_ a: Plane, _ b: Plane) -> Double {
+        var total = 0, n = 0
+        for y in stride(from: 0, to: a.height, by: RenderedChange.step) {
+            for x in stride(from: 0, to: a.width, by: RenderedChange.step) {
+                total += abs(Int(a[x, y]) - Int(b[x, y])); n += 1
+            }
+        }
+        return Double(total) / Double(n)
+    }
+
+    func testTheWordReadsGiveTheSampleBySampleMeanOnEveryWidth() {
+        var seed: UInt32 = 7
+        func next() -> UInt8 { seed = seed &* 1_664_525 &+ 1_013_904_223; return UInt8(seed >> 24) }
+        for width in 1...41 {
+            for height in [1, 2, 5, 9] {
+                // One byte of lead-in, so every row starts at an odd address; no byte after the plane.
+                let count = width * height + 1
+                let first = UnsafeMutablePointer<UInt8>.allocate(capacity: count), second = UnsafeMutablePointer<UInt8>.allocate(capacity: count)
+                defer { first.deallocate(); second.deallocate() }
+                for i in 0..<count { first[i] = next(); second[i] = next() }
+                let a = Plane(base: first + 1, stride: width, width: width, height: height)
+                let b = Plane(base: second + 1, stride: width, width: width, height: height)
+                let image = { (p: Plane) in YUVImage(y: p, u: p, v: p) }
+                let change = RenderedChange(width: width, height: height)
+                XCTAssertNil(change.measure(image(a)))
+                XCTAssertEqual(change.measure(image(b)), reference(b, a), "\(width)x\(height)")
+                XCTAssertEqual(change.measure(image(a)), reference(a, b), "\(width)x\(height), back")
+                XCTAssertEqual(change.measure(image(a)), 0, "\(width)x\(height), the same picture")
+            }
+        }
     }
 }
