@@ -15,12 +15,12 @@ public enum BlackPicture {
     static let step = 4
 
     public static func isBlack(_ image: YUVImage) -> Bool {
-        judge(width: image.width, height: image.height) { y in image.y.row(y) } sample: { Int($0) }
+        judge(width: image.width, height: image.height, row: { image.y.row($0) }, sample: { Int($0) })
     }
 
     /// A 10-bit picture, judged on its top eight bits (as `verify` decodes it to 8-bit gray).
     public static func isBlack(_ image: YUV16Image) -> Bool {
-        judge(width: image.width, height: image.height) { y in image.y.row(y) } sample: { min(255, (Int($0) + 2) >> 2) }
+        judge(width: image.width, height: image.height, row: { image.y.row($0) }, sample: { min(255, (Int($0) + 2) >> 2) })
     }
 
     @inline(__always)
