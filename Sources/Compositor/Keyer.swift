@@ -107,7 +107,7 @@ public final class Keyer {
                 if let keep { smoothRows(cy, fg, b, rows, keep: keep) }
             }
             refine(b)
-            for cy in 0..<ch { compositeRows(cy, fg, bg, out, b, alpha: b.planeRows(cy)) }
+            for cy in 0..<ch { compositeRows(cy, fg, bg, out, b, alpha: b.planeRows(cy), keep: keep) }
         } else {
             // One pass: each chroma row's two matte rows are keyed while they are in L1, in a
             // two-row ring (a whole matte plane would be 2 MB a 1080p frame written and
@@ -116,7 +116,7 @@ public final class Keyer {
                 let rows = b.ringRows(cy)
                 matteRows(cy, fg, b, into: rows)
                 if let keep { smoothRows(cy, fg, b, rows, keep: keep) }
-                compositeRows(cy, fg, bg, out, b, alpha: rows)
+                compositeRows(cy, fg, bg, out, b, alpha: rows, keep: keep)
             }
         }
     }
@@ -322,12 +322,22 @@ public final class Keyer {
 
     /// Luma rows 2cy and 2cy + 1 and chroma row cy of the composite (`KeyerVectors`). Blocks of
     /// sixteen pixels that are all foreground or all background are copied; only the edge is
-    /// computed.
+    /// computed. Then, with `keep` (the matte's temporal filter on), the partial pixels'
+    /// foreground colour is held still in time (`ForegroundSmoothing`).
     private func compositeRows(
         _ cy: Int, _ fg: YUVImage, _ bg: YUVImage, _ out: YUVImage, _ b: KeyerBuffers,
-        alpha rows: MatteRows
+        alpha rows: MatteRows, keep: Float?
     ) {
         let w = b.width, h = b.height
+        // A layer keyed in place writes over its background, which the filter reads after.
+        let smoothing = keep == nil ? nil : b.foreground
+        let inPlace = out.y.base == bg.y.base
+        if let smoothing, inPlace { smoothing.saveBackground(cy, bg) }
+        defer {
+            if let smoothing, let keep {
+                smoothing.apply(cy, alpha: rows, background: bg, saved: inPlace, into: out, keep: keep, motion: b.motion)
+            }
+        }
         let screen = b.screen
         let centre = Double(2 * cy) + 1
         screen.interpolateRow(.y, lumaY: centre, into: b.gridRow)
@@ -402,6 +412,8 @@ public final class KeyerBuffers {
     var keepsHistory = false
     /// Where the picture moved since the last frame (the filter's blocks to leave); nil without the filter.
     let motion: MatteMotion?
+    /// The partial pixels' foreground colour held still in time; nil without the filter.
+    let foreground: ForegroundSmoothing?
     /// Owns every buffer above.
     private let scratch = ScratchMemory()
 
@@ -430,6 +442,7 @@ public final class KeyerBuffers {
         history = m.buffer(count: settings.matteSmoothing > 0 ? width * height : 1)
         historyLuma = m.buffer(count: settings.matteSmoothing > 0 ? width * height : 1)
         motion = settings.matteSmoothing > 0 ? MatteMotion(width: width, height: height) : nil
+        foreground = settings.matteSmoothing > 0 ? ForegroundSmoothing(width: width, height: height) : nil
     }
 
     /// Chroma row r's far flags (slot r % 3 of the ring), after its padding byte.
