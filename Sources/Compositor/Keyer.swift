@@ -123,12 +123,17 @@ public final class Keyer {
 
     /// How much of the last frame's matte this frame's keeps (`KeyerSettings.matteSmoothing`):
     /// nil with smoothing off, 0 on the first frame (whose matte and luma only become the history).
-    /// Then where `fg` moved since the last frame (`MatteMotion`), before its luma becomes the history.
+    /// Then where `fg` moved since the last frame (`MatteMotion`, `ChromaMotion`), before its luma
+    /// and chroma become the history.
     private func startSmoothing(_ fg: YUVImage, _ b: KeyerBuffers) -> Float? {
-        guard settings.matteSmoothing > 0, let motion = b.motion else { return nil }
+        guard settings.matteSmoothing > 0, let motion = b.motion, let colour = b.chromaMotion else { return nil }
         defer { b.keepsHistory = true }
-        guard b.keepsHistory else { return 0 }
+        guard b.keepsHistory else {
+            colour.mark(fg, into: motion, measure: false)
+            return 0
+        }
         motion.measure(fg.y, history: b.historyLuma)
+        colour.mark(fg, into: motion, measure: true)
         return Float(settings.matteSmoothing)
     }
 
@@ -412,8 +417,8 @@ public final class KeyerBuffers {
     var keepsHistory = false
     /// Where the picture moved since the last frame (the filter's blocks to leave); nil without the filter.
     let motion: MatteMotion?
-    /// The partial pixels' foreground colour held still in time; nil without the filter.
-    let foreground: ForegroundSmoothing?
+    /// The partial pixels' foreground colour held still in time, and where the chroma moved; nil without the filter.
+    let foreground: ForegroundSmoothing?, chromaMotion: ChromaMotion?
     /// Owns every buffer above.
     private let scratch = ScratchMemory()
 
@@ -443,6 +448,7 @@ public final class KeyerBuffers {
         historyLuma = m.buffer(count: settings.matteSmoothing > 0 ? width * height : 1)
         motion = settings.matteSmoothing > 0 ? MatteMotion(width: width, height: height) : nil
         foreground = settings.matteSmoothing > 0 ? ForegroundSmoothing(width: width, height: height) : nil
+        chromaMotion = settings.matteSmoothing > 0 ? ChromaMotion(width: (width + 1) / 2, height: (height + 1) / 2) : nil
     }
 
     /// Chroma row r's far flags (slot r % 3 of the ring), after its padding byte.

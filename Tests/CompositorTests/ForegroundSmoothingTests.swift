@@ -78,8 +78,8 @@ final class ForegroundSmoothingTests: XCTestCase {
         }
     }
 
-    /// Through the keyer: a half-transparent band whose plate luma rises 4 levels between two
-    /// frames, over a background of the screen's own luma (so the matte's own change does not move
+    /// Through the keyer (`--matte-smoothing 0.6`): a half-transparent band whose plate luma rises 4
+    /// levels between two frames, over a background of the screen's own luma (so the matte's own change does not move
     /// the composite's luma: it is the plate's). Screen subtraction passed the 4 levels whole; now
     /// 0.4 of them go (124 -> 121.6 in the hand-worked case above), and a pixel of plain screen
     /// or plain foreground is as before.
@@ -98,7 +98,7 @@ final class ForegroundSmoothingTests: XCTestCase {
         }
         let bg = YUVBuffer(width: w, height: h)
         PlaneKernels.fill(bg.image, YUVColor(y: s.y, u: 128, v: 128))
-        var settings = KeyerSettings(); settings.coreClip = 0
+        var settings = KeyerSettings(); settings.coreClip = 0; settings.matteSmoothing = 0.6
         let keyer = Keyer(settings: settings)
         let out1 = YUVBuffer(width: w, height: h), out2 = YUVBuffer(width: w, height: h)
         keyer.apply(foreground: frame(luma: 100).image, background: bg.image, into: out1.image)
