@@ -107,7 +107,7 @@ public final class Keyer {
                 if let keep { smoothRows(cy, fg, b, rows, keep: keep) }
             }
             refine(b)
-            for cy in 0..<ch { compositeRows(cy, fg, bg, out, b, alpha: b.planeRows(cy)) }
+            for cy in 0..<ch { compositeRows(cy, fg, bg, out, b, alpha: b.planeRows(cy), keep: keep) }
         } else {
             // One pass: each chroma row's two matte rows are keyed while they are in L1, in a
             // two-row ring (a whole matte plane would be 2 MB a 1080p frame written and
@@ -116,19 +116,24 @@ public final class Keyer {
                 let rows = b.ringRows(cy)
                 matteRows(cy, fg, b, into: rows)
                 if let keep { smoothRows(cy, fg, b, rows, keep: keep) }
-                compositeRows(cy, fg, bg, out, b, alpha: rows)
+                compositeRows(cy, fg, bg, out, b, alpha: rows, keep: keep)
             }
         }
     }
 
     /// How much of the last frame's matte this frame's keeps (`KeyerSettings.matteSmoothing`):
     /// nil with smoothing off, 0 on the first frame (whose matte and luma only become the history).
-    /// Then where `fg` moved since the last frame (`MatteMotion`), before its luma becomes the history.
+    /// Then where `fg` moved since the last frame (`MatteMotion`, `ChromaMotion`), before its luma
+    /// and chroma become the history.
     private func startSmoothing(_ fg: YUVImage, _ b: KeyerBuffers) -> Float? {
-        guard settings.matteSmoothing > 0, let motion = b.motion else { return nil }
+        guard settings.matteSmoothing > 0, let motion = b.motion, let colour = b.chromaMotion else { return nil }
         defer { b.keepsHistory = true }
-        guard b.keepsHistory else { return 0 }
+        guard b.keepsHistory else {
+            colour.mark(fg, into: motion, measure: false)
+            return 0
+        }
         motion.measure(fg.y, history: b.historyLuma)
+        colour.mark(fg, into: motion, measure: true)
         return Float(settings.matteSmoothing)
     }
 
@@ -322,12 +327,22 @@ public final class Keyer {
 
     /// Luma rows 2cy and 2cy + 1 and chroma row cy of the composite (`KeyerVectors`). Blocks of
     /// sixteen pixels that are all foreground or all background are copied; only the edge is
-    /// computed.
+    /// computed. Then, with `keep` (the matte's temporal filter on), the partial pixels'
+    /// foreground colour is held still in time (`ForegroundSmoothing`).
     private func compositeRows(
         _ cy: Int, _ fg: YUVImage, _ bg: YUVImage, _ out: YUVImage, _ b: KeyerBuffers,
-        alpha rows: MatteRows
+        alpha rows: MatteRows, keep: Float?
     ) {
         let w = b.width, h = b.height
+        // A layer keyed in place writes over its background, which the filter reads after.
+        let smoothing = keep == nil ? nil : b.foreground
+        let inPlace = out.y.base == bg.y.base
+        if let smoothing, inPlace { smoothing.saveBackground(cy, bg) }
+        defer {
+            if let smoothing, let keep {
+                smoothing.apply(cy, alpha: rows, background: bg, saved: inPlace, into: out, keep: keep, motion: b.motion)
+            }
+        }
         let screen = b.screen
         let centre = Double(2 * cy) + 1
         screen.interpolateRow(.y, lumaY: centre, into: b.gridRow)
@@ -402,6 +417,8 @@ public final class KeyerBuffers {
     var keepsHistory = false
     /// Where the picture moved since the last frame (the filter's blocks to leave); nil without the filter.
     let motion: MatteMotion?
+    /// The partial pixels' foreground colour held still in time, and where the chroma moved; nil without the filter.
+    let foreground: ForegroundSmoothing?, chromaMotion: ChromaMotion?
     /// Owns every buffer above.
     private let scratch = ScratchMemory()
 
@@ -430,6 +447,8 @@ public final class KeyerBuffers {
         history = m.buffer(count: settings.matteSmoothing > 0 ? width * height : 1)
         historyLuma = m.buffer(count: settings.matteSmoothing > 0 ? width * height : 1)
         motion = settings.matteSmoothing > 0 ? MatteMotion(width: width, height: height) : nil
+        foreground = settings.matteSmoothing > 0 ? ForegroundSmoothing(width: width, height: height) : nil
+        chromaMotion = settings.matteSmoothing > 0 ? ChromaMotion(width: (width + 1) / 2, height: (height + 1) / 2) : nil
     }
 
     /// Chroma row r's far flags (slot r % 3 of the ring), after its padding byte.

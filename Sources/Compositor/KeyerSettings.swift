@@ -117,11 +117,13 @@ public struct KeyerSettings: Equatable, Sendable {
     public static let coreClips = 0.0...2.0
     /// How much of its previous matte a pixel keeps when its luma did not move (`--matte-smoothing`):
     /// the matte's crawl under sensor noise is averaged away where the picture stands still, and
-    /// a moving edge (luma changed by more than the noise) takes the new matte. 0 is off. 0...0.9.
-    /// 0.6, not 0.8 (issue 44, fourth session): 0.8 left the matte of a slowly drifting edge
-    /// trailing it (the plant 0.4 dB and the generated motion plate 0.2 dB lower in the edge band)
-    /// and held the flicker no lower (docs/compositing.md).
-    public var matteSmoothing = 0.6
+    /// a moving edge (luma changed by more than the noise) takes the new matte. A partial pixel
+    /// keeps as much of its last foreground colour (`ForegroundSmoothing`). 0 is off. 0...0.9.
+    /// 0.8 (issue 44, ninth session; 0.6 from the fourth, when 0.8 trailed a slowly drifting edge and
+    /// a moving one): with the colour held too and the blocks whose chroma moved left
+    /// (`ChromaMotion`), 0.8 takes every real-edge plate's flicker under ffmpeg's best and the motion
+    /// plate to the filter-off 27.36 dB; it costs the plant 0.15 dB in the edge band (docs/compositing.md).
+    public var matteSmoothing = 0.8
     public static let matteSmoothings = 0.0...0.9
     /// Whether the foreground holds green subjects (`--green-subjects`; `GreenSubjects`): `auto`
     /// decides from the first frame and the keyer reports its answer (`Keyer.report`).

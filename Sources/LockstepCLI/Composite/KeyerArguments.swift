@@ -38,7 +38,9 @@ struct KeyerArguments: ParsableArguments {
 
     @Option(
         name: .customLong("matte-smoothing"), parsing: .unconditional,
-        help: "Share of the last frame's matte a still pixel keeps, 0 to 0.9 (0 off): the edge does not crawl with noise; moving pixels take the new matte.")
+        help:
+            "Share of the last frame's matte (and, at a partial pixel, of its foreground colour) a still pixel keeps, 0 to 0.9 (0 off): the edge does not crawl with noise; moving pixels take the new matte."
+    )
     var matteSmoothing = KeyerSettings().matteSmoothing
 
     @Option(

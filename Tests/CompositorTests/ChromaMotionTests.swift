@@ -1,0 +1,60 @@
+import XCTest
+
+@testable import Compositor
+
+/// Where the picture's colour moves (`ChromaMotion`, issue 44's ninth session): blocks the matte's
+/// temporal filters leave although no luma moved.
+final class ChromaMotionTests: XCTestCase {
+    let screen = RGB(r: 36, g: 148, b: 61)
+
+    /// A block moves when a chroma sample changed by more than 16 levels (U or V), and so does every
+    /// block within two of it; 16 levels is noise or a slow drift.
+    func testABlockMovesFromSeventeenLevelsOfChromaAndTakesItsNeighboursAlong() {
+        let w = 128, h = 96
+        let last = YUVBuffer(width: w, height: h), now = YUVBuffer(width: w, height: h)
+        PlaneKernels.fill(last.image, YUVColor(y: 100, u: 128, v: 128))
+        for (plane, change, moves) in [(0, 16, false), (0, 17, true), (1, -17, true), (1, 16, false)] {
+            PlaneKernels.fill(now.image, YUVColor(y: 100, u: 128, v: 128))
+            (plane == 0 ? now.image.u : now.image.v)[18, 10] = UInt8(128 + change)  // block (2, 1)
+            let colour = ChromaMotion(width: w / 2, height: h / 2), motion = MatteMotion(width: w, height: h)
+            colour.mark(last.image, into: motion, measure: false)
+            colour.mark(now.image, into: motion, measure: true)
+            for r in 0..<6 {
+                for c in 0..<8 {
+                    XCTAssertEqual(motion.moving[r * 8 + c], moves && c <= 4 && r <= 3, "block (\(c), \(r)), \(plane == 0 ? "U" : "V") \(change)")
+                }
+            }
+        }
+    }
+
+    /// Through the keyer: something of the screen's own luma but not its colour passes over luma
+    /// columns 40-47 (block column 2, next to the first half-transparent band's); that band's matte
+    /// is the new frame's, the band four blocks away is filtered (as `MatteMotion` does for luma:
+    /// KeyerRealEdgeTests.testTheMatteIsNotFilteredNextToABlockThatMoved).
+    func testTheMatteIsNotFilteredNextToABlockWhoseColourMoved() {
+        let w = 128, h = 32
+        let s = YUVColor(rgb: screen)
+        func frame(_ u: UInt8, moved: Bool) -> YUVBuffer {
+            let f = YUVBuffer(width: w, height: h)
+            PlaneKernels.fill(f.image, s)
+            for y in 0..<(h / 2) {
+                for cx in [8..<16, 48..<56].joined() { f.image.u[cx, y] = u; f.image.v[cx, y] = UInt8((Int(s.v) + 128) / 2) }
+                if moved { for cx in 20..<24 { f.image.u[cx, y] = 128; f.image.v[cx, y] = 200 } }
+            }
+            return f
+        }
+        let u1 = UInt8((Int(s.u) + 128) / 2), u2 = u1 &+ 6
+        var settings = KeyerSettings(); settings.coreClip = 0
+        func raw(_ u: UInt8, moved: Bool) -> Plane { Keyer(settings: settings).computeMatte(frame(u, moved: moved).image).alphaPlane }
+        let first = raw(u1, moved: false), second = raw(u2, moved: true)
+        XCTAssertGreaterThanOrEqual(abs(Int(first[20, 4]) - Int(second[20, 4])), 3)
+        XCTAssertGreaterThanOrEqual(abs(Int(first[100, 4]) - Int(second[100, 4])), 3)
+        let keyer = Keyer(settings: settings)
+        _ = keyer.computeMatte(frame(u1, moved: false).image)
+        let m = keyer.computeMatte(frame(u2, moved: true).image).alphaPlane
+        XCTAssertEqual(m[20, 4], second[20, 4], "next to the block whose colour moved: the new matte")
+        let k = settings.matteSmoothing
+        XCTAssertEqual(Double(m[100, 4]), Double(second[100, 4]) + k * (Double(first[100, 4]) - Double(second[100, 4])), accuracy: 1)
+        XCTAssertNotEqual(m[100, 4], second[100, 4], "four blocks away: filtered")
+    }
+}
