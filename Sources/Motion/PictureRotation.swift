@@ -8,20 +8,29 @@ public struct BlockFlow: Sendable, Equatable {
     /// Each block's centre, displayed pixels from the picture's centre (x right, y down).
     public var centreX: [Double], centreY: [Double]
     public var dx: [Float], dy: [Float], weight: [Float]
+    /// Per interval and block (the same order): how far below its centre (displayed pixels)
+    /// the block's match sits: the rows whose texture the correlation matched on (a block with
+    /// sky in its top half is matched on its lower half), midway between the two pictures'
+    /// blocks (the second one looked for where the global shift says, but held inside the
+    /// picture, so an edge block sees only what stayed in view). `ReadoutSearch` times each
+    /// region by this row, not its centre: a rolling shutter's lag follows the rows matched.
+    public var rowOffset: [Float]
     /// The displayed picture's width (the lens search's field-of-view bounds).
     public var width: Int
 
     public init(centreX: [Double], centreY: [Double], width: Int) {
         self.centreX = centreX; self.centreY = centreY; self.width = width
-        dx = []; dy = []; weight = []
+        dx = []; dy = []; weight = []; rowOffset = []
     }
 
     public var blocks: Int { centreX.count }
     public var intervals: Int { blocks == 0 ? 0 : dx.count / blocks }
 
-    public mutating func append(dx ddx: [Float], dy ddy: [Float], weight w: [Float]) {
-        precondition(ddx.count == blocks && ddy.count == blocks && w.count == blocks)
+    /// One interval's blocks; `rowOffset` nil: every match at its block's centre.
+    public mutating func append(dx ddx: [Float], dy ddy: [Float], weight w: [Float], rowOffset rows: [Float]? = nil) {
+        precondition(ddx.count == blocks && ddy.count == blocks && w.count == blocks && (rows?.count ?? blocks) == blocks)
         dx += ddx; dy += ddy; weight += w
+        if let rows { rowOffset += rows } else { rowOffset += repeatElement(0, count: blocks) }
     }
 }
 

@@ -37,7 +37,9 @@ public enum ReadoutEstimate: Equatable, Sendable {
 /// region's shift on the three rotation angles, coefficients free per stretch of the clip so that
 /// the lens and the region's place need no model); then a plane through the lags of all regions,
 /// lag = c + readout * y / height + across * x / width, weighted by how sharply each lag is
-/// known. The clip is cut into windows and the readout measured again with each left out (the
+/// known, each region at the mean row it was matched on (`BlockFlow.rowOffset`: a region whose
+/// top is sky moved as its lower rows did; timed by their centres, measure-readout's cameras came
+/// out 5.5-6% low). The clip is cut into windows and the readout measured again with each left out (the
 /// jackknife): the spread is its standard error, a number of the data rather than of a model.
 ///
 /// What it refuses: too few regions matched (a flat picture), a readout whose error is too large
@@ -62,7 +64,7 @@ public enum ReadoutSearch {
 
     /// Below this (ms, twice the standard error, at least 1 ms) a readout is no readout: the
     /// synthetic global-shutter camera of scripts/tools/measure-readout came out 0.00 +- 0.00, its
-    /// 16 and 28 ms cameras 4% low, so a millisecond is well inside what the method tells.
+    /// 16 and 28 ms cameras within 1%, so a millisecond is well inside what the method tells.
     static func globalBelowMs(_ se: Double) -> Double { max(1, 2 * se) }
 
     /// `intervals`: the frame intervals of `flow` (video clock, ns); `mapping`, `clock` and
@@ -156,6 +158,9 @@ struct LagTable {
     var misfit: [[[Double]]]
     /// Intervals used per block and window.
     var used: [[Int]]
+    /// Per block and window: the sum of the row offsets (`BlockFlow.rowOffset`) of the
+    /// intervals kept, and their count. A region is timed at the row it was matched on.
+    var rowSums: [[(sum: Double, count: Int)]]
 
     init(flow: BlockFlow, intervals: [(from: Int64, to: Int64)], windows: [Range<Int>], gyro: GyroIntegral, clock: ClockMapping, mapping m: [[Double]]) {
         self.flow = flow
@@ -167,6 +172,15 @@ struct LagTable {
         // The outliers (a region that matched something else: a passer-by, a repeated texture)
         // are found once, against the clock's own lag, and left out at every lag.
         let keep = LagTable.inliers(flow: flow, intervals: intervals, windows: windows, gyro: gyro, clock: clock, mapping: m)
+        // (A flow whose offsets were never filled in, its arrays set by hand: every block at its centre.)
+        let offsets = flow.rowOffset.count == flow.dx.count ? flow.rowOffset : [Float](repeating: 0, count: flow.dx.count)
+        rowSums = (0..<n).map { i in
+            windows.map { range in
+                var sum = 0.0, count = 0
+                for k in range where keep[k * n + i] { sum += Double(offsets[k * n + i]); count += 1 }
+                return (sum, count)
+            }
+        }
         var angles = [Vec3?](repeating: nil, count: intervals.count)
         for (j, lag) in lags.enumerated() {
             let lagNs = Int64((lag * 1e6).rounded())
@@ -236,20 +250,26 @@ struct LagTable {
     }
 
     /// The plane lag = c + rows * y / height + columns * x / width (ms) through the blocks'
-    /// lags over `windows`; nil when fewer than 6 blocks have a lag or they span one row.
+    /// lags over `windows`, each block at the mean row its intervals there were matched on;
+    /// nil when fewer than 6 blocks have a lag or they span one row.
     func plane(windows: [Int], width: Double, height: Double) -> (rows: Double, columns: Double)? {
         var xs: [Double] = [], ys: [Double] = [], lag: [Double] = [], weight: [Double] = []
+        var gridRows = Set<Double>()
         for i in 0..<flow.blocks {
             var curve = [Double](repeating: 0, count: lags.count)
             var count = 0
+            var rowSum = 0.0, rowCount = 0
             for w in windows where !misfit[i][w][0].isNaN {
                 count += used[i][w]
+                rowSum += rowSums[i][w].sum; rowCount += rowSums[i][w].count
                 for j in lags.indices { curve[j] += misfit[i][w][j] }
             }
             guard count > 0, let l = LagTable.minimum(curve, lags: lags, samples: count) else { continue }
-            xs.append(flow.centreX[i] / width); ys.append(flow.centreY[i] / height); lag.append(l.lag); weight.append(1 / l.variance)
+            let row = flow.centreY[i] + (rowCount > 0 ? rowSum / Double(rowCount) : 0)
+            xs.append(flow.centreX[i] / width); ys.append(row / height); lag.append(l.lag); weight.append(1 / l.variance)
+            gridRows.insert(flow.centreY[i])
         }
-        guard lag.count >= 6, Set(ys).count >= 2 else { return nil }
+        guard lag.count >= 6, gridRows.count >= 2 else { return nil }
         // Weighted least squares of lag on (1, y, x).
         var a = [[Double]](repeating: [0, 0, 0], count: 3), b = [0.0, 0.0, 0.0]
         for j in lag.indices {

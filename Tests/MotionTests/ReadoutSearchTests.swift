@@ -31,8 +31,13 @@ final class ReadoutSearchTests: XCTestCase {
     }
 
     /// `seconds` of 30 fps flow and a 1 kHz gyro (IMU = camera axes), noise `noisePx`; regions
-    /// matched with `weight`.
-    static func clip(readoutMs: Double, shake: Shake, seconds: Double = 12, noisePx: Double = 0.05, weight: Float = 0.8, seed: UInt64 = 3)
+    /// matched with `weight`. `matchedRow`: where a region's match sits below its centre (px),
+    /// given its centre row and its shift down that interval: it moves as that row did, and the
+    /// flow's `rowOffset` says so (nil: at its centre).
+    static func clip(
+        readoutMs: Double, shake: Shake, seconds: Double = 12, noisePx: Double = 0.05, weight: Float = 0.8, seed: UInt64 = 3,
+        matchedRow: ((_ centreY: Double, _ dy: Double) -> Double)? = nil
+    )
         -> (flow: BlockFlow, intervals: [(from: Int64, to: Int64)], readings: [IMUReading])
     {
         var rng = Generator(seed)
@@ -48,16 +53,22 @@ final class ReadoutSearchTests: XCTestCase {
         for k in 0..<(frames - 1) {
             let t0 = Double(k) / 30, t1 = Double(k + 1) / 30
             intervals.append((Int64((t0 * 1e9).rounded()), Int64((t1 * 1e9).rounded())))
-            var dx: [Float] = [], dy: [Float] = []
+            var dx: [Float] = [], dy: [Float] = [], rows: [Float] = []
             for i in cx.indices {
-                let lag = readoutMs / 1000 * cy[i] / Double(height)
-                let turn = shake.angle(t1 + lag) - shake.angle(t0 + lag)
                 // Pan about y moves the picture left, tilt about x moves it down; roll about z
                 // turns it about the centre.
-                dx.append(Float(-f * turn.y - cy[i] * turn.z + rng.normal() * noisePx))
-                dy.append(Float(f * turn.x + cx[i] * turn.z + rng.normal() * noisePx))
+                func moved(row: Double) -> (dx: Double, dy: Double) {
+                    let lag = readoutMs / 1000 * row / Double(height)
+                    let turn = shake.angle(t1 + lag) - shake.angle(t0 + lag)
+                    return (-f * turn.y - row * turn.z, f * turn.x + cx[i] * turn.z)
+                }
+                let offset = matchedRow.map { $0(cy[i], moved(row: cy[i]).dy) } ?? 0
+                let m = moved(row: cy[i] + offset)
+                dx.append(Float(m.dx + rng.normal() * noisePx))
+                dy.append(Float(m.dy + rng.normal() * noisePx))
+                rows.append(Float(offset))
             }
-            flow.append(dx: dx, dy: dy, weight: [Float](repeating: weight, count: cx.count))
+            flow.append(dx: dx, dy: dy, weight: [Float](repeating: weight, count: cx.count), rowOffset: rows)
         }
         let readings = (0..<Int((seconds + 2) * 1000)).map { j -> IMUReading in
             let t = -1 + Double(j) / 1000
@@ -79,6 +90,32 @@ final class ReadoutSearchTests: XCTestCase {
             XCTAssertEqual(ms, truth, accuracy: max(2, truth * 0.1), "\(truth) ms: \(e.reportLine)")
             XCTAssertLessThan(se, 1.5, "\(truth) ms: \(e.reportLine)")
             XCTAssertTrue(e.reportLine.hasPrefix(String(format: "readout %.2f +- %.2f ms (rows read top to bottom", ms, se)), e.reportLine)
+        }
+    }
+
+    /// Regions matched off their centres, as `FrameMotionExtractor`'s blocks are: the top row's
+    /// texture in its lower part (a sky above), and each edge row's match held inside the
+    /// picture (its second block kept in view, so only a shift inward moves the match). Each
+    /// region moves as the rows it was matched on did, and the flow says which rows: timed by
+    /// them, the readout comes back; timed by the blocks' centres (the offsets dropped, as
+    /// before the flow carried them), it comes back low, as measure-readout's cameras did (5-6%).
+    func testRegionsAreTimedByTheRowsTheyWereMatchedOn() {
+        func matched(_ centreY: Double, _ dy: Double) -> Double {
+            switch centreY {
+            case ..<0: 70 + max(0, dy) / 2
+            case 0: dy / 2
+            default: min(0, dy) / 2
+            }
+        }
+        for truth in [16.0, 28.0] {
+            var c = Self.clip(readoutMs: truth, shake: Shake(amount: 1), matchedRow: matched)
+            let e = Self.estimate(c)
+            guard case .estimated(let ms, _) = e else { return XCTFail("\(truth) ms: \(e.reportLine)") }
+            XCTAssertEqual(ms, truth, accuracy: truth * 0.01, "\(truth) ms: \(e.reportLine)")
+            c.flow.rowOffset = [Float](repeating: 0, count: c.flow.rowOffset.count)
+            let centres = Self.estimate(c)
+            guard case .estimated(let low, _) = centres else { return XCTFail("\(truth) ms, at the centres: \(centres.reportLine)") }
+            XCTAssertLessThan(low, truth * 0.96, "\(truth) ms, at the centres: \(centres.reportLine)")
         }
     }
 

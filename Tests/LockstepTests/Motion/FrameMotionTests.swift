@@ -179,6 +179,38 @@ final class FrameMotionTests: ScratchTestCase {
         }
     }
 
+    /// Each block's match sits where its texture is (`BlockFlow.rowOffset`): a slow pan over a
+    /// blotchy picture whose top is flat grey (a sky), 640x360. The top row of blocks reaches 107
+    /// displayed px down and its top half is flat, so it is matched on its lower part; the
+    /// rows below are textured all over, matched about at their centres (the pan moves 0.75 px
+    /// a frame, under the half wide sample that would move the second block).
+    func testTheBlocksSayWhichRowsTheyWereMatchedOn() throws {
+        let out = scratch.appendingPathComponent("sky-pan.mp4").path
+        // Blotches 16 px across in the 3200x2000 still (4 displayed px), its top 400 rows grey:
+        // the crop shows still row 100 + 3n + 4r at displayed row r, so rows above 53-75 are flat.
+        let filter =
+            "color=gray:s=200x125,noise=alls=100:allf=u,trim=end_frame=1,scale=3200:2000:flags=bicubic,"
+            + "drawbox=x=0:y=0:w=iw:h=400:color=gray:t=fill,loop=loop=40:size=1:start=0,setpts=N/30/TB,"
+            + "crop=2560:1440:x='200+6*n':y='100+3*n',scale=640:360,format=yuv420p"
+        try Shell.check(
+            "ffmpeg",
+            ["-v", "error", "-y", "-f", "lavfi", "-i", filter, "-frames:v", "30", "-r", "30", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "12", out])
+        let flow = try XCTUnwrap(try FrameMotionExtractor.extract(path: out).blocks)
+        XCTAssertEqual(flow.intervals, 29)
+        XCTAssertEqual(flow.rowOffset.count, flow.dx.count)
+        // Per row of blocks (top to bottom), the mean offset over its blocks and intervals.
+        let rows = Array(Set(flow.centreY)).sorted()
+        XCTAssertEqual(rows.count, 3)
+        let mean = rows.map { y -> Double in
+            let blocks = flow.centreY.indices.filter { flow.centreY[$0] == y }
+            let offsets = (0..<flow.intervals).flatMap { k in blocks.map { Double(flow.rowOffset[k * flow.blocks + $0]) } }
+            return offsets.reduce(0, +) / Double(offsets.count)
+        }
+        XCTAssertGreaterThan(mean[0], 10, "the top row's match sits below its centre: \(mean)")
+        XCTAssertEqual(mean[1], 0, accuracy: 3, "\(mean)")
+        XCTAssertEqual(mean[2], 0, accuracy: 3, "\(mean)")
+    }
+
     /// Calibrate's series: each shift from the blocks where they fit (a shift and a turn about
     /// the centre), the whole picture's where too few blocks matched; times and rolls kept.
     func testTheCentredSeriesTakesTheBlocksWhereTheyFit() {
