@@ -27,9 +27,6 @@ final class MatteMotion {
     /// so far, reduced to one number once a block row is done (one horizontal reduction a block,
     /// not a row).
     private let lanes: UnsafeMutablePointer<UInt8>
-    /// Per block: whether a block within `reach` along its row is over the threshold (the
-    /// square's first, separable half).
-    private let across: UnsafeMutablePointer<Bool>
     let moving: UnsafeMutablePointer<Bool>
     /// Per block row: its runs of blocks that all move or all stand still, as the block column
     /// where each ends (`runEnds`, from r x columns on), and how many (`runCounts`): what the
@@ -42,7 +39,6 @@ final class MatteMotion {
         rows = (height + Self.block - 1) / Self.block
         change = scratch.buffer(count: columns * rows)
         lanes = scratch.buffer(count: 16 * columns)
-        across = scratch.buffer(count: columns * rows, value: false)
         moving = scratch.buffer(count: columns * rows, value: false)
         // Before a frame is measured nothing moves: each row one run.
         runEnds = scratch.buffer(count: columns * rows, value: Int32(columns))
@@ -85,24 +81,22 @@ final class MatteMotion {
                 change[base + whole] = d
             }
         }
-        // The 5x5 square of blocks in two halves: along each row, then down each column.
+        // The 5x5 square of blocks: each block over the threshold marks those within `reach` of
+        // it (most blocks of most frames are not over it: no work there).
+        moving.update(repeating: false, count: columns * rows)
         for r in 0..<rows {
-            for c in 0..<columns {
-                var m = false
-                for cc in max(c - Self.reach, 0)...min(c + Self.reach, columns - 1) where change[r * columns + cc] > Self.threshold { m = true }
-                across[r * columns + c] = m
+            for c in 0..<columns where change[r * columns + c] > Self.threshold {
+                for rr in max(r - Self.reach, 0)..<min(r + Self.reach + 1, rows) {
+                    for cc in max(c - Self.reach, 0)..<min(c + Self.reach + 1, columns) { moving[rr * columns + cc] = true }
+                }
             }
         }
         for r in 0..<rows {
             var runs: Int32 = 0
-            for c in 0..<columns {
-                var m = false
-                for rr in max(r - Self.reach, 0)...min(r + Self.reach, rows - 1) where across[rr * columns + c] { m = true }
-                moving[r * columns + c] = m
-                if c > 0 && m != moving[r * columns + c - 1] {
-                    runEnds[r * columns + Int(runs)] = Int32(c)
-                    runs += 1
-                }
+            // A run ends where the next block differs.
+            for c in 1..<max(columns, 1) where moving[r * columns + c] != moving[r * columns + c - 1] {
+                runEnds[r * columns + Int(runs)] = Int32(c)
+                runs += 1
             }
             runEnds[r * columns + Int(runs)] = Int32(columns)
             runCounts[r] = runs + 1
