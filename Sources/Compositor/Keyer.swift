@@ -146,11 +146,10 @@ public final class Keyer {
         let block = MatteMotion.block
         for y in (2 * cy)..<min(2 * cy + 2, b.height) {
             let a = y == 2 * cy ? rows.even : rows.odd, l = fg.y.row(y), ha = b.history + y * w, hl = b.historyLuma + y * w
-            let moving = motion.moving + (y / block) * motion.columns
+            let r = y / block, moving = motion.moving + r * motion.columns, ends = motion.runEnds + r * motion.columns
             var c = 0
-            while c < motion.columns {
-                var end = c + 1
-                while end < motion.columns && moving[end] == moving[c] { end += 1 }
+            for run in 0..<Int(motion.runCounts[r]) {
+                let end = Int(ends[run])
                 let x = c * block, n = min(end * block, w) - x
                 if keep > 0 && !moving[c] {
                     KeyerVectors.smoothRow(alpha: a + x, luma: l + x, history: ha + x, historyLuma: hl + x, width: n, keep: keep)

@@ -1,3 +1,5 @@
+import CVectors
+
 /// Where the picture moves, for the matte's temporal filter (`KeyerVectors.smoothRow`), per block
 /// of 16x16 luma pixels: a block moves when any of its pixels' luma changed by more than
 /// `threshold` levels since the last frame, or a pixel's of a block within `reach` blocks did
@@ -19,56 +21,85 @@ final class MatteMotion {
     /// raised the real plates' flicker (flowers 0.05 levels); 12 levels: 27.30, flowers +0.007.
     static let reach = 2
     let columns: Int, rows: Int
-    /// Per block: the largest luma change, then whether it moves (it or a block within `reach` over the threshold).
-    private let change: UnsafeMutablePointer<UInt8>
-    /// Per block column: the lane-wise largest change over the block row's rows so far, reduced
-    /// to one number once a block row is done (one horizontal reduction a block, not a row).
-    private let lanes: UnsafeMutablePointer<SIMD16<UInt8>>
+    /// Per block: the largest luma change.
+    let change: UnsafeMutablePointer<UInt8>
+    /// Per block column, sixteen bytes: the lane-wise largest change over the block row's rows
+    /// so far, reduced to one number once a block row is done (one horizontal reduction a block,
+    /// not a row).
+    private let lanes: UnsafeMutablePointer<UInt8>
     let moving: UnsafeMutablePointer<Bool>
+    /// Per block row: its runs of blocks that all move or all stand still, as the block column
+    /// where each ends (`runEnds`, from r x columns on), and how many (`runCounts`): what the
+    /// filter walks on every one of the row's sixteen luma rows (`Keyer.smoothRows`).
+    let runEnds: UnsafeMutablePointer<Int32>, runCounts: UnsafeMutablePointer<Int32>
     private let scratch = ScratchMemory()
 
     init(width: Int, height: Int) {
         columns = (width + Self.block - 1) / Self.block
         rows = (height + Self.block - 1) / Self.block
         change = scratch.buffer(count: columns * rows)
-        lanes = scratch.buffer(count: columns, value: SIMD16<UInt8>())
+        lanes = scratch.buffer(count: 16 * columns)
         moving = scratch.buffer(count: columns * rows, value: false)
+        // Before a frame is measured nothing moves: each row one run.
+        runEnds = scratch.buffer(count: columns * rows, value: Int32(columns))
+        runCounts = scratch.buffer(count: rows, value: 1)
     }
 
     /// Measures which blocks of `luma` moved since `history` (the last frame's luma, `width`
-    /// bytes a row).
-    func measure(_ luma: Plane, history: UnsafePointer<UInt8>) {
+    /// bytes a row). `avx2`: the whole blocks in C (`cvec_motion_blocks_avx2`, MatteMotion.h);
+    /// tests pass false to compare the lanes.
+    func measure(_ luma: Plane, history: UnsafePointer<UInt8>, avx2: Bool = KeyerVectors.avx2) {
         let w = luma.width, h = luma.height, b = Self.block
-        for i in 0..<(columns * rows) { change[i] = 0 }
         let whole = w / b
-        for i in 0..<whole { lanes[i] = SIMD16() }
-        for y in 0..<h {
-            let l = luma.row(y), hl = history + y * w, base = (y / b) * columns
-            for c in 0..<whole {
-                let p = UnsafeRawPointer(l + c * b).loadUnaligned(as: SIMD16<UInt8>.self)
-                let q = UnsafeRawPointer(hl + c * b).loadUnaligned(as: SIMD16<UInt8>.self)
-                // |p - q| without widening: the larger less the smaller.
-                lanes[c] = pointwiseMax(lanes[c], pointwiseMax(p, q) &- pointwiseMin(p, q))
+        for r in 0..<rows {
+            let top = r * b, count = min(b, h - top), base = r * columns
+            if avx2 {
+                cvec_motion_blocks_avx2(
+                    luma.row(top), luma.stride, history + top * w, w, Int32(count), Int32(whole), lanes, change + base)
+            } else {
+                let lanes = UnsafeMutableRawPointer(self.lanes)
+                for c in 0..<whole { lanes.storeBytes(of: SIMD16(), toByteOffset: 16 * c, as: SIMD16<UInt8>.self) }
+                for y in top..<(top + count) {
+                    let l = luma.row(y), hl = history + y * w
+                    for c in 0..<whole {
+                        let p = UnsafeRawPointer(l + c * b).loadUnaligned(as: SIMD16<UInt8>.self)
+                        let q = UnsafeRawPointer(hl + c * b).loadUnaligned(as: SIMD16<UInt8>.self)
+                        let lane = lanes.loadUnaligned(fromByteOffset: 16 * c, as: SIMD16<UInt8>.self)
+                        // |p - q| without widening: the larger less the smaller.
+                        lanes.storeBytes(of: pointwiseMax(lane, pointwiseMax(p, q) &- pointwiseMin(p, q)), toByteOffset: 16 * c, as: SIMD16<UInt8>.self)
+                    }
+                }
+                for c in 0..<whole { change[base + c] = lanes.loadUnaligned(fromByteOffset: 16 * c, as: SIMD16<UInt8>.self).max() }
             }
-            for x in (whole * b)..<w {
-                let d = l[x] > hl[x] ? l[x] - hl[x] : hl[x] - l[x]
-                if d > change[base + x / b] { change[base + x / b] = d }
+            // A partial last block column, pixel by pixel.
+            if whole < columns {
+                var d: UInt8 = 0
+                for y in top..<(top + count) {
+                    let l = luma.row(y), hl = history + y * w
+                    for x in (whole * b)..<w { d = max(d, l[x] > hl[x] ? l[x] - hl[x] : hl[x] - l[x]) }
+                }
+                change[base + whole] = d
             }
-            if y % b == b - 1 || y == h - 1 {
-                for c in 0..<whole {
-                    change[base + c] = lanes[c].max()
-                    lanes[c] = SIMD16()
+        }
+        // The 5x5 square of blocks: each block over the threshold marks those within `reach` of
+        // it (most blocks of most frames are not over it: no work there).
+        moving.update(repeating: false, count: columns * rows)
+        for r in 0..<rows {
+            for c in 0..<columns where change[r * columns + c] > Self.threshold {
+                for rr in max(r - Self.reach, 0)..<min(r + Self.reach + 1, rows) {
+                    for cc in max(c - Self.reach, 0)..<min(c + Self.reach + 1, columns) { moving[rr * columns + cc] = true }
                 }
             }
         }
         for r in 0..<rows {
-            for c in 0..<columns {
-                var m = false
-                for rr in max(r - Self.reach, 0)...min(r + Self.reach, rows - 1) {
-                    for cc in max(c - Self.reach, 0)...min(c + Self.reach, columns - 1) where change[rr * columns + cc] > Self.threshold { m = true }
-                }
-                moving[r * columns + c] = m
+            var runs: Int32 = 0
+            // A run ends where the next block differs.
+            for c in 1..<max(columns, 1) where moving[r * columns + c] != moving[r * columns + c - 1] {
+                runEnds[r * columns + Int(runs)] = Int32(c)
+                runs += 1
             }
+            runEnds[r * columns + Int(runs)] = Int32(columns)
+            runCounts[r] = runs + 1
         }
     }
 }

@@ -227,6 +227,17 @@ final class KeyerRealEdgeTests: XCTestCase {
                     }
                     XCTAssertEqual(motion.moving[r * columns + c], expected, "block (\(c), \(r)), spikes \(spikes)")
                 }
+                // The row's runs (what the filter walks): they tile the row, each all moving or
+                // all still, and the next one differs.
+                var start = 0
+                for run in 0..<Int(motion.runCounts[r]) {
+                    let end = Int(motion.runEnds[r * columns + run])
+                    XCTAssertGreaterThan(end, start, "row \(r) run \(run)")
+                    for c in start..<end { XCTAssertEqual(motion.moving[r * columns + c], motion.moving[r * columns + start], "row \(r) block \(c)") }
+                    if end < columns { XCTAssertNotEqual(motion.moving[r * columns + end], motion.moving[r * columns + start], "row \(r) run \(run) ends early") }
+                    start = end
+                }
+                XCTAssertEqual(start, columns, "row \(r)")
             }
         }
     }

@@ -522,4 +522,42 @@ final class KeyerVectorsTests: XCTestCase {
         }
         XCTAssertGreaterThan(screenCells, 0, "cells held screen")
     }
+
+    /// The AVX2 blocks of `MatteMotion.measure` (`cvec_motion_blocks_avx2`, MatteMotion.h) against
+    /// the SIMD16 Swift: every block's largest change, and so which blocks move, the same, on
+    /// noise of every size with spikes, at sizes with an odd and an even number of whole blocks,
+    /// a partial last block column and row, planes whose stride is wider than the picture, and
+    /// every single byte of a block (each lane must reach the block's number).
+    func testTheAVX2MotionBlocksAreTheLanes() throws {
+        try XCTSkipUnless(KeyerVectors.avx2, "no AVX2 on this processor")
+        var n = Numbers(seed: 11)
+        var moved = 0, still = 0
+        for (w, h, stride) in [(16, 16, 16), (48, 17, 64), (120, 90, 120), (130, 33, 144), (1920, 64, 1920)] {
+            for spread in [3, 17, 256] {
+                let luma = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * h), history = UnsafeMutablePointer<UInt8>.allocate(capacity: w * h)
+                defer { luma.deallocate(); history.deallocate() }
+                for y in 0..<h {
+                    for x in 0..<stride { luma[y * stride + x] = n.byte() }
+                    for x in 0..<w {
+                        history[y * w + x] = n.byte()
+                        luma[y * stride + x] = UInt8(truncatingIfNeeded: Int(history[y * w + x]) + Int(n.next() % UInt64(spread)) - spread / 2)
+                    }
+                }
+                // A spike in one pixel of some blocks, at each of its sixteen columns in turn.
+                for k in 0..<(w * h / 400) {
+                    let x = (16 * Int(n.next() % UInt64(w / 16 + 1)) + k % 16) % w, y = Int(n.next() % UInt64(h))
+                    luma[y * stride + x] = history[y * w + x] &+ 100
+                }
+                let plane = Plane(base: luma, stride: stride, width: w, height: h)
+                let lanes = MatteMotion(width: w, height: h), c = MatteMotion(width: w, height: h)
+                lanes.measure(plane, history: history, avx2: false)
+                c.measure(plane, history: history, avx2: true)
+                let blocks = lanes.columns * lanes.rows
+                XCTAssertEqual(Array(UnsafeBufferPointer(start: c.change, count: blocks)), Array(UnsafeBufferPointer(start: lanes.change, count: blocks)), "\(w)x\(h) spread \(spread)")
+                XCTAssertEqual(Array(UnsafeBufferPointer(start: c.moving, count: blocks)), Array(UnsafeBufferPointer(start: lanes.moving, count: blocks)), "\(w)x\(h) spread \(spread)")
+                for i in 0..<blocks { if lanes.moving[i] { moved += 1 } else { still += 1 } }
+            }
+        }
+        XCTAssertGreaterThan(moved, 0); XCTAssertGreaterThan(still, 0)
+    }
 }

@@ -14,6 +14,7 @@
 #include "KeyerRows.h"
 #include "KeyerComposite.h"
 #include "Halve.h"
+#include "MatteMotion.h"
 
 typedef float cvec_f8 __attribute__((ext_vector_type(8)));
 typedef int cvec_i8 __attribute__((ext_vector_type(8)));
