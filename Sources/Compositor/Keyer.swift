@@ -134,6 +134,7 @@ public final class Keyer {
         }
         motion.measure(fg.y, history: b.historyLuma)
         colour.mark(fg, into: motion, measure: true)
+        motion.findRuns()
         return Float(settings.matteSmoothing)
     }
 

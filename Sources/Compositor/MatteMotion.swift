@@ -91,6 +91,12 @@ final class MatteMotion {
                 }
             }
         }
+    }
+
+    /// The runs of each block row (`runEnds`, `runCounts`) from `moving` as it stands: after
+    /// `measure` and after anything else that marks blocks (`ChromaMotion.mark`), before the filter
+    /// walks them.
+    func findRuns() {
         for r in 0..<rows {
             var runs: Int32 = 0
             // A run ends where the next block differs.

@@ -210,6 +210,7 @@ final class KeyerRealEdgeTests: XCTestCase {
             for (x, y) in spikes { now.image.y[x, y] = last.image.y[x, y] &+ 40 }
             let motion = MatteMotion(width: w, height: h)
             motion.measure(now.image.y, history: UnsafePointer(last.image.y.base))
+            motion.findRuns()
             let (columns, rows) = ((w + b - 1) / b, (h + b - 1) / b)
             var change = [Int](repeating: 0, count: columns * rows)
             for y in 0..<h {
