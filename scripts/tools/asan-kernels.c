@@ -10,6 +10,7 @@
 #include "KeyerComposite.h"
 #include "ColorChain.h"
 #include "Warp.h"
+#include "MatteMotion.h"
 
 static unsigned seed = 1;
 static unsigned rnd(void) { seed = seed * 1664525u + 1013904223u; return seed >> 8; }
@@ -94,7 +95,14 @@ int main(void) {
             cvec_warp_row_u16(src16, sw, sw, sh, row, dst16, w);
             free(src); free(dst); free(src16); free(dst16); free(col); free(frac); free(nodes);
         }
-        calls += 15;
+        // motion blocks: a block row of 1..16 rows over whole blocks (w / 16), planes exactly w wide.
+        for (int rows = 1; rows <= 16; rows += 15) {
+            int blocks = w / 16;
+            uint8_t *luma = bytes((size_t)w * rows), *hist = bytes((size_t)w * rows), *lanes = bytes(16 * (size_t)blocks), *change = bytes(blocks);
+            cvec_motion_blocks_avx2(luma, w, hist, w, rows, blocks, lanes, change);
+            free(luma); free(hist); free(lanes); free(change);
+        }
+        calls += 17;
     }
     printf("ok: %ld kernel calls, widths 0..300, no report\n", calls);
     return 0;
