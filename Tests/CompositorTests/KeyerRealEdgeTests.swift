@@ -150,20 +150,7 @@ final class KeyerRealEdgeTests: XCTestCase {
             if moved { for y in 0..<h { for x in 40..<48 { f.image.y[x, y] = s.y &+ 40 } } }
             return f
         }
-        let u1 = UInt8((Int(s.u) + 128) / 2), u2 = u1 &+ 6
-        var settings = KeyerSettings(); settings.coreClip = 0
-        func raw(_ u: UInt8, moved: Bool) -> Plane { Keyer(settings: settings).computeMatte(frame(u, moved: moved).image).alphaPlane }
-        let first = raw(u1, moved: false), second = raw(u2, moved: true)
-        // Far enough apart that a filtered matte would differ from either by a level or more.
-        XCTAssertGreaterThanOrEqual(abs(Int(first[20, 4]) - Int(second[20, 4])), 3)
-        XCTAssertGreaterThanOrEqual(abs(Int(first[100, 4]) - Int(second[100, 4])), 3)
-        let keyer = Keyer(settings: settings)
-        _ = keyer.computeMatte(frame(u1, moved: false).image)
-        let m = keyer.computeMatte(frame(u2, moved: true).image).alphaPlane
-        XCTAssertEqual(m[20, 4], second[20, 4], "next to the moving block: the new matte")
-        let k = settings.matteSmoothing
-        XCTAssertEqual(Double(m[100, 4]), Double(second[100, 4]) + k * (Double(first[100, 4]) - Double(second[100, 4])), accuracy: 1)
-        XCTAssertNotEqual(m[100, 4], second[100, 4], "four blocks away: filtered")
+        assertFilteredOnlyAwayFromTheMove(screen: s, frame: frame, what: "the moving block")
     }
 
     /// A block moves when a pixel's luma changed by more than 16 levels, and so does every block
@@ -312,4 +299,28 @@ final class KeyerRealEdgeTests: XCTestCase {
         XCTAssertEqual(twice, 99.5, accuracy: 2)
         XCTAssertEqual(once, 87, accuracy: 2)
     }
+}
+
+/// The two temporal-filter tests' shared check (this class's and `ChromaMotionTests`'): `frame(u, moved)`
+/// draws two half-transparent bands whose chroma is `u` (luma columns 16-31 and 96-111) and, when
+/// `moved`, something moving in block column 2. Keyed twice, the second frame's matte next to the
+/// move (x 20) is its own, the one four blocks away (x 100) keeps `matteSmoothing` of the first's.
+func assertFilteredOnlyAwayFromTheMove(
+    screen s: YUVColor, frame: (UInt8, Bool) -> YUVBuffer, what: String, file: StaticString = #filePath, line: UInt = #line
+) {
+    let u1 = UInt8((Int(s.u) + 128) / 2), u2 = u1 &+ 6
+    var settings = KeyerSettings(); settings.coreClip = 0
+    func raw(_ u: UInt8, moved: Bool) -> Plane { Keyer(settings: settings).computeMatte(frame(u, moved).image).alphaPlane }
+    let first = raw(u1, moved: false), second = raw(u2, moved: true)
+    // Far enough apart that a filtered matte would differ from either by a level or more.
+    XCTAssertGreaterThanOrEqual(abs(Int(first[20, 4]) - Int(second[20, 4])), 3, file: file, line: line)
+    XCTAssertGreaterThanOrEqual(abs(Int(first[100, 4]) - Int(second[100, 4])), 3, file: file, line: line)
+    let keyer = Keyer(settings: settings)
+    _ = keyer.computeMatte(frame(u1, false).image)
+    let m = keyer.computeMatte(frame(u2, true).image).alphaPlane
+    XCTAssertEqual(m[20, 4], second[20, 4], "next to \(what): the new matte", file: file, line: line)
+    let k = settings.matteSmoothing
+    XCTAssertEqual(
+        Double(m[100, 4]), Double(second[100, 4]) + k * (Double(first[100, 4]) - Double(second[100, 4])), accuracy: 1, file: file, line: line)
+    XCTAssertNotEqual(m[100, 4], second[100, 4], "four blocks away: filtered", file: file, line: line)
 }
