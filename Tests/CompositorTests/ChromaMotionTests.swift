@@ -32,17 +32,8 @@ final class ChromaMotionTests: XCTestCase {
     /// is the new frame's, the band four blocks away is filtered (as `MatteMotion` does for luma:
     /// KeyerRealEdgeTests.testTheMatteIsNotFilteredNextToABlockThatMoved).
     func testTheMatteIsNotFilteredNextToABlockWhoseColourMoved() {
-        let w = 128, h = 32
-        let s = YUVColor(rgb: screen)
-        func frame(_ u: UInt8, moved: Bool) -> YUVBuffer {
-            let f = YUVBuffer(width: w, height: h)
-            PlaneKernels.fill(f.image, s)
-            for y in 0..<(h / 2) {
-                for cx in [8..<16, 48..<56].joined() { f.image.u[cx, y] = u; f.image.v[cx, y] = UInt8((Int(s.v) + 128) / 2) }
-                if moved { for cx in 20..<24 { f.image.u[cx, y] = 128; f.image.v[cx, y] = 200 } }
-            }
-            return f
+        assertFilteredOnlyAwayFromTheMove(screen: YUVColor(rgb: screen), what: "the block whose colour moved") { image, _ in
+            for y in 0..<(image.height / 2) { for cx in 20..<24 { image.u[cx, y] = 128; image.v[cx, y] = 200 } }
         }
-        assertFilteredOnlyAwayFromTheMove(screen: s, frame: frame, what: "the block whose colour moved")
     }
 }

@@ -137,20 +137,10 @@ final class KeyerRealEdgeTests: XCTestCase {
     /// next to its own moved (`MatteMotion`: inside a motion-blurred edge the matte changes while
     /// the luma barely does); a pixel four blocks from the motion is still filtered.
     func testTheMatteIsNotFilteredNextToABlockThatMoved() {
-        let w = 128, h = 32
-        let s = YUVColor(rgb: screen)
-        func frame(_ u: UInt8, moved: Bool) -> YUVBuffer {
-            let f = YUVBuffer(width: w, height: h)
-            PlaneKernels.fill(f.image, s)
-            // Two half-transparent bands (luma columns 16-31 and 96-111), the screen's luma throughout.
-            for y in 0..<(h / 2) {
-                for cx in [8..<16, 48..<56].joined() { f.image.u[cx, y] = u; f.image.v[cx, y] = UInt8((Int(s.v) + 128) / 2) }
-            }
-            // Something passes over luma columns 40-47 (block column 2, next to the first band's).
-            if moved { for y in 0..<h { for x in 40..<48 { f.image.y[x, y] = s.y &+ 40 } } }
-            return f
+        // Something passes over luma columns 40-47 (block column 2, next to the first band's).
+        assertFilteredOnlyAwayFromTheMove(screen: YUVColor(rgb: screen), what: "the moving block") { image, s in
+            for y in 0..<image.height { for x in 40..<48 { image.y[x, y] = s.y &+ 40 } }
         }
-        assertFilteredOnlyAwayFromTheMove(screen: s, frame: frame, what: "the moving block")
     }
 
     /// A block moves when a pixel's luma changed by more than 16 levels, and so does every block
@@ -301,13 +291,24 @@ final class KeyerRealEdgeTests: XCTestCase {
     }
 }
 
-/// The two temporal-filter tests' shared check (this class's and `ChromaMotionTests`'): `frame(u, moved)`
-/// draws two half-transparent bands whose chroma is `u` (luma columns 16-31 and 96-111) and, when
-/// `moved`, something moving in block column 2. Keyed twice, the second frame's matte next to the
-/// move (x 20) is its own, the one four blocks away (x 100) keeps `matteSmoothing` of the first's.
+/// The two temporal-filter tests' shared check (this class's and `ChromaMotionTests`'): 128x32
+/// frames of the screen's colour with two half-transparent bands in the top half (luma columns
+/// 16-31 and 96-111, chroma u half way to grey, u + 6 in the second frame), the second also with
+/// `move` drawn (something moving in block column 2). Keyed twice, the second frame's matte next to
+/// the move (x 20) is its own, the one four blocks away (x 100) keeps `matteSmoothing` of the first's.
 func assertFilteredOnlyAwayFromTheMove(
-    screen s: YUVColor, frame: (UInt8, Bool) -> YUVBuffer, what: String, file: StaticString = #filePath, line: UInt = #line
+    screen s: YUVColor, what: String, file: StaticString = #filePath, line: UInt = #line, move: (YUVImage, YUVColor) -> Void
 ) {
+    let w = 128, h = 32
+    func frame(_ u: UInt8, _ moved: Bool) -> YUVBuffer {
+        let f = YUVBuffer(width: w, height: h)
+        PlaneKernels.fill(f.image, s)
+        for y in 0..<(h / 2) {
+            for cx in [8..<16, 48..<56].joined() { f.image.u[cx, y] = u; f.image.v[cx, y] = UInt8((Int(s.v) + 128) / 2) }
+        }
+        if moved { move(f.image, s) }
+        return f
+    }
     let u1 = UInt8((Int(s.u) + 128) / 2), u2 = u1 &+ 6
     var settings = KeyerSettings(); settings.coreClip = 0
     func raw(_ u: UInt8, moved: Bool) -> Plane { Keyer(settings: settings).computeMatte(frame(u, moved).image).alphaPlane }
