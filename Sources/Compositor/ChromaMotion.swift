@@ -37,9 +37,12 @@ final class ChromaMotion {
             for y in 0..<h {
                 let u = image.u.row(y), v = image.v.row(y), lu = lastU + y * w, lv = lastV + y * w, base = (y / 8) * columns
                 for c in 0..<chunks {
-                    @inline(__always) func d(_ p: UnsafePointer<UInt8>, _ q: UnsafePointer<UInt8>) -> SIMD16<UInt8> {
+                    // The change from the last frame's sample, which then becomes this one (one pass:
+                    // the chroma is read once).
+                    @inline(__always) func d(_ p: UnsafePointer<UInt8>, _ q: UnsafeMutablePointer<UInt8>) -> SIMD16<UInt8> {
                         let a = UnsafeRawPointer(p + 16 * c).loadUnaligned(as: SIMD16<UInt8>.self)
                         let b = UnsafeRawPointer(q + 16 * c).loadUnaligned(as: SIMD16<UInt8>.self)
+                        UnsafeMutableRawPointer(q + 16 * c).storeBytes(of: a, as: SIMD16<UInt8>.self)
                         return pointwiseMax(a, b) &- pointwiseMin(a, b)
                     }
                     lanes[c] = pointwiseMax(lanes[c], pointwiseMax(d(u, lu), d(v, lv)))
@@ -47,6 +50,7 @@ final class ChromaMotion {
                 for x in (chunks * 16)..<w {
                     let du = u[x] > lu[x] ? u[x] - lu[x] : lu[x] - u[x], dv = v[x] > lv[x] ? v[x] - lv[x] : lv[x] - v[x]
                     change[base + x / 8] = max(change[base + x / 8], du, dv)
+                    lu[x] = u[x]; lv[x] = v[x]
                 }
                 if y % 8 == 7 || y == h - 1 {
                     for c in 0..<chunks {
@@ -67,6 +71,8 @@ final class ChromaMotion {
                 }
             }
         }
+        // Measured, the rows became the last frame's as they were read.
+        guard !measure else { return }
         for y in 0..<h {
             (lastU + y * w).update(from: image.u.row(y), count: w)
             (lastV + y * w).update(from: image.v.row(y), count: w)
