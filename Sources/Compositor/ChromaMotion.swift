@@ -62,14 +62,7 @@ final class ChromaMotion {
                 }
             }
             // Chroma block (c, r) is luma block (c, r); `motion` may have a column more (an odd width).
-            let reach = MatteMotion.reach
-            for r in 0..<rows {
-                for c in 0..<columns where change[r * columns + c] > MatteMotion.threshold {
-                    for rr in max(r - reach, 0)...min(r + reach, motion.rows - 1) {
-                        for cc in max(c - reach, 0)...min(c + reach, motion.columns - 1) { motion.moving[rr * motion.columns + cc] = true }
-                    }
-                }
-            }
+            motion.markMoving(change, columns: columns, rows: rows)
         }
         // Measured, the rows became the last frame's as they were read.
         guard !measure else { return }

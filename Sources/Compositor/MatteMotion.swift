@@ -81,11 +81,16 @@ final class MatteMotion {
                 change[base + whole] = d
             }
         }
-        // The 5x5 square of blocks: each block over the threshold marks those within `reach` of
-        // it (most blocks of most frames are not over it: no work there).
         moving.update(repeating: false, count: columns * rows)
-        for r in 0..<rows {
-            for c in 0..<columns where change[r * columns + c] > Self.threshold {
+        markMoving(change, columns: columns, rows: rows)
+    }
+
+    /// The 5x5 square of blocks: each block of `change` (`columns` x `rows` blocks, this grid's
+    /// or `ChromaMotion`'s, which may lack the last column of an odd width) over the threshold
+    /// marks those within `reach` of it (most blocks of most frames are not over it: no work there).
+    func markMoving(_ change: UnsafePointer<UInt8>, columns changeColumns: Int, rows changeRows: Int) {
+        for r in 0..<changeRows {
+            for c in 0..<changeColumns where change[r * changeColumns + c] > Self.threshold {
                 for rr in max(r - Self.reach, 0)..<min(r + Self.reach + 1, rows) {
                     for cc in max(c - Self.reach, 0)..<min(c + Self.reach + 1, columns) { moving[rr * columns + cc] = true }
                 }
