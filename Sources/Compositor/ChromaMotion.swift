@@ -1,3 +1,5 @@
+import CVectors
+
 /// Where the picture's colour moves, for the matte's temporal filters (`MatteMotion` is the luma's):
 /// a block of 16x16 luma pixels (8x8 chroma samples) moves when a sample's U or V changed by more
 /// than `MatteMotion.threshold` levels since the last frame, and so does every block within
@@ -28,24 +30,30 @@ final class ChromaMotion {
     }
 
     /// Marks in `motion` the blocks that moved by this measure (with `measure`; the first frame
-    /// has nothing to measure against), then keeps `image`'s chroma as the last frame's.
-    func mark(_ image: YUVImage, into motion: MatteMotion, measure: Bool) {
+    /// has nothing to measure against), then keeps `image`'s chroma as the last frame's. `avx2`:
+    /// each row's whole chunks in C (`cvec_chroma_motion_row_avx2`, MatteMotion.h); tests pass
+    /// false to compare.
+    func mark(_ image: YUVImage, into motion: MatteMotion, measure: Bool, avx2: Bool = KeyerVectors.avx2) {
         let w = width, h = height
         if measure {
             for i in 0..<(columns * rows) { change[i] = 0 }
             let chunks = w / 16
             for y in 0..<h {
                 let u = image.u.row(y), v = image.v.row(y), lu = lastU + y * w, lv = lastV + y * w, base = (y / 8) * columns
-                for c in 0..<chunks {
-                    // The change from the last frame's sample, which then becomes this one (one pass:
-                    // the chroma is read once).
-                    @inline(__always) func d(_ p: UnsafePointer<UInt8>, _ q: UnsafeMutablePointer<UInt8>) -> SIMD16<UInt8> {
-                        let a = UnsafeRawPointer(p + 16 * c).loadUnaligned(as: SIMD16<UInt8>.self)
-                        let b = UnsafeRawPointer(q + 16 * c).loadUnaligned(as: SIMD16<UInt8>.self)
-                        UnsafeMutableRawPointer(q + 16 * c).storeBytes(of: a, as: SIMD16<UInt8>.self)
-                        return pointwiseMax(a, b) &- pointwiseMin(a, b)
+                if avx2 {
+                    lanes.withMemoryRebound(to: UInt8.self, capacity: 16 * chunks) { cvec_chroma_motion_row_avx2(u, v, lu, lv, Int32(chunks), $0) }
+                } else {
+                    for c in 0..<chunks {
+                        // The change from the last frame's sample, which then becomes this one (one pass:
+                        // the chroma is read once).
+                        @inline(__always) func d(_ p: UnsafePointer<UInt8>, _ q: UnsafeMutablePointer<UInt8>) -> SIMD16<UInt8> {
+                            let a = UnsafeRawPointer(p + 16 * c).loadUnaligned(as: SIMD16<UInt8>.self)
+                            let b = UnsafeRawPointer(q + 16 * c).loadUnaligned(as: SIMD16<UInt8>.self)
+                            UnsafeMutableRawPointer(q + 16 * c).storeBytes(of: a, as: SIMD16<UInt8>.self)
+                            return pointwiseMax(a, b) &- pointwiseMin(a, b)
+                        }
+                        lanes[c] = pointwiseMax(lanes[c], pointwiseMax(d(u, lu), d(v, lv)))
                     }
-                    lanes[c] = pointwiseMax(lanes[c], pointwiseMax(d(u, lu), d(v, lv)))
                 }
                 for x in (chunks * 16)..<w {
                     let du = u[x] > lu[x] ? u[x] - lu[x] : lu[x] - u[x], dv = v[x] > lv[x] ? v[x] - lv[x] : lv[x] - v[x]

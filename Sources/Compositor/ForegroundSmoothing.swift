@@ -1,3 +1,5 @@
+import CVectors
+
 /// The foreground's own colour held still in time where the matte is partial (issue 44, ninth
 /// session): with `--matte-smoothing` k, a pixel whose matte is partial (6-254) in this frame and
 /// the last keeps k of its last un-premultiplied colour F = (composite - (1 - alpha) x background)
@@ -17,9 +19,9 @@ final class ForegroundSmoothing {
     /// The gate on alpha x the colour's change, in 8-bit levels: full keep up to `gateFrom`, none from `gateTo`.
     static let gateFrom: Float = 6, gateTo: Float = 16
     let width: Int, height: Int
-    /// The last frame's un-premultiplied colour (meaningful where its matte was partial) and matte.
+    /// The last frame's un-premultiplied colour (meaningful where its matte was partial). The last
+    /// frame's matte is the keyer's (`apply`'s `last`): the filter's history holds it.
     private let lastY: UnsafeMutablePointer<Float>, lastU: UnsafeMutablePointer<Float>, lastV: UnsafeMutablePointer<Float>
-    private let lastAlpha: UnsafeMutablePointer<UInt8>
     /// The background's two luma rows and chroma row when the composite is written over it (a
     /// layer keyed in place): `saveBackground`.
     private let savedY: UnsafeMutablePointer<UInt8>, savedU: UnsafeMutablePointer<UInt8>, savedV: UnsafeMutablePointer<UInt8>
@@ -30,7 +32,6 @@ final class ForegroundSmoothing {
         let cw = (width + 1) / 2, ch = (height + 1) / 2
         lastY = scratch.buffer(count: width * height)
         lastU = scratch.buffer(count: cw * ch); lastV = scratch.buffer(count: cw * ch)
-        lastAlpha = scratch.buffer(count: width * height)
         savedY = scratch.buffer(count: 2 * width); savedU = scratch.buffer(count: cw); savedV = scratch.buffer(count: cw)
     }
 
@@ -43,20 +44,47 @@ final class ForegroundSmoothing {
     }
 
     /// Filters composite rows 2cy, 2cy + 1 and chroma row cy of `out` (keyed with the matte rows
-    /// `rows` over `bg`, or over the rows `saveBackground` kept when `saved`), keeping `keep`
-    /// (0: the rows only become the history); `motion`: the blocks that moved, nil for none.
+    /// `rows` over `bg`, or over the rows `saveBackground` kept when `saved`; `last`: the same
+    /// rows of the last frame's matte), keeping `keep` (0: the rows only become the history);
+    /// `motion`: the blocks that moved, nil for none. `avx2`: the whole blocks of sixteen columns
+    /// in C (`cvec_foreground_rows_avx2`, ForegroundSmoothing.h); tests pass false to compare.
     func apply(
-        _ cy: Int, alpha rows: MatteRows, background bg: YUVImage, saved: Bool, into out: YUVImage, keep: Float,
-        motion: MatteMotion?
+        _ cy: Int, alpha rows: MatteRows, last: MatteRows, background bg: YUVImage, saved: Bool, into out: YUVImage, keep: Float,
+        motion: MatteMotion?, avx2: Bool = KeyerVectors.avx2
     ) {
         let w = width, cw = (w + 1) / 2
         let y0 = 2 * cy, y1 = min(2 * cy + 1, height - 1)
         let by0 = saved ? UnsafePointer(savedY) : UnsafePointer(bg.y.row(y0))
         let by1 = saved ? UnsafePointer(y1 == y0 ? savedY : savedY + w) : UnsafePointer(bg.y.row(y1))
         let bu = saved ? UnsafePointer(savedU) : UnsafePointer(bg.u.row(cy)), bv = saved ? UnsafePointer(savedV) : UnsafePointer(bg.v.row(cy))
-        let a0 = rows.even, a1 = rows.odd, p0 = lastAlpha + y0 * w, p1 = lastAlpha + y1 * w
+        let a0 = rows.even, a1 = rows.odd, p0 = UnsafePointer(last.even), p1 = UnsafePointer(last.odd)
         let block = MatteMotion.block
         let moving = motion.map { UnsafePointer($0.moving + (y0 / block) * $0.columns) }
+        var x = 0
+        if avx2 {
+            func history(_ cy: Int) -> cvec_foreground_rows {
+                let y0 = 2 * cy, y1 = min(2 * cy + 1, height - 1)
+                return cvec_foreground_rows(
+                    a0: a0, a1: a1, p0: p0, p1: p1, by0: by0, by1: by1, bu: bu, bv: bv, o0: out.y.row(y0), o1: out.y.row(y1),
+                    ou: out.u.row(cy), ov: out.v.row(cy), y0: lastY + y0 * w, y1: lastY + y1 * w, u: lastU + cy * cw, v: lastV + cy * cw)
+            }
+            let here = history(cy), next = 2 * cy + 2 < height ? history(cy + 1) : nil
+            func blocks(_ moving: UnsafePointer<UInt8>?) -> Int32 {
+                withUnsafePointer(to: here) { r in
+                    func run(_ n: UnsafePointer<cvec_foreground_rows>?) -> Int32 {
+                        cvec_foreground_rows_avx2(
+                            r, n, moving, Int32(w), y1 != y0 ? 1 : 0, keep, Self.gateFrom, Self.gateTo, Int32(Self.partialFrom))
+                    }
+                    guard let next else { return run(nil) }
+                    return withUnsafePointer(to: next) { run($0) }
+                }
+            }
+            if let moving, let columns = motion?.columns {
+                x = Int(moving.withMemoryRebound(to: UInt8.self, capacity: columns) { blocks($0) })
+            } else {
+                x = Int(blocks(nil))
+            }
+        }
         let from = Int(Self.partialFrom)
         @inline(__always) func partial(_ a: UInt8) -> Bool { a >= Self.partialFrom && a < 255 }
         @inline(__always) func still(_ x: Int) -> Bool { keep > 0 && !(moving?[x / block] ?? false) }
@@ -79,7 +107,6 @@ final class ForegroundSmoothing {
                 if kk > 0 { o[x] = clampByte(m * n + k * Float(q[x])) }
             }
         }
-        var x = 0
         while x < w {
             let end = min(x + 16, w)
             // Sixteen columns of both rows all 0 or all 255: nothing partial, no history needed.
@@ -87,7 +114,6 @@ final class ForegroundSmoothing {
                 x = end
                 continue
             }
-            // Chroma first: it reads the last matte of both rows, which the luma then replaces.
             for cx in (x / 2)..<((end + 1) / 2) {
                 let xa = 2 * cx, xb = min(2 * cx + 1, w - 1)
                 let sum = Int(a0[xa]) + Int(a0[xb]) + Int(a1[xa]) + Int(a1[xb])
@@ -112,8 +138,6 @@ final class ForegroundSmoothing {
             if y1 != y0 { lumaRow(y1, a1, p1, by1, x, end) }
             x = end
         }
-        p0.update(from: a0, count: w)
-        if y1 != y0 { p1.update(from: a1, count: w) }
     }
 
     /// Eight matte bytes all 0 or all 255.

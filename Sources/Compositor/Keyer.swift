@@ -107,7 +107,11 @@ public final class Keyer {
                 if let keep { smoothRows(cy, fg, b, rows, keep: keep) }
             }
             refine(b)
-            for cy in 0..<ch { compositeRows(cy, fg, bg, out, b, alpha: b.planeRows(cy), keep: keep) }
+            for cy in 0..<ch {
+                // The last frame's refined matte (the filter's history holds it unrefined): kept here.
+                compositeRows(cy, fg, bg, out, b, alpha: b.planeRows(cy), last: b.lastMatteRows(cy), keep: keep)
+                if keep != nil { b.keepMatte(cy) }
+            }
         } else {
             // One pass: each chroma row's two matte rows are keyed while they are in L1, in a
             // two-row ring (a whole matte plane would be 2 MB a 1080p frame written and
@@ -115,8 +119,10 @@ public final class Keyer {
             for cy in 0..<ch {
                 let rows = b.ringRows(cy)
                 matteRows(cy, fg, b, into: rows)
-                if let keep { smoothRows(cy, fg, b, rows, keep: keep) }
-                compositeRows(cy, fg, bg, out, b, alpha: rows, keep: keep)
+                // The filter's history is the last frame's matte (the composite's, with no
+                // refining) until `smoothRows` writes this frame's: its two rows kept first.
+                if let keep { b.keepHistory(cy); smoothRows(cy, fg, b, rows, keep: keep) }
+                compositeRows(cy, fg, bg, out, b, alpha: rows, last: b.lastRing(cy), keep: keep)
             }
         }
     }
@@ -331,7 +337,7 @@ public final class Keyer {
     /// foreground colour is held still in time (`ForegroundSmoothing`).
     private func compositeRows(
         _ cy: Int, _ fg: YUVImage, _ bg: YUVImage, _ out: YUVImage, _ b: KeyerBuffers,
-        alpha rows: MatteRows, keep: Float?
+        alpha rows: MatteRows, last: MatteRows, keep: Float?
     ) {
         let w = b.width, h = b.height
         // A layer keyed in place writes over its background, which the filter reads after.
@@ -340,7 +346,7 @@ public final class Keyer {
         if let smoothing, inPlace { smoothing.saveBackground(cy, bg) }
         defer {
             if let smoothing, let keep {
-                smoothing.apply(cy, alpha: rows, background: bg, saved: inPlace, into: out, keep: keep, motion: b.motion)
+                smoothing.apply(cy, alpha: rows, last: last, background: bg, saved: inPlace, into: out, keep: keep, motion: b.motion)
             }
         }
         let screen = b.screen
@@ -398,6 +404,11 @@ public final class KeyerBuffers {
     let alphaStorage: UnsafeMutablePointer<UInt8>
     /// Two matte rows: the one-pass composite's (`Keyer.apply`).
     let matteRing: UnsafeMutablePointer<UInt8>
+    /// The last frame's matte rows for `ForegroundSmoothing`: in one pass two rows of the
+    /// filter's history, kept before it is written (`keepHistory`); refined, a plane of the
+    /// refined matte (`keepMatte`), the history being the matte before refining. Without the
+    /// filter, one byte each.
+    private let lastRingStorage: UnsafeMutablePointer<UInt8>, lastMatte: UnsafeMutablePointer<UInt8>
     private let combinedStorage: UnsafeMutablePointer<UInt8>
     /// One luma row's strength at chroma resolution (from index -1: `KeyerVectors.matteRow`), and its local screen's 1 / strength and
     /// spill allowance at the even and odd luma column of each chroma sample.
@@ -436,6 +447,9 @@ public final class KeyerBuffers {
         alphaStorage = m.buffer(count: width * height)
         combinedStorage = m.buffer(count: width * height)
         matteRing = m.buffer(count: 2 * width)
+        let smoothing = settings.matteSmoothing > 0
+        lastRingStorage = m.buffer(count: smoothing ? 2 * width : 1)
+        lastMatte = m.buffer(count: smoothing && refines ? width * height : 1)
         let cw = (width + 1) / 2
         sHalf = m.buffer(count: cw + 2); inverseEven = m.buffer(count: cw); inverseOdd = m.buffer(count: cw)
         allowanceEven = m.buffer(count: cw); allowanceOdd = m.buffer(count: cw)
@@ -460,6 +474,25 @@ public final class KeyerBuffers {
     }
     func ringRows(_ cy: Int) -> MatteRows {
         MatteRows(even: matteRing, odd: 2 * cy + 1 < height ? matteRing + width : matteRing)
+    }
+    func lastRing(_ cy: Int) -> MatteRows {
+        MatteRows(even: lastRingStorage, odd: 2 * cy + 1 < height ? lastRingStorage + width : lastRingStorage)
+    }
+    func lastMatteRows(_ cy: Int) -> MatteRows {
+        MatteRows(even: lastMatte + 2 * cy * width, odd: lastMatte + min(2 * cy + 1, height - 1) * width)
+    }
+
+    /// History rows 2cy and 2cy + 1 (the last frame's matte) into `lastRing`.
+    func keepHistory(_ cy: Int) {
+        lastRingStorage.update(from: history + 2 * cy * width, count: width)
+        if 2 * cy + 1 < height { (lastRingStorage + width).update(from: history + (2 * cy + 1) * width, count: width) }
+    }
+
+    /// The refined matte's rows 2cy and 2cy + 1 into `lastMatte`, once the composite has read the last frame's.
+    func keepMatte(_ cy: Int) {
+        let rows = planeRows(cy), last = lastMatteRows(cy)
+        last.even.update(from: rows.even, count: width)
+        if 2 * cy + 1 < height { last.odd.update(from: rows.odd, count: width) }
     }
 
     /// The matte: 255 = foreground. Its views keep these buffers alive.

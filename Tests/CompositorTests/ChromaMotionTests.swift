@@ -36,4 +36,38 @@ final class ChromaMotionTests: XCTestCase {
             for y in 0..<(image.height / 2) { for cx in 20..<24 { image.u[cx, y] = 128; image.v[cx, y] = 200 } }
         }
     }
+    /// The AVX2 rows (`cvec_chroma_motion_row_avx2`, MatteMotion.h) against the Swift lanes: the
+    /// same blocks marked over four frames (the last frame's chroma each keeps is the next one's
+    /// reference), at chroma widths with 0 to 31 samples past the last pair of chunks and an odd
+    /// chunk count; every sample changes by up to the threshold, one a plane by more.
+    func testTheAVX2RowsMarkTheSameBlocksAsTheLanes() throws {
+        try XCTSkipUnless(KeyerVectors.avx2, "no AVX2 on this processor")
+        var n = KeyerVectorsTests.Numbers(seed: 5)
+        var marked = 0
+        for (cw, ch) in [(16, 8), (23, 9), (48, 16), (100, 20), (960, 24)] {
+            let w = 2 * cw, h = 2 * ch
+            let pictures = [true, false].map { _ in ChromaMotion(width: cw, height: ch) }
+            let picture = YUVBuffer(width: w, height: h)
+            for frame in 0..<4 {
+                for plane in [picture.image.u, picture.image.v] {
+                    for y in 0..<ch {
+                        for x in 0..<cw { plane[x, y] = frame == 0 ? n.byte() : UInt8(clamping: Int(plane[x, y]) + Int(n.next() % 33) - 16) }
+                    }
+                    // One sample moves by more than the threshold.
+                    let x = Int(n.next() % UInt64(cw)), y = Int(n.next() % UInt64(ch))
+                    plane[x, y] = plane[x, y] &+ (17 + UInt8(n.next() % 100))
+                }
+                var moving: [[Bool]] = []
+                for (colour, avx2) in zip(pictures, [true, false]) {
+                    let motion = MatteMotion(width: w, height: h)
+                    colour.mark(picture.image, into: motion, measure: frame > 0, avx2: avx2)
+                    moving.append(Array(UnsafeBufferPointer(start: motion.moving, count: motion.columns * motion.rows)))
+                }
+                XCTAssertEqual(moving[0], moving[1], "\(cw)x\(ch) frame \(frame)")
+                marked += moving[1].filter { $0 }.count
+                if frame > 0 && cw >= 100 { XCTAssertTrue(moving[1].contains(false), "\(cw)x\(ch): not every block marked") }
+            }
+        }
+        XCTAssertGreaterThan(marked, 20, "blocks were marked")
+    }
 }

@@ -21,14 +21,14 @@ final class ForegroundSmoothingTests: XCTestCase {
     /// Two frames of composite luma `y1` then `y2` (chroma u 100 then `u2`, v 150) at alpha 128;
     /// the second frame as the filter leaves it.
     func second(_ y1: UInt8, _ y2: UInt8, u2: UInt8 = 100, keep: Float = 0.6, last alpha: UInt8 = 128, motion: MatteMotion? = nil) -> YUVImage {
-        let (matte, bg, out) = planes(alpha: alpha)
+        let (last, bg, out) = planes(alpha: alpha), none = YUVBuffer(width: w, height: h)
         let f = ForegroundSmoothing(width: w, height: h)
         PlaneKernels.fill(out.image, YUVColor(y: y1, u: 100, v: 150))
-        f.apply(0, alpha: rows(matte), background: bg.image, saved: false, into: out.image, keep: 0, motion: nil)
+        f.apply(0, alpha: rows(last), last: rows(none), background: bg.image, saved: false, into: out.image, keep: 0, motion: nil)
         XCTAssertEqual(out.image.y[5, 0], y1, "the first frame only becomes the history")
-        PlaneKernels.fillPlane(matte.image.y, 128)
+        let (matte, _, _) = planes(alpha: 128)
         PlaneKernels.fill(out.image, YUVColor(y: y2, u: u2, v: 150))
-        f.apply(0, alpha: rows(matte), background: bg.image, saved: false, into: out.image, keep: keep, motion: motion)
+        f.apply(0, alpha: rows(matte), last: rows(last), background: bg.image, saved: false, into: out.image, keep: keep, motion: motion)
         return out.image
     }
 
@@ -72,7 +72,7 @@ final class ForegroundSmoothingTests: XCTestCase {
         for (y, keep) in [(UInt8(120), Float(0)), (124, 0.6)] {
             f.saveBackground(0, bg.image)
             PlaneKernels.fill(bg.image, YUVColor(y: y, u: 100, v: 150))  // the composite, over its background
-            f.apply(0, alpha: rows(matte), background: bg.image, saved: true, into: bg.image, keep: keep, motion: nil)
+            f.apply(0, alpha: rows(matte), last: rows(matte), background: bg.image, saved: true, into: bg.image, keep: keep, motion: nil)
             if keep > 0 { XCTAssertEqual(bg.image.y[5, 0], 122) }
             PlaneKernels.fill(bg.image, YUVColor(y: 50, u: 100, v: 150))
         }
@@ -110,5 +110,83 @@ final class ForegroundSmoothingTests: XCTestCase {
         XCTAssertEqual(alpha[56, 4], 255)
         XCTAssertEqual(Int(out2.image.y[56, 4]) - Int(out1.image.y[56, 4]), 4, "foreground: the plate's own change")
         XCTAssertEqual(out2.image.y[2, 4], s.y, "screen: the background")
+    }
+    /// The AVX2 blocks (`cvec_foreground_rows_avx2`, ForegroundSmoothing.h) against the Swift:
+    /// five frames through two filters, one each way, the same composite bytes every frame (and so
+    /// the same history, which the next frame's bytes read). Blocks of sixteen columns are in turn
+    /// plain (0 or 255), partial, mixed or anything, the last frame's matte is the one before, the
+    /// composite moves by small and large steps (both sides of the gate), some blocks moved; at
+    /// widths with tails of 0 to 15 columns and odd heights (a chroma row of one luma row), keyed
+    /// into a separate picture and in place.
+    func testTheAVX2BlocksAreTheSwiftByteForByte() throws {
+        try XCTSkipUnless(KeyerVectors.avx2, "no AVX2 on this processor")
+        var n = KeyerVectorsTests.Numbers(seed: 21)
+        var held = 0
+        for (w, h) in [(16, 2), (37, 5), (64, 3), (333, 9)] {
+            for inPlace in [false, true] {
+                let filters = [true, false].map { _ in ForegroundSmoothing(width: w, height: h) }
+                let motion = MatteMotion(width: w, height: h)
+                var lastMatte = YUVBuffer(width: w, height: h)
+                var last = YUVBuffer(width: w, height: h)
+                let bg = YUVBuffer(width: w, height: h)
+                for plane in [bg.image.y, bg.image.u, bg.image.v] { for y in 0..<plane.height { for x in 0..<plane.width { plane[x, y] = n.byte() } } }
+                for frame in 0..<5 {
+                    let matte = YUVBuffer(width: w, height: h), plate = YUVBuffer(width: w, height: h)
+                    let kinds = (0..<((w + 15) / 16)).map { _ in n.next() % 4 }
+                    for y in 0..<h {
+                        for x in 0..<w {
+                            matte.image.y[x, y] =
+                                switch kinds[x / 16] {
+                                case 0: n.next() % 2 == 0 ? 0 : 255
+                                case 1: 6 + UInt8(n.next() % 249)
+                                case 2: [0, 255, 5, 6, 254, n.byte()][Int(n.next() % 6)]
+                                default: n.byte()
+                                }
+                        }
+                    }
+                    for (p, q) in zip([plate.image.y, plate.image.u, plate.image.v], [last.image.y, last.image.u, last.image.v]) {
+                        for y in 0..<p.height {
+                            for x in 0..<p.width {
+                                let step = n.next() % 3 == 0 ? Int(n.next() % 41) - 20 : Int(n.next() % 7) - 3
+                                p[x, y] = frame == 0 ? n.byte() : UInt8(clamping: Int(q[x, y]) + step)
+                            }
+                        }
+                    }
+                    for i in 0..<(motion.columns * motion.rows) { motion.moving[i] = n.next() % 4 == 0 }
+                    var outs: [YUVBuffer] = []
+                    for (f, avx2) in zip(filters, [true, false]) {
+                        let out = YUVBuffer(width: w, height: h), background = YUVBuffer(width: w, height: h)
+                        PlaneKernels.copy(plate.image, into: out.image); PlaneKernels.copy(bg.image, into: background.image)
+                        for cy in 0..<((h + 1) / 2) {
+                            let rows = MatteRows(even: matte.image.y.row(2 * cy), odd: matte.image.y.row(min(2 * cy + 1, h - 1)))
+                            let lastRows = MatteRows(even: lastMatte.image.y.row(2 * cy), odd: lastMatte.image.y.row(min(2 * cy + 1, h - 1)))
+                            if inPlace {
+                                // The composite written over its background: the rows kept first.
+                                f.saveBackground(cy, background.image)
+                                background.image.y.row(2 * cy).update(from: out.image.y.row(2 * cy), count: w)
+                                if 2 * cy + 1 < h { background.image.y.row(2 * cy + 1).update(from: out.image.y.row(2 * cy + 1), count: w) }
+                                background.image.u.row(cy).update(from: out.image.u.row(cy), count: (w + 1) / 2)
+                                background.image.v.row(cy).update(from: out.image.v.row(cy), count: (w + 1) / 2)
+                            }
+                            f.apply(
+                                cy, alpha: rows, last: lastRows, background: background.image, saved: inPlace,
+                                into: inPlace ? background.image : out.image, keep: frame == 0 ? 0 : 0.8, motion: motion, avx2: avx2)
+                        }
+                        outs.append(inPlace ? background : out)
+                    }
+                    for (a, b) in zip([outs[0].image.y, outs[0].image.u, outs[0].image.v], [outs[1].image.y, outs[1].image.u, outs[1].image.v]) {
+                        for y in 0..<a.height {
+                            XCTAssertEqual(
+                                Array(UnsafeBufferPointer(start: a.row(y), count: a.width)), Array(UnsafeBufferPointer(start: b.row(y), count: b.width)),
+                                "\(w)x\(h) in place \(inPlace) frame \(frame) row \(y)")
+                        }
+                    }
+                    for y in 0..<h { for x in 0..<w where outs[1].image.y[x, y] != plate.image.y[x, y] { held += 1 } }
+                    last = plate
+                    lastMatte = matte
+                }
+            }
+        }
+        XCTAssertGreaterThan(held, 200, "the filter held partial pixels' colour")
     }
 }

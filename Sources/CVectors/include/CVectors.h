@@ -15,6 +15,7 @@
 #include "KeyerComposite.h"
 #include "Halve.h"
 #include "MatteMotion.h"
+#include "ForegroundSmoothing.h"
 
 typedef float cvec_f8 __attribute__((ext_vector_type(8)));
 typedef int cvec_i8 __attribute__((ext_vector_type(8)));

@@ -21,4 +21,9 @@ void cvec_motion_blocks_avx2(
     const uint8_t *luma, ptrdiff_t lumaStride, const uint8_t *history, ptrdiff_t historyStride, int32_t rows, int32_t blocks,
     uint8_t *lanes, uint8_t *change);
 
+/// ChromaMotion.mark's sixteen-sample chunks of one chroma row (c < `chunks`): `lanes` (sixteen
+/// bytes a chunk) takes the lane-wise larger of itself and |u - lastU|, |v - lastV|, and the row
+/// becomes the last frame's (`lastU`, `lastV` take `u`, `v`).
+void cvec_chroma_motion_row_avx2(const uint8_t *u, const uint8_t *v, uint8_t *lastU, uint8_t *lastV, int32_t chunks, uint8_t *lanes);
+
 #endif
