@@ -11,6 +11,7 @@
 #include "ColorChain.h"
 #include "Warp.h"
 #include "MatteMotion.h"
+#include "ForegroundSmoothing.h"
 
 static unsigned seed = 1;
 static unsigned rnd(void) { seed = seed * 1664525u + 1013904223u; return seed >> 8; }
@@ -102,7 +103,34 @@ int main(void) {
             cvec_motion_blocks_avx2(luma, w, hist, w, rows, blocks, lanes, change);
             free(luma); free(hist); free(lanes); free(change);
         }
-        calls += 17;
+        // chroma motion: one chroma row of cw samples, its whole chunks (cw / 16).
+        {
+            int chunks = cw / 16;
+            uint8_t *u = bytes(cw), *v = bytes(cw), *lu = bytes(cw), *lv = bytes(cw), *lanes = bytes(16 * (size_t)chunks);
+            cvec_chroma_motion_row_avx2(u, v, lu, lv, chunks, lanes);
+            free(u); free(v); free(lu); free(lv); free(lanes);
+        }
+        // foreground smoothing: two luma rows (and one), the chroma row, their colour history and
+        // the next row's (prefetched), the blocks' motion flags; random mattes are mostly partial.
+        for (int second = 0; second <= 1; second++) {
+            uint8_t *r8[12];
+            for (int i = 0; i < 8; i++) r8[i] = bytes(w);
+            for (int i = 8; i < 12; i++) r8[i] = bytes(cw);
+            float *hist[8];
+            for (int i = 0; i < 8; i++) hist[i] = floats(i % 4 < 2 ? w : cw, -40, 300);
+            uint8_t *moving = bytes((w + 15) / 16);
+            cvec_foreground_rows rows = {r8[0], second ? r8[1] : r8[0], r8[2], second ? r8[3] : r8[2], r8[4], second ? r8[5] : r8[4],
+                                         r8[8], r8[9], r8[6], second ? r8[7] : r8[6], r8[10], r8[11], hist[0], second ? hist[1] : hist[0],
+                                         hist[2], hist[3]};
+            cvec_foreground_rows next = rows;
+            next.y0 = hist[4]; next.y1 = hist[5]; next.u = hist[6]; next.v = hist[7];
+            cvec_foreground_rows_avx2(&rows, &next, moving, w, second, 0.8f, 6, 16, 6);
+            cvec_foreground_rows_avx2(&rows, NULL, NULL, w, second, 0.8f, 6, 16, 6);
+            for (int i = 0; i < 12; i++) free(r8[i]);
+            for (int i = 0; i < 8; i++) free(hist[i]);
+            free(moving);
+        }
+        calls += 22;
     }
     printf("ok: %ld kernel calls, widths 0..300, no report\n", calls);
     return 0;
