@@ -30,7 +30,7 @@ AVX2 __m256 partial(const numbers *n, __m256i x) {
     return _mm256_castsi256_ps(inside);
 }
 
-/// `lumaRow` on eight pixels from `i`: where the matte is partial, the colour F = (out - k q) / m;
+/// `lumaRow` on eight pixels: where the matte is partial, the colour F = (out - k q) / m;
 /// where it was partial and the block stood still, F keeps its share of the last; the composite
 /// is written again where a share was kept.
 AVX2 void lumaEight(const numbers *n, const uint8_t *a, const uint8_t *p, const uint8_t *q, uint8_t *o, float *last, __m256 still) {

@@ -109,7 +109,7 @@ public final class Keyer {
             refine(b)
             for cy in 0..<ch {
                 // The last frame's refined matte (the filter's history holds it unrefined): kept here.
-                compositeRows(cy, fg, bg, out, b, alpha: b.planeRows(cy), last: b.lastMatteRows(cy), keep: keep)
+                compositeRows(cy, fg, bg, out, b, alpha: b.planeRows(cy), last: keep.map { _ in b.lastMatteRows(cy) }, keep: keep)
                 if keep != nil { b.keepMatte(cy) }
             }
         } else {
@@ -122,7 +122,7 @@ public final class Keyer {
                 // The filter's history is the last frame's matte (the composite's, with no
                 // refining) until `smoothRows` writes this frame's: its two rows kept first.
                 if let keep { b.keepHistory(cy); smoothRows(cy, fg, b, rows, keep: keep) }
-                compositeRows(cy, fg, bg, out, b, alpha: rows, last: b.lastRing(cy), keep: keep)
+                compositeRows(cy, fg, bg, out, b, alpha: rows, last: keep.map { _ in b.lastRing(cy) }, keep: keep)
             }
         }
     }
@@ -334,10 +334,10 @@ public final class Keyer {
     /// Luma rows 2cy and 2cy + 1 and chroma row cy of the composite (`KeyerVectors`). Blocks of
     /// sixteen pixels that are all foreground or all background are copied; only the edge is
     /// computed. Then, with `keep` (the matte's temporal filter on), the partial pixels'
-    /// foreground colour is held still in time (`ForegroundSmoothing`).
+    /// foreground colour is held still in time (`ForegroundSmoothing`, against the last frame's matte rows `last`).
     private func compositeRows(
         _ cy: Int, _ fg: YUVImage, _ bg: YUVImage, _ out: YUVImage, _ b: KeyerBuffers,
-        alpha rows: MatteRows, last: MatteRows, keep: Float?
+        alpha rows: MatteRows, last: MatteRows?, keep: Float?
     ) {
         let w = b.width, h = b.height
         // A layer keyed in place writes over its background, which the filter reads after.
@@ -345,7 +345,7 @@ public final class Keyer {
         let inPlace = out.y.base == bg.y.base
         if let smoothing, inPlace { smoothing.saveBackground(cy, bg) }
         defer {
-            if let smoothing, let keep {
+            if let smoothing, let keep, let last {
                 smoothing.apply(cy, alpha: rows, last: last, background: bg, saved: inPlace, into: out, keep: keep, motion: b.motion)
             }
         }
@@ -407,7 +407,7 @@ public final class KeyerBuffers {
     /// The last frame's matte rows for `ForegroundSmoothing`: in one pass two rows of the
     /// filter's history, kept before it is written (`keepHistory`); refined, a plane of the
     /// refined matte (`keepMatte`), the history being the matte before refining. Without the
-    /// filter, one byte each.
+    /// filter (or, for the plane, without refining) one byte each, never read.
     private let lastRingStorage: UnsafeMutablePointer<UInt8>, lastMatte: UnsafeMutablePointer<UInt8>
     private let combinedStorage: UnsafeMutablePointer<UInt8>
     /// One luma row's strength at chroma resolution (from index -1: `KeyerVectors.matteRow`), and its local screen's 1 / strength and
