@@ -8,11 +8,11 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 
-/// The filter's numbers, splat once a call.
+/// The filter's numbers, splat once a call: the partial range of one matte byte (`from` ..< `full`)
+/// and of a chroma sample's sum of four (`from4` ..< `full4`).
 typedef struct {
     __m256 keep, gateFrom, gateSpan, zero, one;
-    __m256i from, full;
-    int32_t filter;
+    __m256i from, full, from4, full4;
 } numbers;
 
 /// `share`: keep x (1 - clamp((d - gateFrom) / (gateTo - gateFrom), 0, 1)).
@@ -24,9 +24,9 @@ AVX2 __m256 share(const numbers *n, __m256 d) {
 /// |x| (the sign bit cleared, as Swift's `abs`).
 AVX2 __m256 magnitude(__m256 x) { return _mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF))); }
 
-/// `partial`: from <= x < full (x, from, full as Int32 lanes).
-AVX2 __m256 partial(const numbers *n, __m256i x) {
-    __m256i inside = _mm256_and_si256(_mm256_cmpgt_epi32(x, _mm256_sub_epi32(n->from, _mm256_set1_epi32(1))), _mm256_cmpgt_epi32(n->full, x));
+/// `partial`: from <= x < full (Int32 lanes).
+AVX2 __m256 partial(__m256i x, __m256i from, __m256i full) {
+    __m256i inside = _mm256_and_si256(_mm256_cmpgt_epi32(x, _mm256_sub_epi32(from, _mm256_set1_epi32(1))), _mm256_cmpgt_epi32(full, x));
     return _mm256_castsi256_ps(inside);
 }
 
@@ -35,13 +35,13 @@ AVX2 __m256 partial(const numbers *n, __m256i x) {
 /// is written again where a share was kept.
 AVX2 void lumaEight(const numbers *n, const uint8_t *a, const uint8_t *p, const uint8_t *q, uint8_t *o, float *last, __m256 still) {
     __m256i ai = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)a));
-    __m256 now = partial(n, ai);
+    __m256 now = partial(ai, n->from, n->full);
     if (_mm256_testz_ps(now, now)) return;
     __m256i pi = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
     __m256 m = _mm256_mul_ps(_mm256_cvtepi32_ps(ai), splat(1.0f / 255.0f)), k = _mm256_sub_ps(n->one, m);
     __m256 qv = bytes8(q), ov = bytes8(o), lv = _mm256_loadu_ps(last);
     __m256 f = _mm256_div_ps(_mm256_sub_ps(ov, _mm256_mul_ps(k, qv)), m);
-    __m256 held = _mm256_and_ps(_mm256_and_ps(now, partial(n, pi)), still);
+    __m256 held = _mm256_and_ps(_mm256_and_ps(now, partial(pi, n->from, n->full)), still);
     __m256 kk = share(n, _mm256_mul_ps(m, magnitude(_mm256_sub_ps(f, lv))));
     __m256 kept = _mm256_add_ps(f, _mm256_mul_ps(kk, _mm256_sub_ps(lv, f)));
     _mm256_storeu_ps(last, _mm256_blendv_ps(lv, _mm256_blendv_ps(f, kept, held), now));
@@ -64,12 +64,9 @@ AVX2 __m256i quadSums(const uint8_t *r0, const uint8_t *r1) {
 AVX2 void chromaEight(const numbers *n, const cvec_foreground_rows *r, int32_t x, __m256 still) {
     const int32_t c = x / 2;
     __m256i sum = quadSums(r->a0 + x, r->a1 + x);
-    const numbers four = {
-        .keep = n->keep, .gateFrom = n->gateFrom, .gateSpan = n->gateSpan, .zero = n->zero, .one = n->one,
-        .from = _mm256_slli_epi32(n->from, 2), .full = _mm256_set1_epi32(1020), .filter = n->filter};
-    __m256 now = partial(&four, sum);
+    __m256 now = partial(sum, n->from4, n->full4);
     if (_mm256_testz_ps(now, now)) return;
-    __m256 held = _mm256_and_ps(_mm256_and_ps(now, partial(&four, quadSums(r->p0 + x, r->p1 + x))), still);
+    __m256 held = _mm256_and_ps(_mm256_and_ps(now, partial(quadSums(r->p0 + x, r->p1 + x), n->from4, n->full4)), still);
     __m256 m = _mm256_mul_ps(_mm256_cvtepi32_ps(sum), splat(1.0f / 1020.0f)), k = _mm256_sub_ps(n->one, m);
     __m256 bu = bytes8(r->bu + c), bv = bytes8(r->bv + c), ou = bytes8(r->ou + c), ov = bytes8(r->ov + c);
     __m256 fu = _mm256_div_ps(_mm256_sub_ps(ou, _mm256_mul_ps(k, bu)), m);
@@ -98,7 +95,8 @@ int32_t cvec_foreground_rows_avx2(
     float keep, float gateFrom, float gateTo, int32_t partialFrom) {
     const numbers n = {
         .keep = splat(keep), .gateFrom = splat(gateFrom), .gateSpan = splat(gateTo - gateFrom), .zero = _mm256_setzero_ps(),
-        .one = splat(1), .from = _mm256_set1_epi32(partialFrom), .full = _mm256_set1_epi32(255), .filter = keep > 0};
+        .one = splat(1), .from = _mm256_set1_epi32(partialFrom), .full = _mm256_set1_epi32(255),
+        .from4 = _mm256_set1_epi32(4 * partialFrom), .full4 = _mm256_set1_epi32(4 * 255)};
     int32_t x = 0;
     for (; x + 16 <= width; x += 16) {
         // Both rows plain (`plain`, on words there): nothing partial, no history needed.
@@ -111,7 +109,7 @@ int32_t cvec_foreground_rows_avx2(
             __builtin_prefetch(next->v + x / 2, 1);
         }
         // `still`: the filter on (keep > 0) and the block did not move; one block a call.
-        int still = n.filter && !(moving && moving[x / 16]);
+        int still = keep > 0 && !(moving && moving[x / 16]);
         __m256 s = _mm256_castsi256_ps(_mm256_set1_epi32(still ? -1 : 0));
         chromaEight(&n, r, x, s);
         for (int32_t half = 0; half < 16; half += 8) {

@@ -21,6 +21,11 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i absoluteDif
     return _mm256_or_si256(_mm256_subs_epu8(a, b), _mm256_subs_epu8(b, a));
 }
 
+/// The same on sixteen bytes.
+__attribute__((target("avx2"), always_inline)) static inline __m128i absoluteDifference16(__m128i a, __m128i b) {
+    return _mm_or_si128(_mm_subs_epu8(a, b), _mm_subs_epu8(b, a));
+}
+
 __attribute__((target("avx2")))
 void cvec_motion_blocks_avx2(
     const uint8_t *luma, ptrdiff_t lumaStride, const uint8_t *history, ptrdiff_t historyStride, int32_t rows, int32_t blocks,
@@ -39,7 +44,7 @@ void cvec_motion_blocks_avx2(
             // An odd block count: the last block on sixteen lanes.
             int32_t i = 32 * pairs;
             __m128i a = _mm_loadu_si128((const __m128i *)(l + i)), b = _mm_loadu_si128((const __m128i *)(h + i));
-            __m128i d = _mm_or_si128(_mm_subs_epu8(a, b), _mm_subs_epu8(b, a));
+            __m128i d = absoluteDifference16(a, b);
             _mm_storeu_si128((__m128i *)(lanes + i), _mm_max_epu8(_mm_loadu_si128((const __m128i *)(lanes + i)), d));
         }
     }
@@ -66,7 +71,7 @@ void cvec_chroma_motion_row_avx2(const uint8_t *u, const uint8_t *v, uint8_t *la
         __m128i c = _mm_loadu_si128((const __m128i *)(v + i)), e = _mm_loadu_si128((const __m128i *)(lastV + i));
         _mm_storeu_si128((__m128i *)(lastU + i), a);
         _mm_storeu_si128((__m128i *)(lastV + i), c);
-        __m128i d = _mm_max_epu8(_mm_or_si128(_mm_subs_epu8(a, b), _mm_subs_epu8(b, a)), _mm_or_si128(_mm_subs_epu8(c, e), _mm_subs_epu8(e, c)));
+        __m128i d = _mm_max_epu8(absoluteDifference16(a, b), absoluteDifference16(c, e));
         _mm_storeu_si128((__m128i *)(lanes + i), _mm_max_epu8(_mm_loadu_si128((const __m128i *)(lanes + i)), d));
     }
 }
