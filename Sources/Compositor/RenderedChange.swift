@@ -1,3 +1,5 @@
+import CVectors
+
 /// How much each rendered picture (before encoding) differs from the one rendered before it:
 /// the mean absolute luma difference over every 4th pixel of every 4th row. It goes into the
 /// frame's provenance ("change"), so `verify` can tell a still source, whose pictures barely
@@ -10,10 +12,15 @@ public final class RenderedChange {
     private let width: Int, height: Int
     private let previous: UnsafeMutableBufferPointer<UInt8>
     private var hasPrevious = false
+    /// Whether the rows' blocks of thirty-two samples run in C (RenderedChange.h): the same total.
+    let avx2: Bool
 
     /// `width` × `height`: the canvas every measured picture has.
-    public init(width: Int, height: Int) {
-        self.width = width; self.height = height
+    public convenience init(width: Int, height: Int) { self.init(width: width, height: height, avx2: KeyerVectors.avx2) }
+
+    /// `avx2: false`: the Swift loop alone (tests compare the two).
+    init(width: Int, height: Int, avx2: Bool) {
+        self.width = width; self.height = height; self.avx2 = avx2
         let count = ((width + Self.step - 1) / Self.step) * ((height + Self.step - 1) / Self.step)
         previous = .allocate(capacity: max(count, 1))
         previous.initialize(repeating: 0)
@@ -33,7 +40,13 @@ public final class RenderedChange {
             let row = image.y.row(y)
             let previousRow = previous.baseAddress! + n
             let bytes = UnsafeRawPointer(row)
-            for i in 0..<words {
+            var done = 0
+            if avx2 {
+                var sum: UInt64 = 0
+                done = Int(cvec_rendered_change_row_avx2(row, previousRow, Int32(words), &sum))
+                total += Int(sum)
+            }
+            for i in done..<words {
                 let l = UInt8(truncatingIfNeeded: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: i * Self.step, as: UInt32.self)))
                 total += Int(l > previousRow[i] ? l - previousRow[i] : previousRow[i] - l)
                 previousRow[i] = l

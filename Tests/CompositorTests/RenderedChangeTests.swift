@@ -1,4 +1,4 @@
-import Compositor
+@testable import Compositor
 import XCTest
 
 /// `RenderedChange` reads every 4th pixel as the low byte of a 32-bit word; these hold it to the
@@ -18,10 +18,21 @@ final class RenderedChangeTests: XCTestCase {
     }
 
     func testTheWordReadsGiveTheSampleBySampleMeanOnEveryWidth() {
+        check(widths: Array(1...41), heights: [1, 2, 5, 9], avx2: false)
+    }
+
+    /// The C rows (RenderedChange.h, blocks of thirty-two samples: 128 pixels) against the
+    /// definition, on widths around the blocks' ends and a 1080p row's, with the Swift tail after them.
+    func testTheAVX2RowsGiveTheSampleBySampleMean() throws {
+        try XCTSkipUnless(KeyerVectors.avx2, "this processor has no AVX2 (the Swift loop above is what runs)")
+        check(widths: [127, 128, 129, 131, 132, 255, 256, 259, 260, 384, 387, 1920, 1923], heights: [1, 4, 7], avx2: true)
+    }
+
+    private func check(widths: [Int], heights: [Int], avx2: Bool) {
         var seed: UInt32 = 7
         func next() -> UInt8 { seed = seed &* 1_664_525 &+ 1_013_904_223; return UInt8(seed >> 24) }
-        for width in 1...41 {
-            for height in [1, 2, 5, 9] {
+        for width in widths {
+            for height in heights {
                 // One byte of lead-in, so every row starts at an odd address; no byte after the plane.
                 let count = width * height + 1
                 let first = UnsafeMutablePointer<UInt8>.allocate(capacity: count), second = UnsafeMutablePointer<UInt8>.allocate(capacity: count)
@@ -30,7 +41,7 @@ final class RenderedChangeTests: XCTestCase {
                 let a = Plane(base: first + 1, stride: width, width: width, height: height)
                 let b = Plane(base: second + 1, stride: width, width: width, height: height)
                 let image = { (p: Plane) in YUVImage(y: p, u: p, v: p) }
-                let change = RenderedChange(width: width, height: height)
+                let change = RenderedChange(width: width, height: height, avx2: avx2)
                 XCTAssertNil(change.measure(image(a)))
                 XCTAssertEqual(change.measure(image(b)), reference(b, a), "\(width)x\(height)")
                 XCTAssertEqual(change.measure(image(a)), reference(a, b), "\(width)x\(height), back")

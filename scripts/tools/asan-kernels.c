@@ -12,6 +12,7 @@
 #include "Warp.h"
 #include "MatteMotion.h"
 #include "ForegroundSmoothing.h"
+#include "RenderedChange.h"
 
 static unsigned seed = 1;
 static unsigned rnd(void) { seed = seed * 1664525u + 1013904223u; return seed >> 8; }
@@ -130,7 +131,14 @@ int main(void) {
             for (int i = 0; i < 8; i++) free(hist[i]);
             free(moving);
         }
-        calls += 22;
+        // rendered change: a row of width pixels, a byte of the last picture per 4th pixel.
+        {
+            uint8_t *row = bytes(w), *previous = bytes(w / 4);
+            uint64_t total = 0;
+            cvec_rendered_change_row_avx2(row, previous, w / 4, &total);
+            free(row); free(previous);
+        }
+        calls += 23;
     }
     printf("ok: %ld kernel calls, widths 0..300, no report\n", calls);
     return 0;

@@ -16,6 +16,7 @@
 #include "Halve.h"
 #include "MatteMotion.h"
 #include "ForegroundSmoothing.h"
+#include "RenderedChange.h"
 
 typedef float cvec_f8 __attribute__((ext_vector_type(8)));
 typedef int cvec_i8 __attribute__((ext_vector_type(8)));
