@@ -1,5 +1,6 @@
-@testable import Compositor
 import XCTest
+
+@testable import Compositor
 
 /// `RenderedChange` reads every 4th pixel as the low byte of a 32-bit word; these hold it to the
 /// plain definition (the mean absolute difference of the subsampled luma), sample by sample, on
