@@ -109,7 +109,7 @@ public final class Keyer {
             refine(b)
             for cy in 0..<ch {
                 // The last frame's refined matte (the filter's history holds it unrefined): kept here.
-                compositeRows(cy, fg, bg, out, b, alpha: b.planeRows(cy), last: keep.map { _ in b.lastMatteRows(cy) }, keep: keep)
+                compositeRows(cy, fg, bg, out, b, alpha: b.planeRows(cy), held: keep.map { ($0, b.lastMatteRows(cy)) })
                 if keep != nil { b.keepMatte(cy) }
             }
         } else {
@@ -122,7 +122,7 @@ public final class Keyer {
                 // The filter's history is the last frame's matte (the composite's, with no
                 // refining) until `smoothRows` writes this frame's: its two rows kept first.
                 if let keep { b.keepHistory(cy); smoothRows(cy, fg, b, rows, keep: keep) }
-                compositeRows(cy, fg, bg, out, b, alpha: rows, last: keep.map { _ in b.lastRing(cy) }, keep: keep)
+                compositeRows(cy, fg, bg, out, b, alpha: rows, held: keep.map { ($0, b.lastRing(cy)) })
             }
         }
     }
@@ -333,20 +333,20 @@ public final class Keyer {
 
     /// Luma rows 2cy and 2cy + 1 and chroma row cy of the composite (`KeyerVectors`). Blocks of
     /// sixteen pixels that are all foreground or all background are copied; only the edge is
-    /// computed. Then, with `keep` (the matte's temporal filter on), the partial pixels'
-    /// foreground colour is held still in time (`ForegroundSmoothing`, against the last frame's matte rows `last`).
+    /// computed. Then, with `held` (the matte's temporal filter on: its keep and the last frame's
+    /// matte rows), the partial pixels' foreground colour is held still in time (`ForegroundSmoothing`).
     private func compositeRows(
         _ cy: Int, _ fg: YUVImage, _ bg: YUVImage, _ out: YUVImage, _ b: KeyerBuffers,
-        alpha rows: MatteRows, last: MatteRows?, keep: Float?
+        alpha rows: MatteRows, held: (keep: Float, last: MatteRows)?
     ) {
         let w = b.width, h = b.height
         // A layer keyed in place writes over its background, which the filter reads after.
-        let smoothing = keep == nil ? nil : b.foreground
+        let smoothing = held == nil ? nil : b.foreground
         let inPlace = out.y.base == bg.y.base
         if let smoothing, inPlace { smoothing.saveBackground(cy, bg) }
         defer {
-            if let smoothing, let keep, let last {
-                smoothing.apply(cy, alpha: rows, last: last, background: bg, saved: inPlace, into: out, keep: keep, motion: b.motion)
+            if let smoothing, let held {
+                smoothing.apply(cy, alpha: rows, last: held.last, background: bg, saved: inPlace, into: out, keep: held.keep, motion: b.motion)
             }
         }
         let screen = b.screen

@@ -16,7 +16,7 @@ public final class RenderedChange {
     let avx2: Bool
 
     /// `width` × `height`: the canvas every measured picture has.
-    public convenience init(width: Int, height: Int) { self.init(width: width, height: height, avx2: KeyerVectors.avx2) }
+    public convenience init(width: Int, height: Int) { self.init(width: width, height: height, avx2: ColorConvertKernel.processorHasAVX2) }
 
     /// `avx2: false`: the Swift loop alone (tests compare the two).
     init(width: Int, height: Int, avx2: Bool) {

@@ -25,7 +25,7 @@ final class RenderedChangeTests: XCTestCase {
     /// The C rows (RenderedChange.h, blocks of thirty-two samples: 128 pixels) against the
     /// definition, on widths around the blocks' ends and a 1080p row's, with the Swift tail after them.
     func testTheAVX2RowsGiveTheSampleBySampleMean() throws {
-        try XCTSkipUnless(KeyerVectors.avx2, "this processor has no AVX2 (the Swift loop above is what runs)")
+        try XCTSkipUnless(ColorConvertKernel.processorHasAVX2, "this processor has no AVX2 (the Swift loop above is what runs)")
         check(widths: [127, 128, 129, 131, 132, 255, 256, 259, 260, 384, 387, 1920, 1923], heights: [1, 4, 7], avx2: true)
     }
 
